@@ -1,0 +1,12 @@
+import type { CommandMain } from './io.js';
+
+interface CommandEntry {
+  readonly summary: string;
+  /** Loaded lazily so that `kiln --version` and `kiln help` stay fast. */
+  readonly load: () => Promise<{ main: CommandMain }>;
+}
+
+/** Every command Kiln has, in the order `kiln help` lists them. One line per command. */
+export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  starlark: { summary: 'Evaluates a Starlark file.', load: () => import('./commands/starlark.js') },
+};

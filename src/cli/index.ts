@@ -1,0 +1,2 @@
+export { runCli } from './main.js';
+export type { CliIO, CommandMain } from './io.js';

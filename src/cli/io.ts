@@ -1,0 +1,13 @@
+/** Where a command writes. Tests pass buffers; the binary passes the process streams. */
+export interface CliIO {
+  readonly stdout: { write(chunk: string | Uint8Array): unknown };
+  readonly stderr: { write(chunk: string | Uint8Array): unknown };
+  /** Current directory the command resolves relative paths against. */
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Resolves when the user interrupts (Ctrl-C); long-running commands stop cleanly on it. */
+  readonly interrupted?: Promise<void>;
+}
+
+/** A command's whole face: takes its arguments (after the command name), returns an exit code. */
+export type CommandMain = (args: string[], io: CliIO) => Promise<number>;

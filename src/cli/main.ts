@@ -1,0 +1,45 @@
+import { ExitCode, isKilnError } from '../core/index.js';
+import { COMMANDS } from './command-table.js';
+import type { CliIO } from './io.js';
+
+const USAGE = `Usage: kiln <command> <options> ...
+
+Available commands:
+`;
+
+function helpText(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length)) + 2;
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`);
+  return `${USAGE}${lines.join('\n')}\n  ${'help'.padEnd(width)}Prints help for commands.\n  ${'version'.padEnd(width)}Prints version information.\n`;
+}
+
+/** Runs one Kiln command line and returns its exit code. Never throws. */
+export async function runCli(argv: string[], io: CliIO, version: string): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    io.stdout.write(helpText());
+    return name === undefined ? ExitCode.COMMAND_LINE_ERROR : ExitCode.SUCCESS;
+  }
+  if (name === 'version' || name === '--version') {
+    io.stdout.write(`kiln ${version}\n`);
+    return ExitCode.SUCCESS;
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) {
+    io.stderr.write(`ERROR: Command '${name}' not found. Try 'kiln help'.\n`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  try {
+    const { main } = await entry.load();
+    return await main(rest, io);
+  } catch (e) {
+    if (isKilnError(e)) {
+      io.stderr.write(`ERROR: ${e.format()}\n`);
+      return ExitCode.BUILD_FAILURE;
+    }
+    // A bug in Kiln, not in the user's input: say so, and keep the stack for whoever debugs it.
+    const detail = io.env.KILN_DEBUG && e instanceof Error ? `\n${e.stack}` : '';
+    io.stderr.write(`FATAL: Kiln crashed (internal error): ${e instanceof Error ? e.message : String(e)}${detail}\n`);
+    return ExitCode.INTERNAL_ERROR;
+  }
+}

@@ -1,0 +1,3 @@
+export { type Position, position, formatPosition } from './position.js';
+export { KilnError, UsageError, isKilnError } from './errors.js';
+export { ExitCode } from './exit-codes.js';

@@ -1,0 +1,15 @@
+/** A place in a source file. Lines and columns are 1-based; columns count UTF-16 code units. */
+export interface Position {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+export function position(file: string, line: number, col: number): Position {
+  return { file, line, col };
+}
+
+/** Formats a position the way compilers and Bazel print it: `file:line:col`. */
+export function formatPosition(pos: Position): string {
+  return `${pos.file}:${pos.line}:${pos.col}`;
+}
