@@ -73,7 +73,7 @@ function loadRoot(files) {
     if (target.startsWith('google/')) return join(GOOGLE_DIR, target);
     return join(PROTO_DIR, target);
   };
-  root.loadSync(files, { keepCase: false, alternateCommentMode: false });
+  root.loadSync(files, { keepCase: true, alternateCommentMode: false });
   root.resolveAll();
   return root;
 }
@@ -153,6 +153,11 @@ function prunedDescriptor(picked) {
   return json;
 }
 
+/** protoc's JSON name of a field (what other languages' generated code calls it): fast_cdc_2020_params -> fastCdc2020Params. */
+function jsonName(name) {
+  return name.replace(/_+(.)?/g, (_m, c) => (c ? c.toUpperCase() : ''));
+}
+
 function stripOptions(json, obj) {
   const copy = { ...json };
   delete copy.options;
@@ -165,8 +170,13 @@ function stripOptions(json, obj) {
     copy.fields = Object.fromEntries(
       Object.entries(copy.fields).map(([k, f]) => {
         const { options, ...rest } = f;
-        return [k, rest];
+        return [jsonName(k), rest];
       }),
+    );
+  }
+  if (copy.oneofs) {
+    copy.oneofs = Object.fromEntries(
+      Object.entries(copy.oneofs).map(([k, o]) => [k, { ...o, oneof: o.oneof.map(jsonName) }]),
     );
   }
   if (copy.nested && obj.nested) {
@@ -322,6 +332,24 @@ import { descriptor } from './descriptor.js';
 /** Every message, enum and service of proto/gen, resolved once. */
 export const root: protobuf.Root = protobuf.Root.fromJSON(descriptor as unknown as protobuf.INamespace);
 root.resolveAll();
+useNumberDefaultsFor64BitFields(root);
+
+/**
+ * protobufjs puts a Long object on the message prototype as the default of a 64-bit field, so a decoded
+ * Digest of the empty blob (size 0 is not on the wire) would read \`sizeBytes\` as a Long. Plain 0 instead,
+ * matching what NumberInt64Reader returns for values that are present.
+ */
+function useNumberDefaultsFor64BitFields(ns: protobuf.NamespaceBase): void {
+  for (const child of ns.nestedArray) {
+    if (child instanceof protobuf.Type) {
+      const prototype = child.ctor.prototype as Record<string, unknown>;
+      for (const field of child.fieldsArray) {
+        if (field.long && !field.repeated && !field.map) prototype[field.name] = 0;
+      }
+    }
+    if (child instanceof protobuf.Namespace || child instanceof protobuf.Type) useNumberDefaultsFor64BitFields(child);
+  }
+}
 
 const asNumber = (v: number | protobuf.Long): number =>
   typeof v === 'number' ? v : (v as unknown as { toNumber(): number }).toNumber();
@@ -431,13 +459,14 @@ function main() {
   const root = loadRoot([...ownFiles, ...GOOGLE_FILES]);
   const picked = collect(root, ownFiles);
   const descriptor = prunedDescriptor(picked);
-  // Validate that the pruned descriptor is self-contained before writing anything.
-  protobuf.Root.fromJSON(descriptor).resolveAll();
+  // Emit from the pruned descriptor itself, which also proves it is self-contained.
+  const pruned = protobuf.Root.fromJSON(descriptor);
+  pruned.resolveAll();
 
   const byPackage = new Map();
   const ordered = [];
-  walk(root, (o) => {
-    if (picked.has(o)) ordered.push(o);
+  walk(pruned, (o) => {
+    if (isType(o) || isEnum(o) || isService(o)) ordered.push(o);
   });
   for (const o of ordered) {
     const pkg = packageOf(o);

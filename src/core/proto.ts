@@ -1,0 +1,18 @@
+// The one door to the generated protocol code (proto/gen, produced by `npm run gen:proto`).
+// Each proto package is a namespace: `reapi.Digest` is both the decoded interface and its codec
+// (`reapi.Digest.encode(...)`, `.decode(...)`); `reapi.DigestInit` is what encode accepts;
+// `reapi.ContentAddressableStorageService` is the @grpc/grpc-js service definition.
+export * as reapi from '../../proto/gen/build/bazel/remote/execution/v2/index.js';
+export * as semver from '../../proto/gen/build/bazel/semver/index.js';
+export * as bytestream from '../../proto/gen/google/bytestream/index.js';
+export * as longrunning from '../../proto/gen/google/longrunning/index.js';
+export * as googleRpc from '../../proto/gen/google/rpc/index.js';
+export * as wellKnown from '../../proto/gen/google/protobuf/index.js';
+export {
+  asBuffer,
+  packAny,
+  unpackAny,
+  TYPE_URL_PREFIX,
+  type GrpcMethod,
+  type MessageCodec,
+} from '../../proto/gen/runtime.js';
