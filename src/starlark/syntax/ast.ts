@@ -132,7 +132,7 @@ export interface AssignStmt {
 
 /**
  * `lhs op= rhs`; `op` is the binary operator without `=`. After resolution `lhs` is an Identifier,
- * IndexExpr, DotExpr or SliceExpr (possibly inside ParenExpr); the resolver rejects tuples and lists.
+ * IndexExpr or DotExpr, possibly inside ParenExpr; the resolver rejects tuples and lists.
  */
 export interface AugAssignStmt {
   readonly kind: 'AugAssignStmt';
@@ -266,9 +266,10 @@ export type Expr =
   | Comprehension;
 
 /**
- * What may appear on the left of `=` or after `for`: Identifier, IndexExpr, DotExpr, SliceExpr,
- * or a TupleExpr / ListExpr / ParenExpr of targets. The parser accepts any expression there; the
- * resolver reports the others ("can't assign to ..."), so after resolution the shape holds.
+ * What may appear on the left of `=` or after `for`: Identifier, IndexExpr, DotExpr, or a
+ * TupleExpr / ListExpr / ParenExpr of targets. The parser accepts any expression there; the
+ * resolver reports the others ("can't assign to sliceexpr", as starlark-go and the spec: slices are
+ * not assignable), so after resolution the shape holds.
  */
 export type Target = Expr;
 

@@ -1,0 +1,11 @@
+/**
+ * Starlark static checks: binds identifiers and lays out frames (see the contract in
+ * ../syntax/ast.ts), reporting every static error of a file at once.
+ */
+export {
+  resolveFile,
+  resolveFileCollectingErrors,
+  type ResolveOptions,
+  type NamePredicate,
+} from './resolver.js';
+export { StarlarkStaticErrors } from './static-errors.js';
