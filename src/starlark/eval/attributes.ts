@@ -1,0 +1,79 @@
+import { BYTES_METHODS } from './builtins/bytes-methods.js';
+import { DICT_METHODS } from './builtins/dict-methods.js';
+import { LIST_METHODS } from './builtins/list-methods.js';
+import { SET_METHODS } from './builtins/set-methods.js';
+import { STRING_METHODS } from './builtins/string-methods.js';
+import { StarlarkError } from './starlark-error.js';
+import type { Thread } from './thread.js';
+import { StarBytes } from './values/bytes.js';
+import { BoundMethod, type Kwargs, type MethodImpl } from './values/callable.js';
+import { typeName } from './values/describe.js';
+import { StarDict } from './values/dict.js';
+import { StarList } from './values/list.js';
+import { StarSet } from './values/set.js';
+import { StarStruct } from './values/struct.js';
+import { StarObject, type Value } from './values/value.js';
+
+function methodsOf(v: Value): ReadonlyMap<string, MethodImpl<never>> | undefined {
+  if (typeof v === 'string') return STRING_METHODS;
+  if (v instanceof StarList) return LIST_METHODS;
+  if (v instanceof StarDict) return DICT_METHODS;
+  if (v instanceof StarSet) return SET_METHODS;
+  if (v instanceof StarBytes) return BYTES_METHODS;
+  return undefined;
+}
+
+function missing(v: Value, name: string): never {
+  if (v instanceof StarStruct) v.missingField(name);
+  throw new StarlarkError(`${typeName(v)} has no .${name} field or method`);
+}
+
+/** `x.name`, or undefined when x has no such field or method. */
+export function findAttr(v: Value, name: string): Value | undefined {
+  const methods = methodsOf(v);
+  if (methods) {
+    const m = methods.get(name);
+    return m ? new BoundMethod(name, v, typeName(v), m as MethodImpl<Value>) : undefined;
+  }
+  if (v instanceof StarObject) return v.attr(name);
+  return undefined;
+}
+
+/** `x.name`, failing with starlark-go's `T has no .name field or method`. */
+export function getAttr(v: Value, name: string): Value {
+  const a = findAttr(v, name);
+  if (a === undefined) missing(v, name);
+  return a;
+}
+
+/** The names `dir(x)` lists, sorted. */
+export function attrNames(v: Value): string[] {
+  const methods = methodsOf(v);
+  if (methods) return [...methods.keys()].sort();
+  if (v instanceof StarObject) return v.attrNames().sort();
+  return [];
+}
+
+/** Prefixes a method's own errors with its name, as starlark-go's methods do (`append: cannot ...`). */
+function prefixed(e: unknown, name: string): unknown {
+  if (e instanceof StarlarkError && !e.message.startsWith(`${name}: `)) return new StarlarkError(`${name}: ${e.message}`);
+  return e;
+}
+
+/**
+ * `x.name(args)` without allocating a bound method for the built-in types' methods: the evaluator's
+ * path for every method call.
+ */
+export function callMethod(thread: Thread, v: Value, name: string, args: Value[], kwargs: Kwargs | null): Value {
+  const methods = methodsOf(v);
+  if (methods) {
+    const m = methods.get(name) as MethodImpl<Value> | undefined;
+    if (m === undefined) missing(v, name);
+    try {
+      return m(thread, v, args, kwargs);
+    } catch (e) {
+      throw prefixed(e, name);
+    }
+  }
+  return thread.call(getAttr(v, name), args, kwargs);
+}

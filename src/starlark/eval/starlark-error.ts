@@ -1,0 +1,45 @@
+import { KilnError, type Position } from '../../core/index.js';
+
+/**
+ * A dynamic error raised by a value operation or a builtin, before the evaluator knows where it
+ * happened. The evaluator turns it into an {@link EvalError} at the node that ran the operation,
+ * so builtins never deal with positions.
+ */
+export class StarlarkError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StarlarkError';
+  }
+}
+
+/** One line of a Starlark backtrace: the function that was running and where it was. */
+export interface CallFrame {
+  readonly name: string;
+  readonly pos: Position;
+}
+
+/**
+ * A Starlark evaluation error. `pos` is the innermost position (the call or operator that failed);
+ * `callStack` lists the frames from the innermost outwards, each at its current call.
+ */
+export class EvalError extends KilnError {
+  readonly callStack: CallFrame[];
+  /** Set while the error unwinds out of a function body: the next annotation adds the caller's frame. */
+  needsCallerFrame = false;
+
+  constructor(message: string, pos: Position, callStack: CallFrame[]) {
+    super(message, pos);
+    this.callStack = callStack;
+  }
+
+  /** The backtrace, outermost call first, in the style of starlark-go and Python. */
+  backtrace(): string {
+    const lines = ['Traceback (most recent call last):'];
+    for (let i = this.callStack.length - 1; i >= 0; i--) {
+      const f = this.callStack[i]!;
+      lines.push(`  ${f.pos.file}:${f.pos.line}:${f.pos.col}: in ${f.name}`);
+    }
+    lines.push(`Error: ${this.message}`);
+    return lines.join('\n');
+  }
+}

@@ -1,0 +1,84 @@
+import { StarlarkError } from '../starlark-error.js';
+
+/**
+ * A Starlark value. The common immutable kinds are JS primitives so the evaluator's hot paths need
+ * no allocation: `string` is a Starlark string, `boolean` a bool, `number` an int within the safe
+ * integer range and `bigint` an int outside it (never inside: ints are normalised). Every other
+ * kind (None, float, bytes, list, ...) is a {@link StarObject}.
+ */
+export type Value = StarObject | string | number | bigint | boolean;
+
+/** Tracks the containers being printed, so a list that contains itself prints as `[...]`. */
+export type ReprPath = StarObject[];
+
+/**
+ * The small interface every non-primitive value shares (type, truth, hash, freeze, repr), plus
+ * optional capabilities whose default implementations say "unsupported". Mirrors starlark-go's
+ * Value interface and its optional Iterable, Indexable, HasAttrs... interfaces.
+ */
+export abstract class StarObject {
+  abstract get type(): string;
+  truth(): boolean {
+    return true;
+  }
+  /** Hash consistent with {@link equals}; unhashable values throw. */
+  hash(): number {
+    throw new StarlarkError(`unhashable type: ${this.type}`);
+  }
+  /** Makes the value and everything reachable from it immutable. Idempotent. */
+  freeze(): void {}
+  abstract repr(path: ReprPath): string;
+  str(path: ReprPath): string {
+    return this.repr(path);
+  }
+  /** Equality with a value of the same type; identity unless overridden. */
+  equals(other: StarObject, _depth: number): boolean {
+    return this === other;
+  }
+  /** Three-way comparison with a value of the same type, or undefined when the type is unordered. */
+  compare(_other: StarObject, _depth: number): number | undefined {
+    return undefined;
+  }
+  /** The elements, for iterable values (a snapshot or live view; callers lock mutable ones). */
+  iterate(): Iterable<Value> | undefined {
+    return undefined;
+  }
+  /** Length for sized values, or -1. */
+  len(): number {
+    return -1;
+  }
+  /** x.name: a field or a bound method, or undefined. */
+  attr(_name: string): Value | undefined {
+    return undefined;
+  }
+  attrNames(): string[] {
+    return [];
+  }
+  /** Locks a mutable value against mutation while it is iterated; returns the unlock. */
+  lockForIteration(): void {}
+  unlockForIteration(): void {}
+}
+
+/** Values that support `x[i]` with integer indices and `x[i:j:k]`. */
+export interface Sequence {
+  len(): number;
+  index(i: number): Value;
+  slice(start: number, end: number, step: number): Value;
+}
+
+class NoneType extends StarObject {
+  get type(): string {
+    return 'NoneType';
+  }
+  override truth(): boolean {
+    return false;
+  }
+  override hash(): number {
+    return 0;
+  }
+  repr(): string {
+    return 'None';
+  }
+}
+
+export const None: StarObject = new NoneType();
