@@ -156,12 +156,12 @@ export class Scanner {
           } else if (c === TAB) {
             col8 += 8 - (col8 % 8);
             col1++;
-          } else if (c !== CR) {
+          } else {
             break;
           }
           this.p++;
         }
-        if (c === HASH || c === LF || c === -1) blank = true;
+        if (c === HASH || c === LF || c === CR || c === -1) blank = true;
         if (!blank && this.depth === 0) this.indent(col8, col1);
       }
 
@@ -178,16 +178,21 @@ export class Scanner {
 
       // Skip white space within the line.
       c = this.p < this.n ? src.charCodeAt(this.p) : -1;
-      while (c === SPACE || c === TAB || c === CR) {
+      while (c === SPACE || c === TAB) {
         c = ++this.p < this.n ? src.charCodeAt(this.p) : -1;
       }
 
       if (c === HASH) {
-        while (c !== LF && c !== -1) {
+        while (c !== LF && c !== CR && c !== -1) {
           c = ++this.p < this.n ? src.charCodeAt(this.p) : -1;
         }
       }
 
+      if (c === CR) {
+        // CRLF is one line ending; a lone CR ends a line too.
+        if (this.p + 1 < this.n && src.charCodeAt(this.p + 1) === LF) this.p++;
+        c = LF;
+      }
       if (c === LF) {
         this.atLineStart = true;
         if (this.depth > 0 || blank || !this.lineHasTokens) {
@@ -230,9 +235,10 @@ export class Scanner {
           this.p += 2;
           continue;
         }
-        if (next === CR && this.p + 2 < this.n && src.charCodeAt(this.p + 2) === LF) {
-          this.newline(this.p + 2);
-          this.p += 3;
+        if (next === CR) {
+          const crlf = this.p + 2 < this.n && src.charCodeAt(this.p + 2) === LF;
+          this.newline(crlf ? this.p + 2 : this.p + 1);
+          this.p += crlf ? 3 : 2;
           continue;
         }
         this.mark();
@@ -565,17 +571,25 @@ export class Scanner {
         const e = src.charCodeAt(p + 1);
         if (e === LF) {
           this.newline(p + 1);
-        } else if (e === CR && p + 2 < this.n && src.charCodeAt(p + 2) === LF) {
-          this.newline(p + 2);
-          p++;
+        } else if (e === CR) {
+          if (p + 2 < this.n && src.charCodeAt(p + 2) === LF) p++;
+          this.newline(p + 1);
         }
         p += 2;
       } else if (c === LF) {
         if (!triple) this.error('unexpected newline in string');
         this.newline(p);
         p++;
+      } else if (c === CR) {
+        needsDecoding = true;
+        if (p + 1 < this.n && src.charCodeAt(p + 1) === LF) {
+          p++; // the LF is handled (and counted) next
+        } else {
+          if (!triple) this.error('unexpected newline in string');
+          this.newline(p);
+          p++;
+        }
       } else {
-        if (c === CR) needsDecoding = true;
         p++;
       }
     }
@@ -616,10 +630,8 @@ export class Scanner {
         if (e.code >= 0) out += String.fromCodePoint(e.code);
         p = e.next;
         chunk = p;
-      } else if (c === BACKSLASH) {
-        // Raw: the backslash and the character after it stay as written.
-        p += 2;
       } else {
+        // Raw literals keep backslashes as written.
         p++;
       }
     }
@@ -650,8 +662,6 @@ export class Scanner {
         }
         p = e.next;
         chunk = p;
-      } else if (c === BACKSLASH) {
-        p += 2;
       } else {
         p++;
       }
