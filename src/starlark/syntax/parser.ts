@@ -508,7 +508,7 @@ class Parser {
       if (prec < minPrec) break;
       if (prec === PREC_COMPARE && lastWasComparison) {
         const prev = (x as { op: string }).op;
-        this.error(`${prev} does not associate with ${describeToken(this.peek())} (use parens)`, this.opPos());
+        this.error(`${prev} does not associate with ${BINARY_OP.get(this.peek())} (use parens)`, this.opPos());
       }
       const opTok = this.peek();
       const opPos = this.opPos();

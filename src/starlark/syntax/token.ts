@@ -110,7 +110,7 @@ export const KEYWORD_TOKENS: ReadonlyMap<string, Token> = new Map<string, Token>
 export function describeToken(tok: Token, reservedWord?: string): string {
   switch (tok) {
     case Token.EOF:
-      return 'EOF';
+      return 'end of file';
     case Token.NEWLINE:
       return 'newline';
     case Token.INDENT:

@@ -29,6 +29,8 @@ function showToken(sc: Scanner, tok: Token): string {
       return JSON.stringify(sc.value);
     case Token.BYTES:
       return `b[${Array.from(sc.value as Uint8Array).join(',')}]`;
+    case Token.EOF:
+      return 'EOF';
     default:
       return describeToken(tok).replaceAll("'", '');
   }
