@@ -2,3 +2,66 @@ export { type Position, position, formatPosition } from './position.js';
 export { KilnError, UsageError, isKilnError } from './errors.js';
 export { ExitCode } from './exit-codes.js';
 export * from './proto.js';
+export {
+  StatusError,
+  InvalidArgumentError,
+  NotFoundError,
+  ResourceExhaustedError,
+  FailedPreconditionError,
+  OutOfRangeError,
+  UnavailableError,
+  InternalError,
+  isStatusError,
+  grpcStatusOf,
+  type PreconditionViolation,
+} from './status-error.js';
+export {
+  type Digest,
+  type DigestLike,
+  EMPTY_DIGEST,
+  SHA256_HEX_LENGTH,
+  parseDigest,
+  parseDigestParts,
+  parseDigestKey,
+  digestKey,
+  digestEquals,
+  isEmptyDigest,
+} from './digest/digest.js';
+export {
+  digestOf,
+  digestOfStream,
+  digestOfFile,
+  digestOfMessage,
+  encodeMessage,
+  DigestHasher,
+  type EncodedMessage,
+} from './digest/sha256.js';
+export {
+  type BlobAccess,
+  type BlobRead,
+  type BlobWriter,
+  type ReadRange,
+  type BlobAccessLogger,
+  DEFAULT_CHUNK_SIZE_BYTES,
+} from './blobstore/blob-access.js';
+export { resolveRange, bufferRead, type ResolvedRange } from './blobstore/read-range.js';
+export { MemoryBlobAccess, type MemoryBlobAccessOptions } from './blobstore/memory-blob-access.js';
+export { DiskBlobAccess, diskUsageOf, type DiskBlobAccessOptions } from './blobstore/disk-blob-access.js';
+export { VerifyingBlobAccess, type VerifyingBlobAccessOptions } from './blobstore/verifying-blob-access.js';
+export { ExistenceCachingBlobAccess, type ExistenceCachingBlobAccessOptions } from './blobstore/existence-caching-blob-access.js';
+export {
+  CompletenessCheckingBlobAccess,
+  findMissingReferencedBlobs,
+  type CompletenessCheckingBlobAccessOptions,
+} from './blobstore/completeness-checking-blob-access.js';
+export {
+  type BlobAccessConfig,
+  type MemoryBlobAccessConfig,
+  type DiskBlobAccessConfig,
+  type VerifyingBlobAccessConfig,
+  type ExistenceCachingBlobAccessConfig,
+  type CompletenessCheckingBlobAccessConfig,
+  BlobAccessConfigError,
+  parseBlobAccessConfig,
+} from './blobstore/blob-access-config.js';
+export { createBlobAccess, type BlobAccessDeps } from './blobstore/create-blob-access.js';

@@ -1,0 +1,66 @@
+import type { BlobAccess, BlobAccessLogger } from './blob-access.js';
+import { BlobAccessConfigError, parseBlobAccessConfig, type BlobAccessConfig } from './blob-access-config.js';
+import { CompletenessCheckingBlobAccess } from './completeness-checking-blob-access.js';
+import { DiskBlobAccess } from './disk-blob-access.js';
+import { ExistenceCachingBlobAccess, type Clock } from './existence-caching-blob-access.js';
+import { MemoryBlobAccess } from './memory-blob-access.js';
+import { VerifyingBlobAccess } from './verifying-blob-access.js';
+
+/** What the stores need from their surroundings. */
+export interface BlobAccessDeps {
+  /** For existence caching; Date.now by default. */
+  readonly clock?: Clock;
+  /** Where corrupt blobs and cleanup failures are reported. */
+  readonly logger?: BlobAccessLogger;
+  /** The CAS an action cache refers to; required by `completeness-checking`. */
+  readonly contentAddressableStorage?: BlobAccess;
+}
+
+const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * Builds the BlobAccess a config describes, decorators around their backend. The one place that knows
+ * every kind: adding a kind to BlobAccessConfig without handling it here fails to compile.
+ * The config is validated first (it may come straight from a JSON file).
+ * @throws BlobAccessConfigError for an invalid config or a missing dependency
+ */
+export async function createBlobAccess(config: BlobAccessConfig, deps: BlobAccessDeps = {}, where = 'storage'): Promise<BlobAccess> {
+  const valid = parseBlobAccessConfig(config, where);
+  switch (valid.kind) {
+    case 'memory':
+      return new MemoryBlobAccess({ maxBytes: valid.maxBytes });
+    case 'disk':
+      return DiskBlobAccess.open({
+        path: valid.path,
+        maxBytes: valid.maxBytes,
+        keyspace: valid.keyspace ?? 'cas',
+        sync: valid.sync ?? false,
+        ...(deps.logger ? { logger: deps.logger } : {}),
+      });
+    case 'verifying':
+      return new VerifyingBlobAccess(await createBlobAccess(valid.backend, deps, `${where}.backend`), {
+        ...(valid.wholeReadLimitBytes !== undefined ? { wholeReadLimitBytes: valid.wholeReadLimitBytes } : {}),
+        ...(deps.logger ? { logger: deps.logger } : {}),
+      });
+    case 'existence-caching':
+      return new ExistenceCachingBlobAccess(await createBlobAccess(valid.backend, deps, `${where}.backend`), {
+        ttlMs: valid.ttlMs,
+        clock: deps.clock ?? systemClock,
+        ...(valid.maxEntries !== undefined ? { maxEntries: valid.maxEntries } : {}),
+      });
+    case 'completeness-checking': {
+      const cas = deps.contentAddressableStorage;
+      if (!cas) throw new BlobAccessConfigError(`${where}: "completeness-checking" needs the CAS it checks against (deps.contentAddressableStorage)`);
+      return new CompletenessCheckingBlobAccess(await createBlobAccess(valid.backend, deps, `${where}.backend`), {
+        contentAddressableStorage: cas,
+        ...(deps.logger ? { logger: deps.logger } : {}),
+      });
+    }
+    default:
+      return unreachable(valid);
+  }
+}
+
+function unreachable(config: never): never {
+  throw new BlobAccessConfigError(`unknown storage kind ${JSON.stringify((config as { kind: unknown }).kind)}`);
+}

@@ -1,0 +1,384 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { digestKey, type Digest } from '../digest/digest.js';
+import { InternalError, NotFoundError, ResourceExhaustedError, StatusError } from '../status-error.js';
+import type { BlobAccess, BlobAccessLogger, BlobRead, BlobWriter, ReadRange } from './blob-access.js';
+import { resolveRange } from './read-range.js';
+
+/** File systems allocate whole blocks; charging by block makes the budget match real disk use. */
+const BLOCK_BYTES = 4096;
+/** Inode and directory entry of each file. */
+const FILE_OVERHEAD_BYTES = 512;
+const TEMP_DIR = 'tmp';
+const HASH_FILE_NAME = /^[0-9a-f]{64}$/;
+
+/** Bytes a blob of `size` costs on disk, as charged against the budget. */
+export function diskUsageOf(size: number): number {
+  return Math.ceil(size / BLOCK_BYTES) * BLOCK_BYTES + FILE_OVERHEAD_BYTES;
+}
+
+export interface DiskBlobAccessOptions {
+  /** Root directory; blobs live in `<path>/<keyspace>/<first 2 hex>/<hash>`. */
+  readonly path: string;
+  /** Budget in bytes as counted by diskUsageOf; least recently used blobs are deleted beyond it. */
+  readonly maxBytes: number;
+  /**
+   * `cas`: content-addressed, a file's size is the blob's size and a lookup whose size differs is a
+   * miss. `ac`: keyed by action digest hash; the content (an ActionResult) has its own size.
+   */
+  readonly keyspace?: 'cas' | 'ac';
+  /** fsync each file before it becomes visible: survives power loss, costs a disk flush per blob. */
+  readonly sync?: boolean;
+  readonly logger?: BlobAccessLogger;
+}
+
+interface Entry {
+  /** Size of the content in bytes. */
+  size: number;
+  /** Bytes charged against the budget. */
+  usage: number;
+}
+
+/**
+ * Blobs as files, the layout of Bazel's --disk_cache (DESIGN.md): `cas/ab/abcd...`, `ac/ab/abcd...`.
+ *
+ * Invariants:
+ * - A blob file appears only by rename of a complete temp file from `<keyspace>/tmp/`, so readers never
+ *   see a partial blob, and a crash leaves at most temp files, which `open` deletes.
+ * - The in-memory index lists exactly the blob files this process knows; `open` rebuilds it by scanning
+ *   (oldest modification first in LRU order) and deletes files that are not named like blobs.
+ * - Every byte of every blob file, rounded to blocks, counts against maxBytes; eviction deletes least
+ *   recently used blobs until the total fits.
+ * - Renames and deletions of one hash run one after another, so an eviction can never delete a file
+ *   that a concurrent put of the same blob has just renamed into place.
+ */
+export class DiskBlobAccess implements BlobAccess {
+  /** Insertion order is LRU order: the first key is the least recently used. */
+  private readonly index = new Map<string, Entry>();
+  private usedBytes = 0;
+  /** Per-hash chain of file operations (rename, unlink) that must not interleave. */
+  private readonly fileOps = new Map<string, Promise<void>>();
+  private readonly dir: string;
+  private readonly tempDir: string;
+  private readonly contentAddressed: boolean;
+
+  private constructor(private readonly options: DiskBlobAccessOptions) {
+    this.dir = join(options.path, options.keyspace ?? 'cas');
+    this.tempDir = join(this.dir, TEMP_DIR);
+    this.contentAddressed = (options.keyspace ?? 'cas') === 'cas';
+  }
+
+  /** Opens (creating if needed) a store: removes leftover temp files and rebuilds the index from disk. */
+  static async open(options: DiskBlobAccessOptions): Promise<DiskBlobAccess> {
+    const store = new DiskBlobAccess(options);
+    await store.scan();
+    return store;
+  }
+
+  /** Blob count and charged bytes, for tests and metrics. */
+  get usage(): { blobs: number; bytes: number } {
+    return { blobs: this.index.size, bytes: this.usedBytes };
+  }
+
+  async get(digest: Digest): Promise<Buffer> {
+    const path = this.lookup(digest);
+    try {
+      return await readFile(path);
+    } catch (e) {
+      throw this.readError(e, digest);
+    }
+  }
+
+  async read(digest: Digest, range?: ReadRange): Promise<BlobRead> {
+    const path = this.lookup(digest);
+    let file: FileHandle;
+    try {
+      file = await open(path, 'r');
+    } catch (e) {
+      throw this.readError(e, digest);
+    }
+    try {
+      const { size } = await file.stat();
+      const resolved = resolveRange(size, range);
+      return { sizeBytes: size, chunks: readChunks(file, resolved.start, resolved.end, resolved.chunkSize) };
+    } catch (e) {
+      await file.close();
+      throw e;
+    }
+  }
+
+  async put(digest: Digest, data: Buffer): Promise<void> {
+    this.checkFits(digest, data.length);
+    if (this.contentAddressed && this.has(digest)) return;
+    const temp = this.tempPath();
+    try {
+      if (this.options.sync) {
+        const file = await open(temp, 'w');
+        try {
+          await file.writeFile(data);
+          await file.sync();
+        } finally {
+          await file.close();
+        }
+      } else {
+        await writeFile(temp, data);
+      }
+    } catch (e) {
+      await unlink(temp).catch(() => undefined);
+      throw storageError(e, `writing blob ${digestKey(digest)}`);
+    }
+    await this.install(temp, digest.hash, data.length);
+  }
+
+  async beginWrite(digest: Digest): Promise<BlobWriter> {
+    if (this.contentAddressed) this.checkFits(digest, digest.sizeBytes);
+    const temp = this.tempPath();
+    let file: FileHandle;
+    try {
+      file = await open(temp, 'w');
+    } catch (e) {
+      throw storageError(e, `starting upload of ${digestKey(digest)}`);
+    }
+    return new DiskBlobWriter(file, temp, this.options.sync ?? false, (size) => this.install(temp, digest.hash, size));
+  }
+
+  async findMissing(digests: readonly Digest[]): Promise<Digest[]> {
+    return digests.filter((d) => {
+      if (!this.has(d)) return true;
+      this.touch(d.hash);
+      return false;
+    });
+  }
+
+  async delete(digest: Digest): Promise<void> {
+    const entry = this.index.get(digest.hash);
+    if (!entry) return;
+    this.forget(digest.hash, entry);
+    await this.removeFile(digest.hash);
+  }
+
+  // ----- internals -----
+
+  private blobPath(hash: string): string {
+    return join(this.dir, hash.slice(0, 2), hash);
+  }
+
+  private tempPath(): string {
+    return join(this.tempDir, randomUUID());
+  }
+
+  private has(digest: Digest): boolean {
+    const entry = this.index.get(digest.hash);
+    return entry !== undefined && (!this.contentAddressed || entry.size === digest.sizeBytes);
+  }
+
+  /** The path of a known blob, marked as used; NotFound otherwise. */
+  private lookup(digest: Digest): string {
+    if (!this.has(digest)) throw new NotFoundError(`blob ${digestKey(digest)} not found`);
+    this.touch(digest.hash);
+    return this.blobPath(digest.hash);
+  }
+
+  private touch(hash: string): void {
+    const entry = this.index.get(hash);
+    if (!entry) return;
+    this.index.delete(hash);
+    this.index.set(hash, entry);
+  }
+
+  private forget(hash: string, entry: Entry): void {
+    this.index.delete(hash);
+    this.usedBytes -= entry.usage;
+  }
+
+  private checkFits(digest: Digest | string, size: number): void {
+    if (diskUsageOf(size) > this.options.maxBytes) {
+      const name = typeof digest === 'string' ? digest : digestKey(digest);
+      throw new ResourceExhaustedError(`blob ${name} (${size} bytes) exceeds the disk store's budget of ${this.options.maxBytes} bytes`);
+    }
+  }
+
+  /** A file that vanished under us (deleted by hand, or evicted mid-read) is a miss, and forgotten. */
+  private readError(e: unknown, digest: Digest): Error {
+    if (isNoEntry(e)) {
+      const entry = this.index.get(digest.hash);
+      if (entry) this.forget(digest.hash, entry);
+      return new NotFoundError(`blob ${digestKey(digest)} not found`);
+    }
+    return storageError(e, `reading blob ${digestKey(digest)}`);
+  }
+
+  /** Runs `op` after every earlier file operation on the same hash has finished. */
+  private serialized(hash: string, op: () => Promise<void>): Promise<void> {
+    const previous = this.fileOps.get(hash) ?? Promise.resolve();
+    const next = previous.then(op, op);
+    const tail = next.catch(() => undefined);
+    this.fileOps.set(hash, tail);
+    void tail.then(() => {
+      if (this.fileOps.get(hash) === tail) this.fileOps.delete(hash);
+    });
+    return next;
+  }
+
+  /** Moves a complete temp file into place, records it, and evicts what no longer fits. */
+  private async install(temp: string, hash: string, size: number): Promise<void> {
+    try {
+      this.checkFits(hash, size);
+    } catch (e) {
+      await unlink(temp).catch(() => undefined);
+      throw e;
+    }
+    await this.serialized(hash, async () => {
+      try {
+        await rename(temp, this.blobPath(hash));
+      } catch (e) {
+        await unlink(temp).catch(() => undefined);
+        throw storageError(e, `storing blob ${hash}`);
+      }
+      const previous = this.index.get(hash);
+      if (previous) this.forget(hash, previous);
+      const usage = diskUsageOf(size);
+      this.index.set(hash, { size, usage });
+      this.usedBytes += usage;
+    });
+    this.evict(hash);
+  }
+
+  /** Deletes least recently used blobs until the budget holds; never the blob just stored. */
+  private evict(keep?: string): void {
+    for (const [hash, entry] of this.index) {
+      if (this.usedBytes <= this.options.maxBytes) return;
+      if (hash === keep) continue;
+      this.forget(hash, entry);
+      void this.removeFile(hash);
+    }
+  }
+
+  private removeFile(hash: string): Promise<void> {
+    return this.serialized(hash, async () => {
+      // The blob may have been stored again since it was forgotten: then the file is live, keep it.
+      if (this.index.has(hash)) return;
+      try {
+        await unlink(this.blobPath(hash));
+      } catch (e) {
+        if (!isNoEntry(e)) this.options.logger?.warn(`disk store: could not delete ${this.blobPath(hash)}: ${(e as Error).message}`);
+      }
+    });
+  }
+
+  /** Creates the layout, deletes temp files and stray files, and loads every blob into the index. */
+  private async scan(): Promise<void> {
+    await rm(this.tempDir, { recursive: true, force: true });
+    await mkdir(this.tempDir, { recursive: true });
+    const found: { hash: string; size: number; mtimeMs: number }[] = [];
+    for (let i = 0; i < 256; i++) {
+      const prefix = i.toString(16).padStart(2, '0');
+      const sub = join(this.dir, prefix);
+      await mkdir(sub, { recursive: true });
+      const names = await readdir(sub);
+      await Promise.all(
+        names.map(async (name) => {
+          const path = join(sub, name);
+          const info = await stat(path).catch(() => undefined);
+          if (!info) return;
+          if (!info.isFile() || !HASH_FILE_NAME.test(name) || !name.startsWith(prefix)) {
+            this.options.logger?.warn(`disk store: removing ${path}, which is not a blob file`);
+            await rm(path, { recursive: true, force: true });
+            return;
+          }
+          found.push({ hash: name, size: info.size, mtimeMs: info.mtimeMs });
+        }),
+      );
+    }
+    found.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.hash < b.hash ? -1 : 1));
+    for (const { hash, size } of found) {
+      const usage = diskUsageOf(size);
+      this.index.set(hash, { size, usage });
+      this.usedBytes += usage;
+    }
+    this.evict();
+    await Promise.all([...this.fileOps.values()]);
+  }
+}
+
+/** Streams bytes [start, end) of an open file, closing it when done or abandoned. */
+async function* readChunks(file: FileHandle, start: number, end: number, chunkSize: number): AsyncGenerator<Buffer> {
+  try {
+    let pos = start;
+    while (pos < end) {
+      const buffer = Buffer.allocUnsafe(Math.min(chunkSize, end - pos));
+      const { bytesRead } = await file.read(buffer, 0, buffer.length, pos);
+      if (bytesRead === 0) throw new InternalError(`blob file shrank while being read (at byte ${pos} of ${end})`);
+      pos += bytesRead;
+      yield bytesRead === buffer.length ? buffer : buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await file.close();
+  }
+}
+
+/** An upload into a temp file; commit renames it into place through the store. */
+class DiskBlobWriter implements BlobWriter {
+  private written = 0;
+  private closed = false;
+
+  constructor(
+    private readonly file: FileHandle,
+    private readonly temp: string,
+    private readonly sync: boolean,
+    private readonly installAs: (size: number) => Promise<void>,
+  ) {}
+
+  get writtenBytes(): number {
+    return this.written;
+  }
+
+  async write(chunk: Uint8Array): Promise<void> {
+    if (this.closed) throw new InternalError('write after the upload was committed or aborted');
+    let offset = 0;
+    try {
+      while (offset < chunk.byteLength) {
+        const { bytesWritten } = await this.file.write(chunk, offset, chunk.byteLength - offset, this.written + offset);
+        offset += bytesWritten;
+      }
+    } catch (e) {
+      throw storageError(e, 'writing upload');
+    }
+    this.written += chunk.byteLength;
+  }
+
+  async commit(): Promise<void> {
+    if (this.closed) throw new InternalError('commit after the upload was committed or aborted');
+    this.closed = true;
+    try {
+      if (this.sync) await this.file.sync();
+      await this.file.close();
+    } catch (e) {
+      await this.file.close().catch(() => undefined);
+      await unlink(this.temp).catch(() => undefined);
+      throw storageError(e, 'finishing upload');
+    }
+    await this.installAs(this.written);
+  }
+
+  async abort(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.file.close().catch(() => undefined);
+    await unlink(this.temp).catch(() => undefined);
+  }
+}
+
+function isNoEntry(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/** Disk full is RESOURCE_EXHAUSTED (a client may retry later); other I/O failures are INTERNAL. */
+function storageError(e: unknown, doing: string): Error {
+  if (e instanceof StatusError) return e;
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const message = `${doing}: ${e instanceof Error ? e.message : String(e)}`;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new ResourceExhaustedError(message);
+  return new InternalError(message);
+}
