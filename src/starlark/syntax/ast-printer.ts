@@ -6,16 +6,44 @@ import type { Argument, DictEntry, Expr, File, Param, Stmt } from './ast.js';
  * so the tree's shape (precedence, associativity) is visible; a ParenExpr shows as its own
  * extra pair. Blocks are indented by two spaces; `elif` chains print as written.
  */
-export function printFile(file: File): string {
-  const lines: string[] = [];
-  printStmts(file.stmts, '', lines);
-  return lines.join('\n');
+export interface PrintOptions {
+  /**
+   * Show each ParenExpr as an extra pair of parentheses (default true). With false the output is
+   * a fixed point: printing the parse of the printed text gives the same text.
+   */
+  readonly showParens?: boolean;
 }
 
-export function printStmt(stmt: Stmt): string {
-  const lines: string[] = [];
-  printStmts([stmt], '', lines);
-  return lines.join('\n');
+let showParens = true;
+
+export function printFile(file: File, options: PrintOptions = {}): string {
+  return withOptions(options, () => {
+    const lines: string[] = [];
+    printStmts(file.stmts, '', lines);
+    return lines.join('\n');
+  });
+}
+
+export function printStmt(stmt: Stmt, options: PrintOptions = {}): string {
+  return withOptions(options, () => {
+    const lines: string[] = [];
+    printStmts([stmt], '', lines);
+    return lines.join('\n');
+  });
+}
+
+export function printExpr(e: Expr, options: PrintOptions = {}): string {
+  return withOptions(options, () => expr(e));
+}
+
+function withOptions<T>(options: PrintOptions, print: () => T): T {
+  const saved = showParens;
+  showParens = options.showParens ?? true;
+  try {
+    return print();
+  } finally {
+    showParens = saved;
+  }
 }
 
 function printStmts(stmts: readonly Stmt[], indent: string, out: string[]): void {
@@ -25,20 +53,20 @@ function printStmts(stmts: readonly Stmt[], indent: string, out: string[]): void
 function printOne(s: Stmt, indent: string, out: string[]): void {
   switch (s.kind) {
     case 'AssignStmt':
-      out.push(`${indent}${printExpr(s.lhs)} = ${printExpr(s.rhs)}`);
+      out.push(`${indent}${expr(s.lhs)} = ${expr(s.rhs)}`);
       return;
     case 'AugAssignStmt':
-      out.push(`${indent}${printExpr(s.lhs)} ${s.op}= ${printExpr(s.rhs)}`);
+      out.push(`${indent}${expr(s.lhs)} ${s.op}= ${expr(s.rhs)}`);
       return;
     case 'ExprStmt':
-      out.push(indent + printExpr(s.expr));
+      out.push(indent + expr(s.expr));
       return;
     case 'DefStmt':
       out.push(`${indent}def ${s.name.name}(${printParams(s.params)}):`);
       printStmts(s.body, indent + '  ', out);
       return;
     case 'IfStmt': {
-      out.push(`${indent}${s.elif ? 'elif' : 'if'} ${printExpr(s.cond)}:`);
+      out.push(`${indent}${s.elif ? 'elif' : 'if'} ${expr(s.cond)}:`);
       printStmts(s.then, indent + '  ', out);
       const only = s.orelse.length === 1 ? s.orelse[0] : undefined;
       if (only?.kind === 'IfStmt' && only.elif) {
@@ -50,15 +78,15 @@ function printOne(s: Stmt, indent: string, out: string[]): void {
       return;
     }
     case 'ForStmt':
-      out.push(`${indent}for ${printExpr(s.vars)} in ${printExpr(s.iterable)}:`);
+      out.push(`${indent}for ${expr(s.vars)} in ${expr(s.iterable)}:`);
       printStmts(s.body, indent + '  ', out);
       return;
     case 'WhileStmt':
-      out.push(`${indent}while ${printExpr(s.cond)}:`);
+      out.push(`${indent}while ${expr(s.cond)}:`);
       printStmts(s.body, indent + '  ', out);
       return;
     case 'ReturnStmt':
-      out.push(s.result ? `${indent}return ${printExpr(s.result)}` : `${indent}return`);
+      out.push(s.result ? `${indent}return ${expr(s.result)}` : `${indent}return`);
       return;
     case 'BreakStmt':
       out.push(`${indent}break`);
@@ -87,7 +115,7 @@ function printParams(params: readonly Param[]): string {
         case 'plain':
           return p.name!.name;
         case 'default':
-          return `${p.name!.name}=${printExpr(p.default!)}`;
+          return `${p.name!.name}=${expr(p.default!)}`;
         case 'star':
           return p.name ? `*${p.name.name}` : '*';
         case 'starstar':
@@ -100,21 +128,21 @@ function printParams(params: readonly Param[]): string {
 function printArg(a: Argument): string {
   switch (a.mode) {
     case 'positional':
-      return printExpr(a.value);
+      return expr(a.value);
     case 'keyword':
-      return `${a.name!.name}=${printExpr(a.value)}`;
+      return `${a.name!.name}=${expr(a.value)}`;
     case 'star':
-      return `*${printExpr(a.value)}`;
+      return `*${expr(a.value)}`;
     case 'starstar':
-      return `**${printExpr(a.value)}`;
+      return `**${expr(a.value)}`;
   }
 }
 
 function printEntry(e: DictEntry): string {
-  return `${printExpr(e.key)}: ${printExpr(e.value)}`;
+  return `${expr(e.key)}: ${expr(e.value)}`;
 }
 
-export function printExpr(e: Expr): string {
+function expr(e: Expr): string {
   switch (e.kind) {
     case 'Identifier':
       return e.name;
@@ -127,37 +155,37 @@ export function printExpr(e: Expr): string {
     case 'BytesLiteral':
       return printBytes(e.value);
     case 'ListExpr':
-      return `[${e.elems.map(printExpr).join(', ')}]`;
+      return `[${e.elems.map(expr).join(', ')}]`;
     case 'DictExpr':
       return `{${e.entries.map(printEntry).join(', ')}}`;
     case 'TupleExpr':
-      return e.elems.length === 1 ? `(${printExpr(e.elems[0]!)},)` : `(${e.elems.map(printExpr).join(', ')})`;
+      return e.elems.length === 1 ? `(${expr(e.elems[0]!)},)` : `(${e.elems.map(expr).join(', ')})`;
     case 'ParenExpr':
-      return `(${printExpr(e.x)})`;
+      return showParens ? `(${expr(e.x)})` : expr(e.x);
     case 'UnaryExpr':
-      return e.op === 'not' ? `(not ${printExpr(e.x)})` : `(${e.op}${printExpr(e.x)})`;
+      return e.op === 'not' ? `(not ${expr(e.x)})` : `(${e.op}${expr(e.x)})`;
     case 'BinaryExpr':
-      return `(${printExpr(e.x)} ${e.op} ${printExpr(e.y)})`;
+      return `(${expr(e.x)} ${e.op} ${expr(e.y)})`;
     case 'CondExpr':
-      return `(${printExpr(e.then)} if ${printExpr(e.cond)} else ${printExpr(e.orelse)})`;
+      return `(${expr(e.then)} if ${expr(e.cond)} else ${expr(e.orelse)})`;
     case 'LambdaExpr': {
       const params = printParams(e.params);
-      return `(lambda${params ? ' ' + params : ''}: ${printExpr(e.body)})`;
+      return `(lambda${params ? ' ' + params : ''}: ${expr(e.body)})`;
     }
     case 'CallExpr':
-      return `${printExpr(e.fn)}(${e.args.map(printArg).join(', ')})`;
+      return `${expr(e.fn)}(${e.args.map(printArg).join(', ')})`;
     case 'IndexExpr':
-      return `${printExpr(e.x)}[${printExpr(e.index)}]`;
+      return `${expr(e.x)}[${expr(e.index)}]`;
     case 'SliceExpr': {
-      const part = (x: Expr | null): string => (x ? printExpr(x) : '');
-      return `${printExpr(e.x)}[${part(e.lo)}:${part(e.hi)}:${part(e.step)}]`;
+      const part = (x: Expr | null): string => (x ? expr(x) : '');
+      return `${expr(e.x)}[${part(e.lo)}:${part(e.hi)}:${part(e.step)}]`;
     }
     case 'DotExpr':
-      return `${printExpr(e.x)}.${e.name.name}`;
+      return `${expr(e.x)}.${e.name.name}`;
     case 'Comprehension': {
-      const body = e.body.kind === 'DictEntry' ? printEntry(e.body) : printExpr(e.body);
+      const body = e.body.kind === 'DictEntry' ? printEntry(e.body) : expr(e.body);
       const clauses = e.clauses.map((c) =>
-        c.kind === 'ForClause' ? `for ${printExpr(c.vars)} in ${printExpr(c.iterable)}` : `if ${printExpr(c.cond)}`,
+        c.kind === 'ForClause' ? `for ${expr(c.vars)} in ${expr(c.iterable)}` : `if ${expr(c.cond)}`,
       );
       return e.curly ? `{${body} ${clauses.join(' ')}}` : `[${body} ${clauses.join(' ')}]`;
     }
