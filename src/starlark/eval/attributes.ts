@@ -4,6 +4,8 @@ import { LIST_METHODS } from './builtins/list-methods.js';
 import { SET_METHODS } from './builtins/set-methods.js';
 import { STRING_METHODS } from './builtins/string-methods.js';
 import { StarlarkError } from './starlark-error.js';
+import { positionalArgs } from './args.js';
+import { encodeJson } from './builtins/json-module.js';
 import type { Thread } from './thread.js';
 import { StarBytes } from './values/bytes.js';
 import { BoundMethod, type Kwargs, type MethodImpl } from './values/callable.js';
@@ -35,7 +37,16 @@ export function findAttr(v: Value, name: string): Value | undefined {
     const m = methods.get(name);
     return m ? new BoundMethod(name, v, typeName(v), m as MethodImpl<Value>) : undefined;
   }
-  if (v instanceof StarObject) return v.attr(name);
+  if (v instanceof StarObject) {
+    const a = v.attr(name);
+    if (a === undefined && name === 'to_json' && v instanceof StarStruct) {
+      return new BoundMethod('to_json', v, 'struct', (_t, s, args, kwargs) => {
+        positionalArgs('to_json', args, kwargs, 0, 0);
+        return encodeJson(s);
+      });
+    }
+    return a;
+  }
   return undefined;
 }
 

@@ -1,0 +1,233 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
+import { ExitCode, isKilnError, KilnError } from '../../core/index.js';
+import {
+  assertHelpers,
+  EvalError,
+  execResolvedFile,
+  isUniversal,
+  jsonModule,
+  None,
+  parseFile,
+  resolveFileCollectingErrors,
+  StarlarkError,
+  StarlarkStaticErrors,
+  structBuiltin,
+  Thread,
+  type DialectOptions,
+  type ModuleGlobals,
+  type Value,
+} from '../../starlark/index.js';
+import type { CliIO } from '../io.js';
+
+const USAGE = `Usage: kiln starlark [options] FILE
+
+Evaluates FILE as a Starlark module. print() writes to stdout; errors go to stderr as FILE:LINE:COL: MESSAGE.
+
+Options:
+  --option=NAME      relax one dialect rule: set, globalreassign, loadbindsglobally, recursion, while, toplevelcontrol
+  --parse-only       check syntax only
+  --resolve-only     check syntax and static rules, reporting every static error
+  --predeclare=NAME  treat NAME as predeclared (repeatable)
+  --assert           predeclare catch, matches, module and _freeze in every module
+`;
+
+const OPTION_NAMES: Readonly<Record<string, keyof DialectOptions>> = {
+  set: 'set',
+  globalreassign: 'globalReassign',
+  loadbindsglobally: 'loadBindsGlobally',
+  recursion: 'recursion',
+  while: 'while',
+  toplevelcontrol: 'topLevelControl',
+};
+
+interface Invocation {
+  file: string;
+  options: Record<string, boolean>;
+  parseOnly: boolean;
+  resolveOnly: boolean;
+  predeclare: string[];
+  assert: boolean;
+}
+
+class UsageProblem extends Error {}
+
+function parseArgs(args: string[]): Invocation {
+  const inv: Invocation = { file: '', options: {}, parseOnly: false, resolveOnly: false, predeclare: [], assert: false };
+  const files: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      files.push(...args.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('--') || a === '-') {
+      files.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
+    const takeValue = (): string => {
+      if (eq >= 0) return a.slice(eq + 1);
+      const v = args[++i];
+      if (v === undefined) throw new UsageProblem(`--${name} needs a value`);
+      return v;
+    };
+    switch (name) {
+      case 'option': {
+        const v = takeValue();
+        const key = OPTION_NAMES[v.toLowerCase()];
+        if (!key) throw new UsageProblem(`unknown --option=${v} (known: ${Object.keys(OPTION_NAMES).join(', ')})`);
+        inv.options[key] = true;
+        break;
+      }
+      case 'predeclare':
+        inv.predeclare.push(takeValue());
+        break;
+      case 'parse-only':
+      case 'resolve-only':
+      case 'assert':
+        if (eq >= 0) throw new UsageProblem(`--${name} takes no value`);
+        if (name === 'parse-only') inv.parseOnly = true;
+        else if (name === 'resolve-only') inv.resolveOnly = true;
+        else inv.assert = true;
+        break;
+      default:
+        throw new UsageProblem(`unknown option ${a}`);
+    }
+  }
+  if (files.length !== 1) throw new UsageProblem(files.length === 0 ? 'missing FILE' : `expected one FILE, got ${files.length}`);
+  inv.file = files[0]!;
+  return inv;
+}
+
+/** Loads each module once (relative to the loading file's folder), detecting cycles. */
+class ModuleLoader {
+  private readonly done = new Map<string, ModuleGlobals>();
+  private readonly inProgress = new Set<string>();
+
+  constructor(
+    private readonly cwd: string,
+    private readonly options: DialectOptions,
+    private readonly predeclared: ReadonlyMap<string, Value>,
+    private readonly print: (msg: string) => void,
+  ) {}
+
+  /** Runs the module at `displayPath` (as named to the user) and returns its exported globals. */
+  run(displayPath: string, source?: string): ModuleGlobals {
+    const abs = resolve(this.cwd, displayPath);
+    const cached = this.done.get(abs);
+    if (cached) return cached;
+    if (this.inProgress.has(abs)) throw new StarlarkError(`cycle in load graph: ${displayPath}`);
+    let text = source;
+    if (text === undefined) {
+      try {
+        text = readFileSync(abs, 'utf8');
+      } catch (e) {
+        throw new StarlarkError(`cannot read ${displayPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+    }
+    this.inProgress.add(abs);
+    try {
+      const thread = new Thread(
+        displayPath,
+        {
+          load: (_t, module) => this.run(this.resolveLoad(displayPath, module)),
+          print: (_t, msg) => this.print(msg),
+        },
+        this.options,
+      );
+      const file = parseFile(text, displayPath);
+      const errors = resolveFileCollectingErrors(file, this.options, (n) => this.predeclared.has(n), isUniversal);
+      if (errors.length > 0) throw new StarlarkStaticErrors(errors);
+      const globals = execResolvedFile(thread, file, this.predeclared);
+      const exported = new Map<string, Value>();
+      for (const [name, v] of globals) if (!name.startsWith('_')) exported.set(name, v);
+      this.done.set(abs, exported);
+      return exported;
+    } finally {
+      this.inProgress.delete(abs);
+    }
+  }
+
+  private resolveLoad(from: string, module: string): string {
+    if (isAbsolute(module)) return module;
+    return normalize(join(dirname(from), module));
+  }
+}
+
+function predeclaredNames(inv: Invocation): Map<string, Value> {
+  const m = new Map<string, Value>([
+    ['json', jsonModule()],
+    ['struct', structBuiltin],
+  ]);
+  if (inv.assert) for (const [k, v] of assertHelpers()) m.set(k, v);
+  for (const name of inv.predeclare) if (!m.has(name)) m.set(name, None);
+  return m;
+}
+
+function reportError(e: KilnError, io: CliIO): void {
+  if (e instanceof StarlarkStaticErrors) {
+    io.stderr.write(`${e.formatAll()}\n`);
+    return;
+  }
+  io.stderr.write(`${e.format()}\n`);
+  if (e instanceof EvalError && e.callStack.length > 0) io.stderr.write(`${e.backtrace()}\n`);
+}
+
+/** `kiln starlark [options] FILE`: the command-line face of the interpreter. */
+export async function main(args: string[], io: CliIO): Promise<number> {
+  let inv: Invocation;
+  try {
+    inv = parseArgs(args);
+  } catch (e) {
+    if (!(e instanceof UsageProblem)) throw e;
+    io.stderr.write(`ERROR: ${e.message}\n${USAGE}`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  let source: string;
+  try {
+    source = readFileSync(resolve(io.cwd, inv.file), 'utf8');
+  } catch (e) {
+    io.stderr.write(`ERROR: cannot read ${inv.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  const predeclared = predeclaredNames(inv);
+  const options = inv.options as DialectOptions;
+  try {
+    if (inv.parseOnly || inv.resolveOnly) {
+      const file = parseFile(source, inv.file);
+      if (inv.resolveOnly) {
+        const errors = resolveFileCollectingErrors(file, options, (n) => predeclared.has(n), isUniversal);
+        if (errors.length > 0) throw new StarlarkStaticErrors(errors);
+      }
+      return ExitCode.SUCCESS;
+    }
+    let out = '';
+    const flush = () => {
+      if (out !== '') io.stdout.write(out);
+      out = '';
+    };
+    const loader = new ModuleLoader(io.cwd, options, predeclared, (msg) => {
+      out += `${msg}\n`;
+      if (out.length > 1 << 16) flush();
+    });
+    try {
+      loader.run(inv.file, source);
+    } finally {
+      flush();
+    }
+    return ExitCode.SUCCESS;
+  } catch (e) {
+    if (e instanceof StarlarkError) {
+      // Only the loader raises these outside a module (e.g. an unreadable main file): no position.
+      io.stderr.write(`${inv.file}:1:1: ${e.message}\n`);
+      return ExitCode.BUILD_FAILURE;
+    }
+    if (isKilnError(e)) {
+      reportError(e, io);
+      return ExitCode.BUILD_FAILURE;
+    }
+    throw e;
+  }
+}

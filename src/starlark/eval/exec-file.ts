@@ -1,0 +1,54 @@
+import { parseFile } from '../syntax/index.js';
+import { resolveFile } from '../resolve/index.js';
+import { UNIVERSAL_NAMES, universe } from './builtins/universe.js';
+import { Compiler, type ModuleContext } from './compiler.js';
+import { Cell, Frame } from './frame.js';
+import type { ModuleGlobals, Thread } from './thread.js';
+import type { Value } from './values/value.js';
+import type * as ast from '../syntax/ast.js';
+
+const UNIVERSAL = new Set(UNIVERSAL_NAMES);
+
+/** Is `name` a universal (built-in) name of the language? For resolvers and tools. */
+export function isUniversal(name: string): boolean {
+  return UNIVERSAL.has(name);
+}
+
+/**
+ * Parses, resolves and executes one Starlark file as a module, then freezes and returns its globals
+ * (all of them, in binding order; the embedder decides which are exported). Static errors throw
+ * StarlarkSyntaxError / StarlarkStaticErrors; dynamic ones throw EvalError.
+ */
+export function execFile(
+  thread: Thread,
+  filename: string,
+  source: string,
+  predeclared: ReadonlyMap<string, Value>,
+): ModuleGlobals {
+  const file = parseFile(source, filename);
+  resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
+  return execResolvedFile(thread, file, predeclared);
+}
+
+/** Executes a file that has been parsed and resolved (with the same predeclared names). */
+export function execResolvedFile(thread: Thread, file: ast.File, predeclared: ReadonlyMap<string, Value>): ModuleGlobals {
+  const info = file.module!;
+  const mod: ModuleContext = {
+    name: file.path,
+    globals: new Array(info.globals.length),
+    predeclared,
+    universe: universe({ set: thread.options.set }),
+  };
+  const body = new Compiler(mod).block(file.stmts);
+  const locals: (Value | Cell | undefined)[] = new Array(info.locals.length);
+  for (const slot of info.cells) locals[slot] = new Cell();
+  body(new Frame(locals, [], thread));
+  const out = new Map<string, Value>();
+  for (const b of info.globals) {
+    const v = mod.globals[b.index];
+    if (v === undefined) continue;
+    if (typeof v === 'object') v.freeze();
+    out.set(b.name, v);
+  }
+  return out;
+}

@@ -1,0 +1,59 @@
+import { EvalError, StarlarkError, type CallFrame } from './starlark-error.js';
+import type { Thread } from './thread.js';
+import type { Value } from './values/value.js';
+import type { Position } from '../../core/index.js';
+
+/** A shared box for a variable captured by a nested function (starlark-go's cell). */
+export class Cell {
+  v: Value | undefined = undefined;
+}
+
+/** The activation of one function (or of a module's top level). */
+export class Frame {
+  /** Return value, set by `return` (status RETURN). */
+  result: Value | undefined = undefined;
+  constructor(
+    /** Local slots by resolver index; a `cell` slot holds a {@link Cell}; undefined = unassigned. */
+    readonly locals: (Value | Cell | undefined)[],
+    /** The closure's captured cells (`free` bindings by index). */
+    readonly free: readonly Cell[],
+    readonly thread: Thread,
+  ) {}
+}
+
+/** Statement completion codes: control flow without exceptions. */
+export const NORMAL = 0;
+export const BREAK = 1;
+export const CONTINUE = 2;
+export const RETURN = 3;
+export type Completion = 0 | 1 | 2 | 3;
+
+export type ExprCode = (fr: Frame) => Value;
+export type StmtCode = (fr: Frame) => Completion;
+
+/** A new positioned error, starting its call stack in `fnName`. */
+export function evalError(message: string, pos: Position, fnName: string): EvalError {
+  return new EvalError(message, pos, [{ name: fnName, pos }]);
+}
+
+function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+/**
+ * Turns whatever an operation threw into a positioned EvalError: a fresh StarlarkError gets this
+ * position; an EvalError leaving a callee gets the caller's frame; a JS stack overflow becomes
+ * starlark-go's clean "Starlark stack overflow". Anything else is a bug and passes through.
+ */
+export function annotate(e: unknown, pos: Position, fnName: string): unknown {
+  if (e instanceof StarlarkError) return evalError(e.message, pos, fnName);
+  if (e instanceof EvalError) {
+    if (e.needsCallerFrame) {
+      e.needsCallerFrame = false;
+      e.callStack.push({ name: fnName, pos } satisfies CallFrame);
+    }
+    return e;
+  }
+  if (isStackOverflow(e)) return evalError('Starlark stack overflow', pos, fnName);
+  return e;
+}

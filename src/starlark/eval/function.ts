@@ -1,0 +1,150 @@
+import type { Position } from '../../core/index.js';
+import { Cell, Frame, RETURN, type StmtCode } from './frame.js';
+import { EvalError, StarlarkError } from './starlark-error.js';
+import { MAX_CALL_DEPTH, type Thread } from './thread.js';
+import { StarCallable, type Kwargs } from './values/callable.js';
+import { repr } from './values/describe.js';
+import { StarDict } from './values/dict.js';
+import { EMPTY_TUPLE, StarTuple } from './values/list.js';
+import { None, StarObject, type Value } from './values/value.js';
+
+/** The compiled, closure-independent part of a def or lambda (starlark-go's Funcode). */
+export interface FunctionCode {
+  readonly name: string;
+  readonly pos: Position;
+  /** Names of the ordinary parameters (kw-only included), in slot order. */
+  readonly paramNames: readonly string[];
+  readonly numKwonly: number;
+  readonly hasVarargs: boolean;
+  readonly hasKwargs: boolean;
+  readonly numLocals: number;
+  /** Slots holding cells (captured by nested functions). */
+  readonly cells: readonly number[];
+  readonly body: StmtCode;
+  /** Module the function belongs to (for its str and for `globals`). */
+  readonly moduleName: string;
+  /** How many activations are running now: the recursion check. */
+  active: number;
+}
+
+/** Marks a parameter without default in the defaults array (starlark-go's `mandatory`). */
+export const MANDATORY: unique symbol = Symbol('mandatory');
+export type DefaultValue = Value | typeof MANDATORY;
+
+/** A Starlark function value: code + default values + captured cells. */
+export class StarFunction extends StarCallable {
+  constructor(
+    readonly code: FunctionCode,
+    /** Defaults of the parameters from the first optional one on (MANDATORY for required kw-only). */
+    readonly defaults: DefaultValue[],
+    readonly freeCells: readonly Cell[],
+  ) {
+    super();
+  }
+  get name(): string {
+    return this.code.name;
+  }
+  get type(): string {
+    return 'function';
+  }
+  override freeze(): void {
+    for (const d of this.defaults) if (d !== MANDATORY && d instanceof StarObject) d.freeze();
+    for (const c of this.freeCells) if (c.v instanceof StarObject) c.v.freeze();
+  }
+  repr(): string {
+    return `<function ${this.code.name}>`;
+  }
+
+  call(thread: Thread, args: Value[], kwargs: Kwargs | null): Value {
+    const code = this.code;
+    if (code.active > 0 && !thread.options.recursion) throw new StarlarkError(`function ${code.name} called recursively`);
+    if (thread.depth >= MAX_CALL_DEPTH) throw new StarlarkError('Starlark stack overflow');
+    const locals: (Value | Cell | undefined)[] = new Array(code.numLocals);
+    const nparams = code.paramNames.length;
+    if (kwargs === null && args.length === nparams && !code.hasVarargs && !code.hasKwargs && code.numKwonly === 0) {
+      for (let i = 0; i < nparams; i++) locals[i] = args[i];
+    } else {
+      bindArgs(this, locals, args, kwargs);
+    }
+    const cells = code.cells;
+    for (let i = 0; i < cells.length; i++) {
+      const c = new Cell();
+      const slot = cells[i]!;
+      c.v = locals[slot] as Value | undefined;
+      locals[slot] = c;
+    }
+    const fr = new Frame(locals, this.freeCells, thread);
+    code.active++;
+    thread.depth++;
+    try {
+      return code.body(fr) === RETURN ? fr.result! : None;
+    } catch (e) {
+      if (e instanceof EvalError) e.needsCallerFrame = true;
+      throw e;
+    } finally {
+      code.active--;
+      thread.depth--;
+    }
+  }
+}
+
+/** Binds arguments to parameter slots with starlark-go's rules and messages (its setArgs). */
+function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: Value[], kwargs: Kwargs | null): void {
+  const code = fn.code;
+  const name = code.name;
+  const nparams = code.paramNames.length;
+  if (nparams === 0 && !code.hasVarargs && !code.hasKwargs) {
+    const n = args.length + (kwargs?.length ?? 0);
+    if (n > 0) throw new StarlarkError(`function ${name} accepts no arguments (${n} given)`);
+    return;
+  }
+  let kwdict: StarDict | undefined;
+  if (code.hasKwargs) {
+    kwdict = new StarDict();
+    locals[nparams + (code.hasVarargs ? 1 : 0)] = kwdict;
+  }
+  const nonkwonly = nparams - code.numKwonly;
+  let n = args.length;
+  if (n > nonkwonly) {
+    if (!code.hasVarargs) {
+      const atMost = fn.defaults.length > code.numKwonly ? 'at most ' : '';
+      throw new StarlarkError(
+        `function ${name} accepts ${atMost}${nonkwonly} positional argument${nonkwonly === 1 ? '' : 's'} (${args.length} given)`,
+      );
+    }
+    n = nonkwonly;
+  }
+  for (let i = 0; i < n; i++) locals[i] = args[i];
+  if (code.hasVarargs) locals[nparams] = args.length > n ? new StarTuple(args.slice(n)) : EMPTY_TUPLE;
+  if (kwargs) {
+    for (const [k, v] of kwargs) {
+      const i = code.paramNames.indexOf(k);
+      if (i >= 0) {
+        if (locals[i] !== undefined) throw new StarlarkError(`function ${name} got multiple values for parameter ${repr(k)}`);
+        locals[i] = v;
+        continue;
+      }
+      if (!kwdict) throw new StarlarkError(`function ${name} got an unexpected keyword argument ${repr(k)}`);
+      if (kwdict.get(k) !== undefined) throw new StarlarkError(`function ${name} got multiple values for parameter ${repr(k)}`);
+      kwdict.set(k, v);
+    }
+  }
+  if (n < nparams || code.numKwonly > 0) {
+    const m = nparams - fn.defaults.length; // first parameter with a default
+    const missing: string[] = [];
+    let i = n;
+    for (; i < m; i++) if (locals[i] === undefined) missing.push(code.paramNames[i]!);
+    for (; i < nparams; i++) {
+      if (locals[i] === undefined) {
+        const d = fn.defaults[i - m]!;
+        if (d === MANDATORY) missing.push(code.paramNames[i]!);
+        else locals[i] = d;
+      }
+    }
+    if (missing.length > 0) {
+      throw new StarlarkError(
+        `function ${name} missing ${missing.length} argument${missing.length > 1 ? 's' : ''} (${missing.join(', ')})`,
+      );
+    }
+  }
+}
