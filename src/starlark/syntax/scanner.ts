@@ -105,6 +105,11 @@ export class Scanner {
   ) {
     this.src = src;
     this.n = src.length;
+    // A byte-order mark is not part of the program; columns still count from the first real character.
+    if (src.charCodeAt(0) === 0xfeff) {
+      this.p = 1;
+      this.lineOffset = 1;
+    }
   }
 
   /** The current token's position as a fresh Position. */
@@ -516,7 +521,7 @@ export class Scanner {
     const text = src.slice(start, p);
     if (isFloat) {
       const f = Number(text);
-      if (!Number.isFinite(f)) this.error('floating-point literal too large');
+      if (!Number.isFinite(f)) this.error('invalid float literal'); // too large: a static error, as the spec says
       this.value = f;
       return Token.FLOAT;
     }

@@ -12,6 +12,8 @@ const TOKENS: [string, string][] = [
   ['/ // /= //= ///=', '/ // /= //= // /= newline EOF'],
   ['+ - * ** % & | ^ ~ << >> < > <= >= == != = += -= *= %= &= |= ^= <<= >>= . , ; :', '+ - * ** % & | ^ ~ << >> < > <= >= == != = += -= *= %= &= |= ^= <<= >>= . , ; : newline EOF'],
   ['([{<>}])', '( [ { < > } ] ) newline EOF'],
+  ['\ufeffx = 1', 'x = 1 newline EOF'],
+  ['1.7976931348623157e308', 'float(1.7976931348623157e+308) newline EOF'],
   ['# hello\nx # world\n', 'x newline EOF'],
   ['and break continue def elif else for if in lambda load not or pass return while', 'and break continue def elif else for if in lambda load not or pass return while newline EOF'],
   ['class import assert', 'class import assert newline EOF'],
@@ -95,7 +97,8 @@ const ERRORS: [string, string][] = [
   ['i = 012934', 'foo.star:1:5: invalid int literal'],
   ['1e', 'foo.star:1:1: invalid float literal'],
   ['1e+', 'foo.star:1:1: invalid float literal'],
-  ['1e400', 'foo.star:1:1: floating-point literal too large'],
+  ['1e400', 'foo.star:1:1: invalid float literal'],
+  ['x = 1.8e308', 'foo.star:1:5: invalid float literal'],
   [`"\\377"`, 'foo.star:1:1: non-ASCII octal escape \\377 (use \\u00FF for the UTF-8 encoding of U+00FF)'],
   [`"\\400"`, 'foo.star:1:1: non-ASCII octal escape \\400 (use \\u0100 for the UTF-8 encoding of U+0100)'],
   [`b"\\400"`, 'foo.star:1:1: invalid escape sequence \\400'],
@@ -156,5 +159,14 @@ describe('scanner positions', () => {
       'a@1:1', '=@1:3', '"""x\ny"""@1:5', '+@2:7', 'b@3:3', '\n@3:4',
       '·@4:2', 'c@4:2', '=@4:4', '[@4:6', '1@5:2', ']@5:3', '·@5:4', '·@5:4',
     ]);
+  });
+});
+
+describe('scanner: byte-order mark', () => {
+  test('is skipped and does not shift columns', async () => {
+    const { Scanner } = await import('../../../src/starlark/syntax/index.js');
+    const sc = new Scanner('\ufeffab = 1', 'bom.star');
+    sc.next();
+    expect([sc.raw(), sc.line, sc.col]).toEqual(['ab', 1, 1]);
   });
 });
