@@ -35,6 +35,22 @@ function writeChunk(chunk: Chunk): string {
   return dir;
 }
 
+const TRACEBACK_FRAME = /^\s+(.+?):(\d+):(\d+): in /;
+
+/**
+ * A failed assertion is a fail() inside assert.star; report it at the chunk's line that called the
+ * assertion (the innermost traceback frame outside assert.star), so the expectation lines up.
+ */
+function attributeAssertion(error: ReportedError, stderr: string): ReportedError {
+  if (error.file !== ASSERT_MODULE) return error;
+  const frames = stderr
+    .split('\n')
+    .map((l) => TRACEBACK_FRAME.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null && basename(m[1]!) !== ASSERT_MODULE);
+  const caller = frames.at(-1);
+  return caller ? { file: basename(caller[1]!), line: Number(caller[2]), message: error.message } : error;
+}
+
 function parseErrors(stderr: string, firstOnly: boolean): ReportedError[] | string {
   const lines = stderr.split('\n').filter((l) => l !== '');
   const out: ReportedError[] = [];
@@ -59,7 +75,7 @@ async function errorsOf(chunk: Chunk, dir: string): Promise<ReportedError[]> {
   const run = await runStarlark([...flags, main], dir);
   if (run.code === 0) return [];
   if (run.code !== 1) throw new Error(`kiln starlark exited ${run.code}; stderr:\n${run.stderr}`);
-  return unwrap(parseErrors(run.stderr, true), run.stderr);
+  return unwrap(parseErrors(run.stderr, true), run.stderr).map((e) => attributeAssertion(e, run.stderr));
 }
 
 function unwrap(errors: ReportedError[] | string, stderr: string): ReportedError[] {
