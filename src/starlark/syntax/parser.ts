@@ -588,8 +588,8 @@ class Parser {
     while (this.peek() !== Token.RPAREN && this.peek() !== Token.EOF) {
       if (args.length > 0) this.consume(Token.COMMA);
       if (this.peek() === Token.RPAREN) break;
-      const pos = this.pos();
       if (this.peek() === Token.STAR || this.peek() === Token.STARSTAR) {
+        const pos = this.pos();
         const mode = this.peek() === Token.STAR ? 'star' : 'starstar';
         this.next();
         args.push({ kind: 'Argument', pos, mode, name: null, value: this.parseTest() });
@@ -599,20 +599,19 @@ class Parser {
       if (this.peek() === Token.EQ) {
         if (x.kind !== 'Identifier') this.error('keyword argument must have form name=expr');
         this.next();
-        args.push({ kind: 'Argument', pos, mode: 'keyword', name: x, value: this.parseTest() });
+        args.push({ kind: 'Argument', pos: x.pos, mode: 'keyword', name: x, value: this.parseTest() });
         continue;
       }
-      args.push({ kind: 'Argument', pos, mode: 'positional', name: null, value: x });
+      args.push({ kind: 'Argument', pos: x.pos, mode: 'positional', name: null, value: x });
     }
     const rparen = this.consume(Token.RPAREN);
     return { kind: 'CallExpr', pos: fn.pos, lparen, fn, args, rparen };
   }
 
   private parsePrimary(): Expr {
+    if (this.peek() === Token.IDENT) return this.parseIdent();
     const pos = this.pos();
     switch (this.peek()) {
-      case Token.IDENT:
-        return this.parseIdent();
       case Token.INT: {
         const lit: Expr = { kind: 'IntLiteral', pos, value: this.sc.value as number | bigint, raw: this.sc.raw() };
         this.next();
@@ -623,8 +622,11 @@ class Parser {
         this.next();
         return lit;
       }
-      case Token.STRING:
-        return this.parseStringLiteral();
+      case Token.STRING: {
+        const lit: Expr = { kind: 'StringLiteral', pos, value: this.sc.value as string, raw: this.sc.raw() };
+        this.next();
+        return lit;
+      }
       case Token.BYTES: {
         const lit: Expr = { kind: 'BytesLiteral', pos, value: this.sc.value as Uint8Array, raw: this.sc.raw() };
         this.next();
