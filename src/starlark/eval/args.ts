@@ -36,7 +36,9 @@ export function positionalArgs(fn: string, args: Value[], kwargs: Kwargs | null,
   if (args.length < min) {
     throw new StarlarkError(`${fn}: got ${args.length} arguments, want ${min === max ? '' : 'at least '}${min}`);
   }
-  if (args.length > max) throw new StarlarkError(`${fn}: got ${args.length} arguments, want at most ${max}`);
+  if (args.length > max) {
+    throw new StarlarkError(`${fn}: got ${args.length} arguments, want ${min === max ? '' : 'at most '}${max}`);
+  }
 }
 
 /** The parameter label used in messages: a name, or a 1-based position for positional-only builtins. */

@@ -6,7 +6,11 @@ import {
 } from './frame.js';
 import { MANDATORY, StarFunction, type DefaultValue, type FunctionCode } from './function.js';
 import { elementsOf } from './iteration.js';
-import { binaryOp, contains, getIndex, setIndex, slice, unaryOp } from './operators.js';
+import {
+  binaryOp, contains, dictEntries, getIndex, setDifference, setIndex, setIntersection, setSymmetricDifference, setUnion,
+  slice, unaryOp,
+} from './operators.js';
+import { StarSet } from './values/set.js';
 import { StarlarkError } from './starlark-error.js';
 import type { ModuleGlobals } from './thread.js';
 import { StarBytes } from './values/bytes.js';
@@ -374,6 +378,14 @@ export class Compiler {
         }
         for (const e of elems) x.elems.push(e);
         return x;
+      }
+      const inPlace = inPlaceUpdate(op, x, y);
+      if (inPlace !== undefined) {
+        try {
+          return inPlace();
+        } catch (e) {
+          throw annotate(e, at, fnName);
+        }
       }
       if (op === '+' && typeof x === 'number' && typeof y === 'number') {
         const r = x + y;
@@ -1001,6 +1013,29 @@ export class Compiler {
       return l;
     };
   }
+}
+
+/**
+ * `d |= e` on dicts and `s |= t`, `&=`, `-=`, `^=` on sets update the left operand in place (as
+ * Python); returns undefined when the operands are not such a pair.
+ */
+function inPlaceUpdate(op: string, x: Value, y: Value): (() => Value) | undefined {
+  if (x instanceof StarDict && y instanceof StarDict && op === '|') {
+    return () => {
+      for (const [k, v] of dictEntries(y)) x.set(k, v);
+      return x;
+    };
+  }
+  if (!(x instanceof StarSet) || !(y instanceof StarSet)) return undefined;
+  const result = op === '|' ? setUnion : op === '&' ? setIntersection : op === '-' ? setDifference : op === '^' ? setSymmetricDifference : undefined;
+  if (!result) return undefined;
+  return () => {
+    const r = result(x, y);
+    x.table.checkMutable('insert into');
+    x.table.clear();
+    for (const e of r.elements()) x.add(e);
+    return x;
+  };
 }
 
 function eq(a: Value, b: Value, pos: Position, fnName: string): boolean {

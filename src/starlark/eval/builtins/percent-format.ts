@@ -44,10 +44,11 @@ export function percentFormat(format: string, x: Value): string {
       const key = format.slice(pos + 1, j);
       if (!(x instanceof StarDict)) throw new StarlarkError('format requires a mapping');
       const v = x.get(key);
-      if (v === undefined) throw new StarlarkError(`key not found: ${key}`);
+      if (v === undefined) throw new StarlarkError(`key ${repr(key)} not in dict`);
       arg = v;
       pos = j + 1;
     } else {
+      if (pos >= format.length) throw new StarlarkError('incomplete format');
       if (index >= nargs) throw new StarlarkError('not enough arguments for format string');
       arg = tuple ? tuple[index]! : x;
     }

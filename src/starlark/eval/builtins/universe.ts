@@ -78,7 +78,7 @@ const FLOAT_LITERAL = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinit
 
 function floatBuiltin(_t: Thread, args: Value[], kwargs: Kwargs | null): Value {
   noKwargs('float', kwargs);
-  if (args.length > 1) throw new StarlarkError(`float got ${args.length} arguments, wants 1`);
+  if (args.length > 1) throw new StarlarkError(`float: got ${args.length} arguments, want at most 1`);
   if (args.length === 0) return new StarFloat(0);
   const x = args[0]!;
   if (x instanceof StarFloat) return x;
@@ -133,16 +133,16 @@ function minMax(name: 'min' | 'max', thread: Thread, args: Value[], kwargs: Kwar
   return best;
 }
 
+/** Range bounds are safe integers (|x| < 2^53), so ranges stay lazy and exact. */
 function rangeArg(v: Value, i: number): number {
-  if (typeof v === 'number') {
-    if (v < -(2 ** 31) || v >= 2 ** 31) throw new StarlarkError(`range: for parameter ${i}: ${v} out of range (want value in signed 32-bit range)`);
-    return v;
-  }
-  if (typeof v === 'bigint') throw new StarlarkError(`range: for parameter ${i}: ${v} out of range (want value in signed 32-bit range)`);
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') throw new StarlarkError(`range: for parameter ${i}: ${v} out of range (want value in signed 53-bit range)`);
   throw new StarlarkError(`range: for parameter ${i}: got ${typeName(v)}, want int`);
 }
 
 function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs | null): Value {
+  // key and reverse are keyword-only, as in starlark-go.
+  positionalArgs('sorted', args, null, 1, 1);
   const a = unpackArgs('sorted', args, kwargs, ['iterable', 'key?', 'reverse?']);
   const elems = elementsOf(a[0]!);
   if (elems === undefined) throw new StarlarkError(`sorted: for parameter iterable: got ${typeName(a[0]!)}, want iterable`);
@@ -240,6 +240,15 @@ const BUILTINS: [string, BuiltinImpl][] = [
     return args.length === 0 ? false : truth(args[0]!);
   }],
   ['bytes', bytesBuiltin],
+  ['chr', (_t, args, kwargs) => {
+    noKwargs('chr', kwargs);
+    if (args.length !== 1) throw new StarlarkError(`chr: got ${args.length} arguments, want 1`);
+    const i = args[0]!;
+    if (typeof i !== 'number' && typeof i !== 'bigint') throw new StarlarkError(`chr: got ${typeName(i)}, want int`);
+    if (i < 0) throw new StarlarkError(`chr: Unicode code point ${i} out of range (<0)`);
+    if (i > 0x10ffff) throw new StarlarkError(`chr: Unicode code point U+${i.toString(16).toUpperCase()} out of range (>0x10FFFF)`);
+    return String.fromCodePoint(Number(i));
+  }],
   ['dict', (_t, args, kwargs) => {
     const d = new StarDict();
     updateDict('dict', d, args, kwargs);
@@ -277,8 +286,12 @@ const BUILTINS: [string, BuiltinImpl][] = [
   ['hash', (_t, args, kwargs) => {
     positionalArgs('hash', args, kwargs, 1, 1);
     const x = args[0]!;
-    if (typeof x !== 'string' && !(x instanceof StarBytes)) throw new StarlarkError(`hash: got ${typeName(x)}, want string or bytes`);
-    return hashValue(x);
+    if (typeof x === 'string') return hashValue(x); // Java's String.hashCode, as starlark-go and Bazel
+    if (!(x instanceof StarBytes)) throw new StarlarkError(`hash: got ${typeName(x)}, want string or bytes`);
+    // FNV-1a over the bytes, unsigned, as starlark-go.
+    let h = 0x811c9dc5;
+    for (const b of x.data) h = Math.imul(h ^ b, 16777619);
+    return h >>> 0;
   }],
   ['int', intBuiltin],
   ['len', (_t, args, kwargs) => {
@@ -296,6 +309,21 @@ const BUILTINS: [string, BuiltinImpl][] = [
   }],
   ['max', (t, args, kwargs) => minMax('max', t, args, kwargs)],
   ['min', (t, args, kwargs) => minMax('min', t, args, kwargs)],
+  ['ord', (_t, args, kwargs) => {
+    noKwargs('ord', kwargs);
+    if (args.length !== 1) throw new StarlarkError(`ord: got ${args.length} arguments, want 1`);
+    const x = args[0]!;
+    if (typeof x === 'string') {
+      const n = [...x].length;
+      if (n !== 1) throw new StarlarkError(`ord: string encodes ${n} Unicode code points, want 1`);
+      return x.codePointAt(0)!;
+    }
+    if (x instanceof StarBytes) {
+      if (x.data.length !== 1) throw new StarlarkError(`ord: bytes has length ${x.data.length}, want 1`);
+      return x.data[0]!;
+    }
+    throw new StarlarkError(`ord: got ${typeName(x)}, want string or bytes`);
+  }],
   ['print', printBuiltin],
   ['range', (_t, args, kwargs) => {
     positionalArgs('range', args, kwargs, 1, 3);

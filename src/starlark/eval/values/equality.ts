@@ -13,7 +13,7 @@ function depthCheck(depth: number): void {
 
 /** Starlark `==`. Ints and floats compare by numeric value; everything else needs the same type. */
 export function equals(a: Value, b: Value, depth = 0): boolean {
-  if (a === b) return !(a instanceof StarFloat && Number.isNaN(a.value));
+  if (a === b) return true; // NaN included: Starlark totally orders floats, NaN == NaN
   const ta = typeof a;
   if (ta === 'string' || ta === 'boolean') return false;
   if (ta === 'number' || ta === 'bigint') {
@@ -21,7 +21,7 @@ export function equals(a: Value, b: Value, depth = 0): boolean {
     return false; // normalised ints: different representation means different value
   }
   if (a instanceof StarFloat) {
-    if (b instanceof StarFloat) return a.value === b.value;
+    if (b instanceof StarFloat) return compareFloats(a.value, b.value) === 0;
     if (typeof b === 'number' || typeof b === 'bigint') return compareIntFloat(b, a.value) === 0;
     return false;
   }

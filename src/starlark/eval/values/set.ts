@@ -47,7 +47,6 @@ export class StarSet extends StarObject {
     return true;
   }
   repr(path: ReprPath): string {
-    if (this.table.size === 0) return 'set()';
     return reprElements(this, path, 'set([', this.elements(), '])');
   }
 }
