@@ -94,10 +94,8 @@ export class Scanner {
   private atLineStart = true;
   private lineHasTokens = false; // a token other than INDENT/OUTDENT was emitted on this logical line
   private dents = 0; // pending INDENT (>0) or OUTDENT (<0) tokens
-  // Indentation stack, measured twice: tabs to the next multiple of 8 and tabs as one column.
-  // The two must order the lines the same way, or tabs and spaces are mixed inconsistently.
+  // Indentation stack: the columns of the enclosing blocks' first lines.
   private readonly indents: number[] = [0];
-  private readonly indentsTab1: number[] = [0];
 
   constructor(
     src: string,
@@ -151,23 +149,23 @@ export class Scanner {
       let blank = false;
       if (this.atLineStart) {
         this.atLineStart = false;
-        let col8 = 0;
-        let col1 = 0;
+        const lineStart = this.p;
+        let firstTab = -1;
         for (;;) {
           c = this.p < this.n ? src.charCodeAt(this.p) : -1;
-          if (c === SPACE) {
-            col8++;
-            col1++;
-          } else if (c === TAB) {
-            col8 += 8 - (col8 % 8);
-            col1++;
-          } else {
+          if (c === TAB) {
+            if (firstTab < 0) firstTab = this.p;
+          } else if (c !== SPACE) {
             break;
           }
           this.p++;
         }
         if (c === HASH || c === LF || c === CR || c === -1) blank = true;
-        if (!blank && this.depth === 0) this.indent(col8, col1);
+        if (!blank && this.depth === 0) {
+          // The spec (and Bazel) allow only spaces in indentation; tabs elsewhere are white space.
+          if (firstTab >= 0) this.errorAt('Tab characters are not allowed for indentation. Use spaces instead.', firstTab);
+          this.indent(this.p - lineStart);
+        }
       }
 
       if (this.dents !== 0) {
@@ -226,7 +224,6 @@ export class Scanner {
           if (this.indents.length > 1) {
             this.dents = 1 - this.indents.length;
             this.indents.length = 1;
-            this.indentsTab1.length = 1;
             continue;
           }
         }
@@ -257,35 +254,23 @@ export class Scanner {
   }
 
   /** Compares a new line's indentation with the stack and queues INDENT/OUTDENT tokens. */
-  private indent(col8: number, col1: number): void {
+  private indent(col: number): void {
     const indents = this.indents;
-    const tab1 = this.indentsTab1;
     let top = indents.length - 1;
-    if (col8 > indents[top]!) {
-      if (col1 <= tab1[top]!) this.inconsistentTabs();
+    if (col > indents[top]!) {
       this.dents++;
-      indents.push(col8);
-      tab1.push(col1);
-    } else if (col8 < indents[top]!) {
-      while (top > 0 && col8 < indents[top]!) {
+      indents.push(col);
+    } else if (col < indents[top]!) {
+      while (top > 0 && col < indents[top]!) {
         this.dents--;
         indents.pop();
-        tab1.pop();
         top--;
       }
-      if (col8 !== indents[top]) {
+      if (col !== indents[top]) {
         this.mark();
         this.error('unindent does not match any outer indentation level');
       }
-      if (col1 !== tab1[top]) this.inconsistentTabs();
-    } else if (col1 !== tab1[top]) {
-      this.inconsistentTabs();
     }
-  }
-
-  private inconsistentTabs(): never {
-    this.mark();
-    this.error('inconsistent use of tabs and spaces in indentation');
   }
 
   private scanToken(c: number): Token {

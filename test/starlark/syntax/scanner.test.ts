@@ -22,7 +22,9 @@ const TOKENS: [string, string][] = [
   ['def f():\n  pass', 'def f ( ) : newline indent pass newline outdent EOF'],
   ['def f():\n  if x:\n    pass\n  y\nz', 'def f ( ) : newline indent if x : newline indent pass newline outdent y newline outdent z newline EOF'],
   ['def f():\n  if x:\n    pass\n', 'def f ( ) : newline indent if x : newline indent pass newline outdent outdent EOF'],
-  ['def f():\n\tpass\n', 'def f ( ) : newline indent pass newline outdent EOF'],
+  ['def f():\n  pass\t# tabs after indentation are white space\n', 'def f ( ) : newline indent pass newline outdent EOF'],
+  ['x = [\n\t1,\n\t\t2]\n', 'x = [ 1 , 2 ] newline EOF'],
+  ['def f():\n  x\n\t# a comment line may start with a tab\n  y\n', 'def f ( ) : newline indent x newline y newline outdent EOF'],
   ['def f():\n  x\n\n  # c\n      # d\n  y\n', 'def f ( ) : newline indent x newline y newline outdent EOF'],
   ['pass\n \n', 'pass newline EOF'],
   ['if x:\n  pass\n ', 'if x : newline indent pass newline outdent EOF'],
@@ -130,9 +132,8 @@ const ERRORS: [string, string][] = [
   ['x = )', "foo.star:1:5: unexpected ')'"],
   ['}', "foo.star:1:1: unexpected '}'"],
   ['def f():\n  pass\n pass', 'foo.star:3:2: unindent does not match any outer indentation level'],
-  ['def f():\n        x\n\ty\n', 'foo.star:3:2: inconsistent use of tabs and spaces in indentation'],
-  ['def f():\n\tx\n        y\n', 'foo.star:3:9: inconsistent use of tabs and spaces in indentation'],
-  ['if a:\n  if b:\n \tx\n', 'foo.star:3:3: inconsistent use of tabs and spaces in indentation'],
+  ['def f():\n\tpass\n', 'foo.star:2:1: Tab characters are not allowed for indentation. Use spaces instead.'],
+  ['def f():\n  x\n  \ty\n', 'foo.star:3:3: Tab characters are not allowed for indentation. Use spaces instead.'],
   ['x = "a"\ny = "b\n', 'foo.star:2:5: unexpected newline in string'],
   ['s = """\n\n"""; t = "\n', 'foo.star:3:10: unexpected newline in string'],
 ];
@@ -152,12 +153,12 @@ describe('scanner errors', () => {
 describe('scanner positions', () => {
   test('tokens after multi-line strings and continuations have exact line:col', async () => {
     const { Scanner } = await import('../../../src/starlark/syntax/index.js');
-    const sc = new Scanner('a = """x\ny"""  +\\\n  b\n\tc = [\n 1]', 'p.star');
+    const sc = new Scanner('a = """x\ny"""  +\\\n  b\n  c = [\n 1]', 'p.star');
     const seen: string[] = [];
     for (let t = sc.next(); t !== 0; t = sc.next()) seen.push(`${sc.raw() || '·'}@${sc.line}:${sc.col}`);
     expect(seen).toEqual([
       'a@1:1', '=@1:3', '"""x\ny"""@1:5', '+@2:7', 'b@3:3', '\n@3:4',
-      '·@4:2', 'c@4:2', '=@4:4', '[@4:6', '1@5:2', ']@5:3', '·@5:4', '·@5:4',
+      '·@4:3', 'c@4:3', '=@4:5', '[@4:7', '1@5:2', ']@5:3', '·@5:4', '·@5:4',
     ]);
   });
 });
