@@ -15,6 +15,7 @@ import { StarRange } from '../values/range.js';
 import { StarSet } from '../values/set.js';
 import { None, type Value } from '../values/value.js';
 import { updateDict } from './dict-methods.js';
+import { mergeSort, sortInts, sortStrings } from './sort.js';
 
 function noKwargs(fn: string, kwargs: Kwargs | null): void {
   if (kwargs && kwargs.length > 0) throw new StarlarkError(`${fn} does not accept keyword arguments`);
@@ -155,19 +156,26 @@ function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs | null): Va
 
 /** A stable sort by Starlark comparison, optionally by key (called once per element, in order). */
 export function sortValues(thread: Thread, elems: readonly Value[], keyFn: Value | undefined, reverse: boolean): Value[] {
-  const keys = keyFn ? elems.map((e) => thread.call(keyFn, [e])) : elems;
-  const idx = elems.map((_, i) => i);
-  const sign = reverse ? -1 : 1;
-  if (keys.length > 0 && keys.every((k) => typeof k === 'number')) {
-    const nk = keys as number[];
-    idx.sort((i, j) => sign * (nk[i]! - nk[j]!) || i - j);
-  } else if (keys.length > 0 && keys.every((k) => typeof k === 'string')) {
-    const sk = keys as string[];
-    idx.sort((i, j) => sign * (sk[i]! < sk[j]! ? -1 : sk[i]! > sk[j]! ? 1 : 0) || i - j);
-  } else {
-    idx.sort((i, j) => sign * compare(keys[i]!, keys[j]!) || i - j);
+  if (keyFn === undefined) {
+    if (allOfType(elems, 'number')) return sortInts(elems as number[], reverse);
+    if (allOfType(elems, 'string')) return sortStrings(elems as string[], reverse);
+    return mergeSort(elems, reverse ? (a, b) => compare(b, a) < 0 : (a, b) => compare(a, b) < 0);
   }
-  return idx.map((i) => elems[i]!);
+  const keys = elems.map((v) => thread.call(keyFn, [v]));
+  const order = keys.map((_, i) => i);
+  let sorted: number[];
+  if (allOfType(keys, 'number') || allOfType(keys, 'string')) {
+    const k = keys as (number | string)[];
+    sorted = mergeSort(order, reverse ? (i, j) => k[i]! > k[j]! : (i, j) => k[i]! < k[j]!);
+  } else {
+    sorted = mergeSort(order, reverse ? (i, j) => compare(keys[j]!, keys[i]!) < 0 : (i, j) => compare(keys[i]!, keys[j]!) < 0);
+  }
+  return sorted.map((i) => elems[i]!);
+}
+
+function allOfType(a: readonly Value[], t: 'number' | 'string'): boolean {
+  for (let i = 0; i < a.length; i++) if (typeof a[i] !== t) return false;
+  return true;
 }
 
 function bytesBuiltin(_t: Thread, args: Value[], kwargs: Kwargs | null): Value {
