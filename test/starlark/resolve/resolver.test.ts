@@ -181,3 +181,68 @@ describe('resolver: bindings and frame layout', () => {
     );
   });
 });
+
+describe('resolver: more scoping cases', () => {
+  test('a lambda in a comprehension captures the comprehension variable as a cell of the function', () => {
+    const def = resolve('def f(ys):\n  return [lambda: y for y in ys]\n').stmts[0] as DefStmt;
+    expect(def.fn!.locals.map((b) => `${b.name}=${show(b)}`)).toEqual(['ys=local:0', 'y=cell:1']);
+    expect(def.fn!.cells).toEqual([1]);
+  });
+
+  test('two comprehensions reusing a name get separate slots', () => {
+    const def = resolve('def f(xs):\n  a = [x for x in xs]\n  b = [x for x in a]\n  return b\n').stmts[0] as DefStmt;
+    expect(def.fn!.locals.map((b) => b.name)).toEqual(['xs', 'x', 'a', 'x', 'b']); // a right side binds before its target
+  });
+
+  test('the first iterable of a comprehension is resolved outside it', () => {
+    // `x` in `for x in x` (first clause) refers to the global x, not the comprehension variable.
+    const file = resolve('x = [1]\ny = [x for x in x]\n');
+    const comp = (file.stmts[1] as AssignStmt).rhs;
+    if (comp.kind !== 'Comprehension') throw new Error(comp.kind);
+    const clause = comp.clauses[0]!;
+    if (clause.kind !== 'ForClause') throw new Error(clause.kind);
+    expect(show((clause.iterable as Identifier).binding)).toBe('global:0');
+    expect(show((clause.vars as Identifier).binding)).toBe('local:0');
+    expect(show((comp.body as Identifier).binding)).toBe('local:0');
+  });
+
+  test('parameter defaults are resolved in the enclosing scope', () => {
+    const def = resolve('def outer(a):\n  def inner(b = a):\n    return b\n  return inner\n').stmts[0] as DefStmt;
+    const inner = def.body[0] as DefStmt;
+    expect(show((inner.params[0]!.default as Identifier).binding)).toBe('local:0');
+    expect(inner.fn!.freeVars).toEqual([]);
+    expect(def.fn!.cells).toEqual([]);
+  });
+
+  test('a name assigned anywhere in a function is local throughout it', () => {
+    const def = resolve('g = 1\ndef f():\n  y = g\n  g = 2\n  return y\n').stmts[1] as DefStmt;
+    const first = def.body[0] as AssignStmt;
+    expect(show((first.rhs as Identifier).binding)).toBe('local:1');
+    expect(def.fn!.locals.map((b) => b.name)).toEqual(['y', 'g']);
+  });
+
+  test('bindings remember their first binding occurrence', () => {
+    const file = resolve('def f():\n  return 1\nx = f\n');
+    const g = file.module!.globals;
+    expect(g.map((b) => [b.name, b.first!.pos.line, b.first!.pos.col])).toEqual([
+      ['f', 1, 5],
+      ['x', 3, 1],
+    ]);
+  });
+
+  test('dot names and keyword argument names are not resolved', () => {
+    const file = resolve('P(key = P.attr)\n');
+    const call = (file.stmts[0] as ExprStmt).expr as CallExpr;
+    expect(call.args[0]!.name!.binding).toBeNull();
+    const dot = call.args[0]!.value;
+    if (dot.kind !== 'DotExpr') throw new Error(dot.kind);
+    expect(dot.name.binding).toBeNull();
+    expect(show((dot.x as Identifier).binding)).toBe('predeclared');
+  });
+
+  test('a recursive reference to the function itself is a global use', () => {
+    const def = resolve('def fib(n):\n  return fib(n - 1)\n').stmts[0] as DefStmt;
+    const call = (def.body[0] as ReturnStmt).result as CallExpr;
+    expect(show((call.fn as Identifier).binding)).toBe('global:0');
+  });
+});

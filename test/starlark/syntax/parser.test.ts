@@ -293,3 +293,41 @@ describe('parser: tree details', () => {
     expect(stmt.kind).toBe('AssignStmt');
   });
 });
+
+describe('parser: statement positions', () => {
+  test('each statement starts at its keyword or first token', () => {
+    const src = [
+      'load("m", "a")', // 1
+      'def f(x):', // 2
+      '  if x:', // 3
+      '    pass', // 4
+      '  elif x:', // 5
+      '    return', // 6
+      '  for i in x:', // 7
+      '    break', // 8
+      '  while x:', // 9
+      '    continue', // 10
+      '  x += 1', // 11
+      '  return [i for i in x if i]', // 12
+    ].join('\n');
+    const file = parseFile(src, 's.star');
+    const at = (n: { pos: { line: number; col: number } }) => `${n.pos.line}:${n.pos.col}`;
+    expect(file.stmts.map(at)).toEqual(['1:1', '2:1']);
+    const def = file.stmts[1] as DefStmt;
+    expect(def.body.map(at)).toEqual(['3:3', '7:3', '9:3', '11:3', '12:3']);
+    const ifStmt = def.body[0]!;
+    if (ifStmt.kind !== 'IfStmt') throw new Error(ifStmt.kind);
+    expect(at(ifStmt.orelse[0]!)).toBe('5:3');
+    expect(ifStmt.orelse[0]).toMatchObject({ kind: 'IfStmt', elif: true });
+    const ret = def.body[4]!;
+    if (ret.kind !== 'ReturnStmt' || ret.result?.kind !== 'Comprehension') throw new Error('shape');
+    expect(ret.result.clauses.map(at)).toEqual(['12:13', '12:24']);
+    expect(at(ret.result)).toBe('12:10');
+  });
+
+  test('literal raw text is kept', () => {
+    const e = parseExpression('[0x1F, 1.50, r"a\\n", b\'\\x00\']', 'r.star');
+    if (e.kind !== 'ListExpr') throw new Error(e.kind);
+    expect(e.elems.map((x) => (x as { raw: string }).raw)).toEqual(['0x1F', '1.50', 'r"a\\n"', "b'\\x00'"]);
+  });
+});
