@@ -11,6 +11,8 @@
  * - every `DefStmt.fn` / `LambdaExpr.fn` (null until resolved) describes the function's frame;
  * - `File.module` (null until resolved) describes the module's frame.
  * The contract below mirrors starlark-go's resolve.Binding / resolve.Function / resolve.Module.
+ * Only a file that resolved without errors may be evaluated: after errors, some identifiers are
+ * left with scope 'undefined'.
  */
 import type { Position } from '../../core/index.js';
 
@@ -229,7 +231,7 @@ export interface PassStmt {
 
 /**
  * `load("module", "a", b="c")`: binds local names `to[i]` to the module's exported `from[i]`.
- * For `"a"` both are Identifiers named `a` (from[i] positioned at the string literal).
+ * For `"a"` both are (distinct) Identifiers named `a`, positioned just inside the quote.
  * `to[i]` receives a Binding from the resolver; `from[i].binding` stays null.
  */
 export interface LoadStmt {
