@@ -33,11 +33,12 @@ import { describeToken, Token } from './token.js';
 const MAX_NESTING = 200;
 const MAX_EXPR_DEPTH = 1000;
 
-/** Binding power of each binary operator token, lowest first; -1 for tokens that are not binary operators. */
+// Precedence levels, lowest first: or, and, not (prefix), comparisons, |, ^, &, << >>, + -, * / // %.
 const PREC_OR = 0;
-const PREC_AND = 1;
 const PREC_NOT = 2;
 const PREC_COMPARE = 3;
+
+/** Binding power of each binary operator token; -1 for tokens that are not binary operators. */
 const PRECEDENCE: Int8Array = (() => {
   const prec = new Int8Array(Token.NOT_IN + 1).fill(-1);
   const levels: Token[][] = [
