@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { digestKey, type Digest } from '../digest/digest.js';
 import { InternalError, NotFoundError, ResourceExhaustedError, StatusError } from '../status-error.js';
@@ -44,8 +44,9 @@ interface Entry {
  * Blobs as files, the layout of Bazel's --disk_cache (DESIGN.md): `cas/ab/abcd...`, `ac/ab/abcd...`.
  *
  * Invariants:
- * - A blob file appears only by rename of a complete temp file from `<keyspace>/tmp/`, so readers never
- *   see a partial blob, and a crash leaves at most temp files, which `open` deletes.
+ * - A blob file appears only by linking (CAS) or renaming (AC) a complete temp file from
+ *   `<keyspace>/tmp/`, so readers never see a partial blob, and a crash leaves at most temp files,
+ *   which `open` deletes.
  * - The in-memory index lists exactly the blob files this process knows; `open` rebuilds it by scanning
  *   (oldest modification first in LRU order) and deletes files that are not named like blobs.
  * - Every byte of every blob file, rounded to blocks, counts against maxBytes; eviction deletes least
@@ -231,7 +232,7 @@ export class DiskBlobAccess implements BlobAccess {
     }
     await this.serialized(hash, async () => {
       try {
-        await rename(temp, this.blobPath(hash));
+        await this.moveIntoPlace(temp, this.blobPath(hash));
       } catch (e) {
         await unlink(temp).catch(() => undefined);
         throw storageError(e, `storing blob ${hash}`);
@@ -243,6 +244,26 @@ export class DiskBlobAccess implements BlobAccess {
       this.usedBytes += usage;
     });
     this.evict(hash);
+  }
+
+  /**
+   * Makes a complete temp file visible under its final name, atomically. The CAS hard-links and then
+   * unlinks the temp name: as atomic as rename, and on ext4 several times faster for fresh files, because
+   * rename forces the delayed block allocation of the file's data. An existing file of the same name holds
+   * the same content (its name is its hash), so EEXIST is success. The action cache replaces results, so
+   * it renames.
+   */
+  private async moveIntoPlace(temp: string, final: string): Promise<void> {
+    if (!this.contentAddressed) {
+      await rename(temp, final);
+      return;
+    }
+    try {
+      await link(temp, final);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    await unlink(temp);
   }
 
   /** Deletes least recently used blobs until the budget holds; never the blob just stored. */
@@ -272,25 +293,24 @@ export class DiskBlobAccess implements BlobAccess {
     await rm(this.tempDir, { recursive: true, force: true });
     await mkdir(this.tempDir, { recursive: true });
     const found: { hash: string; size: number; mtimeMs: number }[] = [];
-    for (let i = 0; i < 256; i++) {
-      const prefix = i.toString(16).padStart(2, '0');
-      const sub = join(this.dir, prefix);
-      await mkdir(sub, { recursive: true });
-      const names = await readdir(sub);
-      await Promise.all(
-        names.map(async (name) => {
+    const prefixes = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+    await Promise.all(
+      prefixes.map(async (prefix) => {
+        const sub = join(this.dir, prefix);
+        await mkdir(sub, { recursive: true });
+        for (const name of await readdir(sub)) {
           const path = join(sub, name);
           const info = await stat(path).catch(() => undefined);
-          if (!info) return;
+          if (!info) continue;
           if (!info.isFile() || !HASH_FILE_NAME.test(name) || !name.startsWith(prefix)) {
             this.options.logger?.warn(`disk store: removing ${path}, which is not a blob file`);
             await rm(path, { recursive: true, force: true });
-            return;
+            continue;
           }
           found.push({ hash: name, size: info.size, mtimeMs: info.mtimeMs });
-        }),
-      );
-    }
+        }
+      }),
+    );
     found.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.hash < b.hash ? -1 : 1));
     for (const { hash, size } of found) {
       const usage = diskUsageOf(size);
