@@ -12,6 +12,8 @@ export class StarlarkError extends Error {
   }
 }
 
+const ELIDE_AFTER = 10;
+
 /** One line of a Starlark backtrace: the function that was running and where it was. */
 export interface CallFrame {
   readonly name: string;
@@ -35,7 +37,13 @@ export class EvalError extends KilnError {
   /** The backtrace, outermost call first, in the style of starlark-go and Python. */
   backtrace(): string {
     const lines = ['Traceback (most recent call last):'];
-    for (let i = this.callStack.length - 1; i >= 0; i--) {
+    const n = this.callStack.length;
+    for (let i = n - 1; i >= 0; i--) {
+      // Runaway recursion makes thousands of identical frames: keep the outermost and innermost ones.
+      if (n > 2 * ELIDE_AFTER && i === n - 1 - ELIDE_AFTER) {
+        lines.push(`  ... ${n - 2 * ELIDE_AFTER} frames omitted ...`);
+        i = ELIDE_AFTER;
+      }
       const f = this.callStack[i]!;
       lines.push(`  ${f.pos.file}:${f.pos.line}:${f.pos.col}: in ${f.name}`);
     }
