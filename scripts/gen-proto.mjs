@@ -12,14 +12,17 @@
 // types are visited in a fixed order, so two runs produce identical bytes.
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 
 const require = createRequire(import.meta.url);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PROTO_DIR = join(ROOT, 'proto');
-const GEN_DIR = join(PROTO_DIR, 'gen');
+const DEFAULT_GEN_DIR = join(PROTO_DIR, 'gen');
+/** `--out DIR` writes elsewhere (the determinism test uses it); proto/gen by default. */
+const outFlag = process.argv.indexOf('--out');
+const GEN_DIR = outFlag > 0 && process.argv[outFlag + 1] ? resolve(process.argv[outFlag + 1]) : DEFAULT_GEN_DIR;
 const GOOGLE_DIR = dirname(dirname(dirname(require.resolve('google-proto-files/google/rpc/status.proto'))));
 
 /** google/* files we depend on beyond what our own protos import. */
@@ -60,7 +63,7 @@ function ownProtoFiles(dir = PROTO_DIR) {
   const out = [];
   for (const name of readdirSync(dir).sort()) {
     const full = join(dir, name);
-    if (full === GEN_DIR) continue;
+    if (full === DEFAULT_GEN_DIR || full === GEN_DIR) continue;
     if (statSync(full).isDirectory()) out.push(...ownProtoFiles(full));
     else if (name.endsWith('.proto')) out.push(relative(PROTO_DIR, full).split(sep).join('/'));
   }
@@ -493,7 +496,7 @@ function main() {
   }
   const packages = [...byPackage.keys()].sort();
   process.stdout.write(
-    `gen-proto: ${ownFiles.length} own .proto files, ${picked.size} types/enums/services in ${packages.length} packages -> proto/gen (${Date.now() - started} ms)\n`,
+    `gen-proto: ${ownFiles.length} own .proto files, ${picked.size} types/enums/services in ${packages.length} packages -> ${relative(ROOT, GEN_DIR) || GEN_DIR} (${Date.now() - started} ms)\n`,
   );
 }
 
