@@ -110,6 +110,8 @@ const EXPRS: [string, string][] = [
   ['b"\\x00ab"', 'b"\\x00ab"'],
   ['x.y.z', 'x.y.z'],
   ['x.1', 'foo.star:1:2: got float literal after expression, want EOF'],
+  ['0x7.f', '(7).f'],
+  ['1 .real', '(1).real'],
   ['x. y', 'x.y'],
   ['f(\n  1,\n  2,\n)', 'f(1, 2)'],
 ];
