@@ -49,8 +49,9 @@ interface Entry {
  *   which `open` deletes.
  * - The in-memory index lists exactly the blob files this process knows; `open` rebuilds it by scanning
  *   (oldest modification first in LRU order) and deletes files that are not named like blobs.
- * - Every byte of every blob file, rounded to blocks, counts against maxBytes; eviction deletes least
- *   recently used blobs until the total fits.
+ * - Every byte of every blob file, rounded to blocks, counts against maxBytes, and so does the full size
+ *   of every CAS upload in progress; eviction deletes least recently used blobs until the total fits.
+ * - One process per directory: two stores on the same path would delete each other's temp files.
  * - Renames and deletions of one hash run one after another, so an eviction can never delete a file
  *   that a concurrent put of the same blob has just renamed into place.
  */
@@ -58,6 +59,8 @@ export class DiskBlobAccess implements BlobAccess {
   /** Insertion order is LRU order: the first key is the least recently used. */
   private readonly index = new Map<string, Entry>();
   private usedBytes = 0;
+  /** Charged to uploads in progress (their temp files), so the budget holds while they run. */
+  private reservedBytes = 0;
   /** Per-hash chain of file operations (rename, unlink) that must not interleave. */
   private readonly fileOps = new Map<string, Promise<void>>();
   private readonly dir: string;
@@ -77,9 +80,14 @@ export class DiskBlobAccess implements BlobAccess {
     return store;
   }
 
-  /** Blob count and charged bytes, for tests and metrics. */
+  /** Blob count and bytes charged to stored blobs, for tests and metrics. */
   get usage(): { blobs: number; bytes: number } {
     return { blobs: this.index.size, bytes: this.usedBytes };
+  }
+
+  /** Bytes charged to uploads that have begun and not yet been committed or aborted. */
+  get uploadingBytes(): number {
+    return this.reservedBytes;
   }
 
   async get(digest: Digest): Promise<Buffer> {
@@ -133,15 +141,20 @@ export class DiskBlobAccess implements BlobAccess {
   }
 
   async beginWrite(digest: Digest): Promise<BlobWriter> {
-    if (this.contentAddressed) this.checkFits(digest, digest.sizeBytes);
+    // The action cache does not know an upload's size in advance; only the CAS can reserve room.
+    const reserved = this.contentAddressed ? this.reserve(digest) : 0;
+    const release = () => {
+      this.reservedBytes -= reserved;
+    };
     const temp = this.tempPath();
     let file: FileHandle;
     try {
       file = await open(temp, 'w');
     } catch (e) {
+      release();
       throw storageError(e, `starting upload of ${digestKey(digest)}`);
     }
-    return new DiskBlobWriter(file, temp, this.options.sync ?? false, (size) => this.install(temp, digest.hash, size));
+    return new DiskBlobWriter(file, temp, this.options.sync ?? false, release, (size) => this.install(temp, digest.hash, size));
   }
 
   async findMissing(digests: readonly Digest[]): Promise<Digest[]> {
@@ -191,6 +204,21 @@ export class DiskBlobAccess implements BlobAccess {
   private forget(hash: string, entry: Entry): void {
     this.index.delete(hash);
     this.usedBytes -= entry.usage;
+  }
+
+  /** Charges an upload's future file to the budget, evicting to make room. */
+  private reserve(digest: Digest): number {
+    this.checkFits(digest, digest.sizeBytes);
+    const usage = diskUsageOf(digest.sizeBytes);
+    if (this.reservedBytes + usage > this.options.maxBytes) {
+      throw new ResourceExhaustedError(
+        `disk store is full of uploads in progress (${this.reservedBytes} bytes); retry ${digestKey(digest)} later`,
+        1000,
+      );
+    }
+    this.reservedBytes += usage;
+    this.evict();
+    return usage;
   }
 
   private checkFits(digest: Digest | string, size: number): void {
@@ -269,7 +297,7 @@ export class DiskBlobAccess implements BlobAccess {
   /** Deletes least recently used blobs until the budget holds; never the blob just stored. */
   private evict(keep?: string): void {
     for (const [hash, entry] of this.index) {
-      if (this.usedBytes <= this.options.maxBytes) return;
+      if (this.usedBytes + this.reservedBytes <= this.options.maxBytes) return;
       if (hash === keep) continue;
       this.forget(hash, entry);
       void this.removeFile(hash);
@@ -347,6 +375,8 @@ class DiskBlobWriter implements BlobWriter {
     private readonly file: FileHandle,
     private readonly temp: string,
     private readonly sync: boolean,
+    /** Gives back the upload's reservation; called exactly once, at commit or abort. */
+    private readonly release: () => void,
     private readonly installAs: (size: number) => Promise<void>,
   ) {}
 
@@ -371,6 +401,7 @@ class DiskBlobWriter implements BlobWriter {
   async commit(): Promise<void> {
     if (this.closed) throw new InternalError('commit after the upload was committed or aborted');
     this.closed = true;
+    this.release();
     try {
       if (this.sync) await this.file.sync();
       await this.file.close();
@@ -385,6 +416,7 @@ class DiskBlobWriter implements BlobWriter {
   async abort(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.release();
     await this.file.close().catch(() => undefined);
     await unlink(this.temp).catch(() => undefined);
   }

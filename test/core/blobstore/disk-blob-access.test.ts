@@ -125,9 +125,36 @@ describe('DiskBlobAccess', () => {
     expect(await readdir(join(path, 'cas', 'tmp'))).toEqual([]);
   });
 
+  it('charges uploads in progress to the budget, evicting to make room for them', async () => {
+    const path = await root();
+    const store = await DiskBlobAccess.open({ path, maxBytes: 3 * diskUsageOf(5000) });
+    const [a, b, c, d, e] = blobs(5, 5000);
+    await store.put(a!.digest, a!.data);
+    await store.put(b!.digest, b!.data);
+    const upload = await store.beginWrite(c!.digest);
+    const upload2 = await store.beginWrite(d!.digest);
+    // Two reservations and the budget of three: the least recently used blob had to go.
+    expect(store.uploadingBytes).toBe(2 * diskUsageOf(5000));
+    expect(await store.findMissing([a!.digest, b!.digest])).toEqual([a!.digest]);
+
+    // Three uploads at once fill the budget; a fourth must wait.
+    const upload3 = await store.beginWrite(e!.digest);
+    const refused = await store.beginWrite(blob(Buffer.alloc(5000, 'z')).digest).catch((x: unknown) => x);
+    expect(refused).toBeInstanceOf(ResourceExhaustedError);
+    expect((refused as ResourceExhaustedError).retryAfterMs).toBeGreaterThan(0);
+
+    await upload.write(c!.data);
+    await upload.commit();
+    await upload2.abort();
+    await upload3.abort();
+    expect(store.uploadingBytes).toBe(0);
+    expect(await store.findMissing([c!.digest, d!.digest])).toEqual([d!.digest]);
+    expect(store.usage.bytes).toBeLessThanOrEqual(3 * diskUsageOf(5000));
+  });
+
   it('survives concurrent puts and uploads of the same blob', async () => {
     const path = await root();
-    const store = await DiskBlobAccess.open({ path, maxBytes: 1 << 20 });
+    const store = await DiskBlobAccess.open({ path, maxBytes: 4 << 20 });
     const a = blob(Buffer.alloc(200_000, 'concurrent'));
     await Promise.all(
       Array.from({ length: 16 }, async (_, i) => {
