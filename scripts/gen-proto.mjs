@@ -141,8 +141,12 @@ function collect(root, ownFiles) {
 }
 
 /** A descriptor holding only the picked objects, without options (they do not affect the wire). */
-function prunedDescriptor(picked) {
-  const top = [...picked].filter((o) => !isType(o.parent));
+function prunedDescriptor(root, picked) {
+  // In definition order (the order of the .proto files), so the generated modules read like them.
+  const top = [];
+  walk(root, (o) => {
+    if (picked.has(o) && !isType(o.parent)) top.push(o);
+  });
   const json = { nested: {} };
   for (const o of top) {
     let ns = json;
@@ -461,7 +465,7 @@ function main() {
   const ownFiles = ownProtoFiles();
   const root = loadRoot([...ownFiles, ...GOOGLE_FILES]);
   const picked = collect(root, ownFiles);
-  const descriptor = prunedDescriptor(picked);
+  const descriptor = prunedDescriptor(root, picked);
   // Emit from the pruned descriptor itself, which also proves it is self-contained.
   const pruned = protobuf.Root.fromJSON(descriptor);
   pruned.resolveAll();
