@@ -40,6 +40,13 @@ export async function runStarlark(args: string[], cwd: string): Promise<CliRun> 
     cwd,
     env: { PATH: process.env.PATH },
   };
-  const code = await main(args, io);
+  let code: number;
+  try {
+    code = await main(args, io);
+  } catch (e) {
+    // main() must report every failure as an exit code; an exception escaping it is a bug to fix.
+    const detail = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    throw new Error(`kiln starlark ${args.join(' ')} threw instead of exiting: ${detail}\nstderr so far:\n${stderr}`);
+  }
   return { code, stdout, stderr };
 }

@@ -43,7 +43,7 @@ describe('int', () => {
     expect(intShiftRight(-(2n ** 70n), 68)).toBe(-4);
     expect(intShiftRight(-5, 1)).toBe(-3);
     expect(() => intShiftLeft(1, -1)).toThrow('negative shift count: -1');
-    expect(() => intShiftLeft(1, 10000)).toThrow('shift count too large: 10000');
+    expect(() => intShiftLeft(1, 512)).toThrow("shift count too large: 512");
   });
 });
 
