@@ -76,7 +76,7 @@ function loadRoot(files) {
     if (target.startsWith('google/')) return join(GOOGLE_DIR, target);
     return join(PROTO_DIR, target);
   };
-  root.loadSync(files, { keepCase: true, alternateCommentMode: false });
+  root.loadSync(files, { keepCase: true, alternateCommentMode: true });
   root.resolveAll();
   return root;
 }
@@ -155,9 +155,29 @@ function prunedDescriptor(root, picked) {
       ns = ns.nested[part] ??= { nested: {} };
     }
     ns.nested ??= {};
-    ns.nested[o.name] = stripOptions(o.toJSON({ keepComments: false }), o);
+    ns.nested[o.name] = stripOptions(o.toJSON({ keepComments: true }), o);
   }
   return json;
+}
+
+/** A copy of a descriptor without comments: what the runtime loads. */
+function withoutComments(json) {
+  if (Array.isArray(json)) return json.map(withoutComments);
+  if (typeof json !== 'object' || json === null) return json;
+  return Object.fromEntries(
+    Object.entries(json)
+      .filter(([k]) => k !== 'comment' && k !== 'comments')
+      .map(([k, v]) => [k, withoutComments(v)]),
+  );
+}
+
+/** A comment of the .proto as JSDoc lines, indented; nothing when there is none. */
+function doc(indent, ...paragraphs) {
+  const text = paragraphs.filter((p) => p && p.trim()).join('\n\n').replaceAll('*/', '*\\/');
+  if (!text) return [];
+  const lines = text.split('\n');
+  if (lines.length === 1) return [`${indent}/** ${lines[0]} */`];
+  return [`${indent}/**`, ...lines.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)), `${indent} */`];
 }
 
 /** protoc's JSON name of a field (what other languages' generated code calls it): fast_cdc_2020_params -> fastCdc2020Params. */
@@ -251,24 +271,29 @@ function rel(fromDir, toFile) {
 
 function emitEnum(w, e) {
   const name = localName(e);
-  w.emit(`/** ${fullName(e)} */`);
+  for (const l of doc('', e.comment, `\`${fullName(e)}\``)) w.emit(l);
   w.emit(`export enum ${name} {`);
-  for (const [k, v] of Object.entries(e.values)) w.emit(`  ${k} = ${v},`);
+  for (const [k, v] of Object.entries(e.values)) {
+    for (const l of doc('  ', e.comments?.[k])) w.emit(l);
+    w.emit(`  ${k} = ${v},`);
+  }
   w.emit('}');
   w.emit();
 }
 
 function emitType(w, t) {
   const name = localName(t);
-  w.emit(`/** ${fullName(t)}, as decoded: absent scalars read as their defaults, absent messages as null. */`);
+  const decoded = `\`${fullName(t)}\` as decoded: absent scalars read as their defaults, absent messages as null.`;
+  for (const l of doc('', t.comment, decoded)) w.emit(l);
   w.emit(`export interface ${name} {`);
   for (const f of t.fieldsArray) {
     const msg = f.resolvedType && isType(f.resolvedType) && !f.repeated && !f.map;
     const optional = msg || (f.partOf && !f.repeated);
+    for (const l of doc('  ', f.comment)) w.emit(l);
     w.emit(`  ${f.name}${optional ? '?' : ''}: ${w.fieldType(f, false)}${optional ? ' | null' : ''};`);
   }
   w.emit('}');
-  w.emit(`/** ${fullName(t)}, as given to encode: every field may be left out. */`);
+  w.emit(`/** \`${fullName(t)}\` as given to encode: every field may be left out. See {@link ${name}}. */`);
   w.emit(`export interface ${name}Init {`);
   for (const f of t.fieldsArray) w.emit(`  ${f.name}?: ${w.fieldType(f, true)} | null;`);
   w.emit('}');
@@ -285,9 +310,10 @@ function emitService(w, s) {
   const resInit = (m) => w.ref(m.resolvedResponseType, true);
   const methods = s.methodsArray;
 
-  w.emit(`/** gRPC service ${fullName(s)}, for grpc.Server#addService and grpc.makeGenericClientConstructor. */`);
+  for (const l of doc('', s.comment, `gRPC service \`${fullName(s)}\`, for grpc.Server#addService and grpc.makeGenericClientConstructor.`)) w.emit(l);
   w.emit(`export const ${name}Service = {`);
   for (const m of methods) {
+    for (const l of doc('  ', m.comment)) w.emit(l);
     w.emit(
       `  ${m.name}: grpcMethod<${reqInit(m)}, ${resInit(m)}, ${req(m)}, ${res(m)}>('/${fullName(s)}/${m.name}', ${!!m.requestStream}, ${!!m.responseStream}, ${req(m)}, ${res(m)}),`,
     );
@@ -466,7 +492,7 @@ function main() {
   const root = loadRoot([...ownFiles, ...GOOGLE_FILES]);
   const picked = collect(root, ownFiles);
   const descriptor = prunedDescriptor(root, picked);
-  // Emit from the pruned descriptor itself, which also proves it is self-contained.
+  // Emit from the pruned descriptor itself (with comments), which also proves it is self-contained.
   const pruned = protobuf.Root.fromJSON(descriptor);
   pruned.resolveAll();
 
@@ -485,7 +511,7 @@ function main() {
   mkdirSync(GEN_DIR, { recursive: true });
   writeFileSync(
     join(GEN_DIR, 'descriptor.ts'),
-    `${HEADER}\n/** The protobufjs JSON descriptor of every generated type and service. */\nexport const descriptor = ${JSON.stringify(descriptor)};\n`,
+    `${HEADER}\n/** The protobufjs JSON descriptor of every generated type and service. */\nexport const descriptor = ${JSON.stringify(withoutComments(descriptor))};\n`,
   );
   writeFileSync(join(GEN_DIR, 'runtime.ts'), RUNTIME);
   for (const pkg of [...byPackage.keys()].sort()) {
