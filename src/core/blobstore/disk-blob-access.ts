@@ -119,7 +119,10 @@ export class DiskBlobAccess implements BlobAccess {
 
   async put(digest: Digest, data: Buffer): Promise<void> {
     this.checkFits(digest, data.length);
-    if (this.contentAddressed && this.has(digest)) return;
+    if (this.contentAddressed && this.has(digest)) {
+      this.touch(digest.hash); // uploading it again counts as a use
+      return;
+    }
     const temp = this.tempPath();
     try {
       if (this.options.sync) {
