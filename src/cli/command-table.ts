@@ -8,5 +8,6 @@ interface CommandEntry {
 
 /** Every command Kiln has, in the order `kiln help` lists them. One line per command. */
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  cluster: { summary: 'Runs Kiln\'s REAPI cluster (remote cache) in the foreground.', load: () => import('./commands/cluster.js') },
   starlark: { summary: 'Evaluates a Starlark file.', load: () => import('./commands/starlark.js') },
 };

@@ -1,0 +1,262 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { KilnError, parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/index.js';
+import { FAST_CDC_MAX_AVERAGE_BYTES, FAST_CDC_MIN_AVERAGE_BYTES } from './fast-cdc-2020.js';
+import { instanceNameProblem } from './instance-name.js';
+
+/** The storage of one instance: its CAS and its action cache. */
+export interface InstanceStorageConfig {
+  readonly name: string;
+  readonly cas: BlobAccessConfig;
+  readonly actionCache: BlobAccessConfig;
+}
+
+export interface CacheServerLimits {
+  /** Advertised and enforced: total blob bytes of one BatchUpdateBlobs / BatchReadBlobs request. */
+  readonly maxBatchTotalSizeBytes: number;
+  /** Largest blob accepted for upload; 0 for no limit. */
+  readonly maxCasBlobSizeBytes: number;
+  readonly maxConcurrentRequests: number;
+  readonly maxInFlightBytes: number;
+  /** Retry delay suggested with RESOURCE_EXHAUSTED. */
+  readonly retryAfterMs: number;
+  /** Size of each ByteStream ReadResponse. */
+  readonly byteStreamChunkBytes: number;
+  /** Budget for inline stdout/stderr/output file contents in one GetActionResult answer. */
+  readonly maxInlineBytes: number;
+  /** A resumable upload nobody writes to for this long is discarded. */
+  readonly uploadIdleTimeoutMs: number;
+  /** Directories per GetTree response when the client asks for page_size 0. */
+  readonly defaultTreePageSize: number;
+}
+
+export interface CacheServerConfig {
+  readonly host: string;
+  /** 0 picks an ephemeral port. */
+  readonly port: number;
+  readonly instances: readonly InstanceStorageConfig[];
+  readonly limits: CacheServerLimits;
+  /** FastCDC 2020 parameters for SplitBlob, advertised in the capabilities. */
+  readonly chunking: { readonly avgChunkSizeBytes: number; readonly seed: number };
+}
+
+export const DEFAULT_LIMITS: CacheServerLimits = {
+  maxBatchTotalSizeBytes: 4 * 1024 * 1024,
+  maxCasBlobSizeBytes: 0,
+  maxConcurrentRequests: 2000,
+  maxInFlightBytes: 256 * 1024 * 1024,
+  retryAfterMs: 1000,
+  byteStreamChunkBytes: 256 * 1024,
+  maxInlineBytes: 1024 * 1024,
+  uploadIdleTimeoutMs: 10 * 60 * 1000,
+  defaultTreePageSize: 1000,
+};
+
+export const DEFAULT_MEMORY_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_DISK_BYTES = 64 * 1024 * 1024 * 1024;
+
+/** Storage given in short form: one kind for every instance. */
+export type StorageShorthand =
+  | { readonly kind: 'memory'; readonly maxBytes: number }
+  | { readonly kind: 'disk'; readonly path: string; readonly maxBytes: number };
+
+/** A mistake in a cache server configuration; the message names the file and field. */
+export class CacheServerConfigError extends KilnError {}
+
+/**
+ * The BlobAccess configs of one instance for a shorthand store. Disk: the default instance uses
+ * `path/cas` and `path/ac` (Bazel's --disk_cache layout); instance `x/y` uses `path/instances/x/y/`.
+ * Every CAS is verified; every action cache is completeness-checked against its CAS.
+ */
+export function instanceStorageFor(name: string, storage: StorageShorthand): InstanceStorageConfig {
+  if (storage.kind === 'memory') {
+    return {
+      name,
+      cas: { kind: 'verifying', backend: { kind: 'memory', maxBytes: storage.maxBytes } },
+      actionCache: { kind: 'completeness-checking', backend: { kind: 'memory', maxBytes: actionCacheBytes(storage.maxBytes) } },
+    };
+  }
+  const dir = name === '' ? storage.path : join(storage.path, 'instances', ...name.split('/'));
+  return {
+    name,
+    cas: { kind: 'verifying', backend: { kind: 'disk', path: dir, maxBytes: storage.maxBytes, keyspace: 'cas' } },
+    actionCache: {
+      kind: 'completeness-checking',
+      backend: { kind: 'disk', path: dir, maxBytes: actionCacheBytes(storage.maxBytes), keyspace: 'ac' },
+    },
+  };
+}
+
+/** Action results are small: an eighth of the CAS budget, at least 16 MiB. */
+function actionCacheBytes(casBytes: number): number {
+  return Math.max(16 * 1024 * 1024, Math.floor(casBytes / 8));
+}
+
+export interface ConfigOverrides {
+  readonly host?: string;
+  readonly port?: number;
+  /** `--storage DIR`: a disk store at DIR for every instance. */
+  readonly storageDir?: string;
+}
+
+/**
+ * Validates a parsed JSON config file and applies command-line overrides.
+ *
+ * ```json
+ * { "host": "127.0.0.1", "port": 8980,
+ *   "instanceNames": ["", "ci"],
+ *   "storage": { "kind": "disk", "path": "/var/cache/kiln", "maxBytes": 68719476736 },
+ *   "instances": { "special": { "cas": { ...BlobAccessConfig }, "actionCache": { ... } } },
+ *   "limits": { "maxBatchTotalSizeBytes": 4194304, "maxConcurrentRequests": 2000, ... },
+ *   "chunking": { "avgChunkSizeBytes": 524288, "seed": 0 } }
+ * ```
+ * Relative paths are resolved against `baseDir` (the config file's folder).
+ * @param where the file name for error messages
+ * @throws CacheServerConfigError naming `where` and the field
+ */
+export function parseCacheServerConfig(
+  value: unknown,
+  where: string,
+  baseDir: string,
+  overrides: ConfigOverrides = {},
+): CacheServerConfig {
+  const fail = (field: string, message: string): never => {
+    throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
+  };
+  const obj = record(value, 'config', fail);
+  allowOnly(obj, 'config', ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking'], fail);
+
+  const host = overrides.host ?? optionalString(obj['host'], 'host', fail) ?? '127.0.0.1';
+  const port = overrides.port ?? optionalInteger(obj['port'], 'port', 0, 65535, fail) ?? 0;
+
+  let storage: StorageShorthand = { kind: 'memory', maxBytes: DEFAULT_MEMORY_BYTES };
+  if (overrides.storageDir !== undefined) {
+    storage = { kind: 'disk', path: resolve(baseDir, overrides.storageDir), maxBytes: DEFAULT_DISK_BYTES };
+  } else if (obj['storage'] !== undefined) {
+    storage = parseStorage(obj['storage'], baseDir, fail);
+  }
+
+  const names: string[] = [];
+  const addName = (name: string, field: string): void => {
+    const problem = instanceNameProblem(name);
+    if (problem) fail(field, problem);
+    if (!names.includes(name)) names.push(name);
+  };
+  if (obj['instanceNames'] !== undefined) {
+    const list = obj['instanceNames'];
+    if (!Array.isArray(list) || list.length === 0) fail('instanceNames', 'must be a non-empty array of strings');
+    (list as unknown[]).forEach((n, i) => {
+      if (typeof n !== 'string') fail(`instanceNames[${i}]`, 'must be a string');
+      addName(n as string, `instanceNames[${i}]`);
+    });
+  }
+  const explicit = new Map<string, InstanceStorageConfig>();
+  if (obj['instances'] !== undefined) {
+    const map = record(obj['instances'], 'instances', fail);
+    for (const [name, spec] of Object.entries(map)) {
+      const field = `instances[${JSON.stringify(name)}]`;
+      addName(name, field);
+      const s = record(spec, field, fail);
+      allowOnly(s, field, ['cas', 'actionCache'], fail);
+      explicit.set(name, {
+        name,
+        cas: blobAccessConfig(s['cas'], `${field}.cas`, baseDir, fail),
+        actionCache: blobAccessConfig(s['actionCache'], `${field}.actionCache`, baseDir, fail),
+      });
+    }
+  }
+  if (names.length === 0) names.push('');
+  const instances = names.map((n) => explicit.get(n) ?? instanceStorageFor(n, storage));
+
+  const limits = { ...DEFAULT_LIMITS };
+  if (obj['limits'] !== undefined) {
+    const l = record(obj['limits'], 'limits', fail);
+    allowOnly(l, 'limits', Object.keys(DEFAULT_LIMITS), fail);
+    for (const key of Object.keys(DEFAULT_LIMITS) as (keyof CacheServerLimits)[]) {
+      if (l[key] === undefined) continue;
+      const min = key === 'maxCasBlobSizeBytes' || key === 'retryAfterMs' ? 0 : 1;
+      (limits as Record<string, number>)[key] = optionalInteger(l[key], `limits.${key}`, min, Number.MAX_SAFE_INTEGER, fail)!;
+    }
+  }
+
+  let chunking = { avgChunkSizeBytes: 512 * 1024, seed: 0 };
+  if (obj['chunking'] !== undefined) {
+    const c = record(obj['chunking'], 'chunking', fail);
+    allowOnly(c, 'chunking', ['avgChunkSizeBytes', 'seed'], fail);
+    const avg =
+      optionalInteger(c['avgChunkSizeBytes'], 'chunking.avgChunkSizeBytes', FAST_CDC_MIN_AVERAGE_BYTES, FAST_CDC_MAX_AVERAGE_BYTES, fail) ??
+      chunking.avgChunkSizeBytes;
+    if ((avg & (avg - 1)) !== 0) fail('chunking.avgChunkSizeBytes', `must be a power of two, got ${avg}`);
+    chunking = { avgChunkSizeBytes: avg, seed: optionalInteger(c['seed'], 'chunking.seed', 0, 0xffffffff, fail) ?? 0 };
+  }
+  return { host, port, instances, limits, chunking };
+}
+
+function parseStorage(value: unknown, baseDir: string, fail: (f: string, m: string) => never): StorageShorthand {
+  const s = record(value, 'storage', fail);
+  if (s['kind'] === 'memory') {
+    allowOnly(s, 'storage', ['kind', 'maxBytes'], fail);
+    return { kind: 'memory', maxBytes: optionalInteger(s['maxBytes'], 'storage.maxBytes', 1, Number.MAX_SAFE_INTEGER, fail) ?? DEFAULT_MEMORY_BYTES };
+  }
+  if (s['kind'] === 'disk') {
+    allowOnly(s, 'storage', ['kind', 'path', 'maxBytes'], fail);
+    const path = optionalString(s['path'], 'storage.path', fail);
+    if (!path) fail('storage.path', 'must be a non-empty string');
+    return {
+      kind: 'disk',
+      path: resolve(baseDir, path!),
+      maxBytes: optionalInteger(s['maxBytes'], 'storage.maxBytes', 1, Number.MAX_SAFE_INTEGER, fail) ?? DEFAULT_DISK_BYTES,
+    };
+  }
+  return fail('storage.kind', `must be "memory" or "disk", got ${JSON.stringify(s['kind'])}`);
+}
+
+/** Validates a full BlobAccessConfig and makes its disk paths absolute. */
+function blobAccessConfig(value: unknown, field: string, baseDir: string, fail: (f: string, m: string) => never): BlobAccessConfig {
+  let parsed: BlobAccessConfig;
+  try {
+    parsed = parseBlobAccessConfig(value, field);
+  } catch (e) {
+    // parseBlobAccessConfig's messages already start with the field path.
+    const message = (e as Error).message;
+    const colon = message.indexOf(': ');
+    return fail(colon > 0 ? message.slice(0, colon) : field, colon > 0 ? message.slice(colon + 2) : message);
+  }
+  return absolutePaths(parsed, baseDir);
+}
+
+function absolutePaths(config: BlobAccessConfig, baseDir: string): BlobAccessConfig {
+  if (config.kind === 'disk') return isAbsolute(config.path) ? config : { ...config, path: resolve(baseDir, config.path) };
+  if ('backend' in config) return { ...config, backend: absolutePaths(config.backend, baseDir) } as BlobAccessConfig;
+  return config;
+}
+
+function record(value: unknown, field: string, fail: (f: string, m: string) => never): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, 'must be an object');
+  return value as Record<string, unknown>;
+}
+
+function allowOnly(obj: Record<string, unknown>, field: string, allowed: readonly string[], fail: (f: string, m: string) => never): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) fail(field === 'config' ? key : `${field}.${key}`, `unknown field (allowed: ${allowed.join(', ')})`);
+  }
+}
+
+function optionalString(value: unknown, field: string, fail: (f: string, m: string) => never): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') fail(field, `must be a string, got ${JSON.stringify(value)}`);
+  return value as string;
+}
+
+function optionalInteger(
+  value: unknown,
+  field: string,
+  min: number,
+  max: number,
+  fail: (f: string, m: string) => never,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    fail(field, `must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value as number;
+}

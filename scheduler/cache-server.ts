@@ -1,0 +1,83 @@
+import type * as grpc from '@grpc/grpc-js';
+import { bytestream, reapi, type BlobAccessLogger } from '../src/core/index.js';
+import { actionCacheService } from './action-cache-service.js';
+import { byteStreamService } from './byte-stream-service.js';
+import type { CacheServerConfig } from './cache-server-config.js';
+import { capabilitiesService, type ExecutionCapabilitiesSource } from './capabilities-service.js';
+import { contentAddressableStorageService } from './content-addressable-storage-service.js';
+import { grpcServerOptions, startGrpcServer, type ServiceRegistration } from './grpc-server.js';
+import { InFlightLimiter } from './in-flight-limiter.js';
+import type { ServerLog, ServiceContext } from './service-context.js';
+import { StorageInstances } from './storage-instances.js';
+import { UploadSessions } from './upload-sessions.js';
+
+export interface CacheServer {
+  /** `grpc://host:port`, what clients pass to --remote_cache. */
+  readonly endpoint: string;
+  readonly port: number;
+  readonly context: ServiceContext;
+  /** Proto names of the services on the port. */
+  readonly services: readonly string[];
+  /** Stops serving and discards unfinished uploads. */
+  close(): Promise<void>;
+}
+
+export interface CacheServerOptions {
+  readonly log: ServerLog;
+  /** More services for the same port (the execution half of the cluster). */
+  readonly extraServices?: (ctx: ServiceContext) => readonly ServiceRegistration[];
+  /** Execution capabilities to advertise next to the cache's. */
+  readonly executionCapabilities?: ExecutionCapabilitiesSource;
+}
+
+/** Opens the storage of every instance and the services that serve it. */
+export async function createCacheContext(config: CacheServerConfig, log: ServerLog): Promise<ServiceContext> {
+  const logger: BlobAccessLogger = { warn: (m) => log.warn(m) };
+  const instances = await StorageInstances.open(config.instances, logger);
+  return { instances, config, log, limiter: new InFlightLimiter(config.limits) };
+}
+
+/** The cache's services, one registration per concern. */
+export function cacheServices(
+  ctx: ServiceContext,
+  sessions: UploadSessions,
+  executionCapabilities?: ExecutionCapabilitiesSource,
+): ServiceRegistration[] {
+  const registration = (name: string, definition: object, implementation: grpc.UntypedServiceImplementation): ServiceRegistration => ({
+    name,
+    definition: definition as grpc.ServiceDefinition,
+    implementation,
+  });
+  return [
+    registration('build.bazel.remote.execution.v2.Capabilities', reapi.CapabilitiesService, capabilitiesService(ctx, executionCapabilities)),
+    registration('build.bazel.remote.execution.v2.ContentAddressableStorage', reapi.ContentAddressableStorageService, contentAddressableStorageService(ctx)),
+    registration('build.bazel.remote.execution.v2.ActionCache', reapi.ActionCacheService, actionCacheService(ctx)),
+    registration('google.bytestream.ByteStream', bytestream.ByteStreamService, byteStreamService(ctx, sessions)),
+  ];
+}
+
+/** Starts the REAPI cache server: Capabilities, CAS, ActionCache and ByteStream on one port. */
+export async function startCacheServer(config: CacheServerConfig, options: CacheServerOptions): Promise<CacheServer> {
+  const ctx = await createCacheContext(config, options.log);
+  const sessions = new UploadSessions(config.limits.uploadIdleTimeoutMs);
+  const services = [...cacheServices(ctx, sessions, options.executionCapabilities), ...(options.extraServices?.(ctx) ?? [])];
+  let server;
+  try {
+    server = await startGrpcServer(config.host, config.port, services, grpcServerOptions(config.limits.maxBatchTotalSizeBytes));
+  } catch (e) {
+    await sessions.closeAll();
+    throw e;
+  }
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const running = server;
+  return {
+    endpoint: `grpc://${host}:${running.port}`,
+    port: running.port,
+    context: ctx,
+    services: services.map((s) => s.name),
+    close: async () => {
+      await running.stop();
+      await sessions.closeAll();
+    },
+  };
+}

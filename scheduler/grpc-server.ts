@@ -1,0 +1,56 @@
+import * as grpc from '@grpc/grpc-js';
+
+/** One gRPC service to put on the server's port: its definition and its handlers. */
+export interface ServiceRegistration {
+  /** Full proto name, for logs, e.g. `build.bazel.remote.execution.v2.ContentAddressableStorage`. */
+  readonly name: string;
+  readonly definition: grpc.ServiceDefinition;
+  readonly implementation: grpc.UntypedServiceImplementation;
+}
+
+export interface RunningGrpcServer {
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting calls, waits a grace period for running ones, then cancels the rest. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Largest message either direction: batches up to max_batch_total_size_bytes plus framing. */
+export function grpcServerOptions(maxBatchBytes: number): grpc.ServerOptions {
+  const maxMessage = Math.max(8 * 1024 * 1024, maxBatchBytes + 1024 * 1024);
+  return {
+    'grpc.max_receive_message_length': maxMessage,
+    'grpc.max_send_message_length': maxMessage,
+  };
+}
+
+/** Starts a server with every registration on one port (0 = ephemeral). */
+export async function startGrpcServer(
+  host: string,
+  port: number,
+  services: readonly ServiceRegistration[],
+  options: grpc.ServerOptions = {},
+): Promise<RunningGrpcServer> {
+  const server = new grpc.Server(options);
+  for (const s of services) server.addService(s.definition, s.implementation);
+  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
+  return {
+    host,
+    port: bound,
+    stop: (graceMs = 2000) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}

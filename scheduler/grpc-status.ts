@@ -1,0 +1,53 @@
+import * as grpc from '@grpc/grpc-js';
+import {
+  FailedPreconditionError,
+  googleRpc,
+  grpcStatusOf,
+  packAny,
+  ResourceExhaustedError,
+  isStatusError,
+} from '../src/core/index.js';
+
+/** The trailer in which gRPC carries a serialized google.rpc.Status with typed details. */
+export const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
+
+/**
+ * The gRPC status a thrown value is answered with. A StatusError keeps its code and message (never
+ * UNKNOWN); anything else is INTERNAL. RESOURCE_EXHAUSTED carries google.rpc.RetryInfo and
+ * FAILED_PRECONDITION its google.rpc.PreconditionFailure, in `grpc-status-details-bin`.
+ */
+export function toServiceError(e: unknown): Partial<grpc.StatusObject> {
+  const { code, message } = grpcStatusOf(e);
+  const details = statusDetails(e);
+  const metadata = new grpc.Metadata();
+  if (details.length > 0) {
+    metadata.set(STATUS_DETAILS_KEY, googleRpc.Status.encode({ code, message, details }));
+  }
+  return { code: code as number as grpc.status, details: message, metadata };
+}
+
+/** The google.rpc.Status of a per-item result (BatchUpdateBlobs / BatchReadBlobs responses). */
+export function toRpcStatus(e: unknown): googleRpc.StatusInit {
+  const { code, message } = grpcStatusOf(e);
+  return { code, message, details: statusDetails(e) };
+}
+
+function statusDetails(e: unknown): { typeUrl: string; value: Buffer }[] {
+  if (e instanceof ResourceExhaustedError) {
+    const ms = e.retryAfterMs ?? 1000;
+    return [
+      packAny(googleRpc.RetryInfo, {
+        retryDelay: { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 },
+      }),
+    ];
+  }
+  if (e instanceof FailedPreconditionError && e.violations.length > 0) {
+    return [packAny(googleRpc.PreconditionFailure, { violations: e.violations.map((v) => ({ ...v })) })];
+  }
+  return [];
+}
+
+/** Adds `context: ` to a StatusError's message (the RPC and field), leaving other values alone. */
+export function withContext(e: unknown, context: string): unknown {
+  return isStatusError(e) ? e.withContext(context) : e;
+}

@@ -1,0 +1,19 @@
+// The REAPI server of Kiln's cluster. Other layers (the CLI) import only this file.
+export {
+  type CacheServerConfig,
+  type CacheServerLimits,
+  type InstanceStorageConfig,
+  type ConfigOverrides,
+  CacheServerConfigError,
+  DEFAULT_LIMITS,
+  parseCacheServerConfig,
+  instanceStorageFor,
+} from './cache-server-config.js';
+export { startCacheServer, createCacheContext, cacheServices, type CacheServer, type CacheServerOptions } from './cache-server.js';
+export { runCacheServer, describeStorage } from './main.js';
+export type { ServerLog, ServiceContext } from './service-context.js';
+export type { ServiceRegistration } from './grpc-server.js';
+export { HIGH_API_VERSION, LOW_API_VERSION, type ExecutionCapabilitiesSource } from './capabilities-service.js';
+export { FastCdc2020Chunker, type FastCdc2020Options } from './fast-cdc-2020.js';
+export { RESERVED_INSTANCE_SEGMENTS, instanceNameProblem } from './instance-name.js';
+export { parseReadResourceName, parseWriteResourceName } from './resource-name.js';

@@ -1,0 +1,56 @@
+import type { BlobAccessConfig } from '../src/core/index.js';
+import type { CacheServerConfig } from './cache-server-config.js';
+import { startCacheServer, type CacheServer } from './cache-server.js';
+import type { ServerLog } from './service-context.js';
+
+/**
+ * The cache server's main: starts it, announces the endpoint as the first line of `stdout`, logs what
+ * it serves, and stops cleanly when `interrupted` resolves.
+ */
+export async function runCacheServer(
+  config: CacheServerConfig,
+  out: { stdout(line: string): void; log: ServerLog },
+  interrupted: Promise<void>,
+  started?: (server: CacheServer) => void,
+): Promise<void> {
+  const server = await startCacheServer(config, { log: out.log });
+  out.stdout(`${server.endpoint}\n`);
+  out.log.info(`kiln cache server listening on ${server.endpoint}`);
+  out.log.info(`services: ${server.services.join(', ')}`);
+  for (const instance of config.instances) {
+    const name = instance.name === '' ? '"" (default)' : JSON.stringify(instance.name);
+    out.log.info(`instance ${name}: CAS ${describeStorage(instance.cas)}; action cache ${describeStorage(instance.actionCache)}`);
+  }
+  const l = config.limits;
+  out.log.info(
+    `limits: batch ${l.maxBatchTotalSizeBytes} bytes, ${l.maxConcurrentRequests} concurrent requests, ${l.maxInFlightBytes} bytes in flight; ` +
+      `compressors: zstd; SplitBlob/SpliceBlob: FastCDC 2020, average chunk ${config.chunking.avgChunkSizeBytes} bytes`,
+  );
+  started?.(server);
+  await interrupted;
+  out.log.info('interrupted: shutting down');
+  await server.close();
+}
+
+/** `verifying(disk /path, 64 GiB)`: a config in one line, for the startup log. */
+export function describeStorage(config: BlobAccessConfig): string {
+  switch (config.kind) {
+    case 'memory':
+      return `memory (${formatBytes(config.maxBytes)})`;
+    case 'disk':
+      return `disk ${config.path}/${config.keyspace ?? 'cas'} (${formatBytes(config.maxBytes)})`;
+    default:
+      return `${config.kind}(${describeStorage(config.backend)})`;
+  }
+}
+
+function formatBytes(n: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1 && value % 1024 === 0) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value} ${units[unit]}`;
+}

@@ -1,0 +1,57 @@
+import type * as grpc from '@grpc/grpc-js';
+import { grpcStatusOf, googleRpc } from '../src/core/index.js';
+import type { CacheServerConfig } from './cache-server-config.js';
+import { toServiceError, withContext } from './grpc-status.js';
+import type { InFlightLimiter } from './in-flight-limiter.js';
+import type { StorageInstances } from './storage-instances.js';
+
+/** Where the server's logs go (stderr for `kiln cluster up`, a buffer in tests). */
+export interface ServerLog {
+  info(message: string): void;
+  warn(message: string): void;
+}
+
+/** What every service of the cache server shares. */
+export interface ServiceContext {
+  readonly instances: StorageInstances;
+  readonly config: CacheServerConfig;
+  readonly limiter: InFlightLimiter;
+  readonly log: ServerLog;
+}
+
+/**
+ * A unary handler: admission control (`bytes` of the request held while it runs), errors mapped to
+ * their gRPC status with `method` as context, unexpected ones logged.
+ */
+export function unaryHandler<Req, Res>(
+  ctx: ServiceContext,
+  method: string,
+  bytes: (request: Req) => number,
+  handle: (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    let admission;
+    try {
+      admission = ctx.limiter.admit(method, bytes(call.request));
+    } catch (e) {
+      callback(toServiceError(e));
+      return;
+    }
+    handle(call.request, call).then(
+      (response) => {
+        admission.release();
+        callback(null, response);
+      },
+      (e: unknown) => {
+        admission.release();
+        callback(toServiceError(reportUnexpected(ctx, method, withContext(e, method))));
+      },
+    );
+  };
+}
+
+/** Logs errors that are not the client's fault (INTERNAL), then returns the error unchanged. */
+export function reportUnexpected(ctx: ServiceContext, method: string, e: unknown): unknown {
+  if (grpcStatusOf(e).code === googleRpc.Code.INTERNAL) ctx.log.warn(`${method} failed: ${(e as Error)?.message ?? String(e)}`);
+  return e;
+}

@@ -1,0 +1,79 @@
+import {
+  createBlobAccess,
+  InvalidArgumentError,
+  reapi,
+  VerifyingBlobAccess,
+  type BlobAccess,
+  type BlobAccessConfig,
+  type BlobAccessLogger,
+} from '../src/core/index.js';
+import type { InstanceStorageConfig } from './cache-server-config.js';
+import { checkInstanceName } from './instance-name.js';
+
+/** The stores behind one instance name. */
+export interface InstanceStorage {
+  readonly name: string;
+  /** Content-addressable storage; always verifies content against digests. */
+  readonly cas: BlobAccess;
+  /** Action digest to serialized ActionResult; completeness-checked when so configured. */
+  readonly actionCache: BlobAccess;
+}
+
+/**
+ * Every instance the server serves, looked up by the instance name of a request. Requests for an
+ * instance name with a reserved segment, or one that is not configured, are INVALID_ARGUMENT.
+ */
+export class StorageInstances {
+  private constructor(private readonly byName: ReadonlyMap<string, InstanceStorage>) {}
+
+  /**
+   * Opens the stores of each instance (disk stores rebuild their index). A CAS whose config has no
+   * `verifying` layer gets one on the outside: no unverified blob ever enters or leaves the server.
+   */
+  static async open(configs: readonly InstanceStorageConfig[], logger?: BlobAccessLogger): Promise<StorageInstances> {
+    const byName = new Map<string, InstanceStorage>();
+    for (const config of configs) {
+      const where = config.name === '' ? 'instance ""' : `instance ${JSON.stringify(config.name)}`;
+      const deps = logger ? { logger } : {};
+      const built = await createBlobAccess(config.cas, deps, `${where}.cas`);
+      const cas = hasVerifyingLayer(config.cas) ? built : new VerifyingBlobAccess(built, deps);
+      const actionCache = await createBlobAccess(config.actionCache, { ...deps, contentAddressableStorage: cas }, `${where}.actionCache`);
+      byName.set(config.name, { name: config.name, cas, actionCache });
+    }
+    return new StorageInstances(byName);
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /**
+   * The instance a request names.
+   * @throws InvalidArgumentError naming `field` for a reserved segment or an unknown instance
+   */
+  get(name: string, field = 'instance_name'): InstanceStorage {
+    checkInstanceName(name, field);
+    const instance = this.byName.get(name);
+    if (!instance) {
+      const known = this.names.map((n) => JSON.stringify(n)).join(', ');
+      throw new InvalidArgumentError(`${field}: unknown instance name ${JSON.stringify(name)} (this server serves ${known})`);
+    }
+    return instance;
+  }
+}
+
+function hasVerifyingLayer(config: BlobAccessConfig): boolean {
+  if (config.kind === 'verifying') return true;
+  return 'backend' in config ? hasVerifyingLayer(config.backend) : false;
+}
+
+/**
+ * Checks a request's digest_function: unset (inferred from the hash length) or SHA256, the only one
+ * this server advertises.
+ * @throws InvalidArgumentError naming the field
+ */
+export function checkDigestFunction(value: reapi.DigestFunction_Value | undefined, field = 'digest_function'): void {
+  if (value === undefined || value === reapi.DigestFunction_Value.UNKNOWN || value === reapi.DigestFunction_Value.SHA256) return;
+  const name = reapi.DigestFunction_Value[value] ?? String(value);
+  throw new InvalidArgumentError(`${field}: digest function ${name} is not supported; this server uses SHA256 only`);
+}
