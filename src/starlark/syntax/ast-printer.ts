@@ -181,7 +181,8 @@ function expr(e: Expr): string {
       return `${expr(e.x)}[${part(e.lo)}:${part(e.hi)}:${part(e.step)}]`;
     }
     case 'DotExpr':
-      return `${expr(e.x)}.${e.name.name}`;
+      // `1 .f` must not print as `1.f`, which would scan as the float `1.` then `f`.
+      return shownKind(e.x) === 'IntLiteral' ? `(${expr(e.x)}).${e.name.name}` : `${expr(e.x)}.${e.name.name}`;
     case 'Comprehension': {
       const body = e.body.kind === 'DictEntry' ? printEntry(e.body) : expr(e.body);
       const clauses = e.clauses.map((c) =>
@@ -190,6 +191,12 @@ function expr(e: Expr): string {
       return e.curly ? `{${body} ${clauses.join(' ')}}` : `[${body} ${clauses.join(' ')}]`;
     }
   }
+}
+
+/** The kind of node whose text `expr(e)` starts with (hidden parentheses looked through). */
+function shownKind(e: Expr): Expr['kind'] {
+  while (!showParens && e.kind === 'ParenExpr') e = e.x;
+  return e.kind;
 }
 
 function printFloat(f: number): string {

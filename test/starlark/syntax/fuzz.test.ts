@@ -132,4 +132,10 @@ describe('fuzz: the canonical printer round-trips', () => {
       { numRuns: 3000 },
     );
   });
+
+  test('an int before a dot keeps its parentheses', () => {
+    const once = printFile(parseFile('x = 0x7.f\n', 'a.star'), { showParens: false });
+    expect(once).toBe('x = (7).f');
+    expect(printFile(parseFile(once, 'b.star'), { showParens: false })).toBe(once);
+  });
 });
