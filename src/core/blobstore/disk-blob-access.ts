@@ -93,7 +93,10 @@ export class DiskBlobAccess implements BlobAccess {
   async get(digest: Digest): Promise<Buffer> {
     const path = this.lookup(digest);
     try {
-      return await readFile(path);
+      // A CAS file's size is known from the index and its content never legitimately changes, so one
+      // read of size + 1 bytes replaces readFile's stat (the extra byte exposes a file that grew, which
+      // verification then rejects). An AC file can be replaced at any moment: read it whole.
+      return this.contentAddressed ? await readKnownSize(path, digest.sizeBytes) : await readFile(path);
     } catch (e) {
       throw this.readError(e, digest);
     }
@@ -350,6 +353,23 @@ export class DiskBlobAccess implements BlobAccess {
     }
     this.evict();
     await Promise.all([...this.fileOps.values()]);
+  }
+}
+
+/** Up to `size + 1` bytes of a file: exactly its content when it has the expected size. */
+async function readKnownSize(path: string, size: number): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(size + 1);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await file.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await file.close();
   }
 }
 
