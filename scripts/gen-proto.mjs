@@ -292,6 +292,11 @@ function emitType(w, t) {
     for (const l of doc('  ', f.comment)) w.emit(l);
     w.emit(`  ${f.name}${optional ? '?' : ''}: ${w.fieldType(f, false)}${optional ? ' | null' : ''};`);
   }
+  for (const o of t.oneofsArray) {
+    if (o.name.startsWith('_')) continue; // proto3 `optional` fields, not real choices
+    w.emit(`  /** Which field of the oneof \`${o.name}\` is set, if any. */`);
+    w.emit(`  readonly ${o.name}?: ${o.oneof.map((n) => `'${n}'`).join(' | ')};`);
+  }
   w.emit('}');
   w.emit(`/** \`${fullName(t)}\` as given to encode: every field may be left out. See {@link ${name}}. */`);
   w.emit(`export interface ${name}Init {`);

@@ -298,3 +298,13 @@ describe('canonical encoding', () => {
     expect(reapi.Digest.encode({ hash, sizeBytes: 300 }).subarray(66).equals(Buffer.from([0x10, 0xac, 0x02]))).toBe(true);
   });
 });
+
+describe('oneofs', () => {
+  it('report which member of a oneof a decoded message holds', () => {
+    const done = longrunning.Operation.decode(longrunning.Operation.encode({ name: 'op', done: true, error: { code: 5, message: 'gone' } }));
+    expect(done.result).toBe('error');
+    expect(done.error?.message).toBe('gone');
+    const pending = longrunning.Operation.decode(longrunning.Operation.encode({ name: 'op' }));
+    expect(pending.result).toBeUndefined();
+  });
+});
