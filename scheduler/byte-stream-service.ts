@@ -18,6 +18,8 @@ export function byteStreamService(ctx: ServiceContext, sessions: UploadSessions)
       const { cas } = ctx.instances.get(name.instanceName, 'resource_name');
       const session = sessions.get(name.uploadKey);
       if (session) {
+        // A write already under way when a stream broke still counts: wait for it.
+        await session.settled();
         // A compressed upload cannot resume mid-frame: it restarts from 0.
         const committedSize = name.compressor === reapi.Compressor_Value.IDENTITY ? session.committedBytes : 0;
         return { committedSize, complete: false };

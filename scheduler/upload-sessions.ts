@@ -53,6 +53,11 @@ export class UploadSession {
     return result;
   }
 
+  /** Resolves when every operation queued so far has finished (so committedBytes is final for them). */
+  settled(): Promise<void> {
+    return this.tail.then(() => undefined);
+  }
+
   /** Starts over from byte 0 (a client that writes at offset 0 again). */
   async restart(): Promise<void> {
     await this.writer?.abort();
