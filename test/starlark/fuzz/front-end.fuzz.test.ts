@@ -153,14 +153,14 @@ describe('fuzz: the Starlark front end never crashes', () => {
   });
 
   it('random token sequences reach the parser and the resolver', () => {
-    const seen = tally(4000, fc.oneof(tokenProgram, linedProgram));
+    const seen = tally(2500, fc.oneof(tokenProgram, linedProgram));
     if (process.env.KILN_FUZZ_STATS) console.log("token sequences", seen);
     // The vocabulary is rich enough that some sequences get past the parser.
     expect(seen.ok + seen['static-errors']).toBeGreaterThan(0);
   });
 
   it('mutated conformance programs', () => {
-    const seen = tally(4000, mutatedProgram);
+    const seen = tally(2500, mutatedProgram);
     if (process.env.KILN_FUZZ_STATS) console.log("mutated programs", seen);
     expect(seen['syntax-error']).toBeGreaterThan(0);
     expect(seen.ok + seen['static-errors']).toBeGreaterThan(0);
