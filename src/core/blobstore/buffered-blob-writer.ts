@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../status-error.js';
+import { InvalidArgumentError, ResourceExhaustedError } from '../status-error.js';
 import type { BlobWriter } from './blob-access.js';
 
 /**
@@ -10,7 +10,14 @@ export class BufferedBlobWriter implements BlobWriter {
   private written = 0;
   private closed = false;
 
-  constructor(private readonly store: (data: Buffer) => Promise<void>) {}
+  /**
+   * @param store receives the whole blob at commit
+   * @param limitBytes uploads growing past this fail early with RESOURCE_EXHAUSTED instead of filling memory
+   */
+  constructor(
+    private readonly store: (data: Buffer) => Promise<void>,
+    private readonly limitBytes = Number.MAX_SAFE_INTEGER,
+  ) {}
 
   get writtenBytes(): number {
     return this.written;
@@ -18,6 +25,10 @@ export class BufferedBlobWriter implements BlobWriter {
 
   async write(chunk: Uint8Array): Promise<void> {
     if (this.closed) throw new InvalidArgumentError('write after the upload was committed or aborted');
+    if (this.written + chunk.byteLength > this.limitBytes) {
+      await this.abort();
+      throw new ResourceExhaustedError(`upload exceeds the store's limit of ${this.limitBytes} bytes`);
+    }
     // Copy: the caller's chunk is usually a view into a larger gRPC message buffer.
     this.chunks.push(Buffer.from(chunk));
     this.written += chunk.byteLength;

@@ -40,16 +40,22 @@ export class MemoryBlobAccess implements BlobAccess {
   }
 
   async put(digest: Digest, data: Buffer): Promise<void> {
-    if (data.length + ENTRY_OVERHEAD_BYTES > this.options.maxBytes) {
-      throw new ResourceExhaustedError(`blob ${digestKey(digest)} (${data.length} bytes) exceeds the memory store's budget of ${this.options.maxBytes} bytes`);
-    }
+    if (data.length + ENTRY_OVERHEAD_BYTES > this.options.maxBytes) this.tooLarge(digest, data.length);
     // A view into a larger buffer (a decoded gRPC message) would pin all of it: keep an exact copy.
     const owned = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength ? data : Buffer.from(data);
     this.cache.set(digestKey(digest), owned);
   }
 
   async beginWrite(digest: Digest): Promise<BlobWriter> {
-    return new BufferedBlobWriter((data) => this.put(digest, data));
+    const limit = this.options.maxBytes - ENTRY_OVERHEAD_BYTES;
+    if (digest.sizeBytes > limit) this.tooLarge(digest, digest.sizeBytes);
+    return new BufferedBlobWriter((data) => this.put(digest, data), limit);
+  }
+
+  private tooLarge(digest: Digest, size: number): never {
+    throw new ResourceExhaustedError(
+      `blob ${digestKey(digest)} (${size} bytes) exceeds the memory store's budget of ${this.options.maxBytes} bytes`,
+    );
   }
 
   async findMissing(digests: readonly Digest[]): Promise<Digest[]> {

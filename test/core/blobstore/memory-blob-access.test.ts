@@ -36,10 +36,16 @@ describe('MemoryBlobAccess', () => {
     expect(store.usage.blobs).toBeLessThanOrEqual(10);
   });
 
-  it('refuses a blob larger than its budget', async () => {
+  it('refuses a blob larger than its budget, before buffering an upload of it', async () => {
     const store = new MemoryBlobAccess({ maxBytes: 1000 });
     const a = blob(Buffer.alloc(2000, 'x'));
     await expect(store.put(a.digest, a.data)).rejects.toBeInstanceOf(ResourceExhaustedError);
+    await expect(store.beginWrite(a.digest)).rejects.toBeInstanceOf(ResourceExhaustedError);
+    // A digest that understates the size is caught while the bytes arrive.
+    const writer = await store.beginWrite({ ...a.digest, sizeBytes: 10 });
+    await writer.write(a.data.subarray(0, 800));
+    await expect(writer.write(a.data.subarray(800, 1600))).rejects.toBeInstanceOf(ResourceExhaustedError);
+    expect(store.usage.blobs).toBe(0);
   });
 
   it('does not pin the larger buffer a blob was sliced from', async () => {
