@@ -60,6 +60,25 @@ describe('kiln starlark: errors', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('reports the Starlark call stack after the first line', async () => {
+    files({ 'main.star': 'def inner():\n    fail("deep")\n\ndef middle():\n    inner()\n\ndef outer():\n    middle()\n\nouter()\n' });
+    const r = await run('main.star');
+    expect(r.code).toBe(1);
+    const [first, ...rest] = r.stderr.split('\n');
+    expect(first).toBe('main.star:2:9: fail: deep');
+    const trace = rest.join('\n');
+    for (const frame of ['inner', 'middle', 'outer']) expect(trace).toContain(frame);
+    expect(trace).toMatch(/main\.star:10:\d+/);
+  });
+
+  it('reports every static error of a normal run, one line each', async () => {
+    files({ 'main.star': 'a = b\nc = d\n' });
+    const r = await run('main.star');
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split('\n').filter((l) => /^main\.star:\d+:\d+: /.test(l));
+    expect(lines).toEqual(['main.star:1:5: undefined: b', 'main.star:2:5: undefined: d']);
+  });
+
   it('keeps output printed before a dynamic error', async () => {
     files({ 'main.star': 'print("before")\nx = {}["k"]\nprint("after")\n' });
     const r = await run('main.star');
@@ -272,6 +291,18 @@ describe('kiln starlark: --assert helpers', () => {
       stdout: 'None\nfail: boom\nTrue False\nmodule 1\nTrue <built-in function freeze>\n',
       stderr: '',
     });
+  });
+
+  it('predeclares them in loaded modules too', async () => {
+    files({ 'main.star': 'load("lib.star", "r")\nprint(r)\n', 'lib.star': 'r = catch(lambda: fail("x"))\n' });
+    expect(await run('--assert', 'main.star')).toEqual({ code: 0, stdout: 'fail: x\n', stderr: '' });
+  });
+
+  it('module values are immutable', async () => {
+    files({ 'main.star': 'm = module("m", x = 1)\nm.x = 2\n' });
+    const r = await run('--assert', 'main.star');
+    expect(r.code).toBe(1);
+    expect(firstLine(r.stderr)).toMatch(/^main\.star:2:\d+: /);
   });
 
   it('does not predeclare the helpers without --assert', async () => {
