@@ -165,7 +165,13 @@ class Parser {
     this.sc.error(message);
   }
 
-  /** Requires the current token to be `t`, consumes it and returns its position. */
+  /** Requires the current token to be `t` and consumes it. */
+  private expect(t: Token): void {
+    if (this.peek() !== t) this.error(`got ${this.describe()}, want ${describeToken(t)}`);
+    this.next();
+  }
+
+  /** As expect, returning the token's position. */
   private consume(t: Token): Position {
     if (this.peek() !== t) this.error(`got ${this.describe()}, want ${describeToken(t)}`);
     const pos = this.pos();
@@ -201,10 +207,10 @@ class Parser {
     const pos = this.pos();
     this.next(); // def
     const name = this.parseIdent();
-    this.consume(Token.LPAREN);
+    this.expect(Token.LPAREN);
     const params = this.parseParams();
-    this.consume(Token.RPAREN);
-    this.consume(Token.COLON);
+    this.expect(Token.RPAREN);
+    this.expect(Token.COLON);
     const body = this.parseSuite();
     return { kind: 'DefStmt', pos, name, params, body, fn: null };
   }
@@ -214,14 +220,14 @@ class Parser {
     const elif = this.peek() === Token.ELIF;
     this.next(); // if or elif
     const cond = this.parseTest();
-    this.consume(Token.COLON);
+    this.expect(Token.COLON);
     const then = this.parseSuite();
     let orelse: Stmt[] = [];
     if (this.peek() === Token.ELIF) {
       orelse = [this.parseIfStmt()];
     } else if (this.peek() === Token.ELSE) {
       this.next();
-      this.consume(Token.COLON);
+      this.expect(Token.COLON);
       orelse = this.parseSuite();
     }
     return { kind: 'IfStmt', pos, elif, cond, then, orelse };
@@ -231,9 +237,9 @@ class Parser {
     const pos = this.pos();
     this.next(); // for
     const vars = this.parseForLoopVariables();
-    this.consume(Token.IN);
+    this.expect(Token.IN);
     const iterable = this.parseExpr(false);
-    this.consume(Token.COLON);
+    this.expect(Token.COLON);
     const body = this.parseSuite();
     return { kind: 'ForStmt', pos, vars, iterable, body };
   }
@@ -242,7 +248,7 @@ class Parser {
     const pos = this.pos();
     this.next(); // while
     const cond = this.parseTest();
-    this.consume(Token.COLON);
+    this.expect(Token.COLON);
     const body = this.parseSuite();
     return { kind: 'WhileStmt', pos, cond, body };
   }
@@ -268,13 +274,13 @@ class Parser {
       this.next();
       if (this.peek() === Token.NEWLINE || this.peek() === Token.EOF) break;
     }
-    if (this.peek() !== Token.EOF) this.consume(Token.NEWLINE);
+    if (this.peek() !== Token.EOF) this.expect(Token.NEWLINE);
   }
 
   private parseSmallStmt(): Stmt {
-    const pos = this.pos();
     switch (this.peek()) {
       case Token.RETURN: {
+        const pos = this.pos();
         this.next();
         let result: Expr | null = null;
         if (this.peek() !== Token.EOF && this.peek() !== Token.NEWLINE && this.peek() !== Token.SEMI) {
@@ -282,19 +288,26 @@ class Parser {
         }
         return { kind: 'ReturnStmt', pos, result };
       }
-      case Token.BREAK:
+      case Token.BREAK: {
+        const pos = this.pos();
         this.next();
         return { kind: 'BreakStmt', pos };
-      case Token.CONTINUE:
+      }
+      case Token.CONTINUE: {
+        const pos = this.pos();
         this.next();
         return { kind: 'ContinueStmt', pos };
-      case Token.PASS:
+      }
+      case Token.PASS: {
+        const pos = this.pos();
         this.next();
         return { kind: 'PassStmt', pos };
+      }
       case Token.LOAD:
         return this.parseLoadStmt();
     }
     const lhs = this.parseExpr(false);
+    const pos = lhs.pos;
     if (this.peek() === Token.EQ) {
       const opPos = this.pos();
       this.next();
@@ -320,7 +333,7 @@ class Parser {
     const from: Identifier[] = [];
     const to: Identifier[] = [];
     while (this.peek() !== Token.RPAREN && this.peek() !== Token.EOF) {
-      this.consume(Token.COMMA);
+      this.expect(Token.COMMA);
       if (this.peek() === Token.RPAREN) break; // trailing comma
       if (this.peek() === Token.STRING) {
         const lit = this.parseStringLiteral();
@@ -359,9 +372,9 @@ class Parser {
     if (this.peek() === Token.NEWLINE) {
       this.enter();
       this.next();
-      this.consume(Token.INDENT);
+      this.expect(Token.INDENT);
       while (this.peek() !== Token.OUTDENT && this.peek() !== Token.EOF) this.parseStmt(stmts);
-      this.consume(Token.OUTDENT);
+      this.expect(Token.OUTDENT);
       this.nesting--;
       return stmts;
     }
@@ -391,7 +404,7 @@ class Parser {
   private parseParams(): Param[] {
     const params: Param[] = [];
     while (this.peek() !== Token.RPAREN && this.peek() !== Token.COLON && this.peek() !== Token.EOF) {
-      if (params.length > 0) this.consume(Token.COMMA);
+      if (params.length > 0) this.expect(Token.COMMA);
       if (this.peek() === Token.RPAREN) break;
       const pos = this.pos();
       if (this.peek() === Token.STAR || this.peek() === Token.STARSTAR) {
@@ -473,7 +486,7 @@ class Parser {
     const pos = this.pos();
     this.next(); // lambda
     const params = this.peek() !== Token.COLON ? this.parseParams() : [];
-    this.consume(Token.COLON);
+    this.expect(Token.COLON);
     const body = allowCond ? this.parseTest() : this.parseTestNoCond();
     return { kind: 'LambdaExpr', pos, params, body, fn: null };
   }
@@ -579,7 +592,7 @@ class Parser {
       this.next();
       if (this.peek() !== Token.RBRACK) step = this.parseTest();
     }
-    this.consume(Token.RBRACK);
+    this.expect(Token.RBRACK);
     return { kind: 'SliceExpr', pos: x.pos, lbrack, x, lo, hi, step };
   }
 
@@ -587,7 +600,7 @@ class Parser {
     const lparen = this.consume(Token.LPAREN);
     const args: Argument[] = [];
     while (this.peek() !== Token.RPAREN && this.peek() !== Token.EOF) {
-      if (args.length > 0) this.consume(Token.COMMA);
+      if (args.length > 0) this.expect(Token.COMMA);
       if (this.peek() === Token.RPAREN) break;
       if (this.peek() === Token.STAR || this.peek() === Token.STARSTAR) {
         const pos = this.pos();
@@ -644,7 +657,7 @@ class Parser {
           return { kind: 'TupleExpr', pos, parenthesized: true, elems: [] };
         }
         const x = this.parseExpr(true);
-        this.consume(Token.RPAREN);
+        this.expect(Token.RPAREN);
         if (x.kind === 'TupleExpr' && !x.parenthesized) {
           return { kind: 'TupleExpr', pos, parenthesized: true, elems: x.elems };
         }
@@ -674,7 +687,7 @@ class Parser {
     const x = this.parseTest();
     if (this.peek() === Token.FOR) return this.parseComprehensionSuffix(pos, x, false);
     const elems = this.peek() === Token.COMMA ? this.parseExprs([x], true) : [x];
-    this.consume(Token.RBRACK);
+    this.expect(Token.RBRACK);
     return { kind: 'ListExpr', pos, elems };
   }
 
@@ -693,7 +706,7 @@ class Parser {
       if (this.peek() === Token.RBRACE) break;
       entries.push(this.parseDictEntry());
     }
-    this.consume(Token.RBRACE);
+    this.expect(Token.RBRACE);
     return { kind: 'DictExpr', pos, entries };
   }
 
@@ -712,7 +725,7 @@ class Parser {
       if (this.peek() === Token.FOR) {
         this.next();
         const vars = this.parseForLoopVariables();
-        this.consume(Token.IN);
+        this.expect(Token.IN);
         const iterable = this.parseBinary(PREC_OR);
         clauses.push({ kind: 'ForClause', pos: clausePos, vars, iterable });
       } else if (this.peek() === Token.IF) {
