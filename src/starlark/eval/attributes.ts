@@ -66,7 +66,7 @@ export function attrNames(v: Value): string[] {
 }
 
 /** Prefixes a method's own errors with its name, as starlark-go's methods do (`append: cannot ...`). */
-function prefixed(e: unknown, name: string): unknown {
+export function methodError(e: unknown, name: string): unknown {
   if (e instanceof StarlarkError && !e.message.startsWith(`${name}: `)) return new StarlarkError(`${name}: ${e.message}`);
   return e;
 }
@@ -83,7 +83,7 @@ export function callMethod(thread: Thread, v: Value, name: string, args: Value[]
     try {
       return m(thread, v, args, kwargs);
     } catch (e) {
-      throw prefixed(e, name);
+      throw methodError(e, name);
     }
   }
   return thread.call(getAttr(v, name), args, kwargs);

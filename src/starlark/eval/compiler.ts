@@ -1,6 +1,9 @@
 import type { Position } from '../../core/index.js';
 import type * as ast from '../syntax/ast.js';
-import { callMethod, getAttr } from './attributes.js';
+import { callMethod, getAttr, methodError } from './attributes.js';
+import { DICT_METHODS } from './builtins/dict-methods.js';
+import { LIST_METHODS } from './builtins/list-methods.js';
+import { STRING_METHODS } from './builtins/string-methods.js';
 import {
   annotate, BREAK, Cell, CONTINUE, evalError, NORMAL, RETURN, type Completion, type ExprCode, type Frame, type StmtCode,
 } from './frame.js';
@@ -14,7 +17,7 @@ import { StarSet } from './values/set.js';
 import { StarlarkError } from './starlark-error.js';
 import type { ModuleGlobals } from './thread.js';
 import { StarBytes } from './values/bytes.js';
-import { StarCallable, type Kwargs } from './values/callable.js';
+import { StarCallable, type Kwargs, type MethodImpl } from './values/callable.js';
 import { repr, truth, typeName } from './values/describe.js';
 import { StarDict } from './values/dict.js';
 import { equals } from './values/equality.js';
@@ -314,7 +317,7 @@ export class Compiler {
         return (fr, v) => {
           let elems: readonly Value[] | undefined;
           if (v instanceof StarTuple || v instanceof StarList) elems = v.elems;
-          else if (typeof v === 'object' && !(v instanceof StarDict) && !(v instanceof StarBytes)) elems = elementsOf(v);
+          else if (typeof v === 'object') elems = elementsOf(v); // any iterable, fully iterated first
           if (elems === undefined) throw evalError(`got ${typeName(v)} in sequence assignment`, pos, fnName);
           if (elems.length !== n) {
             const which = elems.length > n ? 'many' : 'few';
@@ -864,13 +867,8 @@ export class Compiler {
     const simple = e.args.every((a) => a.mode === 'positional');
     const positional = e.args.filter((a) => a.mode === 'positional').map((a) => this.expr(a.value));
     const n = positional.length;
-    const evalArgs: (fr: Frame) => [Value[], Kwargs | null] = simple
-      ? (fr) => {
-          const args: Value[] = new Array(n);
-          for (let i = 0; i < n; i++) args[i] = positional[i]!(fr);
-          return [args, null];
-        }
-      : this.generalArgs(e.args, pos);
+    const general = simple ? undefined : this.generalArgs(e.args, pos);
+    const simpleArgs = argsEvaluator(positional);
 
     const callee = unparen(e.fn);
     if (callee.kind === 'DotExpr') {
@@ -892,23 +890,49 @@ export class Compiler {
           }
         };
       }
+      // Resolve the built-in types' methods once per call site.
+      const strMethod = STRING_METHODS.get(name);
+      const listMethod = LIST_METHODS.get(name) as MethodImpl<Value> | undefined;
+      const dictMethod = DICT_METHODS.get(name) as MethodImpl<Value> | undefined;
       const dotPos = callee.dot;
       return (fr) => {
         const r = recv(fr);
-        const [args, kwargs] = evalArgs(fr);
+        let args: Value[];
+        let kwargs: Kwargs | null = null;
+        if (general === undefined) args = simpleArgs(fr);
+        else {
+          const a = general(fr);
+          args = a.args;
+          kwargs = a.kwargs;
+        }
+        const m: MethodImpl<Value> | undefined =
+          typeof r === 'string' ? (strMethod as MethodImpl<Value> | undefined) : r instanceof StarList ? listMethod : r instanceof StarDict ? dictMethod : undefined;
         try {
+          if (m !== undefined) return m(fr.thread, r, args, kwargs);
           return callMethod(fr.thread, r, name, args, kwargs);
         } catch (err) {
           // A missing method is reported at the dot, as for any attribute.
           if (err instanceof StarlarkError && err.message.includes(` has no .${name} field`)) throw annotate(err, dotPos, fnName);
-          throw annotate(err, pos, fnName);
+          throw annotate(m !== undefined ? methodError(err, name) : err, pos, fnName);
         }
       };
     }
     const fn = this.expr(e.fn);
+    if (general === undefined) {
+      return (fr) => {
+        const f = fn(fr);
+        const args = simpleArgs(fr);
+        try {
+          if (f instanceof StarCallable) return f.call(fr.thread, args, null);
+          throw new StarlarkError(`invalid call of non-function (${typeName(f)})`);
+        } catch (err) {
+          throw annotate(err, pos, fnName);
+        }
+      };
+    }
     return (fr) => {
       const f = fn(fr);
-      const [args, kwargs] = evalArgs(fr);
+      const { args, kwargs } = general(fr);
       try {
         if (f instanceof StarCallable) return f.call(fr.thread, args, kwargs);
         throw new StarlarkError(`invalid call of non-function (${typeName(f)})`);
@@ -919,7 +943,7 @@ export class Compiler {
   }
 
   /** Arguments with keywords, `*args` or `**kwargs`, evaluated left to right. */
-  private generalArgs(args: readonly ast.Argument[], pos: Position): (fr: Frame) => [Value[], Kwargs | null] {
+  private generalArgs(args: readonly ast.Argument[], pos: Position): (fr: Frame) => { args: Value[]; kwargs: Kwargs | null } {
     const fnName = this.fnName;
     const parts = args.map((a) => ({ mode: a.mode, name: a.name?.name ?? '', value: this.expr(a.value) }));
     return (fr) => {
@@ -951,7 +975,7 @@ export class Compiler {
           }
         }
       }
-      return [positional, kwargs];
+      return { args: positional, kwargs };
     };
   }
 
@@ -1036,6 +1060,32 @@ function inPlaceUpdate(op: string, x: Value, y: Value): (() => Value) | undefine
     for (const e of r.elements()) x.add(e);
     return x;
   };
+}
+
+/** Evaluates positional arguments into a fresh array, unrolled for the common small counts. */
+function argsEvaluator(codes: readonly ExprCode[]): (fr: Frame) => Value[] {
+  switch (codes.length) {
+    case 0:
+      return () => [];
+    case 1: {
+      const [a] = codes as [ExprCode];
+      return (fr) => [a(fr)];
+    }
+    case 2: {
+      const [a, b] = codes as [ExprCode, ExprCode];
+      return (fr) => [a(fr), b(fr)];
+    }
+    case 3: {
+      const [a, b, c] = codes as [ExprCode, ExprCode, ExprCode];
+      return (fr) => [a(fr), b(fr), c(fr)];
+    }
+    default:
+      return (fr) => {
+        const out: Value[] = new Array(codes.length);
+        for (let i = 0; i < codes.length; i++) out[i] = codes[i]!(fr);
+        return out;
+      };
+  }
 }
 
 function eq(a: Value, b: Value, pos: Position, fnName: string): boolean {

@@ -37,7 +37,8 @@ export function evalError(message: string, pos: Position, fnName: string): EvalE
 }
 
 function isStackOverflow(e: unknown): boolean {
-  return e instanceof RangeError && /call stack/i.test(e.message);
+  // No RegExp here: this runs at the stack limit, where V8 cannot compile one.
+  return e instanceof RangeError && e.message.includes('call stack');
 }
 
 /**
@@ -55,5 +56,7 @@ export function annotate(e: unknown, pos: Position, fnName: string): unknown {
     return e;
   }
   if (isStackOverflow(e)) return evalError('Starlark stack overflow', pos, fnName);
+  // JS engine limits (a string or array beyond V8's maximum length) are the program's fault too.
+  if (e instanceof RangeError) return evalError(`value too large: ${e.message}`, pos, fnName);
   return e;
 }

@@ -47,9 +47,12 @@ export class StarFunction extends StarCallable {
   get type(): string {
     return 'function';
   }
-  override freeze(): void {
-    for (const d of this.defaults) if (d !== MANDATORY && d instanceof StarObject) d.freeze();
-    for (const c of this.freeCells) if (c.v instanceof StarObject) c.v.freeze();
+  private frozen = false;
+  override markFrozen(pending: Value[]): void {
+    if (this.frozen) return; // a closure may capture itself
+    this.frozen = true;
+    for (const d of this.defaults) if (d !== MANDATORY) pending.push(d);
+    for (const c of this.freeCells) if (c.v !== undefined) pending.push(c.v);
   }
   repr(): string {
     return `<function ${this.code.name}>`;

@@ -34,7 +34,7 @@ export function assertHelpers(): Map<string, Value> {
         return None;
       } catch (e) {
         if (e instanceof EvalError || e instanceof StarlarkError) return e.message;
-        if (e instanceof RangeError) return 'Starlark stack overflow';
+        if (e instanceof RangeError) return e.message.includes('call stack') ? 'Starlark stack overflow' : `value too large: ${e.message}`;
         throw e;
       }
     })],

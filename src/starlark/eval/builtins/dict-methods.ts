@@ -1,9 +1,9 @@
-import { positionalArgs, unpackArgs } from '../args.js';
+import { positionalArgs } from '../args.js';
 import { StarlarkError } from '../starlark-error.js';
 import { elementsOf } from '../iteration.js';
 import { dictEntries } from '../operators.js';
 import type { Kwargs, MethodImpl } from '../values/callable.js';
-import { typeName } from '../values/describe.js';
+import { repr, typeName } from '../values/describe.js';
 import { StarDict } from '../values/dict.js';
 import { StarList, StarTuple } from '../values/list.js';
 import { None, type Value } from '../values/value.js';
@@ -33,7 +33,14 @@ export function updateDict(fn: string, d: StarDict, args: Value[], kwargs: Kwarg
       });
     }
   }
-  if (kwargs) for (const [k, v] of kwargs) d.set(k, v);
+  if (kwargs) {
+    const seen = new Set<string>();
+    for (const [k, v] of kwargs) {
+      if (seen.has(k)) throw new StarlarkError(`${fn}: duplicate keyword arg: ${repr(k)}`);
+      seen.add(k);
+      d.set(k, v);
+    }
+  }
 }
 
 /** Every method of `dict`. */
@@ -44,8 +51,8 @@ export const DICT_METHODS: ReadonlyMap<string, MethodImpl<StarDict>> = new Map<s
     return None;
   }],
   ['get', (_t, d, args, kwargs) => {
-    const a = unpackArgs('get', args, kwargs, ['key', 'default?']);
-    return d.get(a[0]!) ?? a[1] ?? None;
+    positionalArgs('get', args, kwargs, 1, 2);
+    return d.get(args[0]!) ?? args[1] ?? None;
   }],
   ['items', (_t, d, args, kwargs) => {
     positionalArgs('items', args, kwargs, 0, 0);
@@ -56,10 +63,10 @@ export const DICT_METHODS: ReadonlyMap<string, MethodImpl<StarDict>> = new Map<s
     return new StarList(d.table.keys());
   }],
   ['pop', (_t, d, args, kwargs) => {
-    const a = unpackArgs('pop', args, kwargs, ['key', 'default?']);
-    const v = d.table.delete(a[0]!);
+    positionalArgs('pop', args, kwargs, 1, 2);
+    const v = d.table.delete(args[0]!);
     if (v !== undefined) return v;
-    if (a[1] !== undefined) return a[1];
+    if (args[1] !== undefined) return args[1];
     throw new StarlarkError('pop: missing key');
   }],
   ['popitem', (_t, d, args, kwargs) => {
@@ -70,11 +77,11 @@ export const DICT_METHODS: ReadonlyMap<string, MethodImpl<StarDict>> = new Map<s
     return new StarTuple(first);
   }],
   ['setdefault', (_t, d, args, kwargs) => {
-    const a = unpackArgs('setdefault', args, kwargs, ['key', 'default?']);
-    const v = d.get(a[0]!);
+    positionalArgs('setdefault', args, kwargs, 1, 2);
+    const v = d.get(args[0]!);
     if (v !== undefined) return v;
-    const dflt = a[1] ?? None;
-    d.set(a[0]!, dflt);
+    const dflt = args[1] ?? None;
+    d.set(args[0]!, dflt);
     return dflt;
   }],
   ['update', (_t, d, args, kwargs) => {

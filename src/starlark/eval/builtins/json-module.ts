@@ -1,7 +1,7 @@
 import { positionalArgs, unpackArgs, wantString } from '../args.js';
 import { StarlarkError } from '../starlark-error.js';
 import { Builtin, StarCallable, type Kwargs } from '../values/callable.js';
-import { repr, typeName } from '../values/describe.js';
+import { MAX_NESTING, repr, typeName } from '../values/describe.js';
 import { StarDict } from '../values/dict.js';
 import { formatFloat, StarFloat } from '../values/float.js';
 import { normalizeBig } from '../values/int.js';
@@ -12,7 +12,20 @@ import { dictEntries } from '../operators.js';
 
 /** Quotes a string as JSON; lone surrogates become U+FFFD, as Go's encoder does for invalid text. */
 function quoteJson(s: string): string {
-  return JSON.stringify(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'));
+  let out = '';
+  let last = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    const next = s.charCodeAt(i + 1);
+    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      i++;
+      continue;
+    }
+    out += `${s.slice(last, i)}\ufffd`;
+    last = i + 1;
+  }
+  return JSON.stringify(last === 0 ? s : out + s.slice(last));
 }
 
 function encodeValue(x: Value, path: StarObject[]): string {
@@ -31,6 +44,7 @@ function encodeValue(x: Value, path: StarObject[]): string {
     return formatFloat(x.value, 'g');
   }
   if (path.includes(x)) throw new StarlarkError('cycle in JSON structure');
+  if (path.length >= MAX_NESTING) throw new StarlarkError('maximum nesting depth exceeded');
   path.push(x);
   try {
     if (x instanceof StarDict) {
@@ -97,8 +111,10 @@ export function decodeJson(s: string): Value {
   const skip = (): void => {
     while (i < s.length && (s[i] === ' ' || s[i] === '\t' || s[i] === '\n' || s[i] === '\r')) i++;
   };
+  let depth = 0;
   const parse = (): Value => {
     skip();
+    if (depth >= MAX_NESTING) fail('maximum nesting depth exceeded');
     if (i >= s.length) fail('unexpected end of file');
     const c = s[i]!;
     if (c === '"') {
@@ -120,10 +136,12 @@ export function decodeJson(s: string): Value {
     }
     if (c === '[') {
       i++;
+      depth++;
       const out: Value[] = [];
       skip();
       if (s[i] === ']') {
         i++;
+        depth--;
         return new StarList(out);
       }
       for (;;) {
@@ -136,6 +154,7 @@ export function decodeJson(s: string): Value {
         }
         if (s[i] === ']') {
           i++;
+          depth--;
           return new StarList(out);
         }
         fail(`got ${quoteChar(s[i]!)}, want ',' or ']'`);
@@ -143,10 +162,12 @@ export function decodeJson(s: string): Value {
     }
     if (c === '{') {
       i++;
+      depth++;
       const d = new StarDict();
       skip();
       if (s[i] === '}') {
         i++;
+        depth--;
         return d;
       }
       for (;;) {
@@ -165,6 +186,7 @@ export function decodeJson(s: string): Value {
         }
         if (s[i] === '}') {
           i++;
+          depth--;
           return d;
         }
         fail(`in object, got ${quoteChar(s[i]!)}, want ',' or '}'`);
@@ -260,6 +282,10 @@ export function jsonModule(): StarModule {
       return prefixErrors('json.encode', () => encodeJson(args[0]!));
     })],
     ['decode', new Builtin('json.decode', (_t, args, kwargs) => {
+      // The text is positional only (as starlark-go); `default` may be given by name.
+      for (const [k] of kwargs ?? []) {
+        if (k !== 'default') throw new StarlarkError(`json.decode: unexpected keyword argument ${repr(k)}`);
+      }
       const a = unpackArgs('json.decode', args, kwargs, ['x', 'default?']);
       const s = wantString('json.decode', 'x', a[0]!);
       try {

@@ -1,8 +1,8 @@
-import { positionalArgs, unpackArgs, wantOptionalIndex, wantSmallInt, wantString } from '../args.js';
+import { positionalArgs, unpackArgs, wantBool, wantOptionalIndex, wantSmallInt, wantString } from '../args.js';
 import { StarlarkError } from '../starlark-error.js';
 import { elementsOf } from '../iteration.js';
 import type { Kwargs, MethodImpl } from '../values/callable.js';
-import { typeName, truth } from '../values/describe.js';
+import { typeName } from '../values/describe.js';
 import { StarList, StarTuple } from '../values/list.js';
 import { quoteString } from '../values/string-repr.js';
 import { None, StarObject, type Value } from '../values/value.js';
@@ -41,15 +41,18 @@ export class StringElems extends StarObject {
   }
 }
 
-/** Start and end of a substring search, clamped as Python's s[start:end]. */
+/**
+ * Start and end of a substring search, as Python's s[start:end]; end < start (including a start
+ * beyond the string) means the search fails.
+ */
 function span(s: string, fn: string, args: (Value | undefined)[], at: number): [number, number] {
   const n = s.length;
   let start = wantOptionalIndex(fn, 'start', args[at]) ?? 0;
   let end = wantOptionalIndex(fn, 'end', args[at + 1]) ?? n;
   if (start < 0) start = Math.max(0, start + n);
   if (end < 0) end = Math.max(0, end + n);
-  if (start > n) start = n;
   if (end > n) end = n;
+  if (start > n) return [n + 1, n];
   return [start, end];
 }
 
@@ -208,9 +211,11 @@ export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<s
   ['elems', (_t, s, args, kwargs) => (noArgs('elems', args, kwargs), new StringElems(s, 'elems'))],
   ['endswith', (_t, s, args, kwargs) => {
     const a = unpackArgs('endswith', args, kwargs, ['suffix', 'start?', 'end?']);
+    const wanted = prefixes('endswith', a[0]!);
     const [start, end] = span(s, 'endswith', a, 1);
-    const sub = s.slice(start, Math.max(start, end));
-    return prefixes('endswith', a[0]!).some((p) => sub.endsWith(p));
+    if (end < start) return false;
+    const sub = s.slice(start, end);
+    return wanted.some((p) => sub.endsWith(p));
   }],
   ['find', (_t, s, args, kwargs) => find(s, 'find', args, kwargs, false)],
   ['format', (_t, s, args, kwargs) => strFormat(s, args, kwargs)],
@@ -288,7 +293,7 @@ export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<s
   ['split', (_t, s, args, kwargs) => split(s, 'split', args, kwargs, false)],
   ['splitlines', (_t, s, args, kwargs) => {
     const a = unpackArgs('splitlines', args, kwargs, ['keepends?']);
-    const keep = a[0] !== undefined && truth(a[0]);
+    const keep = a[0] !== undefined && wantBool('splitlines', 'keepends', a[0]);
     const lines: string[] = [];
     const re = /\r\n|\r|\n/g;
     let last = 0;
@@ -302,9 +307,11 @@ export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<s
   }],
   ['startswith', (_t, s, args, kwargs) => {
     const a = unpackArgs('startswith', args, kwargs, ['prefix', 'start?', 'end?']);
+    const wanted = prefixes('startswith', a[0]!);
     const [start, end] = span(s, 'startswith', a, 1);
-    const sub = s.slice(start, Math.max(start, end));
-    return prefixes('startswith', a[0]!).some((p) => sub.startsWith(p));
+    if (end < start) return false;
+    const sub = s.slice(start, end);
+    return wanted.some((p) => sub.startsWith(p));
   }],
   ['strip', (_t, s, args, kwargs) => (positionalArgs('strip', args, kwargs, 0, 1), strip(s, args[0], 'strip', true, true))],
   ['title', (_t, s, args, kwargs) => (noArgs('title', args, kwargs), title(s))],

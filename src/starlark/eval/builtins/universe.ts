@@ -1,4 +1,4 @@
-import { positionalArgs, unpackArgs, wantSmallInt } from '../args.js';
+import { positionalArgs, unpackArgs, wantBool, wantSmallInt } from '../args.js';
 import { attrNames, findAttr } from '../attributes.js';
 import { elementsOf, iterableArg } from '../iteration.js';
 import { StarlarkError } from '../starlark-error.js';
@@ -149,7 +149,7 @@ function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs | null): Va
   if (elems === undefined) throw new StarlarkError(`sorted: for parameter iterable: got ${typeName(a[0]!)}, want iterable`);
   const keyFn = a[1];
   if (keyFn !== undefined && !(keyFn instanceof StarCallable)) throw new StarlarkError(`sorted: for parameter key: got ${typeName(keyFn)}, want callable`);
-  const reverse = a[2] !== undefined && truth(a[2]);
+  const reverse = a[2] !== undefined && wantBool('sorted', 'reverse', a[2]);
   const out = sortValues(thread, elems, keyFn, reverse);
   return new StarList(out);
 }

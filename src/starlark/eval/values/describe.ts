@@ -86,6 +86,7 @@ export function reprElements(
   close: string,
 ): string {
   if (path.includes(self)) return `${open}...${close}`;
+  checkReprDepth(path);
   path.push(self);
   let out = open;
   for (let i = 0; i < elems.length; i++) {
@@ -94,6 +95,13 @@ export function reprElements(
   }
   path.pop();
   return out + close;
+}
+
+/** Deeper nesting than this fails cleanly instead of exhausting the JS stack. */
+export const MAX_NESTING = 1000;
+
+export function checkReprDepth(path: ReprPath): void {
+  if (path.length >= MAX_NESTING) throw new StarlarkError('repr: maximum nesting depth exceeded');
 }
 
 export function freezeValue(v: Value): void {

@@ -1,4 +1,4 @@
-import { repr } from './describe.js';
+import { checkReprDepth, repr } from './describe.js';
 import { equals } from './equality.js';
 import { HashTable } from './hash-table.js';
 import { StarObject, type ReprPath, type Value } from './value.js';
@@ -12,8 +12,8 @@ export class StarDict extends StarObject {
   override truth(): boolean {
     return this.table.size > 0;
   }
-  override freeze(): void {
-    this.table.freeze();
+  override markFrozen(pending: Value[]): void {
+    this.table.markFrozen(pending);
   }
   get frozen(): boolean {
     return this.table.frozen;
@@ -47,6 +47,7 @@ export class StarDict extends StarObject {
   }
   repr(path: ReprPath): string {
     if (path.includes(this)) return '{...}';
+    checkReprDepth(path);
     path.push(this);
     let out = '{';
     let first = true;

@@ -1,5 +1,4 @@
 import { StarlarkError } from '../starlark-error.js';
-import { freezeValue } from './describe.js';
 import { equals } from './equality.js';
 import { StarFloat } from './float.js';
 import { StarObject, type Value } from './value.js';
@@ -124,12 +123,9 @@ export class HashTable {
     return undefined;
   }
 
-  freeze(): void {
+  markFrozen(pending: Value[]): void {
     if (this.frozen) return;
     this.frozen = true;
-    for (const [n, v] of this.map) {
-      freezeValue(this.original(n));
-      freezeValue(v);
-    }
+    for (const [n, v] of this.map) pending.push(this.original(n), v);
   }
 }

@@ -107,8 +107,7 @@ export function intInvert(a: Int): Int {
 
 export function intShiftLeft(a: Int, n: Int): Int {
   if (n < 0) throw new StarlarkError(`negative shift count: ${n}`);
-  // starlark-go stops at 512; we allow more (results up to 8192 bits) but still bound the work.
-  if (n >= 8192) throw new StarlarkError(`shift count too large: ${n}`);
+  if (n >= 512) throw new StarlarkError(`shift count too large: ${n}`); // as starlark-go
   const k = Number(n);
   if (typeof a === 'number' && k < 53) {
     const r = a * 2 ** k;

@@ -1,5 +1,5 @@
 import { StarlarkError } from '../starlark-error.js';
-import { freezeValue, hashValue, reprElements } from './describe.js';
+import { hashValue, reprElements } from './describe.js';
 import { compare, equals } from './equality.js';
 import { StarObject, type ReprPath, type Sequence, type Value } from './value.js';
 
@@ -17,10 +17,10 @@ export class StarList extends StarObject implements Sequence {
   override truth(): boolean {
     return this.elems.length > 0;
   }
-  override freeze(): void {
+  override markFrozen(pending: Value[]): void {
     if (this.frozen) return;
     this.frozen = true;
-    for (const e of this.elems) freezeValue(e);
+    for (const e of this.elems) pending.push(e);
   }
   /** starlark-go's wording: `cannot append to frozen list`, `cannot clear list during iteration`. */
   checkMutable(verb: string): void {
@@ -67,8 +67,11 @@ export class StarTuple extends StarObject implements Sequence {
   override truth(): boolean {
     return this.elems.length > 0;
   }
-  override freeze(): void {
-    for (const e of this.elems) freezeValue(e);
+  private frozen = false;
+  override markFrozen(pending: Value[]): void {
+    if (this.frozen) return;
+    this.frozen = true;
+    for (const e of this.elems) pending.push(e);
   }
   override hash(): number {
     // Python's tuple hash, as starlark-go.

@@ -11,8 +11,8 @@ export class StarSet extends StarObject {
   override truth(): boolean {
     return this.table.size > 0;
   }
-  override freeze(): void {
-    this.table.freeze();
+  override markFrozen(pending: Value[]): void {
+    this.table.markFrozen(pending);
   }
   override len(): number {
     return this.table.size;

@@ -3,8 +3,17 @@
  * characters, `\xHH` for other ASCII control bytes and `\uXXXX` for lone surrogates.
  */
 export function quoteString(s: string): string {
-  // Fast path: printable ASCII without quotes or backslashes.
-  if (/^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/.test(s)) return `"${s}"`;
+  // Fast path: printable ASCII without quotes or backslashes. (A loop, not a RegExp: repr runs deep
+  // in recursion, where V8 cannot afford to compile a regular expression.)
+  let plain = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return `"${s}"`;
   let out = '"';
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

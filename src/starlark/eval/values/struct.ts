@@ -1,5 +1,5 @@
 import { StarlarkError } from '../starlark-error.js';
-import { freezeValue, hashValue, repr } from './describe.js';
+import { checkReprDepth, hashValue, repr } from './describe.js';
 import { equals } from './equality.js';
 import { StarObject, type ReprPath, type Value } from './value.js';
 
@@ -20,8 +20,8 @@ export class StarStruct extends StarObject {
   get type(): string {
     return 'struct';
   }
-  override freeze(): void {
-    for (const v of this.values) freezeValue(v);
+  override markFrozen(pending: Value[]): void {
+    for (const v of this.values) pending.push(v);
   }
   override hash(): number {
     let h = 0;
@@ -45,6 +45,7 @@ export class StarStruct extends StarObject {
   }
   repr(path: ReprPath): string {
     if (path.includes(this)) return 'struct(...)';
+    checkReprDepth(path);
     path.push(this);
     const parts = this.names.map((n, i) => `${n} = ${repr(this.values[i]!, path)}`);
     path.pop();
@@ -66,8 +67,8 @@ export class StarModule extends StarObject {
   get type(): string {
     return 'module';
   }
-  override freeze(): void {
-    for (const v of this.members.values()) freezeValue(v);
+  override markFrozen(pending: Value[]): void {
+    for (const v of this.members.values()) pending.push(v);
   }
   override attr(name: string): Value | undefined {
     return this.members.get(name);

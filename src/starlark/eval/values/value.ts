@@ -25,8 +25,19 @@ export abstract class StarObject {
   hash(): number {
     throw new StarlarkError(`unhashable type: ${this.type}`);
   }
-  /** Makes the value and everything reachable from it immutable. Idempotent. */
-  freeze(): void {}
+  /**
+   * Makes the value and everything reachable from it immutable. Idempotent. Iterative (an explicit
+   * work list), so a value nested a million levels deep freezes without exhausting the JS stack.
+   */
+  freeze(): void {
+    const pending: Value[] = [this];
+    while (pending.length > 0) {
+      const v = pending.pop()!;
+      if (typeof v === 'object') v.markFrozen(pending);
+    }
+  }
+  /** Marks this value frozen and pushes the values it references; does nothing when already frozen. */
+  markFrozen(_pending: Value[]): void {}
   abstract repr(path: ReprPath): string;
   str(path: ReprPath): string {
     return this.repr(path);
