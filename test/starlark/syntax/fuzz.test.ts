@@ -7,6 +7,9 @@ import { parseFile, printFile, Scanner, Token } from '../../../src/starlark/synt
 // Random input into scanner, parser and resolver must end in a result or a KilnError subclass:
 // never another exception, never a hang. Runs are bounded so the suite stays fast.
 
+/** Each property stops early (without failing) after this long on a slow or busy machine. */
+const TIME_LIMIT_MS = 8_000;
+
 const UNIVERSAL = new Set(['None', 'True', 'False', 'len', 'print', 'range', 'set', 'struct']);
 
 /** Scans, parses and resolves; returns what happened, throws anything that is not a KilnError. */
@@ -77,19 +80,17 @@ const mutatedSample = fc
 
 describe('fuzz: scanner, parser and resolver never crash', () => {
   test('random strings', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (s) => void frontEnd(s)), {
-      numRuns: 3000,
-    });
+    fc.assert(fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (s) => void frontEnd(s)), { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS });
   });
 
   test('random printable ASCII', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200 }), (s) => void frontEnd(s)), { numRuns: 3000 });
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), (s) => void frontEnd(s)), { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS });
   });
 
   test('random bytes decoded as UTF-8', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => void frontEnd(Buffer.from(bytes).toString('utf8'))),
-      { numRuns: 3000 },
+      { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS },
     );
   });
 
@@ -99,13 +100,13 @@ describe('fuzz: scanner, parser and resolver never crash', () => {
       fc.property(tokenSequence, (s) => {
         if (frontEnd(s) === 'ok') parsed++;
       }),
-      { numRuns: 5000 },
+      { numRuns: 5000, interruptAfterTimeLimit: TIME_LIMIT_MS },
     );
     expect(parsed).toBeGreaterThan(0);
   });
 
   test('mutated real programs', () => {
-    fc.assert(fc.property(mutatedSample, (s) => void frontEnd(s)), { numRuns: 3000 });
+    fc.assert(fc.property(mutatedSample, (s) => void frontEnd(s)), { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS });
   });
 
   test('the samples themselves are valid', () => {
@@ -129,7 +130,7 @@ describe('fuzz: the canonical printer round-trips', () => {
         }
         expect(printFile(parseFile(printed, 'printed.star'), { showParens: false })).toBe(printed);
       }),
-      { numRuns: 3000 },
+      { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS },
     );
   });
 
