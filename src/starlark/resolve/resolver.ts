@@ -548,7 +548,12 @@ class Resolver {
   }
 
   /** Resolves a def (body) or lambda (bodyExpr): defaults outside, parameters and body inside. */
-  private function(fn: FunctionInfo, params: readonly Param[], body: readonly Stmt[] | null, bodyExpr: Expr | null): void {
+  private function(
+    fn: FunctionInfo,
+    params: readonly Param[],
+    body: readonly Stmt[] | null,
+    bodyExpr: Expr | null,
+  ): void {
     for (const p of params) if (p.default) this.expr(p.default);
 
     const b = new Block(this.env, fn);

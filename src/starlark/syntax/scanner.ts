@@ -163,7 +163,9 @@ export class Scanner {
         if (c === HASH || c === LF || c === CR || c === -1) blank = true;
         if (!blank && this.depth === 0) {
           // The spec (and Bazel) allow only spaces in indentation; tabs elsewhere are white space.
-          if (firstTab >= 0) this.errorAt('Tab characters are not allowed for indentation. Use spaces instead.', firstTab);
+          if (firstTab >= 0) {
+            this.errorAt('Tab characters are not allowed for indentation. Use spaces instead.', firstTab);
+          }
           this.indent(this.p - lineStart);
         }
       }

@@ -9,6 +9,7 @@ import { parseFile, printFile, Scanner, Token } from '../../../src/starlark/synt
 
 /** Each property stops early (without failing) after this long on a slow or busy machine. */
 const TIME_LIMIT_MS = 8_000;
+const LIMITS = { interruptAfterTimeLimit: TIME_LIMIT_MS };
 
 const UNIVERSAL = new Set(['None', 'True', 'False', 'len', 'print', 'range', 'set', 'struct']);
 
@@ -80,17 +81,17 @@ const mutatedSample = fc
 
 describe('fuzz: scanner, parser and resolver never crash', () => {
   test('random strings', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (s) => void frontEnd(s)), { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS });
+    fc.assert(fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (s) => void frontEnd(s)), { ...LIMITS, numRuns: 3000 });
   });
 
   test('random printable ASCII', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200 }), (s) => void frontEnd(s)), { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS });
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), (s) => void frontEnd(s)), { ...LIMITS, numRuns: 3000 });
   });
 
   test('random bytes decoded as UTF-8', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => void frontEnd(Buffer.from(bytes).toString('utf8'))),
-      { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS },
+      { ...LIMITS, numRuns: 3000 },
     );
   });
 
@@ -100,13 +101,13 @@ describe('fuzz: scanner, parser and resolver never crash', () => {
       fc.property(tokenSequence, (s) => {
         if (frontEnd(s) === 'ok') parsed++;
       }),
-      { numRuns: 5000, interruptAfterTimeLimit: TIME_LIMIT_MS },
+      { ...LIMITS, numRuns: 5000 },
     );
     expect(parsed).toBeGreaterThan(0);
   });
 
   test('mutated real programs', () => {
-    fc.assert(fc.property(mutatedSample, (s) => void frontEnd(s)), { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS });
+    fc.assert(fc.property(mutatedSample, (s) => void frontEnd(s)), { ...LIMITS, numRuns: 3000 });
   });
 
   test('the samples themselves are valid', () => {
@@ -130,7 +131,7 @@ describe('fuzz: the canonical printer round-trips', () => {
         }
         expect(printFile(parseFile(printed, 'printed.star'), { showParens: false })).toBe(printed);
       }),
-      { numRuns: 3000, interruptAfterTimeLimit: TIME_LIMIT_MS },
+      { ...LIMITS, numRuns: 3000 },
     );
   });
 
