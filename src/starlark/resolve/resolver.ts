@@ -2,6 +2,7 @@ import type { Position } from '../../core/index.js';
 import {
   StarlarkSyntaxError,
   type Binding,
+  type CallExpr,
   type Comprehension,
   type Expr,
   type File,
@@ -10,7 +11,6 @@ import {
   type ModuleInfo,
   type Param,
   type Stmt,
-  type CallExpr,
 } from '../syntax/index.js';
 import { nearestName } from './nearest-name.js';
 import { StarlarkStaticErrors } from './static-errors.js';
