@@ -758,6 +758,10 @@ function toIntValue(b: bigint): number | bigint {
 function describeChar(cp: number): string {
   if (cp >= 0x20 && cp < 0x7f) return `'${String.fromCharCode(cp)}'`;
   if (cp < 0x20 || cp === 0x7f) return `'\\x${cp.toString(16).padStart(2, '0')}'`;
-  if (cp >= 0xd800 && cp < 0xe000) return `'\\u${hex4(cp).toLowerCase()}'`;
-  return `'${String.fromCodePoint(cp)}'`;
+  const ch = String.fromCodePoint(cp);
+  // Invisible or unassigned characters (spaces, controls, lone surrogates) are shown as escapes.
+  if (VISIBLE.test(ch)) return `'${ch}'`;
+  return cp > 0xffff ? `'\\U${cp.toString(16).padStart(8, '0')}'` : `'\\u${cp.toString(16).padStart(4, '0')}'`;
 }
+
+const VISIBLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
