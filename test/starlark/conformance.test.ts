@@ -13,7 +13,7 @@ import { runStarlark } from './run-starlark-cli.js';
 
 const TESTDATA = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 const ASSERT_MODULE = 'assert.star';
-const ERROR_LINE = /^(.+?):(\d+):(\d+): (.*)$/;
+const ERROR_LINE = /^(\S.*?):(\d+):(\d+): (.*)$/;
 
 interface ReportedError {
   file: string;
