@@ -1,0 +1,97 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/commands/cluster.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { blob, connect, must } from './cache-server-fixture.js';
+
+/** An in-memory CliIO whose interrupt the test triggers, and a promise for the first stdout line. */
+function fakeIO(cwd: string) {
+  let out = '';
+  let err = '';
+  let interrupt: () => void = () => undefined;
+  let onLine: (line: string) => void = () => undefined;
+  const firstLine = new Promise<string>((resolve) => (onLine = resolve));
+  const io: CliIO = {
+    stdout: {
+      write: (c: string | Uint8Array) => {
+        out += c.toString();
+        if (out.includes('\n')) onLine(out.slice(0, out.indexOf('\n')));
+      },
+    },
+    stderr: { write: (c: string | Uint8Array) => (err += c.toString()) },
+    cwd,
+    env: {},
+    interrupted: new Promise<void>((resolve) => (interrupt = resolve)),
+  };
+  return { io, firstLine, interrupt: () => interrupt(), out: () => out, err: () => err };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kiln-cluster-cmd-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('kiln cluster up', () => {
+  it('serves the cache until interrupted, printing its endpoint first and what it serves on stderr', async () => {
+    const f = fakeIO(dir);
+    const exit = main(['up', '--executors', '0', '--port=0', '--storage', 'store'], f.io);
+    const endpoint = await f.firstLine;
+    expect(endpoint).toMatch(/^grpc:\/\/127\.0\.0\.1:\d+$/);
+    const clients = connect(endpoint);
+    const b = blob('through the CLI');
+    await must(clients.cas, clients.cas.BatchUpdateBlobs, { requests: [{ digest: b.digest, data: b.data }] });
+    clients.close();
+    f.interrupt();
+    expect(await exit).toBe(0);
+    expect(f.err()).toContain('ContentAddressableStorage');
+    expect(f.err()).toContain(`disk ${join(dir, 'store')}/cas`);
+    expect(f.err()).toContain('shutting down');
+  });
+
+  it('reads a JSON config with instance names and limits', async () => {
+    await writeFile(join(dir, 'cache.json'), JSON.stringify({ instanceNames: ['', 'ci'], limits: { maxBatchTotalSizeBytes: 1048576 } }));
+    const f = fakeIO(dir);
+    const exit = main(['up', '--config', 'cache.json'], f.io);
+    const clients = connect(await f.firstLine);
+    const caps = await must(clients.caps, clients.caps.GetCapabilities, { instanceName: 'ci' });
+    expect(caps.cacheCapabilities?.maxBatchTotalSizeBytes).toBe(1048576);
+    clients.close();
+    f.interrupt();
+    expect(await exit).toBe(0);
+    expect(f.err()).toContain('instance "ci"');
+  });
+
+  it.each([
+    [['up', '--executors', '2'], /--executors 2: remote execution is not available yet/],
+    [['up', '--port', 'eighty'], /--port: expected an integer/],
+    [['up', '--port', '70000'], /--port: expected an integer from 0 to 65535/],
+    [['up', '--frobnicate'], /unrecognized option: --frobnicate/],
+    [['up', '--storage'], /--storage expects a value/],
+    [['down'], /unknown cluster subcommand 'down'/],
+    [['up', '--config', 'nope.json'], /--config: cannot read .*nope\.json: ENOENT/],
+  ])('exits 2 for %j naming the flag', async (args, message) => {
+    const f = fakeIO(dir);
+    expect(await main(args, f.io)).toBe(2);
+    expect(f.err()).toMatch(message);
+    expect(f.out()).toBe('');
+  });
+
+  it.each([
+    ['{"limits": {"maxBatchTotalSizeBytes": -1}}', /bad\.json: limits\.maxBatchTotalSizeBytes: must be an integer/],
+    ['{"instanceNames": ["ok", "a/blobs"]}', /bad\.json: instanceNames\[1\]: .*reserved segment "blobs"/],
+    ['{"storage": {"kind": "tape"}}', /bad\.json: storage\.kind: must be "memory" or "disk"/],
+    ['{"instances": {"x": {"cas": {"kind": "memory"}, "actionCache": {"kind": "memory", "maxBytes": 1}}}}', /bad\.json: instances\["x"\]\.cas\.maxBytes/],
+    ['{"chunking": {"avgChunkSizeBytes": 3000}}', /bad\.json: chunking\.avgChunkSizeBytes: must be a power of two/],
+    ['{"port": "x"}', /bad\.json: port: must be an integer/],
+    ['{"colour": 1}', /bad\.json: colour: unknown field/],
+    ['{not json', /bad\.json: not valid JSON/],
+  ])('rejects the config %s naming the field', async (text, message) => {
+    await writeFile(join(dir, 'bad.json'), text);
+    const f = fakeIO(dir);
+    expect(await main(['up', '--config', 'bad.json'], f.io)).toBe(2);
+    expect(f.err()).toMatch(message);
+  });
+});
