@@ -40,7 +40,8 @@ describe('resolver: static-errors.star', () => {
   const chunks = readChunks(readFileSync(path, 'utf8'));
   test.each(chunks.map((c) => [`chunk at line ${c.firstLine}`, c] as const))('%s', (_, chunk) => {
     const file = parseFile(chunk.source, 'testdata/static-errors.star');
-    const errors = resolveFileCollectingErrors(file, optionsFrom(chunk.options), isPredeclared, isUniversal);
+    // Sets, not predicates, so that predeclared and universal names are offered as spelling hints.
+    const errors = resolveFileCollectingErrors(file, optionsFrom(chunk.options), PREDECLARED, UNIVERSAL);
     const got = errors.map((e) => `${e.pos.line}: ${e.message}`);
     const unmatched = [...got];
     for (const want of chunk.expected) {
@@ -179,6 +180,20 @@ describe('resolver: bindings and frame layout', () => {
     expect(errors.formatAll()).toBe(
       ['e.star:1:5: undefined: b', 'e.star:2:1: break not in a loop', 'e.star:3:5: undefined: d'].join('\n'),
     );
+  });
+});
+
+describe('resolver: name sets', () => {
+  test('predicates work, but only sets give hints for predeclared and universal names', () => {
+    const src = 'x = lenn(glub)\n';
+    const withPredicates = resolveFileCollectingErrors(parseFile(src, 'h.star'), {}, isPredeclared, isUniversal);
+    expect(withPredicates.map((e) => e.message)).toEqual(['undefined: lenn', 'undefined: glub']);
+    const predeclared = new Map([['glob', 1]]);
+    const withSets = resolveFileCollectingErrors(parseFile(src, 'h.star'), {}, predeclared, UNIVERSAL);
+    expect(withSets.map((e) => e.message)).toEqual([
+      'undefined: lenn (did you mean len?)',
+      'undefined: glub (did you mean glob?)',
+    ]);
   });
 });
 
