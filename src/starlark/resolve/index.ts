@@ -7,5 +7,6 @@ export {
   resolveFileCollectingErrors,
   type ResolveOptions,
   type NamePredicate,
+  type NameSet,
 } from './resolver.js';
 export { StarlarkStaticErrors } from './static-errors.js';

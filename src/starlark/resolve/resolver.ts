@@ -36,19 +36,20 @@ export interface ResolveOptions {
 
 export type NamePredicate = (name: string) => boolean;
 
+/**
+ * A set of names: a membership test, or a Set/Map of names. Given as a Set or Map, the names can
+ * also be offered as "did you mean" hints (starlark-go cannot, having only predicates).
+ */
+export type NameSet = NamePredicate | { has(name: string): boolean; keys(): Iterable<string> };
+
 const DOESNT = 'this Starlark dialect does not ';
 
 /**
  * Resolves `file` in place (see the contract in syntax/ast.ts): binds every identifier, lays out
  * every function frame and the module. Throws StarlarkStaticErrors listing every static error.
  */
-export function resolveFile(
-  file: File,
-  options: ResolveOptions,
-  isPredeclared: NamePredicate,
-  isUniversal: NamePredicate,
-): void {
-  const errors = resolveFileCollectingErrors(file, options, isPredeclared, isUniversal);
+export function resolveFile(file: File, options: ResolveOptions, predeclared: NameSet, universal: NameSet): void {
+  const errors = resolveFileCollectingErrors(file, options, predeclared, universal);
   if (errors.length > 0) throw new StarlarkStaticErrors(errors);
 }
 
@@ -56,10 +57,10 @@ export function resolveFile(
 export function resolveFileCollectingErrors(
   file: File,
   options: ResolveOptions,
-  isPredeclared: NamePredicate,
-  isUniversal: NamePredicate,
+  predeclared: NameSet,
+  universal: NameSet,
 ): StarlarkSyntaxError[] {
-  const r = new Resolver(options, isPredeclared, isUniversal);
+  const r = new Resolver(options, predeclared, universal);
   r.stmts(file.stmts);
   r.file.resolveLocalUses();
   r.resolveNonLocalUses(r.file);
@@ -142,11 +143,17 @@ class Resolver {
   private ifStmts = 0;
   private readonly errors: StarlarkSyntaxError[] = [];
 
+  private readonly isPredeclared: NamePredicate;
+  private readonly isUniversal: NamePredicate;
+
   constructor(
     private readonly options: ResolveOptions,
-    private readonly isPredeclared: NamePredicate,
-    private readonly isUniversal: NamePredicate,
-  ) {}
+    private readonly predeclaredNames: NameSet,
+    private readonly universalNames: NameSet,
+  ) {
+    this.isPredeclared = membership(predeclaredNames);
+    this.isUniversal = membership(universalNames);
+  }
 
   finish(): ModuleInfo {
     for (const fn of this.functions) {
@@ -266,6 +273,9 @@ class Resolver {
       if (b.bindings) names.push(...b.bindings.keys());
     }
     for (const g of this.moduleGlobals) names.push(g.name);
+    for (const set of [this.predeclaredNames, this.universalNames]) {
+      if (typeof set !== 'function') names.push(...set.keys());
+    }
     return nearestName(use.id.name, names.sort());
   }
 
@@ -618,6 +628,10 @@ class Resolver {
     this.pop();
     this.loops = outerLoops;
   }
+}
+
+function membership(names: NameSet): NamePredicate {
+  return typeof names === 'function' ? names : (name) => names.has(name);
 }
 
 function formatFirst(b: Binding): string {
