@@ -1,6 +1,8 @@
 import { StarlarkError } from './starlark-error.js';
 import type { Kwargs } from './values/callable.js';
 import { typeName } from './values/describe.js';
+import { quoteString } from './values/string-repr.js';
+import { nearestName } from '../resolve/nearest-name.js';
 import { StarFloat } from './values/float.js';
 import { None, type Value } from './values/value.js';
 
@@ -17,8 +19,11 @@ export function unpackArgs(fn: string, args: Value[], kwargs: Kwargs | null, par
   if (kwargs) {
     for (const [name, v] of kwargs) {
       const i = params.findIndex((p) => (p.endsWith('?') ? p.slice(0, -1) : p) === name);
-      if (i < 0) throw new StarlarkError(`${fn}: unexpected keyword argument ${name}`);
-      if (out[i] !== undefined) throw new StarlarkError(`${fn}: got multiple values for keyword argument ${name}`);
+      if (i < 0) {
+        const hint = nearestName(name, params.map((p) => (p.endsWith('?') ? p.slice(0, -1) : p)));
+        throw new StarlarkError(`${fn}: unexpected keyword argument ${quoteString(name)}${hint ? ` (did you mean ${hint}?)` : ''}`);
+      }
+      if (out[i] !== undefined) throw new StarlarkError(`${fn}: got multiple values for keyword argument ${quoteString(name)}`);
       out[i] = v;
     }
   }

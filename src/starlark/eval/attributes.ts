@@ -4,6 +4,7 @@ import { LIST_METHODS } from './builtins/list-methods.js';
 import { SET_METHODS } from './builtins/set-methods.js';
 import { STRING_METHODS } from './builtins/string-methods.js';
 import { StarlarkError } from './starlark-error.js';
+import { nearestName } from '../resolve/nearest-name.js';
 import { positionalArgs } from './args.js';
 import { encodeJson } from './builtins/json-module.js';
 import type { Thread } from './thread.js';
@@ -26,8 +27,10 @@ function methodsOf(v: Value): ReadonlyMap<string, MethodImpl<never>> | undefined
 }
 
 function missing(v: Value, name: string): never {
-  if (v instanceof StarStruct) v.missingField(name);
-  throw new StarlarkError(`${typeName(v)} has no .${name} field or method`);
+  const hint = nearestName(name, attrNames(v));
+  const suffix = hint ? ` (did you mean .${hint}?)` : '';
+  if (v instanceof StarStruct) throw new StarlarkError(`struct has no .${name} field${suffix}`);
+  throw new StarlarkError(`${typeName(v)} has no .${name} field or method${suffix}`);
 }
 
 /** `x.name`, or undefined when x has no such field or method. */

@@ -9,6 +9,7 @@ import {
 } from './frame.js';
 import { MANDATORY, StarFunction, type DefaultValue, type FunctionCode } from './function.js';
 import { elementsOf } from './iteration.js';
+import { compileArith, type ArithContext } from './arith-codegen.js';
 import {
   binaryOp, contains, dictEntries, getIndex, setDifference, setIndex, setIntersection, setSymmetricDifference, setUnion,
   slice, unaryOp,
@@ -113,6 +114,10 @@ export class Compiler {
   private fnName = TOPLEVEL;
 
   constructor(private readonly mod: ModuleContext) {}
+
+  private arithContext(): ArithContext {
+    return { globals: this.mod.globals, fnName: this.fnName, compile: (x) => this.expr(x) };
+  }
 
   // ---------------------------------------------------------------------------------------------
   // Statements
@@ -403,6 +408,26 @@ export class Compiler {
     const lhs = unparen(s.lhs);
     switch (lhs.kind) {
       case 'Identifier': {
+        const b = lhs.binding!;
+        if (b.scope === 'local' || b.scope === 'global') {
+          // `x op= y` on a plain variable: one generated function with the int fast path inline.
+          const asBinary: ast.BinaryExpr = { kind: 'BinaryExpr', pos: s.pos, opPos: at, op, x: lhs, y: s.rhs };
+          const fast = compileArith(asBinary, this.arithContext(), (a, b) => apply(a, b!));
+          if (fast) {
+            const i = b.index;
+            if (b.scope === 'local') {
+              return (fr) => {
+                fr.locals[i] = fast(fr);
+                return NORMAL;
+              };
+            }
+            const g = this.mod.globals;
+            return (fr) => {
+              g[i] = fast(fr);
+              return NORMAL;
+            };
+          }
+        }
         const get = this.expr(lhs);
         const set = this.assignTo(lhs, at);
         return (fr) => {
@@ -526,6 +551,10 @@ export class Compiler {
 
   expr(e: ast.Expr): ExprCode {
     const fnName = this.fnName;
+    if (e.kind === 'BinaryExpr' || e.kind === 'UnaryExpr') {
+      const fast = compileArith(e, this.arithContext());
+      if (fast) return fast;
+    }
     switch (e.kind) {
       case 'Identifier':
         return this.identifier(e);

@@ -1,4 +1,5 @@
 import type { Position } from '../../core/index.js';
+import { nearestName } from '../resolve/nearest-name.js';
 import { Cell, Frame, RETURN, type StmtCode } from './frame.js';
 import { EvalError, StarlarkError } from './starlark-error.js';
 import { MAX_CALL_DEPTH, type Thread } from './thread.js';
@@ -127,7 +128,10 @@ function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: 
         locals[i] = v;
         continue;
       }
-      if (!kwdict) throw new StarlarkError(`function ${name} got an unexpected keyword argument ${repr(k)}`);
+      if (!kwdict) {
+        const hint = nearestName(k, code.paramNames);
+        throw new StarlarkError(`function ${name} got an unexpected keyword argument ${repr(k)}${hint ? ` (did you mean ${hint}?)` : ''}`);
+      }
       if (kwdict.get(k) !== undefined) throw new StarlarkError(`function ${name} got multiple values for parameter ${repr(k)}`);
       kwdict.set(k, v);
     }

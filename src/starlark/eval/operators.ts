@@ -34,7 +34,7 @@ const MAX_REPEAT = 1 << 30;
 
 function repeatCount(n: Int, size: number): number {
   if (n <= 0) return 0;
-  if (typeof n === 'bigint') throw new StarlarkError(`repeat count ${n} too large`);
+  if (typeof n === 'bigint' || n > 0x7fffffff) throw new StarlarkError(`repeat count ${n} too large`);
   if (size * n >= MAX_REPEAT) throw new StarlarkError(`excessive repeat (${size} * ${n} elements)`);
   return n;
 }

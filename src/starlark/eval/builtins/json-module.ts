@@ -297,6 +297,7 @@ export function jsonModule(): StarModule {
       }
     })],
     ['indent', new Builtin('json.indent', (_t, args, kwargs) => {
+      if (args.length > 1) throw new StarlarkError(`json.indent: got ${args.length} arguments, want 1`);
       const a = unpackArgs('json.indent', args, kwargs, ['str', 'prefix?', 'indent?']);
       const s = wantString('json.indent', 'str', a[0]!);
       const prefix = a[1] === undefined ? '' : wantString('json.indent', 'prefix', a[1]);

@@ -39,7 +39,7 @@ export const SET_METHODS: ReadonlyMap<string, MethodImpl<StarSet>> = new Map<str
   }],
   ['clear', (_t, s, args, kwargs) => {
     positionalArgs('clear', args, kwargs, 0, 0);
-    s.table.clear();
+    if (s.table.size > 0) s.table.clear(); // clearing an empty frozen set is allowed, as in starlark-go
     return None;
   }],
   ['difference', (_t, s, args, kwargs) => {

@@ -1,3 +1,4 @@
+import { StarlarkError } from '../starlark-error.js';
 import { checkReprDepth, repr } from './describe.js';
 import { equals } from './equality.js';
 import { HashTable } from './hash-table.js';
@@ -14,6 +15,9 @@ export class StarDict extends StarObject {
   }
   override markFrozen(pending: Value[]): void {
     this.table.markFrozen(pending);
+  }
+  override hash(): number {
+    throw new StarlarkError('unhashable type: dict');
   }
   get frozen(): boolean {
     return this.table.frozen;

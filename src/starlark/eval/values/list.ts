@@ -27,6 +27,9 @@ export class StarList extends StarObject implements Sequence {
     if (this.frozen) throw new StarlarkError(`cannot ${verb} frozen list`);
     if (this.itercount > 0) throw new StarlarkError(`cannot ${verb} list during iteration`);
   }
+  override hash(): number {
+    throw new StarlarkError('unhashable type: list');
+  }
   override len(): number {
     return this.elems.length;
   }

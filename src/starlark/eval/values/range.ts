@@ -22,9 +22,6 @@ export class StarRange extends StarObject implements Sequence {
   override len(): number {
     return this.length;
   }
-  override hash(): number {
-    throw new StarlarkError('unhashable: range');
-  }
   index(i: number): Value {
     return this.start + i * this.step;
   }

@@ -1,3 +1,4 @@
+import { StarlarkError } from '../starlark-error.js';
 import { reprElements } from './describe.js';
 import { HashTable } from './hash-table.js';
 import { StarObject, type ReprPath, type Value } from './value.js';
@@ -13,6 +14,9 @@ export class StarSet extends StarObject {
   }
   override markFrozen(pending: Value[]): void {
     this.table.markFrozen(pending);
+  }
+  override hash(): number {
+    throw new StarlarkError('unhashable type: set');
   }
   override len(): number {
     return this.table.size;

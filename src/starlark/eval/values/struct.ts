@@ -1,4 +1,3 @@
-import { StarlarkError } from '../starlark-error.js';
 import { checkReprDepth, hashValue, repr } from './describe.js';
 import { equals } from './equality.js';
 import { StarObject, type ReprPath, type Value } from './value.js';
@@ -50,9 +49,6 @@ export class StarStruct extends StarObject {
     const parts = this.names.map((n, i) => `${n} = ${repr(this.values[i]!, path)}`);
     path.pop();
     return `struct(${parts.join(', ')})`;
-  }
-  missingField(name: string): never {
-    throw new StarlarkError(`struct has no .${name} field`);
   }
 }
 

@@ -23,7 +23,7 @@ export abstract class StarObject {
   }
   /** Hash consistent with {@link equals}; unhashable values throw. */
   hash(): number {
-    throw new StarlarkError(`unhashable type: ${this.type}`);
+    throw new StarlarkError(`unhashable: ${this.type}`);
   }
   /**
    * Makes the value and everything reachable from it immutable. Idempotent. Iterative (an explicit
