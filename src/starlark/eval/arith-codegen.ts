@@ -1,6 +1,7 @@
 import type * as ast from '../syntax/ast.js';
 import { annotate, evalError, type ExprCode } from './frame.js';
 import { binaryOp, unaryOp } from './operators.js';
+import { StarFloat } from './values/float.js';
 import type { Value } from './values/value.js';
 
 /**
@@ -12,9 +13,22 @@ import type { Value } from './values/value.js';
  */
 
 type Slow = (a: Value, b?: Value) => Value;
-type Factory = (S: Slow[], U: (() => never)[], G: (Value | undefined)[], C: ExprCode[]) => ExprCode;
+type Factory = (
+  S: Slow[],
+  U: (() => never)[],
+  G: (Value | undefined)[],
+  C: ExprCode[],
+  F: typeof StarFloat,
+  N: (v: Value) => number,
+  K: Value[],
+) => ExprCode;
 
-const OPS = new Set(['+', '-', '*', '%', '//', '<', '<=', '>', '>=', '==', '!=', '&', '|', '^', '<<', '>>']);
+/** The numeric value of an int or float (NaN for anything else, which fails the fast path). */
+function numericValue(v: Value): number {
+  return typeof v === 'number' ? v : v instanceof StarFloat ? v.value : NaN;
+}
+
+const OPS = new Set(['+', '-', '*', '/', '%', '//', '<', '<=', '>', '>=', '==', '!=', '&', '|', '^', '<<', '>>']);
 
 /** Factories by generated source: identical shapes share one compiled JS function. */
 const factories = new Map<string, Factory>();
@@ -44,6 +58,8 @@ function isInline(e: ast.Expr): boolean {
       return e.binding !== null && (e.binding.scope === 'local' || e.binding.scope === 'global');
     case 'IntLiteral':
       return typeof e.value === 'number';
+    case 'FloatLiteral':
+      return true;
     case 'BinaryExpr':
     case 'UnaryExpr':
       return eligible(e);
@@ -52,16 +68,26 @@ function isInline(e: ast.Expr): boolean {
   }
 }
 
+/**
+ * The float fast path: when one operand is a float and the other a float or small int (x and y
+ * receive their numeric values; NaN is left to the slow path, which knows Starlark's total order).
+ */
+function floatPath(a: string, b: string, expr: (x: string, y: string) => string, slow: string, extra = ''): string {
+  return `((${a} instanceof F || ${b} instanceof F) && (x = N(${a})) === x && (y = N(${b})) === y${extra}) ? ${expr('x', 'y')} : ${slow}(${a}, ${b})`;
+}
+
 /** `x op y` with operands already in variables a and b; r is a scratch variable. */
 function fastBinary(op: string, a: string, b: string, r: string, slow: string): string {
   const nums = `typeof ${a} === 'number' && typeof ${b} === 'number'`;
   switch (op) {
     case '+':
-      return `(${nums} && Number.isSafeInteger(${r} = ${a} + ${b})) ? ${r} : (typeof ${a} === 'string' && typeof ${b} === 'string') ? ${a} + ${b} : ${slow}(${a}, ${b})`;
+      return `(${nums} && Number.isSafeInteger(${r} = ${a} + ${b})) ? ${r} : (typeof ${a} === 'string' && typeof ${b} === 'string') ? ${a} + ${b} : ${floatPath(a, b, (x, y) => `new F(${x} + ${y})`, slow)}`;
     case '-':
-      return `(${nums} && Number.isSafeInteger(${r} = ${a} - ${b})) ? ${r} : ${slow}(${a}, ${b})`;
+      return `(${nums} && Number.isSafeInteger(${r} = ${a} - ${b})) ? ${r} : ${floatPath(a, b, (x, y) => `new F(${x} - ${y})`, slow)}`;
     case '*':
-      return `(${nums} && Number.isSafeInteger(${r} = ${a} * ${b}) && ${r} !== 0) ? ${r} : ${slow}(${a}, ${b})`;
+      return `(${nums} && Number.isSafeInteger(${r} = ${a} * ${b}) && ${r} !== 0) ? ${r} : ${floatPath(a, b, (x, y) => `new F(${x} * ${y})`, slow)}`;
+    case '/':
+      return `(${nums} && ${b} !== 0) ? new F(${a} / ${b}) : ${floatPath(a, b, (x, y) => `new F(${x} / ${y})`, slow, ' && y !== 0')}`;
     case '%':
       return `(${nums} && ${a} >= 0 && ${b} > 0) ? ${a} % ${b} : ${slow}(${a}, ${b})`;
     case '//':
@@ -70,7 +96,7 @@ function fastBinary(op: string, a: string, b: string, r: string, slow: string): 
     case '<=':
     case '>':
     case '>=':
-      return `(${nums}) ? ${a} ${op} ${b} : ${slow}(${a}, ${b})`;
+      return `(${nums}) ? ${a} ${op} ${b} : ${floatPath(a, b, (x, y) => `${x} ${op} ${y}`, slow)}`;
     case '==':
       return `(${a} === ${b} && typeof ${a} !== 'object') ? true : ((${nums}) || (typeof ${a} === 'string' && typeof ${b} === 'string')) ? false : ${slow}(${a}, ${b})`;
     case '!=':
@@ -94,6 +120,7 @@ function fastBinary(op: string, a: string, b: string, r: string, slow: string): 
 export function compileArith(e: ast.Expr, ctx: ArithContext, rootSlow?: Slow): ExprCode | undefined {
   if (!eligible(e)) return undefined;
   const C: ExprCode[] = [];
+  const K: Value[] = [];
   const S: Slow[] = [];
   const U: (() => never)[] = [];
   const temps: string[] = [];
@@ -120,6 +147,9 @@ export function compileArith(e: ast.Expr, ctx: ArithContext, rootSlow?: Slow): E
       }
       case 'IntLiteral':
         return `(${node.value as number})`;
+      case 'FloatLiteral':
+        K.push(new StarFloat(node.value));
+        return `K[${K.length - 1}]`;
       case 'UnaryExpr': {
         const n = temps.length;
         temps.push(`a${n}`);
@@ -158,11 +188,11 @@ export function compileArith(e: ast.Expr, ctx: ArithContext, rootSlow?: Slow): E
   };
 
   const body = gen(e, true);
-  const src = `return function arith(fr) { const L = fr.locals; let t${temps.map((v) => `, ${v}`).join('')}; return ${body}; };`;
+  const src = `return function arith(fr) { const L = fr.locals; let t, x, y${temps.map((v) => `, ${v}`).join('')}; return ${body}; };`;
   let factory = factories.get(src);
   if (!factory) {
-    factory = new Function('S', 'U', 'G', 'C', src) as Factory;
+    factory = new Function('S', 'U', 'G', 'C', 'F', 'N', 'K', src) as Factory;
     factories.set(src, factory);
   }
-  return factory(S, U, ctx.globals, C);
+  return factory(S, U, ctx.globals, C, StarFloat, numericValue, K);
 }
