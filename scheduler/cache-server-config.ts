@@ -42,7 +42,7 @@ export interface CacheServerConfig {
 export const DEFAULT_LIMITS: CacheServerLimits = {
   maxBatchTotalSizeBytes: 4 * 1024 * 1024,
   maxCasBlobSizeBytes: 0,
-  maxConcurrentRequests: 2000,
+  maxConcurrentRequests: 500,
   maxInFlightBytes: 256 * 1024 * 1024,
   retryAfterMs: 1000,
   byteStreamChunkBytes: 256 * 1024,

@@ -6,6 +6,7 @@ import type { CacheServerConfig } from './cache-server-config.js';
 import { capabilitiesService, type ExecutionCapabilitiesSource } from './capabilities-service.js';
 import { contentAddressableStorageService } from './content-addressable-storage-service.js';
 import { grpcServerOptions, startGrpcServer, type ServiceRegistration } from './grpc-server.js';
+import { ConcurrencyLimit } from './concurrency-limit.js';
 import { InFlightLimiter } from './in-flight-limiter.js';
 import type { ServerLog, ServiceContext } from './service-context.js';
 import { StorageInstances } from './storage-instances.js';
@@ -30,11 +31,14 @@ export interface CacheServerOptions {
   readonly executionCapabilities?: ExecutionCapabilitiesSource;
 }
 
+/** Blob operations of batch RPCs running at once, server-wide: well below the usual 1024 open files. */
+const STORAGE_OPS = 64;
+
 /** Opens the storage of every instance and the services that serve it. */
 export async function createCacheContext(config: CacheServerConfig, log: ServerLog): Promise<ServiceContext> {
   const logger: BlobAccessLogger = { warn: (m) => log.warn(m) };
   const instances = await StorageInstances.open(config.instances, logger);
-  return { instances, config, log, limiter: new InFlightLimiter(config.limits) };
+  return { instances, config, log, limiter: new InFlightLimiter(config.limits), storageOps: new ConcurrencyLimit(STORAGE_OPS) };
 }
 
 /** The cache's services, one registration per concern. */

@@ -47,7 +47,7 @@ export function contentAddressableStorageService(ctx: ServiceContext): reapi.Con
             try {
               const digest = parseDigest(blob.digest, `requests[${i}].digest`);
               checkBlobSize(digest, limits.maxCasBlobSizeBytes, `requests[${i}]`);
-              await cas.put(digest, plainData(blob, i));
+              await ctx.storageOps.run(() => cas.put(digest, plainData(blob, i)));
               return { digest: blob.digest, status: { code: 0 } };
             } catch (e) {
               return { digest: blob.digest, status: toRpcStatus(reportUnexpected(ctx, 'BatchUpdateBlobs', e)) };
@@ -76,7 +76,7 @@ export function contentAddressableStorageService(ctx: ServiceContext): reapi.Con
         const responses = await Promise.all(
           digests.map(async (digest): Promise<reapi.BatchReadBlobsResponse_ResponseInit> => {
             try {
-              const data = await cas.get(digest);
+              const data = await ctx.storageOps.run(() => cas.get(digest));
               if (zstd && data.length >= 64) {
                 const compressed = zstdCompress(data);
                 if (compressed.length < data.length) {
@@ -106,7 +106,7 @@ export function contentAddressableStorageService(ctx: ServiceContext): reapi.Con
         const blob = await cas.read(digest);
         for await (const chunk of chunker.chunks(blob.chunks)) {
           const chunkDigest = digestOf(chunk);
-          await cas.put(chunkDigest, chunk);
+          await ctx.storageOps.run(() => cas.put(chunkDigest, chunk));
           chunkDigests.push(chunkDigest);
         }
       }

@@ -37,6 +37,7 @@ export async function startGrpcServer(
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
+  widenFlowControlWindows(server);
   return {
     host,
     port: bound,
@@ -53,4 +54,37 @@ export async function startGrpcServer(
         });
       }),
   };
+}
+
+/** HTTP/2 receive window per stream and per connection on the server side. */
+const STREAM_WINDOW_BYTES = 8 * 1024 * 1024;
+const CONNECTION_WINDOW_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Node's HTTP/2 default receive window is 64 KiB per stream, which caps uploads (ByteStream Write,
+ * big batches) at one window per round trip. grpc-js has no server option for it, so each new session
+ * announces larger windows. It reaches into grpc-js's map of its HTTP/2 servers; if a future grpc-js
+ * lacks it, the server keeps working with the default windows.
+ */
+function widenFlowControlWindows(server: grpc.Server): void {
+  const http2Servers = (server as unknown as { http2Servers?: Map<Http2ServerLike, unknown> }).http2Servers;
+  if (!(http2Servers instanceof Map)) return;
+  for (const http2Server of http2Servers.keys()) {
+    http2Server.on('session', (session: Http2SessionLike) => {
+      try {
+        session.settings({ initialWindowSize: STREAM_WINDOW_BYTES });
+        session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
+      } catch {
+        // A session that is already closing: nothing to tune.
+      }
+    });
+  }
+}
+
+interface Http2ServerLike {
+  on(event: 'session', listener: (session: Http2SessionLike) => void): unknown;
+}
+interface Http2SessionLike {
+  settings(settings: { initialWindowSize: number }): void;
+  setLocalWindowSize(size: number): void;
 }

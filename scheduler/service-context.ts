@@ -1,6 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { grpcStatusOf, googleRpc } from '../src/core/index.js';
 import type { CacheServerConfig } from './cache-server-config.js';
+import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { toServiceError, withContext } from './grpc-status.js';
 import type { InFlightLimiter } from './in-flight-limiter.js';
 import type { StorageInstances } from './storage-instances.js';
@@ -16,6 +17,8 @@ export interface ServiceContext {
   readonly instances: StorageInstances;
   readonly config: CacheServerConfig;
   readonly limiter: InFlightLimiter;
+  /** Bounds blob operations of batch RPCs across all requests (open files, memory). */
+  readonly storageOps: ConcurrencyLimit;
   readonly log: ServerLog;
 }
 

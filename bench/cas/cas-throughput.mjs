@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+// CAS throughput of `kiln cluster up` against the loopback TCP limit measured in the same run.
+// Build first (npm run build). Usage: node bench/cas/cas-throughput.mjs [--size-mib N] [--small-count N]
+//   [--concurrency N] [--storage disk|memory]. See bench/cas/README.md.
+import { spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as grpc from '@grpc/grpc-js';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const { reapi, bytestream } = await import(join(repo, 'dist/src/core/index.js'));
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const m = /^--([a-z-]+)=?(.*)$/.exec(a);
+    if (!m) throw new Error(`bad argument ${a}`);
+    return [m[1], m[2]];
+  }),
+);
+const SIZE_MIB = Number(args['size-mib'] ?? 1024);
+const SMALL_COUNT = Number(args['small-count'] ?? 100_000);
+const CONCURRENCY = Number(args['concurrency'] ?? 4);
+const STORAGE = args['storage'] ?? 'disk';
+const MIB = 1024 * 1024;
+
+const sha256 = (data) => createHash('sha256').update(data).digest('hex');
+const mbps = (bytes, ms) => (bytes / 1e6 / (ms / 1000)).toFixed(1);
+
+/** Loopback limit: a child process sinks what this process pumps through one TCP connection. */
+async function loopbackLimit(totalBytes) {
+  const sink = spawn(process.execPath, ['-e', `
+    const net = require('node:net');
+    const server = net.createServer((s) => { let n = 0; s.on('data', (d) => { n += d.length; }); s.on('end', () => s.end(String(n))); });
+    server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+  `], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = Number(await firstLine(sink.stdout));
+  const chunk = Buffer.alloc(MIB, 7);
+  const start = performance.now();
+  const received = await new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let reply = '';
+    socket.on('data', (d) => (reply += d));
+    socket.on('end', () => resolve(Number(reply)));
+    socket.on('error', reject);
+    let sent = 0;
+    const pump = () => {
+      while (sent < totalBytes) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) return socket.once('drain', pump);
+      }
+      socket.end();
+    };
+    socket.on('connect', pump);
+  });
+  const ms = performance.now() - start;
+  sink.kill();
+  if (received !== totalBytes) throw new Error(`loopback sink got ${received} of ${totalBytes} bytes`);
+  return ms;
+}
+
+function firstLine(stream) {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    stream.on('data', function onData(d) {
+      text += d;
+      const nl = text.indexOf('\n');
+      if (nl >= 0) {
+        stream.off('data', onData);
+        resolve(text.slice(0, nl).trim());
+      }
+    });
+    stream.on('end', () => reject(new Error(`stream ended before a line: ${text}`)));
+  });
+}
+
+async function peakRssMiB(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+  return hwm ? Number(hwm[1]) / 1024 : NaN;
+}
+
+async function pool(count, worker) {
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < count) await worker(next++);
+  }));
+}
+
+const work = await mkdtemp(join(tmpdir(), 'kiln-bench-cas-'));
+const serverArgs = [join(repo, 'bin/kiln.js'), 'cluster', 'up', '--port', '0'];
+if (STORAGE === 'disk') serverArgs.push('--storage', join(work, 'store'));
+const server = spawn(process.execPath, serverArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+let serverLog = '';
+server.stderr.on('data', (d) => (serverLog += d));
+try {
+  const endpoint = await firstLine(server.stdout);
+  const address = endpoint.replace('grpc://', '');
+  const make = (def, name) => new (grpc.makeGenericClientConstructor(def, name))(address, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': 64 * MIB,
+    'grpc-node.flow_control_window': 32 * MIB,
+    'grpc.max_send_message_length': 64 * MIB,
+  });
+  const cas = make(reapi.ContentAddressableStorageService, 'CAS');
+  const bs = make(bytestream.ByteStreamService, 'ByteStream');
+  const unary = (client, method, request) =>
+    new Promise((resolve, reject) => client[method](request, (err, res) => (err ? reject(err) : resolve(res))));
+
+  // Loopback limit, same volume as the large-blob phase.
+  const loopMs = await loopbackLimit(SIZE_MIB * MIB);
+  const loopMBps = mbps(SIZE_MIB * MIB, loopMs);
+
+  // Large blobs: SIZE_MIB blobs of 1 MiB, distinct by a counter in their first bytes.
+  const base = Buffer.alloc(MIB);
+  for (let i = 0; i < base.length; i += 32) createHash('sha256').update(String(i)).digest().copy(base, i);
+  const blobOf = (i) => {
+    const data = Buffer.from(base);
+    data.writeUInt32BE(i, 0);
+    return data;
+  };
+  const digests = Array.from({ length: SIZE_MIB }, (_, i) => ({ hash: sha256(blobOf(i)), sizeBytes: MIB }));
+  let start = performance.now();
+  await pool(SIZE_MIB, (i) =>
+    new Promise((resolve, reject) => {
+      const d = digests[i];
+      const stream = bs.Write((err) => (err ? reject(err) : resolve()));
+      const data = blobOf(i);
+      const piece = 256 * 1024;
+      for (let off = 0; off < data.length; off += piece) {
+        stream.write({
+          resourceName: off === 0 ? `uploads/${randomUUID()}/blobs/${d.hash}/${d.sizeBytes}` : '',
+          writeOffset: off,
+          data: data.subarray(off, off + piece),
+          finishWrite: off + piece >= data.length,
+        });
+      }
+      stream.end();
+    }),
+  );
+  const upMs = performance.now() - start;
+  start = performance.now();
+  let downBytes = 0;
+  await pool(SIZE_MIB, (i) =>
+    new Promise((resolve, reject) => {
+      const d = digests[i];
+      const stream = bs.Read({ resourceName: `blobs/${d.hash}/${d.sizeBytes}` });
+      stream.on('data', (r) => (downBytes += r.data.length));
+      stream.on('end', resolve);
+      stream.on('error', reject);
+    }),
+  );
+  const downMs = performance.now() - start;
+  if (downBytes !== SIZE_MIB * MIB) throw new Error(`downloaded ${downBytes} bytes, expected ${SIZE_MIB * MIB}`);
+  const rssAfterLarge = await peakRssMiB(server.pid);
+
+  // Small blobs: SMALL_COUNT blobs of 1 KiB in batches of 2000 (2 MB, under the 4 MiB batch limit).
+  const BATCH = 2000;
+  const small = Array.from({ length: SMALL_COUNT }, (_, i) => {
+    const data = Buffer.alloc(1024, `small-${i}-`);
+    return { digest: { hash: sha256(data), sizeBytes: 1024 }, data };
+  });
+  const batches = Math.ceil(SMALL_COUNT / BATCH);
+  start = performance.now();
+  await pool(batches, async (b) => {
+    const res = await unary(cas, 'BatchUpdateBlobs', { requests: small.slice(b * BATCH, (b + 1) * BATCH) });
+    if (res.responses.some((r) => r.status?.code !== 0)) throw new Error('a small blob upload failed');
+  });
+  const smallUpMs = performance.now() - start;
+  start = performance.now();
+  await pool(batches, async (b) => {
+    const res = await unary(cas, 'BatchReadBlobs', { digests: small.slice(b * BATCH, (b + 1) * BATCH).map((s) => s.digest) });
+    if (res.responses.some((r) => r.status?.code !== 0 || r.data.length !== 1024)) throw new Error('a small blob read failed');
+  });
+  const smallDownMs = performance.now() - start;
+  const rssPeak = await peakRssMiB(server.pid);
+  cas.close();
+  bs.close();
+
+  const pct = (ms) => ((loopMs / ms) * 100).toFixed(0);
+  console.log(`kiln CAS benchmark (${STORAGE} storage, ${CONCURRENCY} concurrent streams/batches)`);
+  console.log(`loopback TCP limit:        ${loopMBps} MB/s (${SIZE_MIB} MiB through one socket)`);
+  console.log(`ByteStream upload:         ${mbps(SIZE_MIB * MIB, upMs)} MB/s  = ${pct(upMs)}% of loopback  (${SIZE_MIB} x 1 MiB)   goal >= 50%`);
+  console.log(`ByteStream download:       ${mbps(SIZE_MIB * MIB, downMs)} MB/s  = ${pct(downMs)}% of loopback                  goal >= 50%`);
+  console.log(`BatchUpdateBlobs (1 KiB):  ${Math.round(SMALL_COUNT / (smallUpMs / 1000))} blobs/s  (${SMALL_COUNT} blobs)       goal >= 20000`);
+  console.log(`BatchReadBlobs (1 KiB):    ${Math.round(SMALL_COUNT / (smallDownMs / 1000))} blobs/s                        goal >= 20000`);
+  console.log(`server peak RSS:           ${rssAfterLarge.toFixed(0)} MiB after the large blobs, ${rssPeak.toFixed(0)} MiB overall   goal < 300 MiB`);
+} catch (e) {
+  console.error(`benchmark failed: ${e.message}\n--- server log ---\n${serverLog}`);
+  process.exitCode = 1;
+} finally {
+  server.kill('SIGINT');
+  await new Promise((resolve) => server.once('close', resolve));
+  await rm(work, { recursive: true, force: true });
+}
