@@ -137,6 +137,26 @@ export class Compiler {
           return c !== NORMAL ? c : b(fr);
         };
       }
+      case 3: {
+        const [a, b, d] = codes as [StmtCode, StmtCode, StmtCode];
+        return (fr) => {
+          let c = a(fr);
+          if (c !== NORMAL) return c;
+          c = b(fr);
+          return c !== NORMAL ? c : d(fr);
+        };
+      }
+      case 4: {
+        const [a, b, d, e] = codes as [StmtCode, StmtCode, StmtCode, StmtCode];
+        return (fr) => {
+          let c = a(fr);
+          if (c !== NORMAL) return c;
+          c = b(fr);
+          if (c !== NORMAL) return c;
+          c = d(fr);
+          return c !== NORMAL ? c : e(fr);
+        };
+      }
       default:
         return (fr) => {
           for (let i = 0; i < codes.length; i++) {
@@ -185,6 +205,43 @@ export class Compiler {
           assign(fr, v);
           return body(fr);
         };
+        const target = unparen(s.vars);
+        if (target.kind === 'Identifier' && target.binding!.scope === 'local') {
+          // The common `for i in range(n)` / `for x in list` into a local: loops inline, no callbacks.
+          const slot = target.binding!.index;
+          return (fr) => {
+            const x = iterable(fr);
+            const locals = fr.locals;
+            if (x instanceof StarRange) {
+              const n = x.length;
+              const step = x.step;
+              for (let i = 0, v = x.start; i < n; i++, v += step) {
+                locals[slot] = v;
+                const c = body(fr);
+                if (c === BREAK) break;
+                if (c === RETURN) return c;
+              }
+              return NORMAL;
+            }
+            if (x instanceof StarList) {
+              const elems = x.elems;
+              const lock = !x.frozen;
+              if (lock) x.itercount++;
+              try {
+                for (let i = 0; i < elems.length; i++) {
+                  locals[slot] = elems[i]!;
+                  const c = body(fr);
+                  if (c === BREAK) break;
+                  if (c === RETURN) return c;
+                }
+              } finally {
+                if (lock) x.itercount--;
+              }
+              return NORMAL;
+            }
+            return forEach(x, pos, fnName, fr, each);
+          };
+        }
         return (fr) => forEach(iterable(fr), pos, fnName, fr, each);
       }
       case 'WhileStmt': {
