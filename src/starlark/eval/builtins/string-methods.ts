@@ -66,18 +66,22 @@ function find(s: string, fn: string, args: Value[], kwargs: Kwargs | null, last:
   return i < 0 ? -1 : i + start;
 }
 
-const WHITESPACE = /\s/u;
-
-function isSpaceChar(c: string): boolean {
-  return WHITESPACE.test(c);
+/** Unicode white space (Python's str.isspace set), without a RegExp on this hot path. */
+function isSpaceCode(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+  if (c < 0x85) return false;
+  return (
+    c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
+    c === 0x202f || c === 0x205f || c === 0x3000
+  );
 }
 
 function strip(s: string, chars: Value | undefined, fn: string, left: boolean, right: boolean): string {
   let lo = 0;
   let hi = s.length;
   if (chars === undefined || chars === None) {
-    while (left && lo < hi && isSpaceChar(s[lo]!)) lo++;
-    while (right && hi > lo && isSpaceChar(s[hi - 1]!)) hi--;
+    while (left && lo < hi && isSpaceCode(s.charCodeAt(lo))) lo++;
+    while (right && hi > lo && isSpaceCode(s.charCodeAt(hi - 1))) hi--;
   } else {
     const set = wantString(fn, 'chars', chars);
     while (left && lo < hi && set.includes(s[lo]!)) lo++;
@@ -97,34 +101,44 @@ function prefixes(fn: string, v: Value): string[] {
   throw new StarlarkError(`${fn}: got ${typeName(v)}, want string or tuple of string`);
 }
 
+/** Python's `str.split()` / `rsplit()` without a separator: runs of white space separate words. */
 function splitWhitespace(s: string, maxsplit: number, fromRight: boolean): string[] {
-  const words = s.split(/\s+/u).filter((w) => w !== '');
-  if (maxsplit < 0 || words.length <= maxsplit + 1) return words;
-  // Re-split honouring maxsplit: the remainder keeps its inner whitespace but not the outer.
   const out: string[] = [];
+  const n = s.length;
   if (!fromRight) {
-    let rest = s.replace(/^\s+/u, '');
-    for (let k = 0; k < maxsplit; k++) {
-      const m = /\s+/u.exec(rest);
-      if (!m) break;
-      out.push(rest.slice(0, m.index));
-      rest = rest.slice(m.index + m[0].length);
+    let i = 0;
+    for (;;) {
+      while (i < n && isSpaceCode(s.charCodeAt(i))) i++;
+      if (i >= n) break;
+      if (maxsplit >= 0 && out.length === maxsplit) {
+        out.push(s.slice(i)); // the remainder keeps its trailing white space, as Python
+        break;
+      }
+      const start = i;
+      while (i < n && !isSpaceCode(s.charCodeAt(i))) i++;
+      out.push(s.slice(start, i));
     }
-    if (rest !== '') out.push(rest);
     return out;
   }
-  let rest = s.replace(/\s+$/u, '');
-  for (let k = 0; k < maxsplit; k++) {
-    const m = /\s+(?=\S*$)/u.exec(rest);
-    if (!m) break;
-    out.unshift(rest.slice(m.index + m[0].length));
-    rest = rest.slice(0, m.index);
+  let i = n;
+  for (;;) {
+    while (i > 0 && isSpaceCode(s.charCodeAt(i - 1))) i--;
+    if (i <= 0) break;
+    if (maxsplit >= 0 && out.length === maxsplit) {
+      out.push(s.slice(0, i));
+      break;
+    }
+    const end = i;
+    while (i > 0 && !isSpaceCode(s.charCodeAt(i - 1))) i--;
+    out.push(s.slice(i, end));
   }
-  if (rest !== '') out.unshift(rest);
-  return out;
+  return out.reverse();
 }
 
 function split(s: string, fn: string, args: Value[], kwargs: Kwargs | null, fromRight: boolean): Value {
+  if (kwargs === null && args.length === 1 && typeof args[0] === 'string' && args[0] !== '') {
+    return new StarList(s.split(args[0])); // the common case, natively
+  }
   const a = unpackArgs(fn, args, kwargs, ['sep?', 'maxsplit?']);
   const maxsplit = a[1] === undefined || a[1] === None ? -1 : wantSmallInt(fn, 'maxsplit', a[1]);
   const sepv = a[0];
@@ -203,9 +217,10 @@ export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<s
     const sub = wantString('count', 'sub', a[0]!);
     const [start, end] = span(s, 'count', a, 1);
     if (end < start) return 0;
-    const hay = s.slice(start, end);
-    if (sub === '') return hay.length + 1;
-    return hay.split(sub).length - 1;
+    if (sub === '') return end - start + 1;
+    let n = 0;
+    for (let i = s.indexOf(sub, start); i >= 0 && i + sub.length <= end; i = s.indexOf(sub, i + sub.length)) n++;
+    return n;
   }],
   ['elem_ords', (_t, s, args, kwargs) => (noArgs('elem_ords', args, kwargs), new StringElems(s, 'elem_ords'))],
   ['elems', (_t, s, args, kwargs) => (noArgs('elems', args, kwargs), new StringElems(s, 'elems'))],
@@ -228,7 +243,7 @@ export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<s
   ['isalpha', predicate((s) => /^\p{L}+$/u.test(s))],
   ['isdigit', predicate((s) => /^\p{Nd}+$/u.test(s))],
   ['islower', predicate((s) => CASED.test(s) && s === s.toLowerCase())],
-  ['isspace', predicate((s) => /^\s+$/u.test(s))],
+  ['isspace', predicate((s) => s.length > 0 && [...s].every((c) => isSpaceCode(c.charCodeAt(0))))],
   ['istitle', predicate(isTitle)],
   ['isupper', predicate((s) => CASED.test(s) && s === s.toUpperCase())],
   ['join', (_t, s, args, kwargs) => {
@@ -261,7 +276,7 @@ export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<s
     const oldS = wantString('replace', 'old', a[0]!);
     const newS = wantString('replace', 'new', a[1]!);
     const count = a[2] === undefined ? -1 : wantSmallInt('replace', 'count', a[2]);
-    if (count < 0) return s.replaceAll(oldS, () => newS);
+    if (count < 0) return oldS === '' ? s.replaceAll('', () => newS) : s.split(oldS).join(newS);
     let out = '';
     let rest = s;
     for (let k = 0; k < count; k++) {
