@@ -14,6 +14,15 @@ import { None, type Value } from './values/value.js';
 export function unpackArgs(fn: string, args: Value[], kwargs: Kwargs | null, params: readonly string[]): (Value | undefined)[] {
   const n = params.length;
   if (args.length > n) throw new StarlarkError(`${fn}: got ${args.length} arguments, want at most ${n}`);
+  if (kwargs === null) {
+    // Positional only (the common case): the arguments array itself is the result.
+    for (let i = args.length; i < n; i++) {
+      const p = params[i]!;
+      if (p.endsWith('?')) break;
+      throw new StarlarkError(`${fn}: missing argument for ${p}`);
+    }
+    return args;
+  }
   const out: (Value | undefined)[] = new Array(n);
   for (let i = 0; i < args.length; i++) out[i] = args[i];
   if (kwargs) {

@@ -1100,8 +1100,33 @@ export class Compiler {
         const iterable = this.expr(clause.iterable);
         const assign = this.assignTo(clause.vars, clause.pos);
         const pos = clause.pos;
+        const target = unparen(clause.vars);
+        const slot = target.kind === 'Identifier' && target.binding!.scope === 'local' ? target.binding!.index : -1;
         emit = (fr, acc) => {
-          forEach(iterable(fr), pos, fnName, fr, (f, v) => {
+          const x = iterable(fr);
+          if (slot >= 0 && x instanceof StarRange) {
+            const locals = fr.locals;
+            for (let i = 0, v = x.start; i < x.length; i++, v += x.step) {
+              locals[slot] = v;
+              next(fr, acc);
+            }
+            return;
+          }
+          if (x instanceof StarList || x instanceof StarTuple) {
+            const elems = x.elems;
+            const lock = x instanceof StarList && !x.frozen;
+            if (lock) (x as StarList).itercount++;
+            try {
+              for (let i = 0; i < elems.length; i++) {
+                assign(fr, elems[i]!);
+                next(fr, acc);
+              }
+            } finally {
+              if (lock) (x as StarList).itercount--;
+            }
+            return;
+          }
+          forEach(x, pos, fnName, fr, (f, v) => {
             assign(f, v);
             next(f, acc);
             return NORMAL;
