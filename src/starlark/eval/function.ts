@@ -138,17 +138,17 @@ function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: 
   }
   if (n < nparams || code.numKwonly > 0) {
     const m = nparams - fn.defaults.length; // first parameter with a default
-    const missing: string[] = [];
+    let missing: string[] | undefined;
     let i = n;
-    for (; i < m; i++) if (locals[i] === undefined) missing.push(code.paramNames[i]!);
+    for (; i < m; i++) if (locals[i] === undefined) (missing ??= []).push(code.paramNames[i]!);
     for (; i < nparams; i++) {
       if (locals[i] === undefined) {
         const d = fn.defaults[i - m]!;
-        if (d === MANDATORY) missing.push(code.paramNames[i]!);
+        if (d === MANDATORY) (missing ??= []).push(code.paramNames[i]!);
         else locals[i] = d;
       }
     }
-    if (missing.length > 0) {
+    if (missing !== undefined) {
       throw new StarlarkError(
         `function ${name} missing ${missing.length} argument${missing.length > 1 ? 's' : ''} (${missing.join(', ')})`,
       );
