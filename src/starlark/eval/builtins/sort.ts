@@ -1,3 +1,5 @@
+import { compare } from '../values/equality.js';
+import { StarTuple } from '../values/list.js';
 import type { Value } from '../values/value.js';
 
 const RUN = 32;
@@ -62,4 +64,28 @@ const strGreater = (a: string, b: string): boolean => a > b;
 /** Sorts strings by UTF-16 code units (Starlark's string order), stably. */
 export function sortStrings(values: readonly string[], reverse: boolean): Value[] {
   return mergeSort(values, reverse ? strGreater : strLess);
+}
+
+/**
+ * `a < b` for tuples, with ints and strings compared inline element by element (sorting records
+ * like `(count, name)` is common); other element types fall back to the general comparison.
+ */
+export function tupleLess(a: Value, b: Value): boolean {
+  const x = (a as StarTuple).elems;
+  const y = (b as StarTuple).elems;
+  const n = x.length < y.length ? x.length : y.length;
+  for (let i = 0; i < n; i++) {
+    const p = x[i]!;
+    const q = y[i]!;
+    if (p === q) continue;
+    if (typeof p === 'number' && typeof q === 'number') return p < q;
+    if (typeof p === 'string' && typeof q === 'string') return p < q;
+    return compare(a, b) < 0;
+  }
+  return x.length < y.length;
+}
+
+export function allTuples(a: readonly Value[]): boolean {
+  for (let i = 0; i < a.length; i++) if (!(a[i] instanceof StarTuple)) return false;
+  return true;
 }
