@@ -201,7 +201,16 @@ export function contains(container: Value, x: Value): boolean {
     return container.includes(x);
   }
   if (container instanceof StarList || container instanceof StarTuple) {
-    for (const e of container.elems) if (equals(e, x)) return true;
+    const elems = container.elems;
+    if (typeof x !== 'object') {
+      // A primitive equals only an identical primitive, or a float with the same value.
+      for (let i = 0; i < elems.length; i++) {
+        const e = elems[i]!;
+        if (e === x || (e instanceof StarFloat && equals(e, x))) return true;
+      }
+      return false;
+    }
+    for (let i = 0; i < elems.length; i++) if (equals(elems[i]!, x)) return true;
     return false;
   }
   if (container instanceof StarDict) return container.table.has(x);
