@@ -175,4 +175,21 @@ r = f()
     expect(g.get('r')).toBe('{"a":{"k":true},"b":[1,2.5,null]}');
     expect((g.get('d') as StarDict).repr([])).toBe('{"x": [1, 2.0, "s"]}');
   });
+
+  it('keeps exact semantics in generated arithmetic (overflow, floats, NaN, strings, errors)', () => {
+    const src = `
+def f(a, b, x, s):
+    big = a * b + a
+    nan = x - x if False else float("nan")
+    return [big, big // 3, -a, a << 60, (a & 255) ^ (b | 1), 7 // 2 * 1.0, 1 / 2, 3 - 0.5, x * 2 < 10, nan < x, nan == nan, s + "!", a % -7, -a // 7]
+r = f(9007199254740991, 3, 2.5, "hi")
+`;
+    expect((run(src).globals.get('r') as StarList).repr([])).toBe(
+      '[36028797018963964, 12009599006321321, -9007199254740991, 10384593717069654104139488051593216, 252, 3.0, 0.5, 2.5, True, False, True, "hi!", -4, -1286742750677285]',
+    );
+    const e = evalError('def f(n):\n    return (n + 1) * (n - "x")\nf(1)\n');
+    expect(e.message).toBe('unknown binary op: int - string');
+    expect(e.format()).toBe('main.star:2:25: unknown binary op: int - string');
+    expect(evalError('def f():\n    x = 1 + y\n    y = 2\nf()\n').message).toBe('local variable y referenced before assignment');
+  });
 });
