@@ -593,6 +593,7 @@ export class Compiler {
       body: bodyCode,
       moduleName: this.mod.name,
       active: 0,
+      simpleParams: !info.hasVarargs && !info.hasKwargs && info.numKwonlyParams === 0,
     };
     const freeVars = info.freeVars;
     return (fr) => {

@@ -26,6 +26,8 @@ export interface FunctionCode {
   readonly moduleName: string;
   /** How many activations are running now: the recursion check. */
   active: number;
+  /** No *args, **kwargs or keyword-only parameters (so positional calls bind trivially). */
+  readonly simpleParams: boolean;
 }
 
 /** Marks a parameter without default in the defaults array (starlark-go's `mandatory`). */
@@ -63,11 +65,16 @@ export class StarFunction extends StarCallable {
     const code = this.code;
     if (code.active > 0 && !thread.options.recursion) throw new StarlarkError(`function ${code.name} called recursively`);
     if (thread.depth >= MAX_CALL_DEPTH) throw new StarlarkError('Starlark stack overflow');
-    const locals: (Value | Cell | undefined)[] = new Array(code.numLocals);
     const nparams = code.paramNames.length;
-    if (kwargs === null && args.length === nparams && !code.hasVarargs && !code.hasKwargs && code.numKwonly === 0) {
-      for (let i = 0; i < nparams; i++) locals[i] = args[i];
+    let locals: (Value | Cell | undefined)[];
+    if (kwargs === null && code.simpleParams && args.length <= nparams && args.length >= nparams - this.defaults.length) {
+      // Positional call of a plain def: the (fresh) argument array becomes the frame's locals.
+      locals = args;
+      const m = nparams - this.defaults.length;
+      for (let i = args.length; i < nparams; i++) locals.push(this.defaults[i - m] as Value);
+      for (let i = nparams; i < code.numLocals; i++) locals.push(undefined);
     } else {
+      locals = new Array(code.numLocals);
       bindArgs(this, locals, args, kwargs);
     }
     const cells = code.cells;

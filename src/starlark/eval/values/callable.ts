@@ -11,6 +11,10 @@ let nextIdentity = 1;
 export abstract class StarCallable extends StarObject {
   private identity = 0;
   abstract get name(): string;
+  /**
+   * Calls the value. `args` must be a fresh array that the caller does not use afterwards: a
+   * Starlark function adopts it as its frame's locals.
+   */
   abstract call(thread: Thread, args: Value[], kwargs: Kwargs | null): Value;
   override hash(): number {
     if (this.identity === 0) this.identity = nextIdentity++;
