@@ -16,6 +16,7 @@ import {
 } from './operators.js';
 import { StarSet } from './values/set.js';
 import { StarlarkError } from './starlark-error.js';
+import { specialize } from './specialize.js';
 import type { ModuleGlobals } from './thread.js';
 import { StarBytes } from './values/bytes.js';
 import { StarCallable, type Kwargs, type MethodImpl } from './values/callable.js';
@@ -115,6 +116,10 @@ export class Compiler {
 
   constructor(private readonly mod: ModuleContext) {}
 
+  private inFunction(): boolean {
+    return this.fnName !== TOPLEVEL;
+  }
+
   private arithContext(): ArithContext {
     return { globals: this.mod.globals, fnName: this.fnName, compile: (x) => this.expr(x) };
   }
@@ -158,13 +163,7 @@ export class Compiler {
         };
       }
       default:
-        return (fr) => {
-          for (let i = 0; i < codes.length; i++) {
-            const c = codes[i]!(fr);
-            if (c !== NORMAL) return c;
-          }
-          return NORMAL;
-        };
+        return sequence(codes);
     }
   }
 
@@ -172,6 +171,7 @@ export class Compiler {
     switch (s.kind) {
       case 'ExprStmt': {
         const e = this.expr(s.expr);
+        if (this.inFunction()) return specialize({ e }, 'return function exprStmt(fr) { e(fr); return 0; };');
         return (fr) => {
           e(fr);
           return NORMAL;
@@ -193,6 +193,13 @@ export class Compiler {
         const cond = this.expr(s.cond);
         const then = this.block(s.then);
         const orelse = this.block(s.orelse);
+        if (this.inFunction()) {
+          const other = s.orelse.length === 0 ? '0' : 'orelse(fr)';
+          return specialize(
+            { cond, then, orelse, truth },
+            `return function ifStmt(fr) { const v = cond(fr); return (v === true || (v !== false && truth(v))) ? then(fr) : ${other}; };`,
+          );
+        }
         return (fr) => (isTrue(cond(fr)) ? then(fr) : orelse(fr));
       }
       case 'ForStmt': {
@@ -209,6 +216,41 @@ export class Compiler {
         if (target.kind === 'Identifier' && target.binding!.scope === 'local') {
           // The common `for i in range(n)` / `for x in list` into a local: loops inline, no callbacks.
           const slot = target.binding!.index;
+          if (this.inFunction()) {
+            return specialize(
+              { iterable, body, StarRange, StarList, forEach, each, pos, fnName },
+              `return function forStmt(fr) {
+                const x = iterable(fr);
+                const locals = fr.locals;
+                if (x instanceof StarRange) {
+                  const n = x.length, step = x.step;
+                  for (let i = 0, v = x.start; i < n; i++, v += step) {
+                    locals[${slot}] = v;
+                    const c = body(fr);
+                    if (c === 1) break;
+                    if (c === 3) return c;
+                  }
+                  return 0;
+                }
+                if (x instanceof StarList) {
+                  const elems = x.elems, lock = !x.frozen;
+                  if (lock) x.itercount++;
+                  try {
+                    for (let i = 0; i < elems.length; i++) {
+                      locals[${slot}] = elems[i];
+                      const c = body(fr);
+                      if (c === 1) break;
+                      if (c === 3) return c;
+                    }
+                  } finally {
+                    if (lock) x.itercount--;
+                  }
+                  return 0;
+                }
+                return forEach(x, pos, fnName, fr, each);
+              };`,
+            );
+          }
           return (fr) => {
             const x = iterable(fr);
             const locals = fr.locals;
@@ -247,6 +289,20 @@ export class Compiler {
       case 'WhileStmt': {
         const cond = this.expr(s.cond);
         const body = this.block(s.body);
+        if (this.inFunction()) {
+          return specialize(
+            { cond, body, truth },
+            `return function whileStmt(fr) {
+              for (;;) {
+                const v = cond(fr);
+                if (!(v === true || (v !== false && truth(v)))) return 0;
+                const c = body(fr);
+                if (c === 1) return 0;
+                if (c === 3) return c;
+              }
+            };`,
+          );
+        }
         return (fr) => {
           while (isTrue(cond(fr))) {
             const c = body(fr);
@@ -264,6 +320,7 @@ export class Compiler {
           };
         }
         const e = this.expr(s.result);
+        if (this.inFunction()) return specialize({ e }, 'return function returnStmt(fr) { fr.result = e(fr); return 3; };');
         return (fr) => {
           fr.result = e(fr);
           return RETURN;
@@ -320,6 +377,7 @@ export class Compiler {
       const b = lhs.binding!;
       if (b.scope === 'local') {
         const i = b.index;
+        if (this.inFunction()) return specialize({ rhs }, `return function assign(fr) { fr.locals[${i}] = rhs(fr); return 0; };`);
         return (fr) => {
           fr.locals[i] = rhs(fr);
           return NORMAL;
@@ -473,6 +531,7 @@ export class Compiler {
           if (fast) {
             const i = b.index;
             if (b.scope === 'local') {
+              if (this.inFunction()) return specialize({ fast }, `return function augAssign(fr) { fr.locals[${i}] = fast(fr); return 0; };`);
               return (fr) => {
                 fr.locals[i] = fast(fr);
                 return NORMAL;
@@ -1005,6 +1064,24 @@ export class Compiler {
       };
     }
     const fn = this.expr(e.fn);
+    if (general === undefined && this.inFunction()) {
+      const deps: Record<string, unknown> = { fn, StarCallable, StarlarkError, typeName, annotate, pos, fnName };
+      positional.forEach((a, i) => (deps[`a${i}`] = a));
+      const argList = positional.map((_, i) => `a${i}(fr)`).join(', ');
+      return specialize(
+        deps,
+        `return function call(fr) {
+          const f = fn(fr);
+          const args = [${argList}];
+          try {
+            if (f instanceof StarCallable) return f.call(fr.thread, args, null);
+            throw new StarlarkError('invalid call of non-function (' + typeName(f) + ')');
+          } catch (err) {
+            throw annotate(err, pos, fnName);
+          }
+        };`,
+      );
+    }
     if (general === undefined) {
       return (fr) => {
         const f = fn(fr);
@@ -1172,6 +1249,29 @@ function inPlaceUpdate(op: string, x: Value, y: Value): (() => Value) | undefine
     for (const e of r.elements()) x.add(e);
     return x;
   };
+}
+
+/**
+ * Runs statements in order, stopping at the first non-normal completion. Longer blocks (loop and
+ * function bodies) get a generated function of their own so each statement's call site is
+ * monomorphic and V8 can inline the statements into it; very long blocks (top-level code of large
+ * generated files) use a plain loop, as they run once.
+ */
+function sequence(codes: readonly StmtCode[]): StmtCode {
+  if (codes.length > 64) {
+    return (fr) => {
+      for (let i = 0; i < codes.length; i++) {
+        const c = codes[i]!(fr);
+        if (c !== NORMAL) return c;
+      }
+      return NORMAL;
+    };
+  }
+  let src = 'return function block(fr) { let c;';
+  for (let i = 0; i < codes.length - 1; i++) src += ` if ((c = s${i}(fr)) !== 0) return c;`;
+  src += ` return s${codes.length - 1}(fr); };`;
+  const params = codes.map((_, i) => `s${i}`);
+  return new Function(...params, src)(...codes) as StmtCode;
 }
 
 /** Evaluates positional arguments into a fresh array, unrolled for the common small counts. */
