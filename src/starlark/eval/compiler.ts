@@ -1162,24 +1162,67 @@ export class Compiler {
       };
     } else {
       const body = this.expr(e.body as ast.Expr);
-      emit = (fr, acc) => {
-        (acc as StarList).elems.push(body(fr));
-      };
+      emit = this.inFunction()
+        ? specialize({ body }, 'return function emit(fr, acc) { acc.elems.push(body(fr)); };')
+        : (fr, acc) => {
+            (acc as StarList).elems.push(body(fr));
+          };
     }
     for (let i = e.clauses.length - 1; i >= 0; i--) {
       const clause = e.clauses[i]!;
       const next = emit;
       if (clause.kind === 'IfClause') {
         const cond = this.expr(clause.cond);
-        emit = (fr, acc) => {
-          if (isTrue(cond(fr))) next(fr, acc);
-        };
+        emit = this.inFunction()
+          ? specialize(
+              { cond, next, truth },
+              'return function ifClause(fr, acc) { const v = cond(fr); if (v === true || (v !== false && truth(v))) next(fr, acc); };',
+            )
+          : (fr, acc) => {
+              if (isTrue(cond(fr))) next(fr, acc);
+            };
       } else {
         const iterable = this.expr(clause.iterable);
         const assign = this.assignTo(clause.vars, clause.pos);
         const pos = clause.pos;
         const target = unparen(clause.vars);
         const slot = target.kind === 'Identifier' && target.binding!.scope === 'local' ? target.binding!.index : -1;
+        if (this.inFunction()) {
+          const store = slot >= 0 ? `fr.locals[${slot}] = elems[i];` : 'assign(fr, elems[i]);';
+          emit = specialize(
+            { iterable, assign, next, pos, fnName, forEach, StarRange, StarList, StarTuple },
+            `return function forClause(fr, acc) {
+              const x = iterable(fr);
+              if (${slot >= 0} && x instanceof StarRange) {
+                const locals = fr.locals, n = x.length, step = x.step;
+                for (let i = 0, v = x.start; i < n; i++, v += step) {
+                  locals[${Math.max(slot, 0)}] = v;
+                  next(fr, acc);
+                }
+                return;
+              }
+              if (x instanceof StarList || x instanceof StarTuple) {
+                const elems = x.elems, lock = x instanceof StarList && !x.frozen;
+                if (lock) x.itercount++;
+                try {
+                  for (let i = 0; i < elems.length; i++) {
+                    ${store}
+                    next(fr, acc);
+                  }
+                } finally {
+                  if (lock) x.itercount--;
+                }
+                return;
+              }
+              forEach(x, pos, fnName, fr, (f, v) => {
+                assign(f, v);
+                next(f, acc);
+                return 0;
+              });
+            };`,
+          );
+          continue;
+        }
         emit = (fr, acc) => {
           const x = iterable(fr);
           if (slot >= 0 && x instanceof StarRange) {
