@@ -1020,6 +1020,24 @@ export class Compiler {
     if (callee.kind === 'DotExpr') {
       const recv = this.expr(callee.x);
       const name = callee.name.name;
+      if (simple && n === 1 && name === 'append' && this.inFunction()) {
+        return specialize(
+          { recv, arg: positional[0]!, StarList, None, callMethod, annotate, pos, fnName, name },
+          `return function append(fr) {
+            const r = recv(fr);
+            const v = arg(fr);
+            if (r instanceof StarList && !r.frozen && r.itercount === 0) {
+              r.elems.push(v);
+              return None;
+            }
+            try {
+              return callMethod(fr.thread, r, name, [v], null);
+            } catch (err) {
+              throw annotate(err, pos, fnName);
+            }
+          };`,
+        );
+      }
       if (simple && n === 1 && name === 'append') {
         const arg = positional[0]!;
         return (fr) => {
@@ -1041,6 +1059,29 @@ export class Compiler {
       const listMethod = LIST_METHODS.get(name) as MethodImpl<Value> | undefined;
       const dictMethod = DICT_METHODS.get(name) as MethodImpl<Value> | undefined;
       const dotPos = callee.dot;
+      if (simple && this.inFunction()) {
+        const deps: Record<string, unknown> = {
+          recv, strMethod, listMethod, dictMethod, StarList, StarDict, callMethod, annotate, methodError, StarlarkError,
+          name, pos, dotPos, fnName,
+        };
+        positional.forEach((a, i) => (deps[`a${i}`] = a));
+        const argList = positional.map((_, i) => `a${i}(fr)`).join(', ');
+        return specialize(
+          deps,
+          `return function methodCall(fr) {
+            const r = recv(fr);
+            const args = [${argList}];
+            const m = typeof r === 'string' ? strMethod : r instanceof StarList ? listMethod : r instanceof StarDict ? dictMethod : undefined;
+            try {
+              if (m !== undefined) return m(fr.thread, r, args, null);
+              return callMethod(fr.thread, r, name, args, null);
+            } catch (err) {
+              if (err instanceof StarlarkError && err.message.includes(' has no .' + name + ' field')) throw annotate(err, dotPos, fnName);
+              throw annotate(m !== undefined ? methodError(err, name) : err, pos, fnName);
+            }
+          };`,
+        );
+      }
       return (fr) => {
         const r = recv(fr);
         let args: Value[];
