@@ -758,6 +758,12 @@ export class Compiler {
         const cond = this.expr(e.cond);
         const then = this.expr(e.then);
         const orelse = this.expr(e.orelse);
+        if (this.inFunction()) {
+          return specialize(
+            { cond, then, orelse, truth },
+            'return function condExpr(fr) { const v = cond(fr); return (v === true || (v !== false && truth(v))) ? then(fr) : orelse(fr); };',
+          );
+        }
         return (fr) => (isTrue(cond(fr)) ? then(fr) : orelse(fr));
       }
       case 'LambdaExpr': {
@@ -770,6 +776,26 @@ export class Compiler {
         const x = this.expr(e.x);
         const index = this.expr(e.index);
         const pos = e.lbrack;
+        if (this.inFunction()) {
+          return specialize(
+            { x, index, StarList, StarTuple, StarDict, getIndex, annotate, pos, fnName },
+            `return function indexExpr(fr) {
+              const obj = x(fr);
+              const i = index(fr);
+              if (typeof i === 'number') {
+                if ((obj instanceof StarList || obj instanceof StarTuple) && i >= 0 && i < obj.elems.length) return obj.elems[i];
+              } else if (typeof i === 'string' && obj instanceof StarDict) {
+                const v = obj.table.map.get(i);
+                if (v !== undefined) return v;
+              }
+              try {
+                return getIndex(obj, i);
+              } catch (err) {
+                throw annotate(err, pos, fnName);
+              }
+            };`,
+          );
+        }
         return (fr) => {
           const obj = x(fr);
           const i = index(fr);
@@ -887,11 +913,17 @@ export class Compiler {
     };
     switch (op) {
       case 'and':
+        if (this.inFunction()) {
+          return specialize({ x, y, truth }, 'return function and(fr) { const a = x(fr); return (a === true || (a !== false && truth(a))) ? y(fr) : a; };');
+        }
         return (fr) => {
           const a = x(fr);
           return isTrue(a) ? y(fr) : a;
         };
       case 'or':
+        if (this.inFunction()) {
+          return specialize({ x, y, truth }, 'return function or(fr) { const a = x(fr); return (a === true || (a !== false && truth(a))) ? a : y(fr); };');
+        }
         return (fr) => {
           const a = x(fr);
           return isTrue(a) ? a : y(fr);
