@@ -23,7 +23,7 @@ const args = Object.fromEntries(
 );
 const SIZE_MIB = Number(args['size-mib'] ?? 1024);
 const SMALL_COUNT = Number(args['small-count'] ?? 100_000);
-const CONCURRENCY = Number(args['concurrency'] ?? 4);
+const CONCURRENCY = Number(args['concurrency'] ?? 16);
 const STORAGE = args['storage'] ?? 'disk';
 const MIB = 1024 * 1024;
 
