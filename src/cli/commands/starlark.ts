@@ -166,12 +166,17 @@ function predeclaredNames(inv: Invocation): Map<string, Value> {
   return m;
 }
 
+function oneLine(s: string): string {
+  return s.replace(/\r?\n/g, '\\n');
+}
+
 function reportError(e: KilnError, io: CliIO): void {
   if (e instanceof StarlarkStaticErrors) {
     io.stderr.write(`${e.formatAll()}\n`);
     return;
   }
-  io.stderr.write(`${e.format()}\n`);
+  // The first line is FILE:LINE:COL: MESSAGE on one line, even when a fail() message spans several.
+  io.stderr.write(`${oneLine(e.format())}\n`);
   if (e instanceof EvalError && e.callStack.length > 0) io.stderr.write(`${e.backtrace()}\n`);
 }
 
