@@ -171,7 +171,7 @@ async function serveGetTree(
     const root = parseDigest(request.rootDigest, 'root_digest');
     if (request.pageSize < 0) throw new InvalidArgumentError(`page_size: must not be negative, got ${request.pageSize}`);
     const pageSize = request.pageSize === 0 ? ctx.config.limits.defaultTreePageSize : request.pageSize;
-    for await (const page of treePages(cas, root, pageSize, request.pageToken)) {
+    for await (const page of treePages(cas, root, pageSize, request.pageToken, (task) => ctx.storageOps.run(task))) {
       if (call.cancelled) return;
       if (!call.write(page)) await new Promise((resolve) => call.once('drain', resolve));
     }

@@ -28,10 +28,17 @@ interface PageToken {
  * Every Directory reachable from `root`, breadth first, each distinct digest once, in pages of at most
  * `pageSize` directories. The order is deterministic, so a page token (an opaque encoding of the root
  * and the count already returned) resumes exactly where a broken stream stopped. As REAPI specifies,
- * parts of the tree missing from the CAS are left out; only a missing root is NOT_FOUND.
+ * parts of the tree missing from the CAS are left out; only a missing root is NOT_FOUND. `limit` bounds
+ * the directory reads running at once (a wide level may hold thousands).
  * @throws InvalidArgumentError for a malformed or foreign page token, or a blob that is not a Directory
  */
-export async function* treePages(cas: BlobAccess, root: Digest, pageSize: number, pageToken: string): AsyncGenerator<TreePage> {
+export async function* treePages(
+  cas: BlobAccess,
+  root: Digest,
+  pageSize: number,
+  pageToken: string,
+  limit: <T>(task: () => Promise<T>) => Promise<T> = (task) => task(),
+): AsyncGenerator<TreePage> {
   const rootKey = digestKey(root);
   const skip = pageToken === '' ? 0 : decodeToken(pageToken, rootKey);
   let returned = 0;
@@ -42,7 +49,7 @@ export async function* treePages(cas: BlobAccess, root: Digest, pageSize: number
   let sawAny = false;
   while (level.length > 0) {
     const next: Digest[] = [];
-    const directories = await Promise.all(level.map((d) => fetchDirectory(cas, d)));
+    const directories = await Promise.all(level.map((d) => limit(() => fetchDirectory(cas, d))));
     for (let i = 0; i < level.length; i++) {
       const directory = directories[i];
       if (directory === undefined) {

@@ -96,12 +96,22 @@ export async function startTestServer(options: { config?: Record<string, unknown
 /** The outcome of a gRPC call: its response or its error status. */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; code: grpc.status; message: string; metadata: grpc.Metadata };
 
-type UnaryMethod<Req, Res> = (request: Req, callback: grpc.requestCallback<Res>) => grpc.ClientUnaryCall;
+/**
+ * A generated client's unary method. Written as its last overload (request, metadata, options,
+ * callback) because that is the one TypeScript infers from; it is called with (request, callback).
+ */
+type UnaryMethod<Req, Res> = (
+  request: Req,
+  metadata: grpc.Metadata,
+  options: Partial<grpc.CallOptions>,
+  callback: grpc.requestCallback<Res>,
+) => grpc.ClientUnaryCall;
 
 /** Calls a unary method and resolves with its outcome (never rejects). */
 export function call<Req, Res>(client: grpc.Client, method: UnaryMethod<Req, Res>, request: Req): Promise<Outcome<Res>> {
   return new Promise((resolve) => {
-    method.call(client, request, (err, value) => {
+    const invoke = method as unknown as (this: grpc.Client, r: Req, cb: grpc.requestCallback<Res>) => unknown;
+    invoke.call(client, request, (err, value) => {
       if (err) resolve({ ok: false, code: err.code, message: err.details, metadata: err.metadata });
       else resolve({ ok: true, value: value! });
     });
