@@ -7,7 +7,7 @@ import { STRING_METHODS } from './builtins/string-methods.js';
 import {
   annotate, BREAK, Cell, CONTINUE, evalError, NORMAL, RETURN, type Completion, type ExprCode, type Frame, type StmtCode,
 } from './frame.js';
-import { MANDATORY, StarFunction, type DefaultValue, type FunctionCode } from './function.js';
+import { makeInvoker, MANDATORY, StarFunction, type DefaultValue, type FunctionCode } from './function.js';
 import { elementsOf } from './iteration.js';
 import { compileArith, type ArithContext } from './arith-codegen.js';
 import {
@@ -653,7 +653,9 @@ export class Compiler {
       moduleName: this.mod.name,
       active: 0,
       simpleParams: !info.hasVarargs && !info.hasKwargs && info.numKwonlyParams === 0,
+      invoke: () => None,
     };
+    code.invoke = makeInvoker(code);
     const freeVars = info.freeVars;
     return (fr) => {
       const defaults: DefaultValue[] = defaultCodes.map((d) => (d ? d(fr) : MANDATORY));
@@ -1138,7 +1140,7 @@ export class Compiler {
     }
     const fn = this.expr(e.fn);
     if (general === undefined && this.inFunction()) {
-      const deps: Record<string, unknown> = { fn, StarCallable, StarlarkError, typeName, annotate, pos, fnName };
+      const deps: Record<string, unknown> = { fn, StarCallable, StarFunction, StarlarkError, typeName, annotate, pos, fnName };
       positional.forEach((a, i) => (deps[`a${i}`] = a));
       const argList = positional.map((_, i) => `a${i}(fr)`).join(', ');
       return specialize(
@@ -1147,6 +1149,7 @@ export class Compiler {
           const f = fn(fr);
           const args = [${argList}];
           try {
+            if (f instanceof StarFunction) return f.code.invoke(f, fr.thread, args, null);
             if (f instanceof StarCallable) return f.call(fr.thread, args, null);
             throw new StarlarkError('invalid call of non-function (' + typeName(f) + ')');
           } catch (err) {

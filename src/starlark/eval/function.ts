@@ -1,6 +1,7 @@
 import type { Position } from '../../core/index.js';
 import { nearestName } from '../resolve/nearest-name.js';
-import { Cell, Frame, RETURN, type StmtCode } from './frame.js';
+import { Cell, Frame, type StmtCode } from './frame.js';
+import { specialize } from './specialize.js';
 import { EvalError, StarlarkError } from './starlark-error.js';
 import { MAX_CALL_DEPTH, type Thread } from './thread.js';
 import { StarCallable, type Kwargs } from './values/callable.js';
@@ -28,6 +29,50 @@ export interface FunctionCode {
   active: number;
   /** No *args, **kwargs or keyword-only parameters (so positional calls bind trivially). */
   readonly simpleParams: boolean;
+  /**
+   * Runs one call of a function with this code. Generated per def (see makeInvoker) so that the call
+   * of `body` inside is monomorphic; call sites call it directly for the same reason.
+   */
+  invoke: (fn: StarFunction, thread: Thread, args: Value[], kwargs: Kwargs | null) => Value;
+}
+
+/**
+ * Builds the per-def call routine: the recursion and depth checks, argument binding (positional
+ * calls of plain defs adopt the fresh argument array as locals), cells, and the body.
+ */
+export function makeInvoker(code: FunctionCode): FunctionCode['invoke'] {
+  const nparams = code.paramNames.length;
+  const cellCode = code.cells.map((s) => `{ const c = new Cell(); c.v = locals[${s}]; locals[${s}] = c; }`).join(' ');
+  return specialize(
+    { code, body: code.body, StarlarkError, EvalError, Cell, Frame, None, bindArgs, MAX: MAX_CALL_DEPTH },
+    `return function invoke(fn, thread, args, kwargs) {
+      if (code.active > 0 && !thread.options.recursion) throw new StarlarkError('function ' + code.name + ' called recursively');
+      if (thread.depth >= MAX) throw new StarlarkError('Starlark stack overflow');
+      let locals;
+      const ndefaults = fn.defaults.length;
+      if (kwargs === null && ${code.simpleParams} && args.length <= ${nparams} && args.length >= ${nparams} - ndefaults) {
+        locals = args;
+        for (let i = args.length; i < ${nparams}; i++) locals.push(fn.defaults[i - ${nparams} + ndefaults]);
+        for (let i = ${nparams}; i < ${code.numLocals}; i++) locals.push(undefined);
+      } else {
+        locals = new Array(${code.numLocals});
+        bindArgs(fn, locals, args, kwargs);
+      }
+      ${cellCode}
+      const fr = new Frame(locals, fn.freeCells, thread);
+      code.active++;
+      thread.depth++;
+      try {
+        return body(fr) === 3 ? fr.result : None;
+      } catch (e) {
+        if (e instanceof EvalError) e.needsCallerFrame = true;
+        throw e;
+      } finally {
+        code.active--;
+        thread.depth--;
+      }
+    };`,
+  );
 }
 
 /** Marks a parameter without default in the defaults array (starlark-go's `mandatory`). */
@@ -62,45 +107,12 @@ export class StarFunction extends StarCallable {
   }
 
   call(thread: Thread, args: Value[], kwargs: Kwargs | null): Value {
-    const code = this.code;
-    if (code.active > 0 && !thread.options.recursion) throw new StarlarkError(`function ${code.name} called recursively`);
-    if (thread.depth >= MAX_CALL_DEPTH) throw new StarlarkError('Starlark stack overflow');
-    const nparams = code.paramNames.length;
-    let locals: (Value | Cell | undefined)[];
-    if (kwargs === null && code.simpleParams && args.length <= nparams && args.length >= nparams - this.defaults.length) {
-      // Positional call of a plain def: the (fresh) argument array becomes the frame's locals.
-      locals = args;
-      const m = nparams - this.defaults.length;
-      for (let i = args.length; i < nparams; i++) locals.push(this.defaults[i - m] as Value);
-      for (let i = nparams; i < code.numLocals; i++) locals.push(undefined);
-    } else {
-      locals = new Array(code.numLocals);
-      bindArgs(this, locals, args, kwargs);
-    }
-    const cells = code.cells;
-    for (let i = 0; i < cells.length; i++) {
-      const c = new Cell();
-      const slot = cells[i]!;
-      c.v = locals[slot] as Value | undefined;
-      locals[slot] = c;
-    }
-    const fr = new Frame(locals, this.freeCells, thread);
-    code.active++;
-    thread.depth++;
-    try {
-      return code.body(fr) === RETURN ? fr.result! : None;
-    } catch (e) {
-      if (e instanceof EvalError) e.needsCallerFrame = true;
-      throw e;
-    } finally {
-      code.active--;
-      thread.depth--;
-    }
+    return this.code.invoke(this, thread, args, kwargs);
   }
 }
 
 /** Binds arguments to parameter slots with starlark-go's rules and messages (its setArgs). */
-function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: Value[], kwargs: Kwargs | null): void {
+export function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: Value[], kwargs: Kwargs | null): void {
   const code = fn.code;
   const name = code.name;
   const nparams = code.paramNames.length;
