@@ -74,9 +74,10 @@ function tuneHttp2Sessions(server: grpc.Server): void {
   const http2Servers = (server as unknown as { http2Servers?: Map<Http2ServerLike, unknown> }).http2Servers;
   if (!(http2Servers instanceof Map)) return;
   for (const http2Server of http2Servers.keys()) {
+    // The raw socket, before HTTP/2 takes it over (sessions refuse socket manipulation).
+    http2Server.on('connection', (socket: { setNoDelay(noDelay: boolean): unknown }) => socket.setNoDelay(true));
     http2Server.on('session', (session: Http2SessionLike) => {
       try {
-        session.socket?.setNoDelay?.(true);
         session.settings({ initialWindowSize: STREAM_WINDOW_BYTES });
         session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
       } catch {
@@ -88,9 +89,9 @@ function tuneHttp2Sessions(server: grpc.Server): void {
 
 interface Http2ServerLike {
   on(event: 'session', listener: (session: Http2SessionLike) => void): unknown;
+  on(event: 'connection', listener: (socket: { setNoDelay(noDelay: boolean): unknown }) => void): unknown;
 }
 interface Http2SessionLike {
-  readonly socket?: { setNoDelay?(noDelay: boolean): unknown };
   settings(settings: { initialWindowSize: number }): void;
   setLocalWindowSize(size: number): void;
 }
