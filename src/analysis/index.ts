@@ -1,0 +1,9 @@
+export {
+  type Action,
+  type Artifact,
+  type SourceArtifact,
+  type DerivedArtifact,
+  type ExecutionRequirement,
+  EXECUTION_REQUIREMENTS,
+  executionRequirementsFromTags,
+} from './action.js';
