@@ -8,6 +8,7 @@ export * as bytestream from '../../proto/gen/google/bytestream/index.js';
 export * as longrunning from '../../proto/gen/google/longrunning/index.js';
 export * as googleRpc from '../../proto/gen/google/rpc/index.js';
 export * as wellKnown from '../../proto/gen/google/protobuf/index.js';
+export * as kilnWorker from '../../proto/gen/kiln/worker/v1/index.js';
 export {
   asBuffer,
   packAny,
