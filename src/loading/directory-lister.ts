@@ -1,0 +1,81 @@
+import { readdirSync, statSync } from 'node:fs';
+
+/** What a directory entry is, after following symlinks as Bazel's glob does. */
+export const enum EntryKind {
+  File = 0,
+  Directory = 1,
+}
+
+export interface DirEntry {
+  readonly name: string;
+  readonly kind: EntryKind;
+  /** The entry is a symlink (its kind is that of its target). */
+  readonly symlink: boolean;
+}
+
+/**
+ * Lists directories once per run and remembers every listing, so loading can key its caches by the
+ * exact listings a package's globs read. Entries are sorted by name; dangling or looping symlinks and
+ * special files are left out (Bazel's glob ignores them too).
+ */
+export class DirectoryLister {
+  private readonly listings = new Map<string, readonly DirEntry[] | null>();
+
+  /** Entries of `absDir`, or null when it is not a readable directory. */
+  list(absDir: string): readonly DirEntry[] | null {
+    let entries = this.listings.get(absDir);
+    if (entries === undefined) {
+      entries = readListing(absDir);
+      this.listings.set(absDir, entries);
+    }
+    return entries;
+  }
+
+  /** Has `absDir` an entry `name` that is a file? (Used for BUILD / BUILD.bazel lookups.) */
+  hasFile(absDir: string, name: string): boolean {
+    const entries = this.list(absDir);
+    if (!entries) return false;
+    for (const e of entries) if (e.name === name) return e.kind === EntryKind.File;
+    return false;
+  }
+
+  /** A compact text of one listing (names and kinds), for content keys. */
+  fingerprint(absDir: string): string {
+    const entries = this.list(absDir);
+    if (!entries) return '!';
+    let s = '';
+    for (const e of entries) s += `${e.kind === EntryKind.Directory ? 'd' : 'f'}${e.name}\u0000`;
+    return s;
+  }
+
+  /** Forgets every listing (a new run). */
+  clear(): void {
+    this.listings.clear();
+  }
+}
+
+function readListing(absDir: string): readonly DirEntry[] | null {
+  let dirents;
+  try {
+    dirents = readdirSync(absDir, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  const out: DirEntry[] = [];
+  for (const d of dirents) {
+    if (d.isFile()) out.push({ name: d.name, kind: EntryKind.File, symlink: false });
+    else if (d.isDirectory()) out.push({ name: d.name, kind: EntryKind.Directory, symlink: false });
+    else if (d.isSymbolicLink()) {
+      let st;
+      try {
+        st = statSync(`${absDir}/${d.name}`, { throwIfNoEntry: false });
+      } catch {
+        continue; // a symlink loop (ELOOP) or an unreadable target: skipped like a dangling link
+      }
+      if (st?.isDirectory()) out.push({ name: d.name, kind: EntryKind.Directory, symlink: true });
+      else if (st?.isFile()) out.push({ name: d.name, kind: EntryKind.File, symlink: true });
+    }
+  }
+  out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return out;
+}

@@ -1,0 +1,161 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { KilnError } from '../core/index.js';
+import { DirectoryLister, EntryKind } from './directory-lister.js';
+import type { Label } from './label.js';
+
+const WORKSPACE_MARKERS = ['MODULE.bazel', 'WORKSPACE.bazel', 'WORKSPACE'];
+/** BUILD.bazel wins when both exist. */
+export const BUILD_FILE_NAMES = ['BUILD.bazel', 'BUILD'] as const;
+
+/** Not inside a workspace: Bazel's wording. */
+export class NoWorkspaceError extends KilnError {}
+
+/** The nearest folder at or above `startDir` holding WORKSPACE, WORKSPACE.bazel or MODULE.bazel. */
+export function findWorkspaceRoot(startDir: string): string | undefined {
+  let dir = startDir;
+  for (;;) {
+    for (const marker of WORKSPACE_MARKERS) {
+      const st = statSync(join(dir, marker), { throwIfNoEntry: false });
+      if (st?.isFile()) return dir;
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/**
+ * The main repository's name: `module(name = ...)` in MODULE.bazel, else `workspace(name = ...)` in
+ * WORKSPACE(.bazel), else '' (unnamed, as Bazel's `__main__`).
+ */
+export function readWorkspaceName(root: string): string {
+  const tryFile = (file: string, fn: string): string | undefined => {
+    const path = join(root, file);
+    if (!existsSync(path)) return undefined;
+    const text = readFileSync(path, 'utf8');
+    const call = new RegExp(`(?:^|\\n)\\s*${fn}\\s*\\(([^)]*)\\)`).exec(text);
+    if (!call) return undefined;
+    return /\bname\s*=\s*["']([^"']*)["']/.exec(call[1]!)?.[1];
+  };
+  return tryFile('MODULE.bazel', 'module') ?? tryFile('WORKSPACE.bazel', 'workspace') ?? tryFile('WORKSPACE', 'workspace') ?? '';
+}
+
+/** Directories a `//...` walk never enters: convenience symlinks and output trees. */
+function isSkippedTopLevel(name: string): boolean {
+  return name.startsWith('kiln-') || name.startsWith('bazel-') || name === '.git';
+}
+
+/** A workspace on disk: its root, its name, and package lookups over a shared directory lister. */
+export class Workspace {
+  readonly ignored: ReadonlySet<string>;
+
+  constructor(
+    readonly root: string,
+    readonly name: string,
+    readonly lister: DirectoryLister = new DirectoryLister(),
+  ) {
+    this.ignored = readBazelIgnore(root);
+  }
+
+  static discover(cwd: string, lister?: DirectoryLister): Workspace {
+    const root = findWorkspaceRoot(cwd);
+    if (root === undefined) {
+      throw new NoWorkspaceError(
+        'The query command is only supported from within a workspace (below a directory having a MODULE.bazel, WORKSPACE or WORKSPACE.bazel file).',
+      );
+    }
+    return new Workspace(root, readWorkspaceName(root), lister);
+  }
+
+  /** Absolute path of a package directory. */
+  dirOf(pkg: string): string {
+    return pkg === '' ? this.root : `${this.root}/${pkg}`;
+  }
+
+  /** The BUILD file name of `pkg` (BUILD.bazel wins), or undefined when `pkg` is not a package. */
+  buildFileOf(pkg: string): string | undefined {
+    if (this.isIgnored(pkg)) return undefined;
+    const dir = this.dirOf(pkg);
+    for (const name of BUILD_FILE_NAMES) if (this.lister.hasFile(dir, name)) return name;
+    return undefined;
+  }
+
+  isPackage(pkg: string): boolean {
+    return this.buildFileOf(pkg) !== undefined;
+  }
+
+  private isIgnored(pkg: string): boolean {
+    if (this.ignored.size === 0) return false;
+    for (const ig of this.ignored) if (pkg === ig || pkg.startsWith(`${ig}/`)) return true;
+    return false;
+  }
+
+  /** The innermost package containing the source path `path` (workspace-relative), or undefined. */
+  containingPackage(path: string): string | undefined {
+    let dir = path;
+    for (;;) {
+      const slash = dir.lastIndexOf('/');
+      dir = slash < 0 ? '' : dir.slice(0, slash);
+      if (this.isPackage(dir)) return dir;
+      if (dir === '') return undefined;
+    }
+  }
+
+  /**
+   * Bazel's check that a label does not reach into a subpackage: for `//a:b/c` where `a/b` is a
+   * package. Returns the error message, or null.
+   */
+  subpackageCrossing(label: Label): string | null {
+    let idx = label.name.indexOf('/');
+    while (idx >= 0) {
+      const sub = label.pkg === '' ? label.name.slice(0, idx) : `${label.pkg}/${label.name.slice(0, idx)}`;
+      if (this.isPackage(sub)) {
+        const repo = label.repo === '' ? '' : `@${label.repo}`;
+        return (
+          `Label '${label}' is invalid because '${sub}' is a subpackage; perhaps you meant to put the colon here: ` +
+          `'${repo}//${sub}:${label.name.slice(idx + 1)}'?`
+        );
+      }
+      idx = label.name.indexOf('/', idx + 1);
+    }
+    return null;
+  }
+
+  /** Every package at or below `base` ('' for the whole workspace), sorted. */
+  packagesUnder(base: string): string[] {
+    const out: string[] = [];
+    const walk = (pkg: string): void => {
+      if (this.isIgnored(pkg)) return;
+      const entries = this.lister.list(this.dirOf(pkg));
+      if (!entries) return;
+      for (const e of entries) {
+        if (e.kind === EntryKind.File && (e.name === 'BUILD.bazel' || e.name === 'BUILD')) {
+          out.push(pkg);
+          break;
+        }
+      }
+      for (const e of entries) {
+        if (e.kind !== EntryKind.Directory) continue;
+        if (pkg === '' && (isSkippedTopLevel(e.name))) continue;
+        // Symlinked directories are followed (as Bazel does) except the output-tree links above.
+        walk(pkg === '' ? e.name : `${pkg}/${e.name}`);
+      }
+    };
+    walk(base);
+    return out.sort();
+  }
+}
+
+function readBazelIgnore(root: string): Set<string> {
+  const out = new Set<string>();
+  for (const file of ['.bazelignore', '.kilnignore']) {
+    const path = join(root, file);
+    if (!existsSync(path)) continue;
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      const t = line.trim().replace(/\/+$/, '');
+      if (t && !t.startsWith('#')) out.add(t);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,70 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Label } from '../../src/loading/label.js';
+import { findWorkspaceRoot, readWorkspaceName, Workspace } from '../../src/loading/workspace.js';
+import { workspaceFixture } from './fixture.js';
+
+describe('workspace discovery', () => {
+  it('finds the nearest folder upward with a workspace marker', () => {
+    const root = workspaceFixture({ 'WORKSPACE': '', 'a/b/BUILD': '', 'a/inner/MODULE.bazel': '', 'a/inner/x/y.txt': '' });
+    expect(findWorkspaceRoot(join(root, 'a/b'))).toBe(root);
+    expect(findWorkspaceRoot(join(root, 'a/inner/x'))).toBe(join(root, 'a/inner'));
+  });
+
+  it('reads the repository name from module() or workspace()', () => {
+    expect(readWorkspaceName(workspaceFixture({ 'MODULE.bazel': 'module(\n  name = "my_mod",\n  version = "1.0",\n)\n' }))).toBe('my_mod');
+    expect(readWorkspaceName(workspaceFixture({ 'WORKSPACE': '# hi\nworkspace(name = "ws")\n' }))).toBe('ws');
+    expect(readWorkspaceName(workspaceFixture({ 'WORKSPACE.bazel': '' }))).toBe('');
+  });
+
+  it('fails clearly outside a workspace', () => {
+    const dir = workspaceFixture({ 'x/y': '' });
+    // A temp dir normally has no workspace above it; the check only runs when that holds.
+    if (findWorkspaceRoot(dir) === undefined) expect(() => Workspace.discover(dir)).toThrow(/only supported from within a workspace/);
+  });
+});
+
+describe('package lookup', () => {
+  const files = {
+    'WORKSPACE': '',
+    'BUILD': '',
+    'a/BUILD.bazel': '',
+    'a/BUILD': '',
+    'a/b/BUILD': '',
+    'a/b/c/file.txt': '',
+    'a/notpkg/BUILD/x': '', // a directory named BUILD is not a BUILD file
+    'd/e/f/BUILD': '',
+    'bazel-out/x/BUILD': '',
+    'kiln-bin/BUILD': '',
+    'ignored/BUILD': '',
+    '.bazelignore': 'ignored\n',
+  };
+
+  it('prefers BUILD.bazel and recognises packages', () => {
+    const ws = new Workspace(workspaceFixture(files), '');
+    expect(ws.buildFileOf('a')).toBe('BUILD.bazel');
+    expect(ws.buildFileOf('a/b')).toBe('BUILD');
+    expect(ws.isPackage('a/notpkg')).toBe(false);
+    expect(ws.isPackage('d/e')).toBe(false);
+    expect(ws.containingPackage('a/b/c/file.txt')).toBe('a/b');
+    expect(ws.containingPackage('d/e/x.txt')).toBe('');
+  });
+
+  it('walks //... skipping convenience and ignored directories', () => {
+    const ws = new Workspace(workspaceFixture(files), '');
+    expect(ws.packagesUnder('')).toEqual(['', 'a', 'a/b', 'd/e/f']);
+    expect(ws.packagesUnder('a')).toEqual(['a', 'a/b']);
+    expect(ws.packagesUnder('d')).toEqual(['d/e/f']);
+  });
+
+  it('reports a label that crosses into a subpackage in Bazel\'s words', () => {
+    const ws = new Workspace(workspaceFixture(files), '');
+    expect(ws.subpackageCrossing(Label.parse('//a:b/c'))).toBe(
+      "Label '//a:b/c' is invalid because 'a/b' is a subpackage; perhaps you meant to put the colon here: '//a/b:c'?",
+    );
+    expect(ws.subpackageCrossing(Label.parse('//:a/x'))).toBe(
+      "Label '//:a/x' is invalid because 'a' is a subpackage; perhaps you meant to put the colon here: '//a:x'?",
+    );
+    expect(ws.subpackageCrossing(Label.parse('//a/b:c/file.txt'))).toBeNull();
+  });
+});
