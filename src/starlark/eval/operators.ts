@@ -25,7 +25,16 @@ function asFloat(v: Value): number | undefined {
   return undefined;
 }
 
-function unknown(op: string, x: Value, y: Value): never {
+/** No built-in rule applies: ask the operands' `binary` capability, else fail like starlark-go. */
+function unknown(op: string, x: Value, y: Value): Value {
+  if (x instanceof StarObject) {
+    const r = x.binary(op, y, 'left');
+    if (r !== undefined) return r;
+  }
+  if (y instanceof StarObject) {
+    const r = y.binary(op, x, 'right');
+    if (r !== undefined) return r;
+  }
   throw new StarlarkError(`unknown binary op: ${typeName(x)} ${op} ${typeName(y)}`);
 }
 
@@ -39,7 +48,8 @@ function repeatCount(n: Int, size: number): number {
   return n;
 }
 
-function repeat(seq: Value, n: Int, op: string, other: Value): Value {
+/** `seq * n` for strings, lists, tuples and bytes; undefined for other types. */
+function repeat(seq: Value, n: Int): Value | undefined {
   if (typeof seq === 'string') return seq.repeat(repeatCount(n, seq.length));
   if (seq instanceof StarList) return new StarList(repeatArray(seq.elems, repeatCount(n, seq.elems.length)));
   if (seq instanceof StarTuple) return new StarTuple(repeatArray(seq.elems, repeatCount(n, seq.elems.length)));
@@ -49,7 +59,7 @@ function repeat(seq: Value, n: Int, op: string, other: Value): Value {
     for (let i = 0; i < k; i++) out.set(seq.data, i * seq.data.length);
     return new StarBytes(out);
   }
-  return unknown(op, seq, other);
+  return undefined;
 }
 
 function repeatArray(a: readonly Value[], n: number): Value[] {
@@ -88,8 +98,14 @@ export function binaryOp(op: string, x: Value, y: Value): Value {
       return floatOp(op, x, y, (a, b) => a - b);
     case '*':
       if (isNum(x) && isNum(y)) return intMul(x, y);
-      if (isNum(y) && !(x instanceof StarFloat)) return repeat(x, y, op, y);
-      if (isNum(x) && !(y instanceof StarFloat)) return repeat(y, x, op, x);
+      if (isNum(y) && !(x instanceof StarFloat)) {
+        const r = repeat(x, y);
+        if (r !== undefined) return r;
+      }
+      if (isNum(x) && !(y instanceof StarFloat)) {
+        const r = repeat(y, x);
+        if (r !== undefined) return r;
+      }
       return floatOp(op, x, y, (a, b) => a * b);
     case '/':
       return floatOp(op, x, y, (a, b) => {
@@ -236,7 +252,7 @@ export function contains(container: Value, x: Value): boolean {
       return false;
     }
   }
-  return unknown('in', x, container);
+  return truth(unknown('in', x, container));
 }
 
 function bytesIncludes(hay: Uint8Array, needle: Uint8Array): boolean {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  StarObject,
   EvalError,
   execFile,
   jsonModule,
@@ -191,5 +192,29 @@ r = f(9007199254740991, 3, 2.5, "hi")
     expect(e.message).toBe('unknown binary op: int - string');
     expect(e.format()).toBe('main.star:2:25: unknown binary op: int - string');
     expect(evalError('def f():\n    x = 1 + y\n    y = 2\nf()\n').message).toBe('local variable y referenced before assignment');
+  });
+
+  it('lets embedder values define binary operators (as select() needs)', () => {
+    class Concat extends StarObject {
+      constructor(readonly parts: readonly Value[]) {
+        super();
+      }
+      get type(): string {
+        return 'concat';
+      }
+      repr(): string {
+        return `concat(${this.parts.length})`;
+      }
+      override binary(op: string, other: Value, side: 'left' | 'right'): Value | undefined {
+        if (op !== '+') return undefined;
+        return new Concat(side === 'left' ? [...this.parts, other] : [other, ...this.parts]);
+      }
+    }
+    const thread = new Thread('t');
+    const g = execFile(thread, 'x.star', 'a = [1] + c + [2]\n', new Map<string, Value>([['c', new Concat([])]]));
+    expect((g.get('a') as Concat).parts.length).toBe(2);
+    expect(() => execFile(thread, 'y.star', 'b = c - 1\n', new Map<string, Value>([['c', new Concat([])]]))).toThrow(
+      'unknown binary op: concat - int',
+    );
   });
 });

@@ -65,6 +65,14 @@ export abstract class StarObject {
   attrNames(): string[] {
     return [];
   }
+  /**
+   * `x op y` for operators the built-in types do not define (starlark-go's HasBinary): `side` says
+   * whether this value is the left operand. Undefined means unsupported. Embedders use it for
+   * values such as Bazel's `select()`, which supports `+` and `|` with lists and dicts.
+   */
+  binary(_op: string, _other: Value, _side: 'left' | 'right'): Value | undefined {
+    return undefined;
+  }
   /** Locks a mutable value against mutation while it is iterated; returns the unlock. */
   lockForIteration(): void {}
   unlockForIteration(): void {}
