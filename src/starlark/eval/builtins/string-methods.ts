@@ -276,7 +276,11 @@ export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<s
     const oldS = wantString('replace', 'old', a[0]!);
     const newS = wantString('replace', 'new', a[1]!);
     const count = a[2] === undefined ? -1 : wantSmallInt('replace', 'count', a[2]);
-    if (count < 0) return oldS === '' ? s.replaceAll('', () => newS) : s.split(oldS).join(newS);
+    if (count < 0) {
+      // replaceAll with a string replacement expands `$&`-style patterns: only use it without `$`.
+      if (oldS !== '' && !newS.includes('$')) return s.replaceAll(oldS, newS);
+      return s.replaceAll(oldS, () => newS);
+    }
     let out = '';
     let rest = s;
     for (let k = 0; k < count; k++) {
