@@ -87,7 +87,11 @@ export class UploadSession {
   }
 }
 
-/** The uploads in progress, by upload key; idle ones are discarded after a timeout. */
+/**
+ * The uploads in progress, by upload key. Idle ones are discarded after a timeout, and at most
+ * `maxSessions` are kept: beyond that the longest-idle session nobody is writing to goes first, so
+ * abandoned uploads cannot pile up open files.
+ */
 export class UploadSessions {
   private readonly sessions = new Map<string, UploadSession>();
   private readonly sweeper: NodeJS.Timeout;
@@ -95,6 +99,7 @@ export class UploadSessions {
   constructor(
     private readonly idleTimeoutMs: number,
     private readonly now: () => number = Date.now,
+    private readonly maxSessions = 1000,
   ) {
     this.sweeper = setInterval(() => void this.sweep(), Math.max(1000, Math.min(60_000, idleTimeoutMs / 2)));
     this.sweeper.unref();
@@ -107,6 +112,7 @@ export class UploadSessions {
   open(key: string, digest: Digest, cas: BlobAccess): UploadSession {
     let session = this.sessions.get(key);
     if (!session) {
+      this.makeRoom();
       session = new UploadSession(key, digest, cas, this.now());
       this.sessions.set(key, session);
     }
@@ -117,6 +123,15 @@ export class UploadSessions {
   async close(session: UploadSession): Promise<void> {
     if (this.sessions.get(session.key) === session) this.sessions.delete(session.key);
     await session.discard();
+  }
+
+  private makeRoom(): void {
+    if (this.sessions.size < this.maxSessions) return;
+    let oldest: UploadSession | undefined;
+    for (const s of this.sessions.values()) {
+      if (!s.owned && (!oldest || s.lastActiveMs < oldest.lastActiveMs)) oldest = s;
+    }
+    if (oldest) void this.close(oldest);
   }
 
   /** Discards uploads that nobody has written to for the idle timeout. */

@@ -50,4 +50,23 @@ describe('UploadSessions', () => {
       await sessions.closeAll();
     }
   });
+
+  it('keeps at most maxSessions, dropping the longest-idle unowned one first', async () => {
+    let now = 0;
+    const cas = new VerifyingBlobAccess(new MemoryBlobAccess({ maxBytes: 1 << 20 }));
+    const sessions = new UploadSessions(60_000, () => now, 2);
+    try {
+      const writing = Symbol('writing');
+      const a = sessions.open('a', digest, cas);
+      a.takeOver(writing);
+      now = 1;
+      sessions.open('b', digest, cas);
+      now = 2;
+      sessions.open('c', digest, cas);
+      // "a" is owned by a live stream, so "b" (idle, unowned) made room.
+      expect(['a', 'b', 'c'].map((k) => sessions.get(k) !== undefined)).toEqual([true, false, true]);
+    } finally {
+      await sessions.closeAll();
+    }
+  });
 });
