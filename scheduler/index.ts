@@ -10,7 +10,7 @@ export {
   instanceStorageFor,
 } from './cache-server-config.js';
 export { startCacheServer, createCacheContext, cacheServices, type CacheServer, type CacheServerOptions } from './cache-server.js';
-export { runCacheServer, describeStorage } from './main.js';
+export { runCacheServer, describeStorage, type RunCacheServerOptions } from './main.js';
 export type { ServerLog, ServiceContext } from './service-context.js';
 export type { ServiceRegistration } from './grpc-server.js';
 export { HIGH_API_VERSION, LOW_API_VERSION, type ExecutionCapabilitiesSource } from './capabilities-service.js';

@@ -1,7 +1,13 @@
 import type { BlobAccessConfig } from '../src/core/index.js';
 import type { CacheServerConfig } from './cache-server-config.js';
-import { startCacheServer, type CacheServer } from './cache-server.js';
+import { startCacheServer, type CacheServer, type CacheServerOptions } from './cache-server.js';
 import type { ServerLog } from './service-context.js';
+
+/** What the execution half adds to the same server (`extraServices`, `executionCapabilities`). */
+export interface RunCacheServerOptions extends Omit<CacheServerOptions, 'log'> {
+  /** Called once the server listens (tests, and `kiln cluster up` starting executors). */
+  readonly started?: (server: CacheServer) => void | Promise<void>;
+}
 
 /**
  * The cache server's main: starts it, announces the endpoint as the first line of `stdout`, logs what
@@ -11,9 +17,10 @@ export async function runCacheServer(
   config: CacheServerConfig,
   out: { stdout(line: string): void; log: ServerLog },
   interrupted: Promise<void>,
-  started?: (server: CacheServer) => void,
+  options: RunCacheServerOptions = {},
 ): Promise<void> {
-  const server = await startCacheServer(config, { log: out.log });
+  const { started, ...serverOptions } = options;
+  const server = await startCacheServer(config, { ...serverOptions, log: out.log });
   out.stdout(`${server.endpoint}\n`);
   out.log.info(`kiln cache server listening on ${server.endpoint}`);
   out.log.info(`services: ${server.services.join(', ')}`);
@@ -26,7 +33,7 @@ export async function runCacheServer(
     `limits: batch ${l.maxBatchTotalSizeBytes} bytes, ${l.maxConcurrentRequests} concurrent requests, ${l.maxInFlightBytes} bytes in flight; ` +
       `compressors: zstd; SplitBlob/SpliceBlob: FastCDC 2020, average chunk ${config.chunking.avgChunkSizeBytes} bytes`,
   );
-  started?.(server);
+  await started?.(server);
   await interrupted;
   out.log.info('interrupted: shutting down');
   await server.close();
