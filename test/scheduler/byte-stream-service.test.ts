@@ -84,6 +84,16 @@ describe('ByteStream.Write', () => {
     }
   });
 
+  it('accepts the sha256/ digest-function segment, and ends a compressed upload of a stored blob with -1', async () => {
+    const b = blob('named with its digest function');
+    const name = `uploads/df/blobs/sha256/${b.digest.hash}/${b.digest.sizeBytes}`;
+    expect(await writeStream(t.bs, uploadRequests(name, b.data))).toMatchObject({ ok: true, value: { committedSize: b.data.length } });
+    const read = await readStream(t.bs, { resourceName: `blobs/sha256/${b.digest.hash}/${b.digest.sizeBytes}` });
+    expect(read.ok && read.value.equals(b.data)).toBe(true);
+    const again = await writeStream(t.bs, uploadRequests(`uploads/df/compressed-blobs/zstd/${b.digest.hash}/${b.digest.sizeBytes}`, compress(b.data)));
+    expect(again).toMatchObject({ ok: true, value: { committedSize: -1 } });
+  });
+
   it('rejects a write_offset that does not follow the data sent', async () => {
     const b = blob('offset check!');
     const outcome = await writeStream(t.bs, [

@@ -2,7 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestKey, digestOf, EMPTY_DIGEST, reapi, type Digest } from '../../src/core/index.js';
 import { FastCdc2020Chunker } from '../../scheduler/index.js';
 import { zstdCompress } from '../../scheduler/zstd-stream.js';
-import { blob, call, grpc, must, randomBytes, startTestServer, type TestServer } from './cache-server-fixture.js';
+import {
+  blob,
+  call,
+  grpc,
+  must,
+  randomBytes,
+  startTestServer,
+  uploadName,
+  uploadRequests,
+  writeStream,
+  type TestServer,
+} from './cache-server-fixture.js';
 
 const BATCH_LIMIT = 256 * 1024;
 let t: TestServer;
@@ -260,5 +271,23 @@ describe('SplitBlob and SpliceBlob', () => {
     expect(outcome).toMatchObject({ ok: false, code: grpc.status.NOT_FOUND });
     const split = await call(t.cas, t.cas.SplitBlob, { blobDigest: wanted.digest });
     expect(split).toMatchObject({ ok: false, code: grpc.status.NOT_FOUND });
+  });
+});
+
+describe('max_cas_blob_size_bytes', () => {
+  it('refuses larger blobs with INVALID_ARGUMENT in batches and streams, and advertises the limit', async () => {
+    const small = await startTestServer({ config: { limits: { maxCasBlobSizeBytes: 100 } } });
+    try {
+      const caps = await must(small.caps, small.caps.GetCapabilities, {});
+      expect(caps.cacheCapabilities?.maxCasBlobSizeBytes).toBe(100);
+      const big = blob(Buffer.alloc(101, 'x'));
+      const res = await must(small.cas, small.cas.BatchUpdateBlobs, { requests: [{ digest: big.digest, data: big.data }] });
+      expect(res.responses[0]!.status).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+      expect(res.responses[0]!.status?.message).toContain('max_cas_blob_size_bytes');
+      const streamed = await writeStream(small.bs, uploadRequests(uploadName(big.digest), big.data));
+      expect(streamed).toMatchObject({ ok: false, code: grpc.status.INVALID_ARGUMENT });
+    } finally {
+      await small.stop();
+    }
   });
 });
