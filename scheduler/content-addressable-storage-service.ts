@@ -32,7 +32,8 @@ export function contentAddressableStorageService(ctx: ServiceContext): reapi.Con
     BatchUpdateBlobs: unaryHandler(
       ctx,
       'BatchUpdateBlobs',
-      (r) => r.requests.reduce((n, b) => n + b.data.length, 0),
+      // Capped: an oversized batch must get its INVALID_ARGUMENT, not a retry hint.
+      (r) => Math.min(limits.maxBatchTotalSizeBytes, r.requests.reduce((n, b) => n + b.data.length, 0)),
       async (request) => {
         checkDigestFunction(request.digestFunction);
         const { cas } = ctx.instances.get(request.instanceName);
@@ -61,7 +62,11 @@ export function contentAddressableStorageService(ctx: ServiceContext): reapi.Con
     BatchReadBlobs: unaryHandler(
       ctx,
       'BatchReadBlobs',
-      (r) => r.digests.reduce((n, d) => n + (Number.isSafeInteger(d.sizeBytes) && d.sizeBytes > 0 ? d.sizeBytes : 0), 0),
+      (r) =>
+        Math.min(
+          limits.maxBatchTotalSizeBytes,
+          r.digests.reduce((n, d) => n + (Number.isSafeInteger(d.sizeBytes) && d.sizeBytes > 0 ? d.sizeBytes : 0), 0),
+        ),
       async (request) => {
         checkDigestFunction(request.digestFunction);
         const { cas } = ctx.instances.get(request.instanceName);
