@@ -1,0 +1,332 @@
+import { chmod, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { isKilnError, type Digest } from '../core/index.js';
+import type { Action } from '../analysis/index.js';
+import { actionEnvironment } from './action-environment.js';
+import { buildActionGraph } from './action-graph.js';
+import { computeActionKey } from './action-key.js';
+import { scriptedCommand } from './command-script.js';
+import { DiskCache, type CachedOutput } from './disk-cache.js';
+import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
+import { FileDigestCache } from './file-digest-cache.js';
+import type { InputFile } from './input-tree.js';
+import { LocalActionCache } from './local-action-cache.js';
+import { LocalStrategy } from './local-strategy.js';
+import type { ProcessResult } from './run-process.js';
+import { detectSandboxSupport, type SandboxSupport } from './sandbox-support.js';
+import { SandboxedStrategy } from './sandboxed-strategy.js';
+import type { SpawnStrategy } from './spawn-strategy.js';
+import { chooseStrategy, type StrategyFlags } from './strategy-selection.js';
+
+export interface ExecutionOptions {
+  /** Where actions run: exec paths are relative to it. Source files must already be reachable in it. */
+  readonly execRoot: string;
+  /** Holds the persistent caches (`cache/`) and per-action scratch directories (`sandbox/`). */
+  readonly outputBase: string;
+  /** The client's environment: PATH is taken from it, nothing else. */
+  readonly clientEnv: Readonly<Record<string, string | undefined>>;
+  /** `--jobs`: processes at once; the number of cores by default. */
+  readonly jobs?: number;
+  /** `--keep_going`: after a failure, go on with every action that does not depend on it. */
+  readonly keepGoing?: boolean;
+  /** `--disk_cache=DIR`. */
+  readonly diskCache?: string;
+  readonly strategies?: StrategyFlags;
+  /** Whether the machine can sandbox; detected (once, lazily) when absent. */
+  readonly sandbox?: SandboxSupport;
+}
+
+/** Files of the output base that belong to execution. */
+export function executionPaths(outputBase: string) {
+  return {
+    fileDigestCache: join(outputBase, 'cache', 'file-digests.json'),
+    actionCache: join(outputBase, 'cache', 'action-cache.bin'),
+    scratch: join(outputBase, 'sandbox'),
+  };
+}
+
+/**
+ * Runs `actions` (the actions the requested targets need, with every action that produces one of
+ * their derived inputs) in dependency order, at most `jobs` at a time, skipping those whose result
+ * is cached, and reports progress to `reporter`. Resolves with the summary; a failed action makes
+ * `success` false, it does not throw.
+ * @throws KilnError when the action graph itself is invalid (conflicting outputs, cycles, dangling
+ *   derived inputs) or a strategy flag cannot be honoured.
+ */
+export async function executeActions(actions: readonly Action[], options: ExecutionOptions, reporter: ExecutionReporter): Promise<ExecutionSummary> {
+  const graph = buildActionGraph(actions);
+  const paths = executionPaths(options.outputBase);
+  await rm(paths.scratch, { recursive: true, force: true });
+  await mkdir(paths.scratch, { recursive: true });
+  const [digestCache, actionCache, diskCache] = await Promise.all([
+    FileDigestCache.load(paths.fileDigestCache),
+    LocalActionCache.load(paths.actionCache),
+    options.diskCache ? DiskCache.open(options.diskCache) : Promise.resolve(undefined),
+  ]);
+  const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, paths.scratch);
+
+  reporter.buildStarted(actions.length);
+  const jobs = Math.max(1, options.jobs ?? availableParallelism());
+  const waitingOn = new Map<Action, number>(actions.map((a) => [a, graph.dependencies.get(a)!.length]));
+  const ready = actions.filter((a) => waitingOn.get(a) === 0);
+  let running = 0;
+  let stopped = false;
+  let finished = 0;
+  await new Promise<void>((resolve) => {
+    const pump = () => {
+      while (!stopped && running < jobs && ready.length > 0) start(ready.shift()!);
+      if (running === 0 && (stopped || ready.length === 0)) resolve();
+    };
+    const start = (action: Action) => {
+      running++;
+      void run.execute(action).then((ok) => {
+        running--;
+        finished++;
+        if (ok) {
+          for (const dependent of graph.dependents.get(action)!) {
+            const left = waitingOn.get(dependent)! - 1;
+            waitingOn.set(dependent, left);
+            if (left === 0) ready.push(dependent);
+          }
+        } else if (!options.keepGoing) {
+          stopped = true;
+        }
+        pump();
+      });
+    };
+    pump();
+  });
+
+  await Promise.all([digestCache.save(), actionCache.save()]);
+  await rm(paths.scratch, { recursive: true, force: true });
+  const summary: ExecutionSummary = {
+    success: run.failures.length === 0 && finished === actions.length,
+    totalActions: finished,
+    processes: { ...run.processes },
+    failures: run.failures,
+  };
+  reporter.buildFinished(summary);
+  return summary;
+}
+
+/** Runs one action at a time through the caches and a strategy; shared state of one build. */
+class ActionRunner {
+  readonly failures: ActionFailure[] = [];
+  readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
+  /** Digests of outputs produced or verified in this build, so dependents need not stat them. */
+  private readonly outputDigests = new Map<string, InputFile>();
+  private readonly local = new LocalStrategy();
+  private sandboxed: Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> | undefined;
+  private warnedSandbox = false;
+  private nextScratch = 0;
+
+  constructor(
+    private readonly options: ExecutionOptions,
+    private readonly reporter: ExecutionReporter,
+    private readonly digestCache: FileDigestCache,
+    private readonly actionCache: LocalActionCache,
+    private readonly diskCache: DiskCache | undefined,
+    private readonly scratchRoot: string,
+  ) {}
+
+  /** True when the action's outputs are in place; failures are recorded and reported, never thrown. */
+  async execute(action: Action): Promise<boolean> {
+    try {
+      return await this.executeOrFail(action);
+    } catch (e) {
+      const message = isKilnError(e) ? e.message : `${action.progressMessage} failed: ${e instanceof Error ? e.message : String(e)}`;
+      return this.fail({ action, message });
+    }
+  }
+
+  private async executeOrFail(action: Action): Promise<boolean> {
+    const execRoot = this.options.execRoot;
+    const inputs: InputFile[] = [];
+    for (const input of action.inputs) {
+      const known = this.outputDigests.get(input.execPath);
+      if (known) {
+        inputs.push(known);
+        continue;
+      }
+      let file;
+      try {
+        file = await this.digestCache.digest(join(execRoot, input.execPath));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return this.fail({ action, message: `${action.owner}: missing input file '${input.execPath}'` });
+        throw e;
+      }
+      if (file.isDirectory) return this.fail({ action, message: `${action.owner}: input '${input.execPath}' is a directory; only files can be inputs` });
+      inputs.push({ path: input.execPath, digest: file.digest, isExecutable: file.isExecutable });
+    }
+    const env = actionEnvironment(action, this.options.clientEnv);
+    const key = computeActionKey(action, { env, inputs });
+    const requirements = new Set<string>(action.executionRequirements);
+    const cacheable = !requirements.has('no-cache');
+    const diskCache =
+      cacheable && !requirements.has('no-remote-cache') && !requirements.has('no-remote') && !requirements.has('local') ? this.diskCache : undefined;
+
+    if (cacheable && (await this.upToDate(action, key.digest))) {
+      this.reporter.actionFinished(action, undefined);
+      return true;
+    }
+    if (diskCache) {
+      const cached = await diskCache.lookup(key.digest);
+      if (cached && this.declaresExactly(action, cached) && (await diskCache.restore(cached, execRoot))) {
+        await this.recordOutputs(cached);
+        if (cacheable) this.actionCache.put(key.digest, resultOf(cached));
+        this.count('disk cache hit');
+        this.reporter.actionFinished(action, 'disk cache hit');
+        return true;
+      }
+    }
+
+    const strategy = await this.strategyFor(action);
+    if (!strategy) return false;
+    await this.deleteOutputs(action);
+    const scratchDir = join(this.scratchRoot, String(this.nextScratch++));
+    const tmpDir = join(scratchDir, 'tmp');
+    await mkdir(tmpDir, { recursive: true });
+    try {
+      let argv = [...action.argv];
+      let scripted;
+      try {
+        scripted = scriptedCommand(argv, join(scratchDir, 'command.sh'));
+      } catch (e) {
+        return this.fail({ action, message: `${action.progressMessage} failed: ${(e as Error).message}` });
+      }
+      if (scripted) {
+        await writeFile(join(scratchDir, 'command.sh'), scripted.script);
+        argv = scripted.argv;
+      }
+      const runEnv = { ...env, TMPDIR: tmpDir };
+      this.reporter.actionStarted(action, strategy.runnerName);
+      const result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, tmpDir });
+      const command = formatCommand(execRoot, env, action.argv);
+      if (result.exitCode !== 0) {
+        await this.deleteOutputs(action);
+        return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command, stdout: result.stdout, stderr: result.stderr });
+      }
+      const missing: string[] = [];
+      for (const output of action.outputs) {
+        if (!(await lstat(join(execRoot, output.execPath)).then((s) => s.isFile(), () => false))) missing.push(output.execPath);
+      }
+      if (missing.length > 0) {
+        await this.deleteOutputs(action);
+        const list = missing.map((m) => `'${m}'`).join(', ');
+        return this.fail({
+          action,
+          message: `${action.progressMessage} failed: declared output${missing.length > 1 ? 's' : ''} ${list} ${missing.length > 1 ? 'were' : 'was'} not created`,
+          command,
+          stdout: result.stdout,
+          stderr: result.stderr,
+        });
+      }
+      const outputs: CachedOutput[] = [];
+      for (const output of action.outputs) {
+        const path = join(execRoot, output.execPath);
+        if (action.executableOutputs) await chmod(path, 0o755);
+        const file = await this.digestCache.digest(path);
+        outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
+      }
+      await this.recordOutputs(outputs);
+      if (cacheable) this.actionCache.put(key.digest, resultOf(outputs));
+      if (diskCache) {
+        await diskCache.store(key.digest, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
+      }
+      this.count(strategy.runnerName);
+      this.reporter.actionFinished(action, strategy.runnerName);
+      return true;
+    } finally {
+      await rm(scratchDir, { recursive: true, force: true });
+    }
+  }
+
+  /** A local action cache hit whose outputs are all still on disk with the recorded digests. */
+  private async upToDate(action: Action, key: Digest): Promise<boolean> {
+    const result = this.actionCache.get(key);
+    if (!result) return false;
+    const outputs: CachedOutput[] = [];
+    for (const file of result.outputFiles) {
+      if (!file.digest) return false;
+      try {
+        const now = await this.digestCache.digest(join(this.options.execRoot, file.path));
+        if (now.isDirectory || now.digest.hash !== file.digest.hash || now.isExecutable !== file.isExecutable) return false;
+        outputs.push({ path: file.path, digest: now.digest, isExecutable: now.isExecutable });
+      } catch {
+        return false;
+      }
+    }
+    if (!this.declaresExactly(action, outputs)) return false;
+    await this.recordOutputs(outputs);
+    return true;
+  }
+
+  private declaresExactly(action: Action, outputs: readonly CachedOutput[]): boolean {
+    const declared = new Set(action.outputs.map((o) => o.execPath));
+    return outputs.length === declared.size && outputs.every((o) => declared.has(o.path));
+  }
+
+  private async recordOutputs(outputs: readonly CachedOutput[]): Promise<void> {
+    for (const o of outputs) this.outputDigests.set(o.path, { path: o.path, digest: o.digest, isExecutable: o.isExecutable });
+  }
+
+  private async deleteOutputs(action: Action): Promise<void> {
+    await Promise.all(
+      action.outputs.map((o) => {
+        const path = join(this.options.execRoot, o.execPath);
+        this.digestCache.forget(path);
+        return rm(path, { recursive: true, force: true });
+      }),
+    );
+  }
+
+  private async strategyFor(action: Action): Promise<SpawnStrategy | undefined> {
+    const flags = this.options.strategies ?? {};
+    // Detect the sandbox only when the action would use it.
+    const ifSandboxable = chooseStrategy(action, flags, true);
+    if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'local') return this.local;
+    const sandbox = await this.sandbox();
+    const choice = chooseStrategy(action, flags, sandbox.strategy !== undefined);
+    if (choice.kind === 'none') {
+      const reason = sandbox.support.available ? '' : ` (${sandbox.support.reason})`;
+      this.fail({ action, message: `${choice.message}${reason}` });
+      return undefined;
+    }
+    const explicitSandbox = [flags.spawnStrategy, flags.genruleStrategy, ...Object.values(flags.strategyByMnemonic ?? {})].some((l) => l?.includes('sandboxed'));
+    if (!sandbox.support.available && explicitSandbox && !this.warnedSandbox && (choice.fellBackFromSandbox || choice.strategy === 'local')) {
+      this.warnedSandbox = true;
+      this.reporter.warning(`this machine cannot sandbox actions (${sandbox.support.reason}); running them locally`);
+    }
+    return choice.strategy === 'sandboxed' ? sandbox.strategy! : this.local;
+  }
+
+  private sandbox(): Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> {
+    this.sandboxed ??= (async () => {
+      const support = this.options.sandbox ?? (await detectSandboxSupport(this.options.clientEnv));
+      return { support, strategy: support.available ? new SandboxedStrategy(support.bwrap) : undefined };
+    })();
+    return this.sandboxed;
+  }
+
+  private count(kind: ProcessKind): void {
+    this.processes[kind]++;
+  }
+
+  private fail(failure: ActionFailure): false {
+    this.failures.push(failure);
+    this.reporter.actionFailed(failure);
+    return false;
+  }
+}
+
+function resultOf(outputs: readonly CachedOutput[]) {
+  return { outputFiles: outputs.map((o) => ({ path: o.path, digest: o.digest, isExecutable: o.isExecutable })), exitCode: 0 };
+}
+
+function exitDescription(result: ProcessResult): string {
+  if (result.startError) return result.startError;
+  if (result.signal) return `Killed by signal ${result.signal}`;
+  return `Exit ${result.exitCode}`;
+}
+

@@ -1,0 +1,86 @@
+import { formatPosition } from '../core/index.js';
+import type { Action } from '../analysis/index.js';
+
+/** How a finished action was satisfied, named as Bazel's process summary names it. */
+export type ProcessKind = 'disk cache hit' | 'remote cache hit' | 'internal' | 'remote' | 'linux-sandbox' | 'local';
+
+/** Bazel's order in `INFO: N processes: ...`: cache hits, internal, remote, then runners by name. */
+export const PROCESS_KIND_ORDER: readonly ProcessKind[] = ['disk cache hit', 'remote cache hit', 'internal', 'remote', 'linux-sandbox', 'local'];
+
+/** Why an action failed, with what the user needs to fix it. */
+export interface ActionFailure {
+  readonly action: Action;
+  /** One line, e.g. `Executing genrule //pkg:x failed (Exit 1)`. */
+  readonly message: string;
+  /** The command as a shell line (`(cd /execroot && exec env - ... )`), shown with --verbose_failures. */
+  readonly command?: string;
+  /** What the process wrote, shown after the message. */
+  readonly stdout?: Buffer;
+  readonly stderr?: Buffer;
+}
+
+export interface ExecutionSummary {
+  readonly success: boolean;
+  /** Actions the build needed, whether run, restored from a cache or found up to date. */
+  readonly totalActions: number;
+  /** Processes by kind; actions the local action cache found up to date are not processes. */
+  readonly processes: Readonly<Record<ProcessKind, number>>;
+  readonly failures: readonly ActionFailure[];
+}
+
+/** Receives execution events; the CLI renders them on a terminal or as plain lines. */
+export interface ExecutionReporter {
+  buildStarted(totalActions: number): void;
+  actionStarted(action: Action, runnerName: string): void;
+  /** `kind` undefined: found up to date in the local action cache. */
+  actionFinished(action: Action, kind: ProcessKind | undefined): void;
+  actionFailed(failure: ActionFailure): void;
+  warning(message: string): void;
+  buildFinished(summary: ExecutionSummary): void;
+}
+
+/** `INFO: 7 processes: 2 disk cache hit, 5 linux-sandbox.` (only non-zero kinds, Bazel's order). */
+export function formatProcessSummary(processes: Readonly<Record<ProcessKind, number>>): string {
+  const total = PROCESS_KIND_ORDER.reduce((sum, kind) => sum + processes[kind], 0);
+  const parts = PROCESS_KIND_ORDER.filter((kind) => processes[kind] > 0).map((kind) => `${processes[kind]} ${kind}`);
+  const head = `INFO: ${total} process${total === 1 ? '' : 'es'}`;
+  return parts.length === 0 ? `${head}.` : `${head}: ${parts.join(', ')}.`;
+}
+
+/** The closing line(s) of a build, as Bazel prints them. */
+export function formatCompletion(summary: ExecutionSummary): string[] {
+  if (summary.success) {
+    const n = summary.totalActions;
+    return [`INFO: Build completed successfully, ${n} total action${n === 1 ? '' : 's'}`];
+  }
+  return ['FAILED: Build did NOT complete successfully'];
+}
+
+/** `ERROR: pkg/BUILD:3:1: <message>` plus the command (verbose) and the process's output. */
+export function formatFailure(failure: ActionFailure, verboseFailures: boolean): string {
+  const where = failure.action.location ? `${formatPosition(failure.action.location)}: ` : '';
+  let text = `ERROR: ${where}${failure.message}`;
+  if (verboseFailures && failure.command) text += `\n${failure.command}`;
+  text += '\n';
+  for (const stream of [failure.stdout, failure.stderr]) {
+    if (stream && stream.length > 0) {
+      const s = stream.toString('utf8');
+      text += s.endsWith('\n') ? s : `${s}\n`;
+    }
+  }
+  text += `Target ${failure.action.owner} failed to build\n`;
+  if (!verboseFailures && failure.command) text += 'Use --verbose_failures to see the command lines of failed build steps.\n';
+  return text;
+}
+
+/** A shell line that reproduces the spawn, as Bazel's --verbose_failures shows it. */
+export function formatCommand(execRoot: string, env: Readonly<Record<string, string>>, argv: readonly string[]): string {
+  const lines = [`  (cd ${shellQuote(execRoot)} && \\`, '  exec env - \\'];
+  for (const name of Object.keys(env).sort()) lines.push(`    ${name}=${shellQuote(env[name]!)} \\`);
+  lines.push(`  ${argv.map(shellQuote).join(' ')})`);
+  return lines.join('\n');
+}
+
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,125 @@
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { digestOfFile, type Digest } from '../core/index.js';
+
+/** What identifies one version of a file without reading it. */
+interface FileStamp {
+  readonly size: number;
+  readonly mtimeNs: string;
+  readonly ino: number;
+  readonly ctimeNs: string;
+}
+
+interface Entry extends FileStamp {
+  readonly hash: string;
+}
+
+const FORMAT_VERSION = 1;
+/**
+ * A file modified this close to the moment it was hashed may change again within the same kernel
+ * timestamp tick (4-10 ms) without its stamp changing ("racily clean", as git calls it); such entries
+ * are not kept, so the file is hashed again next time.
+ */
+const RACY_WINDOW_NS = 50_000_000n;
+
+/**
+ * File digests keyed by absolute path and checked against size, mtime, ctime and inode, so a file
+ * that did not change is never read again. Persisted as one JSON file in the output base.
+ *
+ * Invariants: an entry is used only when every stamp field matches a fresh stat(2) and the file was
+ * last modified well before it was hashed; `save` writes atomically (temp file + rename), so a crash
+ * leaves the previous cache or none, never a torn one.
+ */
+export class FileDigestCache {
+  private readonly entries: Map<string, Entry>;
+  private dirty = false;
+  /** Files whose content was read and hashed (not served from the cache), for tests and statistics. */
+  hashedFiles = 0;
+
+  private constructor(
+    private readonly file: string | undefined,
+    entries: Map<string, Entry>,
+  ) {
+    this.entries = entries;
+  }
+
+  /** An empty cache kept in memory only. */
+  static inMemory(): FileDigestCache {
+    return new FileDigestCache(undefined, new Map());
+  }
+
+  /** Loads the cache persisted at `file`; a missing or unreadable file starts an empty cache. */
+  static async load(file: string): Promise<FileDigestCache> {
+    const entries = new Map<string, Entry>();
+    try {
+      const parsed = JSON.parse(await readFile(file, 'utf8')) as { version?: number; entries?: Record<string, Entry> };
+      if (parsed.version === FORMAT_VERSION && parsed.entries) {
+        for (const [path, entry] of Object.entries(parsed.entries)) entries.set(path, entry);
+      }
+    } catch {
+      // No cache yet, or one from another version: every file is hashed once more.
+    }
+    return new FileDigestCache(file, entries);
+  }
+
+  /**
+   * The digest of the file at absolute `path` (symlinks followed) and whether it is executable.
+   * @throws the stat/read error (ENOENT for a missing file) unchanged.
+   */
+  async digest(path: string): Promise<{ digest: Digest; isExecutable: boolean; isDirectory: boolean }> {
+    const st = await stat(path, { bigint: true });
+    const isExecutable = (st.mode & 0o111n) !== 0n;
+    if (st.isDirectory()) return { digest: { hash: '', sizeBytes: 0 }, isExecutable, isDirectory: true };
+    const stamp: FileStamp = {
+      size: Number(st.size),
+      mtimeNs: st.mtimeNs.toString(),
+      ino: Number(st.ino),
+      ctimeNs: st.ctimeNs.toString(),
+    };
+    const cached = this.entries.get(path);
+    if (cached && sameStamp(cached, stamp)) {
+      return { digest: { hash: cached.hash, sizeBytes: cached.size }, isExecutable, isDirectory: false };
+    }
+    const hashedAtNs = BigInt(Date.now()) * 1_000_000n;
+    const digest = await digestOfFile(path);
+    this.hashedFiles++;
+    if (digest.sizeBytes === stamp.size) this.record(path, stamp, digest, hashedAtNs);
+    return { digest, isExecutable, isDirectory: false };
+  }
+
+  /** Tells the cache the digest of a file this process just wrote (an action output, a restored blob). */
+  async remember(path: string, digest: Digest): Promise<void> {
+    const st = await stat(path, { bigint: true });
+    if (Number(st.size) !== digest.sizeBytes) return;
+    const stamp: FileStamp = { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), ino: Number(st.ino), ctimeNs: st.ctimeNs.toString() };
+    this.record(path, stamp, digest, BigInt(Date.now()) * 1_000_000n);
+  }
+
+  forget(path: string): void {
+    if (this.entries.delete(path)) this.dirty = true;
+  }
+
+  /** Writes the cache back to its file if anything changed. */
+  async save(): Promise<void> {
+    if (!this.file || !this.dirty) return;
+    await mkdir(dirname(this.file), { recursive: true });
+    const temp = `${this.file}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify({ version: FORMAT_VERSION, entries: Object.fromEntries(this.entries) }));
+    await rename(temp, this.file);
+    this.dirty = false;
+  }
+
+  private record(path: string, stamp: FileStamp, digest: Digest, hashedAtNs: bigint): void {
+    if (BigInt(stamp.mtimeNs) + RACY_WINDOW_NS > hashedAtNs) {
+      // Racily clean: do not trust the stamp next time.
+      if (this.entries.delete(path)) this.dirty = true;
+      return;
+    }
+    this.entries.set(path, { ...stamp, hash: digest.hash });
+    this.dirty = true;
+  }
+}
+
+function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ino === b.ino && a.ctimeNs === b.ctimeNs;
+}

@@ -1,0 +1,32 @@
+export {
+  executeActions,
+  executionPaths,
+  type ExecutionOptions,
+} from './execute-actions.js';
+export {
+  type ExecutionReporter,
+  type ExecutionSummary,
+  type ActionFailure,
+  type ProcessKind,
+  PROCESS_KIND_ORDER,
+  formatProcessSummary,
+  formatCompletion,
+  formatFailure,
+  formatCommand,
+} from './execution-reporter.js';
+export { PlainReporter, type TextSink } from './plain-reporter.js';
+export { TerminalReporter, type TerminalReporterOptions } from './terminal-reporter.js';
+export {
+  type StrategyName,
+  type StrategyFlags,
+  parseStrategyList,
+  parseMnemonicStrategy,
+} from './strategy-selection.js';
+export { detectSandboxSupport, type SandboxSupport } from './sandbox-support.js';
+export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
+export { buildInputTree, type InputFile, type InputTree } from './input-tree.js';
+export { actionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js';
+export { FileDigestCache } from './file-digest-cache.js';
+export { LocalActionCache } from './local-action-cache.js';
+export { DiskCache } from './disk-cache.js';
+export { MAX_COMMAND_LINE_BYTES } from './command-script.js';

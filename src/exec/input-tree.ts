@@ -1,0 +1,75 @@
+import { encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/index.js';
+
+/** One file of an input root, at a `/`-separated path relative to the root. */
+export interface InputFile {
+  readonly path: string;
+  readonly digest: Digest;
+  readonly isExecutable: boolean;
+}
+
+/** An input root as REAPI describes it: the root Directory's digest and every Directory message. */
+export interface InputTree {
+  readonly rootDigest: Digest;
+  /** Serialized Directory messages, root included, keyed by `digestKey` (for upload to a CAS). */
+  readonly directories: readonly EncodedMessage[];
+}
+
+interface DirNode {
+  readonly files: Map<string, InputFile>;
+  readonly dirs: Map<string, DirNode>;
+}
+
+/**
+ * Builds the Merkle tree of Directory messages in REAPI's canonical form: files and directories
+ * each sorted by name (code-point order of the UTF-8 names), no duplicates, no `.`/`..`, children
+ * hashed before parents. The same set of files always gives the same root digest.
+ * @throws Error when a path is both a file and a directory, or two entries disagree on a file.
+ */
+export function buildInputTree(files: readonly InputFile[]): InputTree {
+  const root: DirNode = { files: new Map(), dirs: new Map() };
+  for (const file of files) {
+    const parts = file.path.split('/');
+    let dir = root;
+    for (const part of parts.slice(0, -1)) {
+      if (dir.files.has(part)) throw new Error(`input '${file.path}': '${part}' is both a file and a directory`);
+      let child = dir.dirs.get(part);
+      if (!child) {
+        child = { files: new Map(), dirs: new Map() };
+        dir.dirs.set(part, child);
+      }
+      dir = child;
+    }
+    const name = parts[parts.length - 1]!;
+    if (dir.dirs.has(name)) throw new Error(`input '${file.path}' is both a file and a directory`);
+    const existing = dir.files.get(name);
+    if (existing && (existing.digest.hash !== file.digest.hash || existing.isExecutable !== file.isExecutable)) {
+      throw new Error(`input '${file.path}' is listed twice with different contents`);
+    }
+    dir.files.set(name, file);
+  }
+  const directories: EncodedMessage[] = [];
+  const rootDigest = encodeDir(root, directories);
+  return { rootDigest, directories };
+}
+
+function encodeDir(dir: DirNode, out: EncodedMessage[]): Digest {
+  const message: reapi.DirectoryInit = {
+    files: sortedNames(dir.files).map((name) => {
+      const f = dir.files.get(name)!;
+      return { name, digest: f.digest, isExecutable: f.isExecutable };
+    }),
+    directories: sortedNames(dir.dirs).map((name) => ({ name, digest: encodeDir(dir.dirs.get(name)!, out) })),
+  };
+  const encoded = encodeMessage(reapi.Directory, message);
+  out.push(encoded);
+  return encoded.digest;
+}
+
+/** REAPI sorts names by their UTF-8 bytes; for strings that is code-point order, not UTF-16 order. */
+export function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+function sortedNames(map: Map<string, unknown>): string[] {
+  return [...map.keys()].sort(compareUtf8);
+}

@@ -1,0 +1,134 @@
+import type { Action } from '../analysis/index.js';
+import {
+  formatCompletion,
+  formatFailure,
+  formatProcessSummary,
+  type ActionFailure,
+  type ExecutionReporter,
+  type ExecutionSummary,
+  type ProcessKind,
+} from './execution-reporter.js';
+import type { TextSink } from './plain-reporter.js';
+
+export interface TerminalReporterOptions {
+  readonly verboseFailures?: boolean;
+  /** Milliseconds since some origin; injectable so tests control elapsed times. */
+  readonly now?: () => number;
+  /** Redraw period for the elapsed times; 0 disables the timer (tests redraw on events only). */
+  readonly refreshMs?: number;
+  /** Terminal width; status lines are cut to it. */
+  readonly columns?: number;
+  /** Running actions listed under the status line. */
+  readonly maxRunningLines?: number;
+}
+
+interface Running {
+  readonly action: Action;
+  readonly runnerName: string;
+  readonly startedAt: number;
+}
+
+const CLEAR_TO_END = '\x1b[J';
+
+/**
+ * Bazel's live status on a terminal: messages scroll above a status block that is redrawn in place,
+ *   [12 / 40] Executing genrule //pkg:a; 3s linux-sandbox ... (2 actions running)
+ *       Executing genrule //pkg:b; 1s linux-sandbox
+ * with the oldest running action first and the build's elapsed time when nothing runs.
+ */
+export class TerminalReporter implements ExecutionReporter {
+  private total = 0;
+  private done = 0;
+  private readonly running = new Map<Action, Running>();
+  private drawnLines = 0;
+  private readonly now: () => number;
+  private readonly startedAt: number;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly out: TextSink,
+    private readonly options: TerminalReporterOptions = {},
+  ) {
+    this.now = options.now ?? (() => Date.now());
+    this.startedAt = this.now();
+  }
+
+  buildStarted(totalActions: number): void {
+    this.total = totalActions;
+    const period = this.options.refreshMs ?? 1000;
+    if (period > 0) {
+      this.timer = setInterval(() => this.redraw(), period);
+      this.timer.unref();
+    }
+    this.redraw();
+  }
+
+  actionStarted(action: Action, runnerName: string): void {
+    this.running.set(action, { action, runnerName, startedAt: this.now() });
+    this.redraw();
+  }
+
+  actionFinished(action: Action, _kind: ProcessKind | undefined): void {
+    this.running.delete(action);
+    this.done++;
+    this.redraw();
+  }
+
+  actionFailed(failure: ActionFailure): void {
+    this.running.delete(failure.action);
+    this.done++;
+    this.print(formatFailure(failure, this.options.verboseFailures ?? false));
+  }
+
+  warning(message: string): void {
+    this.print(`WARNING: ${message}\n`);
+  }
+
+  buildFinished(summary: ExecutionSummary): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.erase();
+    this.out.write(`${formatProcessSummary(summary.processes)}\n`);
+    for (const line of formatCompletion(summary)) this.out.write(`${line}\n`);
+  }
+
+  /** The status block as lines, without escape codes (also what tests check). */
+  statusLines(): string[] {
+    const now = this.now();
+    const head = `[${this.done} / ${this.total}]`;
+    const runs = [...this.running.values()].sort((a, b) => a.startedAt - b.startedAt);
+    const describe = (r: Running) => `${r.action.progressMessage}; ${seconds(now - r.startedAt)} ${r.runnerName}`;
+    if (runs.length === 0) return [`${head} ${this.done === this.total ? 'checking cached actions' : 'scheduling'}; ${seconds(now - this.startedAt)}`];
+    const more = runs.length > 1 ? ` ... (${runs.length} actions running)` : '';
+    const lines = [`${head} ${describe(runs[0]!)}${more}`];
+    for (const r of runs.slice(1, 1 + (this.options.maxRunningLines ?? 3))) lines.push(`    ${describe(r)}`);
+    const width = this.options.columns ?? 80;
+    return lines.map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
+  }
+
+  private print(text: string): void {
+    this.erase();
+    this.out.write(text);
+    this.draw();
+  }
+
+  private redraw(): void {
+    this.erase();
+    this.draw();
+  }
+
+  private erase(): void {
+    if (this.drawnLines > 0) this.out.write(`\r\x1b[${this.drawnLines}A${CLEAR_TO_END}`);
+    this.drawnLines = 0;
+  }
+
+  private draw(): void {
+    const lines = this.statusLines();
+    this.out.write(`${lines.join('\n')}\n`);
+    this.drawnLines = lines.length;
+  }
+}
+
+function seconds(ms: number): string {
+  return `${Math.max(0, Math.floor(ms / 1000))}s`;
+}
