@@ -1,0 +1,130 @@
+import { KilnError, type Position } from '../../core/index.js';
+import { refines, type ConfigMatch } from './config-matching.js';
+
+/** The condition that applies when no other condition of a selector matches. */
+export const DEFAULT_CONDITION = '//conditions:default';
+
+/**
+ * One `select({...}, no_match_error = ...)` as loading produces it: condition labels
+ * (canonical) in source order with their values.
+ */
+export interface Selector<V = unknown> {
+  readonly kind: 'selector';
+  readonly entries: readonly (readonly [condition: string, value: V])[];
+  readonly noMatchError: string;
+}
+
+/**
+ * An attribute value that may hold selects: `a + select(...) + select(...)`. Each part is a
+ * plain value or a selector; the resolved value concatenates the chosen parts in order.
+ */
+export interface SelectorList<V = unknown> {
+  readonly kind: 'select';
+  readonly parts: readonly (Selector<V> | { readonly kind: 'value'; readonly value: V })[];
+}
+
+export function isSelectorList(value: unknown): value is SelectorList {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'select' && Array.isArray((value as SelectorList).parts);
+}
+
+/** The attribute being resolved, for messages. */
+export interface SelectSite {
+  readonly ruleLabel: string;
+  readonly attribute: string;
+  readonly configurable: boolean;
+  /** The rule's position in its BUILD file. */
+  readonly pos?: Position;
+}
+
+export class SelectError extends KilnError {}
+
+/**
+ * Resolves an attribute value in one configuration. `matchCondition` gives the config_setting's
+ * match in the configuration of the target being analysed. `concat` joins the parts' values
+ * (lists, strings and dicts by default, as `+` does in BUILD files).
+ */
+export function resolveSelect<V>(
+  value: V | SelectorList<V>,
+  site: SelectSite,
+  matchCondition: (label: string) => ConfigMatch,
+  concat: (a: V, b: V) => V = concatValues as (a: V, b: V) => V,
+): V {
+  if (!isSelectorList(value)) return value as V;
+  if (!site.configurable) throw new SelectError(`${site.ruleLabel}: attribute "${site.attribute}" is not configurable`, site.pos);
+  let result: V | undefined;
+  let first = true;
+  for (const part of value.parts) {
+    const chosen = part.kind === 'value' ? part.value : chooseBranch(part as Selector<V>, site, matchCondition);
+    result = first ? chosen : concat(result as V, chosen);
+    first = false;
+  }
+  if (first) throw new Error(`empty select list in ${site.ruleLabel}`);
+  return result as V;
+}
+
+function chooseBranch<V>(selector: Selector<V>, site: SelectSite, matchCondition: (label: string) => ConfigMatch): V {
+  // Bazel keeps every match that no other match refines; one must remain.
+  let winners: { condition: string; match: ConfigMatch; value: V }[] = [];
+  const checked: string[] = [];
+  let defaultValue: { value: V } | undefined;
+  for (const [condition, value] of selector.entries) {
+    if (condition === DEFAULT_CONDITION) {
+      defaultValue = { value };
+      continue;
+    }
+    checked.push(condition);
+    const match = matchCondition(condition);
+    if (!match.matches) continue;
+    if (winners.some((w) => refines(w.match, match))) continue;
+    winners = winners.filter((w) => !refines(match, w.match));
+    winners.push({ condition, match, value });
+  }
+  if (winners.length > 1) {
+    throw new SelectError(
+      `Illegal ambiguous match on configurable attribute "${site.attribute}" in ${site.ruleLabel}:\n` +
+        `${winners.map((w) => w.condition).join('\n')}\n` +
+        'Multiple matches are not allowed unless one is unambiguously more specialized.',
+      site.pos,
+    );
+  }
+  if (winners.length === 1) return winners[0]!.value;
+  if (defaultValue) return defaultValue.value;
+  if (selector.noMatchError !== '') {
+    throw new SelectError(`Configurable attribute "${site.attribute}" doesn't match this configuration: ${selector.noMatchError}`, site.pos);
+  }
+  throw new SelectError(
+    `Configurable attribute "${site.attribute}" doesn't match this configuration (would a default condition help?).\n` +
+      `Conditions checked:\n ${checked.join('\n ')}`,
+    site.pos,
+  );
+}
+
+/** `+` of BUILD files on resolved parts: lists and strings concatenate, dicts merge. */
+export function concatValues(a: unknown, b: unknown): unknown {
+  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+  if (typeof a === 'string' && typeof b === 'string') return a + b;
+  if (a instanceof Map && b instanceof Map) return new Map([...a, ...b]);
+  if (isPlainObject(a) && isPlainObject(b)) return { ...a, ...b };
+  throw new KilnError(`cannot concatenate ${describe(a)} and ${describe(b)} in a select expression`);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
+}
+
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return 'list';
+  if (v instanceof Map || isPlainObject(v)) return 'dict';
+  return typeof v;
+}
+
+/** Every condition label a value mentions (the config_settings analysis must evaluate first). */
+export function conditionLabels(value: unknown): string[] {
+  if (!isSelectorList(value)) return [];
+  const out: string[] = [];
+  for (const part of value.parts) {
+    if (part.kind !== 'selector') continue;
+    for (const [condition] of (part as Selector).entries) if (condition !== DEFAULT_CONDITION && !out.includes(condition)) out.push(condition);
+  }
+  return out;
+}

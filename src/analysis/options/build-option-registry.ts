@@ -1,0 +1,125 @@
+import type { OptionDefinition } from './option-definition.js';
+
+/**
+ * Every build option Kiln knows, by full name and by one-letter abbreviation. Names, defaults
+ * and repeatability follow Bazel's command-line reference (bazel.build/reference/command-line-reference)
+ * for the options Bazel has; `sandbox_fallback` is Kiln's own.
+ */
+export class BuildOptionRegistry {
+  private readonly byName = new Map<string, OptionDefinition>();
+  private readonly byAbbrev = new Map<string, OptionDefinition>();
+
+  constructor(definitions: readonly OptionDefinition[]) {
+    for (const def of definitions) {
+      if (this.byName.has(def.name)) throw new Error(`option --${def.name} is registered twice`);
+      this.byName.set(def.name, def);
+      if (def.abbrev !== undefined) {
+        if (this.byAbbrev.has(def.abbrev)) throw new Error(`abbreviation -${def.abbrev} is registered twice`);
+        this.byAbbrev.set(def.abbrev, def);
+      }
+    }
+  }
+
+  get(name: string): OptionDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  byAbbreviation(letter: string): OptionDefinition | undefined {
+    return this.byAbbrev.get(letter);
+  }
+
+  names(): IterableIterator<string> {
+    return this.byName.keys();
+  }
+
+  definitions(): IterableIterator<OptionDefinition> {
+    return this.byName.values();
+  }
+}
+
+const COMPILATION_MODES = { values: ['fastbuild', 'dbg', 'opt'], describe: 'compilation mode' } as const;
+
+function repeatable(name: string, help: string, converter: 'whole' | 'comma' = 'whole'): OptionDefinition {
+  return { name, type: 'list', default: [], allowMultiple: true, converter, help };
+}
+
+function str(name: string, def: string, help: string): OptionDefinition {
+  return { name, type: 'string', default: def, help };
+}
+
+function bool(name: string, def: boolean, help: string, abbrev?: string): OptionDefinition {
+  return abbrev === undefined ? { name, type: 'bool', default: def, help } : { name, type: 'bool', default: def, help, abbrev };
+}
+
+/** The options of `kiln build` (and of the commands that build: test, run, aquery, cquery). */
+export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
+  // Configuration.
+  {
+    name: 'compilation_mode',
+    abbrev: 'c',
+    type: 'string',
+    default: 'fastbuild',
+    allowed: COMPILATION_MODES,
+    help: 'Build mode: fastbuild, dbg or opt.',
+  },
+  {
+    name: 'host_compilation_mode',
+    type: 'string',
+    default: 'opt',
+    allowed: COMPILATION_MODES,
+    help: 'Build mode of the exec configuration.',
+  },
+  str('cpu', '', 'The target CPU; empty means the detected host CPU.'),
+  str('host_cpu', '', 'The exec CPU; empty means the detected host CPU.'),
+  { name: 'define', type: 'list', default: [], allowMultiple: true, converter: 'assignment', help: 'NAME=VALUE build variable; a later NAME wins.' },
+  repeatable('copt', 'Option passed to C and C++ compilations.'),
+  repeatable('cxxopt', 'Option passed to C++ compilations.'),
+  repeatable('conlyopt', 'Option passed to C compilations.'),
+  repeatable('linkopt', 'Option passed to links.'),
+  repeatable('host_copt', 'copt of the exec configuration.'),
+  repeatable('host_cxxopt', 'cxxopt of the exec configuration.'),
+  repeatable('host_conlyopt', 'conlyopt of the exec configuration.'),
+  repeatable('host_linkopt', 'linkopt of the exec configuration.'),
+  repeatable('features', 'Feature enabled (or disabled with a leading -) for every target.'),
+  repeatable('ios_multi_cpus', 'Comma-separated architectures for ios_application.', 'comma'),
+  { name: 'platforms', type: 'list', default: [], allowMultiple: false, converter: 'comma', help: 'Labels of the target platforms.' },
+  str('host_platform', '', 'Label of the host (exec) platform; empty means the detected host platform.'),
+  repeatable('extra_execution_platforms', 'Execution platforms available besides the host platform.', 'comma'),
+  repeatable('extra_toolchains', 'Toolchains considered before those registered in the WORKSPACE.', 'comma'),
+  bool('stamp', false, 'Stamp binaries with the date, user name, host name and workspace status.'),
+  {
+    name: 'strip',
+    type: 'string',
+    default: 'sometimes',
+    allowed: { values: ['always', 'sometimes', 'never'], describe: 'strip option' },
+    help: 'Whether to strip binaries and shared libraries.',
+  },
+  bool('incompatible_merge_genfiles_directory', true, 'genfiles is the same directory as bin.'),
+  str('host_javabase', '', 'Label of the Java runtime of the exec configuration ($(JAVA), $(JAVABASE)).'),
+  str('javabase', '', 'Label of the Java runtime of the target configuration.'),
+  repeatable('action_env', 'NAME=VALUE (or NAME, inherited) in the environment of actions.'),
+  repeatable('output_groups', 'Output groups to build besides the default one.', 'comma'),
+  bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
+  bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
+  bool('build_runfile_links', true, 'Create runfiles symlink trees.'),
+  // Execution.
+  { name: 'jobs', abbrev: 'j', type: 'int', default: 0, keywords: { auto: 0 }, help: 'Concurrent jobs; 0 (auto) means one per host CPU.' },
+  bool('keep_going', false, 'Continue after an error as far as possible.', 'k'),
+  str('spawn_strategy', '', 'Default strategy of actions: local, standalone, sandboxed, remote, worker.'),
+  repeatable('strategy', 'Mnemonic=strategy for one kind of action (or a bare strategy for all).'),
+  str('genrule_strategy', '', 'Strategy of genrules (deprecated by --strategy=Genrule=...).'),
+  str('disk_cache', '', 'Directory of the disk cache; empty disables it.'),
+  str('remote_cache', '', 'URI of a remote cache.'),
+  str('remote_executor', '', 'URI of a remote execution endpoint.'),
+  str('remote_instance_name', '', 'Instance name sent to the remote endpoints.'),
+  { name: 'remote_timeout', type: 'int', default: 60, help: 'Seconds to wait for a remote call.' },
+  bool('verbose_failures', false, 'Print the full command line of failing actions.'),
+  bool('subcommands', false, 'Print the full command line of each action before running it.', 's'),
+  bool('build', true, 'Run actions (--nobuild stops after analysis).'),
+  bool('sandbox_debug', false, 'Keep sandbox directories after the action ends.'),
+  bool('sandbox_fallback', true, "Kiln: run unsandboxed when the host has no sandbox (Bazel's legacy local fallback)."),
+  repeatable('sandbox_writable_path', 'Extra writable path inside the sandbox.'),
+  repeatable('sandbox_tmpfs_path', 'Path mounted as an empty tmpfs inside the sandbox.'),
+];
+
+export const BUILD_OPTIONS = new BuildOptionRegistry(BUILD_OPTION_DEFINITIONS);

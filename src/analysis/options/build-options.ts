@@ -1,0 +1,120 @@
+import type { BuildOptionRegistry } from './build-option-registry.js';
+import type { OptionDefinition, OptionValue } from './option-definition.js';
+
+/**
+ * One user-defined flag as written (`--//pkg:flag=value`, `--//pkg:flag`, `--no//pkg:flag`).
+ * Its type is known only once loading has read the build setting, so the text stays raw here;
+ * see user-defined-flag.ts for the conversion.
+ */
+export interface UserFlagSetting {
+  /** The flag's label as written after the dashes, canonicalised (`//pkg` becomes `//pkg:pkg`). */
+  readonly label: string;
+  /** The text after `=`, or undefined for the bare and the `no` forms. */
+  readonly value: string | undefined;
+  readonly negated: boolean;
+}
+
+/**
+ * The build options of one configuration: the values set explicitly (on the command line or in
+ * an rc file) over the registry's defaults, plus the user-defined flags. Immutable; `with` derives.
+ */
+export class BuildOptions {
+  private fingerprintCache: string | undefined;
+
+  constructor(
+    readonly registry: BuildOptionRegistry,
+    private readonly explicit: ReadonlyMap<string, OptionValue>,
+    readonly userFlags: ReadonlyMap<string, UserFlagSetting> = new Map(),
+  ) {}
+
+  /** The effective value: the explicit one, else the default. Throws for an unregistered name. */
+  get(name: string): OptionValue {
+    const value = this.explicit.get(name);
+    if (value !== undefined) return value;
+    return this.definition(name).default;
+  }
+
+  getString(name: string): string {
+    const v = this.get(name);
+    if (typeof v !== 'string') throw new Error(`option --${name} is not a string option`);
+    return v;
+  }
+
+  getBool(name: string): boolean {
+    const v = this.get(name);
+    if (typeof v !== 'boolean') throw new Error(`option --${name} is not a boolean option`);
+    return v;
+  }
+
+  getInt(name: string): number {
+    const v = this.get(name);
+    if (typeof v !== 'number') throw new Error(`option --${name} is not an int option`);
+    return v;
+  }
+
+  getList(name: string): readonly string[] {
+    const v = this.get(name);
+    if (!Array.isArray(v)) throw new Error(`option --${name} is not a list option`);
+    return v as readonly string[];
+  }
+
+  /** Whether the option was given explicitly. */
+  isSet(name: string): boolean {
+    return this.explicit.has(name);
+  }
+
+  definition(name: string): OptionDefinition {
+    const def = this.registry.get(name);
+    if (!def) throw new Error(`option --${name} is not registered`);
+    return def;
+  }
+
+  /** `--define` as a map; for a repeated name the later value wins, as in Bazel. */
+  defines(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const entry of this.getList('define')) {
+      const eq = entry.indexOf('=');
+      out.set(entry.slice(0, eq), entry.slice(eq + 1));
+    }
+    return out;
+  }
+
+  /** New options with some values replaced (used to derive the exec configuration). */
+  with(overrides: Readonly<Record<string, OptionValue>>): BuildOptions {
+    const next = new Map(this.explicit);
+    for (const [name, value] of Object.entries(overrides)) {
+      this.definition(name);
+      next.set(name, value);
+    }
+    return new BuildOptions(this.registry, next, this.userFlags);
+  }
+
+  /** New options with the user-defined flags replaced. */
+  withUserFlags(flags: ReadonlyMap<string, UserFlagSetting>): BuildOptions {
+    return new BuildOptions(this.registry, this.explicit, flags);
+  }
+
+  /**
+   * A canonical text of every value that differs from its default, sorted by name: equal
+   * options give equal text regardless of how they were written.
+   */
+  fingerprint(): string {
+    if (this.fingerprintCache !== undefined) return this.fingerprintCache;
+    const parts: string[] = [];
+    for (const name of [...this.explicit.keys()].sort()) {
+      const value = this.explicit.get(name)!;
+      if (sameValue(value, this.definition(name).default)) continue;
+      parts.push(`--${name}=${JSON.stringify(value)}`);
+    }
+    for (const label of [...this.userFlags.keys()].sort()) {
+      const flag = this.userFlags.get(label)!;
+      parts.push(`--${flag.negated ? 'no' : ''}${label}${flag.value === undefined ? '' : `=${JSON.stringify(flag.value)}`}`);
+    }
+    return (this.fingerprintCache = parts.join(' '));
+  }
+}
+
+function sameValue(a: OptionValue, b: OptionValue): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a === b;
+}

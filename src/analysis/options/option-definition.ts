@@ -1,0 +1,111 @@
+/**
+ * The schema of one build option: its type, default, short form, whether it may repeat and how
+ * one command-line value is read. Values are converted once, here, so matching and configurations
+ * compare converted values only.
+ */
+
+/** A converted option value. List options hold strings; `define` holds `KEY=VALUE` strings. */
+export type OptionValue = string | boolean | number | readonly string[];
+
+export type OptionType = 'string' | 'bool' | 'int' | 'list';
+
+/**
+ * How one occurrence of a list option becomes items: `whole` keeps `a,b` as one item (copt),
+ * `comma` splits it into `a` and `b` (ios_multi_cpus, platforms), `assignment` requires
+ * `KEY=VALUE` and keeps it as one item (define).
+ */
+export type ListConverter = 'whole' | 'comma' | 'assignment';
+
+interface OptionBase {
+  readonly name: string;
+  /** A one-letter alias used as `-c opt`. */
+  readonly abbrev?: string;
+  readonly help: string;
+}
+
+export interface StringOptionDefinition extends OptionBase {
+  readonly type: 'string';
+  readonly default: string;
+  /** When present, the only values accepted; `describe` names them in the error. */
+  readonly allowed?: { readonly values: readonly string[]; readonly describe: string };
+}
+
+export interface BoolOptionDefinition extends OptionBase {
+  readonly type: 'bool';
+  readonly default: boolean;
+}
+
+export interface IntOptionDefinition extends OptionBase {
+  readonly type: 'int';
+  readonly default: number;
+  /** Words accepted besides integers and what they mean (`--jobs=auto`). */
+  readonly keywords?: Readonly<Record<string, number>>;
+}
+
+export interface ListOptionDefinition extends OptionBase {
+  readonly type: 'list';
+  readonly default: readonly string[];
+  /** A repeatable option accumulates its occurrences; a non-repeatable one keeps the last. */
+  readonly allowMultiple: boolean;
+  readonly converter: ListConverter;
+}
+
+export type OptionDefinition =
+  | StringOptionDefinition
+  | BoolOptionDefinition
+  | IntOptionDefinition
+  | ListOptionDefinition;
+
+/** A value that does not fit the option; the caller adds Bazel's `While parsing option` prefix. */
+export class OptionValueError extends Error {}
+
+const TRUE_WORDS = new Set(['true', 'yes', '1']);
+const FALSE_WORDS = new Set(['false', 'no', '0']);
+
+/** Bazel's BooleanConverter: true/yes/1 and false/no/0, case-insensitively. */
+export function convertBool(text: string): boolean {
+  const lower = text.toLowerCase();
+  if (TRUE_WORDS.has(lower)) return true;
+  if (FALSE_WORDS.has(lower)) return false;
+  throw new OptionValueError(`'${text}' is not a boolean`);
+}
+
+/**
+ * Converts one occurrence's text. For list options the result is the items this occurrence adds
+ * (one item for `whole` and `assignment`, any number for `comma`).
+ */
+export function convertOccurrence(def: OptionDefinition, text: string): OptionValue {
+  switch (def.type) {
+    case 'string':
+      if (def.allowed && !def.allowed.values.includes(text)) {
+        throw new OptionValueError(`Not a valid ${def.allowed.describe}: '${text}' (should be ${joinChoices(def.allowed.values)})`);
+      }
+      return text;
+    case 'bool':
+      return convertBool(text);
+    case 'int': {
+      const keyword = def.keywords?.[text];
+      if (keyword !== undefined) return keyword;
+      if (!/^[+-]?\d+$/.test(text.trim())) throw new OptionValueError(`'${text}' is not an int`);
+      const n = Number(text.trim());
+      if (!Number.isSafeInteger(n) || n > 2147483647 || n < -2147483648) throw new OptionValueError(`'${text}' is not an int`);
+      return n;
+    }
+    case 'list':
+      switch (def.converter) {
+        case 'whole':
+          return [text];
+        case 'comma':
+          // Bazel's CommaSeparatedOptionListConverter: an empty value adds nothing.
+          return text === '' ? [] : text.split(',');
+        case 'assignment':
+          if (text.indexOf('=') <= 0) throw new OptionValueError("Variable definitions must be in the form of a 'name=value' assignment");
+          return [text];
+      }
+  }
+}
+
+function joinChoices(values: readonly string[]): string {
+  if (values.length <= 1) return values.join('');
+  return `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
+}

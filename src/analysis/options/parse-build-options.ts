@@ -1,0 +1,168 @@
+import { UsageError } from '../../core/index.js';
+import { BUILD_OPTIONS, type BuildOptionRegistry } from './build-option-registry.js';
+import { BuildOptions, type UserFlagSetting } from './build-options.js';
+import { convertOccurrence, OptionValueError, type OptionDefinition, type OptionValue } from './option-definition.js';
+
+/** What a command line holds: the options, and the other words (target patterns) in order. */
+export interface ParsedBuildCommandLine {
+  readonly options: BuildOptions;
+  readonly residue: readonly string[];
+}
+
+/**
+ * Reads command-line words the way Bazel's options parser does. Feed several sources in order
+ * (rc file lines first, then the command line): a later value of a single-valued option wins,
+ * repeatable options accumulate across sources.
+ *
+ * Accepted forms: `--name=value`, `--name value`, `--name` / `--noname` / `--name=false|no|0`
+ * for booleans, `-c opt` (a one-letter abbreviation takes the next word), `--` ends the options,
+ * `--//pkg:flag[=value]`, `--no//pkg:flag` and `--@repo//pkg:flag` for user-defined flags.
+ * Every malformed word is a {@link UsageError} with Bazel's wording.
+ */
+export class BuildOptionsParser {
+  private readonly explicit = new Map<string, OptionValue>();
+  private readonly userFlags = new Map<string, UserFlagSetting>();
+  private readonly residue: string[] = [];
+
+  constructor(private readonly registry: BuildOptionRegistry = BUILD_OPTIONS) {}
+
+  parse(args: readonly string[]): this {
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i]!;
+      if (arg === '--') {
+        this.residue.push(...args.slice(i + 1));
+        break;
+      }
+      if (arg.startsWith('--')) {
+        i = this.parseLong(arg, args, i);
+      } else if (arg.startsWith('-') && arg.length > 1) {
+        i = this.parseShort(arg, args, i);
+      } else {
+        this.residue.push(arg);
+      }
+    }
+    return this;
+  }
+
+  result(): ParsedBuildCommandLine {
+    return {
+      options: new BuildOptions(this.registry, new Map(this.explicit), new Map(this.userFlags)),
+      residue: [...this.residue],
+    };
+  }
+
+  /** Returns the index of the last word consumed. */
+  private parseLong(arg: string, args: readonly string[], i: number): number {
+    const body = arg.slice(2);
+    const eq = body.indexOf('=');
+    const name = eq < 0 ? body : body.slice(0, eq);
+    const inlineValue = eq < 0 ? undefined : body.slice(eq + 1);
+
+    if (name.startsWith('//') || name.startsWith('@')) {
+      this.setUserFlag(arg, name, inlineValue, false);
+      return i;
+    }
+    if (name.startsWith('no//') || name.startsWith('no@')) {
+      if (inlineValue !== undefined) throw new UsageError(`Unexpected value after boolean option: ${arg}`);
+      this.setUserFlag(arg, name.slice(2), undefined, true);
+      return i;
+    }
+
+    const def = this.registry.get(name);
+    if (def) {
+      if (def.type === 'bool' && inlineValue === undefined) {
+        this.set(def, true);
+        return i;
+      }
+      if (inlineValue !== undefined) {
+        this.setText(def, inlineValue, arg);
+        return i;
+      }
+      if (i + 1 >= args.length) throw new UsageError(`Expected value after ${arg}`);
+      this.setText(def, args[i + 1]!, `${arg} ${args[i + 1]!}`);
+      return i + 1;
+    }
+
+    if (name.startsWith('no')) {
+      const positive = this.registry.get(name.slice(2));
+      if (positive) {
+        if (positive.type !== 'bool') throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${arg}`);
+        if (inlineValue !== undefined) throw new UsageError(`Unexpected value after boolean option: ${arg}`);
+        this.set(positive, false);
+        return i;
+      }
+    }
+    throw new UsageError(`Unrecognized option: ${arg}`);
+  }
+
+  private parseShort(arg: string, args: readonly string[], i: number): number {
+    if (arg.length !== 2) throw new UsageError(`Invalid options syntax: ${arg}`);
+    const def = this.registry.byAbbreviation(arg[1]!);
+    if (!def) throw new UsageError(`Unrecognized option: ${arg}`);
+    if (def.type === 'bool') {
+      this.set(def, true);
+      return i;
+    }
+    if (i + 1 >= args.length) throw new UsageError(`Expected value after ${arg}`);
+    this.setText(def, args[i + 1]!, `${arg} ${args[i + 1]!}`);
+    return i + 1;
+  }
+
+  /** `written` is the option as the user wrote it, for Bazel's `While parsing option` prefix. */
+  private setText(def: OptionDefinition, text: string, written: string): void {
+    let value: OptionValue;
+    try {
+      value = convertOccurrence(def, text);
+    } catch (e) {
+      if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${written}: ${e.message}`);
+      throw e;
+    }
+    this.set(def, value);
+  }
+
+  private set(def: OptionDefinition, value: OptionValue): void {
+    if (def.type === 'list' && def.allowMultiple) {
+      const before = (this.explicit.get(def.name) as readonly string[] | undefined) ?? [];
+      this.explicit.set(def.name, [...before, ...(value as readonly string[])]);
+    } else {
+      this.explicit.set(def.name, value);
+    }
+  }
+
+  private setUserFlag(arg: string, rawLabel: string, value: string | undefined, negated: boolean): void {
+    const label = canonicalFlagLabel(rawLabel);
+    if (label === undefined) throw new UsageError(`Unrecognized option: ${arg}`);
+    this.userFlags.set(label, { label, value, negated });
+  }
+}
+
+/** Parses one list of words with the default registry. */
+export function parseBuildOptions(args: readonly string[], registry: BuildOptionRegistry = BUILD_OPTIONS): ParsedBuildCommandLine {
+  return new BuildOptionsParser(registry).parse(args).result();
+}
+
+/**
+ * `//pkg` → `//pkg:pkg`, `@repo//pkg:name` kept, `@repo` → `@repo//:repo`; undefined when the
+ * text is not an absolute label. Loading validates the label fully when it reads the build setting.
+ */
+export function canonicalFlagLabel(raw: string): string | undefined {
+  let repo = '';
+  let rest = raw;
+  if (rest.startsWith('@')) {
+    const slash = rest.indexOf('//');
+    if (slash < 0) {
+      const name = rest.replace(/^@+/, '');
+      return /^[A-Za-z0-9_.+~-]+$/.test(name) ? `@${name}//:${name}` : undefined;
+    }
+    repo = rest.slice(0, slash).replace(/^@+/, '');
+    if (!/^[A-Za-z0-9_.+~-]*$/.test(repo)) return undefined;
+    rest = rest.slice(slash);
+  }
+  if (!rest.startsWith('//')) return undefined;
+  const body = rest.slice(2);
+  const colon = body.indexOf(':');
+  const pkg = colon < 0 ? body : body.slice(0, colon);
+  const name = colon < 0 ? pkg.slice(pkg.lastIndexOf('/') + 1) : body.slice(colon + 1);
+  if (name === '' || /[\s:]/.test(name) || /[\s:]/.test(pkg) || pkg.startsWith('/') || pkg.endsWith('/')) return undefined;
+  return `${repo === '' ? '' : `@${repo}`}//${pkg}:${name}`;
+}

@@ -1,0 +1,68 @@
+import { UsageError } from '../../core/index.js';
+import type { UserFlagSetting } from './build-options.js';
+import { convertBool, OptionValueError } from './option-definition.js';
+
+/** The kinds of Starlark build settings (`config.string`, `config.bool`, ...). */
+export type BuildSettingType = 'string' | 'bool' | 'int' | 'string_list';
+
+export type BuildSettingValue = string | boolean | number | readonly string[];
+
+/**
+ * A build setting as loading reads it from a `string_flag`/`bool_flag`/`int_flag`/
+ * `string_list_flag` (or any rule with `build_setting = config.<type>(flag = ...)`).
+ */
+export interface BuildSettingDefinition {
+  /** Canonical label, as `canonicalFlagLabel` prints it. */
+  readonly label: string;
+  readonly type: BuildSettingType;
+  readonly defaultValue: BuildSettingValue;
+  /** False for `flag = False`: such a setting cannot be set on the command line. */
+  readonly isFlag: boolean;
+  /** string_flag's `values`: the only values allowed, when given. */
+  readonly allowedValues?: readonly string[];
+}
+
+/**
+ * Converts one text for a build setting of this type: `a,b` becomes two items of a
+ * string_list, booleans read true/yes/1 and false/no/0 as Bazel's converter does.
+ */
+export function convertBuildSettingText(def: BuildSettingDefinition, text: string): BuildSettingValue {
+  switch (def.type) {
+    case 'string':
+      if (def.allowedValues && !def.allowedValues.includes(text)) {
+        throw new OptionValueError(`invalid value '${text}'. Allowed values are [${def.allowedValues.map((v) => JSON.stringify(v)).join(', ')}]`);
+      }
+      return text;
+    case 'bool':
+      return convertBool(text);
+    case 'int':
+      if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new OptionValueError(`'${text}' is not an int`);
+      return Number(text);
+    case 'string_list':
+      return text === '' ? [] : text.split(',');
+  }
+}
+
+/**
+ * The value of a user-defined flag in a configuration: what the command line (or an rc file)
+ * set, else the build setting's default. Malformed settings are command-line errors.
+ */
+export function userFlagValue(def: BuildSettingDefinition, setting: UserFlagSetting | undefined): BuildSettingValue {
+  if (setting === undefined) return def.defaultValue;
+  const written = `--${setting.negated ? 'no' : ''}${setting.label}${setting.value === undefined ? '' : `=${setting.value}`}`;
+  if (!def.isFlag) throw new UsageError(`Unrecognized option: ${written}`);
+  if (setting.negated) {
+    if (def.type !== 'bool') throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${written}`);
+    return false;
+  }
+  if (setting.value === undefined) {
+    if (def.type !== 'bool') throw new UsageError(`Expected value after ${written}`);
+    return true;
+  }
+  try {
+    return convertBuildSettingText(def, setting.value);
+  } catch (e) {
+    if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${written}: ${e.message}`);
+    throw e;
+  }
+}

@@ -1,0 +1,167 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/core/index.js';
+import { BuildOptionsParser, canonicalFlagLabel, parseBuildOptions } from '../../../src/analysis/options/parse-build-options.js';
+import { BUILD_OPTIONS } from '../../../src/analysis/options/build-option-registry.js';
+
+function usageMessage(args: string[]): string {
+  try {
+    parseBuildOptions(args);
+  } catch (e) {
+    expect(e).toBeInstanceOf(UsageError);
+    return (e as Error).message;
+  }
+  throw new Error(`expected a UsageError for ${args.join(' ')}`);
+}
+
+describe('parseBuildOptions', () => {
+  it('reads --flag=value, --flag value and -c value', () => {
+    const { options, residue } = parseBuildOptions(['--cpu=arm', '--host_cpu', 'k8', '-c', 'opt', '//a:b']);
+    expect(options.getString('cpu')).toBe('arm');
+    expect(options.getString('host_cpu')).toBe('k8');
+    expect(options.getString('compilation_mode')).toBe('opt');
+    expect(residue).toEqual(['//a:b']);
+  });
+
+  it('uses defaults for options not given', () => {
+    const { options } = parseBuildOptions([]);
+    expect(options.getString('compilation_mode')).toBe('fastbuild');
+    expect(options.getBool('stamp')).toBe(false);
+    expect(options.getBool('build')).toBe(true);
+    expect(options.getList('copt')).toEqual([]);
+    expect(options.isSet('compilation_mode')).toBe(false);
+  });
+
+  it('reads booleans: --flag, --noflag, --flag=false|no|0|true|yes|1', () => {
+    const read = (arg: string) => parseBuildOptions([arg]).options.getBool('keep_going');
+    expect(read('--keep_going')).toBe(true);
+    expect(read('--nokeep_going')).toBe(false);
+    for (const w of ['false', 'no', '0', 'False']) expect(read(`--keep_going=${w}`)).toBe(false);
+    for (const w of ['true', 'yes', '1']) expect(read(`--keep_going=${w}`)).toBe(true);
+    expect(parseBuildOptions(['-k']).options.getBool('keep_going')).toBe(true);
+    expect(parseBuildOptions(['--nobuild']).options.getBool('build')).toBe(false);
+  });
+
+  it('a boolean does not consume the next word', () => {
+    const { options, residue } = parseBuildOptions(['--keep_going', '//x']);
+    expect(options.getBool('keep_going')).toBe(true);
+    expect(residue).toEqual(['//x']);
+  });
+
+  it('a later single-valued option wins; repeated options accumulate', () => {
+    const { options } = parseBuildOptions(['-c', 'dbg', '--compilation_mode=opt', '--copt=-O1', '--copt', '-DX=1,2']);
+    expect(options.getString('compilation_mode')).toBe('opt');
+    expect(options.getList('copt')).toEqual(['-O1', '-DX=1,2']);
+  });
+
+  it('copt keeps a,b as one item; ios_multi_cpus splits it', () => {
+    const { options } = parseBuildOptions(['--copt=a,b', '--ios_multi_cpus=a,b', '--ios_multi_cpus=c']);
+    expect(options.getList('copt')).toEqual(['a,b']);
+    expect(options.getList('ios_multi_cpus')).toEqual(['a', 'b', 'c']);
+  });
+
+  it('--define accumulates and the later value of a name wins', () => {
+    const { options } = parseBuildOptions(['--define=a=1', '--define', 'b=x=y', '--define=a=2']);
+    expect(options.getList('define')).toEqual(['a=1', 'b=x=y', 'a=2']);
+    expect([...options.defines()]).toEqual([
+      ['a', '2'],
+      ['b', 'x=y'],
+    ]);
+  });
+
+  it('--strategy is repeatable Mnemonic=strategy', () => {
+    const { options } = parseBuildOptions(['--strategy=Genrule=local', '--strategy=CppCompile=sandboxed', '--spawn_strategy=remote']);
+    expect(options.getList('strategy')).toEqual(['Genrule=local', 'CppCompile=sandboxed']);
+    expect(options.getString('spawn_strategy')).toBe('remote');
+  });
+
+  it('--jobs takes an int or auto', () => {
+    expect(parseBuildOptions(['-j', '8']).options.getInt('jobs')).toBe(8);
+    expect(parseBuildOptions(['--jobs=auto']).options.getInt('jobs')).toBe(0);
+  });
+
+  it('-- ends the options', () => {
+    const { options, residue } = parseBuildOptions(['--keep_going', '--', '--cpu=arm', '-//x:y']);
+    expect(options.isSet('cpu')).toBe(false);
+    expect(residue).toEqual(['--cpu=arm', '-//x:y']);
+  });
+
+  it('reads user-defined flags', () => {
+    const { options } = parseBuildOptions(['--//pkg:flag=v', '--no//pkg:b', '--@repo//x:y=1', '--//short', '--//pkg:flag=w']);
+    expect([...options.userFlags.values()]).toEqual([
+      { label: '//pkg:flag', value: 'w', negated: false },
+      { label: '//pkg:b', value: undefined, negated: true },
+      { label: '@repo//x:y', value: '1', negated: false },
+      { label: '//short:short', value: undefined, negated: false },
+    ]);
+  });
+
+  it('canonicalises flag labels', () => {
+    expect(canonicalFlagLabel('//a/b')).toBe('//a/b:b');
+    expect(canonicalFlagLabel('@r//a:c')).toBe('@r//a:c');
+    expect(canonicalFlagLabel('@@r//a:c')).toBe('@r//a:c');
+    expect(canonicalFlagLabel('@r')).toBe('@r//:r');
+    expect(canonicalFlagLabel('//:x')).toBe('//:x');
+    expect(canonicalFlagLabel('a:b')).toBeUndefined();
+    expect(canonicalFlagLabel('//a:')).toBeUndefined();
+  });
+
+  it('sources parsed in order: rc lines first, then the command line', () => {
+    const { options } = new BuildOptionsParser().parse(['--copt=rc', '-c', 'dbg']).parse(['--copt=cli', '-c', 'opt']).result();
+    expect(options.getList('copt')).toEqual(['rc', 'cli']);
+    expect(options.getString('compilation_mode')).toBe('opt');
+  });
+
+  // Messages observed from Bazel 2.1.0 (`bazel build <flag> //a:grp`, see the issue-4 notes in src/analysis/README.md).
+  it.each([
+    [['--foo'], 'Unrecognized option: --foo'],
+    [['--foo=1'], 'Unrecognized option: --foo=1'],
+    [['-x'], 'Unrecognized option: -x'],
+    [['-c', 'foo'], "While parsing option -c foo: Not a valid compilation mode: 'foo' (should be fastbuild, dbg or opt)"],
+    [['--compilation_mode=x'], "While parsing option --compilation_mode=x: Not a valid compilation mode: 'x' (should be fastbuild, dbg or opt)"],
+    [['--nokeep_going=1'], 'Unexpected value after boolean option: --nokeep_going=1'],
+    [['--nocopt'], "Illegal use of 'no' prefix on non-boolean option: --nocopt"],
+    [['--keep_going=maybe'], "While parsing option --keep_going=maybe: 'maybe' is not a boolean"],
+    [['--define', 'foo'], "While parsing option --define foo: Variable definitions must be in the form of a 'name=value' assignment"],
+    [['-cc'], 'Invalid options syntax: -cc'],
+    [['--cpu'], 'Expected value after --cpu'],
+    [['-c'], 'Expected value after -c'],
+    [['--no//a:b=1'], 'Unexpected value after boolean option: --no//a:b=1'],
+    [['--//a:'], 'Unrecognized option: --//a:'],
+  ])('%j is a usage error: %s', (args, message) => {
+    expect(usageMessage(args)).toBe(message);
+  });
+
+  it('a short form and the full name set the same option', () => {
+    expect(parseBuildOptions(['-c', 'opt']).options.fingerprint()).toBe(parseBuildOptions(['--compilation_mode=opt']).options.fingerprint());
+  });
+
+  it('every registered option parses its default back (round trip)', () => {
+    for (const def of BUILD_OPTIONS.definitions()) {
+      if (def.type === 'list' || (def.type === 'string' && def.default === '')) continue;
+      const { options } = parseBuildOptions([`--${def.name}=${String(def.default)}`]);
+      expect(options.get(def.name)).toEqual(def.default);
+    }
+  });
+
+  it('any argv gives a result or a UsageError (property)', () => {
+    const word = fc.oneof(
+      fc.string({ maxLength: 12 }),
+      fc.constantFrom('--', '-', '-c', '-k', '--cpu', '--copt', '--define', '--nokeep_going', '--no', '--//', '--no//a', '--@', '--=', '-j'),
+      fc.tuple(fc.constantFrom('--', '-', '--no', '--//', '--@'), fc.string({ maxLength: 10 })).map(([a, b]) => a + b),
+      fc.tuple(fc.constantFrom(...BUILD_OPTIONS.names()), fc.string({ maxLength: 6 })).map(([n, v]) => `--${n}=${v}`),
+    );
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 8 }), (args) => {
+        try {
+          const { options, residue } = parseBuildOptions(args);
+          expect(Array.isArray(residue)).toBe(true);
+          options.fingerprint();
+        } catch (e) {
+          if (!(e instanceof UsageError)) throw e;
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
