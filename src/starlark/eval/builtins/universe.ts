@@ -15,7 +15,7 @@ import { StarRange } from '../values/range.js';
 import { StarSet } from '../values/set.js';
 import { None, type Value } from '../values/value.js';
 import { updateDict } from './dict-methods.js';
-import { allTuples, mergeSort, sortInts, sortStrings, tupleLess } from './sort.js';
+import { sortByKeys, sortByValue, sortInts, sortStrings } from './sort.js';
 
 function noKwargs(fn: string, kwargs: Kwargs | null): void {
   if (kwargs && kwargs.length > 0) throw new StarlarkError(`${fn} does not accept keyword arguments`);
@@ -159,21 +159,10 @@ export function sortValues(thread: Thread, elems: readonly Value[], keyFn: Value
   if (keyFn === undefined) {
     if (allOfType(elems, 'number')) return sortInts(elems as number[], reverse);
     if (allOfType(elems, 'string')) return sortStrings(elems as string[], reverse);
-    if (allTuples(elems)) return mergeSort(elems, reverse ? (a, b) => tupleLess(b, a) : tupleLess);
-    return mergeSort(elems, reverse ? (a, b) => compare(b, a) < 0 : (a, b) => compare(a, b) < 0);
+    return sortByValue(elems, reverse);
   }
   const keys = elems.map((v) => thread.call(keyFn, [v]));
-  const order = keys.map((_, i) => i);
-  let sorted: number[];
-  if (allOfType(keys, 'number') || allOfType(keys, 'string')) {
-    const k = keys as (number | string)[];
-    sorted = mergeSort(order, reverse ? (i, j) => k[i]! > k[j]! : (i, j) => k[i]! < k[j]!);
-  } else if (allTuples(keys)) {
-    sorted = mergeSort(order, reverse ? (i, j) => tupleLess(keys[j]!, keys[i]!) : (i, j) => tupleLess(keys[i]!, keys[j]!));
-  } else {
-    sorted = mergeSort(order, reverse ? (i, j) => compare(keys[j]!, keys[i]!) < 0 : (i, j) => compare(keys[i]!, keys[j]!) < 0);
-  }
-  return sorted.map((i) => elems[i]!);
+  return sortByKeys(elems, keys, reverse);
 }
 
 function allOfType(a: readonly Value[], t: 'number' | 'string'): boolean {
