@@ -1,0 +1,55 @@
+import { kilnWorker, longrunning, reapi } from '../../src/core/index.js';
+import type { ExecutionCapabilitiesSource } from '../capabilities-service.js';
+import type { ServiceRegistration } from '../grpc-server.js';
+import type { ServiceContext } from '../service-context.js';
+import { systemClock, type Clock } from './clock.js';
+import { ExecutionScheduler } from './execution-scheduler.js';
+import { executionService } from './execution-service.js';
+import { operationsService } from './operations-service.js';
+import { DEFAULT_SCHEDULER_CONFIG, type SchedulerConfig } from './scheduler-config.js';
+import { workerService } from './worker-service.js';
+
+export interface ExecutionServerOptions {
+  readonly config?: Partial<SchedulerConfig>;
+  readonly clock?: Clock;
+  /** How often deadlines are applied; 200 ms by default. */
+  readonly tickMs?: number;
+}
+
+/** The execution half of the REAPI server, to be put on the cache server's port. */
+export interface ExecutionServer {
+  readonly scheduler: ExecutionScheduler;
+  /** For CacheServerOptions.extraServices. */
+  services(ctx: ServiceContext): ServiceRegistration[];
+  /** For CacheServerOptions.executionCapabilities. */
+  readonly capabilities: ExecutionCapabilitiesSource;
+  /** Stops applying deadlines (call after the gRPC server stopped). */
+  close(): void;
+}
+
+export function createExecutionServer(options: ExecutionServerOptions = {}): ExecutionServer {
+  const scheduler = new ExecutionScheduler({ ...DEFAULT_SCHEDULER_CONFIG, ...options.config }, options.clock ?? systemClock);
+  const timer = setInterval(() => scheduler.tick(), options.tickMs ?? 200);
+  timer.unref();
+  const registration = (name: string, definition: object, implementation: object): ServiceRegistration => ({
+    name,
+    definition: definition as ServiceRegistration['definition'],
+    implementation: implementation as ServiceRegistration['implementation'],
+  });
+  return {
+    scheduler,
+    services: (ctx) => [
+      registration('build.bazel.remote.execution.v2.Execution', reapi.ExecutionService, executionService(ctx, scheduler)),
+      registration('google.longrunning.Operations', longrunning.OperationsService, operationsService(ctx, scheduler)),
+      registration('kiln.worker.v1.WorkerService', kilnWorker.WorkerServiceService, workerService(ctx, scheduler)),
+    ],
+    capabilities: () => ({
+      execEnabled: true,
+      digestFunction: reapi.DigestFunction_Value.SHA256,
+      digestFunctions: [reapi.DigestFunction_Value.SHA256],
+      executionPriorityCapabilities: { priorities: [{ minPriority: -(2 ** 31), maxPriority: 2 ** 31 - 1 }] },
+      supportedNodeProperties: [],
+    }),
+    close: () => clearInterval(timer),
+  };
+}

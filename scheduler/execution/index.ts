@@ -1,0 +1,18 @@
+// The Execution API, the Operations API and the worker protocol of Kiln's scheduler.
+export { type Clock, systemClock } from './clock.js';
+export { DEFAULT_SCHEDULER_CONFIG, type SchedulerConfig } from './scheduler-config.js';
+export { PlatformRules, type PropertyMatch, type PlatformProperty } from './platform-rules.js';
+export { ExecutionQueue } from './execution-queue.js';
+export { validateAction, type ValidatedAction, type ActionLimits } from './action-validator.js';
+export {
+  ExecutionScheduler,
+  type OperationState,
+  type OperationListener,
+  type SubmitRequest,
+  type SynchronizeOutcome,
+} from './execution-scheduler.js';
+export { operationMessage } from './operation-message.js';
+export { executionService, REQUEST_METADATA_KEY, invocationIdOf } from './execution-service.js';
+export { operationsService } from './operations-service.js';
+export { workerService } from './worker-service.js';
+export { createExecutionServer, type ExecutionServer, type ExecutionServerOptions } from './execution-server.js';
