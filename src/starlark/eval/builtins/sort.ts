@@ -5,51 +5,6 @@ import { specialize } from '../specialize.js';
 
 const RUN = 32;
 
-/**
- * A stable merge sort (insertion-sorted runs, then bottom-up merges) taking a strict less-than.
- * V8's Array.prototype.sort calls its comparator through a generic path that is several times
- * slower than this on large arrays of strings or keyed records, and `sorted` is a hot builtin.
- */
-export function mergeSort<T>(input: readonly T[], lt: (a: T, b: T) => boolean): T[] {
-  const n = input.length;
-  let src = input.slice();
-  if (n < 2) return src;
-  for (let lo = 0; lo < n; lo += RUN) {
-    const hi = Math.min(lo + RUN, n);
-    for (let i = lo + 1; i < hi; i++) {
-      const x = src[i]!;
-      let j = i - 1;
-      while (j >= lo && lt(x, src[j]!)) {
-        src[j + 1] = src[j]!;
-        j--;
-      }
-      src[j + 1] = x;
-    }
-  }
-  if (n <= RUN) return src;
-  let dst: T[] = new Array(n);
-  for (let w = RUN; w < n; w *= 2) {
-    for (let lo = 0; lo < n; lo += 2 * w) {
-      const mid = Math.min(lo + w, n);
-      const hi = Math.min(lo + 2 * w, n);
-      let i = lo;
-      if (mid >= hi || !lt(src[mid]!, src[mid - 1]!)) {
-        for (; i < hi; i++) dst[i] = src[i]!; // already in order
-        continue;
-      }
-      let j = mid;
-      let k = lo;
-      while (i < mid && j < hi) dst[k++] = lt(src[j]!, src[i]!) ? src[j++]! : src[i++]!;
-      while (i < mid) dst[k++] = src[i++]!;
-      while (j < hi) dst[k++] = src[j++]!;
-    }
-    const t = src;
-    src = dst;
-    dst = t;
-  }
-  return src;
-}
-
 /** Sorts safe integers natively (equal ints are indistinguishable, so stability is moot). */
 export function sortInts(values: readonly number[], reverse: boolean): Value[] {
   const f = Float64Array.from(values).sort();
@@ -91,7 +46,12 @@ export function allTuples(a: readonly Value[]): boolean {
   return true;
 }
 
-/** The merge sort above as source, instantiated once per fixed comparator (see sorterFor). */
+/**
+ * A stable merge sort (insertion-sorted runs of RUN, then bottom-up merges) taking a strict
+ * less-than `lt`, as source: it is instantiated once per fixed comparator (see sorterFor), because
+ * V8's Array.prototype.sort, and any one sort function shared by many comparators, call the
+ * comparator through a path that cannot inline it.
+ */
 const MERGE_SORT_SOURCE = `return function sort(input) {
   const n = input.length;
   let src = input.slice();
