@@ -133,7 +133,7 @@ describe('executeActions (local strategy)', () => {
     const big = genrule('//p:big', { outs: ['count'], cmd });
     const { summary } = await build([big]);
     expect(summary.success).toBe(true);
-    expect((await ws.read(out('p', 'count'))).trim()).toBe("12000");
+    expect((await ws.read(out('p', 'count'))).trim()).toBe('12000');
     // Far beyond what exec(2) accepts for one argument (128 KiB): only a script can run it.
     const huge = genrule('//p:huge', { outs: ['n'], cmd: `x='${'y'.repeat(300_000)}'; echo \${#x} > ${out('p', 'n')}` });
     expect((await build([huge])).summary.success).toBe(true);
