@@ -1170,6 +1170,22 @@ export class Compiler {
         }
       };
     }
+    if (this.inFunction()) {
+      return specialize(
+        { fn, general, StarCallable, StarFunction, StarlarkError, typeName, annotate, pos, fnName },
+        `return function callWithKeywords(fr) {
+          const f = fn(fr);
+          const a = general(fr);
+          try {
+            if (f instanceof StarFunction) return f.code.invoke(f, fr.thread, a.args, a.kwargs);
+            if (f instanceof StarCallable) return f.call(fr.thread, a.args, a.kwargs);
+            throw new StarlarkError('invalid call of non-function (' + typeName(f) + ')');
+          } catch (err) {
+            throw annotate(err, pos, fnName);
+          }
+        };`,
+      );
+    }
     return (fr) => {
       const f = fn(fr);
       const { args, kwargs } = general(fr);
