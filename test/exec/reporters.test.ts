@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import {
+  formatCommand,
+  formatFailure,
+  formatProcessSummary,
+  PlainReporter,
+  TerminalReporter,
+  type ExecutionSummary,
+  type ProcessKind,
+} from '../../src/exec/index.js';
+import { genrule } from './fixtures.js';
+
+const counts = (c: Partial<Record<ProcessKind, number>>): Record<ProcessKind, number> => ({
+  'disk cache hit': 0,
+  'remote cache hit': 0,
+  internal: 0,
+  remote: 0,
+  'linux-sandbox': 0,
+  local: 0,
+  ...c,
+});
+
+describe("Bazel's process summary", () => {
+  it('lists only non-zero kinds, in Bazel order, with singular and plural', () => {
+    expect(formatProcessSummary(counts({ local: 2, 'disk cache hit': 3, 'linux-sandbox': 1 }))).toBe('INFO: 6 processes: 3 disk cache hit, 1 linux-sandbox, 2 local.');
+    expect(formatProcessSummary(counts({ internal: 1 }))).toBe('INFO: 1 process: 1 internal.');
+    expect(formatProcessSummary(counts({ 'remote cache hit': 1, remote: 4, internal: 2 }))).toBe('INFO: 7 processes: 1 remote cache hit, 2 internal, 4 remote.');
+    expect(formatProcessSummary(counts({}))).toBe('INFO: 0 processes.');
+  });
+});
+
+describe('failures', () => {
+  const action = genrule('//pkg:x', { outs: ['o'], cmd: "echo 'hi' && false" });
+  const failure = { action, message: 'Executing genrule //pkg:x failed (Exit 1)', command: formatCommand('/ob/execroot', { PATH: '/bin' }, action.argv), stderr: Buffer.from('oops') };
+
+  it('print the location, message, stderr and target; the command only with --verbose_failures', () => {
+    expect(formatFailure(failure, false)).toBe(
+      'ERROR: pkg/BUILD:1:1: Executing genrule //pkg:x failed (Exit 1)\noops\nTarget //pkg:x failed to build\nUse --verbose_failures to see the command lines of failed build steps.\n',
+    );
+    expect(formatFailure(failure, true)).toBe(
+      "ERROR: pkg/BUILD:1:1: Executing genrule //pkg:x failed (Exit 1)\n  (cd /ob/execroot && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -e -o pipefail; echo '\\''hi'\\'' && false')\noops\nTarget //pkg:x failed to build\n",
+    );
+  });
+});
+
+describe('reporters', () => {
+  const a = genrule('//p:a', { outs: ['a'], cmd: 'true' });
+  const b = genrule('//p:b', { outs: ['b'], cmd: 'true' });
+  const summary: ExecutionSummary = { success: true, totalActions: 2, processes: counts({ local: 2 }), failures: [] };
+
+  it('plain: one line per started action, then the summary', () => {
+    let text = '';
+    const r = new PlainReporter({ write: (s) => (text += s) });
+    r.buildStarted(2);
+    r.actionStarted(a);
+    r.actionFinished(a, 'local');
+    r.actionStarted(b);
+    r.actionFinished(b, 'local');
+    r.buildFinished(summary);
+    expect(text).toBe(
+      '[0 / 2] Executing genrule //p:a\n[1 / 2] Executing genrule //p:b\nINFO: 2 processes: 2 local.\nINFO: Build completed successfully, 2 total actions\n',
+    );
+  });
+
+  it('terminal: a status block redrawn in place with the running actions and their elapsed times', () => {
+    let now = 0;
+    let text = '';
+    const r = new TerminalReporter({ write: (s) => (text += s) }, { now: () => now, refreshMs: 0 });
+    r.buildStarted(40);
+    r.actionStarted(a, 'linux-sandbox');
+    now = 2000;
+    r.actionStarted(b, 'local');
+    now = 5500;
+    expect(r.statusLines()).toEqual([
+      '[0 / 40] Executing genrule //p:a; 5s linux-sandbox ... (2 actions running)',
+      '    Executing genrule //p:b; 3s local',
+    ]);
+    r.actionFinished(a, 'linux-sandbox');
+    expect(r.statusLines()).toEqual(['[1 / 40] Executing genrule //p:b; 3s local']);
+    r.warning('careful');
+    // The warning is printed above the status block: erase (cursor up + clear), message, redraw.
+    expect(text).toContain('\r\x1b[1A\x1b[JWARNING: careful\n[1 / 40] Executing genrule //p:b; 3s local\n');
+    r.buildFinished({ ...summary, totalActions: 40 });
+    expect(text.endsWith('\x1b[JINFO: 2 processes: 2 local.\nINFO: Build completed successfully, 40 total actions\n')).toBe(true);
+  });
+});

@@ -1,0 +1,71 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isKilnError } from '../../src/core/index.js';
+import { executeActions, parseMnemonicStrategy, parseStrategyList, type ExecutionOptions, type StrategyFlags } from '../../src/exec/index.js';
+import { genrule, makeWorkspace, out, RecordingReporter, type Workspace } from './fixtures.js';
+
+describe('strategy flags', () => {
+  it('parses Bazel names and aliases in order of preference', () => {
+    expect(parseStrategyList('sandboxed,local', '--spawn_strategy')).toEqual(['sandboxed', 'local']);
+    expect(parseStrategyList('linux-sandbox,standalone', '--spawn_strategy')).toEqual(['sandboxed', 'local']);
+    expect(parseMnemonicStrategy('Genrule=local')).toEqual(['Genrule', ['local']]);
+  });
+
+  it('rejects remote clearly (not available yet) and unknown names, naming the flag', () => {
+    const error = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        expect(isKilnError(e)).toBe(true);
+        return (e as Error).message;
+      }
+      throw new Error('expected an error');
+    };
+    expect(error(() => parseStrategyList('remote,local', '--spawn_strategy'))).toMatch(/^--spawn_strategy: the 'remote' strategy is not available yet/);
+    expect(error(() => parseStrategyList('worker', '--genrule_strategy'))).toMatch(/^--genrule_strategy: unknown strategy 'worker'/);
+    expect(error(() => parseMnemonicStrategy('local'))).toMatch(/expected Mnemonic=strategy/);
+  });
+});
+
+describe('strategy selection when the machine cannot sandbox', () => {
+  let ws: Workspace;
+  beforeEach(async () => {
+    ws = await makeWorkspace();
+  });
+  afterEach(async () => {
+    await ws.cleanup();
+  });
+
+  const cannot = { available: false, reason: 'no namespaces in this test' } as const;
+  const build = async (strategies: StrategyFlags | undefined, actions = [genrule('//p:a', { outs: ['a'], cmd: `touch ${out('p', 'a')}` }), genrule('//p:b', { outs: ['b'], cmd: `touch ${out('p', 'b')}` })]) => {
+    const reporter = new RecordingReporter();
+    const options: ExecutionOptions = { execRoot: ws.execRoot, outputBase: ws.outputBase, clientEnv: { PATH: process.env.PATH }, strategies, sandbox: cannot, jobs: 1 };
+    const summary = await executeActions(actions, options, reporter);
+    return { summary, reporter };
+  };
+
+  it('uses local silently by default (sandboxed,local)', async () => {
+    const { summary, reporter } = await build(undefined);
+    expect(summary.processes.local).toBe(2);
+    expect(reporter.warnings).toEqual([]);
+  });
+
+  it('fails an explicit --spawn_strategy=sandboxed with the reason, unless --sandbox_fallback', async () => {
+    const strict = await build({ spawnStrategy: ['sandboxed'] });
+    expect(strict.summary.success).toBe(false);
+    expect(strict.summary.failures[0]!.message).toContain('no usable spawn strategy for Genrule action of //p:a');
+    expect(strict.summary.failures[0]!.message).toContain('no namespaces in this test');
+
+    const fallback = await build({ spawnStrategy: ['sandboxed'], sandboxFallback: true });
+    expect(fallback.summary.success).toBe(true);
+    expect(fallback.summary.processes.local).toBe(2);
+    expect(fallback.reporter.warnings).toHaveLength(1); // said once, not per action
+    expect(fallback.reporter.warnings[0]).toContain('cannot sandbox actions (no namespaces in this test)');
+  });
+
+  it('prefers --strategy=<mnemonic> over --genrule_strategy over --spawn_strategy; local tags force local', async () => {
+    expect((await build({ spawnStrategy: ['sandboxed'], genruleStrategy: ['local'] })).summary.processes.local).toBe(2);
+    expect((await build({ genruleStrategy: ['sandboxed'], strategyByMnemonic: { Genrule: ['local'] } })).summary.success).toBe(true);
+    const tagged = [genrule('//p:t', { outs: ['t'], cmd: `touch ${out('p', 't')}`, requirements: ['local'] }), genrule('//p:n', { outs: ['n'], cmd: `touch ${out('p', 'n')}`, requirements: ['no-sandbox'] })];
+    expect((await build({ spawnStrategy: ['sandboxed'] }, tagged)).summary.processes.local).toBe(2);
+  });
+});
