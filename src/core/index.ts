@@ -65,3 +65,4 @@ export {
   parseBlobAccessConfig,
 } from './blobstore/blob-access-config.js';
 export { createBlobAccess, type BlobAccessDeps } from './blobstore/create-blob-access.js';
+export * from './sandbox/index.js';

@@ -1,0 +1,102 @@
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
+import { spawnProcessGroup } from './spawn-process-group.js';
+
+/** Read-only system directories: enough for bash, coreutils and dynamically linked tools. */
+const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/** The few files of /etc that programs need to start and to name users; nothing else of /etc. */
+const ETC_FILES = [
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/nsswitch.conf',
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/localtime',
+  '/etc/alternatives',
+];
+
+export interface BubblewrapProcessRunnerOptions {
+  /** Path of the bwrap executable (see detectSandboxSupport). */
+  readonly bwrapPath: string;
+}
+
+/**
+ * Runs the process inside bubblewrap: new user, mount, pid, network, ipc, uts and cgroup
+ * namespaces, so it sees no network at all (not even a working loopback), only the system
+ * directories read-only, the declared read-only paths, and its working directory (plus any
+ * declared writable paths) writable at their host paths; /tmp is private and /dev minimal.
+ * Everything else, including writes anywhere else, stays inside the sandbox's throwaway root.
+ * Killing bwrap kills the sandbox's pid 1 (--die-with-parent) and with it every process inside.
+ */
+export class BubblewrapProcessRunner implements ProcessRunner {
+  readonly name = 'linux-sandbox';
+
+  constructor(private readonly options: BubblewrapProcessRunnerOptions) {}
+
+  async run(spec: ProcessSpec): Promise<ProcessResult> {
+    return spawnProcessGroup({
+      ...spec,
+      argv: [this.options.bwrapPath, ...bubblewrapArguments(spec), '--', ...exactPwd(spec), ...spec.argv],
+    });
+  }
+}
+
+/** The bwrap command line (without the program and the command) for one process spec. */
+export function bubblewrapArguments(spec: ProcessSpec): string[] {
+  const args = [
+    '--unshare-all',
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'localhost',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+  ];
+  for (const dir of SYSTEM_DIRECTORIES) args.push(...systemMount(dir));
+  for (const file of ETC_FILES) if (existsSync(file)) args.push('--ro-bind', file, file);
+  for (const path of spec.readOnlyPaths ?? []) {
+    requireAbsolute(path, 'readOnlyPaths');
+    args.push('--ro-bind', path, path);
+  }
+  // Writable binds come last so they win over a read-only bind of a parent directory.
+  for (const path of [...(spec.writablePaths ?? []), spec.cwd]) {
+    requireAbsolute(path, 'writablePaths');
+    args.push('--bind', path, path);
+  }
+  args.push('--chdir', spec.cwd);
+  return args;
+}
+
+/**
+ * bwrap always sets PWD to the directory it changed into; `env` (from the read-only /usr) puts
+ * back exactly what the spec says, so the environment inside matches the plain runner's.
+ */
+function exactPwd(spec: ProcessSpec): string[] {
+  const pwd = spec.env.PWD;
+  if (spec.argv[0]?.includes('=')) {
+    throw new TypeError(`the sandbox cannot run a program whose name contains '=': '${spec.argv[0]}'`);
+  }
+  return pwd === undefined ? ['/usr/bin/env', '-u', 'PWD'] : ['/usr/bin/env', `PWD=${pwd}`];
+}
+
+/** On merged-/usr systems /bin, /lib... are symlinks into /usr: recreate the link, do not bind. */
+function systemMount(dir: string): string[] {
+  let stat;
+  try {
+    stat = lstatSync(dir);
+  } catch {
+    return [];
+  }
+  if (stat.isSymbolicLink()) return ['--symlink', readlinkSync(dir), dir];
+  return ['--ro-bind', dir, dir];
+}
+
+function requireAbsolute(path: string, field: string): void {
+  if (!isAbsolute(path)) throw new TypeError(`sandbox ${field} must be absolute paths, got '${path}'`);
+}

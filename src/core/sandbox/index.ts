@@ -1,0 +1,12 @@
+export {
+  type OutputSink,
+  type ProcessSpec,
+  type ProcessResult,
+  type ProcessRunner,
+  DEFAULT_OUTPUT_LIMIT_BYTES,
+  exitStatusOf,
+} from './process-runner.js';
+export { LocalProcessRunner } from './local-process-runner.js';
+export { BubblewrapProcessRunner, bubblewrapArguments, type BubblewrapProcessRunnerOptions } from './bubblewrap-process-runner.js';
+export { detectSandboxSupport, type SandboxSupport, type DetectSandboxOptions } from './detect-sandbox-support.js';
+export { createSandboxedProcessRunner, type SandboxedProcessRunnerChoice } from './create-process-runner.js';

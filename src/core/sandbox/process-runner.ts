@@ -1,0 +1,63 @@
+import { constants } from 'node:os';
+
+/**
+ * Runs one process to completion: the seam between Kiln's execution strategies (local, sandboxed)
+ * and the executor's local runner on one side, and the operating system on the other.
+ */
+
+/** Where a stream of the process goes: a file (created or truncated), or memory up to a limit. */
+export type OutputSink =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'buffer'; readonly limitBytes: number };
+
+export interface ProcessSpec {
+  /** argv[0] is looked up on `env.PATH` when it has no slash. */
+  readonly argv: readonly string[];
+  /** Absolute working directory. */
+  readonly cwd: string;
+  /** The complete environment: nothing is inherited from Kiln's own. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Wall-time limit; when reached the whole process tree is killed. 0 or absent: none. */
+  readonly timeoutMs?: number;
+  readonly stdout?: OutputSink;
+  readonly stderr?: OutputSink;
+  /**
+   * Confinement for sandboxing runners: the only host paths the process may write (the working
+   * directory is always one) and the only other host paths it may read besides the system
+   * directories. The plain runner does not confine and ignores both.
+   */
+  readonly writablePaths?: readonly string[];
+  readonly readOnlyPaths?: readonly string[];
+  /** Aborting kills the process tree as a timeout does (without setting `timedOut`). */
+  readonly signal?: AbortSignal;
+}
+
+export interface ProcessResult {
+  /** The exit status, or null when a signal ended the process. */
+  readonly exitCode: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  /** Captured bytes of buffer sinks (empty for file sinks). */
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  /** A buffer sink reached its limit; later bytes were dropped. */
+  readonly stdoutTruncated: boolean;
+  readonly stderrTruncated: boolean;
+  readonly wallTimeMs: number;
+}
+
+export interface ProcessRunner {
+  /** `local` or `linux-sandbox`, as Bazel names the strategies in its summary. */
+  readonly name: string;
+  run(spec: ProcessSpec): Promise<ProcessResult>;
+}
+
+/** 1 MiB: the default limit of a buffer sink. */
+export const DEFAULT_OUTPUT_LIMIT_BYTES = 1 << 20;
+
+/** A shell-like single exit status: the code, or 128 + the signal number. */
+export function exitStatusOf(result: Pick<ProcessResult, 'exitCode' | 'signal'>): number {
+  if (result.exitCode !== null) return result.exitCode;
+  const n = result.signal ? constants.signals[result.signal] : undefined;
+  return 128 + (n ?? constants.signals.SIGKILL);
+}
