@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { isKilnError, type Digest } from '../core/index.js';
@@ -209,7 +209,7 @@ class ActionRunner {
       }
       const missing: string[] = [];
       for (const output of action.outputs) {
-        if (!(await lstat(join(execRoot, output.execPath)).then((s) => s.isFile(), () => false))) missing.push(output.execPath);
+        if (!(await stat(join(execRoot, output.execPath)).then((s) => s.isFile(), () => false))) missing.push(output.execPath);
       }
       if (missing.length > 0) {
         await this.deleteOutputs(action);
