@@ -392,6 +392,32 @@ export class Compiler {
         };
       }
     }
+    if (lhs.kind === 'IndexExpr' && this.inFunction()) {
+      // `d[k] = v` / `l[i] = v`: the value first (as Python), then the container and the key.
+      const fnName = this.fnName;
+      return specialize(
+        { rhs, x: this.expr(lhs.x), index: this.expr(lhs.index), StarDict, StarList, setIndex, annotate, at: lhs.lbrack, fnName },
+        `return function assignIndex(fr) {
+          const v = rhs(fr);
+          const obj = x(fr);
+          const key = index(fr);
+          if (typeof key === 'string' && obj instanceof StarDict && !obj.table.frozen && obj.table.itercount === 0) {
+            obj.table.map.set(key, v);
+            return 0;
+          }
+          if (typeof key === 'number' && obj instanceof StarList && key >= 0 && key < obj.elems.length && !obj.frozen && obj.itercount === 0) {
+            obj.elems[key] = v;
+            return 0;
+          }
+          try {
+            setIndex(obj, key, v);
+          } catch (e) {
+            throw annotate(e, at, fnName);
+          }
+          return 0;
+        };`,
+      );
+    }
     const assign = this.assignTo(s.lhs, s.opPos);
     return (fr) => {
       assign(fr, rhs(fr));
