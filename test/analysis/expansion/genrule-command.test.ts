@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { KilnError } from '../../../src/core/index.js';
+import { configurationMakeVariables } from '../../../src/analysis/expansion/configuration-make-variables.js';
+import {
+  GenruleCommandError,
+  MAX_COMMAND_LENGTH,
+  prepareGenruleCommand,
+  type GenruleCommandInput,
+} from '../../../src/analysis/expansion/genrule-command.js';
+import { expandLocations, ExpansionFailure, type LocationEntry } from '../../../src/analysis/expansion/location-expander.js';
+import { expandMakeVariables } from '../../../src/analysis/expansion/make-variable-expander.js';
+import { configs } from '../config/config-fixture.js';
+
+// Modelled on a Bazel 2.1.0 run (package a: sources s1 s2, filegroup grp = [s1, s2], tool.sh from a genrule
+// built in the exec configuration). Bazel printed `$(location :tool)` as bazel-out/host/bin/a/tool.sh and
+// `$(rootpath :tool)` as a/tool.sh; Kiln's exec directory is kiln-out/k8-opt-exec.
+const BIN = 'kiln-out/k8-fastbuild/bin';
+const EXEC_BIN = 'kiln-out/k8-opt-exec/bin';
+const PREREQUISITES = new Map<string, LocationEntry>([
+  ['//a:s1', { execPaths: ['a/s1'], rootPaths: ['a/s1'] }],
+  ['//a:s2', { execPaths: ['a/s2'], rootPaths: ['a/s2'] }],
+  ['//a:grp', { execPaths: ['a/s1', 'a/s2'], rootPaths: ['a/s1', 'a/s2'] }],
+  ['//a:tool', { execPaths: [`${EXEC_BIN}/a/tool.sh`], rootPaths: ['a/tool.sh'] }],
+  ['//a:empty', { execPaths: [], rootPaths: [] }],
+  ['//a:out.txt', { execPaths: [`${BIN}/a/out.txt`], rootPaths: ['a/out.txt'] }],
+  ['@ext//lib:x', { execPaths: ['external/ext/lib/x'], rootPaths: ['../ext/lib/x'] }],
+]);
+
+/** Relative labels resolve in package a, like the loader's label parser. */
+function canonicalize(raw: string): string | undefined {
+  if (raw.startsWith('@')) return raw;
+  if (raw.startsWith('//')) return raw.includes(':') ? raw : `${raw}:${raw.slice(raw.lastIndexOf('/') + 1)}`;
+  const name = raw.startsWith(':') ? raw.slice(1) : raw;
+  return name === '' || name.includes(' ') ? undefined : `//a:${name}`;
+}
+
+function input(cmd: string, more: Partial<GenruleCommandInput> = {}): GenruleCommandInput {
+  return {
+    ruleLabel: '//a:g',
+    pos: { file: '/ws/a/BUILD', line: 14, col: 1 },
+    commands: { cmd },
+    srcs: ['a/s1'],
+    outs: [`${BIN}/a/out.txt`],
+    ruleDir: `${BIN}/a`,
+    locations: { prerequisites: PREREQUISITES, canonicalize },
+    configVariables: configurationMakeVariables(configs([]).target),
+    scriptPath: `${BIN}/a/g.genrule_script.sh`,
+    ...more,
+  };
+}
+
+const expand = (cmd: string, more: Partial<GenruleCommandInput> = {}) => prepareGenruleCommand(input(cmd, more)).expanded;
+
+function errorOf(cmd: string, more: Partial<GenruleCommandInput> = {}): KilnError {
+  try {
+    prepareGenruleCommand(input(cmd, more));
+  } catch (e) {
+    expect(e).toBeInstanceOf(GenruleCommandError);
+    return e as KilnError;
+  }
+  throw new Error(`no error for ${cmd}`);
+}
+
+describe('location substitution', () => {
+  it.each([
+    ['$(location :s1)', 'a/s1'],
+    ['$(location //a:s1)', 'a/s1'],
+    ['$(location s1)', 'a/s1'],
+    ['$(locations :grp)', 'a/s1 a/s2'],
+    ['$(execpath :tool)', `${EXEC_BIN}/a/tool.sh`],
+    ['$(location :tool)', `${EXEC_BIN}/a/tool.sh`],
+    ['$(execpaths :grp)', 'a/s1 a/s2'],
+    ['$(rootpath :tool)', 'a/tool.sh'],
+    ['$(rootpaths :grp)', 'a/s1 a/s2'],
+    ['$(location out.txt)', `${BIN}/a/out.txt`],
+    ['$(rootpath @ext//lib:x)', '../ext/lib/x'],
+    ['$(location  :s1 )', 'a/s1'],
+    ['cat $(location :s1) $(location :s2) > $@', `cat a/s1 a/s2 > ${BIN}/a/out.txt`],
+  ])('%s → %s', (cmd, expected) => {
+    expect(expand(cmd)).toBe(expected);
+  });
+
+  // Messages observed from Bazel 2.1.0 (genrules //a:loc, //a:locs and //a:multi).
+  it('a label that is not a prerequisite is an error naming it', () => {
+    const e = errorOf('echo $(location :nope) > $@');
+    expect(e.format()).toBe(
+      "/ws/a/BUILD:14:1: in cmd attribute of genrule rule //a:g: label '//a:nope' in $(location) expression is not a declared prerequisite of this rule",
+    );
+    expect(errorOf('$(rootpaths //b:x)').message).toContain("label '//b:x' in $(rootpaths) expression is not a declared prerequisite of this rule");
+  });
+
+  it('a singular form with several files is an error naming the label and the files', () => {
+    expect(errorOf('$(location :grp)').message).toBe(
+      "in cmd attribute of genrule rule //a:g: label '//a:grp' in $(location) expression expands to more than one file, " +
+        'please use $(locations //a:grp) instead.  Files (at most 5 shown) are: [a/s1, a/s2]',
+    );
+    expect(errorOf('$(execpath :grp)').message).toContain('please use $(execpaths //a:grp) instead');
+    expect(errorOf('$(rootpath :grp)').message).toContain('please use $(rootpaths //a:grp) instead');
+  });
+
+  it('a label with no files is an error', () => {
+    expect(errorOf('$(locations :empty)').message).toContain("label '//a:empty' in $(locations) expression expands to no files");
+  });
+
+  it('an unterminated location is an error', () => {
+    expect(errorOf('echo $(location :s1').message).toContain('unterminated $(location) expression');
+  });
+
+  it('$$(location x) stays literal and substituted paths are not expanded again', () => {
+    expect(expand('echo $$(location :s1)')).toBe('echo $(location :s1)');
+    const weird = new Map([['//a:d', { execPaths: ['a/$(OUTS)$<'], rootPaths: ['a/$x'] }]]);
+    expect(expand('cp $(location :d) x', { locations: { prerequisites: weird, canonicalize } })).toBe('cp a/$(OUTS)$< x');
+  });
+
+  it('substitution comes before Make variables: a location error wins over an undefined variable after it', () => {
+    expect(errorOf('$(FOO) $(location :nope)').message).toContain('not a declared prerequisite');
+  });
+
+  it('expandLocations leaves Make variables alone', () => {
+    expect(expandLocations('$(SRCS) $< $$ $(location :s1) $(FOO', { prerequisites: PREREQUISITES, canonicalize })).toBe('$(SRCS) $< $$ a/s1 $(FOO');
+  });
+});
+
+describe('Make variables', () => {
+  it('$(SRCS), $<, $(OUTS), $@, $$', () => {
+    expect(expand('cat $(SRCS) > $(OUTS)', { srcs: ['a/s1', 'a/s2'] })).toBe(`cat a/s1 a/s2 > ${BIN}/a/out.txt`);
+    expect(expand('cat $< > $@')).toBe(`cat a/s1 > ${BIN}/a/out.txt`);
+    expect(expand('echo $$HOME $$$$ "$$(date)"')).toBe('echo $HOME $$ "$(date)"');
+  });
+
+  // Messages observed from Bazel 2.1.0 (genrules //a:lt and //a:at).
+  it('$< needs exactly one src, $@ exactly one out', () => {
+    expect(errorOf('cat $< > $@', { srcs: ['a/s1', 'a/s2'] }).message).toBe(
+      "in cmd attribute of genrule rule //a:g: variable '$<' : more than one input file",
+    );
+    expect(errorOf('cat $<', { srcs: [] }).message).toContain("variable '$<' : no input file");
+    expect(errorOf('touch $@', { outs: ['o1', 'o2'] }).message).toBe(
+      "in cmd attribute of genrule rule //a:g: variable '$@' : more than one output file",
+    );
+  });
+
+  // Observed from Bazel 2.1.0: outs = ["d/x1"] gives $(@D) = <bin>/a/d; outs = ["d/y1", "d/y2"] gives <bin>/a.
+  it('$(@D): the directory of a single out, else the package directory; $(RULEDIR) always the package directory', () => {
+    expect(expand('$(@D) $(RULEDIR)', { outs: [`${BIN}/a/d/x1`] })).toBe(`${BIN}/a/d ${BIN}/a`);
+    expect(expand('$(@D) $(RULEDIR)', { outs: [`${BIN}/a/d/y1`, `${BIN}/a/d/y2`] })).toBe(`${BIN}/a ${BIN}/a`);
+  });
+
+  it('configuration variables (observed: bazel-out/k8-fastbuild/bin k8 fastbuild)', () => {
+    expect(expand('$(BINDIR) $(GENDIR) $(TARGET_CPU) $(COMPILATION_MODE)')).toBe(`${BIN} ${BIN} k8 fastbuild`);
+    const exec = configurationMakeVariables(configs([]).exec);
+    expect(expand('$(BINDIR) $(TARGET_CPU) $(COMPILATION_MODE)', { configVariables: exec })).toBe(`${EXEC_BIN} k8 opt`);
+  });
+
+  it('variables of toolchains (TemplateVariableInfo) win over the configuration', () => {
+    const toolchainVariables = new Map([
+      ['CC', '/usr/bin/gcc'],
+      ['TARGET_CPU', 'custom'],
+    ]);
+    expect(expand('$(CC) $(TARGET_CPU)', { toolchainVariables })).toBe('/usr/bin/gcc custom');
+  });
+
+  it('$(JAVA), $(JAVABASE), $(JAVAC) come from the exec configuration’s Java runtime', () => {
+    const javaRuntime = { javaHome: 'external/jdk', java: 'external/jdk/bin/java', javac: 'external/jdk/bin/javac' };
+    expect(expand('$(JAVA) $(JAVABASE) $(JAVAC)', { javaRuntime })).toBe('external/jdk/bin/java external/jdk external/jdk/bin/javac');
+    expect(errorOf('$(JAVA) -version').message).toBe(
+      'in cmd attribute of genrule rule //a:g: $(JAVA) not defined: no Java runtime is configured for the exec configuration ' +
+        '(set --host_javabase or list a Java runtime in toolchains)',
+    );
+    expect(errorOf('$(JAVAC)', { javaRuntime: { javaHome: 'jre', java: 'jre/bin/java' } }).message).toContain('has no javac');
+  });
+
+  // Observed from Bazel 2.1.0 (genrule //a:undef): `$(FOO) not defined`.
+  it('unknown variables, $X shorthand and malformed references', () => {
+    expect(errorOf('echo $(FOO)').message).toBe('in cmd attribute of genrule rule //a:g: $(FOO) not defined');
+    expect(errorOf('echo $HOME').message).toContain('$(H) not defined');
+    expect(errorOf('echo $(foo bar)').message).toContain('$(foo bar) not defined');
+    expect(errorOf('echo $(SRCS').message).toContain('unterminated variable reference');
+    expect(errorOf('echo $').message).toContain('unterminated $');
+  });
+
+  it('expandMakeVariables reports failures of its lookup unchanged', () => {
+    expect(() =>
+      expandMakeVariables('$(X)', () => {
+        throw new ExpansionFailure('boom');
+      }),
+    ).toThrow('boom');
+  });
+});
+
+describe('Bash command', () => {
+  it('runs bash -c with set -e -o pipefail', () => {
+    expect(prepareGenruleCommand(input('cat $< > $@')).argv).toEqual(['/bin/bash', '-c', `set -e -o pipefail; cat a/s1 > ${BIN}/a/out.txt`]);
+  });
+
+  it('cmd_bash wins over cmd on Linux', () => {
+    const c = prepareGenruleCommand(input('echo cmd', { commands: { cmd: 'echo cmd', cmd_bash: 'echo bash', cmd_bat: 'echo bat' } }));
+    expect(c.attribute).toBe('cmd_bash');
+    expect(c.expanded).toBe('echo bash');
+  });
+
+  it('cmd_bat and cmd_ps do not apply on Linux; cmd is used', () => {
+    const c = prepareGenruleCommand(input('x', { commands: { cmd: 'echo cmd', cmd_bat: 'echo bat', cmd_ps: 'echo ps' } }));
+    expect(c.attribute).toBe('cmd');
+  });
+
+  it('on Windows cmd_ps beats cmd_bat beats cmd_bash beats cmd (selection only)', () => {
+    const all = { cmd: 'a', cmd_bash: 'b', cmd_bat: 'c', cmd_ps: 'd' };
+    expect(errorOf('x', { hostOs: 'win32', commands: all }).message).toContain('cmd_ps is not supported');
+    expect(errorOf('x', { hostOs: 'win32', commands: { ...all, cmd_ps: '' } }).message).toContain('cmd_bat is not supported');
+    expect(prepareGenruleCommand(input('x', { hostOs: 'win32', commands: { cmd: 'a', cmd_bash: 'b' } })).attribute).toBe('cmd_bash');
+  });
+
+  // Observed from Bazel 2.1.0 on Linux (genrule //a:bat with only cmd_bat).
+  it('only cmd_bat / cmd_ps is an error on Linux', () => {
+    expect(errorOf('', { commands: { cmd_bat: 'echo hi' } }).message).toBe(
+      'in cmd attribute of genrule rule //a:g: missing value for `cmd` attribute, you can also set `cmd_ps` or `cmd_bat` on Windows and `cmd_bash` on other platforms.',
+    );
+    expect(() => prepareGenruleCommand(input('', { commands: { cmd_ps: 'x' } }))).toThrow(GenruleCommandError);
+  });
+
+  it('a command longer than the limit is written to a script', () => {
+    const long = `echo ${'x'.repeat(MAX_COMMAND_LENGTH)}`;
+    const c = prepareGenruleCommand(input(long));
+    expect(c.argv).toEqual(['/bin/bash', `${BIN}/a/g.genrule_script.sh`]);
+    expect(c.script).toEqual({ path: `${BIN}/a/g.genrule_script.sh`, content: `#!/bin/bash\nset -e -o pipefail\n${long}\n` });
+    expect(prepareGenruleCommand(input('echo short')).script).toBeUndefined();
+  });
+});
