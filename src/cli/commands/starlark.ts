@@ -5,7 +5,7 @@ import {
   assertHelpers,
   EvalError,
   execResolvedFile,
-  isUniversal,
+  UNIVERSAL,
   jsonModule,
   None,
   parseFile,
@@ -138,7 +138,7 @@ class ModuleLoader {
         this.options,
       );
       const file = parseFile(text, displayPath);
-      const errors = resolveFileCollectingErrors(file, this.options, (n) => this.predeclared.has(n), isUniversal);
+      const errors = resolveFileCollectingErrors(file, this.options, this.predeclared, UNIVERSAL);
       if (errors.length > 0) throw new StarlarkStaticErrors(errors);
       const globals = execResolvedFile(thread, file, this.predeclared);
       const exported = new Map<string, Value>();
@@ -203,7 +203,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     if (inv.parseOnly || inv.resolveOnly) {
       const file = parseFile(source, inv.file);
       if (inv.resolveOnly) {
-        const errors = resolveFileCollectingErrors(file, options, (n) => predeclared.has(n), isUniversal);
+        const errors = resolveFileCollectingErrors(file, options, predeclared, UNIVERSAL);
         if (errors.length > 0) throw new StarlarkStaticErrors(errors);
       }
       return ExitCode.SUCCESS;

@@ -7,7 +7,8 @@ import type { ModuleGlobals, Thread } from './thread.js';
 import type { Value } from './values/value.js';
 import type * as ast from '../syntax/ast.js';
 
-const UNIVERSAL = new Set(UNIVERSAL_NAMES);
+/** The universal names as a set: passing a set (not a predicate) lets the resolver suggest them. */
+export const UNIVERSAL: ReadonlySet<string> = new Set(UNIVERSAL_NAMES);
 
 /** Is `name` a universal (built-in) name of the language? For resolvers and tools. */
 export function isUniversal(name: string): boolean {
@@ -26,7 +27,7 @@ export function execFile(
   predeclared: ReadonlyMap<string, Value>,
 ): ModuleGlobals {
   const file = parseFile(source, filename);
-  resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
+  resolveFile(file, thread.options, predeclared, UNIVERSAL);
   return execResolvedFile(thread, file, predeclared);
 }
 
