@@ -1,7 +1,7 @@
 import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { isKilnError, type Digest } from '../core/index.js';
+import { BubblewrapProcessRunner, detectSandboxSupport, isKilnError, type Digest, type ProcessResult, type SandboxSupport } from '../core/index.js';
 import type { Action } from '../analysis/index.js';
 import { actionEnvironment } from './action-environment.js';
 import { buildActionGraph } from './action-graph.js';
@@ -13,8 +13,6 @@ import { FileDigestCache } from './file-digest-cache.js';
 import type { InputFile } from './input-tree.js';
 import { LocalActionCache } from './local-action-cache.js';
 import { LocalStrategy } from './local-strategy.js';
-import type { ProcessResult } from './run-process.js';
-import { detectSandboxSupport, type SandboxSupport } from './sandbox-support.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import type { SpawnStrategy } from './spawn-strategy.js';
 import { chooseStrategy, type StrategyFlags } from './strategy-selection.js';
@@ -35,6 +33,8 @@ export interface ExecutionOptions {
   readonly strategies?: StrategyFlags;
   /** Whether the machine can sandbox; detected (once, lazily) when absent. */
   readonly sandbox?: SandboxSupport;
+  /** Aborting (Ctrl-C) kills running processes and starts no more; the build then fails. */
+  readonly signal?: AbortSignal;
 }
 
 /** Files of the output base that belong to execution. */
@@ -75,6 +75,7 @@ export async function executeActions(actions: readonly Action[], options: Execut
   let finished = 0;
   await new Promise<void>((resolve) => {
     const pump = () => {
+      if (options.signal?.aborted) stopped = true;
       while (!stopped && running < jobs && ready.length > 0) start(ready.shift()!);
       if (running === 0 && (stopped || ready.length === 0)) resolve();
     };
@@ -187,6 +188,7 @@ class ActionRunner {
     const scratchDir = join(this.scratchRoot, String(this.nextScratch++));
     const tmpDir = join(scratchDir, 'tmp');
     await mkdir(tmpDir, { recursive: true });
+    const signal = this.options.signal;
     try {
       let argv = [...action.argv];
       let scripted;
@@ -201,8 +203,12 @@ class ActionRunner {
       }
       const runEnv = { ...env, TMPDIR: tmpDir };
       this.reporter.actionStarted(action, strategy.runnerName);
-      const result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, tmpDir });
+      const result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, signal });
       const command = formatCommand(execRoot, env, action.argv);
+      if (signal?.aborted) {
+        await this.deleteOutputs(action);
+        return this.fail({ action, message: `${action.progressMessage} interrupted` });
+      }
       if (result.exitCode !== 0) {
         await this.deleteOutputs(action);
         return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command, stdout: result.stdout, stderr: result.stderr });
@@ -303,8 +309,9 @@ class ActionRunner {
 
   private sandbox(): Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> {
     this.sandboxed ??= (async () => {
-      const support = this.options.sandbox ?? (await detectSandboxSupport(this.options.clientEnv));
-      return { support, strategy: support.available ? new SandboxedStrategy(support.bwrap) : undefined };
+      const support = this.options.sandbox ?? (await detectSandboxSupport({ env: this.options.clientEnv }));
+      const strategy = support.available ? new SandboxedStrategy(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath })) : undefined;
+      return { support, strategy };
     })();
     return this.sandboxed;
   }
@@ -325,7 +332,6 @@ function resultOf(outputs: readonly CachedOutput[]) {
 }
 
 function exitDescription(result: ProcessResult): string {
-  if (result.startError) return result.startError;
   if (result.signal) return `Killed by signal ${result.signal}`;
   return `Exit ${result.exitCode}`;
 }

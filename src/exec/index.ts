@@ -22,7 +22,6 @@ export {
   parseStrategyList,
   parseMnemonicStrategy,
 } from './strategy-selection.js';
-export { detectSandboxSupport, type SandboxSupport } from './sandbox-support.js';
 export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
 export { buildInputTree, type InputFile, type InputTree } from './input-tree.js';
 export { actionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js';

@@ -1,21 +1,20 @@
-import { lstat, mkdir, rename, rm, symlink } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { runProcess, type ProcessResult } from './run-process.js';
-import type { Spawn, SpawnStrategy } from './spawn-strategy.js';
+import { lstat, mkdir, realpath, rename, rm, symlink } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
+import type { ProcessResult, ProcessRunner } from '../core/index.js';
+import { CAPTURED_OUTPUT_LIMIT_BYTES, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /**
- * Bazel's linux-sandbox, on bubblewrap. Each action gets `<scratch>/execroot` holding only symlinks
- * to its declared inputs, and runs there in fresh user, mount, pid, ipc, uts and network namespaces:
- * the rest of the file system is read-only, the network is only a private loopback (kept for
- * `requires-network`), an undeclared input is not at its relative path, and whatever the process
- * writes besides its declared outputs is dropped with the scratch directory. Declared outputs are
- * moved (renamed, same file system) back to the execroot afterwards.
+ * Bazel's linux-sandbox, on the namespace sandbox of src/core/sandbox. Each action gets
+ * `<scratch>/execroot` holding only symlinks to its declared inputs (pointing at their real paths,
+ * whose directories are mounted read-only) and runs there without network: an undeclared input is
+ * absent at its exec path, whatever the process writes besides its declared outputs is dropped
+ * with the scratch directory, and declared outputs are renamed back to the execroot afterwards.
  */
 export class SandboxedStrategy implements SpawnStrategy {
   readonly name = 'sandboxed';
   readonly runnerName = 'linux-sandbox';
 
-  constructor(private readonly bwrap: string) {}
+  constructor(private readonly runner: ProcessRunner) {}
 
   async exec(spawn: Spawn): Promise<ProcessResult> {
     const root = join(spawn.scratchDir, 'execroot');
@@ -26,30 +25,29 @@ export class SandboxedStrategy implements SpawnStrategy {
       await mkdir(dir, { recursive: true });
       made.add(dir);
     };
+    const readable = new Set<string>();
     for (const input of spawn.action.inputs) {
       const link = join(root, input.execPath);
+      // The real path, so a source reached through the execroot's symlink forest resolves inside.
+      const target = await realpath(join(spawn.execRoot, input.execPath));
+      readable.add(dirname(target));
       await ensureDir(dirname(link));
-      await symlink(join(spawn.execRoot, input.execPath), link).catch((e: NodeJS.ErrnoException) => {
+      await symlink(target, link).catch((e: NodeJS.ErrnoException) => {
         if (e.code !== 'EEXIST') throw e; // the same input listed twice
       });
     }
     for (const output of spawn.action.outputs) await ensureDir(dirname(join(root, output.execPath)));
 
-    const network = spawn.action.executionRequirements.includes('requires-network') ? ['--share-net'] : [];
-    const argv = [
-      this.bwrap,
-      '--die-with-parent',
-      '--unshare-all',
-      ...network,
-      '--ro-bind', '/', '/',
-      '--dev', '/dev',
-      '--proc', '/proc',
-      '--bind', spawn.scratchDir, spawn.scratchDir,
-      '--chdir', root,
-      '--',
-      ...spawn.argv,
-    ];
-    const result = await runProcess({ argv, env: spawn.env, cwd: root });
+    const result = await this.runner.run({
+      argv: spawn.argv,
+      env: spawn.env,
+      cwd: root,
+      writablePaths: [spawn.scratchDir],
+      readOnlyPaths: outermost(readable),
+      stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
+      stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
+      signal: spawn.signal,
+    });
     for (const output of spawn.action.outputs) {
       const inside = join(root, output.execPath);
       const present = await lstat(inside).then(() => true, () => false);
@@ -61,4 +59,16 @@ export class SandboxedStrategy implements SpawnStrategy {
     }
     return result;
   }
+}
+
+/** The directories of `dirs` not inside another one of them: one mount each. */
+function outermost(dirs: Set<string>): string[] {
+  const sorted = [...dirs].sort();
+  const kept: string[] = [];
+  for (const dir of sorted) {
+    const last = kept[kept.length - 1];
+    if (last !== undefined && (dir === last || dir.startsWith(last.endsWith(sep) ? last : last + sep))) continue;
+    kept.push(dir);
+  }
+  return kept;
 }

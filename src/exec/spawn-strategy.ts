@@ -1,5 +1,5 @@
+import type { ProcessResult } from '../core/index.js';
 import type { Action } from '../analysis/index.js';
-import type { ProcessResult } from './run-process.js';
 
 /** Everything a strategy needs to run one action's process. */
 export interface Spawn {
@@ -9,10 +9,10 @@ export interface Spawn {
   /** The action environment (key environment plus TMPDIR). */
   readonly env: Readonly<Record<string, string>>;
   readonly execRoot: string;
-  /** A fresh directory owned by this spawn (scripts, temp files, the sandbox); removed afterwards. */
+  /** A fresh directory owned by this spawn (script, TMPDIR, the sandbox); removed afterwards. */
   readonly scratchDir: string;
-  /** TMPDIR of the process, inside scratchDir. */
-  readonly tmpDir: string;
+  /** Aborting kills the process tree (Ctrl-C). */
+  readonly signal?: AbortSignal;
 }
 
 /** How an action's process is run; after `exec` returns, its outputs are in the execroot. */
@@ -23,3 +23,6 @@ export interface SpawnStrategy {
   readonly runnerName: 'local' | 'linux-sandbox';
   exec(spawn: Spawn): Promise<ProcessResult>;
 }
+
+/** Output kept per stream; more is cut, so a chatty action cannot exhaust memory. */
+export const CAPTURED_OUTPUT_LIMIT_BYTES = 8 * 1024 * 1024;

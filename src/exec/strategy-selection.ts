@@ -54,14 +54,15 @@ export type StrategyChoice =
 
 /**
  * Picks the strategy of one action as Bazel does: the action's list is `--strategy=<mnemonic>`, else
- * `--genrule_strategy` for genrules, else `--spawn_strategy`, else `sandboxed,local`. Tags `local` and
- * `no-sandbox` (and `local = True`) force local. The first strategy in the list that can run the
- * action wins; sandboxed cannot when the machine cannot sandbox, and then local is used only if it is
- * in the list, the list was the default, or `sandboxFallback` allows it.
+ * `--genrule_strategy` for genrules, else `--spawn_strategy`, else `sandboxed,local`. Tags `local`,
+ * `no-sandbox` and `requires-network` (and `local = True`) force local. The first strategy in the
+ * list that can run the action wins; sandboxed cannot when the machine cannot sandbox, and then
+ * local is used only if it is in the list, the list was the default, or `sandboxFallback` allows it.
  */
 export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox: boolean): StrategyChoice {
   const requirements = action.executionRequirements;
-  if (requirements.includes('local') || requirements.includes('no-sandbox')) return { kind: 'chosen', strategy: 'local', fellBackFromSandbox: false };
+  // requires-network: the namespace sandbox has no network at all, so such actions run locally.
+  if (requirements.includes('local') || requirements.includes('no-sandbox') || requirements.includes('requires-network')) return { kind: 'chosen', strategy: 'local', fellBackFromSandbox: false };
   const explicit =
     flags.strategyByMnemonic?.[action.mnemonic] ?? (action.mnemonic === 'Genrule' ? flags.genruleStrategy : undefined) ?? flags.spawnStrategy;
   const list = explicit ?? ['sandboxed', 'local'];
