@@ -20,9 +20,12 @@ export interface DirEntry {
  */
 export class DirectoryLister {
   private readonly listings = new Map<string, readonly DirEntry[] | null>();
+  /** Told about every directory read (cached or not), so a computation can record its inputs. */
+  observer: ((absDir: string) => void) | undefined = undefined;
 
   /** Entries of `absDir`, or null when it is not a readable directory. */
   list(absDir: string): readonly DirEntry[] | null {
+    this.observer?.(absDir);
     let entries = this.listings.get(absDir);
     if (entries === undefined) {
       entries = readListing(absDir);

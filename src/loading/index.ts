@@ -1,0 +1,24 @@
+/** Loading: workspaces, labels, packages, glob, load(), rule classes (attribute schemas). */
+export { Label, LabelSyntaxError, MAIN_REPO, validatePackageName, validateTargetName, type PackageContext } from './label.js';
+export { Workspace, findWorkspaceRoot, readWorkspaceName, NoWorkspaceError, BUILD_FILE_NAMES } from './workspace.js';
+export { DirectoryLister, EntryKind, type DirEntry } from './directory-lister.js';
+export { glob, checkGlobPattern, globPatternMatches, GlobError, type GlobOptions, type GlobContext } from './glob.js';
+export { PackageLoader, NoSuchPackageError, defaultOutputBase, type PackageLoaderOptions } from './package-loader.js';
+export { packageId, type Package, type PackageError } from './package.js';
+export { LoadingError, type PackageDefaults } from './package-builder.js';
+export { targetKind, type Target, type RuleTarget, type SourceFileTarget, type GeneratedFileTarget, type PackageGroupTarget } from './target.js';
+export {
+  type AttrType,
+  type AttrValue,
+  type PlainAttrValue,
+  type SelectValue,
+  type SelectBranches,
+  type AttributeSpec,
+  isSelectValue,
+  DEFAULT_CONDITION,
+  TYPE_NAMES,
+} from './rules/attribute.js';
+export { type RuleClass } from './rules/rule-class.js';
+export { NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES } from './rules/native-rules.js';
+export { SelectorList, Selector } from './select.js';
+export { StarLabel } from './starlark-label.js';

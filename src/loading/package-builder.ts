@@ -1,0 +1,218 @@
+import { formatPosition, KilnError, type Position } from '../core/index.js';
+import { None, type Kwargs, type Value } from '../starlark/index.js';
+import { Label, validateTargetName, type PackageContext } from './label.js';
+import { type AttrValue, isLabelType, isSelectValue } from './rules/attribute.js';
+import { convertAttribute, ConversionError } from './rules/convert.js';
+import type { RuleClass } from './rules/rule-class.js';
+import { targetKind, type PackageGroupTarget, type RuleTarget, type SourceFileTarget, type Target } from './target.js';
+import type { Workspace } from './workspace.js';
+
+/** An error found while declaring a target; reported at the rule's BUILD-file position. */
+export class LoadingError extends KilnError {}
+
+/** What `package()` sets for every target of the package. */
+export interface PackageDefaults {
+  visibility: string[] | null;
+  testonly: boolean;
+  deprecation: string | null;
+  features: string[];
+  licenses: string[] | null;
+}
+
+/**
+ * Collects one package's targets while its BUILD file runs, with Bazel's declaration-time checks.
+ * Errors are recorded (the package is then "in error") and evaluation continues, as Bazel does,
+ * so every broken rule of a file is reported at once.
+ */
+export class PackageBuilder {
+  readonly targets = new Map<string, Target>();
+  readonly errors: LoadingError[] = [];
+  readonly defaults: PackageDefaults = { visibility: null, testonly: false, deprecation: null, features: [], licenses: null };
+  readonly context: PackageContext;
+  packageCalled = false;
+  /** Source files referenced by label attributes, added once the file has run. */
+  private readonly referencedSources = new Map<string, Position>();
+
+  constructor(
+    readonly workspace: Workspace,
+    readonly repo: string,
+    readonly pkg: string,
+    /** Workspace-relative path of the BUILD file, as positions print it. */
+    readonly buildFilePath: string,
+  ) {
+    this.context = { repo, pkg };
+  }
+
+  labelOf(name: string): Label {
+    return new Label(this.repo, this.pkg, name);
+  }
+
+  error(message: string, pos: Position): void {
+    this.errors.push(new LoadingError(message, pos));
+  }
+
+  /** Declares a rule from a native or Starlark rule function call. */
+  addRule(ruleClass: RuleClass, kwargs: Kwargs | null, pos: Position): void {
+    let nameValue: Value | undefined;
+    for (const [k, v] of kwargs ?? []) if (k === 'name') nameValue = v;
+    if (nameValue === undefined || nameValue === None) {
+      this.error(`missing value for mandatory attribute 'name' in '${ruleClass.name}' rule`, pos);
+      return;
+    }
+    if (typeof nameValue !== 'string') {
+      this.error(`expected value of type 'string' for attribute 'name' in '${ruleClass.name}' rule, but got ${String(nameValue)} (${typeof nameValue === 'object' ? nameValue.type : typeof nameValue})`, pos);
+      return;
+    }
+    const nameErr = validateTargetName(nameValue);
+    if (nameErr) {
+      this.error(`invalid target name '${nameValue}': ${nameErr}`, pos);
+      return;
+    }
+    const label = this.labelOf(nameValue);
+    const attrs = new Map<string, AttrValue>();
+    const outputs: string[] = [];
+    let ok = true;
+    const fail = (message: string) => {
+      this.error(`${label}: ${message}`, pos);
+      ok = false;
+    };
+    for (const [k, v] of kwargs ?? []) {
+      const spec = ruleClass.attributes.get(k);
+      if (!spec) {
+        fail(`no such attribute '${k}' in '${ruleClass.name}' rule`);
+        continue;
+      }
+      if (v === None) continue; // None means "use the default", as in Bazel.
+      try {
+        const converted = convertAttribute(spec, v, this.context, ruleClass.name);
+        attrs.set(k, converted);
+      } catch (e) {
+        if (!(e instanceof ConversionError)) throw e;
+        fail(e.message);
+      }
+    }
+    for (const spec of ruleClass.attributes.values()) {
+      if (spec.mandatory && !attrs.has(spec.name)) fail(`missing value for mandatory attribute '${spec.name}' in '${ruleClass.name}' rule`);
+    }
+    if (!ok) return;
+
+    for (const spec of ruleClass.attributes.values()) {
+      if (spec.type !== 'output' && spec.type !== 'output_list') continue;
+      const v = attrs.get(spec.name);
+      const outs = typeof v === 'string' ? [v] : Array.isArray(v) ? (v as string[]) : [];
+      for (const raw of outs) {
+        const out = this.outputName(raw, spec.name, ruleClass.name, fail);
+        if (out !== undefined) outputs.push(out);
+      }
+    }
+    if (!ok) return;
+
+    const rule: RuleTarget = { kind: 'rule', name: nameValue, ruleClass: ruleClass.name, location: pos, attrs, outputs };
+    for (const check of ruleClass.checks) {
+      check(rule, (attribute, message) => {
+        // Bazel's attributeError / ruleError prefixes.
+        this.error(attribute ? `in ${attribute} attribute of ${ruleClass.name} rule ${label}: ${message}` : `in ${ruleClass.name} rule ${label}: ${message}`, pos);
+        ok = false;
+      });
+    }
+    if (!ok) return;
+    if (!this.register(rule)) return;
+    for (const out of outputs) this.register({ kind: 'generated', name: out, location: pos, generatingRule: nameValue });
+    this.noteReferencedSources(ruleClass, attrs, pos);
+  }
+
+  /** An output attribute entry: a name in this package, not crossing into a subpackage. */
+  private outputName(raw: string, attribute: string, ruleClass: string, fail: (m: string) => void): string | undefined {
+    let label: Label;
+    try {
+      label = Label.parse(raw, this.context);
+    } catch (e) {
+      fail(`invalid label '${raw}' in attribute '${attribute}' in '${ruleClass}' rule: ${(e as Error).message}`);
+      return undefined;
+    }
+    if (label.repo !== this.repo || label.pkg !== this.pkg) {
+      fail(`label '${raw}' in attribute '${attribute}' in '${ruleClass}' rule is not in the current package '${this.pkg}'`);
+      return undefined;
+    }
+    const crossing = this.workspace.subpackageCrossing(label);
+    if (crossing) {
+      fail(`output file '${label.name}' of attribute '${attribute}' crosses a package boundary: ${crossing}`);
+      return undefined;
+    }
+    return label.name;
+  }
+
+  /** Adds a target; a name clash is reported in Bazel's Package.Builder wording. */
+  register(target: Target): boolean {
+    const existing = this.targets.get(target.name);
+    if (existing) {
+      let subject = `${targetKind(target)} '${target.name}'`;
+      if (target.kind === 'generated') subject += ` in rule '${target.generatingRule}'`;
+      const object = existing.kind === 'generated' ? `generated file from rule '${existing.generatingRule}'` : targetKind(existing);
+      this.error(`${subject} conflicts with existing ${object}, defined at ${formatPosition(existing.location)}`, target.location);
+      return false;
+    }
+    this.targets.set(target.name, target);
+    return true;
+  }
+
+  /** Labels of this package named by a rule are source files unless something else declares them. */
+  private noteReferencedSources(ruleClass: RuleClass, attrs: Map<string, AttrValue>, pos: Position): void {
+    const prefix = this.repo === '' ? `//${this.pkg}:` : `@${this.repo}//${this.pkg}:`;
+    const note = (l: string) => {
+      if (l.startsWith(prefix) && !this.referencedSources.has(l)) this.referencedSources.set(l.slice(prefix.length), pos);
+    };
+    const visit = (type: string, v: unknown) => {
+      if (typeof v === 'string') note(v);
+      else if (Array.isArray(v)) {
+        for (const e of v) {
+          if (typeof e === 'string') note(e);
+          else if (Array.isArray(e)) {
+            if (type === 'label_keyed_string_dict') note(e[0] as string);
+            else if (Array.isArray(e[1])) for (const x of e[1]) note(x as string);
+          }
+        }
+      }
+    };
+    for (const [name, v] of attrs) {
+      const spec = ruleClass.attributes.get(name)!;
+      if (!isLabelType(spec.type) || name === 'visibility') continue;
+      if (isSelectValue(v)) {
+        for (const part of v.select) {
+          if ('plain' in part) visit(spec.type, part.plain);
+          else for (const [, x] of part.conditions) visit(spec.type, x);
+        }
+      } else visit(spec.type, v);
+    }
+  }
+
+  exportFile(name: string, pos: Position, visibility: string[] | undefined): void {
+    const existing = this.targets.get(name);
+    if (existing) {
+      if (existing.kind === 'source') {
+        if (visibility) existing.visibility = visibility;
+        return;
+      }
+      this.error(`source file '${name}' conflicts with existing ${targetKind(existing)}, defined at ${formatPosition(existing.location)}`, pos);
+      return;
+    }
+    const t: SourceFileTarget = { kind: 'source', name, location: pos, ...(visibility ? { visibility } : {}) };
+    this.targets.set(name, t);
+  }
+
+  addPackageGroup(group: PackageGroupTarget): void {
+    this.register(group);
+  }
+
+  /** Finishes the package: the BUILD file and referenced files become source-file targets. */
+  finish(): void {
+    const buildName = this.buildFilePath.slice(this.buildFilePath.lastIndexOf('/') + 1);
+    if (!this.targets.has(buildName)) this.targets.set(buildName, { kind: 'source', name: buildName, location: { file: this.buildFilePath, line: 1, col: 1 } });
+    for (const [name, pos] of this.referencedSources) {
+      if (this.targets.has(name)) continue;
+      // A referenced name inside a subpackage belongs to that package, not to this one.
+      if (name.includes('/') && this.workspace.subpackageCrossing(this.labelOf(name))) continue;
+      this.targets.set(name, { kind: 'source', name, location: pos });
+    }
+  }
+}

@@ -1,0 +1,362 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { KilnError, type Position } from '../core/index.js';
+import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
+import {
+  Builtin,
+  EvalError,
+  None,
+  execResolvedFile,
+  isUniversal,
+  jsonModule,
+  parseFile,
+  resolveFile,
+  StarlarkError,
+  StarlarkStaticErrors,
+  StarlarkSyntaxError,
+  structBuiltin,
+  Thread,
+  type ModuleGlobals,
+  type Value,
+} from '../starlark/index.js';
+import type * as ast from '../starlark/index.js';
+import { BUILTIN_REPOSITORIES } from './builtin-repos.js';
+import {
+  BUILDER_KEY,
+  declareStarlarkRule,
+  nativeModule,
+  packageFn,
+  packageFunctions,
+  POSITION_KEY,
+  selectBuiltin,
+} from './build-builtins.js';
+import { aspectBuiltin, attrModule, depsetBuiltin, exportGlobals, providerBuiltin, ruleBuiltin } from './bzl-builtins.js';
+import { DirectoryLister } from './directory-lister.js';
+import { Label, type PackageContext } from './label.js';
+import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
+import { PackageBuilder } from './package-builder.js';
+import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES } from './rules/native-rules.js';
+import { labelBuiltin } from './starlark-label.js';
+import { Workspace } from './workspace.js';
+
+/** `no such package` (Bazel's wording). */
+export class NoSuchPackageError extends KilnError {}
+
+/** Bumped whenever the cached package format or loading semantics change. */
+const CACHE_VERSION = 'kiln-packages-1';
+const MARKER = '__kiln_at__';
+
+export interface PackageLoaderOptions {
+  readonly workspace: Workspace;
+  /** Output base: holds the package cache and the built-in repositories. Default ~/.cache/kiln/<hash>. */
+  readonly outputBase?: string;
+  /** Keep package results between runs (default true). */
+  readonly persistent?: boolean;
+  /** `print()` output and warnings, already positioned. */
+  readonly onEvent?: (kind: 'DEBUG' | 'WARNING', message: string) => void;
+}
+
+export function defaultOutputBase(root: string): string {
+  const hash = createHash('sha256').update(root).digest('hex').slice(0, 32);
+  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kiln', hash);
+}
+
+function hashText(text: string): string {
+  return createHash('sha1').update(text).digest('base64');
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Loads packages: evaluates BUILD files and the .bzl files they load through Skyframe, each at
+ * most once per run, and keeps package results in the output base keyed by the content of their
+ * inputs (BUILD file, loaded .bzl files, directory listings read by globs and package lookups).
+ */
+export class PackageLoader {
+  readonly workspace: Workspace;
+  readonly outputBase: string;
+  private readonly evaluator: Evaluator;
+  private readonly store: FileStore | undefined;
+  private readonly repos = new Map<string, Workspace>();
+  private readonly oracleCache = new Map<string, string>();
+  private readonly buildPredeclared: Map<string, Value>;
+  private readonly nativeFunctions: Map<string, Value>;
+
+  constructor(private readonly options: PackageLoaderOptions) {
+    this.workspace = options.workspace;
+    this.outputBase = options.outputBase ?? defaultOutputBase(this.workspace.root);
+    const ruleClasses = [...NATIVE_RULE_CLASSES.values(), ...BUILD_SETTING_RULE_CLASSES.values()];
+    this.nativeFunctions = packageFunctions(ruleClasses);
+    this.buildPredeclared = new Map<string, Value>([
+      ...this.nativeFunctions,
+      ['package', packageFn],
+      ['select', selectBuiltin],
+      ['struct', structBuiltin],
+      ['depset', depsetBuiltin],
+      ['json', jsonModule()],
+    ]);
+    this.nativeFunctions.set('package_group', this.nativeFunctions.get('package_group')!);
+    const functions = new Map<string, SkyFunction<any>>([
+      ['pkg', { compute: (key: string, env: Environment) => this.computePackage(key.slice(4), env), persist: { encode: encodePackage, decode: decodePackage } }],
+      ['bzl', { compute: (key: string, env: Environment) => this.computeBzl(key.slice(4), env) }],
+    ]);
+    this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.json'), CACHE_VERSION);
+    this.evaluator = new Evaluator(functions, this.store, (id) => this.fingerprintNow(id));
+  }
+
+  get stats() {
+    return this.evaluator.stats;
+  }
+
+  /** The workspace of a repository: '' (or the main repository's own name) is the main one. */
+  repository(repo: string): Workspace {
+    if (repo === '' || repo === this.workspace.name) return this.workspace;
+    let ws = this.repos.get(repo);
+    if (!ws) {
+      const files = BUILTIN_REPOSITORIES.get(repo);
+      if (!files) throw new NoSuchPackageError(`No repository visible as '@${repo}' from main repository`);
+      const root = join(this.outputBase, 'external', repo);
+      for (const [path, content] of Object.entries(files)) {
+        const full = join(root, path);
+        if (readText(full) !== content) {
+          mkdirSync(dirname(full), { recursive: true });
+          writeFileSync(full, content);
+        }
+      }
+      ws = new Workspace(root, repo, this.workspace.lister);
+      this.repos.set(repo, ws);
+    }
+    return ws;
+  }
+
+  /** Display path of a file in a repository (workspace-relative for the main one). */
+  displayPath(repo: string, path: string): string {
+    return repo === '' || repo === this.workspace.name ? path : `external/${repo}/${path}`;
+  }
+
+  /** Loads one package. A package with errors is returned with its errors (as Bazel keeps them). */
+  loadPackage(repo: string, pkg: string): Package {
+    return this.evaluator.evaluate<Package>(`pkg:${packageId(repo, pkg)}`);
+  }
+
+  /** Writes the package cache. */
+  flush(): void {
+    this.store?.flush();
+  }
+
+  private fingerprintNow(id: string): string {
+    let fp = this.oracleCache.get(id);
+    if (fp === undefined) {
+      const colon = id.indexOf(':');
+      const kind = id.slice(0, colon);
+      const path = id.slice(colon + 1);
+      if (kind === 'file') {
+        const text = readText(path);
+        fp = text === undefined ? '!' : hashText(text);
+      } else fp = hashText(this.workspace.lister.fingerprint(path));
+      this.oracleCache.set(id, fp);
+    }
+    return fp;
+  }
+
+  private recordFile(env: Environment, path: string, text: string | undefined): void {
+    const fp = text === undefined ? '!' : hashText(text);
+    this.oracleCache.set(`file:${path}`, fp);
+    env.recordInput(`file:${path}`, fp);
+  }
+
+  private computePackage(id: string, env: Environment): Package {
+    const label = Label.parse(`${id}:x`);
+    const repo = label.repo;
+    const pkg = label.pkg;
+    const ws = this.repository(repo);
+    const dirs = new Set<string>();
+    const lister = ws.lister;
+    const previousObserver = lister.observer;
+    lister.observer = (d) => void dirs.add(d);
+    try {
+      return this.evaluatePackage(ws, repo, pkg, env);
+    } finally {
+      lister.observer = previousObserver;
+      for (const d of dirs) env.recordInput(`dir:${d}`, this.fingerprintNow(`dir:${d}`));
+    }
+  }
+
+  private evaluatePackage(ws: Workspace, repo: string, pkg: string, env: Environment): Package {
+    const buildName = ws.buildFileOf(pkg);
+    if (buildName === undefined) {
+      throw new NoSuchPackageError(
+        `no such package '${repo === '' ? '' : `@${repo}//`}${pkg}': BUILD file not found in any of the following directories. Add a BUILD file to a directory to mark it as a package.\n - ${this.displayPath(repo, pkg)}`,
+      );
+    }
+    const relPath = pkg === '' ? buildName : `${pkg}/${buildName}`;
+    const absPath = join(ws.root, relPath);
+    const source = readText(absPath) ?? '';
+    this.recordFile(env, absPath, source);
+    const displayPath = this.displayPath(repo, relPath);
+    const builder = new PackageBuilder(ws, repo, pkg, displayPath);
+    const errors: PackageError[] = [];
+    const context: PackageContext = { repo, pkg };
+    const thread = new Thread(`BUILD ${packageId(repo, pkg)}`, {
+      load: (_t, module) => this.loadModule(module, context, env),
+      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.locals.get(POSITION_KEY) as Position | undefined, displayPath)}: ${msg}`),
+    });
+    thread.locals.set(BUILDER_KEY, builder);
+    const predeclared = new Map(this.buildPredeclared);
+    predeclared.set('Label', labelBuiltin(context));
+    predeclared.set(MARKER, markerBuiltin);
+    try {
+      const file = parseFile(source, displayPath);
+      thread.locals.set(POSITIONS_KEY, insertPositionMarkers(file));
+      resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
+      execResolvedFile(thread, file, predeclared);
+    } catch (e) {
+      errors.push(...starlarkErrors(e));
+    }
+    builder.finish();
+    for (const e of builder.errors) errors.push({ message: e.message, ...(e.pos ? { pos: e.pos } : {}) });
+    return { repo, pkg, buildFile: displayPath, targets: builder.targets, errors, defaults: builder.defaults };
+  }
+
+  /** The load() hook: resolves the module label against the loading file's package. */
+  private loadModule(module: string, from: PackageContext, env: Environment): ModuleGlobals {
+    let label: Label;
+    try {
+      label = Label.parse(module, from);
+    } catch (e) {
+      throw new StarlarkError((e as Error).message);
+    }
+    if (!label.name.endsWith('.bzl') && !label.name.endsWith('.scl')) {
+      throw new StarlarkError("The label must reference a file with extension '.bzl'");
+    }
+    try {
+      return env.get<ModuleGlobals>(`bzl:${label}`);
+    } catch (e) {
+      if (e instanceof CycleError) {
+        throw new StarlarkError(`cycle detected in extension files: ${e.path.map((k) => k.slice(4)).join(' -> ')}`);
+      }
+      throw e;
+    }
+  }
+
+  private computeBzl(labelText: string, env: Environment): ModuleGlobals {
+    const label = Label.parse(labelText);
+    let ws: Workspace;
+    try {
+      ws = this.repository(label.repo);
+    } catch (e) {
+      throw new StarlarkError((e as Error).message);
+    }
+    const relPath = label.pkg === '' ? label.name : `${label.pkg}/${label.name}`;
+    const absPath = join(ws.root, relPath);
+    const dirs = new Set<string>();
+    const previousObserver = ws.lister.observer;
+    ws.lister.observer = (d) => void dirs.add(d);
+    let crossing: string | null;
+    let isPackage: boolean;
+    try {
+      isPackage = ws.isPackage(label.pkg);
+      crossing = ws.subpackageCrossing(label);
+    } finally {
+      ws.lister.observer = previousObserver;
+      for (const d of dirs) env.recordInput(`dir:${d}`, this.fingerprintNow(`dir:${d}`));
+    }
+    if (!isPackage) {
+      throw new StarlarkError(
+        `Unable to find package for ${label}: BUILD file not found in any of the following directories. Add a BUILD file to a directory to mark it as a package.\n - ${this.displayPath(label.repo, label.pkg)}`,
+      );
+    }
+    if (crossing) throw new StarlarkError(crossing);
+    const source = readText(absPath);
+    this.recordFile(env, absPath, source);
+    if (source === undefined) throw new StarlarkError(`no such file '${this.displayPath(label.repo, relPath)}'`);
+    const context: PackageContext = { repo: label.repo, pkg: label.pkg };
+    const thread = new Thread(`load ${label}`, {
+      load: (_t, module) => this.loadModule(module, context, env),
+      print: (_t, msg) => this.options.onEvent?.('DEBUG', `${this.displayPath(label.repo, relPath)}: ${msg}`),
+    });
+    const predeclared = new Map<string, Value>([
+      ['native', nativeModule(this.nativeFunctions)],
+      ['struct', structBuiltin],
+      ['depset', depsetBuiltin],
+      ['provider', providerBuiltin],
+      ['rule', ruleBuiltin(declareStarlarkRule)],
+      ['aspect', aspectBuiltin],
+      ['attr', attrModule],
+      ['select', selectBuiltin],
+      ['json', jsonModule()],
+      ['Label', labelBuiltin(context)],
+    ]);
+    const globals = (() => {
+      const file = parseFile(source, this.displayPath(label.repo, relPath));
+      resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
+      return execResolvedFile(thread, file, predeclared);
+    })();
+    exportGlobals(globals);
+    const exported = new Map<string, Value>();
+    for (const [k, v] of globals) if (!k.startsWith('_')) exported.set(k, v);
+    return exported;
+  }
+}
+
+function formatPos(pos: Position | undefined, file: string): string {
+  return pos ? `${pos.file}:${pos.line}:${pos.col}` : file;
+}
+
+/** Every error a Starlark phase threw, positioned. */
+function starlarkErrors(e: unknown): PackageError[] {
+  if (e instanceof StarlarkStaticErrors) return e.errors.map((x: KilnError) => ({ message: x.message, ...(x.pos ? { pos: x.pos } : {}) }));
+  if (e instanceof StarlarkSyntaxError || e instanceof EvalError || e instanceof KilnError) return [{ message: e.message, ...(e.pos ? { pos: e.pos } : {}) }];
+  throw e;
+}
+
+const POSITIONS_KEY = 'kiln.positions';
+
+/** `__kiln_at__(i)`: the top-level statement i of this BUILD file is about to run. */
+const markerBuiltin = new Builtin(MARKER, (thread, args) => {
+  const positions = thread.locals.get(POSITIONS_KEY) as Position[];
+  thread.locals.set(POSITION_KEY, positions[args[0] as number]);
+  return None;
+});
+
+/**
+ * Inserts `__kiln_at__(i)` before each top-level statement so rule functions know the BUILD-file
+ * position of the outermost call (Bazel's rule location: the `(` of the top-level call), also
+ * for rules declared inside macros. Returns the positions by index.
+ */
+function insertPositionMarkers(file: ast.File): Position[] {
+  const positions: Position[] = [];
+  const out: ast.Stmt[] = [];
+  for (const stmt of file.stmts) {
+    if (stmt.kind !== 'LoadStmt' && stmt.kind !== 'DefStmt') {
+      const at = stmt.kind === 'ExprStmt' && stmt.expr.kind === 'CallExpr' ? stmt.expr.lparen : stmt.pos;
+      const i = positions.length;
+      positions.push(at);
+      const pos = stmt.pos;
+      const marker: ast.ExprStmt = {
+        kind: 'ExprStmt',
+        pos,
+        expr: {
+          kind: 'CallExpr',
+          pos,
+          lparen: pos,
+          rparen: pos,
+          fn: { kind: 'Identifier', pos, name: MARKER, binding: null },
+          args: [{ kind: 'Argument', pos, mode: 'positional', name: null, value: { kind: 'IntLiteral', pos, value: i, raw: String(i) } }],
+        },
+      };
+      out.push(marker);
+    }
+    out.push(stmt);
+  }
+  file.stmts.splice(0, file.stmts.length, ...out);
+  return positions;
+}

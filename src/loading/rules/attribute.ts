@@ -1,0 +1,118 @@
+/**
+ * The attribute schema model: what each attribute of a rule accepts. Values stored on targets are
+ * plain JSON-friendly data (labels as canonical strings), so packages can be cached on disk.
+ */
+
+export type AttrType =
+  | 'label'
+  | 'label_list'
+  | 'string'
+  | 'string_list'
+  | 'string_dict'
+  | 'string_list_dict'
+  | 'label_keyed_string_dict'
+  | 'label_list_dict'
+  | 'bool'
+  | 'int'
+  | 'output'
+  | 'output_list'
+  | 'license';
+
+/** Bazel's names for the types, as its conversion errors print them. */
+export const TYPE_NAMES: Readonly<Record<AttrType, string>> = {
+  label: 'label',
+  label_list: 'list(label)',
+  string: 'string',
+  string_list: 'list(string)',
+  string_dict: 'dict(string, string)',
+  string_list_dict: 'dict(string, list(string))',
+  label_keyed_string_dict: 'dict(label, string)',
+  label_list_dict: 'dict(string, list(label))',
+  bool: 'boolean',
+  int: 'int',
+  output: 'output',
+  output_list: 'list(output)',
+  license: 'license',
+};
+
+/** A value without select(): labels are canonical label strings; dicts are ordered key/value pairs. */
+export type PlainAttrValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly string[]
+  | readonly (readonly [string, string])[]
+  | readonly (readonly [string, readonly string[]])[];
+
+/** One `select({...})`: condition label (or `//conditions:default`) to value, in declaration order. */
+export interface SelectBranches {
+  readonly conditions: readonly (readonly [string, PlainAttrValue])[];
+  readonly noMatchError: string;
+}
+
+/** `a + select({...}) + b`: the parts, each plain or a select, resolved during analysis. */
+export interface SelectValue {
+  readonly select: readonly (SelectBranches | { readonly plain: PlainAttrValue })[];
+}
+
+export type AttrValue = PlainAttrValue | SelectValue;
+
+export function isSelectValue(v: AttrValue | undefined): v is SelectValue {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'select' in v;
+}
+
+export const DEFAULT_CONDITION = '//conditions:default';
+
+export interface AttributeSpec {
+  readonly name: string;
+  readonly type: AttrType;
+  readonly mandatory: boolean;
+  /** False when `select()` is rejected (Bazel's nonconfigurable attributes). */
+  readonly configurable: boolean;
+  readonly defaultValue: PlainAttrValue;
+  /** When set, the only values accepted (strings or ints). */
+  readonly allowedValues?: readonly (string | number)[];
+}
+
+/** The empty value of each type, Bazel's default when a rule declares none. */
+export function emptyValueOf(type: AttrType): PlainAttrValue {
+  switch (type) {
+    case 'label':
+    case 'output':
+      return null;
+    case 'string':
+      return '';
+    case 'bool':
+      return false;
+    case 'int':
+      return 0;
+    case 'license':
+      return ['none'];
+    default:
+      return [];
+  }
+}
+
+export interface AttrOptions {
+  readonly mandatory?: boolean;
+  readonly configurable?: boolean;
+  readonly default?: PlainAttrValue;
+  readonly values?: readonly (string | number)[];
+}
+
+/** Declares an attribute; configurable unless said otherwise, defaulting to the type's empty value. */
+export function attr(name: string, type: AttrType, options: AttrOptions = {}): AttributeSpec {
+  return {
+    name,
+    type,
+    mandatory: options.mandatory ?? false,
+    configurable: options.configurable ?? true,
+    defaultValue: options.default !== undefined ? options.default : emptyValueOf(type),
+    ...(options.values ? { allowedValues: options.values } : {}),
+  };
+}
+
+export function isLabelType(type: AttrType): boolean {
+  return type === 'label' || type === 'label_list' || type === 'label_keyed_string_dict' || type === 'label_list_dict';
+}

@@ -1,0 +1,190 @@
+import { attr, type AttrValue, isSelectValue } from './attribute.js';
+import { BASE, defineRuleClass, WITH_EXEC, WITH_LICENSES, type RuleClass } from './rule-class.js';
+
+const SIZES = ['small', 'medium', 'large', 'enormous'];
+const TIMEOUTS = ['short', 'moderate', 'long', 'eternal'];
+
+function isEmpty(v: AttrValue | undefined): boolean {
+  if (v === undefined || v === null) return true;
+  if (isSelectValue(v)) return false;
+  return Array.isArray(v) ? v.length === 0 : false;
+}
+
+const alias = defineRuleClass('alias', {
+  common: BASE,
+  attributes: [attr('actual', 'label', { mandatory: true })],
+});
+
+// Every attribute of config_setting is nonconfigurable: config_setting is what select() reads.
+const configSetting = defineRuleClass('config_setting', {
+  common: ['name', 'aspect_hints', 'deprecation', 'features', 'licenses', 'package_metadata', 'tags', 'testonly', 'visibility'],
+  attributes: [
+    attr('constraint_values', 'label_list', { configurable: false }),
+    attr('define_values', 'string_dict', { configurable: false }),
+    attr('flag_values', 'label_keyed_string_dict', { configurable: false }),
+    attr('values', 'string_dict', { configurable: false }),
+    attr('features', 'string_list', { configurable: false }),
+    attr('aspect_hints', 'label_list', { configurable: false }),
+  ],
+  checks: [
+    (rule, report) => {
+      const a = rule.attrs;
+      if (isEmpty(a.get('values')) && isEmpty(a.get('define_values')) && isEmpty(a.get('constraint_values')) && isEmpty(a.get('flag_values'))) {
+        // Bazel's ConfigSetting wording.
+        report(null, 'Either values, flag_values or constraint_values must be specified and non-empty');
+      }
+    },
+  ],
+});
+
+const filegroup = defineRuleClass('filegroup', {
+  common: WITH_LICENSES,
+  attributes: [attr('srcs', 'label_list'), attr('data', 'label_list'), attr('output_group', 'string')],
+});
+
+const genquery = defineRuleClass('genquery', {
+  common: WITH_EXEC,
+  attributes: [
+    attr('deps', 'label_list'),
+    attr('data', 'label_list'),
+    attr('compressed_output', 'bool'),
+    attr('expression', 'string', { mandatory: true }),
+    attr('opts', 'string_list'),
+    attr('scope', 'label_list', { mandatory: true }),
+    attr('strict', 'bool', { default: true }),
+  ],
+});
+
+const genrule = defineRuleClass('genrule', {
+  common: WITH_EXEC,
+  attributes: [
+    attr('srcs', 'label_list'),
+    attr('outs', 'output_list', { mandatory: true, configurable: false }),
+    attr('cmd', 'string'),
+    attr('cmd_bash', 'string'),
+    attr('cmd_bat', 'string'),
+    attr('cmd_ps', 'string'),
+    attr('executable', 'bool', { configurable: false }),
+    attr('local', 'bool'),
+    attr('message', 'string'),
+    attr('output_licenses', 'license'),
+    attr('output_to_bindir', 'bool', { configurable: false }),
+    attr('toolchains', 'label_list', { configurable: false }),
+    attr('tools', 'label_list'),
+  ],
+  checks: [
+    (rule, report) => {
+      if (rule.attrs.get('executable') === true && rule.outputs.length !== 1) {
+        // Bazel's GenRuleBase wording.
+        report(
+          'executable',
+          'if genrules produce executables, they are allowed only one output. If you need the executable=1 argument, then you should split this genrule into genrules producing single outputs',
+        );
+      }
+    },
+  ],
+});
+
+const starlarkDocExtract = defineRuleClass('starlark_doc_extract', {
+  common: WITH_EXEC,
+  attributes: [
+    attr('deps', 'label_list'),
+    attr('src', 'label', { mandatory: true }),
+    attr('data', 'label_list'),
+    attr('allow_unused_doc_comments', 'bool'),
+    attr('render_main_repo_name', 'bool'),
+    attr('symbol_names', 'string_list'),
+  ],
+});
+
+const testSuite = defineRuleClass('test_suite', {
+  common: WITH_LICENSES,
+  attributes: [attr('tests', 'label_list', { configurable: false })],
+});
+
+const constraintSetting = defineRuleClass('constraint_setting', {
+  common: WITH_LICENSES,
+  attributes: [attr('default_constraint_value', 'label', { configurable: false })],
+});
+
+const constraintValue = defineRuleClass('constraint_value', {
+  common: WITH_LICENSES,
+  attributes: [attr('constraint_setting', 'label', { mandatory: true, configurable: false })],
+});
+
+const platform = defineRuleClass('platform', {
+  common: [...WITH_LICENSES, 'exec_properties'],
+  attributes: [
+    attr('constraint_values', 'label_list', { configurable: false }),
+    attr('parents', 'label_list', { configurable: false }),
+    attr('remote_execution_properties', 'string', { configurable: false }),
+    attr('flags', 'string_list', { configurable: false }),
+    attr('required_settings', 'label_list', { configurable: false }),
+    attr('missing_toolchain_error', 'string', { configurable: false }),
+    attr('check_toolchain_types', 'bool', { configurable: false }),
+  ],
+});
+
+const SH_COMMON = [
+  attr('srcs', 'label_list'),
+  attr('deps', 'label_list'),
+  attr('data', 'label_list'),
+];
+const SH_RUNNABLE = [
+  ...SH_COMMON,
+  attr('args', 'string_list'),
+  attr('env', 'string_dict'),
+  attr('env_inherit', 'string_list'),
+  attr('output_licenses', 'license'),
+  attr('toolchains', 'label_list', { configurable: false }),
+];
+
+const shBinary = defineRuleClass('sh_binary', { common: WITH_EXEC, attributes: SH_RUNNABLE, executable: true });
+const shTest = defineRuleClass('sh_test', {
+  common: WITH_EXEC,
+  isTest: true,
+  executable: true,
+  attributes: [
+    ...SH_RUNNABLE,
+    attr('size', 'string', { configurable: false, default: 'medium', values: SIZES }),
+    attr('timeout', 'string', { configurable: false, default: null, values: TIMEOUTS }),
+    attr('flaky', 'bool', { configurable: false }),
+    attr('shard_count', 'int', { configurable: false, default: -1 }),
+    attr('local', 'bool'),
+  ],
+});
+const shLibrary = defineRuleClass('sh_library', { common: WITH_LICENSES, attributes: SH_COMMON });
+
+/** Skylib's common_settings rules: a build setting with a mandatory default. */
+function buildSetting(name: string, type: 'string' | 'bool' | 'int' | 'string_list'): RuleClass {
+  return defineRuleClass(name, {
+    common: WITH_LICENSES,
+    attributes: [
+      attr('build_setting_default', type, { mandatory: true, configurable: false }),
+      ...(type === 'string' ? [attr('values', 'string_list', { configurable: false })] : []),
+      ...(type === 'string' ? [attr('make_variable', 'string', { configurable: false, default: null })] : []),
+      attr('scope', 'string', { configurable: false, default: 'universal' }),
+    ],
+  });
+}
+
+/** Rule classes available as native functions in BUILD files and under `native.` in .bzl files. */
+export const NATIVE_RULE_CLASSES: ReadonlyMap<string, RuleClass> = new Map(
+  [alias, configSetting, filegroup, genquery, genrule, starlarkDocExtract, testSuite, constraintSetting, constraintValue, platform, shBinary, shTest, shLibrary].map(
+    (r) => [r.name, r],
+  ),
+);
+
+/** `@bazel_skylib//rules:common_settings.bzl` (also native here, as in the issue's request). */
+export const BUILD_SETTING_RULE_CLASSES: ReadonlyMap<string, RuleClass> = new Map(
+  [
+    buildSetting('string_flag', 'string'),
+    buildSetting('bool_flag', 'bool'),
+    buildSetting('int_flag', 'int'),
+    buildSetting('string_list_flag', 'string_list'),
+    buildSetting('string_setting', 'string'),
+    buildSetting('bool_setting', 'bool'),
+    buildSetting('int_setting', 'int'),
+    buildSetting('string_list_setting', 'string_list'),
+  ].map((r) => [r.name, r]),
+);

@@ -1,0 +1,68 @@
+import { attr, type AttributeSpec } from './attribute.js';
+import type { RuleTarget } from '../target.js';
+
+/** What a declaration-time check may report: an attribute (or null for the rule) and a message. */
+export type RuleCheck = (rule: RuleTarget, report: (attribute: string | null, message: string) => void) => void;
+
+/** A rule's schema: its attributes and the checks Bazel runs when the rule is declared. */
+export interface RuleClass {
+  readonly name: string;
+  readonly attributes: ReadonlyMap<string, AttributeSpec>;
+  readonly isTest: boolean;
+  readonly executable: boolean;
+  readonly checks: readonly RuleCheck[];
+  /** Defined in Starlark by `rule()` (its targets load and query; analysis does not run them yet). */
+  readonly starlarkDefined?: boolean;
+}
+
+/** Attributes every rule shares, by name; each rule picks the subset Bazel gives it. */
+const COMMON: Readonly<Record<string, AttributeSpec>> = Object.fromEntries(
+  [
+    attr('name', 'string', { mandatory: true, configurable: false }),
+    attr('visibility', 'label_list', { configurable: false }),
+    attr('tags', 'string_list', { configurable: false }),
+    attr('testonly', 'bool', { configurable: false }),
+    attr('deprecation', 'string', { configurable: false, default: null }),
+    attr('features', 'string_list'),
+    attr('licenses', 'license', { configurable: false }),
+    attr('aspect_hints', 'label_list'),
+    attr('compatible_with', 'label_list', { configurable: false }),
+    attr('restricted_to', 'label_list', { configurable: false }),
+    attr('target_compatible_with', 'label_list'),
+    attr('package_metadata', 'label_list', { configurable: false }),
+    attr('exec_compatible_with', 'label_list', { configurable: false }),
+    attr('exec_group_compatible_with', 'label_list_dict', { configurable: false }),
+    attr('exec_properties', 'string_dict'),
+  ].map((a) => [a.name, a]),
+);
+
+/** The common set of most rules (alias has exactly this; others add licenses and more). */
+export const BASE = ['name', 'aspect_hints', 'compatible_with', 'deprecation', 'features', 'package_metadata', 'restricted_to', 'tags', 'target_compatible_with', 'testonly', 'visibility'];
+export const WITH_LICENSES = [...BASE, 'licenses'];
+export const WITH_EXEC = [...WITH_LICENSES, 'exec_compatible_with', 'exec_group_compatible_with', 'exec_properties'];
+
+export interface RuleClassOptions {
+  readonly common: readonly string[];
+  readonly attributes?: readonly AttributeSpec[];
+  readonly isTest?: boolean;
+  readonly executable?: boolean;
+  readonly checks?: readonly RuleCheck[];
+}
+
+export function defineRuleClass(name: string, options: RuleClassOptions): RuleClass {
+  const attributes = new Map<string, AttributeSpec>();
+  for (const n of options.common) {
+    const spec = COMMON[n];
+    if (!spec) throw new Error(`unknown common attribute ${n}`);
+    attributes.set(n, spec);
+  }
+  // A rule's own declaration overrides a common one of the same name (e.g. test_suite's tags).
+  for (const a of options.attributes ?? []) attributes.set(a.name, a);
+  return {
+    name,
+    attributes,
+    isTest: options.isTest ?? false,
+    executable: options.executable ?? false,
+    checks: options.checks ?? [],
+  };
+}
