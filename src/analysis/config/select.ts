@@ -5,11 +5,11 @@ import { refines, type ConfigMatch } from './config-matching.js';
 export const DEFAULT_CONDITION = '//conditions:default';
 
 /**
- * One `select({...}, no_match_error = ...)` as loading produces it: condition labels
- * (canonical) in source order with their values.
+ * One `select({...}, no_match_error = ...)`: condition keys as written, in source order, with
+ * their values. The types are structural so that loading's `Selector` / `SelectorList` objects
+ * (src/loading/select.ts) are accepted as they are.
  */
 export interface Selector<V = unknown> {
-  readonly kind: 'selector';
   readonly entries: readonly (readonly [condition: string, value: V])[];
   readonly noMatchError: string;
 }
@@ -17,14 +17,23 @@ export interface Selector<V = unknown> {
 /**
  * An attribute value that may hold selects: `a + select(...) + select(...)`. Each part is a
  * plain value or a selector; the resolved value concatenates the chosen parts in order.
+ * Recognised by an array `parts` plus `type === 'select'` (loading's Starlark value) or
+ * `kind === 'select'`.
  */
 export interface SelectorList<V = unknown> {
-  readonly kind: 'select';
-  readonly parts: readonly (Selector<V> | { readonly kind: 'value'; readonly value: V })[];
+  readonly parts: readonly (Selector<V> | V)[];
 }
 
 export function isSelectorList(value: unknown): value is SelectorList {
-  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'select' && Array.isArray((value as SelectorList).parts);
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as { parts?: unknown; type?: unknown; kind?: unknown };
+  return Array.isArray(v.parts) && (v.type === 'select' || v.kind === 'select');
+}
+
+export function isSelector(part: unknown): part is Selector {
+  if (typeof part !== 'object' || part === null) return false;
+  const p = part as { entries?: unknown; noMatchError?: unknown };
+  return Array.isArray(p.entries) && typeof p.noMatchError === 'string';
 }
 
 /** The attribute being resolved, for messages. */
@@ -34,6 +43,8 @@ export interface SelectSite {
   readonly configurable: boolean;
   /** The rule's position in its BUILD file. */
   readonly pos?: Position;
+  /** Makes a condition key canonical (`:opt` → `//pkg:opt`); identity when absent. */
+  readonly canonicalizeCondition?: (raw: string) => string;
 }
 
 export class SelectError extends KilnError {}
@@ -54,7 +65,7 @@ export function resolveSelect<V>(
   let result: V | undefined;
   let first = true;
   for (const part of value.parts) {
-    const chosen = part.kind === 'value' ? part.value : chooseBranch(part as Selector<V>, site, matchCondition);
+    const chosen = isSelector(part) ? chooseBranch(part as Selector<V>, site, matchCondition) : (part as V);
     result = first ? chosen : concat(result as V, chosen);
     first = false;
   }
@@ -67,7 +78,9 @@ function chooseBranch<V>(selector: Selector<V>, site: SelectSite, matchCondition
   let winners: { condition: string; match: ConfigMatch; value: V }[] = [];
   const checked: string[] = [];
   let defaultValue: { value: V } | undefined;
-  for (const [condition, value] of selector.entries) {
+  const canonical = site.canonicalizeCondition ?? ((raw: string) => raw);
+  for (const [written, value] of selector.entries) {
+    const condition = canonical(written);
     if (condition === DEFAULT_CONDITION) {
       defaultValue = { value };
       continue;
@@ -118,13 +131,16 @@ function describe(v: unknown): string {
   return typeof v;
 }
 
-/** Every condition label a value mentions (the config_settings analysis must evaluate first). */
-export function conditionLabels(value: unknown): string[] {
+/** Every condition label a value mentions, canonical (the config_settings analysis must evaluate first). */
+export function conditionLabels(value: unknown, canonicalize: (raw: string) => string = (raw) => raw): string[] {
   if (!isSelectorList(value)) return [];
   const out: string[] = [];
   for (const part of value.parts) {
-    if (part.kind !== 'selector') continue;
-    for (const [condition] of (part as Selector).entries) if (condition !== DEFAULT_CONDITION && !out.includes(condition)) out.push(condition);
+    if (!isSelector(part)) continue;
+    for (const [written] of part.entries) {
+      const condition = canonicalize(written);
+      if (condition !== DEFAULT_CONDITION && !out.includes(condition)) out.push(condition);
+    }
   }
   return out;
 }

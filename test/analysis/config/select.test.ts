@@ -30,13 +30,10 @@ const SETTINGS: readonly ConfigSettingDeclaration[] = [
 const site: SelectSite = { ruleLabel: '//pkg:x', attribute: 'cmd', configurable: true, pos: { file: '/ws/pkg/BUILD', line: 3, col: 1 } };
 
 function selector<V>(entries: [string, V][], noMatchError = ''): Selector<V> {
-  return { kind: 'selector', entries, noMatchError };
+  return { entries, noMatchError };
 }
-function select<V>(...parts: (Selector<V> | V)[]): SelectorList<V> {
-  return {
-    kind: 'select',
-    parts: parts.map((p) => ((p as Selector<V>)?.kind === 'selector' ? (p as Selector<V>) : { kind: 'value' as const, value: p as V })),
-  };
+function select<V>(...parts: (Selector<V> | V)[]): SelectorList<V> & { kind: 'select' } {
+  return { kind: 'select', parts };
 }
 
 function resolveIn<V>(value: V | SelectorList<V>, args: string[], which: 'target' | 'exec' = 'target', at: SelectSite = site): V {
@@ -138,6 +135,26 @@ describe('select()', () => {
       '//pkg:x: attribute "outs" is not configurable',
     );
     expect(resolveIn(['x'], [], 'target', { ...site, attribute: 'outs', configurable: false })).toEqual(['x']);
+  });
+
+  it('condition keys are made canonical before matching and in messages', () => {
+    const v = select(selector([[':opt', 'O'], ['//conditions:default', 'D']]));
+    const relative: SelectSite = { ...site, canonicalizeCondition: (raw) => (raw.startsWith(':') ? `//c${raw}` : raw) };
+    expect(resolveIn(v, ['-c', 'opt'], 'target', relative)).toBe('O');
+    expect(() => resolveIn(select(selector([[':opt', 'O']])), [], 'target', relative)).toThrow('Conditions checked:\n //c:opt');
+  });
+
+  it("accepts loading's shape: an object with type 'select' whose parts are Selector objects or plain values", () => {
+    // Mirrors src/loading/select.ts (a StarObject with `type === 'select'` and `parts`; Selector has entries + noMatchError).
+    class LoadingSelector {
+      constructor(
+        readonly entries: readonly (readonly [string, string])[],
+        readonly noMatchError: string,
+      ) {}
+    }
+    const v = { type: 'select', parts: ['x', new LoadingSelector([['//c:opt', 'O'], [DEFAULT_CONDITION, 'D']], '')] };
+    expect(resolveIn(v as unknown as SelectorList<string>, ['-c', 'opt'])).toBe('xO');
+    expect(resolveIn(v as unknown as SelectorList<string>, [])).toBe('xD');
   });
 
   it('lists the conditions a value needs, without the default', () => {
