@@ -7,3 +7,78 @@ export {
   EXECUTION_REQUIREMENTS,
   executionRequirementsFromTags,
 } from './action.js';
+// Build options, configurations, config_setting matching, select() and platforms (README.md).
+export {
+  type OptionValue,
+  type OptionType,
+  type OptionDefinition,
+  type ListConverter,
+  OptionValueError,
+} from './options/option-definition.js';
+export { BuildOptionRegistry, BUILD_OPTIONS, BUILD_OPTION_DEFINITIONS } from './options/build-option-registry.js';
+export { BuildOptions, type UserFlagSetting } from './options/build-options.js';
+export { BuildOptionsParser, parseBuildOptions, canonicalFlagLabel, type ParsedBuildCommandLine } from './options/parse-build-options.js';
+export {
+  type BuildSettingType,
+  type BuildSettingValue,
+  type BuildSettingDefinition,
+  convertBuildSettingText,
+  userFlagValue,
+} from './options/user-defined-flag.js';
+export {
+  type ConstraintValue,
+  type PlatformDeclaration,
+  type HostEnvironment,
+  Platform,
+  flattenPlatform,
+  currentHost,
+  hostConstraintValues,
+  hostPlatformDeclaration,
+  hostCpuName,
+  HOST_PLATFORM_LABEL,
+  OS_SETTING,
+  CPU_SETTING,
+} from './config/platform.js';
+export {
+  BuildConfiguration,
+  createConfigurations,
+  execConfigurationOf,
+  type ConfigurationKind,
+  type ConfigurationPair,
+  type ConfigurationContext,
+  type OutputDirectories,
+} from './config/build-configuration.js';
+export {
+  type ConfigSettingDeclaration,
+  type ConfigSetting,
+  type ExpectedOption,
+  ConfigSettingError,
+  validateConfigSetting,
+} from './config/config-setting.js';
+export { type ConfigMatch, type BuildSettingLookup, matchConfigSetting, listMatches, refines } from './config/config-matching.js';
+export {
+  type Selector,
+  type SelectorList,
+  type SelectSite,
+  DEFAULT_CONDITION,
+  SelectError,
+  isSelectorList,
+  isSelector,
+  resolveSelect,
+  concatValues,
+  conditionLabels,
+} from './config/select.js';
+// Genrule command preparation (README.md).
+export { type LocationEntry, type LocationContext, ExpansionFailure, expandLocations } from './expansion/location-expander.js';
+export { type MakeVariableLookup, expandMakeVariables } from './expansion/make-variable-expander.js';
+export {
+  type GenruleCommandAttribute,
+  type GenruleCommandInput,
+  type GenruleCommand,
+  type JavaRuntimeVariables,
+  GenruleCommandError,
+  GENRULE_SHELL_SETUP,
+  MAX_COMMAND_LENGTH,
+  prepareGenruleCommand,
+} from './expansion/genrule-command.js';
+export { configurationMakeVariables } from './expansion/configuration-make-variables.js';
