@@ -72,6 +72,7 @@ export class PackageBuilder {
     const attrs = new Map<string, AttrValue>();
     const outputs: string[] = [];
     let ok = true;
+    const given = new Set<string>();
     const fail = (message: string) => {
       this.error(`${label}: ${message}`, pos);
       ok = false;
@@ -83,6 +84,7 @@ export class PackageBuilder {
         continue;
       }
       if (v === None) continue; // None means "use the default", as in Bazel.
+      given.add(k);
       try {
         const converted = convertAttribute(spec, v, this.context, ruleClass.name);
         attrs.set(k, converted);
@@ -92,7 +94,7 @@ export class PackageBuilder {
       }
     }
     for (const spec of ruleClass.attributes.values()) {
-      if (spec.mandatory && !attrs.has(spec.name)) fail(`missing value for mandatory attribute '${spec.name}' in '${ruleClass.name}' rule`);
+      if (spec.mandatory && !given.has(spec.name)) fail(`missing value for mandatory attribute '${spec.name}' in '${ruleClass.name}' rule`);
     }
     if (!ok) return;
 
