@@ -1,0 +1,110 @@
+import { mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { googleRpc, grpcStatusOf, kilnWorker, NotFoundError, packAny, reapi, parseDigest, type Digest } from '../src/core/index.js';
+import type { CasClient } from './cas-client.js';
+import type { CommandRunner } from './command-runner.js';
+import type { FileCache } from './file-cache.js';
+import { materializeInputRoot } from './input-root.js';
+import { collectOutputs } from './output-collector.js';
+
+type Timestamp = { seconds: number; nanos: number };
+const timestamp = (ms = Date.now()): Timestamp => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 });
+const durationMs = (d: { seconds: number; nanos: number } | null | undefined) => (d ? d.seconds * 1000 + Math.floor(d.nanos / 1e6) : 0);
+
+export interface BuildExecutorOptions {
+  readonly cas: CasClient;
+  readonly fileCache: FileCache;
+  readonly runner: CommandRunner;
+  /** Build directories are made here; on the same file system as the file cache (hard links). */
+  readonly buildRoot: string;
+  /** ExecutedActionMetadata.worker. */
+  readonly workerName: string;
+}
+
+/**
+ * Runs one assignment end to end: input root into a fresh build directory (through the file cache),
+ * the Command through the runner, outputs to the CAS, and an ExecuteResponse with every
+ * ExecutedActionMetadata timestamp. The build directory is always removed. Infrastructure failures
+ * become the response's status (missing inputs: FAILED_PRECONDITION; timeout: DEADLINE_EXCEEDED with
+ * the partial result), so the scheduler always gets an answer.
+ */
+export class BuildExecutor {
+  constructor(private readonly options: BuildExecutorOptions) {}
+
+  async execute(
+    assignment: kilnWorker.Assignment,
+    reportStage: (stage: kilnWorker.TaskStage) => void,
+    signal: AbortSignal,
+  ): Promise<reapi.ExecuteResponseInit> {
+    const { cas, fileCache, runner } = this.options;
+    const metadata: reapi.ExecutedActionMetadataInit = {
+      worker: this.options.workerName,
+      queuedTimestamp: assignment.queuedTimestamp ?? undefined,
+      workerStartTimestamp: timestamp(),
+    };
+    const buildDirectory = join(this.options.buildRoot, assignment.taskId.replace(/[^A-Za-z0-9_-]/g, '_'));
+    try {
+      const action = assignment.action!;
+      const command = assignment.command!;
+      reportStage(kilnWorker.TaskStage.FETCHING_INPUTS);
+      metadata.inputFetchStartTimestamp = timestamp();
+      await mkdir(buildDirectory, { recursive: true });
+      await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory);
+      const workingDirectory = join(buildDirectory, command.workingDirectory);
+      // REAPI: the worker creates the parent directories of every output path.
+      const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
+      for (const output of outputs) await mkdir(dirname(join(workingDirectory, output)), { recursive: true });
+      await mkdir(workingDirectory, { recursive: true });
+      metadata.inputFetchCompletedTimestamp = timestamp();
+      signal.throwIfAborted();
+
+      reportStage(kilnWorker.TaskStage.RUNNING);
+      const logs = { stdoutPath: join(this.options.buildRoot, `${assignment.taskId}.stdout`), stderrPath: join(this.options.buildRoot, `${assignment.taskId}.stderr`) };
+      metadata.executionStartTimestamp = timestamp();
+      const timeoutMs = durationMs(assignment.timeout);
+      const outcome = await runner.run({
+        buildDirectory,
+        workingDirectory: command.workingDirectory,
+        arguments: command.arguments,
+        environment: Object.fromEntries(command.environmentVariables.map((v) => [v.name, v.value])),
+        platform: (action.platform?.properties.length ? action.platform : command.platform)?.properties ?? [],
+        timeoutMs,
+        ...logs,
+        signal,
+      });
+      metadata.executionCompletedTimestamp = timestamp();
+      signal.throwIfAborted();
+
+      reportStage(kilnWorker.TaskStage.UPLOADING_OUTPUTS);
+      metadata.outputUploadStartTimestamp = timestamp();
+      const collected = await collectOutputs(cas, workingDirectory, command, logs);
+      await Promise.all([rm(logs.stdoutPath, { force: true }), rm(logs.stderrPath, { force: true })]);
+      metadata.outputUploadCompletedTimestamp = timestamp();
+      metadata.workerCompletedTimestamp = timestamp();
+      const result: reapi.ActionResultInit = { ...collected, exitCode: outcome.exitCode, executionMetadata: metadata };
+      if (outcome.timedOut) {
+        return { result, status: { code: googleRpc.Code.DEADLINE_EXCEEDED, message: `the action exceeded its timeout of ${timeoutMs / 1000}s and was killed` } };
+      }
+      return { result, status: { code: googleRpc.Code.OK } };
+    } catch (e) {
+      return { status: failureStatus(e, assignment.actionDigest ?? undefined) };
+    } finally {
+      await rm(buildDirectory, { recursive: true, force: true }).catch(() => {});
+    }
+  }
+}
+
+function failureStatus(e: unknown, actionDigest: Digest | undefined): googleRpc.StatusInit {
+  if (e instanceof NotFoundError) {
+    // An input vanished from the CAS between validation and fetching: the client must upload it again.
+    const subject = /([0-9a-f]{64})\/(\d+)/.exec(e.message);
+    return {
+      code: googleRpc.Code.FAILED_PRECONDITION,
+      message: `an input of action ${actionDigest?.hash ?? ''} is missing from the CAS: ${e.message}`,
+      details: subject ? [packAny(googleRpc.PreconditionFailure, { violations: [{ type: 'MISSING', subject: `blobs/${subject[1]}/${subject[2]}` }] })] : [],
+    };
+  }
+  if (e instanceof Error && e.name === 'AbortError') return { code: googleRpc.Code.CANCELLED, message: 'the execution was cancelled' };
+  const { code, message } = grpcStatusOf(e);
+  return { code, message: `executor: ${message}` };
+}

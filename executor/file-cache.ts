@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { chmod, link, mkdir, rename, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { digestOfFile, InternalError, type Digest } from '../src/core/index.js';
+
+/** Fetches one blob from the CAS into a new file. */
+export type BlobDownloader = (digest: Digest, path: string) => Promise<void>;
+
+/**
+ * The executor's local content-addressed file cache: each input file is downloaded once, verified
+ * against its digest, made read-only and hard-linked into build directories. Executable and plain
+ * copies are separate entries, since a hard link shares its mode. Bounded by total size; the least
+ * recently linked entries are removed first (build directories keep their links, so eviction never
+ * breaks a running action).
+ */
+export class FileCache {
+  /** key -> size; the Map's order is recency (oldest first). */
+  private readonly entries = new Map<string, number>();
+  private readonly inProgress = new Map<string, Promise<void>>();
+  private totalBytes = 0;
+
+  private constructor(
+    private readonly root: string,
+    private readonly maxBytes: number,
+    private readonly download: BlobDownloader,
+  ) {}
+
+  /** Starts empty at `root` (anything there from an earlier run is removed). */
+  static async open(root: string, maxBytes: number, download: BlobDownloader): Promise<FileCache> {
+    await rm(root, { recursive: true, force: true });
+    await mkdir(join(root, 'tmp'), { recursive: true });
+    return new FileCache(root, maxBytes, download);
+  }
+
+  get sizeBytes(): number {
+    return this.totalBytes;
+  }
+
+  get entryCount(): number {
+    return this.entries.size;
+  }
+
+  /** Makes `dest` a hard link to the cached copy of the blob, downloading it first if needed. */
+  async linkInto(digest: Digest, executable: boolean, dest: string): Promise<void> {
+    const key = `${digest.hash}-${digest.sizeBytes}${executable ? '-x' : ''}`;
+    for (let attempt = 0; ; attempt++) {
+      await this.ensure(key, digest, executable);
+      this.touch(key);
+      try {
+        await link(join(this.root, key), dest);
+        return;
+      } catch (e) {
+        // Evicted between ensure and link by a concurrent insertion: fetch it again once.
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0 || this.entries.has(key)) throw e;
+      }
+    }
+  }
+
+  private touch(key: string): void {
+    const size = this.entries.get(key);
+    if (size === undefined) return;
+    this.entries.delete(key);
+    this.entries.set(key, size);
+  }
+
+  private ensure(key: string, digest: Digest, executable: boolean): Promise<void> {
+    if (this.entries.has(key)) return Promise.resolve();
+    let pending = this.inProgress.get(key);
+    if (!pending) {
+      pending = this.insert(key, digest, executable).finally(() => this.inProgress.delete(key));
+      this.inProgress.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async insert(key: string, digest: Digest, executable: boolean): Promise<void> {
+    const tmp = join(this.root, 'tmp', randomUUID());
+    try {
+      await this.download(digest, tmp);
+      const actual = await digestOfFile(tmp);
+      if (actual.hash !== digest.hash || actual.sizeBytes !== digest.sizeBytes) {
+        throw new InternalError(`blob ${digest.hash}/${digest.sizeBytes} arrived with different content (${actual.hash}/${actual.sizeBytes})`);
+      }
+      await chmod(tmp, executable ? 0o555 : 0o444);
+      await rename(tmp, join(this.root, key));
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+    this.entries.set(key, digest.sizeBytes);
+    this.totalBytes += digest.sizeBytes;
+    await this.evict(key);
+  }
+
+  private async evict(keep: string): Promise<void> {
+    for (const [key, size] of this.entries) {
+      if (this.totalBytes <= this.maxBytes) break;
+      if (key === keep) continue;
+      this.entries.delete(key);
+      this.totalBytes -= size;
+      await unlink(join(this.root, key)).catch(() => {});
+    }
+  }
+}

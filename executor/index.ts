@@ -1,0 +1,9 @@
+// Kiln's executor (worker): the synchronize loop of worker.proto, input materialisation through a
+// local file cache, output collection and upload. Other layers (the CLI) import only this file.
+export { CasClient } from './cas-client.js';
+export { FileCache, type BlobDownloader } from './file-cache.js';
+export { materializeInputRoot } from './input-root.js';
+export { collectOutputs } from './output-collector.js';
+export { BuildExecutor, type BuildExecutorOptions } from './build-executor.js';
+export { type CommandRunner, type CommandRun, type CommandOutcome, type PlatformProperty } from './command-runner.js';
+export { SynchronizeLoop, type SynchronizeLoopOptions } from './synchronize-loop.js';

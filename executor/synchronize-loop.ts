@@ -1,0 +1,145 @@
+import * as grpc from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
+import { kilnWorker } from '../src/core/index.js';
+import type { BuildExecutor } from './build-executor.js';
+import type { PlatformProperty } from './command-runner.js';
+
+export interface SynchronizeLoopOptions {
+  /** host:port of the scheduler. */
+  readonly address: string;
+  readonly instanceName: string;
+  readonly displayName: string;
+  readonly platform: readonly PlatformProperty[];
+  readonly slots: number;
+  readonly executor: BuildExecutor;
+  /** Where problems talking to the scheduler are reported. */
+  readonly log: (message: string) => void;
+}
+
+interface Task {
+  stage: kilnWorker.TaskStage;
+  response?: kilnWorker.TaskReportInit['response'];
+  readonly abort: AbortController;
+}
+
+const RETRY_MIN_MS = 100;
+const RETRY_MAX_MS = 2000;
+
+/**
+ * The executor's side of worker.proto: one Synchronize call outstanding at a time, carrying every
+ * task's stage. The call is held by the scheduler while there is nothing to report (long poll);
+ * a stage change cancels it and reports at once. Assignments start tasks, `cancel_task_ids` abort
+ * them. If the scheduler is unreachable the tasks keep running and the loop retries with backoff.
+ */
+export class SynchronizeLoop {
+  readonly executorId = randomUUID();
+  private readonly client: kilnWorker.WorkerServiceClient;
+  private readonly tasks = new Map<string, Task>();
+  private current?: grpc.ClientUnaryCall;
+  /** Whether the outstanding call may be held (only those are cancelled to report sooner). */
+  private currentWaits = false;
+  private dirty = false;
+  private stopped = false;
+  private wakeRetry?: () => void;
+  private loop?: Promise<void>;
+
+  constructor(private readonly options: SynchronizeLoopOptions) {
+    const Client = grpc.makeGenericClientConstructor(kilnWorker.WorkerServiceService as unknown as grpc.ServiceDefinition, 'WorkerService');
+    this.client = new Client(options.address, grpc.credentials.createInsecure()) as unknown as kilnWorker.WorkerServiceClient;
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Stops asking for work, aborts running tasks and closes the connection. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const task of this.tasks.values()) task.abort.abort();
+    this.current?.cancel();
+    this.wakeRetry?.();
+    await this.loop;
+    this.client.close();
+  }
+
+  get runningTasks(): number {
+    return this.tasks.size;
+  }
+
+  private async run(): Promise<void> {
+    let backoff = RETRY_MIN_MS;
+    while (!this.stopped) {
+      const reports = [...this.tasks].map(([taskId, t]): kilnWorker.TaskReportInit => ({ taskId, stage: t.stage, ...(t.response ? { response: t.response } : {}) }));
+      const mayWait = !this.dirty;
+      this.dirty = false;
+      try {
+        const response = await this.synchronize({
+          executorId: this.executorId,
+          displayName: this.options.displayName,
+          instanceName: this.options.instanceName,
+          platformProperties: this.options.platform.map((p) => ({ name: p.name, value: p.value })),
+          slots: this.options.slots,
+          tasks: reports,
+          mayWait,
+        });
+        backoff = RETRY_MIN_MS;
+        for (const r of reports) if (r.stage === kilnWorker.TaskStage.COMPLETED) this.tasks.delete(r.taskId!);
+        for (const id of response.cancelTaskIds) {
+          this.tasks.get(id)?.abort.abort();
+          this.tasks.delete(id);
+        }
+        for (const assignment of response.assignments) this.startTask(assignment);
+      } catch (e) {
+        const err = e as grpc.ServiceError;
+        if (err.code === grpc.status.CANCELLED) continue; // we cancelled the long poll to report
+        this.dirty = true;
+        if (this.stopped) break;
+        this.options.log(`executor ${this.options.displayName}: Synchronize failed (${err.details ?? err.message}); retrying in ${backoff} ms`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, backoff);
+          this.wakeRetry = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wakeRetry = undefined;
+        backoff = Math.min(RETRY_MAX_MS, backoff * 2);
+      }
+    }
+  }
+
+  private synchronize(request: kilnWorker.SynchronizeRequestInit): Promise<kilnWorker.SynchronizeResponse> {
+    return new Promise((resolve, reject) => {
+      this.currentWaits = request.mayWait === true;
+      this.current = this.client.Synchronize(request, (err, res) => {
+        this.current = undefined;
+        this.currentWaits = false;
+        if (err) reject(err);
+        else resolve(res!);
+      });
+    });
+  }
+
+  /** Something to report: end the held call now. */
+  private changed(): void {
+    this.dirty = true;
+    if (this.currentWaits) this.current?.cancel();
+  }
+
+  private startTask(assignment: kilnWorker.Assignment): void {
+    if (this.tasks.has(assignment.taskId)) return;
+    const task: Task = { stage: kilnWorker.TaskStage.FETCHING_INPUTS, abort: new AbortController() };
+    this.tasks.set(assignment.taskId, task);
+    const reportStage = (stage: kilnWorker.TaskStage) => {
+      if (task.abort.signal.aborted || task.stage === stage) return;
+      task.stage = stage;
+      this.changed();
+    };
+    void this.options.executor.execute(assignment, reportStage, task.abort.signal).then((response) => {
+      if (task.abort.signal.aborted || this.tasks.get(assignment.taskId) !== task) return;
+      task.response = response;
+      task.stage = kilnWorker.TaskStage.COMPLETED;
+      this.changed();
+    });
+  }
+}
