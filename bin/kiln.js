@@ -9,7 +9,7 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
   process.stdout.write(`kiln ${version}\n`);
 } else {
-  const { runCli } = await import('../dist/src/cli/index.js');
+  const { runCli } = await import('../dist/bundle/kiln.js');
   let onInterrupt;
   const interrupted = new Promise((resolve) => (onInterrupt = resolve));
   process.once('SIGINT', onInterrupt);

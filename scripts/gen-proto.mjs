@@ -364,53 +364,72 @@ function emitService(w, s) {
 }
 
 const RUNTIME = `${HEADER}
-import protobuf from 'protobufjs';
+import { createRequire } from 'node:module';
+import type protobuf from 'protobufjs';
 import { descriptor } from './descriptor.js';
 
-/** Every message, enum and service of proto/gen, resolved once. */
-export const root: protobuf.Root = protobuf.Root.fromJSON(descriptor as unknown as protobuf.INamespace);
-root.resolveAll();
-useNumberDefaultsFor64BitFields(root);
+/**
+ * protobufjs and the resolved descriptor, built on the first encode or decode. Loading them costs about
+ * 100 ms, which commands that never speak the protocol (\`kiln starlark\`, \`kiln query\`) should not pay.
+ */
+interface Runtime {
+  readonly root: protobuf.Root;
+  /** A reader that yields 64-bit integers as JS numbers. */
+  readonly reader: (bytes: Buffer) => protobuf.Reader;
+}
+
+let runtime: Runtime | undefined;
+
+function loadRuntime(): Runtime {
+  if (runtime) return runtime;
+  const pb = createRequire(import.meta.url)('protobufjs') as typeof protobuf;
+  const root = pb.Root.fromJSON(descriptor as unknown as protobuf.INamespace);
+  root.resolveAll();
+  useNumberDefaultsFor64BitFields(pb, root);
+  const asNumber = (v: number | protobuf.Long): number =>
+    typeof v === 'number' ? v : (v as unknown as { toNumber(): number }).toNumber();
+  // Exact below 2^53, which covers every size and timestamp REAPI carries; configured per reader, so
+  // protobufjs's global settings stay as they are.
+  class NumberInt64Reader extends pb.BufferReader {
+    override int64(): protobuf.Long {
+      return asNumber(super.int64()) as unknown as protobuf.Long;
+    }
+    override uint64(): protobuf.Long {
+      return asNumber(super.uint64()) as unknown as protobuf.Long;
+    }
+    override sint64(): protobuf.Long {
+      return asNumber(super.sint64()) as unknown as protobuf.Long;
+    }
+    override fixed64(): protobuf.Long {
+      return asNumber(super.fixed64()) as unknown as protobuf.Long;
+    }
+    override sfixed64(): protobuf.Long {
+      return asNumber(super.sfixed64()) as unknown as protobuf.Long;
+    }
+  }
+  runtime = { root, reader: (bytes) => new NumberInt64Reader(bytes) };
+  return runtime;
+}
+
+/** Every message, enum and service of proto/gen, resolved on first use. */
+export function protoRoot(): protobuf.Root {
+  return loadRuntime().root;
+}
 
 /**
  * protobufjs puts a Long object on the message prototype as the default of a 64-bit field, so a decoded
  * Digest of the empty blob (size 0 is not on the wire) would read \`sizeBytes\` as a Long. Plain 0 instead,
- * matching what NumberInt64Reader returns for values that are present.
+ * matching what the number reader returns for values that are present.
  */
-function useNumberDefaultsFor64BitFields(ns: protobuf.NamespaceBase): void {
+function useNumberDefaultsFor64BitFields(pb: typeof protobuf, ns: protobuf.NamespaceBase): void {
   for (const child of ns.nestedArray) {
-    if (child instanceof protobuf.Type) {
+    if (child instanceof pb.Type) {
       const prototype = child.ctor.prototype as Record<string, unknown>;
       for (const field of child.fieldsArray) {
         if (field.long && !field.repeated && !field.map) prototype[field.name] = 0;
       }
     }
-    if (child instanceof protobuf.Namespace || child instanceof protobuf.Type) useNumberDefaultsFor64BitFields(child);
-  }
-}
-
-const asNumber = (v: number | protobuf.Long): number =>
-  typeof v === 'number' ? v : (v as unknown as { toNumber(): number }).toNumber();
-
-/**
- * Reads 64-bit integers as JS numbers instead of Long objects. Exact below 2^53, which covers every
- * size and timestamp REAPI carries; configured per reader, so protobufjs's global settings stay as they are.
- */
-class NumberInt64Reader extends protobuf.BufferReader {
-  override int64(): protobuf.Long {
-    return asNumber(super.int64()) as unknown as protobuf.Long;
-  }
-  override uint64(): protobuf.Long {
-    return asNumber(super.uint64()) as unknown as protobuf.Long;
-  }
-  override sint64(): protobuf.Long {
-    return asNumber(super.sint64()) as unknown as protobuf.Long;
-  }
-  override fixed64(): protobuf.Long {
-    return asNumber(super.fixed64()) as unknown as protobuf.Long;
-  }
-  override sfixed64(): protobuf.Long {
-    return asNumber(super.sfixed64()) as unknown as protobuf.Long;
+    if (child instanceof pb.Namespace || child instanceof pb.Type) useNumberDefaultsFor64BitFields(pb, child);
   }
 }
 
@@ -434,10 +453,19 @@ export interface MessageCodec<T, I> {
 }
 
 export function messageCodec<T, I>(typeName: string): MessageCodec<T, I> {
-  const type = root.lookupType(typeName);
-  const encode = (message: I): Buffer => asBuffer(type.encode(message as unknown as protobuf.Message).finish());
-  const decode = (bytes: Uint8Array): T => type.decode(new NumberInt64Reader(asBuffer(bytes))) as unknown as T;
-  return { typeName, type, encode, decode, create: (init) => decode(encode(init ?? ({} as I))) };
+  let resolved: protobuf.Type | undefined;
+  const type = (): protobuf.Type => (resolved ??= loadRuntime().root.lookupType(typeName));
+  const encode = (message: I): Buffer => asBuffer(type().encode(message as unknown as protobuf.Message).finish());
+  const decode = (bytes: Uint8Array): T => type().decode(loadRuntime().reader(asBuffer(bytes))) as unknown as T;
+  return {
+    typeName,
+    get type() {
+      return type();
+    },
+    encode,
+    decode,
+    create: (init) => decode(encode(init ?? ({} as I))),
+  };
 }
 
 export const TYPE_URL_PREFIX = 'type.googleapis.com/';

@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { reapi, googleRpc, longrunning, bytestream, packAny, unpackAny, asBuffer } from '../../../src/core/proto.js';
-import { root as generatedRoot } from '../../../proto/gen/runtime.js';
+import { protoRoot } from '../../../proto/gen/runtime.js';
+
+const generatedRoot = protoRoot();
 
 /**
  * upstream-wire-table.json lists every message field (name, number, label, type), enum value and RPC of
