@@ -1,0 +1,237 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { errorsOf, loadFixture, newLoader, rule } from './load-helper.js';
+import { workspaceFixture } from './fixture.js';
+
+describe('BUILD evaluation', () => {
+  it('globs relative to the package, stopping at subpackages, and concatenates select()', () => {
+    const { pkg } = loadFixture({
+      'pkg/BUILD': 'filegroup(name = "f", srcs = glob(["**/*.txt"], exclude = ["skip.txt"]) + select({"//conditions:default": ["z.txt"]}))\n',
+      'pkg/a.txt': '',
+      'pkg/skip.txt': '',
+      'pkg/d/b.txt': '',
+      'pkg/sub/BUILD': '',
+      'pkg/sub/c.txt': '',
+    });
+    expect(errorsOf(pkg)).toEqual([]);
+    expect(rule(pkg, 'f').attrs.get('srcs')).toEqual({
+      select: [{ plain: ['//pkg:a.txt', '//pkg:d/b.txt'] }, { conditions: [['//conditions:default', ['//pkg:z.txt']]], noMatchError: '' }],
+    });
+  });
+
+  it('reports glob errors at the call', () => {
+    const { pkg } = loadFixture({ 'pkg/BUILD': 'x = 1\nfilegroup(name = "f", srcs = glob(["a**"]))\n' });
+    expect(errorsOf(pkg)).toEqual(["pkg/BUILD:2:34: glob pattern 'a**': recursive wildcard must be its own segment"]);
+  });
+
+  it('supports package(), exports_files, package_group, licenses, package_name(), repository_name()', () => {
+    const { pkg } = loadFixture({
+      'pkg/BUILD': [
+        'package(default_visibility = ["//visibility:public"], default_testonly = True)',
+        'licenses(["notice"])',
+        'exports_files(["a.txt", "b.txt"], visibility = ["//other:__pkg__"])',
+        'package_group(name = "friends", packages = ["//pkg/...", "-//pkg/secret"], includes = [":more"])',
+        'genrule(name = package_name().replace("/", "_") + repository_name().replace("@", "_main"), outs = ["o"], cmd = "")',
+        '',
+      ].join('\n'),
+    });
+    expect(errorsOf(pkg)).toEqual([]);
+    expect(pkg.defaults.visibility).toEqual(['//visibility:public']);
+    expect(pkg.defaults.testonly).toBe(true);
+    expect(pkg.defaults.licenses).toEqual(['notice']);
+    expect(pkg.targets.get('a.txt')).toMatchObject({ kind: 'source', visibility: ['//other:__pkg__'] });
+    expect(pkg.targets.get('friends')).toMatchObject({ kind: 'package_group', packages: ['//pkg/...', '-//pkg/secret'], includes: ['//pkg:more'] });
+    expect(pkg.targets.get('pkg_main')?.kind).toBe('rule');
+  });
+
+  it('rejects a second package() call (Bazel wording)', () => {
+    const { pkg } = loadFixture({ 'pkg/BUILD': 'package()\npackage()\n' });
+    expect(errorsOf(pkg)).toEqual(["pkg/BUILD:2:8: 'package' can only be used once per BUILD file"]);
+  });
+
+  it('existing_rule(s) see earlier rules', () => {
+    const { pkg } = loadFixture({
+      'pkg/BUILD': [
+        'genrule(name = "g", outs = ["o"], cmd = "c", tags = ["t"])',
+        'r = existing_rule("g")',
+        'filegroup(name = "k_" + r["kind"] + "_" + r["cmd"] + "_" + r["tags"][0] + "_" + str(len(existing_rules())))',
+        'filegroup(name = "none_" + str(existing_rule("nope")))',
+        '',
+      ].join('\n'),
+    });
+    expect(errorsOf(pkg)).toEqual([]);
+    expect(pkg.targets.has('k_genrule_c_t_1')).toBe(true);
+    expect(pkg.targets.has('none_None')).toBe(true);
+  });
+
+  it('records syntax and evaluation errors with positions, keeping earlier targets', () => {
+    expect(errorsOf(loadFixture({ 'pkg/BUILD': 'filegroup(name = "a")\nfilegroup(name = \n' }).pkg)[0]).toMatch(/^pkg\/BUILD:3:1: /);
+    const { pkg } = loadFixture({ 'pkg/BUILD': 'filegroup(name = "a")\nx = undefined_name\n' });
+    expect(errorsOf(pkg)).toEqual(['pkg/BUILD:2:5: undefined: undefined_name']);
+    const p2 = loadFixture({ 'pkg/BUILD': 'filegroup(name = "a")\nx = 1 + "a"\nfilegroup(name = "b")\n' }).pkg;
+    expect(errorsOf(p2)).toEqual(['pkg/BUILD:2:7: unknown binary op: int + string']);
+    expect(p2.targets.has('a')).toBe(true);
+  });
+
+  it('fails clearly for a missing package', () => {
+    const { loader } = loadFixture({ 'pkg/BUILD': '' });
+    expect(() => loader.loadPackage('', 'nope')).toThrow(
+      "no such package 'nope': BUILD file not found in any of the following directories. Add a BUILD file to a directory to mark it as a package.\n - nope",
+    );
+  });
+
+  it('passes print() output on with the position', () => {
+    const root = workspaceFixture({ WORKSPACE: '', 'pkg/BUILD': 'filegroup(name = "a")\nprint("hi", 1)\n' });
+    const events: string[] = [];
+    newLoader(root, events).loadPackage('', 'pkg');
+    // Bazel prints DEBUG at the call's parenthesis.
+    expect(events).toEqual(['DEBUG: pkg/BUILD:2:6: hi 1']);
+  });
+});
+
+describe('load()', () => {
+  const lib = {
+    'lib/BUILD': '',
+    'lib/defs.bzl': [
+      'load(":consts.bzl", "SUFFIX")',
+      'load("//lib/more:m.bzl", _m = "m")',
+      'print("defs loaded")',
+      'def gen(name, **kwargs):',
+      '    native.genrule(name = name, outs = [name + SUFFIX], cmd = _m, **kwargs)',
+      'def _impl(ctx):',
+      '    pass',
+      'Info = provider(fields = ["x"])',
+      'my_rule = rule(implementation = _impl, attrs = {"deps": attr.label_list(), "n": attr.int(default = 3), "mode": attr.string(mandatory = True, values = ["a", "b"])})',
+      'info = Info(x = 1)',
+      'L = Label("//lib:x")',
+      'D = depset([1, 2], transitive = [depset([3])])',
+      '_private = 1',
+      '',
+    ].join('\n'),
+    'lib/consts.bzl': 'SUFFIX = ".out"\n',
+    'lib/more/BUILD': '',
+    'lib/more/m.bzl': 'm = "echo"\n',
+  };
+
+  it('loads by absolute and relative labels, runs macros with native, evaluates each .bzl once', () => {
+    const root = workspaceFixture({
+      WORKSPACE: '',
+      ...lib,
+      'pkg/BUILD': [
+        'load("//lib:defs.bzl", "gen", "my_rule", "info", "L", "D")',
+        'gen("a")',
+        'gen("b", tags = ["x"])',
+        'my_rule(name = "r", deps = [":a"], mode = "a")',
+        'filegroup(name = "meta_%d_%s_%s" % (info.x, L.name, str(D.to_list())))',
+        '',
+      ].join('\n'),
+      'pkg2/BUILD': 'load("//lib:defs.bzl", "gen")\ngen("c")\n',
+    });
+    const events: string[] = [];
+    const loader = newLoader(root, events);
+    const pkg = loader.loadPackage('', 'pkg');
+    loader.loadPackage('', 'pkg2');
+    expect(errorsOf(pkg)).toEqual([]);
+    expect(rule(pkg, 'a')).toMatchObject({ ruleClass: 'genrule', outputs: ['a.out'], location: { file: 'pkg/BUILD', line: 2, col: 4 } });
+    expect(rule(pkg, 'a').attrs.get('cmd')).toBe('echo');
+    expect(rule(pkg, 'r')).toMatchObject({ ruleClass: 'my_rule', location: { line: 4, col: 8 } });
+    expect(pkg.targets.has('meta_1_x_[1, 2, 3]') || pkg.targets.has('meta_1_x_[3, 1, 2]')).toBe(true);
+    expect(events.filter((e) => e.includes('defs loaded'))).toHaveLength(1);
+  });
+
+  it('checks Starlark rule attributes like native ones', () => {
+    const { pkg } = loadFixture({
+      ...lib,
+      'pkg/BUILD': 'load("//lib:defs.bzl", "my_rule")\nmy_rule(name = "r")\nmy_rule(name = "s", mode = "c")\nmy_rule(name = "t", mode = "a", bogus = 1)\n',
+    });
+    expect(errorsOf(pkg)).toEqual([
+      "pkg/BUILD:2:8: //pkg:r: missing value for mandatory attribute 'mode' in 'my_rule' rule",
+      "pkg/BUILD:3:8: //pkg:s: invalid value in 'mode' attribute: has to be one of 'a' or 'b' instead of 'c'",
+      "pkg/BUILD:4:8: //pkg:t: no such attribute 'bogus' in 'my_rule' rule",
+    ]);
+  });
+
+  it('does not export private names', () => {
+    const { pkg } = loadFixture({ ...lib, 'pkg/BUILD': 'load("//lib:defs.bzl", "_private")\n' });
+    expect(errorsOf(pkg)).toEqual(['pkg/BUILD:1:25: load: names with leading underscores are not exported: _private']);
+  });
+
+  it('reports a load cycle with its path', () => {
+    const { pkg } = loadFixture({
+      'lib/BUILD': '',
+      'lib/a.bzl': 'load(":b.bzl", "b")\na = 1\n',
+      'lib/b.bzl': 'load(":a.bzl", "a")\nb = 1\n',
+      'pkg/BUILD': 'load("//lib:a.bzl", "a")\n',
+    });
+    expect(errorsOf(pkg)).toEqual([
+      'lib/b.bzl:1:6: cannot load :a.bzl: cycle detected in extension files: //lib:a.bzl -> //lib:b.bzl -> //lib:a.bzl',
+    ]);
+  });
+
+  it('reports missing files, missing packages and bad labels at the load', () => {
+    const p1 = loadFixture({ 'lib/BUILD': '', 'pkg/BUILD': 'load("//lib:nope.bzl", "x")\n' }).pkg;
+    expect(errorsOf(p1)).toEqual(["pkg/BUILD:1:6: cannot load //lib:nope.bzl: no such file 'lib/nope.bzl'"]);
+    const p2 = loadFixture({ 'lib/x.bzl': '', 'pkg/BUILD': 'load("//lib:x.bzl", "x")\n' }).pkg;
+    expect(errorsOf(p2)[0]).toContain('cannot load //lib:x.bzl: Unable to find package for //lib:x.bzl: BUILD file not found');
+    const p3 = loadFixture({ 'pkg/BUILD': 'load("//lib:x.txt", "x")\n' }).pkg;
+    expect(errorsOf(p3)).toEqual(["pkg/BUILD:1:6: cannot load //lib:x.txt: The label must reference a file with extension '.bzl'"]);
+  });
+
+  it('refuses native rule calls at .bzl top level', () => {
+    const { pkg } = loadFixture({ 'lib/BUILD': '', 'lib/x.bzl': 'native.genrule(name = "g", outs = ["o"])\n', 'pkg/BUILD': 'load("//lib:x.bzl", "y")\n' });
+    expect(errorsOf(pkg)[0]).toContain('genrule() can only be used while evaluating a BUILD file');
+  });
+});
+
+describe('built-in repositories', () => {
+  it('provides @platforms constraints and @bazel_skylib common_settings', () => {
+    const { pkg, loader } = loadFixture({
+      'pkg/BUILD': [
+        'load("@bazel_skylib//rules:common_settings.bzl", "string_flag", "bool_flag", "BuildSettingInfo")',
+        'string_flag(name = "mode", build_setting_default = "fast", values = ["fast", "slow"])',
+        'bool_flag(name = "on", build_setting_default = False)',
+        'config_setting(name = "linux", constraint_values = ["@platforms//os:linux"])',
+        '',
+      ].join('\n'),
+    });
+    expect(errorsOf(pkg)).toEqual([]);
+    const os = loader.loadPackage('platforms', 'os');
+    expect(errorsOf(os)).toEqual([]);
+    expect(rule(os, 'linux')).toMatchObject({ ruleClass: 'constraint_value' });
+    expect(rule(os, 'linux').attrs.get('constraint_setting')).toBe('@platforms//os:os');
+    expect(rule(loader.loadPackage('platforms', 'cpu'), 'x86_64').ruleClass).toBe('constraint_value');
+    expect(() => loader.loadPackage('nope', '')).toThrow("No repository visible as '@nope' from main repository");
+  });
+});
+
+describe('incremental loading', () => {
+  it('reuses cached packages until the BUILD file, a loaded .bzl or a globbed listing changes', () => {
+    const root = workspaceFixture({
+      WORKSPACE: '',
+      'lib/BUILD': '',
+      'lib/defs.bzl': 'def gen(name):\n    native.filegroup(name = name, srcs = native.glob(["*.txt"]))\n',
+      'pkg/BUILD': 'load("//lib:defs.bzl", "gen")\ngen("f")\n',
+      'pkg/a.txt': '',
+      'other/BUILD': 'filegroup(name = "o")\n',
+    });
+    const run = () => {
+      const loader = newLoader(root);
+      const p = loader.loadPackage('', 'pkg');
+      loader.loadPackage('', 'other');
+      loader.flush();
+      return { srcs: rule(p, 'f').attrs.get('srcs'), stats: { ...loader.stats } };
+    };
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt'], stats: { computed: 3, reusedFromStore: 0 } });
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt'], stats: { computed: 0, reusedFromStore: 2 } });
+
+    writeFileSync(join(root, 'pkg/b.txt'), ''); // a listing the glob read changed
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:b.txt'], stats: { computed: 2, reusedFromStore: 1 } });
+
+    writeFileSync(join(root, 'lib/defs.bzl'), 'def gen(name):\n    native.filegroup(name = name, srcs = ["x"])\n');
+    expect(run()).toEqual({ srcs: ['//pkg:x'], stats: { computed: 2, reusedFromStore: 1 } });
+
+    writeFileSync(join(root, 'other/BUILD'), 'filegroup(name = "o2")\n');
+    expect(run().stats).toEqual({ computed: 1, reusedFromStore: 1 });
+  });
+});
