@@ -202,9 +202,9 @@ class ActionRunner {
         argv = scripted.argv;
       }
       const runEnv = { ...env, TMPDIR: tmpDir };
-      this.reporter.actionStarted(action, strategy.runnerName);
-      const result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, signal });
       const command = formatCommand(execRoot, env, action.argv);
+      this.reporter.actionStarted(action, strategy.runnerName, command);
+      const result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, signal });
       if (signal?.aborted) {
         await this.deleteOutputs(action);
         return this.fail({ action, message: `${action.progressMessage} interrupted` });

@@ -31,7 +31,8 @@ export interface ExecutionSummary {
 /** Receives execution events; the CLI renders them on a terminal or as plain lines. */
 export interface ExecutionReporter {
   buildStarted(totalActions: number): void;
-  actionStarted(action: Action, runnerName: string): void;
+  /** `command` is the shell line that reproduces the spawn (printed with `--subcommands`). */
+  actionStarted(action: Action, runnerName: string, command: string): void;
   /** `kind` undefined: found up to date in the local action cache. */
   actionFinished(action: Action, kind: ProcessKind | undefined): void;
   actionFailed(failure: ActionFailure): void;
@@ -71,6 +72,11 @@ export function formatFailure(failure: ActionFailure, verboseFailures: boolean):
   text += `Target ${failure.action.owner} failed to build\n`;
   if (!verboseFailures && failure.command) text += 'Use --verbose_failures to see the command lines of failed build steps.\n';
   return text;
+}
+
+/** Bazel's `--subcommands` block for a spawn about to run. */
+export function formatSubcommand(action: Action, command: string): string {
+  return `SUBCOMMAND: # ${action.owner} [action '${action.progressMessage}', mnemonic: ${action.mnemonic}]\n${command}\n`;
 }
 
 /** A shell line that reproduces the spawn, as Bazel's --verbose_failures shows it. */

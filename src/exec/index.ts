@@ -13,6 +13,7 @@ export {
   formatCompletion,
   formatFailure,
   formatCommand,
+  formatSubcommand,
 } from './execution-reporter.js';
 export { PlainReporter, type TextSink } from './plain-reporter.js';
 export { TerminalReporter, type TerminalReporterOptions } from './terminal-reporter.js';

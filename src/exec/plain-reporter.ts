@@ -3,6 +3,7 @@ import {
   formatCompletion,
   formatFailure,
   formatProcessSummary,
+  formatSubcommand,
   type ActionFailure,
   type ExecutionReporter,
   type ExecutionSummary,
@@ -20,14 +21,15 @@ export class PlainReporter implements ExecutionReporter {
 
   constructor(
     private readonly out: TextSink,
-    private readonly options: { verboseFailures?: boolean } = {},
+    private readonly options: { verboseFailures?: boolean; subcommands?: boolean } = {},
   ) {}
 
   buildStarted(totalActions: number): void {
     this.total = totalActions;
   }
 
-  actionStarted(action: Action): void {
+  actionStarted(action: Action, _runnerName: string, command: string): void {
+    if (this.options.subcommands) this.out.write(formatSubcommand(action, command));
     this.out.write(`[${this.done} / ${this.total}] ${action.progressMessage}\n`);
   }
 

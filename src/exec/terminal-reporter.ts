@@ -3,6 +3,7 @@ import {
   formatCompletion,
   formatFailure,
   formatProcessSummary,
+  formatSubcommand,
   type ActionFailure,
   type ExecutionReporter,
   type ExecutionSummary,
@@ -12,10 +13,14 @@ import type { TextSink } from './plain-reporter.js';
 
 export interface TerminalReporterOptions {
   readonly verboseFailures?: boolean;
+  /** `--subcommands`: print each command before it runs. */
+  readonly subcommands?: boolean;
   /** Milliseconds since some origin; injectable so tests control elapsed times. */
   readonly now?: () => number;
   /** Redraw period for the elapsed times; 0 disables the timer (tests redraw on events only). */
   readonly refreshMs?: number;
+  /** Least time between two redraws caused by events (the timer and printed messages always redraw). */
+  readonly minRedrawMs?: number;
   /** Terminal width; status lines are cut to it. */
   readonly columns?: number;
   /** Running actions listed under the status line. */
@@ -41,6 +46,7 @@ export class TerminalReporter implements ExecutionReporter {
   private done = 0;
   private readonly running = new Map<Action, Running>();
   private drawnLines = 0;
+  private lastDrawAt = Number.NEGATIVE_INFINITY;
   private readonly now: () => number;
   private readonly startedAt: number;
   private timer: NodeJS.Timeout | undefined;
@@ -63,15 +69,16 @@ export class TerminalReporter implements ExecutionReporter {
     this.redraw();
   }
 
-  actionStarted(action: Action, runnerName: string): void {
+  actionStarted(action: Action, runnerName: string, command: string): void {
     this.running.set(action, { action, runnerName, startedAt: this.now() });
-    this.redraw();
+    if (this.options.subcommands) this.print(formatSubcommand(action, command));
+    else this.redrawSoon();
   }
 
   actionFinished(action: Action, _kind: ProcessKind | undefined): void {
     this.running.delete(action);
     this.done++;
-    this.redraw();
+    this.redrawSoon();
   }
 
   actionFailed(failure: ActionFailure): void {
@@ -112,6 +119,11 @@ export class TerminalReporter implements ExecutionReporter {
     this.draw();
   }
 
+  /** Thousands of short actions must not flood the terminal: events redraw at most every minRedrawMs. */
+  private redrawSoon(): void {
+    if (this.now() - this.lastDrawAt >= (this.options.minRedrawMs ?? 100)) this.redraw();
+  }
+
   private redraw(): void {
     this.erase();
     this.draw();
@@ -126,6 +138,7 @@ export class TerminalReporter implements ExecutionReporter {
     const lines = this.statusLines();
     this.out.write(`${lines.join('\n')}\n`);
     this.drawnLines = lines.length;
+    this.lastDrawAt = this.now();
   }
 }
 

@@ -192,6 +192,20 @@ describe('executeActions (local strategy)', () => {
     expect(await ws.read(out('p', 'r'))).toBe('run\n');
   });
 
+  it('stops on abort (Ctrl-C): kills the running process, starts nothing more, fails the build', async () => {
+    const controller = new AbortController();
+    const reporter = new RecordingReporter();
+    reporter.onStarted = () => controller.abort();
+    const slow = genrule('//p:slow', { outs: ['s'], cmd: `sleep 60; touch ${out('p', 's')}` });
+    const next = genrule('//p:next', { srcs: [derived('p/s', '//p:slow')], outs: ['n'], cmd: `touch ${out('p', 'n')}` });
+    const started = performance.now();
+    const summary = await executeActions([slow, next], options({ signal: controller.signal }), reporter);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(summary.success).toBe(false);
+    expect(summary.failures[0]!.message).toBe('Executing genrule //p:slow interrupted');
+    expect(reporter.started).toEqual(['//p:slow']);
+  });
+
   it('honours no-cache: the action runs every time', async () => {
     const always = genrule('//p:always', { outs: ['o'], cmd: `date +%N > ${out('p', 'o')}`, requirements: ['no-cache'] });
     await build([always]);

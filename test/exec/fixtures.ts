@@ -86,8 +86,12 @@ export class RecordingReporter implements ExecutionReporter {
   buildStarted(totalActions: number): void {
     this.total = totalActions;
   }
+  /** Called after an action is recorded as started (e.g. to abort the build at that moment). */
+  onStarted: ((action: Action) => void) | undefined;
+
   actionStarted(action: Action): void {
     this.started.push(action.owner);
+    this.onStarted?.(action);
   }
   actionFinished(action: Action, kind: ProcessKind | undefined): void {
     this.finished.push({ owner: action.owner, kind });

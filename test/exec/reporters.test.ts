@@ -52,13 +52,23 @@ describe('reporters', () => {
     let text = '';
     const r = new PlainReporter({ write: (s) => (text += s) });
     r.buildStarted(2);
-    r.actionStarted(a);
+    r.actionStarted(a, 'local', 'cmd a');
     r.actionFinished(a, 'local');
-    r.actionStarted(b);
+    r.actionStarted(b, 'local', 'cmd b');
     r.actionFinished(b, 'local');
     r.buildFinished(summary);
     expect(text).toBe(
       '[0 / 2] Executing genrule //p:a\n[1 / 2] Executing genrule //p:b\nINFO: 2 processes: 2 local.\nINFO: Build completed successfully, 2 total actions\n',
+    );
+  });
+
+  it('--subcommands: prints each command before it runs', () => {
+    let text = '';
+    const r = new PlainReporter({ write: (s) => (text += s) }, { subcommands: true });
+    r.buildStarted(1);
+    r.actionStarted(a, 'local', formatCommand('/x', { PATH: '/bin' }, a.argv));
+    expect(text).toBe(
+      "SUBCOMMAND: # //p:a [action 'Executing genrule //p:a', mnemonic: Genrule]\n  (cd /x && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -e -o pipefail; true')\n[0 / 1] Executing genrule //p:a\n",
     );
   });
 
@@ -67,9 +77,9 @@ describe('reporters', () => {
     let text = '';
     const r = new TerminalReporter({ write: (s) => (text += s) }, { now: () => now, refreshMs: 0 });
     r.buildStarted(40);
-    r.actionStarted(a, 'linux-sandbox');
+    r.actionStarted(a, 'linux-sandbox', 'cmd a');
     now = 2000;
-    r.actionStarted(b, 'local');
+    r.actionStarted(b, 'local', 'cmd b');
     now = 5500;
     expect(r.statusLines()).toEqual([
       '[0 / 40] Executing genrule //p:a; 5s linux-sandbox ... (2 actions running)',
