@@ -16,7 +16,7 @@ const REPO = resolve(HERE, '../..');
 const GOALS = { geomeanTime: 1.0, maxTime: 2.0, maxRss: 2.0 };
 
 function parseFlags(argv) {
-  const flags = { reps: 5, only: null, kiln: join(REPO, 'bin/kiln.js'), python: 'python3' };
+  const flags = { reps: 5, only: null, kiln: join(REPO, 'bin/kiln'), python: 'python3' };
   for (const a of argv) {
     const m = /^--(reps|only|kiln|python)=(.+)$/.exec(a);
     if (!m) throw new Error(`unknown argument ${a} (use --reps=N --only=a,b --kiln=PATH --python=PATH)`);
@@ -65,7 +65,7 @@ function programs(workDir) {
 
 function main() {
   const flags = parseFlags(process.argv.slice(2));
-  if (!existsSync(join(REPO, 'dist/src/cli/index.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+  if (!existsSync(join(REPO, 'dist/bundle/kiln.js'))) throw new Error('dist/ is missing: run `npm run build` first');
   if (!GNU_TIME) console.warn('GNU time not found (apt-get install time): peak memory is not measured');
   const workDir = mkdtempSync(join(tmpdir(), 'kiln-bench-starlark-'));
   const rows = [];
@@ -78,7 +78,8 @@ function main() {
       const py = [];
       for (let i = 0; i < flags.reps; i++) {
         // Alternate the two so that machine load drifts affect both alike.
-        kiln.push(measure(process.execPath, [flags.kiln, 'starlark', prog], workDir));
+        // The launcher, as users run it (it keeps NODE_EXTRA_CA_CERTS out of Node's start-up).
+        kiln.push(measure(flags.kiln, ['starlark', prog], workDir));
         py.push(measure(flags.python, [prog], workDir));
       }
       const same = kiln[0].stdout === py[0].stdout;
