@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { googleRpc, grpcStatusOf, kilnWorker, NotFoundError, packAny, reapi, parseDigest, type Digest } from '../src/core/index.js';
 import type { CasClient } from './cas-client.js';
-import type { CommandRunner } from './command-runner.js';
+import type { Runner } from './runners/runner.js';
 import type { FileCache } from './file-cache.js';
 import { materializeInputRoot } from './input-root.js';
 import { collectOutputs } from './output-collector.js';
@@ -14,7 +14,7 @@ const durationMs = (d: { seconds: number; nanos: number } | null | undefined) =>
 export interface BuildExecutorOptions {
   readonly cas: CasClient;
   readonly fileCache: FileCache;
-  readonly runner: CommandRunner;
+  readonly runner: Runner;
   /** Build directories are made here; on the same file system as the file cache (hard links). */
   readonly buildRoot: string;
   /** ExecutedActionMetadata.worker. */
@@ -69,10 +69,12 @@ export class BuildExecutor {
         environment: Object.fromEntries(command.environmentVariables.map((v) => [v.name, v.value])),
         platform: (action.platform?.properties.length ? action.platform : command.platform)?.properties ?? [],
         timeoutMs,
-        ...logs,
+        stdout: { kind: 'file', path: logs.stdoutPath },
+        stderr: { kind: 'file', path: logs.stderrPath },
         signal,
       });
-      metadata.executionCompletedTimestamp = timestamp();
+      metadata.executionStartTimestamp = timestamp(outcome.startedAtMs);
+      metadata.executionCompletedTimestamp = timestamp(outcome.completedAtMs);
       signal.throwIfAborted();
 
       reportStage(kilnWorker.TaskStage.UPLOADING_OUTPUTS);

@@ -5,5 +5,4 @@ export { FileCache, type BlobDownloader } from './file-cache.js';
 export { materializeInputRoot } from './input-root.js';
 export { collectOutputs } from './output-collector.js';
 export { BuildExecutor, type BuildExecutorOptions } from './build-executor.js';
-export { type CommandRunner, type CommandRun, type CommandOutcome, type PlatformProperty } from './command-runner.js';
 export { SynchronizeLoop, type SynchronizeLoopOptions } from './synchronize-loop.js';

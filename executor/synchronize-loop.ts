@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { kilnWorker } from '../src/core/index.js';
 import type { BuildExecutor } from './build-executor.js';
-import type { PlatformProperty } from './command-runner.js';
+import type { PlatformProperty } from './runners/runner.js';
 
 export interface SynchronizeLoopOptions {
   /** host:port of the scheduler. */

@@ -1,0 +1,126 @@
+import * as grpc from '@grpc/grpc-js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { digestOf, encodeMessage, longrunning, reapi, unpackAny, type Digest } from '../../../src/core/index.js';
+import { parseCacheServerConfig, startCacheServer, type CacheServer } from '../../../scheduler/index.js';
+import { createExecutionServer, type ExecutionServer, type SchedulerConfig } from '../../../scheduler/execution/index.js';
+import { BuildExecutor, CasClient, FileCache, SynchronizeLoop } from '../../../executor/index.js';
+import { LocalRunner } from '../../../executor/runners/local-runner.js';
+import { connect, must, type Clients } from '../cache-server-fixture.js';
+
+/** A cache server with the execution services on an ephemeral loopback port, and executors to add. */
+export interface TestCluster extends Clients {
+  readonly server: CacheServer;
+  readonly execution: ExecutionServer;
+  readonly address: string;
+  readonly exec: reapi.ExecutionClient;
+  readonly ops: longrunning.OperationsClient;
+  /** Starts an in-process executor with the local runner (no sandbox: the test controls the commands). */
+  addExecutor(options?: { slots?: number; name?: string }): Promise<SynchronizeLoop>;
+  upload(data: Buffer | string): Promise<Digest>;
+  /** Stores a Command, an input root of `files` and the Action; returns the action digest. */
+  action(command: reapi.CommandInit, files?: Record<string, string>, action?: Partial<reapi.ActionInit>): Promise<Digest>;
+  stop(): Promise<void>;
+}
+
+export async function startTestCluster(config: Partial<SchedulerConfig> = {}): Promise<TestCluster> {
+  const work = await mkdtemp(join(tmpdir(), 'kiln-cluster-test-'));
+  const execution = createExecutionServer({ config, tickMs: 50 });
+  const cacheConfig = parseCacheServerConfig({}, 'test config', process.cwd(), { host: '127.0.0.1', port: 0 });
+  const server = await startCacheServer(cacheConfig, {
+    log: { info: () => undefined, warn: () => undefined },
+    extraServices: (ctx) => execution.services(ctx),
+    executionCapabilities: execution.capabilities,
+  });
+  const address = server.endpoint.replace('grpc://', '');
+  const clients = connect(server.endpoint);
+  const make = <T>(definition: object, name: string): T => {
+    const Ctor = grpc.makeGenericClientConstructor(definition as grpc.ServiceDefinition, name);
+    return new Ctor(address, grpc.credentials.createInsecure()) as unknown as T;
+  };
+  const exec = make<reapi.ExecutionClient>(reapi.ExecutionService, 'Execution');
+  const ops = make<longrunning.OperationsClient>(longrunning.OperationsService, 'Operations');
+  const executors: { loop: SynchronizeLoop; cas: CasClient }[] = [];
+  let count = 0;
+  const upload = async (data: Buffer | string) => {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    const digest = digestOf(bytes);
+    await must(clients.cas, clients.cas.BatchUpdateBlobs, { instanceName: '', requests: [{ digest, data: bytes }] });
+    return digest;
+  };
+  const uploadMessage = async <T, I>(codec: { encode(m: I): Buffer } & object, message: I) => upload((codec as { encode(m: I): Buffer }).encode(message));
+  return {
+    ...clients,
+    server,
+    execution,
+    address,
+    exec,
+    ops,
+    upload,
+    async addExecutor(options = {}) {
+      const index = count++;
+      const dir = join(work, `executor-${index}`);
+      const cas = new CasClient(address, '');
+      const fileCache = await FileCache.open(join(dir, 'cache'), 64 * 1024 * 1024, (d, p) => cas.download(d, p));
+      const runner = await LocalRunner.create({ sandbox: 'off' });
+      const name = options.name ?? `test-executor-${index}`;
+      const executor = new BuildExecutor({ cas, fileCache, runner, buildRoot: join(dir, 'build'), workerName: name });
+      const loop = new SynchronizeLoop({ address, instanceName: '', displayName: name, platform: [{ name: 'OSFamily', value: 'linux' }], slots: options.slots ?? 2, executor, log: () => undefined });
+      loop.start();
+      executors.push({ loop, cas });
+      return loop;
+    },
+    async action(command, files = {}, extra = {}) {
+      const names = Object.keys(files).sort();
+      const fileNodes: reapi.FileNodeInit[] = [];
+      for (const name of names) fileNodes.push({ name, digest: await upload(files[name]!), isExecutable: name.endsWith('.sh') });
+      const inputRootDigest = await uploadMessage(reapi.Directory, { files: fileNodes });
+      const commandDigest = await uploadMessage(reapi.Command, command);
+      const action: reapi.ActionInit = { commandDigest, inputRootDigest, ...extra };
+      const { digest, data } = encodeMessage(reapi.Action, action);
+      await upload(data);
+      return digest;
+    },
+    async stop() {
+      for (const e of executors) {
+        await e.loop.stop();
+        e.cas.close();
+      }
+      clients.close();
+      exec.close();
+      ops.close();
+      await server.close();
+      execution.close();
+      await rm(work, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every Operation an Execute (or WaitExecution) stream sent, and how it ended. */
+export interface StreamOutcome {
+  operations: longrunning.Operation[];
+  error?: grpc.ServiceError;
+  last?: longrunning.Operation;
+  response?: reapi.ExecuteResponse;
+  stages: reapi.ExecutionStage_Value[];
+}
+
+export function collectStream(stream: grpc.ClientReadableStream<longrunning.Operation>): Promise<StreamOutcome> {
+  return new Promise((resolve) => {
+    const operations: longrunning.Operation[] = [];
+    const finish = (error?: grpc.ServiceError) => {
+      const last = operations[operations.length - 1];
+      const response = last?.response ? unpackAny(reapi.ExecuteResponse, last.response) ?? undefined : undefined;
+      const stages = operations.map((o) => unpackAny(reapi.ExecuteOperationMetadata, o.metadata!)!.stage);
+      resolve({ operations, ...(error ? { error } : {}), ...(last ? { last } : {}), ...(response ? { response } : {}), stages });
+    };
+    stream.on('data', (op: longrunning.Operation) => operations.push(op));
+    stream.on('error', (e: grpc.ServiceError) => finish(e));
+    stream.on('end', () => finish());
+  });
+}
+
+export function execute(cluster: TestCluster, request: reapi.ExecuteRequestInit, metadata = new grpc.Metadata()): Promise<StreamOutcome> {
+  return collectStream(cluster.exec.Execute(request, metadata) as grpc.ClientReadableStream<longrunning.Operation>);
+}

@@ -1,0 +1,168 @@
+import * as grpc from '@grpc/grpc-js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { googleRpc, reapi, unpackAny } from '../../../src/core/index.js';
+import { REQUEST_METADATA_KEY } from '../../../scheduler/execution/index.js';
+import { call, must, statusDetails } from '../cache-server-fixture.js';
+import { collectStream, execute, startTestCluster, type TestCluster } from './cluster-fixture.js';
+
+const Stage = reapi.ExecutionStage_Value;
+let cluster: TestCluster | undefined;
+afterEach(async () => {
+  await cluster?.stop();
+  cluster = undefined;
+});
+
+const sh = (script: string): reapi.CommandInit => ({
+  arguments: ['/bin/sh', '-c', script],
+  environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }],
+});
+
+describe('Execute end to end (real server, in-process executor, local runner)', () => {
+  it('runs an action, stores its outputs in the CAS and its result in the AC; the second Execute is a cache hit', async () => {
+    cluster = await startTestCluster();
+    await cluster.addExecutor();
+    const actionDigest = await cluster.action(
+      {
+        ...sh('mkdir -p out/dir/sub && tr a-z A-Z < in.txt > out/upper.txt && echo deep > out/dir/sub/f && ln -s upper.txt out/link && echo to-stdout && echo to-stderr >&2 && printf "%s" "$GREETING" > out/env.txt'),
+        environmentVariables: [{ name: 'GREETING', value: 'hi there' }, { name: 'PATH', value: '/usr/bin:/bin' }],
+        outputPaths: ['out/upper.txt', 'out/dir', 'out/link', 'out/env.txt', 'out/never-written'],
+      },
+      { 'in.txt': 'hello kiln\n' },
+    );
+    const first = await execute(cluster, { instanceName: '', actionDigest });
+    expect(first.error).toBeUndefined();
+    expect(first.stages[0]).toBe(Stage.CACHE_CHECK);
+    expect(first.stages).toContain(Stage.EXECUTING);
+    expect(first.stages[first.stages.length - 1]).toBe(Stage.COMPLETED);
+    const response = first.response!;
+    expect(response.status?.code ?? 0).toBe(googleRpc.Code.OK);
+    expect(response.cachedResult).toBe(false);
+    const result = response.result!;
+    expect(result.exitCode).toBe(0);
+    const read = async (d: reapi.Digest) => {
+      const res = await must(cluster!.cas, cluster!.cas.BatchReadBlobs, { instanceName: '', digests: [d] });
+      return res.responses[0]!.data;
+    };
+    const files = Object.fromEntries(result.outputFiles.map((f) => [f.path, f]));
+    expect(Object.keys(files).sort()).toEqual(['out/env.txt', 'out/upper.txt']);
+    expect((await read(files['out/upper.txt']!.digest!)).toString()).toBe('HELLO KILN\n');
+    expect((await read(files['out/env.txt']!.digest!)).toString()).toBe('hi there');
+    expect(result.outputSymlinks).toEqual([expect.objectContaining({ path: 'out/link', target: 'upper.txt' })]);
+    const tree = reapi.Tree.decode(await read(result.outputDirectories[0]!.treeDigest!));
+    expect(result.outputDirectories[0]!.path).toBe('out/dir');
+    expect(tree.root!.directories.map((d) => d.name)).toEqual(['sub']);
+    expect(tree.children[0]!.files.map((f) => f.name)).toEqual(['f']);
+    expect((await read(result.stdoutDigest!)).toString()).toBe('to-stdout\n');
+    expect((await read(result.stderrDigest!)).toString()).toBe('to-stderr\n');
+    const meta = result.executionMetadata!;
+    for (const field of [
+      'queuedTimestamp', 'workerStartTimestamp', 'inputFetchStartTimestamp', 'inputFetchCompletedTimestamp', 'executionStartTimestamp',
+      'executionCompletedTimestamp', 'outputUploadStartTimestamp', 'outputUploadCompletedTimestamp', 'workerCompletedTimestamp',
+    ] as const) {
+      expect(meta[field], field).toBeTruthy();
+    }
+    expect(meta.worker).toBe('test-executor-0');
+
+    const cached = await must(cluster.ac, cluster.ac.GetActionResult, { instanceName: '', actionDigest });
+    expect(cached.exitCode).toBe(0);
+    const second = await execute(cluster, { instanceName: '', actionDigest });
+    expect(second.response!.cachedResult).toBe(true);
+    expect(second.stages).toEqual([Stage.CACHE_CHECK, Stage.COMPLETED]);
+  });
+
+  it('serves REAPI 2.0 clients (output_files / output_directories, Command.platform)', async () => {
+    cluster = await startTestCluster();
+    await cluster.addExecutor();
+    const actionDigest = await cluster.action({
+      ...sh('mkdir -p d && echo x > d/x && echo y > f && chmod +x f'),
+      outputFiles: ['f'],
+      outputDirectories: ['d'],
+      platform: { properties: [{ name: 'OSFamily', value: 'linux' }] },
+    });
+    const { response } = await execute(cluster, { instanceName: '', actionDigest });
+    expect(response!.result!.outputFiles).toEqual([expect.objectContaining({ path: 'f', isExecutable: true })]);
+    expect(response!.result!.outputDirectories.map((d) => d.path)).toEqual(['d']);
+  });
+
+  it('does not cache a failing action nor a do_not_cache one', async () => {
+    cluster = await startTestCluster();
+    await cluster.addExecutor();
+    const failing = await cluster.action(sh('echo boom >&2; exit 3'));
+    const r = await execute(cluster, { instanceName: '', actionDigest: failing });
+    expect(r.response!.result!.exitCode).toBe(3);
+    expect((await call(cluster.ac, cluster.ac.GetActionResult, { instanceName: '', actionDigest: failing })).ok).toBe(false);
+    const uncached = await cluster.action(sh('true'), {}, { doNotCache: true });
+    await execute(cluster, { instanceName: '', actionDigest: uncached });
+    expect((await call(cluster.ac, cluster.ac.GetActionResult, { instanceName: '', actionDigest: uncached })).ok).toBe(false);
+  });
+
+  it('reports an action that exceeds its timeout with DEADLINE_EXCEEDED', async () => {
+    cluster = await startTestCluster();
+    await cluster.addExecutor();
+    const actionDigest = await cluster.action(sh('sleep 30'), {}, { timeout: { seconds: 0, nanos: 300_000_000 } });
+    const { response } = await execute(cluster, { instanceName: '', actionDigest });
+    expect(response!.status?.code).toBe(googleRpc.Code.DEADLINE_EXCEEDED);
+  });
+
+  it('answers missing inputs with FAILED_PRECONDITION and MISSING violations, before queueing', async () => {
+    cluster = await startTestCluster();
+    const { digestOf } = await import('../../../src/core/index.js');
+    const absent = digestOf(Buffer.from('never uploaded'));
+    const inputRootDigest = await cluster.upload(reapi.Directory.encode({ files: [{ name: 'a', digest: absent }] }));
+    const commandDigest = await cluster.upload(reapi.Command.encode(sh('true')));
+    const actionDigest = await cluster.upload(reapi.Action.encode({ commandDigest, inputRootDigest }));
+    const { error } = await execute(cluster, { instanceName: '', actionDigest });
+    expect(error?.code).toBe(grpc.status.FAILED_PRECONDITION);
+    const details = statusDetails(error!.metadata)!;
+    const failure = unpackAny(googleRpc.PreconditionFailure, details.details[0]!)!;
+    expect(failure.violations.map((v) => [v.type, v.subject])).toEqual([['MISSING', `blobs/${absent.hash}/${absent.sizeBytes}`]]);
+  });
+
+  it('reconnects with WaitExecution, lists and gets operations, and answers NOT_FOUND for unknown names', async () => {
+    cluster = await startTestCluster();
+    const actionDigest = await cluster.action(sh('echo done'));
+    const stream = cluster.exec.Execute({ instanceName: '', actionDigest });
+    const name = await new Promise<string>((resolve) => stream.once('data', (op: { name: string }) => resolve(op.name)));
+    stream.on('error', () => undefined); // our own cancellation
+    stream.cancel();
+    const listed = await must(cluster.ops, cluster.ops.ListOperations, { name: '', filter: '', pageSize: 0, pageToken: '' });
+    expect(listed.operations.map((o) => o.name)).toContain(name);
+    const waiting = collectStream(cluster.exec.WaitExecution({ name }));
+    await cluster.addExecutor();
+    const outcome = await waiting;
+    expect(outcome.response!.result!.exitCode).toBe(0);
+    const got = await must(cluster.ops, cluster.ops.GetOperation, { name });
+    expect(got.done).toBe(true);
+    const unknown = await collectStream(cluster.exec.WaitExecution({ name: 'operations/no-such-operation' }));
+    expect(unknown.error?.code).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('CancelOperation ends the operation CANCELLED and stops the command', async () => {
+    cluster = await startTestCluster();
+    const executor = await cluster.addExecutor();
+    const actionDigest = await cluster.action(sh('sleep 30'));
+    const stream = cluster.exec.Execute({ instanceName: '', actionDigest });
+    const outcome = collectStream(stream);
+    const name = await new Promise<string>((resolve) => stream.once('data', (op: { name: string }) => resolve(op.name)));
+    while (executor.runningTasks === 0) await new Promise((r) => setTimeout(r, 10));
+    await must(cluster.ops, cluster.ops.CancelOperation, { name });
+    expect((await outcome).response!.status?.code).toBe(googleRpc.Code.CANCELLED);
+    while (executor.runningTasks > 0) await new Promise((r) => setTimeout(r, 10));
+  });
+
+  it('advertises execution in Capabilities', async () => {
+    cluster = await startTestCluster();
+    const caps = await must(cluster.caps, cluster.caps.GetCapabilities, { instanceName: '' });
+    expect(caps.executionCapabilities).toMatchObject({ execEnabled: true, digestFunction: reapi.DigestFunction_Value.SHA256 });
+  });
+
+  it('reads the invocation id from the request metadata header', async () => {
+    cluster = await startTestCluster();
+    await cluster.addExecutor();
+    const actionDigest = await cluster.action(sh('true'));
+    const metadata = new grpc.Metadata();
+    metadata.set(REQUEST_METADATA_KEY, reapi.RequestMetadata.encode({ toolInvocationId: 'inv-1' }));
+    const { response } = await execute(cluster, { instanceName: '', actionDigest }, metadata);
+    expect(response!.result!.exitCode).toBe(0);
+  });
+});
