@@ -232,7 +232,7 @@ class ActionRunner {
       for (const output of action.outputs) {
         const path = join(execRoot, output.execPath);
         if (action.executableOutputs) await chmod(path, 0o755);
-        const file = await this.digestCache.digest(path);
+        const file = await this.digestCache.digest(path, { settled: true });
         outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
       }
       await this.recordOutputs(outputs);

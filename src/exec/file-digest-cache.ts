@@ -64,9 +64,11 @@ export class FileDigestCache {
 
   /**
    * The digest of the file at absolute `path` (symlinks followed) and whether it is executable.
+   * `settled`: every process that wrote the file has exited (an action's output after its process
+   * tree is gone), so a recent mtime is not a race and the entry is kept.
    * @throws the stat/read error (ENOENT for a missing file) unchanged.
    */
-  async digest(path: string): Promise<{ digest: Digest; isExecutable: boolean; isDirectory: boolean }> {
+  async digest(path: string, options: { settled?: boolean } = {}): Promise<{ digest: Digest; isExecutable: boolean; isDirectory: boolean }> {
     const st = await stat(path, { bigint: true });
     const isExecutable = (st.mode & 0o111n) !== 0n;
     if (st.isDirectory()) return { digest: { hash: '', sizeBytes: 0 }, isExecutable, isDirectory: true };
@@ -83,16 +85,8 @@ export class FileDigestCache {
     const hashedAtNs = BigInt(Date.now()) * 1_000_000n;
     const digest = await digestOfFile(path);
     this.hashedFiles++;
-    if (digest.sizeBytes === stamp.size) this.record(path, stamp, digest, hashedAtNs);
+    if (digest.sizeBytes === stamp.size) this.record(path, stamp, digest, options.settled ? undefined : hashedAtNs);
     return { digest, isExecutable, isDirectory: false };
-  }
-
-  /** Tells the cache the digest of a file this process just wrote (an action output, a restored blob). */
-  async remember(path: string, digest: Digest): Promise<void> {
-    const st = await stat(path, { bigint: true });
-    if (Number(st.size) !== digest.sizeBytes) return;
-    const stamp: FileStamp = { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), ino: Number(st.ino), ctimeNs: st.ctimeNs.toString() };
-    this.record(path, stamp, digest, BigInt(Date.now()) * 1_000_000n);
   }
 
   forget(path: string): void {
@@ -109,8 +103,9 @@ export class FileDigestCache {
     this.dirty = false;
   }
 
-  private record(path: string, stamp: FileStamp, digest: Digest, hashedAtNs: bigint): void {
-    if (BigInt(stamp.mtimeNs) + RACY_WINDOW_NS > hashedAtNs) {
+  /** `hashedAtNs` undefined: the file is settled and cannot be racily clean. */
+  private record(path: string, stamp: FileStamp, digest: Digest, hashedAtNs: bigint | undefined): void {
+    if (hashedAtNs !== undefined && BigInt(stamp.mtimeNs) + RACY_WINDOW_NS > hashedAtNs) {
       // Racily clean: do not trust the stamp next time.
       if (this.entries.delete(path)) this.dirty = true;
       return;

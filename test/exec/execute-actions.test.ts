@@ -3,7 +3,7 @@ import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Action } from '../../src/analysis/index.js';
-import { executeActions, MAX_COMMAND_LINE_BYTES, type ExecutionOptions } from '../../src/exec/index.js';
+import { executeActions, executionPaths, FileDigestCache, MAX_COMMAND_LINE_BYTES, type ExecutionOptions } from '../../src/exec/index.js';
 import { genrule, makeWorkspace, out, ran, RecordingReporter, source, derived, type Workspace } from './fixtures.js';
 
 const CLIENT_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/home/someone', SECRET_TOKEN: 'do-not-leak' };
@@ -175,6 +175,16 @@ describe('executeActions (local strategy)', () => {
     const fourth = await build(chain());
     expect(fourth.reporter.started).toEqual(['//b:twice']);
     expect(await ws.read(out('b', 'twice.txt'))).toBe('CHANGED\nCHANGED\n');
+  });
+
+  it('persists the digests of outputs it produced, so the next build does not read them again', async () => {
+    await ws.write('a/in.txt', 'hi\n');
+    await ws.write('c/x.txt', 'x\n');
+    await build(chain());
+    const cache = await FileDigestCache.load(executionPaths(ws.outputBase).fileDigestCache);
+    const digest = await cache.digest(join(ws.execRoot, out('b', 'twice.txt')));
+    expect(digest.digest.hash).toBe(createHash('sha256').update('HI\nHI\n').digest('hex'));
+    expect(cache.hashedFiles).toBe(0);
   });
 
   it('re-runs an action whose command changed', async () => {
