@@ -67,6 +67,9 @@ export {
   resolveSelect,
   concatValues,
   conditionLabels,
+  hasSelect,
+  isStoredSelectValue,
+  type StoredSelectValue,
 } from './config/select.js';
 // Genrule command preparation (README.md).
 export { type LocationEntry, type LocationContext, ExpansionFailure, expandLocations } from './expansion/location-expander.js';

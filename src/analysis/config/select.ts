@@ -36,6 +36,36 @@ export function isSelector(part: unknown): part is Selector {
   return Array.isArray(p.entries) && typeof p.noMatchError === 'string';
 }
 
+/**
+ * Loading's stored form of an attribute with selects (src/loading/rules/attribute.ts `SelectValue`):
+ * `{ select: [{ conditions, noMatchError } | { plain }] }`, condition labels already canonical.
+ */
+export interface StoredSelectValue<V = unknown> {
+  readonly select: readonly ({ readonly conditions: readonly (readonly [string, V])[]; readonly noMatchError: string } | { readonly plain: V })[];
+}
+
+export function isStoredSelectValue(value: unknown): value is StoredSelectValue {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Array.isArray((value as { select?: unknown }).select);
+}
+
+type Part<V> = { readonly selector: Selector<V> } | { readonly plain: V };
+
+/** The parts of either select form, or undefined for a value without select. */
+function partsOf<V>(value: unknown): Part<V>[] | undefined {
+  if (isStoredSelectValue(value)) {
+    return value.select.map((p) =>
+      'plain' in p ? { plain: p.plain as V } : { selector: { entries: p.conditions as readonly (readonly [string, V])[], noMatchError: p.noMatchError } },
+    );
+  }
+  if (isSelectorList(value)) return value.parts.map((p) => (isSelector(p) ? { selector: p as Selector<V> } : { plain: p as V }));
+  return undefined;
+}
+
+/** Whether an attribute value holds a select in either form. */
+export function hasSelect(value: unknown): boolean {
+  return isStoredSelectValue(value) || isSelectorList(value);
+}
+
 /** The attribute being resolved, for messages. */
 export interface SelectSite {
   readonly ruleLabel: string;
@@ -55,17 +85,18 @@ export class SelectError extends KilnError {}
  * (lists, strings and dicts by default, as `+` does in BUILD files).
  */
 export function resolveSelect<V>(
-  value: V | SelectorList<V>,
+  value: V | SelectorList<V> | StoredSelectValue<V>,
   site: SelectSite,
   matchCondition: (label: string) => ConfigMatch,
   concat: (a: V, b: V) => V = concatValues as (a: V, b: V) => V,
 ): V {
-  if (!isSelectorList(value)) return value as V;
+  const parts = partsOf<V>(value);
+  if (parts === undefined) return value as V;
   if (!site.configurable) throw new SelectError(`${site.ruleLabel}: attribute "${site.attribute}" is not configurable`, site.pos);
   let result: V | undefined;
   let first = true;
-  for (const part of value.parts) {
-    const chosen = isSelector(part) ? chooseBranch(part as Selector<V>, site, matchCondition) : (part as V);
+  for (const part of parts) {
+    const chosen = 'selector' in part ? chooseBranch(part.selector, site, matchCondition) : part.plain;
     result = first ? chosen : concat(result as V, chosen);
     first = false;
   }
@@ -133,11 +164,12 @@ function describe(v: unknown): string {
 
 /** Every condition label a value mentions, canonical (the config_settings analysis must evaluate first). */
 export function conditionLabels(value: unknown, canonicalize: (raw: string) => string = (raw) => raw): string[] {
-  if (!isSelectorList(value)) return [];
+  const parts = partsOf(value);
+  if (parts === undefined) return [];
   const out: string[] = [];
-  for (const part of value.parts) {
-    if (!isSelector(part)) continue;
-    for (const [written] of part.entries) {
+  for (const part of parts) {
+    if (!('selector' in part)) continue;
+    for (const [written] of part.selector.entries) {
       const condition = canonicalize(written);
       if (condition !== DEFAULT_CONDITION && !out.includes(condition)) out.push(condition);
     }

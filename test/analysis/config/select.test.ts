@@ -157,6 +157,18 @@ describe('select()', () => {
     expect(resolveIn(v as unknown as SelectorList<string>, [])).toBe('xD');
   });
 
+  it("accepts loading's stored SelectValue form ({ select: [{ conditions, noMatchError } | { plain }] })", () => {
+    const stored = {
+      select: [{ plain: ['base'] }, { conditions: [['//c:opt', ['o']], [DEFAULT_CONDITION, ['d']]], noMatchError: '' }],
+    };
+    expect(resolveIn(stored, ['-c', 'opt'])).toEqual(['base', 'o']);
+    expect(resolveIn(stored, [])).toEqual(['base', 'd']);
+    expect(() => resolveIn({ select: [{ conditions: [['//c:opt', 1]], noMatchError: 'need opt' }] }, [])).toThrow(
+      'doesn\'t match this configuration: need opt',
+    );
+    expect(conditionLabels(stored)).toEqual(['//c:opt']);
+  });
+
   it('lists the conditions a value needs, without the default', () => {
     const v = select(selector([['//c:opt', 1], [DEFAULT_CONDITION, 2]]), selector([['//c:k8', 3], ['//c:opt', 4]]));
     expect(conditionLabels(v)).toEqual(['//c:opt', '//c:k8']);
