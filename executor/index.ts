@@ -6,3 +6,5 @@ export { materializeInputRoot } from './input-root.js';
 export { collectOutputs } from './output-collector.js';
 export { BuildExecutor, type BuildExecutorOptions } from './build-executor.js';
 export { SynchronizeLoop, type SynchronizeLoopOptions } from './synchronize-loop.js';
+export { type ExecutorConfig, DEFAULT_CACHE_BYTES } from './executor-config.js';
+export { startExecutor, createRunner, type RunningExecutor } from './main.js';

@@ -17,3 +17,13 @@ export { HIGH_API_VERSION, LOW_API_VERSION, type ExecutionCapabilitiesSource } f
 export { FastCdc2020Chunker, type FastCdc2020Options } from './fast-cdc-2020.js';
 export { RESERVED_INSTANCE_SEGMENTS, instanceNameProblem } from './instance-name.js';
 export { parseReadResourceName, parseWriteResourceName } from './resource-name.js';
+export {
+  createExecutionServer,
+  DEFAULT_SCHEDULER_CONFIG,
+  ExecutionScheduler,
+  PlatformRules,
+  type ExecutionServer,
+  type ExecutionServerOptions,
+  type SchedulerConfig,
+  type PropertyMatch,
+} from './execution/index.js';

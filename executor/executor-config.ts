@@ -1,0 +1,21 @@
+import type { PlatformProperty } from './runners/runner.js';
+
+/** Everything `kiln executor` (and `kiln cluster up`) configures about one executor. */
+export interface ExecutorConfig {
+  /** host:port of the scheduler (the `grpc://` prefix is accepted and dropped). */
+  readonly scheduler: string;
+  readonly instanceName: string;
+  /** Shown in logs and in ExecutedActionMetadata.worker. */
+  readonly name: string;
+  /** Actions run at once. */
+  readonly slots: number;
+  readonly runner: 'docker' | 'local';
+  /** Holds the file cache and the build directories (one file system, for hard links). */
+  readonly workDirectory: string;
+  /** Bound of the file cache. */
+  readonly cacheBytes: number;
+  /** Announced to the scheduler; OSFamily=linux is added when absent. */
+  readonly platform: readonly PlatformProperty[];
+}
+
+export const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024 * 1024;
