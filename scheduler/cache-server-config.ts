@@ -57,14 +57,15 @@ export const DEFAULT_DISK_BYTES = 64 * 1024 * 1024 * 1024;
 /** Storage given in short form: one kind for every instance. */
 export type StorageShorthand =
   | { readonly kind: 'memory'; readonly maxBytes: number }
-  | { readonly kind: 'disk'; readonly path: string; readonly maxBytes: number };
+  | { readonly kind: 'disk' | 'blocks'; readonly path: string; readonly maxBytes: number };
 
 /** A mistake in a cache server configuration; the message names the file and field. */
 export class CacheServerConfigError extends KilnError {}
 
 /**
  * The BlobAccess configs of one instance for a shorthand store. Disk: the default instance uses
- * `path/cas` and `path/ac` (Bazel's --disk_cache layout); instance `x/y` uses `path/instances/x/y/`.
+ * `path/cas` and `path/ac` (Bazel's --disk_cache layout, one file per blob); blocks: `path/cas-blocks`
+ * and `path/ac-blocks` (block files); instance `x/y` uses `path/instances/x/y/`.
  * Every CAS is verified; every action cache is completeness-checked against its CAS.
  */
 export function instanceStorageFor(name: string, storage: StorageShorthand): InstanceStorageConfig {
@@ -78,10 +79,10 @@ export function instanceStorageFor(name: string, storage: StorageShorthand): Ins
   const dir = name === '' ? storage.path : join(storage.path, 'instances', ...name.split('/'));
   return {
     name,
-    cas: { kind: 'verifying', backend: { kind: 'disk', path: dir, maxBytes: storage.maxBytes, keyspace: 'cas' } },
+    cas: { kind: 'verifying', backend: { kind: storage.kind, path: dir, maxBytes: storage.maxBytes, keyspace: 'cas' } },
     actionCache: {
       kind: 'completeness-checking',
-      backend: { kind: 'disk', path: dir, maxBytes: actionCacheBytes(storage.maxBytes), keyspace: 'ac' },
+      backend: { kind: storage.kind, path: dir, maxBytes: actionCacheBytes(storage.maxBytes), keyspace: 'ac' },
     },
   };
 }
@@ -130,7 +131,8 @@ export function parseCacheServerConfig(
 
   let storage: StorageShorthand = { kind: 'memory', maxBytes: DEFAULT_MEMORY_BYTES };
   if (overrides.storageDir !== undefined) {
-    storage = { kind: 'disk', path: resolve(baseDir, overrides.storageDir), maxBytes: DEFAULT_DISK_BYTES };
+    // Block files: many small blobs cost a slice of a write each rather than a file each.
+    storage = { kind: 'blocks', path: resolve(baseDir, overrides.storageDir), maxBytes: DEFAULT_DISK_BYTES };
   } else if (obj['storage'] !== undefined) {
     storage = parseStorage(obj['storage'], baseDir, fail);
   }
@@ -197,17 +199,18 @@ function parseStorage(value: unknown, baseDir: string, fail: (f: string, m: stri
     allowOnly(s, 'storage', ['kind', 'maxBytes'], fail);
     return { kind: 'memory', maxBytes: optionalInteger(s['maxBytes'], 'storage.maxBytes', 1, Number.MAX_SAFE_INTEGER, fail) ?? DEFAULT_MEMORY_BYTES };
   }
-  if (s['kind'] === 'disk') {
+  if (s['kind'] === 'disk' || s['kind'] === 'blocks') {
+    const kind = s['kind'];
     allowOnly(s, 'storage', ['kind', 'path', 'maxBytes'], fail);
     const path = optionalString(s['path'], 'storage.path', fail);
     if (!path) fail('storage.path', 'must be a non-empty string');
     return {
-      kind: 'disk',
+      kind,
       path: resolve(baseDir, path!),
       maxBytes: optionalInteger(s['maxBytes'], 'storage.maxBytes', 1, Number.MAX_SAFE_INTEGER, fail) ?? DEFAULT_DISK_BYTES,
     };
   }
-  return fail('storage.kind', `must be "memory" or "disk", got ${JSON.stringify(s['kind'])}`);
+  return fail('storage.kind', `must be "memory", "disk" or "blocks", got ${JSON.stringify(s['kind'])}`);
 }
 
 /** Validates a full BlobAccessConfig and makes its disk paths absolute. */
@@ -225,7 +228,7 @@ function blobAccessConfig(value: unknown, field: string, baseDir: string, fail: 
 }
 
 function absolutePaths(config: BlobAccessConfig, baseDir: string): BlobAccessConfig {
-  if (config.kind === 'disk') return isAbsolute(config.path) ? config : { ...config, path: resolve(baseDir, config.path) };
+  if (config.kind === 'disk' || config.kind === 'blocks') return isAbsolute(config.path) ? config : { ...config, path: resolve(baseDir, config.path) };
   if ('backend' in config) return { ...config, backend: absolutePaths(config.backend, baseDir) } as BlobAccessConfig;
   return config;
 }

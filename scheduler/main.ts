@@ -46,6 +46,8 @@ export function describeStorage(config: BlobAccessConfig): string {
       return `memory (${formatBytes(config.maxBytes)})`;
     case 'disk':
       return `disk ${config.path}/${config.keyspace ?? 'cas'} (${formatBytes(config.maxBytes)})`;
+    case 'blocks':
+      return `blocks ${config.path}/${config.keyspace ?? 'cas'}-blocks (${formatBytes(config.maxBytes)})`;
     default:
       return `${config.kind}(${describeStorage(config.backend)})`;
   }

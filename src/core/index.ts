@@ -47,6 +47,7 @@ export {
 export { resolveRange, bufferRead, type ResolvedRange } from './blobstore/read-range.js';
 export { MemoryBlobAccess, type MemoryBlobAccessOptions } from './blobstore/memory-blob-access.js';
 export { DiskBlobAccess, diskUsageOf, type DiskBlobAccessOptions } from './blobstore/disk-blob-access.js';
+export { BlockBlobAccess, type BlockBlobAccessOptions } from './blobstore/block-blob-access.js';
 export { VerifyingBlobAccess, type VerifyingBlobAccessOptions } from './blobstore/verifying-blob-access.js';
 export { ExistenceCachingBlobAccess, type ExistenceCachingBlobAccessOptions } from './blobstore/existence-caching-blob-access.js';
 export {
@@ -58,6 +59,7 @@ export {
   type BlobAccessConfig,
   type MemoryBlobAccessConfig,
   type DiskBlobAccessConfig,
+  type BlockBlobAccessConfig,
   type VerifyingBlobAccessConfig,
   type ExistenceCachingBlobAccessConfig,
   type CompletenessCheckingBlobAccessConfig,

@@ -66,17 +66,20 @@ export interface TestServer extends Clients {
  * Starts a cache server on an ephemeral loopback port. `config` is the JSON config file's shape;
  * `disk: true` stores in a fresh temp dir (removed by stop()) unless `storageDir` is given.
  */
-export async function startTestServer(options: { config?: Record<string, unknown>; disk?: boolean; storageDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { config?: Record<string, unknown>; disk?: boolean; storageDir?: string; storageKind?: 'disk' | 'blocks' } = {},
+): Promise<TestServer> {
   let tempDir: string | undefined;
   let storageDir = options.storageDir;
   if (options.disk && !storageDir) {
     tempDir = await mkdtemp(join(tmpdir(), 'kiln-cache-test-'));
     storageDir = tempDir;
   }
-  const config = parseCacheServerConfig(options.config ?? {}, 'test config', process.cwd(), {
+  // On disk, one file per blob unless `storageKind` says 'blocks' (tests look at the files).
+  const storage = storageDir ? { storage: { kind: options.storageKind ?? 'disk', path: storageDir } } : {};
+  const config = parseCacheServerConfig({ ...storage, ...options.config }, 'test config', process.cwd(), {
     host: '127.0.0.1',
     port: 0,
-    ...(storageDir ? { storageDir } : {}),
   });
   const log = { info: () => undefined, warn: () => undefined };
   const server = await startCacheServer(config, { log });

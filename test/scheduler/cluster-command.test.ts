@@ -47,7 +47,7 @@ describe('kiln cluster up', () => {
     f.interrupt();
     expect(await exit).toBe(0);
     expect(f.err()).toContain('ContentAddressableStorage');
-    expect(f.err()).toContain(`disk ${join(dir, 'store')}/cas`);
+    expect(f.err()).toContain(`blocks ${join(dir, 'store')}/cas-blocks`);
     expect(f.err()).toContain('shutting down');
   });
 
@@ -82,7 +82,7 @@ describe('kiln cluster up', () => {
   it.each([
     ['{"limits": {"maxBatchTotalSizeBytes": -1}}', /bad\.json: limits\.maxBatchTotalSizeBytes: must be an integer/],
     ['{"instanceNames": ["ok", "a/blobs"]}', /bad\.json: instanceNames\[1\]: .*reserved segment "blobs"/],
-    ['{"storage": {"kind": "tape"}}', /bad\.json: storage\.kind: must be "memory" or "disk"/],
+    ['{"storage": {"kind": "tape"}}', /bad\.json: storage\.kind: must be "memory", "disk" or "blocks"/],
     ['{"instances": {"x": {"cas": {"kind": "memory"}, "actionCache": {"kind": "memory", "maxBytes": 1}}}}', /bad\.json: instances\["x"\]\.cas\.maxBytes/],
     ['{"chunking": {"avgChunkSizeBytes": 3000}}', /bad\.json: chunking\.avgChunkSizeBytes: must be a power of two/],
     ['{"port": "x"}', /bad\.json: port: must be an integer/],

@@ -10,6 +10,7 @@ import { KilnError } from '../errors.js';
 export type BlobAccessConfig =
   | MemoryBlobAccessConfig
   | DiskBlobAccessConfig
+  | BlockBlobAccessConfig
   | VerifyingBlobAccessConfig
   | ExistenceCachingBlobAccessConfig
   | CompletenessCheckingBlobAccessConfig;
@@ -26,6 +27,18 @@ export interface DiskBlobAccessConfig {
   /** `cas` (default) or `ac`: the subdirectory, and whether sizes are part of the key. */
   readonly keyspace?: 'cas' | 'ac';
   /** fsync every blob before it becomes visible. Default false. */
+  readonly sync?: boolean;
+}
+
+/** Blobs appended into a few large block files under `<path>/<keyspace>-blocks/` (many small blobs are cheap). */
+export interface BlockBlobAccessConfig {
+  readonly kind: 'blocks';
+  readonly path: string;
+  readonly maxBytes: number;
+  /** When a block is full and the next begins; maxBytes / 16 (64 KiB .. 256 MiB) by default. */
+  readonly blockSizeBytes?: number;
+  readonly keyspace?: 'cas' | 'ac';
+  /** fsync each write batch and finished upload before it becomes visible. Default false. */
   readonly sync?: boolean;
 }
 
@@ -65,20 +78,27 @@ export function parseBlobAccessConfig(value: unknown, where = 'storage'): BlobAc
     case 'memory':
       only(obj, where, ['kind', 'maxBytes']);
       return { kind, maxBytes: positiveInteger(obj['maxBytes'], `${where}.maxBytes`) };
-    case 'disk': {
-      only(obj, where, ['kind', 'path', 'maxBytes', 'keyspace', 'sync']);
+    case 'disk':
+    case 'blocks': {
+      only(obj, where, kind === 'disk' ? ['kind', 'path', 'maxBytes', 'keyspace', 'sync'] : ['kind', 'path', 'maxBytes', 'blockSizeBytes', 'keyspace', 'sync']);
       const keyspace = obj['keyspace'];
       if (keyspace !== undefined && keyspace !== 'cas' && keyspace !== 'ac') {
         throw new BlobAccessConfigError(`${where}.keyspace: must be "cas" or "ac", got ${JSON.stringify(keyspace)}`);
       }
       const sync = obj['sync'];
       if (sync !== undefined && typeof sync !== 'boolean') throw new BlobAccessConfigError(`${where}.sync: must be true or false`);
-      return {
-        kind,
+      const common = {
         path: nonEmptyString(obj['path'], `${where}.path`),
         maxBytes: positiveInteger(obj['maxBytes'], `${where}.maxBytes`),
-        ...(keyspace !== undefined ? { keyspace } : {}),
+        ...(keyspace !== undefined ? { keyspace: keyspace as 'cas' | 'ac' } : {}),
         ...(sync !== undefined ? { sync } : {}),
+      };
+      if (kind === 'disk') return { kind, ...common };
+      const blockSize = obj['blockSizeBytes'];
+      return {
+        kind,
+        ...common,
+        ...(blockSize !== undefined ? { blockSizeBytes: positiveInteger(blockSize, `${where}.blockSizeBytes`) } : {}),
       };
     }
     case 'verifying': {
@@ -105,7 +125,7 @@ export function parseBlobAccessConfig(value: unknown, where = 'storage'): BlobAc
       return { kind, backend: parseBlobAccessConfig(obj['backend'], `${where}.backend`) };
     default:
       throw new BlobAccessConfigError(
-        `${where}.kind: must be one of "memory", "disk", "verifying", "existence-caching", "completeness-checking", got ${JSON.stringify(kind)}`,
+        `${where}.kind: must be one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", got ${JSON.stringify(kind)}`,
       );
   }
 }

@@ -1,5 +1,6 @@
 import type { BlobAccess, BlobAccessLogger } from './blob-access.js';
 import { BlobAccessConfigError, parseBlobAccessConfig, type BlobAccessConfig } from './blob-access-config.js';
+import { BlockBlobAccess } from './block-blob-access.js';
 import { CompletenessCheckingBlobAccess } from './completeness-checking-blob-access.js';
 import { DiskBlobAccess } from './disk-blob-access.js';
 import { ExistenceCachingBlobAccess, type Clock } from './existence-caching-blob-access.js';
@@ -35,6 +36,15 @@ export async function createBlobAccess(config: BlobAccessConfig, deps: BlobAcces
         maxBytes: valid.maxBytes,
         keyspace: valid.keyspace ?? 'cas',
         sync: valid.sync ?? false,
+        ...(deps.logger ? { logger: deps.logger } : {}),
+      });
+    case 'blocks':
+      return BlockBlobAccess.open({
+        path: valid.path,
+        maxBytes: valid.maxBytes,
+        keyspace: valid.keyspace ?? 'cas',
+        sync: valid.sync ?? false,
+        ...(valid.blockSizeBytes !== undefined ? { blockSizeBytes: valid.blockSizeBytes } : {}),
         ...(deps.logger ? { logger: deps.logger } : {}),
       });
     case 'verifying':

@@ -9,6 +9,7 @@ import {
   VerifyingBlobAccess,
   type BlobAccess,
 } from '../../../src/core/index.js';
+import { BlockBlobAccess } from '../../../src/core/index.js';
 import { blob, blobs, FakeClock, readAll, tempDir } from './fixtures.js';
 
 // Every BlobAccess, plain or decorated, must behave the same for correct use.
@@ -23,9 +24,21 @@ async function disk(): Promise<DiskBlobAccess> {
   return DiskBlobAccess.open({ path: dir.path, maxBytes: 64 * 1024 * 1024 });
 }
 
+async function blocks(): Promise<BlockBlobAccess> {
+  const dir = await tempDir();
+  const store = await BlockBlobAccess.open({ path: dir.path, maxBytes: 64 * 1024 * 1024 });
+  cleanups.push(async () => {
+    await store.close();
+    await dir.cleanup();
+  });
+  return store;
+}
+
 const stores: [string, () => Promise<BlobAccess>][] = [
   ['memory', async () => new MemoryBlobAccess({ maxBytes: 64 * 1024 * 1024 })],
   ['disk', disk],
+  ['blocks', blocks],
+  ['verifying(blocks) with streamed checks', async () => new VerifyingBlobAccess(await blocks(), { wholeReadLimitBytes: 1024 })],
   ['verifying(memory)', async () => new VerifyingBlobAccess(new MemoryBlobAccess({ maxBytes: 64 * 1024 * 1024 }))],
   ['verifying(disk) with streamed checks', async () => new VerifyingBlobAccess(await disk(), { wholeReadLimitBytes: 1024 })],
   [

@@ -83,7 +83,7 @@ describe('parseBlobAccessConfig', () => {
 
   it.each([
     [null, 'cas: must be an object with a "kind"'],
-    [{ kind: 'tape' }, 'cas.kind: must be one of "memory", "disk", "verifying", "existence-caching", "completeness-checking", got "tape"'],
+    [{ kind: 'tape' }, 'cas.kind: must be one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", got "tape"'],
     [{ kind: 'memory' }, 'cas.maxBytes: must be a positive integer, got undefined'],
     [{ kind: 'memory', maxBytes: -1 }, 'cas.maxBytes: must be a positive integer, got -1'],
     [{ kind: 'memory', maxBytes: 10, path: '/x' }, 'cas.path: unknown field for kind "memory" (allowed: kind, maxBytes)'],
