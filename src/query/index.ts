@@ -1,0 +1,6 @@
+/** The query language: lexer, parser, engine and output formatters. */
+export { QueryEngine, QueryEvaluationError, compareLabels, type QueryTarget, type QueryOptions } from './engine.js';
+export { parseQuery, type QueryExpr } from './parser.js';
+export { QuerySyntaxError, tokenize } from './lexer.js';
+export { parseTargetPattern, TargetPatternError, type TargetPattern } from './target-pattern.js';
+export { OUTPUT_FORMATTERS, type OutputFormatter, type OutputEnvironment } from './output/index.js';

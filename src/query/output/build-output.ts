@@ -1,0 +1,50 @@
+import { isSelectValue, NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES, type AttrValue, type PlainAttrValue } from '../../loading/index.js';
+import type { OutputFormatter } from './formatter.js';
+
+function quote(s: string): string {
+  return JSON.stringify(s);
+}
+
+function plain(v: PlainAttrValue): string {
+  if (v === null) return 'None';
+  if (typeof v === 'string') return quote(v);
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'number') return String(v);
+  const arr = v as readonly unknown[];
+  if (arr.length > 0 && Array.isArray(arr[0])) {
+    return `{${(arr as [string, PlainAttrValue][]).map(([k, x]) => `${quote(k)}: ${plain(x)}`).join(', ')}}`;
+  }
+  return `[${(arr as string[]).map(quote).join(', ')}]`;
+}
+
+function value(v: AttrValue): string {
+  if (!isSelectValue(v)) return plain(v);
+  return v.select
+    .map((p) => ('plain' in p ? plain(p.plain) : `select({${p.conditions.map(([k, x]) => `${quote(k)}: ${plain(x)}`).join(', ')}})`))
+    .join(' + ');
+}
+
+/**
+ * `--output=build`: each rule as BUILD text with the attributes given explicitly, labels in
+ * canonical form, preceded by a comment with its location (as Bazel's BuildOutputFormatter).
+ */
+export const buildOutput: OutputFormatter = {
+  format: (targets, env) => {
+    let out = '';
+    for (const t of targets) {
+      const r = t.target;
+      if (r.kind !== 'rule') {
+        out += `# ${t.label} (${r.kind === 'source' ? 'source file' : r.kind === 'generated' ? 'generated file' : 'package group'})\n\n`;
+        continue;
+      }
+      out += `# ${env.absolutePath(r.location.file)}:${r.location.line}:${r.location.col}\n${r.ruleClass}(\n`;
+      const schema = NATIVE_RULE_CLASSES.get(r.ruleClass) ?? BUILD_SETTING_RULE_CLASSES.get(r.ruleClass);
+      // Schema order when the rule class is native (name first), else call order.
+      const names = schema ? [...schema.attributes.keys()].filter((n) => r.attrs.has(n)) : [...r.attrs.keys()];
+      if (names[0] !== 'name') names.splice(names.indexOf('name'), 1), names.unshift('name');
+      for (const n of names) out += `  ${n} = ${value(r.attrs.get(n)!)},\n`;
+      out += ')\n\n';
+    }
+    return out;
+  },
+};

@@ -1,0 +1,6 @@
+import type { OutputFormatter } from './formatter.js';
+
+/** `--output=label`: one label per line. */
+export const labelOutput: OutputFormatter = {
+  format: (targets) => targets.map((t) => `${t.label}\n`).join(''),
+};

@@ -1,0 +1,162 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../src/cli/commands/query.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { parseTargetPattern, parseQuery } from '../../src/query/index.js';
+import { workspaceFixture } from '../loading/fixture.js';
+
+async function query(root: string, args: string[], cwd = root): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIO = { stdout: { write: (c) => (out += String(c)) }, stderr: { write: (c) => (err += String(c)) }, cwd, env: {} };
+  const code = await main([`--output_base=${join(root, '.ob')}`, ...args], io);
+  return { code, out, err };
+}
+
+const WS = {
+  WORKSPACE: 'workspace(name = "ws")\n',
+  'BUILD': 'filegroup(name = "top")\n',
+  'lib/BUILD': '',
+  'lib/defs.bzl': 'def gen(name):\n    native.genrule(name = name, outs = [name + ".out"], cmd = "touch $@")\n',
+  'a/BUILD': [
+    'load("//lib:defs.bzl", "gen")',
+    'gen("g")',
+    'filegroup(name = "fg", srcs = ["x.txt", ":g"] + select({"//a:c": ["y.txt"], "//conditions:default": []}))',
+    'config_setting(name = "c", values = {"cpu": "k8"})',
+    '',
+  ].join('\n'),
+  'a/x.txt': '',
+  'a/y.txt': '',
+  'a/loose.txt': '',
+  'a/b/BUILD': 'sh_test(name = "t", srcs = ["t.sh"], size = "small")\n',
+  'a/b/t.sh': '',
+  'bazel-out/BUILD': 'filegroup(name = "ignored")\n',
+};
+
+describe('kiln query', () => {
+  it('//... lists every rule, sorted', async () => {
+    const root = workspaceFixture(WS);
+    const r = await query(root, ['//...']);
+    expect(r).toEqual({ code: 0, out: '//:top\n//a:c\n//a:fg\n//a:g\n//a/b:t\n', err: '' });
+  });
+
+  it('supports //pkg/..., :all, :*, single labels and relative patterns', async () => {
+    const root = workspaceFixture(WS);
+    expect((await query(root, ['//a/b/...'])).out).toBe('//a/b:t\n');
+    expect((await query(root, ['//a:all'])).out).toBe('//a:c\n//a:fg\n//a:g\n');
+    expect((await query(root, ['//a:*'])).out).toBe('//a:BUILD\n//a:c\n//a:fg\n//a:g\n//a:g.out\n//a:x.txt\n//a:y.txt\n');
+    expect((await query(root, ['//a:g.out'])).out).toBe('//a:g.out\n');
+    expect((await query(root, ['//a:loose.txt'])).out).toBe('//a:loose.txt\n');
+    expect((await query(root, [':all'], join(root, 'a/b'))).out).toBe('//a/b:t\n');
+    expect((await query(root, ['b/...'], join(root, 'a'))).out).toBe('//a/b:t\n');
+    expect((await query(root, ['//a:all - //a:g'])).out).toBe('//a:c\n//a:fg\n');
+    expect((await query(root, ['//a/b:t + //:top'])).out).toBe('//:top\n//a/b:t\n');
+    expect((await query(root, ['//a:* ^ //...'])).out).toBe('//a:c\n//a:fg\n//a:g\n');
+  });
+
+  it('prints label_kind, package and location', async () => {
+    const root = workspaceFixture(WS);
+    expect((await query(root, ['--output=label_kind', '//a:*'])).out).toBe(
+      'source file //a:BUILD\nconfig_setting rule //a:c\nfilegroup rule //a:fg\ngenrule rule //a:g\ngenerated file //a:g.out\nsource file //a:x.txt\nsource file //a:y.txt\n',
+    );
+    expect((await query(root, ['--output', 'package', '//...'])).out).toBe('\na\na/b\n');
+    expect((await query(root, ['--output=location', '//a:g + //a:x.txt'])).out).toBe(
+      `${join(root, 'a/BUILD')}:2:4: genrule rule //a:g\n${join(root, 'a/x.txt')}:1:1: source file //a:x.txt\n`,
+    );
+  });
+
+  it('prints BUILD form with explicit attributes and unresolved selects', async () => {
+    const root = workspaceFixture(WS);
+    expect((await query(root, ['--output=build', '//a:fg + //a:g'])).out).toBe(
+      [
+        `# ${join(root, 'a/BUILD')}:3:10`,
+        'filegroup(',
+        '  name = "fg",',
+        '  srcs = ["//a:x.txt", "//a:g"] + select({"//a:c": ["//a:y.txt"], "//conditions:default": []}),',
+        ')',
+        '',
+        `# ${join(root, 'a/BUILD')}:2:4`,
+        'genrule(',
+        '  name = "g",',
+        '  outs = ["g.out"],',
+        '  cmd = "touch $@",',
+        ')',
+        '',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('queries the built-in @platforms repository', async () => {
+    const root = workspaceFixture(WS);
+    const r = await query(root, ['@platforms//os:linux + @platforms//cpu:x86_64', '--output=label_kind']);
+    expect(r.out).toBe('constraint_value rule @platforms//cpu:x86_64\nconstraint_value rule @platforms//os:linux\n');
+  });
+
+  it('reports broken packages once, with positions; --keep_going loads the rest (exit 3)', async () => {
+    const root = workspaceFixture({ ...WS, 'bad/BUILD': 'filegroup(name = "ok")\ngenrule(name = "x", bogus = 1, outs = ["o"])\n' });
+    const r = await query(root, ['//...']);
+    expect(r.code).toBe(7);
+    expect(r.err).toBe(
+      "ERROR: bad/BUILD:2:8: //bad:x: no such attribute 'bogus' in 'genrule' rule\n" +
+        "ERROR: errors were encountered while loading package 'bad' (Package 'bad' contains errors)\n" +
+        'ERROR: Evaluation of query "//..." failed: errors were encountered while loading package \'bad\' (Package \'bad\' contains errors)\n',
+    );
+    const k = await query(root, ['--keep_going', '//...']);
+    expect(k.code).toBe(3);
+    expect(k.out).toBe('//:top\n//a:c\n//a:fg\n//a:g\n//a/b:t\n//bad:ok\n');
+    expect(k.err.match(/no such attribute/g)).toHaveLength(1);
+  });
+
+  it('fails clearly on missing targets, packages and subpackage crossings', async () => {
+    const root = workspaceFixture(WS);
+    expect((await query(root, ['//a:nope'])).err).toContain(
+      "ERROR: no such target '//a:nope': target 'nope' not declared in package 'a' defined by a/BUILD",
+    );
+    expect((await query(root, ['//a:b/t.sh'])).err).toContain(
+      "no such target '//a:b/t.sh': Label '//a:b/t.sh' is invalid because 'a/b' is a subpackage; perhaps you meant to put the colon here: '//a/b:t.sh'?",
+    );
+    const np = await query(root, ['//nope:all']);
+    expect(np.code).toBe(7);
+    expect(np.err).toContain("no such package 'nope': BUILD file not found");
+    expect((await query(root, ['//nope/...'])).err).toContain("no targets found beneath 'nope'");
+  });
+
+  it('rejects bad syntax, bad patterns and bad flags with exit 2', async () => {
+    const root = workspaceFixture(WS);
+    expect(await query(root, ['//a:b:c'])).toMatchObject({ code: 2, err: "ERROR: invalid target format '//a:b:c': invalid target name 'b:c': target names may not contain ':'\n" });
+    expect(await query(root, ['(//a:all'])).toMatchObject({ code: 2, err: "ERROR: syntax error at end of query in query '(//a:all'\n" });
+    expect(await query(root, ['--output=xml', '//...'])).toMatchObject({ code: 2 });
+    expect(await query(root, ['--bogus', '//...'])).toMatchObject({ code: 2, err: 'ERROR: Unrecognized option: --bogus\n' });
+  });
+
+  it('serves a second run from the package cache', async () => {
+    const root = workspaceFixture(WS);
+    const first = await query(root, ['--output=build', '//...']);
+    const second = await query(root, ['--output=build', '//...']);
+    expect(second).toEqual(first);
+  });
+});
+
+describe('target patterns', () => {
+  it('parses every form', () => {
+    expect(parseTargetPattern('//...')).toMatchObject({ kind: 'beneath', dir: '', allTargets: false });
+    expect(parseTargetPattern('//a/...:*')).toMatchObject({ kind: 'beneath', dir: 'a', allTargets: true });
+    expect(parseTargetPattern('//a:all-targets')).toMatchObject({ kind: 'package', pkg: 'a', allTargets: true });
+    expect(parseTargetPattern(':all', 'x/y')).toMatchObject({ kind: 'package', pkg: 'x/y', allTargets: false });
+    expect(parseTargetPattern('@r//p:t')).toMatchObject({ kind: 'single' });
+    expect(String((parseTargetPattern('//a') as { label: unknown }).label)).toBe('//a:a');
+    expect(() => parseTargetPattern('/a')).toThrow('not a valid absolute pattern');
+    expect(() => parseTargetPattern('//a/../b/...')).toThrow("Bad target pattern '//a/../b/...': package name component contains only '.' characters");
+  });
+
+  it('parses set operators left to right', () => {
+    expect(parseQuery('a + b - c')).toEqual({
+      kind: 'setop',
+      op: 'except',
+      left: { kind: 'setop', op: 'union', left: { kind: 'pattern', text: 'a' }, right: { kind: 'pattern', text: 'b' } },
+      right: { kind: 'pattern', text: 'c' },
+    });
+    expect(() => parseQuery('deps(//a)')).toThrow("query function 'deps' is not supported yet");
+  });
+});
