@@ -1,16 +1,28 @@
-import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
-import { ExitCode } from '../../core/index.js';
-import { CacheServerConfigError, parseCacheServerConfig, runCacheServer, type ConfigOverrides } from '../../../scheduler/index.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { ExitCode, isStatusError } from '../../core/index.js';
+import {
+  CacheServerConfigError,
+  createExecutionServer,
+  parseCacheServerConfig,
+  runCacheServer,
+  type ConfigOverrides,
+} from '../../../scheduler/index.js';
+import { createRunner, DEFAULT_CACHE_BYTES, startExecutor, type RunningExecutor } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 
 const USAGE = `Usage: kiln cluster up [options]
 
-Starts Kiln's REAPI cluster in the foreground until interrupted (Ctrl-C), and prints its endpoint
-grpc://HOST:PORT as the first line of stdout (for --remote_cache / --remote_executor).
+Starts Kiln's REAPI cluster in the foreground until interrupted (Ctrl-C): the cache server, the
+scheduler (Execution and Operations APIs, worker protocol) and N executors, all on loopback. Prints
+its endpoint grpc://HOST:PORT as the first line of stdout (for --remote_cache / --remote_executor).
 
 Options:
-  --executors N    executors to start; 0 serves the remote cache alone (default 0)
+  --executors N    executors to start (default 0: executors may connect with 'kiln executor')
+  --runner KIND    how executors run actions: local (namespace sandbox when available) or docker
+                   (engine at DOCKER_HOST or the default socket) (default local)
+  --slots N        actions each executor runs at once (default: the number of CPUs)
   --port N         port to listen on; 0 picks a free one (default 0, or the config's)
   --host ADDR      address to listen on (default 127.0.0.1)
   --storage DIR    keep blobs on disk in DIR (default: in memory)
@@ -19,6 +31,8 @@ Options:
 
 interface ClusterUpArgs {
   executors: number;
+  runner: 'local' | 'docker';
+  slots?: number;
   port?: number;
   host?: string;
   storage?: string;
@@ -27,10 +41,10 @@ interface ClusterUpArgs {
 
 class UsageProblem extends Error {}
 
-const VALUE_FLAGS = new Set(['executors', 'port', 'host', 'storage', 'config']);
+const VALUE_FLAGS = new Set(['executors', 'runner', 'slots', 'port', 'host', 'storage', 'config']);
 
 function parseUpArgs(args: string[]): ClusterUpArgs {
-  const parsed: ClusterUpArgs = { executors: 0 };
+  const parsed: ClusterUpArgs = { executors: 0, runner: 'local' };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
@@ -45,6 +59,13 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
     switch (flag) {
       case 'executors':
         parsed.executors = integerFlag(flag, value, 0, 1024);
+        break;
+      case 'runner':
+        if (value !== 'local' && value !== 'docker') throw new UsageProblem(`--runner: expected local or docker, got '${value}'`);
+        parsed.runner = value;
+        break;
+      case 'slots':
+        parsed.slots = integerFlag(flag, value, 1, 1024);
         break;
       case 'port':
         parsed.port = integerFlag(flag, value, 0, 65535);
@@ -73,7 +94,7 @@ function integerFlag(flag: string, value: string, min: number, max: number): num
   return Number(value);
 }
 
-/** `kiln cluster up`: the cache server now; executors and the scheduler arrive with remote execution. */
+/** `kiln cluster up`: cache server, scheduler and executors in one process. */
 export async function main(args: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === 'help' || sub === '--help' || sub === '-h') {
@@ -84,18 +105,17 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up'). Try 'kiln cluster help'.\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
+  return serveCluster(rest, io, USAGE);
+}
+
+/** Runs the server (and executors) of `kiln cluster up` and `kiln scheduler`. */
+export async function serveCluster(rest: string[], io: CliIO, usage: string): Promise<number> {
   let parsed: ClusterUpArgs;
   try {
     parsed = parseUpArgs(rest);
   } catch (e) {
     if (!(e instanceof UsageProblem)) throw e;
-    io.stderr.write(`ERROR: ${e.message}\n${USAGE}`);
-    return ExitCode.COMMAND_LINE_ERROR;
-  }
-  if (parsed.executors > 0) {
-    io.stderr.write(
-      `ERROR: --executors ${parsed.executors}: remote execution is not available yet; use --executors 0 to serve the remote cache alone.\n`,
-    );
+    io.stderr.write(`ERROR: ${e.message}\n${usage}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
 
@@ -136,9 +156,51 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     info: (m: string) => io.stderr.write(`INFO: ${m}\n`),
     warn: (m: string) => io.stderr.write(`WARNING: ${m}\n`),
   };
+  if (parsed.executors > 0 && parsed.runner === 'docker') {
+    try {
+      await createRunner('docker', (m) => log.warn(m));
+    } catch (e) {
+      if (!isStatusError(e)) throw e;
+      io.stderr.write(`ERROR: --runner docker: ${e.message}\n`);
+      return ExitCode.BUILD_FAILURE;
+    }
+  }
+  const execution = createExecutionServer();
+  const executors: RunningExecutor[] = [];
+  let workDirectory: string | undefined;
+  const stopExecutors = async () => {
+    await Promise.all(executors.map((e) => e.stop()));
+    if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
+  };
+  const interrupted = (io.interrupted ?? new Promise<void>(() => undefined)).then(stopExecutors);
   try {
-    await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, io.interrupted ?? new Promise<void>(() => undefined));
+    await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, interrupted, {
+      extraServices: (ctx) => execution.services(ctx),
+      executionCapabilities: execution.capabilities,
+      started: async (server) => {
+        if (parsed.executors === 0) return;
+        workDirectory = await mkdtemp(join(tmpdir(), 'kiln-executors-'));
+        for (let i = 0; i < parsed.executors; i++) {
+          const running = await startExecutor(
+            {
+              scheduler: server.endpoint,
+              instanceName: '',
+              name: `executor-${i}`,
+              slots: parsed.slots ?? availableParallelism(),
+              runner: parsed.runner,
+              workDirectory: join(workDirectory, `executor-${i}`),
+              cacheBytes: DEFAULT_CACHE_BYTES,
+              platform: [],
+            },
+            (m) => log.warn(m),
+          );
+          executors.push(running);
+        }
+        log.info(`${parsed.executors} executor(s) started, runner ${executors[0]?.runner}, ${parsed.slots ?? availableParallelism()} slot(s) each`);
+      },
+    });
   } catch (e) {
+    await stopExecutors();
     const code = (e as NodeJS.ErrnoException).code;
     const message = (e as Error).message;
     if (code === 'EADDRINUSE' || /EADDRINUSE|address already in use|No address added/i.test(message)) {
@@ -150,6 +212,8 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       return ExitCode.BUILD_FAILURE;
     }
     throw e;
+  } finally {
+    execution.close();
   }
   return ExitCode.SUCCESS;
 }

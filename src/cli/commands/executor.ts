@@ -1,0 +1,123 @@
+import { readFile } from 'node:fs/promises';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ExitCode, isStatusError } from '../../core/index.js';
+import { DEFAULT_CACHE_BYTES, startExecutor, type ExecutorConfig } from '../../../executor/index.js';
+import type { CliIO } from '../io.js';
+
+const USAGE = `Usage: kiln executor --scheduler grpc://HOST:PORT [options]
+
+Runs one executor in the foreground until interrupted (Ctrl-C): it connects to the scheduler,
+announces its platform and slots, and runs the actions it is assigned.
+
+Options:
+  --scheduler URL      the scheduler's endpoint, as printed by 'kiln scheduler' (required)
+  --runner KIND        local (namespace sandbox when available) or docker (default local)
+  --slots N            actions run at once (default: the number of CPUs)
+  --platform NAME=VAL  a platform property to announce (repeatable); OSFamily=linux is implied
+  --instance NAME      the REAPI instance name to serve (default "")
+  --work-dir DIR       file cache and build directories (default: a directory under the temp dir)
+  --cache-size BYTES   bound of the local file cache (default 8 GiB)
+  --name NAME          shown in logs and ExecutedActionMetadata.worker (default: the host name)
+  --config FILE        JSON object with any of the keys above (flags win)
+`;
+
+class UsageProblem extends Error {}
+
+const FLAGS = ['scheduler', 'runner', 'slots', 'platform', 'instance', 'work-dir', 'cache-size', 'name', 'config'] as const;
+type Flag = (typeof FLAGS)[number];
+
+function parseArgs(args: string[]): Map<Flag, string[]> {
+  const out = new Map<Flag, string[]>();
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(args[i]!);
+    if (!m) throw new UsageProblem(`unexpected argument '${args[i]}'`);
+    const flag = m[1] as Flag;
+    if (!FLAGS.includes(flag)) throw new UsageProblem(`unrecognized option: --${m[1]}`);
+    const value = m[2] ?? args[++i];
+    if (value === undefined) throw new UsageProblem(`--${flag} expects a value`);
+    out.set(flag, [...(out.get(flag) ?? []), value]);
+  }
+  return out;
+}
+
+function integer(flag: string, value: unknown, min: number): number {
+  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageProblem(`--${flag}: expected an integer of at least ${min}, got '${String(value)}'`);
+  return n;
+}
+
+async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<ExecutorConfig> {
+  let file: Record<string, unknown> = {};
+  const configPath = flags.get('config')?.at(-1);
+  if (configPath !== undefined) {
+    const path = resolve(io.cwd, configPath);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (e) {
+      throw new UsageProblem(`--config: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('expected a JSON object');
+      file = parsed as Record<string, unknown>;
+    } catch (e) {
+      throw new UsageProblem(`${configPath}: not a valid config: ${(e as Error).message}`);
+    }
+    for (const key of Object.keys(file)) if (!FLAGS.includes(key as Flag) || key === 'config') throw new UsageProblem(`${configPath}: unknown key '${key}'`);
+  }
+  const pick = (flag: Flag): unknown => flags.get(flag)?.at(-1) ?? file[flag];
+  const scheduler = pick('scheduler');
+  if (typeof scheduler !== 'string' || scheduler === '') throw new UsageProblem('--scheduler is required (the endpoint kiln scheduler printed)');
+  const runner = pick('runner') ?? 'local';
+  if (runner !== 'local' && runner !== 'docker') throw new UsageProblem(`--runner: expected local or docker, got '${String(runner)}'`);
+  const platformValues = flags.get('platform') ?? (Array.isArray(file.platform) ? (file.platform as unknown[]).map(String) : []);
+  const platform = platformValues.map((p) => {
+    const eq = p.indexOf('=');
+    if (eq <= 0) throw new UsageProblem(`--platform: expected NAME=VALUE, got '${p}'`);
+    return { name: p.slice(0, eq), value: p.slice(eq + 1) };
+  });
+  const name = String(pick('name') ?? hostname());
+  const workDir = pick('work-dir');
+  return {
+    scheduler,
+    instanceName: String(pick('instance') ?? ''),
+    name,
+    slots: pick('slots') === undefined ? availableParallelism() : integer('slots', pick('slots'), 1),
+    runner,
+    workDirectory: workDir === undefined ? join(tmpdir(), `kiln-executor-${process.pid}`) : resolve(io.cwd, String(workDir)),
+    cacheBytes: pick('cache-size') === undefined ? DEFAULT_CACHE_BYTES : integer('cache-size', pick('cache-size'), 1),
+    platform,
+  };
+}
+
+/** `kiln executor`: one worker connected to a scheduler. */
+export async function main(args: string[], io: CliIO): Promise<number> {
+  if (args[0] === 'help' || args[0] === '--help' || args[0] === '-h') {
+    io.stdout.write(USAGE);
+    return ExitCode.SUCCESS;
+  }
+  let config: ExecutorConfig;
+  try {
+    config = await configOf(parseArgs(args), io);
+  } catch (e) {
+    if (!(e instanceof UsageProblem)) throw e;
+    io.stderr.write(`ERROR: ${e.message}\n${USAGE}`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  const log = (m: string) => io.stderr.write(`WARNING: ${m}\n`);
+  let running;
+  try {
+    running = await startExecutor(config, log);
+  } catch (e) {
+    if (!isStatusError(e)) throw e;
+    io.stderr.write(`ERROR: --runner ${config.runner}: ${e.message}\n`);
+    return ExitCode.BUILD_FAILURE;
+  }
+  io.stderr.write(`INFO: executor ${config.name} (${running.runner}, ${config.slots} slot(s)) working for ${config.scheduler}\n`);
+  await (io.interrupted ?? new Promise<void>(() => undefined));
+  io.stderr.write('INFO: interrupted: stopping\n');
+  await running.stop();
+  return ExitCode.SUCCESS;
+}
