@@ -59,11 +59,11 @@ export async function executeActions(actions: readonly Action[], options: Execut
   const paths = executionPaths(options.outputBase);
   await rm(paths.scratch, { recursive: true, force: true });
   await mkdir(paths.scratch, { recursive: true });
-  const [digestCache, actionCache, diskCache] = await Promise.all([
-    FileDigestCache.load(paths.fileDigestCache),
-    LocalActionCache.load(paths.actionCache),
-    options.diskCache ? DiskCache.open(options.diskCache) : Promise.resolve(undefined),
-  ]);
+  const [digestCache, actionCache] = await Promise.all([FileDigestCache.load(paths.fileDigestCache), LocalActionCache.load(paths.actionCache)]);
+  // Opening a disk cache scans it; a build the local action cache fully answers never does.
+  const dir = options.diskCache;
+  let opened: Promise<DiskCache> | undefined;
+  const diskCache = dir ? () => (opened ??= DiskCache.open(dir)) : undefined;
   const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, paths.scratch);
 
   reporter.buildStarted(actions.length);
@@ -127,7 +127,7 @@ class ActionRunner {
     private readonly reporter: ExecutionReporter,
     private readonly digestCache: FileDigestCache,
     private readonly actionCache: LocalActionCache,
-    private readonly diskCache: DiskCache | undefined,
+    private readonly openDiskCache: (() => Promise<DiskCache>) | undefined,
     private readonly scratchRoot: string,
   ) {}
 
@@ -164,13 +164,13 @@ class ActionRunner {
     const key = computeActionKey(action, { env, inputs });
     const requirements = new Set<string>(action.executionRequirements);
     const cacheable = !requirements.has('no-cache');
-    const diskCache =
-      cacheable && !requirements.has('no-remote-cache') && !requirements.has('no-remote') && !requirements.has('local') ? this.diskCache : undefined;
+    const useDiskCache = cacheable && !requirements.has('no-remote-cache') && !requirements.has('no-remote') && !requirements.has('local');
 
     if (cacheable && (await this.upToDate(action, key.digest))) {
       this.reporter.actionFinished(action, undefined);
       return true;
     }
+    const diskCache = useDiskCache && this.openDiskCache ? await this.openDiskCache() : undefined;
     if (diskCache) {
       const cached = await diskCache.lookup(key.digest);
       if (cached && this.declaresExactly(action, cached) && (await diskCache.restore(cached, execRoot))) {

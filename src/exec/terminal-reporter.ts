@@ -105,7 +105,7 @@ export class TerminalReporter implements ExecutionReporter {
     const head = `[${this.done} / ${this.total}]`;
     const runs = [...this.running.values()].sort((a, b) => a.startedAt - b.startedAt);
     const describe = (r: Running) => `${r.action.progressMessage}; ${seconds(now - r.startedAt)} ${r.runnerName}`;
-    if (runs.length === 0) return [`${head} ${this.done === this.total ? 'checking cached actions' : 'scheduling'}; ${seconds(now - this.startedAt)}`];
+    if (runs.length === 0) return [`${head} checking cached actions; ${seconds(now - this.startedAt)}`];
     const more = runs.length > 1 ? ` ... (${runs.length} actions running)` : '';
     const lines = [`${head} ${describe(runs[0]!)}${more}`];
     for (const r of runs.slice(1, 1 + (this.options.maxRunningLines ?? 3))) lines.push(`    ${describe(r)}`);

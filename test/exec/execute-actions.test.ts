@@ -262,6 +262,24 @@ describe('--disk_cache', () => {
     expect(ran(third.summary)).toBe(0);
   });
 
+  it('runs the action when a disk cache blob is corrupt, instead of restoring bad bytes', async () => {
+    const [one, two] = [await makeWorkspace(), await makeWorkspace()];
+    roots.push(one, two);
+    const diskCache = join(one.root, 'disk-cache');
+    const gen = genrule('//p:g', { outs: ['o'], cmd: `echo content > ${out('p', 'o')}` });
+    const opts = (w: Workspace): ExecutionOptions => ({ execRoot: w.execRoot, outputBase: w.outputBase, clientEnv: CLIENT_ENV, diskCache, strategies: { spawnStrategy: ['local'] } });
+    await executeActions([gen], opts(one), new RecordingReporter());
+    const hash = createHash('sha256').update('content\n').digest('hex');
+    await writeFile(join(diskCache, 'cas', hash.slice(0, 2), hash), 'CONTENT\n'); // same size, wrong bytes
+
+    const second = new RecordingReporter();
+    await executeActions([gen], opts(two), second);
+    expect(second.summary!.success).toBe(true);
+    expect(second.summary!.processes['disk cache hit']).toBe(0);
+    expect(ran(second.summary)).toBe(1);
+    expect(await two.read(out('p', 'o'))).toBe('content\n');
+  });
+
   it('skips the disk cache for no-remote-cache (keeping the local cache) and for no-cache', async () => {
     const w = await makeWorkspace();
     const other = await makeWorkspace();
