@@ -16,6 +16,8 @@ export interface ExecutorConfig {
   readonly cacheBytes: number;
   /** Announced to the scheduler; OSFamily=linux is added when absent. */
   readonly platform: readonly PlatformProperty[];
+  /** Docker engine address for the docker runner; $DOCKER_HOST or the default socket when absent. */
+  readonly dockerHost?: string;
 }
 
 export const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024 * 1024;

@@ -20,9 +20,9 @@ export interface RunningExecutor {
  * The runner of the config. Docker: the engine must answer first (UnavailableError saying how to
  * start one otherwise).
  */
-export async function createRunner(kind: ExecutorConfig['runner'], log: (message: string) => void): Promise<Runner> {
+export async function createRunner(kind: ExecutorConfig['runner'], log: (message: string) => void, dockerHost?: string): Promise<Runner> {
   if (kind === 'docker') {
-    const docker = new DockerRunner();
+    const docker = new DockerRunner(dockerHost ? { dockerHost } : {});
     await docker.ping();
     return docker;
   }
@@ -32,7 +32,7 @@ export async function createRunner(kind: ExecutorConfig['runner'], log: (message
 /** The executor's main: wires CAS client, file cache, runner and the synchronize loop, and starts it. */
 export async function startExecutor(config: ExecutorConfig, log: (message: string) => void, runner?: Runner): Promise<RunningExecutor> {
   const address = config.scheduler.replace(/^grpc:\/\//, '');
-  const chosen = runner ?? (await createRunner(config.runner, log));
+  const chosen = runner ?? (await createRunner(config.runner, log, config.dockerHost));
   const buildRoot = join(config.workDirectory, 'build');
   await mkdir(buildRoot, { recursive: true });
   const cas = new CasClient(address, config.instanceName);

@@ -65,7 +65,7 @@ describe('kiln cluster up', () => {
   });
 
   it.each([
-    [['up', '--executors', '2'], /--executors 2: remote execution is not available yet/],
+    [['up', '--executors', '2', '--runner', 'podman'], /--runner: expected local or docker, got 'podman'/],
     [['up', '--port', 'eighty'], /--port: expected an integer/],
     [['up', '--port', '70000'], /--port: expected an integer from 0 to 65535/],
     [['up', '--frobnicate'], /unrecognized option: --frobnicate/],

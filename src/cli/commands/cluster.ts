@@ -158,7 +158,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
   };
   if (parsed.executors > 0 && parsed.runner === 'docker') {
     try {
-      await createRunner('docker', (m) => log.warn(m));
+      await createRunner('docker', (m) => log.warn(m), io.env.DOCKER_HOST);
     } catch (e) {
       if (!isStatusError(e)) throw e;
       io.stderr.write(`ERROR: --runner docker: ${e.message}\n`);
@@ -191,6 +191,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
               workDirectory: join(workDirectory, `executor-${i}`),
               cacheBytes: DEFAULT_CACHE_BYTES,
               platform: [],
+              ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
             },
             (m) => log.warn(m),
           );

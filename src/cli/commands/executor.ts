@@ -89,6 +89,7 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     workDirectory: workDir === undefined ? join(tmpdir(), `kiln-executor-${process.pid}`) : resolve(io.cwd, String(workDir)),
     cacheBytes: pick('cache-size') === undefined ? DEFAULT_CACHE_BYTES : integer('cache-size', pick('cache-size'), 1),
     platform,
+    ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
   };
 }
 

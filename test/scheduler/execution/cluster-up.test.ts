@@ -1,0 +1,104 @@
+import * as grpc from '@grpc/grpc-js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/commands/cluster.js';
+import { main as executorMain } from '../../../src/cli/commands/executor.js';
+import { main as schedulerMain } from '../../../src/cli/commands/scheduler.js';
+import type { CliIO } from '../../../src/cli/io.js';
+import { digestOf, encodeMessage, longrunning, reapi } from '../../../src/core/index.js';
+import { connect, must } from '../cache-server-fixture.js';
+import { collectStream } from './cluster-fixture.js';
+
+function fakeIO(cwd: string, env: Record<string, string> = {}) {
+  let out = '';
+  let err = '';
+  let interrupt: () => void = () => undefined;
+  let onLine: (line: string) => void = () => undefined;
+  const firstLine = new Promise<string>((resolve) => (onLine = resolve));
+  const io: CliIO = {
+    stdout: {
+      write: (c: string | Uint8Array) => {
+        out += c.toString();
+        if (out.includes('\n')) onLine(out.slice(0, out.indexOf('\n')));
+      },
+    },
+    stderr: { write: (c: string | Uint8Array) => (err += c.toString()) },
+    cwd,
+    env,
+    interrupted: new Promise<void>((resolve) => (interrupt = resolve)),
+  };
+  return { io, firstLine, interrupt: () => interrupt(), out: () => out, err: () => err };
+}
+
+/** Uploads a one-command action and runs it through Execute; returns the ExecuteResponse. */
+async function runThrough(endpoint: string, script: string): Promise<reapi.ExecuteResponse | undefined> {
+  const clients = connect(endpoint);
+  const address = endpoint.replace('grpc://', '');
+  const Exec = grpc.makeGenericClientConstructor(reapi.ExecutionService as unknown as grpc.ServiceDefinition, 'Execution');
+  const exec = new Exec(address, grpc.credentials.createInsecure()) as unknown as reapi.ExecutionClient;
+  try {
+    const command = encodeMessage(reapi.Command, { arguments: ['/bin/sh', '-c', script], outputPaths: ['out'], environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }] });
+    const root = encodeMessage(reapi.Directory, {});
+    const action = encodeMessage(reapi.Action, { commandDigest: command.digest, inputRootDigest: root.digest });
+    await must(clients.cas, clients.cas.BatchUpdateBlobs, {
+      requests: [command, root, action].map((m) => ({ digest: m.digest, data: m.data })),
+    });
+    const outcome = await collectStream(exec.Execute({ actionDigest: action.digest }) as grpc.ClientReadableStream<longrunning.Operation>);
+    return outcome.response;
+  } finally {
+    exec.close();
+    clients.close();
+  }
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'kiln-cluster-up-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('kiln cluster up / scheduler / executor', () => {
+  it('cluster up --executors 2 --runner local runs actions and stops cleanly on interrupt', async () => {
+    const f = fakeIO(dir);
+    const exit = main(['up', '--executors', '2', '--runner', 'local', '--slots', '1'], f.io);
+    const endpoint = await f.firstLine;
+    expect(endpoint).toMatch(/^grpc:\/\/127\.0\.0\.1:\d+$/);
+    const response = await runThrough(endpoint, 'echo from-cluster > out');
+    expect(response?.result?.exitCode).toBe(0);
+    expect(response?.result?.outputFiles[0]?.digest).toEqual(digestOf(Buffer.from('from-cluster\n')));
+    f.interrupt();
+    expect(await exit).toBe(0);
+    expect(f.err()).toContain('build.bazel.remote.execution.v2.Execution');
+    expect(f.err()).toContain('2 executor(s) started');
+  });
+
+  it('kiln scheduler and kiln executor work together', async () => {
+    const s = fakeIO(dir);
+    const schedulerExit = schedulerMain([], s.io);
+    const endpoint = await s.firstLine;
+    const e = fakeIO(dir);
+    const executorExit = executorMain(['--scheduler', endpoint, '--slots', '1', '--name', 'cli-executor', '--work-dir', join(dir, 'w')], e.io);
+    const response = await runThrough(endpoint, 'echo via-cli > out');
+    expect(response?.result?.executionMetadata?.worker).toBe('cli-executor');
+    e.interrupt();
+    expect(await executorExit).toBe(0);
+    s.interrupt();
+    expect(await schedulerExit).toBe(0);
+  });
+
+  it('--runner docker without an engine says how to start one and exits non-zero', async () => {
+    const f = fakeIO(dir, { DOCKER_HOST: `unix://${join(dir, 'no-such-docker.sock')}` });
+    const exit = await main(['up', '--executors', '1', '--runner', 'docker'], f.io);
+    expect(exit).not.toBe(0);
+    expect(f.err()).toMatch(/no Docker engine answers .*scripts\/docker\/start-dockerd\.sh/);
+    expect(f.out()).toBe('');
+  });
+
+  it('kiln executor requires --scheduler', async () => {
+    const f = fakeIO(dir);
+    expect(await executorMain([], f.io)).toBe(2);
+    expect(f.err()).toMatch(/--scheduler is required/);
+  });
+});
