@@ -1,0 +1,212 @@
+import { KilnError } from '../../core/index.js';
+import type { BuildConfiguration, ConfigurationPair } from '../config/build-configuration.js';
+import type { BuildSettingLookup, ConfigMatch } from '../config/config-matching.js';
+import { resolveSelect } from '../config/select.js';
+import type { JavaRuntimeVariables } from '../expansion/genrule-command.js';
+import { analyzeConfigSetting } from '../rules/config-setting.js';
+import { analyzeFilegroup } from '../rules/filegroup.js';
+import { analyzeGenrule } from '../rules/genrule.js';
+import type { RuleResult } from '../rules/rule-result.js';
+import type { AnalysisTarget, ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from './configured-target.js';
+import { ruleError, type RuleContext } from './rule-context.js';
+import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, sourceExecPath, splitLabel } from './target-paths.js';
+import { isVisible } from './visibility.js';
+
+export interface AnalyzerOptions {
+  readonly configurations: ConfigurationPair;
+  readonly buildSettings?: BuildSettingLookup;
+  /** The exec configuration's Java runtime, for $(JAVA) and friends. */
+  readonly javaRuntime?: JavaRuntimeVariables;
+}
+
+type RuleImplementation = (ctx: RuleContext) => RuleResult;
+
+/** Rules analysis implements, by class. Rules that only carry data for others provide nothing. */
+const RULES: Readonly<Record<string, RuleImplementation>> = {
+  filegroup: analyzeFilegroup,
+  genrule: analyzeGenrule,
+  config_setting: analyzeConfigSetting,
+  constraint_setting: () => ({ files: [], runfiles: [] }),
+  constraint_value: () => ({ files: [], runfiles: [] }),
+  platform: () => ({ files: [], runfiles: [] }),
+  test_suite: () => ({ files: [], runfiles: [] }),
+};
+
+const PUBLIC = ['//visibility:public'];
+const PRIVATE = ['//visibility:private'];
+
+/**
+ * Turns targets into configured targets: resolves select() per configuration, analyses
+ * dependencies in the configuration their attribute asks for (tools: exec), checks visibility
+ * and testonly on every dependency edge, and memoises by (label, configuration).
+ */
+export class Analyzer {
+  private readonly done = new Map<string, ConfiguredTarget>();
+  private readonly inProgress = new Set<string>();
+
+  constructor(
+    private readonly graph: TargetGraph,
+    private readonly options: AnalyzerOptions,
+  ) {}
+
+  /** Analyses a requested target in the target configuration. */
+  analyzeTopLevel(label: string): ConfiguredTarget {
+    return this.analyze(label, this.options.configurations.target);
+  }
+
+  analyze(label: string, config: BuildConfiguration): ConfiguredTarget {
+    const key = `${label}@${config.id}`;
+    const cached = this.done.get(key);
+    if (cached) return cached;
+    if (this.inProgress.has(key)) throw new KilnError(`cycle in dependency graph at ${label} (${config.mnemonic})`);
+    const target = this.graph.target(label);
+    if (!target) throw new KilnError(`no such target '${label}'`);
+    this.inProgress.add(key);
+    try {
+      const result = this.analyzeTarget(target, config);
+      this.done.set(key, result);
+      return result;
+    } finally {
+      this.inProgress.delete(key);
+    }
+  }
+
+  /** Every action registered by the targets analysed so far. */
+  actions(): ConfiguredTarget['actions'] {
+    return [...this.done.values()].flatMap((ct) => ct.actions);
+  }
+
+  private analyzeTarget(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
+    const base = { label: target.label, target, config, outputGroups: new Map(), actions: [] };
+    switch (target.kind) {
+      case 'source': {
+        const file: FileEntry = { artifact: { kind: 'source', execPath: sourceExecPath(target.label) }, rootPath: rootPathOf(target.label) };
+        return { ...base, files: [file], runfiles: [], visibility: target.visibility ?? PUBLIC, testonly: false, kindName: 'source file' };
+      }
+      case 'generated': {
+        const rule = this.analyze(target.generatingRule, config);
+        const name = splitLabel(target.label).name;
+        const index = rule.target.kind === 'rule' ? rule.target.outputs.indexOf(name) : -1;
+        const file = rule.files[index];
+        if (!file) throw new KilnError(`generated file '${target.label}' is not an output of ${target.generatingRule}`);
+        return { ...base, files: [file], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file' };
+      }
+      case 'package_group':
+        return { ...base, files: [], runfiles: [], visibility: PUBLIC, testonly: false, kindName: 'package group' };
+      case 'rule':
+        return target.ruleClass === 'alias' ? this.analyzeAlias(target, config) : this.analyzeRule(target, config);
+    }
+  }
+
+  private analyzeRule(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
+    const impl = RULES[target.ruleClass];
+    if (!impl) throw ruleError(target, undefined, `analysis of '${target.ruleClass}' rules is not supported`);
+    const result = impl(this.contextFor(target, config));
+    return {
+      label: target.label,
+      target,
+      config,
+      files: result.files,
+      runfiles: result.runfiles,
+      outputGroups: result.outputGroups ?? new Map(),
+      ...(result.configMatch ? { configMatch: result.configMatch } : {}),
+      ...(result.templateVariables ? { templateVariables: result.templateVariables } : {}),
+      visibility: this.visibilityOf(target),
+      testonly: this.testonlyOf(target),
+      kindName: target.ruleClass,
+      actions: result.actions ?? [],
+    };
+  }
+
+  /** alias (spec, alias): the actual's providers and testonly, the alias's own visibility. */
+  private analyzeAlias(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
+    const ctx = this.contextFor(target, config);
+    const [actual] = ctx.deps('actual', { configurable: true, skipTestonly: true });
+    if (!actual) throw ctx.error('actual', 'missing value for mandatory attribute');
+    if (actual.kindName === 'test_suite' || actual.kindName === 'package group') {
+      const what = actual.kindName === 'test_suite' ? 'test_suite rule' : 'package group';
+      throw ctx.error('actual', `${what} '${actual.label}' cannot be aliased`);
+    }
+    return { ...actual, label: target.label, target, actions: [], visibility: this.visibilityOf(target) };
+  }
+
+  private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration): RuleContext {
+    const execConfig = config.isExec ? config : this.options.configurations.exec;
+    const canonicalize = (raw: string) => canonicalizeIn(target.label, raw);
+    const matchCondition = (condition: string): ConfigMatch => {
+      const setting = this.analyze(condition, config);
+      if (!setting.configMatch) {
+        throw new KilnError(`${condition} is not a valid select() condition for ${target.label}.`, target.location);
+      }
+      return setting.configMatch;
+    };
+    const attr = <T>(name: string, fallback: T, configurable = true): T => {
+      const raw = target.attrs.get(name);
+      if (raw === undefined || raw === null) return fallback;
+      return resolveSelect(raw as T, { ruleLabel: target.label, attribute: name, configurable, pos: target.location, canonicalizeCondition: (c) => canonicalize(c) ?? c }, matchCondition);
+    };
+    const ctx: RuleContext = {
+      target,
+      config,
+      execConfig,
+      ...(this.options.buildSettings ? { buildSettings: this.options.buildSettings } : {}),
+      ...(this.options.javaRuntime ? { javaRuntime: this.options.javaRuntime } : {}),
+      attr,
+      canonicalize,
+      error: (attribute, message) => ruleError(target, attribute, message),
+      outputFile: (name, toBindir) => {
+        const dirs = config.outputDirectories;
+        const root = toBindir ? dirs.bin : dirs.genfiles;
+        return {
+          artifact: { kind: 'derived', execPath: `${packageOutputDir(root, target.label)}/${name}`, root, owner: target.label },
+          rootPath: rootPathOf(`${target.label.slice(0, target.label.lastIndexOf(':'))}:${name}`),
+        };
+      },
+      deps: (attribute, opts = {}) => {
+        const value = attr<unknown>(attribute, [], opts.configurable ?? true);
+        const labels = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as string[]) : [];
+        const depConfig = opts.exec ? execConfig : config;
+        const skipTestonly = opts.skipTestonly === true;
+        return labels.map((raw) => {
+          const label = canonicalize(raw);
+          if (label === undefined) throw ctx.error(attribute, `invalid label '${raw}'`);
+          if (!this.graph.target(label)) throw ctx.error(attribute, `no such target '${label}'`);
+          const dep = this.analyze(label, depConfig);
+          this.checkEdge(ctx, attribute, dep, skipTestonly);
+          return dep;
+        });
+      },
+    };
+    return ctx;
+  }
+
+  private checkEdge(ctx: RuleContext, attribute: string, dep: ConfiguredTarget, skipTestonly: boolean): void {
+    const from = ctx.target;
+    if (dep.kindName === 'package group') {
+      throw ctx.error(attribute, `package group '${dep.label}' is misplaced here (they are only allowed in the visibility attribute)`);
+    }
+    const checkVisibility = ctx.config.options.getBool('check_visibility');
+    if (checkVisibility && !isVisible(dep.label, dep.visibility, from.label, this.graph)) {
+      throw ctx.error(
+        attribute,
+        `target '${dep.label}' is not visible from target '${from.label}'. Check the visibility declaration of the former target if you think the dependency is legitimate`,
+      );
+    }
+    if (!skipTestonly && dep.testonly && !this.testonlyOf(from)) {
+      throw ctx.error(attribute, `non-test target '${from.label}' depends on testonly target '${dep.label}' and doesn't have testonly attribute set`);
+    }
+  }
+
+  private visibilityOf(target: RuleAnalysisTarget): readonly string[] {
+    const own = target.attrs.get('visibility');
+    if (Array.isArray(own)) return own as string[];
+    return this.graph.defaultVisibility?.(packageKeyOf(target.label)) ?? PRIVATE;
+  }
+
+  private testonlyOf(target: AnalysisTarget): boolean {
+    if (target.kind !== 'rule') return false;
+    const own = target.attrs.get('testonly');
+    if (typeof own === 'boolean') return own;
+    return this.graph.defaultTestonly?.(packageKeyOf(target.label)) ?? false;
+  }
+}

@@ -1,0 +1,85 @@
+import type { Position } from '../../core/index.js';
+import type { Action, Artifact } from '../action.js';
+import type { BuildConfiguration } from '../config/build-configuration.js';
+import type { ConfigMatch } from '../config/config-matching.js';
+
+/**
+ * A target loaded and ready for analysis. Loading's targets map onto this shape one to one
+ * (its `Target` plus the canonical label), so analysis does not depend on how packages are stored.
+ */
+export type AnalysisTarget = RuleAnalysisTarget | SourceAnalysisTarget | GeneratedAnalysisTarget | PackageGroupAnalysisTarget;
+
+interface TargetBase {
+  /** Canonical label, `//pkg:name` or `@repo//pkg:name`. */
+  readonly label: string;
+  readonly location: Position;
+}
+
+export interface RuleAnalysisTarget extends TargetBase {
+  readonly kind: 'rule';
+  readonly ruleClass: string;
+  /** Attributes set explicitly; select()s unresolved (either select form, see config/select.ts). */
+  readonly attrs: ReadonlyMap<string, unknown>;
+  /** Output files, package-relative, in declaration order. */
+  readonly outputs: readonly string[];
+}
+
+export interface SourceAnalysisTarget extends TargetBase {
+  readonly kind: 'source';
+  /** From exports_files(visibility = ...); undefined means public (Bazel 2.1's default for source files). */
+  readonly visibility?: readonly string[];
+}
+
+export interface GeneratedAnalysisTarget extends TargetBase {
+  readonly kind: 'generated';
+  /** Label of the rule that generates it. */
+  readonly generatingRule: string;
+}
+
+export interface PackageGroupAnalysisTarget extends TargetBase {
+  readonly kind: 'package_group';
+  /** Package specifications: `//foo`, `//foo/...`, `//...`, `-//foo` excludes. */
+  readonly packages: readonly string[];
+  readonly includes: readonly string[];
+}
+
+/** The loaded world analysis reads. */
+export interface TargetGraph {
+  target(label: string): AnalysisTarget | undefined;
+  /** `package(default_visibility = ...)` of a package (`//pkg` or `@repo//pkg`), if set. */
+  defaultVisibility?(packageKey: string): readonly string[] | undefined;
+  /** `package(default_testonly = ...)`. */
+  defaultTestonly?(packageKey: string): boolean;
+}
+
+/** Files and their runfiles-relative path. */
+export interface FileEntry {
+  readonly artifact: Artifact;
+  readonly rootPath: string;
+}
+
+/**
+ * The result of analysing one target in one configuration: its providers (files to build,
+ * runfiles, output groups, config matching, Make variables) and the actions it registered.
+ */
+export interface ConfiguredTarget {
+  readonly label: string;
+  readonly target: AnalysisTarget;
+  readonly config: BuildConfiguration;
+  /** DefaultInfo files, in order, without duplicates. */
+  readonly files: readonly FileEntry[];
+  /** Runfiles: files needed at run time (data). */
+  readonly runfiles: readonly FileEntry[];
+  readonly outputGroups: ReadonlyMap<string, readonly FileEntry[]>;
+  /** Present for config_setting. */
+  readonly configMatch?: ConfigMatch;
+  /** TemplateVariableInfo: Make variables for rules that list this target in `toolchains`. */
+  readonly templateVariables?: ReadonlyMap<string, string>;
+  /** Its own visibility (for an alias: the alias's, not the actual's). */
+  readonly visibility: readonly string[];
+  /** For an alias: the actual's testonly. */
+  readonly testonly: boolean;
+  /** Rule class, or the kind for non-rules; for an alias: the actual's. */
+  readonly kindName: string;
+  readonly actions: readonly Action[];
+}

@@ -1,0 +1,34 @@
+import { KilnError } from '../../core/index.js';
+import type { BuildConfiguration } from '../config/build-configuration.js';
+import type { BuildSettingLookup } from '../config/config-matching.js';
+import type { JavaRuntimeVariables } from '../expansion/genrule-command.js';
+import type { ConfiguredTarget, FileEntry, RuleAnalysisTarget } from './configured-target.js';
+
+/** A user error in a rule's analysis, Bazel style: `in <attr> attribute of <class> rule <label>: ...`. */
+export class RuleError extends KilnError {}
+
+/** What a rule implementation sees of its target and of analysis. */
+export interface RuleContext {
+  readonly target: RuleAnalysisTarget;
+  readonly config: BuildConfiguration;
+  /** The exec configuration of `config`. */
+  readonly execConfig: BuildConfiguration;
+  readonly buildSettings?: BuildSettingLookup;
+  readonly javaRuntime?: JavaRuntimeVariables;
+  /** The attribute's value in this configuration (select resolved), or `fallback` when not set. */
+  attr<T>(name: string, fallback: T, configurable?: boolean): T;
+  /** Analyses the labels of a label or label-list attribute, checking visibility and testonly. */
+  deps(attribute: string, options?: { readonly exec?: boolean; readonly configurable?: boolean; readonly skipTestonly?: boolean }): ConfiguredTarget[];
+  /** Makes a label written in this package canonical. */
+  canonicalize(raw: string): string | undefined;
+  /** Source or derived file of an output of this rule. */
+  outputFile(name: string, toBindir: boolean): FileEntry;
+  error(attribute: string | undefined, message: string): RuleError;
+}
+
+export function ruleError(target: RuleAnalysisTarget, attribute: string | undefined, message: string): RuleError {
+  const where = attribute
+    ? `in ${attribute} attribute of ${target.ruleClass} rule ${target.label}`
+    : `in ${target.ruleClass} rule ${target.label}`;
+  return new RuleError(`${where}: ${message}`, target.location);
+}

@@ -1,0 +1,26 @@
+import type { Action } from '../action.js';
+import type { ConfigMatch } from '../config/config-matching.js';
+import type { FileEntry } from '../configured/configured-target.js';
+
+/** What a rule implementation returns; the analyzer adds label, configuration, visibility and testonly. */
+export interface RuleResult {
+  readonly files: readonly FileEntry[];
+  readonly runfiles: readonly FileEntry[];
+  readonly outputGroups?: ReadonlyMap<string, readonly FileEntry[]>;
+  readonly configMatch?: ConfigMatch;
+  readonly templateVariables?: ReadonlyMap<string, string>;
+  readonly actions?: readonly Action[];
+}
+
+/** Keeps the first of each exec path, in order. */
+export function uniqueFiles(entries: Iterable<FileEntry>): FileEntry[] {
+  const seen = new Set<string>();
+  const out: FileEntry[] = [];
+  for (const e of entries) {
+    if (seen.has(e.artifact.execPath)) continue;
+    seen.add(e.artifact.execPath);
+    out.push(e);
+  }
+  return out;
+}
+
