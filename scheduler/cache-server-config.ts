@@ -124,7 +124,8 @@ export function parseCacheServerConfig(
     throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
   };
   const obj = record(value, 'config', fail);
-  allowOnly(obj, 'config', ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking'], fail);
+  // `execution` is the scheduler's section, parsed by parseSchedulerConfig (execution/scheduler-config.ts).
+  allowOnly(obj, 'config', ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'execution'], fail);
 
   const host = overrides.host ?? optionalString(obj['host'], 'host', fail) ?? '127.0.0.1';
   const port = overrides.port ?? optionalInteger(obj['port'], 'port', 0, 65535, fail) ?? 0;

@@ -20,6 +20,7 @@ export { parseReadResourceName, parseWriteResourceName } from './resource-name.j
 export {
   createExecutionServer,
   DEFAULT_SCHEDULER_CONFIG,
+  parseSchedulerConfig,
   ExecutionScheduler,
   PlatformRules,
   type ExecutionServer,

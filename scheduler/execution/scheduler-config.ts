@@ -39,3 +39,45 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
   executionGraceMs: 30_000,
   platformRules: {},
 };
+
+const DURATION_KEYS = [
+  'heartbeatIntervalMs',
+  'heartbeatGraceMs',
+  'maxSynchronizeWaitMs',
+  'noExecutorWaitMs',
+  'abandonedOperationGraceMs',
+  'completedOperationRetentionMs',
+  'defaultTimeoutMs',
+  'maxTimeoutMs',
+  'executionGraceMs',
+] as const;
+
+/**
+ * The `execution` section of the server's JSON config: any SchedulerConfig field (times in ms,
+ * `maxRetries`, `platformRules` as {"name": "exact" | "minimum" | "ignore"}). Problems are reported
+ * through `fail` with the field's path.
+ */
+export function parseSchedulerConfig(value: unknown, fail: (field: string, message: string) => never): SchedulerConfig {
+  if (value === undefined) return DEFAULT_SCHEDULER_CONFIG;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('execution', 'expected an object');
+  const obj = value as Record<string, unknown>;
+  const out: { -readonly [K in keyof SchedulerConfig]: SchedulerConfig[K] } = { ...DEFAULT_SCHEDULER_CONFIG };
+  for (const [key, v] of Object.entries(obj)) {
+    const field = `execution.${key}`;
+    if ((DURATION_KEYS as readonly string[]).includes(key) || key === 'maxRetries') {
+      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(field, `expected a non-negative integer, got ${JSON.stringify(v)}`);
+      out[key as (typeof DURATION_KEYS)[number] | 'maxRetries'] = v as number;
+    } else if (key === 'platformRules') {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(field, 'expected an object of property name to exact, minimum or ignore');
+      for (const [name, rule] of Object.entries(v as Record<string, unknown>)) {
+        if (rule !== 'exact' && rule !== 'minimum' && rule !== 'ignore') fail(`${field}.${name}`, `expected exact, minimum or ignore, got ${JSON.stringify(rule)}`);
+      }
+      out.platformRules = v as Record<string, PropertyMatch>;
+    } else {
+      fail(field, `unknown field (allowed: ${[...DURATION_KEYS, 'maxRetries', 'platformRules'].join(', ')})`);
+    }
+  }
+  if (out.maxSynchronizeWaitMs >= out.heartbeatIntervalMs) fail('execution.maxSynchronizeWaitMs', 'must be below heartbeatIntervalMs');
+  if (out.defaultTimeoutMs > out.maxTimeoutMs) fail('execution.defaultTimeoutMs', 'must not exceed maxTimeoutMs');
+  return out;
+}

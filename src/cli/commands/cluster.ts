@@ -6,6 +6,7 @@ import {
   CacheServerConfigError,
   createExecutionServer,
   parseCacheServerConfig,
+  parseSchedulerConfig,
   runCacheServer,
   type ConfigOverrides,
 } from '../../../scheduler/index.js';
@@ -125,6 +126,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
     ...(parsed.storage !== undefined ? { storageDir: resolve(io.cwd, parsed.storage) } : {}),
   };
   let config;
+  let schedulerConfig;
   try {
     if (parsed.config !== undefined) {
       const file = resolve(io.cwd, parsed.config);
@@ -143,6 +145,10 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
         return ExitCode.COMMAND_LINE_ERROR;
       }
       config = parseCacheServerConfig(json, parsed.config, dirname(file), overrides);
+      const where = parsed.config;
+      schedulerConfig = parseSchedulerConfig((json as Record<string, unknown>)['execution'], (field, message) => {
+        throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
+      });
     } else {
       config = parseCacheServerConfig({}, '(defaults)', io.cwd, overrides);
     }
@@ -165,7 +171,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
       return ExitCode.BUILD_FAILURE;
     }
   }
-  const execution = createExecutionServer();
+  const execution = createExecutionServer(schedulerConfig ? { config: schedulerConfig } : {});
   const executors: RunningExecutor[] = [];
   let workDirectory: string | undefined;
   const stopExecutors = async () => {

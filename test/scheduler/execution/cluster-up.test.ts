@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,26 @@ describe('kiln cluster up / scheduler / executor', () => {
     expect(exit).not.toBe(0);
     expect(f.err()).toMatch(/no Docker engine answers .*scripts\/docker\/start-dockerd\.sh/);
     expect(f.out()).toBe('');
+  });
+
+  it('reads the execution section of the config file and names a bad field', async () => {
+    await writeFile(join(dir, 'bad.json'), JSON.stringify({ execution: { maxRetries: -1 } }));
+    const bad = fakeIO(dir);
+    expect(await main(['up', '--config', 'bad.json'], bad.io)).toBe(2);
+    expect(bad.err()).toMatch(/bad\.json: execution\.maxRetries: expected a non-negative integer/);
+    await writeFile(join(dir, 'rules.json'), JSON.stringify({ execution: { platformRules: { cores: 'fewest' } } }));
+    const rules = fakeIO(dir);
+    expect(await main(['up', '--config', 'rules.json'], rules.io)).toBe(2);
+    expect(rules.err()).toMatch(/execution\.platformRules\.cores: expected exact, minimum or ignore/);
+    // A no-executor wait of 0: an action nobody can run fails at once, naming the property.
+    await writeFile(join(dir, 'fast.json'), JSON.stringify({ execution: { noExecutorWaitMs: 0 } }));
+    const fast = fakeIO(dir);
+    const exit = main(['up', '--config', 'fast.json'], fast.io);
+    const response = await runThrough(await fast.firstLine, 'true');
+    expect(response?.status?.code).toBe(9); // FAILED_PRECONDITION
+    expect(response?.status?.message).toMatch(/no executor can run this action/);
+    fast.interrupt();
+    expect(await exit).toBe(0);
   });
 
   it('kiln executor requires --scheduler', async () => {
