@@ -25,7 +25,9 @@ export class LocalRunner implements Runner {
 
   static async create(options: LocalRunnerOptions = {}): Promise<LocalRunner> {
     if (options.sandbox === 'off') return new LocalRunner(new LocalProcessRunner());
-    const choice = await createSandboxedProcessRunner();
+    // A root executor runs sandboxed actions as nobody, as the Docker runner uses a non-root user.
+    const asRoot = process.getuid?.() === 0;
+    const choice = await createSandboxedProcessRunner(asRoot ? { uid: 65534, gid: 65534 } : {});
     if (choice.fallbackReason) {
       (options.log ?? ((m) => process.stderr.write(`${m}\n`)))(
         `local runner: running actions without a sandbox: ${choice.fallbackReason}`,

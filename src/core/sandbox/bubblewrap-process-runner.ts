@@ -20,6 +20,12 @@ const ETC_FILES = [
 export interface BubblewrapProcessRunnerOptions {
   /** Path of the bwrap executable (see detectSandboxSupport). */
   readonly bwrapPath: string;
+  /**
+   * The user and group the process runs as inside the sandbox (default: Kiln's own). Its files
+   * still belong to Kiln's user outside; this only keeps a root Kiln from running actions as root.
+   */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 /**
@@ -38,7 +44,7 @@ export class BubblewrapProcessRunner implements ProcessRunner {
   async run(spec: ProcessSpec): Promise<ProcessResult> {
     return spawnProcessGroup({
       ...spec,
-      argv: [this.options.bwrapPath, ...bubblewrapArguments(spec), '--', ...exactPwd(spec), ...spec.argv],
+      argv: [this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec), '--', ...exactPwd(spec), ...spec.argv],
     });
   }
 }
@@ -71,6 +77,13 @@ export function bubblewrapArguments(spec: ProcessSpec): string[] {
   }
   args.push('--chdir', spec.cwd);
   return args;
+}
+
+function identity(options: BubblewrapProcessRunnerOptions): string[] {
+  if (options.uid === undefined && options.gid === undefined) return [];
+  const uid = options.uid ?? process.getuid?.() ?? 0;
+  const gid = options.gid ?? process.getgid?.() ?? 0;
+  return ['--unshare-user', '--uid', String(uid), '--gid', String(gid)];
 }
 
 /**

@@ -10,8 +10,12 @@ export interface SandboxedProcessRunnerChoice {
 }
 
 /** The namespace sandbox when this machine supports it, else the plain local runner and why. */
-export async function createSandboxedProcessRunner(options: DetectSandboxOptions = {}): Promise<SandboxedProcessRunnerChoice> {
+export async function createSandboxedProcessRunner(
+  options: DetectSandboxOptions & { readonly uid?: number; readonly gid?: number } = {},
+): Promise<SandboxedProcessRunnerChoice> {
   const support = await detectSandboxSupport(options);
-  if (support.available) return { runner: new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath }) };
+  if (support.available) {
+    return { runner: new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, uid: options.uid, gid: options.gid }) };
+  }
   return { runner: new LocalProcessRunner(), fallbackReason: support.reason };
 }
