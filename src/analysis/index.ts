@@ -85,3 +85,17 @@ export {
   prepareGenruleCommand,
 } from './expansion/genrule-command.js';
 export { configurationMakeVariables } from './expansion/configuration-make-variables.js';
+// Configured-target analysis (README.md).
+export {
+  type AnalysisTarget,
+  type RuleAnalysisTarget,
+  type SourceAnalysisTarget,
+  type GeneratedAnalysisTarget,
+  type PackageGroupAnalysisTarget,
+  type TargetGraph,
+  type FileEntry,
+  type ConfiguredTarget,
+} from './configured/configured-target.js';
+export { Analyzer, type AnalyzerOptions } from './configured/analyzer.js';
+export { RuleError, type RuleContext } from './configured/rule-context.js';
+export { isVisible } from './configured/visibility.js';
