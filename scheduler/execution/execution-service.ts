@@ -74,19 +74,23 @@ export function executionService(ctx: ServiceContext, scheduler: ExecutionSchedu
         checkDigestFunction(request.digestFunction);
         const actionDigest = parseDigest(request.actionDigest, 'action_digest');
         const priority = request.executionPolicy?.priority ?? 0;
-        const validated = await validateAction(instance.cas, actionDigest, scheduler.config);
-        const op: OperationState = scheduler.begin(request.instanceName, actionDigest);
-        streamOperation(scheduler, op.name, call);
+        // The cache first: a cached result needs neither the inputs nor their validation.
+        let cached: reapi.ActionResult | undefined;
         try {
-          const cached = request.skipCacheLookup ? undefined : await lookUpActionCache(ctx, request.instanceName, actionDigest);
-          if (cached) {
-            scheduler.finishFromCache(op.name, cached);
-            return;
-          }
+          cached = request.skipCacheLookup ? undefined : await lookUpActionCache(ctx, request.instanceName, actionDigest);
         } catch (e) {
           // The cache could not be read: run the action rather than fail the build.
           ctx.log.warn(`Execute: action cache lookup of ${actionDigest.hash} failed: ${grpcStatusOf(e).message}`);
         }
+        if (cached) {
+          const op = scheduler.begin(request.instanceName, actionDigest);
+          streamOperation(scheduler, op.name, call);
+          scheduler.finishFromCache(op.name, cached);
+          return;
+        }
+        const validated = await validateAction(instance.cas, actionDigest, scheduler.config);
+        const op: OperationState = scheduler.begin(request.instanceName, actionDigest);
+        streamOperation(scheduler, op.name, call);
         if (call.cancelled) {
           scheduler.cancel(op.name);
           return;
