@@ -28,7 +28,8 @@ fi
 
 declare -A SOURCE=()
 for tool in "${REQUIRED[@]}" "${OPTIONAL[@]}" "${COREUTILS[@]}"; do
-  path="$(command -v -- "$tool" 2>/dev/null || true)"
+  # type -P: the program file, not a shell builtin of the same name (true, echo, printf, test...).
+  path="$(type -P -- "$tool" 2>/dev/null || true)"
   case "$path" in
     /*) SOURCE["$tool"]="$path" ;;
     *) if printf '%s\n' "${REQUIRED[@]}" | grep -qxF -- "$tool"; then
@@ -114,6 +115,10 @@ docker import \
   --change 'CMD ["/bin/sh"]' \
   "$WORK/rootfs.tar" "$IMAGE:$RECIPE" >/dev/null
 docker tag "$IMAGE:$RECIPE" "$IMAGE:latest"
+# Earlier recipes' images are superseded; drop them so the data root does not grow.
+docker images "$IMAGE" --format '{{.Tag}}' | grep -vx -e latest -e "$RECIPE" | while read -r old; do
+  docker rmi "$IMAGE:$old" >/dev/null 2>&1 || true
+done
 size=$(du -sh "$WORK/rootfs.tar" | cut -f1)
 log "built $IMAGE:$RECIPE ($size, ${#SOURCE[@]} tools, content $content) in $(( ($(date +%s%N) - started) / 1000000 )) ms"
 echo "$IMAGE:latest"
