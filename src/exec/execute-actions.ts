@@ -13,9 +13,13 @@ import { FileDigestCache } from './file-digest-cache.js';
 import type { InputFile } from './input-tree.js';
 import { LocalActionCache } from './local-action-cache.js';
 import { LocalStrategy } from './local-strategy.js';
+import { ProcessSlots } from './process-slots.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import type { SpawnStrategy } from './spawn-strategy.js';
 import { chooseStrategy, type StrategyFlags } from './strategy-selection.js';
+
+/** Actions hashing inputs and checking caches at once, besides those running processes. */
+const ACTIONS_IN_FLIGHT = 32;
 
 export interface ExecutionOptions {
   /** Where actions run: exec paths are relative to it. Source files must already be reachable in it. */
@@ -64,34 +68,35 @@ export async function executeActions(actions: readonly Action[], options: Execut
   const dir = options.diskCache;
   let opened: Promise<DiskCache> | undefined;
   const diskCache = dir ? () => (opened ??= DiskCache.open(dir)) : undefined;
-  const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, paths.scratch);
+  const jobs = Math.max(1, options.jobs ?? availableParallelism());
+  const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, paths.scratch, new ProcessSlots(jobs));
 
   reporter.buildStarted(actions.length);
-  const jobs = Math.max(1, options.jobs ?? availableParallelism());
+  // Actions in flight (hashing inputs, checking caches, waiting for a process slot); only the
+  // processes themselves are bounded by --jobs.
+  const inFlight = Math.max(jobs, ACTIONS_IN_FLIGHT);
   const waitingOn = new Map<Action, number>(actions.map((a) => [a, graph.dependencies.get(a)!.length]));
   const ready = actions.filter((a) => waitingOn.get(a) === 0);
+  let nextReady = 0;
   let running = 0;
-  let stopped = false;
   let finished = 0;
   await new Promise<void>((resolve) => {
     const pump = () => {
-      if (options.signal?.aborted) stopped = true;
-      while (!stopped && running < jobs && ready.length > 0) start(ready.shift()!);
-      if (running === 0 && (stopped || ready.length === 0)) resolve();
+      const stopped = run.stopping();
+      while (!stopped && running < inFlight && nextReady < ready.length) start(ready[nextReady++]!);
+      if (running === 0 && (stopped || nextReady === ready.length)) resolve();
     };
     const start = (action: Action) => {
       running++;
-      void run.execute(action).then((ok) => {
+      void run.execute(action).then((outcome) => {
         running--;
-        finished++;
-        if (ok) {
+        if (outcome !== 'skipped') finished++;
+        if (outcome === 'done') {
           for (const dependent of graph.dependents.get(action)!) {
             const left = waitingOn.get(dependent)! - 1;
             waitingOn.set(dependent, left);
             if (left === 0) ready.push(dependent);
           }
-        } else if (!options.keepGoing) {
-          stopped = true;
         }
         pump();
       });
@@ -129,19 +134,30 @@ class ActionRunner {
     private readonly actionCache: LocalActionCache,
     private readonly openDiskCache: (() => Promise<DiskCache>) | undefined,
     private readonly scratchRoot: string,
+    private readonly slots: ProcessSlots,
   ) {}
 
-  /** True when the action's outputs are in place; failures are recorded and reported, never thrown. */
-  async execute(action: Action): Promise<boolean> {
+  /** True once the build stops (a failure without --keep_going, or Ctrl-C): start nothing more. */
+  stopping(): boolean {
+    return (this.failures.length > 0 && !this.options.keepGoing) || (this.options.signal?.aborted ?? false);
+  }
+
+  /**
+   * `done`: the outputs are in place. `failed`: recorded and reported (never thrown). `skipped`: the
+   * build stopped before the action's process could start.
+   */
+  async execute(action: Action): Promise<'done' | 'failed' | 'skipped'> {
     try {
-      return await this.executeOrFail(action);
+      const outcome = await this.executeOrFail(action);
+      return outcome === 'skipped' ? outcome : outcome ? 'done' : 'failed';
     } catch (e) {
       const message = isKilnError(e) ? e.message : `${action.progressMessage} failed: ${e instanceof Error ? e.message : String(e)}`;
-      return this.fail({ action, message });
+      this.fail({ action, message });
+      return 'failed';
     }
   }
 
-  private async executeOrFail(action: Action): Promise<boolean> {
+  private async executeOrFail(action: Action): Promise<boolean | 'skipped'> {
     const execRoot = this.options.execRoot;
     const inputs: InputFile[] = [];
     for (const input of action.inputs) {
@@ -184,6 +200,25 @@ class ActionRunner {
 
     const strategy = await this.strategyFor(action);
     if (!strategy) return false;
+    const release = await this.slots.acquire();
+    try {
+      if (this.stopping()) return 'skipped';
+      return await this.spawn(action, strategy, env, key.digest, cacheable, diskCache);
+    } finally {
+      release();
+    }
+  }
+
+  /** Runs the action's process (holding a process slot), checks and records its outputs. */
+  private async spawn(
+    action: Action,
+    strategy: SpawnStrategy,
+    env: Record<string, string>,
+    key: Digest,
+    cacheable: boolean,
+    diskCache: DiskCache | undefined,
+  ): Promise<boolean> {
+    const execRoot = this.options.execRoot;
     await this.deleteOutputs(action);
     const scratchDir = join(this.scratchRoot, String(this.nextScratch++));
     const tmpDir = join(scratchDir, 'tmp');
@@ -236,9 +271,9 @@ class ActionRunner {
         outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
       }
       await this.recordOutputs(outputs);
-      if (cacheable) this.actionCache.put(key.digest, resultOf(outputs));
+      if (cacheable) this.actionCache.put(key, resultOf(outputs));
       if (diskCache) {
-        await diskCache.store(key.digest, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
+        await diskCache.store(key, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
       }
       this.count(strategy.runnerName);
       this.reporter.actionFinished(action, strategy.runnerName);
