@@ -99,3 +99,4 @@ export {
 export { Analyzer, type AnalyzerOptions } from './configured/analyzer.js';
 export { RuleError, type RuleContext } from './configured/rule-context.js';
 export { isVisible } from './configured/visibility.js';
+export { platformDeclarationsFrom, constraintValueOf } from './configured/platform-declarations.js';

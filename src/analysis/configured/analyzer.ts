@@ -1,4 +1,4 @@
-import { KilnError } from '../../core/index.js';
+import { KilnError, type Position } from '../../core/index.js';
 import type { BuildConfiguration, ConfigurationPair } from '../config/build-configuration.js';
 import type { BuildSettingLookup, ConfigMatch } from '../config/config-matching.js';
 import { resolveSelect } from '../config/select.js';
@@ -10,10 +10,13 @@ import type { RuleResult } from '../rules/rule-result.js';
 import type { AnalysisTarget, ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from './configured-target.js';
 import { ruleError, type RuleContext } from './rule-context.js';
 import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, sourceExecPath, splitLabel } from './target-paths.js';
+import { constraintValueOf } from './platform-declarations.js';
 import { isVisible } from './visibility.js';
 
 export interface AnalyzerOptions {
   readonly configurations: ConfigurationPair;
+  /** Receives warnings (deprecated dependencies), Bazel style, with the depending rule's position. */
+  readonly warn?: (message: string, pos: Position) => void;
   readonly buildSettings?: BuildSettingLookup;
   /** The exec configuration's Java runtime, for $(JAVA) and friends. */
   readonly javaRuntime?: JavaRuntimeVariables;
@@ -32,6 +35,13 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   test_suite: () => ({ files: [], runfiles: [] }),
 };
 
+/** Thrown inside a rule's analysis when it, or a dependency, is incompatible with the platform. */
+class Incompatible extends Error {
+  constructor(readonly chain: readonly string[]) {
+    super('incompatible target');
+  }
+}
+
 const PUBLIC = ['//visibility:public'];
 const PRIVATE = ['//visibility:private'];
 
@@ -49,9 +59,21 @@ export class Analyzer {
     private readonly options: AnalyzerOptions,
   ) {}
 
-  /** Analyses a requested target in the target configuration. */
+  /** Analyses a target named on the command line: an incompatible one is an error. */
   analyzeTopLevel(label: string): ConfiguredTarget {
-    return this.analyze(label, this.options.configurations.target);
+    const ct = this.analyze(label, this.options.configurations.target);
+    if (ct.incompatible) {
+      throw new KilnError(
+        `Target ${label} is incompatible and cannot be built, but was explicitly requested.\nDependency chain:\n    ${ct.incompatible.join('\n    ')}`,
+      );
+    }
+    return ct;
+  }
+
+  /** Analyses a target matched by a wildcard pattern: incompatible targets are skipped (undefined). */
+  analyzeFromPattern(label: string): ConfiguredTarget | undefined {
+    const ct = this.analyze(label, this.options.configurations.target);
+    return ct.incompatible ? undefined : ct;
   }
 
   analyze(label: string, config: BuildConfiguration): ConfiguredTarget {
@@ -85,6 +107,9 @@ export class Analyzer {
       }
       case 'generated': {
         const rule = this.analyze(target.generatingRule, config);
+        if (rule.incompatible) {
+          return { ...base, files: [], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file', incompatible: rule.incompatible };
+        }
         const name = splitLabel(target.label).name;
         const index = rule.target.kind === 'rule' ? rule.target.outputs.indexOf(name) : -1;
         const file = rule.files[index];
@@ -101,7 +126,29 @@ export class Analyzer {
   private analyzeRule(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
     const impl = RULES[target.ruleClass];
     if (!impl) throw ruleError(target, undefined, `analysis of '${target.ruleClass}' rules is not supported`);
-    const result = impl(this.contextFor(target, config));
+    const ctx = this.contextFor(target, config);
+    let result: RuleResult;
+    try {
+      const unmet = this.unmetConstraint(ctx);
+      if (unmet !== undefined) throw new Incompatible([`${target.label}   <-- target platform (${config.platform.label}) didn't satisfy constraint ${unmet}`]);
+      result = impl(ctx);
+    } catch (e) {
+      if (!(e instanceof Incompatible)) throw e;
+      // Bazel skips the implementation of an incompatible target; it provides nothing.
+      return {
+        label: target.label,
+        target,
+        config,
+        files: [],
+        runfiles: [],
+        outputGroups: new Map(),
+        visibility: this.visibilityOf(target),
+        testonly: this.testonlyOf(target),
+        kindName: target.ruleClass,
+        actions: [],
+        incompatible: e.chain,
+      };
+    }
     return {
       label: target.label,
       target,
@@ -121,7 +168,13 @@ export class Analyzer {
   /** alias (spec, alias): the actual's providers and testonly, the alias's own visibility. */
   private analyzeAlias(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
     const ctx = this.contextFor(target, config);
-    const [actual] = ctx.deps('actual', { configurable: true, skipTestonly: true });
+    let actual: ConfiguredTarget | undefined;
+    try {
+      [actual] = ctx.deps('actual', { configurable: true, skipTestonly: true });
+    } catch (e) {
+      if (!(e instanceof Incompatible)) throw e;
+      return { label: target.label, target, config, files: [], runfiles: [], outputGroups: new Map(), actions: [], visibility: this.visibilityOf(target), testonly: false, kindName: 'alias', incompatible: e.chain };
+    }
     if (!actual) throw ctx.error('actual', 'missing value for mandatory attribute');
     if (actual.kindName === 'test_suite' || actual.kindName === 'package group') {
       const what = actual.kindName === 'test_suite' ? 'test_suite rule' : 'package group';
@@ -180,8 +233,24 @@ export class Analyzer {
     return ctx;
   }
 
+  /** The first target_compatible_with constraint value the configuration's platform lacks. */
+  private unmetConstraint(ctx: RuleContext): string | undefined {
+    for (const raw of ctx.attr<readonly string[]>('target_compatible_with', [], true)) {
+      const label = ctx.canonicalize(raw) ?? raw;
+      const value = constraintValueOf(this.graph, label);
+      if (!value) throw ctx.error('target_compatible_with', `'${label}' does not have mandatory providers: 'ConstraintValueInfo'`);
+      if (!ctx.config.platform.has(value)) return label;
+    }
+    return undefined;
+  }
+
   private checkEdge(ctx: RuleContext, attribute: string, dep: ConfiguredTarget, skipTestonly: boolean): void {
     const from = ctx.target;
+    if (dep.incompatible) throw new Incompatible([from.label, ...dep.incompatible]);
+    const deprecation = dep.target.kind === 'rule' ? dep.target.attrs.get('deprecation') : undefined;
+    if (typeof deprecation === 'string' && deprecation !== '' && packageKeyOf(dep.label) !== packageKeyOf(from.label)) {
+      this.options.warn?.(`target '${from.label}' depends on deprecated target '${dep.label}': ${deprecation}`, from.location);
+    }
     if (dep.kindName === 'package group') {
       throw ctx.error(attribute, `package group '${dep.label}' is misplaced here (they are only allowed in the visibility attribute)`);
     }

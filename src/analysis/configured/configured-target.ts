@@ -82,4 +82,9 @@ export interface ConfiguredTarget {
   /** Rule class, or the kind for non-rules; for an alias: the actual's. */
   readonly kindName: string;
   readonly actions: readonly Action[];
+  /**
+   * Set when the target is incompatible with the configuration's platform (target_compatible_with,
+   * or a dependency that is): the dependency chain, from this target down to the unmet constraint.
+   */
+  readonly incompatible?: readonly string[];
 }

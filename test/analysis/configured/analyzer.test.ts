@@ -246,3 +246,48 @@ describe('visibility and testonly', () => {
     expect(() => analyzer([], [x, y]).analyzeTopLevel('//c:x')).toThrow('cycle in dependency graph');
   });
 });
+
+describe('target_compatible_with, platforms from the graph, deprecation', () => {
+  const constraintTargets: AnalysisTarget[] = [
+    rule('//plat:os', 'constraint_setting', {}),
+    rule('//plat:linux', 'constraint_value', { constraint_setting: '//plat:os' }),
+    rule('//plat:windows', 'constraint_value', { constraint_setting: ':os' }),
+    rule('//plat:win', 'platform', { constraint_values: ['//plat:windows'] }),
+    rule('//plat:win_child', 'platform', { constraint_values: [], parents: [':win'] }),
+    rule('//a:win_only', 'filegroup', { srcs: ['//a:s1'], target_compatible_with: ['//plat:windows'] }),
+    rule('//a:on_win_only', 'filegroup', { srcs: ['//a:win_only'] }),
+    rule('//a:old', 'filegroup', { srcs: ['//a:s1'], deprecation: 'use //a:grp', visibility: ['//visibility:public'] }),
+    rule('//b:uses_old', 'filegroup', { srcs: ['//a:old'] }),
+  ];
+
+  it('an incompatible target is an error when named directly and skipped under patterns; dependents are incompatible', () => {
+    const a = analyzer([], constraintTargets);
+    expect(() => a.analyzeTopLevel('//a:win_only')).toThrow(
+      'Target //a:win_only is incompatible and cannot be built, but was explicitly requested.\nDependency chain:\n' +
+        "    //a:win_only   <-- target platform (@local_config_platform//:host) didn't satisfy constraint //plat:windows",
+    );
+    expect(a.analyzeFromPattern('//a:win_only')).toBeUndefined();
+    expect(a.analyzeFromPattern('//a:on_win_only')).toBeUndefined();
+    expect(() => a.analyzeTopLevel('//a:on_win_only')).toThrow('Dependency chain:\n    //a:on_win_only\n    //a:win_only   <--');
+  });
+
+  it('platforms come from platform targets; --platforms makes the target compatible', async () => {
+    const { platformDeclarationsFrom } = await import('../../../src/analysis/configured/platform-declarations.js');
+    const { createConfigurations } = await import('../../../src/analysis/config/build-configuration.js');
+    const { parseBuildOptions } = await import('../../../src/analysis/options/parse-build-options.js');
+    const g = graph(constraintTargets);
+    const configurations = createConfigurations(parseBuildOptions(['--platforms=//plat:win_child']).options, {
+      host: { platform: 'linux', arch: 'x64' },
+      platforms: platformDeclarationsFrom(g),
+    });
+    expect(configurations.target.platform.constraints.get('//plat:os')).toBe('//plat:windows');
+    const a = new Analyzer(g, { configurations });
+    expect(paths(a.analyzeTopLevel('//a:win_only').files)).toEqual(['a/s1']);
+  });
+
+  it('depending on a deprecated target from another package warns', () => {
+    const warnings: string[] = [];
+    new Analyzer(graph(constraintTargets), { configurations: configs([]), warn: (m, pos) => warnings.push(`${pos.file}: ${m}`) }).analyzeTopLevel('//b:uses_old');
+    expect(warnings).toEqual(["/ws/b/BUILD: target '//b:uses_old' depends on deprecated target '//a:old': use //a:grp"]);
+  });
+});
