@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // CAS throughput of `kiln cluster up` against the loopback TCP limit measured in the same run.
 // Build first (npm run build). Usage: node bench/cas/cas-throughput.mjs [--size-mib N] [--small-count N]
-//   [--concurrency N] [--storage disk|memory]. See bench/cas/README.md.
+//   [--concurrency N] [--storage blocks|disk|memory] [--chunk-kib N] [--read-chunk-kib N] [--cpu-prof-dir DIR]. See bench/cas/README.md.
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,10 @@ const args = Object.fromEntries(
 const SIZE_MIB = Number(args['size-mib'] ?? 1024);
 const SMALL_COUNT = Number(args['small-count'] ?? 100_000);
 const CONCURRENCY = Number(args['concurrency'] ?? 16);
-const STORAGE = args['storage'] ?? 'disk';
+const STORAGE = args['storage'] ?? 'blocks';
+const PROFILE_DIR = args['cpu-prof-dir'];
+const CHUNK_KIB = Number(args['chunk-kib'] ?? 256);
+const READ_CHUNK_KIB = args['read-chunk-kib'] === undefined ? undefined : Number(args['read-chunk-kib']);
 const MIB = 1024 * 1024;
 
 const sha256 = (data) => createHash('sha256').update(data).digest('hex');
@@ -83,6 +86,23 @@ async function peakRssMiB(pid) {
   return hwm ? Number(hwm[1]) / 1024 : NaN;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+async function cpuSeconds(pid) {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** Runs `phase`, returning its wall time and the CPU seconds this process and the server used meanwhile. */
+async function measured(serverPid, phase) {
+  const serverBefore = await cpuSeconds(serverPid);
+  const clientBefore = process.cpuUsage();
+  const start = performance.now();
+  await phase();
+  const ms = performance.now() - start;
+  const client = process.cpuUsage(clientBefore);
+  return { ms, clientCpu: (client.user + client.system) / 1e6, serverCpu: (await cpuSeconds(serverPid)) - serverBefore };
+}
+
 async function pool(count, worker) {
   let next = 0;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
@@ -92,7 +112,16 @@ async function pool(count, worker) {
 
 const work = await mkdtemp(join(tmpdir(), 'kiln-bench-cas-'));
 const serverArgs = [join(repo, 'bin/kiln.js'), 'cluster', 'up', '--port', '0'];
-if (STORAGE === 'disk') serverArgs.push('--storage', join(work, 'store'));
+if (PROFILE_DIR) serverArgs.unshift('--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`);
+const config = {};
+if (STORAGE === 'blocks') serverArgs.push('--storage', join(work, 'store'));
+// `disk` is one file per blob; it is chosen through the config file.
+if (STORAGE === 'disk') config.storage = { kind: 'disk', path: join(work, 'store') };
+if (READ_CHUNK_KIB) config.limits = { byteStreamChunkBytes: READ_CHUNK_KIB * 1024 };
+if (Object.keys(config).length > 0) {
+  await writeFile(join(work, 'kiln.json'), JSON.stringify(config));
+  serverArgs.push('--config', join(work, 'kiln.json'));
+}
 const server = spawn(process.execPath, serverArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
 let serverLog = '';
 server.stderr.on('data', (d) => (serverLog += d));
@@ -122,13 +151,12 @@ try {
     return data;
   };
   const digests = Array.from({ length: SIZE_MIB }, (_, i) => ({ hash: sha256(blobOf(i)), sizeBytes: MIB }));
-  let start = performance.now();
-  await pool(SIZE_MIB, (i) =>
+  const up = await measured(server.pid, () => pool(SIZE_MIB, (i) =>
     new Promise((resolve, reject) => {
       const d = digests[i];
       const stream = bs.Write((err) => (err ? reject(err) : resolve()));
       const data = blobOf(i);
-      const piece = 256 * 1024;
+      const piece = CHUNK_KIB * 1024;
       for (let off = 0; off < data.length; off += piece) {
         stream.write({
           resourceName: off === 0 ? `uploads/${randomUUID()}/blobs/${d.hash}/${d.sizeBytes}` : '',
@@ -139,11 +167,9 @@ try {
       }
       stream.end();
     }),
-  );
-  const upMs = performance.now() - start;
-  start = performance.now();
+  ));
   let downBytes = 0;
-  await pool(SIZE_MIB, (i) =>
+  const down = await measured(server.pid, () => pool(SIZE_MIB, (i) =>
     new Promise((resolve, reject) => {
       const d = digests[i];
       const stream = bs.Read({ resourceName: `blobs/${d.hash}/${d.sizeBytes}` });
@@ -151,8 +177,7 @@ try {
       stream.on('end', resolve);
       stream.on('error', reject);
     }),
-  );
-  const downMs = performance.now() - start;
+  ));
   if (downBytes !== SIZE_MIB * MIB) throw new Error(`downloaded ${downBytes} bytes, expected ${SIZE_MIB * MIB}`);
   const rssAfterLarge = await peakRssMiB(server.pid);
 
@@ -163,29 +188,26 @@ try {
     return { digest: { hash: sha256(data), sizeBytes: 1024 }, data };
   });
   const batches = Math.ceil(SMALL_COUNT / BATCH);
-  start = performance.now();
-  await pool(batches, async (b) => {
+  const smallUp = await measured(server.pid, () => pool(batches, async (b) => {
     const res = await unary(cas, 'BatchUpdateBlobs', { requests: small.slice(b * BATCH, (b + 1) * BATCH) });
     if (res.responses.some((r) => r.status?.code !== 0)) throw new Error('a small blob upload failed');
-  });
-  const smallUpMs = performance.now() - start;
-  start = performance.now();
-  await pool(batches, async (b) => {
+  }));
+  const smallDown = await measured(server.pid, () => pool(batches, async (b) => {
     const res = await unary(cas, 'BatchReadBlobs', { digests: small.slice(b * BATCH, (b + 1) * BATCH).map((s) => s.digest) });
     if (res.responses.some((r) => r.status?.code !== 0 || r.data.length !== 1024)) throw new Error('a small blob read failed');
-  });
-  const smallDownMs = performance.now() - start;
+  }));
   const rssPeak = await peakRssMiB(server.pid);
   cas.close();
   bs.close();
 
   const pct = (ms) => ((loopMs / ms) * 100).toFixed(0);
-  console.log(`kiln CAS benchmark (${STORAGE} storage, ${CONCURRENCY} concurrent streams/batches)`);
+  const cpu = (m) => `cpu: server ${m.serverCpu.toFixed(1)} s, client ${m.clientCpu.toFixed(1)} s in ${(m.ms / 1000).toFixed(1)} s`;
+  console.log(`kiln CAS benchmark (${STORAGE} storage, ${CONCURRENCY} concurrent streams/batches, ${CHUNK_KIB} KiB write messages, ${READ_CHUNK_KIB ?? 'default'} KiB read chunks)`);
   console.log(`loopback TCP limit:        ${loopMBps} MB/s (${SIZE_MIB} MiB through one socket)`);
-  console.log(`ByteStream upload:         ${mbps(SIZE_MIB * MIB, upMs)} MB/s  = ${pct(upMs)}% of loopback  (${SIZE_MIB} x 1 MiB)   goal >= 50%`);
-  console.log(`ByteStream download:       ${mbps(SIZE_MIB * MIB, downMs)} MB/s  = ${pct(downMs)}% of loopback                  goal >= 50%`);
-  console.log(`BatchUpdateBlobs (1 KiB):  ${Math.round(SMALL_COUNT / (smallUpMs / 1000))} blobs/s  (${SMALL_COUNT} blobs)       goal >= 20000`);
-  console.log(`BatchReadBlobs (1 KiB):    ${Math.round(SMALL_COUNT / (smallDownMs / 1000))} blobs/s                        goal >= 20000`);
+  console.log(`ByteStream upload:         ${mbps(SIZE_MIB * MIB, up.ms)} MB/s  = ${pct(up.ms)}% of loopback  (${SIZE_MIB} x 1 MiB)   goal >= 50%   ${cpu(up)}`);
+  console.log(`ByteStream download:       ${mbps(SIZE_MIB * MIB, down.ms)} MB/s  = ${pct(down.ms)}% of loopback                  goal >= 50%   ${cpu(down)}`);
+  console.log(`BatchUpdateBlobs (1 KiB):  ${Math.round(SMALL_COUNT / (smallUp.ms / 1000))} blobs/s  (${SMALL_COUNT} blobs)       goal >= 20000   ${cpu(smallUp)}`);
+  console.log(`BatchReadBlobs (1 KiB):    ${Math.round(SMALL_COUNT / (smallDown.ms / 1000))} blobs/s                        goal >= 20000   ${cpu(smallDown)}`);
   console.log(`server peak RSS:           ${rssAfterLarge.toFixed(0)} MiB after the large blobs, ${rssPeak.toFixed(0)} MiB overall   goal < 300 MiB`);
 } catch (e) {
   console.error(`benchmark failed: ${e.message}\n--- server log ---\n${serverLog}`);
