@@ -18,7 +18,7 @@ import type { PackageBuilder } from './package-builder.js';
 import { isSelectValue, type AttrValue, type PlainAttrValue } from './rules/attribute.js';
 import type { RuleClass } from './rules/rule-class.js';
 import { makeSelect, Selector, SelectorList } from './select.js';
-import type { Target } from './target.js';
+import type { GeneratorInfo, Target } from './target.js';
 
 /** Thread-local keys the BUILD-file environment uses. */
 export const BUILDER_KEY = 'kiln.package';
@@ -35,9 +35,25 @@ export function builderOf(thread: Thread, fn: string): PackageBuilder {
   return b;
 }
 
+/** The top-level BUILD statement now running: where it is and, for a call, what it calls. */
+export interface StatementInfo {
+  readonly pos: Position;
+  /** The called function's name when the statement is `f(...)`. */
+  readonly callee?: string;
+  /** The call's `name` argument (keyword, else first positional) when it is a string literal. */
+  readonly nameArgument?: string;
+}
+
 /** Where the current top-level BUILD statement (the outermost call) is. */
 export function callPosition(thread: Thread, b: PackageBuilder): Position {
-  return (thread.locals.get(POSITION_KEY) as Position | undefined) ?? { file: b.buildFilePath, line: 1, col: 1 };
+  return (thread.locals.get(POSITION_KEY) as StatementInfo | undefined)?.pos ?? { file: b.buildFilePath, line: 1, col: 1 };
+}
+
+/** Bazel's generator_* values when a macro (not the rule function itself) is the outermost call. */
+export function generatorOf(thread: Thread, ruleName: string): GeneratorInfo | undefined {
+  const info = thread.locals.get(POSITION_KEY) as StatementInfo | undefined;
+  if (!info?.callee || info.callee === ruleName || info.nameArgument === undefined) return undefined;
+  return { name: info.nameArgument, function: info.callee, location: `${info.pos.file}:${info.pos.line}` };
 }
 
 function strings(fn: string, param: string, v: Value | undefined): string[] {
@@ -54,7 +70,7 @@ export function ruleFunction(rc: RuleClass): Builtin {
   return new Builtin(rc.name, (thread, args, kwargs) => {
     const b = builderOf(thread, rc.name);
     if (args.length > 0) throw new StarlarkError(`${rc.name}: unexpected positional arguments`);
-    b.addRule(rc, kwargs, callPosition(thread, b));
+    b.addRule(rc, kwargs, callPosition(thread, b), generatorOf(thread, rc.name));
     return None;
   });
 }
@@ -62,7 +78,7 @@ export function ruleFunction(rc: RuleClass): Builtin {
 /** Declares a target of a Starlark-defined rule from whatever thread calls it. */
 export function declareStarlarkRule(thread: Thread, rc: RuleClass, kwargs: Kwargs | null): void {
   const b = builderOf(thread, rc.name);
-  b.addRule(rc, kwargs, callPosition(thread, b));
+  b.addRule(rc, kwargs, callPosition(thread, b), generatorOf(thread, rc.name));
 }
 
 const globBuiltin = new Builtin('glob', (thread, args, kwargs) => {

@@ -4,11 +4,14 @@ import { Label, validateTargetName, type PackageContext } from './label.js';
 import { type AttrValue, isLabelType, isSelectValue } from './rules/attribute.js';
 import { convertAttribute, ConversionError } from './rules/convert.js';
 import type { RuleClass } from './rules/rule-class.js';
-import { targetKind, type PackageGroupTarget, type RuleTarget, type SourceFileTarget, type Target } from './target.js';
+import { targetKind, type GeneratorInfo, type PackageGroupTarget, type RuleTarget, type SourceFileTarget, type Target } from './target.js';
 import type { Workspace } from './workspace.js';
 
 /** An error found while declaring a target; reported at the rule's BUILD-file position. */
 export class LoadingError extends KilnError {}
+
+/** Thrown through the interpreter to stop a BUILD file after an error that Bazel treats as fatal. */
+export class PackageEvaluationStopped extends Error {}
 
 /** What `package()` sets for every target of the package. */
 export interface PackageDefaults {
@@ -52,7 +55,7 @@ export class PackageBuilder {
   }
 
   /** Declares a rule from a native or Starlark rule function call. */
-  addRule(ruleClass: RuleClass, kwargs: Kwargs | null, pos: Position): void {
+  addRule(ruleClass: RuleClass, kwargs: Kwargs | null, pos: Position, generator?: GeneratorInfo): void {
     let nameValue: Value | undefined;
     for (const [k, v] of kwargs ?? []) if (k === 'name') nameValue = v;
     if (nameValue === undefined || nameValue === None) {
@@ -65,14 +68,13 @@ export class PackageBuilder {
     }
     const nameErr = validateTargetName(nameValue);
     if (nameErr) {
-      this.error(`invalid target name '${nameValue}': ${nameErr}`, pos);
+      this.error(`illegal rule name: ${nameValue}: invalid target name '${nameValue}': ${nameErr}`, pos);
       return;
     }
     const label = this.labelOf(nameValue);
     const attrs = new Map<string, AttrValue>();
     const outputs: string[] = [];
     let ok = true;
-    const given = new Set<string>();
     const fail = (message: string) => {
       this.error(`${label}: ${message}`, pos);
       ok = false;
@@ -84,7 +86,6 @@ export class PackageBuilder {
         continue;
       }
       if (v === None) continue; // None means "use the default", as in Bazel.
-      given.add(k);
       try {
         const converted = convertAttribute(spec, v, this.context, ruleClass.name);
         attrs.set(k, converted);
@@ -94,7 +95,7 @@ export class PackageBuilder {
       }
     }
     for (const spec of ruleClass.attributes.values()) {
-      if (spec.mandatory && !given.has(spec.name)) fail(`missing value for mandatory attribute '${spec.name}' in '${ruleClass.name}' rule`);
+      if (spec.mandatory && !attrs.has(spec.name)) fail(`missing value for mandatory attribute '${spec.name}' in '${ruleClass.name}' rule`);
     }
     if (!ok) return;
 
@@ -102,14 +103,20 @@ export class PackageBuilder {
       if (spec.type !== 'output' && spec.type !== 'output_list') continue;
       const v = attrs.get(spec.name);
       const outs = typeof v === 'string' ? [v] : Array.isArray(v) ? (v as string[]) : [];
+      const canonical: string[] = [];
       for (const raw of outs) {
         const out = this.outputName(raw, spec.name, ruleClass.name, fail);
-        if (out !== undefined) outputs.push(out);
+        if (out !== undefined) {
+          outputs.push(out);
+          canonical.push(this.labelOf(out).toString());
+        }
       }
+      // Stored as labels, as Bazel prints them (`outs = ["//pkg:a.out"]`).
+      if (v !== undefined) attrs.set(spec.name, typeof v === 'string' ? (canonical[0] ?? v) : canonical);
     }
     if (!ok) return;
 
-    const rule: RuleTarget = { kind: 'rule', name: nameValue, ruleClass: ruleClass.name, location: pos, attrs, outputs };
+    const rule: RuleTarget = { kind: 'rule', name: nameValue, ruleClass: ruleClass.name, location: pos, attrs, outputs, ...(generator ? { generator } : {}) };
     for (const check of ruleClass.checks) {
       check(rule, (attribute, message) => {
         // Bazel's attributeError / ruleError prefixes.
@@ -152,7 +159,8 @@ export class PackageBuilder {
       if (target.kind === 'generated') subject += ` in rule '${target.generatingRule}'`;
       const object = existing.kind === 'generated' ? `generated file from rule '${existing.generatingRule}'` : targetKind(existing);
       this.error(`${subject} conflicts with existing ${object}, defined at ${formatPosition(existing.location)}`, target.location);
-      return false;
+      // Bazel stops evaluating the BUILD file at a name conflict.
+      throw new PackageEvaluationStopped();
     }
     this.targets.set(target.name, target);
     return true;
@@ -209,7 +217,8 @@ export class PackageBuilder {
   /** Finishes the package: the BUILD file and referenced files become source-file targets. */
   finish(): void {
     const buildName = this.buildFilePath.slice(this.buildFilePath.lastIndexOf('/') + 1);
-    if (!this.targets.has(buildName)) this.targets.set(buildName, { kind: 'source', name: buildName, location: { file: this.buildFilePath, line: 1, col: 1 } });
+    // Bazel 2.1 locates the BUILD file at line 1 without a column.
+    if (!this.targets.has(buildName)) this.targets.set(buildName, { kind: 'source', name: buildName, location: { file: this.buildFilePath, line: 1, col: 0 } });
     for (const [name, pos] of this.referencedSources) {
       if (this.targets.has(name)) continue;
       // A referenced name inside a subpackage belongs to that package, not to this one.

@@ -31,12 +31,13 @@ import {
   packageFunctions,
   POSITION_KEY,
   selectBuiltin,
+  type StatementInfo,
 } from './build-builtins.js';
 import { aspectBuiltin, attrModule, depsetBuiltin, exportGlobals, providerBuiltin, ruleBuiltin } from './bzl-builtins.js';
 import { DirectoryLister } from './directory-lister.js';
 import { Label, type PackageContext } from './label.js';
 import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
-import { PackageBuilder } from './package-builder.js';
+import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
 import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES } from './rules/native-rules.js';
 import { labelBuiltin } from './starlark-label.js';
 import { Workspace } from './workspace.js';
@@ -207,7 +208,7 @@ export class PackageLoader {
     const context: PackageContext = { repo, pkg };
     const thread = new Thread(`BUILD ${packageId(repo, pkg)}`, {
       load: (_t, module) => this.loadModule(module, context, env),
-      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.locals.get(POSITION_KEY) as Position | undefined, displayPath)}: ${msg}`),
+      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos((t.locals.get(POSITION_KEY) as StatementInfo | undefined)?.pos, displayPath)}: ${msg}`),
     });
     thread.locals.set(BUILDER_KEY, builder);
     const predeclared = new Map(this.buildPredeclared);
@@ -219,7 +220,7 @@ export class PackageLoader {
       resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
       execResolvedFile(thread, file, predeclared);
     } catch (e) {
-      errors.push(...starlarkErrors(e));
+      if (!(e instanceof PackageEvaluationStopped)) errors.push(...starlarkErrors(e));
     }
     builder.finish();
     for (const e of builder.errors) errors.push({ message: e.message, ...(e.pos ? { pos: e.pos } : {}) });
@@ -322,24 +323,37 @@ const POSITIONS_KEY = 'kiln.positions';
 
 /** `__kiln_at__(i)`: the top-level statement i of this BUILD file is about to run. */
 const markerBuiltin = new Builtin(MARKER, (thread, args) => {
-  const positions = thread.locals.get(POSITIONS_KEY) as Position[];
+  const positions = thread.locals.get(POSITIONS_KEY) as StatementInfo[];
   thread.locals.set(POSITION_KEY, positions[args[0] as number]);
   return None;
 });
+
+/** Bazel 2.1 locates a rule at the start of the outermost call expression. */
+function statementInfo(stmt: ast.Stmt): StatementInfo {
+  if (stmt.kind !== 'ExprStmt' || stmt.expr.kind !== 'CallExpr') return { pos: stmt.pos };
+  const call = stmt.expr;
+  const callee = call.fn.kind === 'Identifier' ? call.fn.name : call.fn.kind === 'DotExpr' ? call.fn.name.name : undefined;
+  let nameArgument: string | undefined;
+  for (const a of call.args) {
+    if (a.mode === 'keyword' && a.name?.name === 'name' && a.value.kind === 'StringLiteral') nameArgument = a.value.value;
+  }
+  const first = call.args[0];
+  if (nameArgument === undefined && first?.mode === 'positional' && first.value.kind === 'StringLiteral') nameArgument = first.value.value;
+  return { pos: call.pos, ...(callee !== undefined ? { callee } : {}), ...(nameArgument !== undefined ? { nameArgument } : {}) };
+}
 
 /**
  * Inserts `__kiln_at__(i)` before each top-level statement so rule functions know the BUILD-file
  * position of the outermost call (Bazel's rule location: the `(` of the top-level call), also
  * for rules declared inside macros. Returns the positions by index.
  */
-function insertPositionMarkers(file: ast.File): Position[] {
-  const positions: Position[] = [];
+function insertPositionMarkers(file: ast.File): StatementInfo[] {
+  const positions: StatementInfo[] = [];
   const out: ast.Stmt[] = [];
   for (const stmt of file.stmts) {
     if (stmt.kind !== 'LoadStmt' && stmt.kind !== 'DefStmt') {
-      const at = stmt.kind === 'ExprStmt' && stmt.expr.kind === 'CallExpr' ? stmt.expr.lparen : stmt.pos;
       const i = positions.length;
-      positions.push(at);
+      positions.push(statementInfo(stmt));
       const pos = stmt.pos;
       const marker: ast.ExprStmt = {
         kind: 'ExprStmt',

@@ -11,6 +11,15 @@ export interface RuleTarget {
   readonly attrs: Map<string, AttrValue>;
   /** Output files (package-relative names) declared by output attributes. */
   readonly outputs: string[];
+  /** Set when a macro declared the rule: the outermost BUILD-file call (Bazel's generator_*). */
+  readonly generator?: GeneratorInfo;
+}
+
+/** Bazel's generator_name, generator_function and generator_location (`pkg/BUILD:line`). */
+export interface GeneratorInfo {
+  readonly name: string;
+  readonly function: string;
+  readonly location: string;
 }
 
 /** A source file of the package: named by a rule's label attribute, exports_files, or the BUILD file. */

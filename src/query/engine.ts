@@ -38,14 +38,14 @@ export class QueryEngine {
   /** The targets the query denotes, sorted by label. */
   evaluate(query: string): QueryTarget[] {
     const expr = parseQuery(query);
-    const result = this.eval(expr, query);
+    const result = this.eval(expr);
     return [...result.values()].sort((a, b) => compareLabels(a.label, b.label));
   }
 
-  private eval(e: QueryExpr, query: string): Map<string, QueryTarget> {
-    if (e.kind === 'pattern') return this.resolvePattern(parseTargetPattern(e.text, this.options.offset ?? ''), query);
-    const left = this.eval(e.left, query);
-    const right = this.eval(e.right, query);
+  private eval(e: QueryExpr): Map<string, QueryTarget> {
+    if (e.kind === 'pattern') return this.resolvePattern(parseTargetPattern(e.text, this.options.offset ?? ''));
+    const left = this.eval(e.left);
+    const right = this.eval(e.right);
     switch (e.op) {
       case 'union':
         for (const [k, v] of right) left.set(k, v);
@@ -59,20 +59,21 @@ export class QueryEngine {
     }
   }
 
-  private fail(message: string, query: string): void {
+  /** Without --keep_going the error ends the query (the caller prints it); with it, it is reported and skipped. */
+  private fail(message: string): void {
+    if (!this.options.keepGoing) throw new QueryEvaluationError(message);
     this.options.onError?.(message);
-    if (!this.options.keepGoing) throw new QueryEvaluationError(`Evaluation of query "${query}" failed: ${message}`);
     this.hadErrors = true;
   }
 
   /** Loads a package, reporting its errors once; returns undefined when it cannot be used. */
-  private load(repo: string, pkg: string, query: string): Package | undefined {
+  private load(repo: string, pkg: string): Package | undefined {
     let p: Package;
     try {
       p = this.loader.loadPackage(repo, pkg);
     } catch (e) {
       if (e instanceof NoSuchPackageError) {
-        this.fail(e.message, query);
+        this.fail(e.message);
         return undefined;
       }
       throw e;
@@ -82,13 +83,16 @@ export class QueryEngine {
       if (!this.reported.has(id)) {
         this.reported.add(id);
         for (const err of p.errors) this.options.onError?.(err.message, err.pos);
+        // Bazel 2.1's lines after a broken package.
+        this.options.onError?.(`package contains errors: ${pkg}`);
+        if (!this.options.keepGoing) throw new QueryEvaluationError(`error loading package '${pkg}': Package '${pkg}' contains errors`);
+        this.hadErrors = true;
       }
-      this.fail(`errors were encountered while loading package '${pkg}' (Package '${pkg}' contains errors)`, query);
     }
     return p;
   }
 
-  private resolvePattern(pattern: TargetPattern, query: string): Map<string, QueryTarget> {
+  private resolvePattern(pattern: TargetPattern): Map<string, QueryTarget> {
     const out = new Map<string, QueryTarget>();
     const addPackage = (p: Package, allTargets: boolean) => {
       for (const t of p.targets.values()) {
@@ -100,14 +104,14 @@ export class QueryEngine {
     switch (pattern.kind) {
       case 'single': {
         const l = pattern.label;
-        const p = this.load(l.repo, l.pkg, query);
+        const p = this.load(l.repo, l.pkg);
         if (!p) return out;
-        const t = p.targets.get(l.name) ?? this.sourceFileOnDisk(p, l, query);
+        const t = p.targets.get(l.name) ?? this.missingTarget(p, l);
         if (t) out.set(l.toString(), { label: l, target: t, pkg: p });
         return out;
       }
       case 'package': {
-        const p = this.load(pattern.repo, pattern.pkg, query);
+        const p = this.load(pattern.repo, pattern.pkg);
         if (p) addPackage(p, pattern.allTargets);
         return out;
       }
@@ -115,11 +119,11 @@ export class QueryEngine {
         const ws = this.loader.repository(pattern.repo);
         const pkgs = ws.packagesUnder(pattern.dir);
         if (pkgs.length === 0) {
-          this.fail(`no targets found beneath '${pattern.dir}'`, query);
+          this.fail(`no targets found beneath '${pattern.dir}'`);
           return out;
         }
         for (const pkg of pkgs) {
-          const p = this.load(pattern.repo, pkg, query);
+          const p = this.load(pattern.repo, pkg);
           if (p) addPackage(p, pattern.allTargets);
         }
         return out;
@@ -127,19 +131,20 @@ export class QueryEngine {
     }
   }
 
-  /** Bazel treats an existing file of the package as a source-file target even when no rule names it. */
-  private sourceFileOnDisk(p: Package, l: Label, query: string): Target | undefined {
+  /** Reports a target the package does not declare, in Bazel's words (with its hints). */
+  private missingTarget(p: Package, l: Label): undefined {
     const ws = this.loader.repository(l.repo);
     const crossing = ws.subpackageCrossing(l);
     if (crossing) {
-      this.fail(`no such target '${l}': ${crossing}`, query);
+      this.fail(`no such target '${l}': ${crossing}`);
       return undefined;
     }
     const path = join(ws.dirOf(l.pkg), l.name);
-    if (existsSync(path) && statSync(path).isFile()) {
-      return { kind: 'source', name: l.name, location: { file: this.loader.displayPath(l.repo, l.pkg === '' ? l.name : `${l.pkg}/${l.name}`), line: 1, col: 1 } };
-    }
-    this.fail(`no such target '${l}': target '${l.name}' not declared in package '${l.pkg}' defined by ${p.buildFile}`, query);
+    const hint =
+      existsSync(path) && statSync(path).isFile()
+        ? `; however, a source file of this name exists.  (Perhaps add 'exports_files(["${l.name}"])' to ${p.buildFile}?)`
+        : '';
+    this.fail(`no such target '${l}': target '${l.name}' not declared in package '${l.pkg}'${hint} defined by ${p.buildFile}`);
     return undefined;
   }
 }

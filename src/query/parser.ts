@@ -19,8 +19,11 @@ export function parseQuery(query: string): QueryExpr {
   const tokens = tokenize(query);
   let pos = 0;
   const describe = (t: Token | undefined) => (t === undefined ? 'end of query' : t.kind === 'word' || t.kind === 'op' ? `'${t.text}'` : `'${{ lparen: '(', rparen: ')', comma: ',' }[t.kind]}'`);
+  // Bazel 2.1's wording: "Error while parsing '(//a': premature end of input".
   const fail = (t: Token | undefined): never => {
-    throw new QuerySyntaxError(`syntax error at ${describe(t)} in query '${query}'`);
+    throw new QuerySyntaxError(
+      t === undefined ? `Error while parsing '${query}': premature end of input` : `Error while parsing '${query}': syntax error at ${describe(t)}`,
+    );
   };
   const primary = (): QueryExpr => {
     const t = tokens[pos];

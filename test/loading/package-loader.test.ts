@@ -85,8 +85,7 @@ describe('BUILD evaluation', () => {
     const root = workspaceFixture({ WORKSPACE: '', 'pkg/BUILD': 'filegroup(name = "a")\nprint("hi", 1)\n' });
     const events: string[] = [];
     newLoader(root, events).loadPackage('', 'pkg');
-    // Bazel prints DEBUG at the call's parenthesis.
-    expect(events).toEqual(['DEBUG: pkg/BUILD:2:6: hi 1']);
+        expect(events).toEqual(['DEBUG: pkg/BUILD:2:1: hi 1']);
   });
 });
 
@@ -133,9 +132,17 @@ describe('load()', () => {
     const pkg = loader.loadPackage('', 'pkg');
     loader.loadPackage('', 'pkg2');
     expect(errorsOf(pkg)).toEqual([]);
-    expect(rule(pkg, 'a')).toMatchObject({ ruleClass: 'genrule', outputs: ['a.out'], location: { file: 'pkg/BUILD', line: 2, col: 4 } });
+    // As Bazel 2.1.0 reports it: the rule is located at the outermost BUILD call, with generator_* set.
+    expect(rule(pkg, 'a')).toMatchObject({
+      ruleClass: 'genrule',
+      outputs: ['a.out'],
+      location: { file: 'pkg/BUILD', line: 2, col: 1 },
+      generator: { name: 'a', function: 'gen', location: 'pkg/BUILD:2' },
+    });
+    expect(rule(pkg, 'a').attrs.get('outs')).toEqual(['//pkg:a.out']);
     expect(rule(pkg, 'a').attrs.get('cmd')).toBe('echo');
-    expect(rule(pkg, 'r')).toMatchObject({ ruleClass: 'my_rule', location: { line: 4, col: 8 } });
+    expect(rule(pkg, 'r')).toMatchObject({ ruleClass: 'my_rule', location: { line: 4, col: 1 } });
+    expect(rule(pkg, 'r').generator).toBeUndefined();
     expect(pkg.targets.has('meta_1_x_[1, 2, 3]') || pkg.targets.has('meta_1_x_[3, 1, 2]')).toBe(true);
     expect(events.filter((e) => e.includes('defs loaded'))).toHaveLength(1);
   });
@@ -146,9 +153,11 @@ describe('load()', () => {
       'pkg/BUILD': 'load("//lib:defs.bzl", "my_rule")\nmy_rule(name = "r")\nmy_rule(name = "s", mode = "c")\nmy_rule(name = "t", mode = "a", bogus = 1)\n',
     });
     expect(errorsOf(pkg)).toEqual([
-      "pkg/BUILD:2:8: //pkg:r: missing value for mandatory attribute 'mode' in 'my_rule' rule",
-      "pkg/BUILD:3:8: //pkg:s: invalid value in 'mode' attribute: has to be one of 'a' or 'b' instead of 'c'",
-      "pkg/BUILD:4:8: //pkg:t: no such attribute 'bogus' in 'my_rule' rule",
+      "pkg/BUILD:2:1: //pkg:r: missing value for mandatory attribute 'mode' in 'my_rule' rule",
+      "pkg/BUILD:3:1: //pkg:s: invalid value in 'mode' attribute: has to be one of 'a' or 'b' instead of 'c'",
+      // Bazel 2.1.0 also reports a mandatory attribute whose value failed to convert as missing.
+      "pkg/BUILD:3:1: //pkg:s: missing value for mandatory attribute 'mode' in 'my_rule' rule",
+      "pkg/BUILD:4:1: //pkg:t: no such attribute 'bogus' in 'my_rule' rule",
     ]);
   });
 

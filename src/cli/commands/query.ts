@@ -68,7 +68,8 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     ...(inv.outputBase ? { outputBase: resolve(io.cwd, inv.outputBase) } : {}),
     onEvent: (kind, message) => io.stderr.write(`${kind}: ${message}\n`),
   });
-  const printError = (message: string, pos?: Position) => io.stderr.write(`ERROR: ${pos ? `${formatPosition(pos)}: ` : ''}${message}\n`);
+  const printError = (message: string, pos?: Position) =>
+    io.stderr.write(`ERROR: ${pos ? `${pos.col > 0 ? formatPosition(pos) : `${pos.file}:${pos.line}`}: ` : ''}${message}\n`);
   const offset = relative(root, io.cwd);
   const engine = new QueryEngine(loader, {
     keepGoing: inv.keepGoing,
@@ -83,6 +84,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
         absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(root, p)),
       }),
     );
+    if (engine.hadErrors) io.stderr.write('WARNING: --keep_going specified, ignoring errors.  Results may be inaccurate\n');
     if (targets.length === 0) io.stderr.write('INFO: Empty results\n');
     return engine.hadErrors ? PARTIAL_SUCCESS : ExitCode.SUCCESS;
   } catch (e) {

@@ -42,7 +42,12 @@ export const buildOutput: OutputFormatter = {
       // Schema order when the rule class is native (name first), else call order.
       const names = schema ? [...schema.attributes.keys()].filter((n) => r.attrs.has(n)) : [...r.attrs.keys()];
       if (names[0] !== 'name') names.splice(names.indexOf('name'), 1), names.unshift('name');
-      for (const n of names) out += `  ${n} = ${value(r.attrs.get(n)!)},\n`;
+      for (const n of names) {
+        out += `  ${n} = ${value(r.attrs.get(n)!)},\n`;
+        if (n === 'name' && r.generator) {
+          out += `  generator_name = ${quote(r.generator.name)},\n  generator_function = ${quote(r.generator.function)},\n  generator_location = ${quote(r.generator.location)},\n`;
+        }
+      }
       out += ')\n\n';
     }
     return out;

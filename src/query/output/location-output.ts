@@ -1,20 +1,21 @@
-import { targetKind, type Target } from '../../loading/index.js';
+import { targetKind } from '../../loading/index.js';
 import type { OutputFormatter } from './formatter.js';
 
-/** Where Bazel says a target is: a source file is the file itself (line 1), others their declaration. */
-export function locationOf(t: Target, pkgDir: string): { file: string; line: number; col: number } {
-  if (t.kind === 'source') return { file: pkgDir === '' ? t.name : `${pkgDir}/${t.name}`, line: 1, col: 1 };
-  return t.location;
+/** `path:line:col`, or `path:line` when the column is unknown (col 0), as Bazel 2.1 prints locations. */
+export function formatLocation(file: string, line: number, col: number): string {
+  return col > 0 ? `${file}:${line}:${col}` : `${file}:${line}`;
 }
 
-/** `--output=location`: `/abs/path/BUILD:line:col: genrule rule //pkg:name`. */
+/**
+ * `--output=location`: `/abs/path/BUILD:line:col: genrule rule //pkg:name`. A source file is where a
+ * rule first named it (the BUILD file itself: line 1, no column), as in Bazel 2.1.
+ */
 export const locationOutput: OutputFormatter = {
   format: (targets, env) =>
     targets
       .map((t) => {
-        const dir = t.pkg.buildFile.includes('/') ? t.pkg.buildFile.slice(0, t.pkg.buildFile.lastIndexOf('/')) : '';
-        const loc = locationOf(t.target, dir);
-        return `${env.absolutePath(loc.file)}:${loc.line}:${loc.col}: ${targetKind(t.target)} ${t.label}\n`;
+        const loc = t.target.location;
+        return `${formatLocation(env.absolutePath(loc.file), loc.line, loc.col)}: ${targetKind(t.target)} ${t.label}\n`;
       })
       .join(''),
 };
