@@ -191,6 +191,7 @@ class ActionRunner {
       const cached = await diskCache.lookup(key.digest);
       if (cached && this.declaresExactly(action, cached) && (await diskCache.restore(cached, execRoot))) {
         await this.recordOutputs(cached);
+        for (const o of cached) await this.digestCache.remember(join(execRoot, o.path), o.digest);
         if (cacheable) this.actionCache.put(key.digest, resultOf(cached));
         this.count('disk cache hit');
         this.reporter.actionFinished(action, 'disk cache hit');

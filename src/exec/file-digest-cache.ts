@@ -89,6 +89,17 @@ export class FileDigestCache {
     return { digest, isExecutable, isDirectory: false };
   }
 
+  /**
+   * Records the digest of a file Kiln itself just wrote with known content (an output restored from
+   * a cache), so the next build need not read it. Nothing else writes it, so it is settled.
+   */
+  async remember(path: string, digest: Digest): Promise<void> {
+    const st = await stat(path, { bigint: true });
+    if (Number(st.size) !== digest.sizeBytes) return;
+    const stamp: FileStamp = { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), ino: Number(st.ino), ctimeNs: st.ctimeNs.toString() };
+    this.record(path, stamp, digest, undefined);
+  }
+
   forget(path: string): void {
     if (this.entries.delete(path)) this.dirty = true;
   }

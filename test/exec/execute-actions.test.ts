@@ -255,7 +255,10 @@ describe('--disk_cache', () => {
     const casHash = await sha(one, out('a', 'bin.dat'));
     await expect(stat(join(diskCache, 'cas', casHash.slice(0, 2), casHash))).resolves.toBeTruthy();
 
-    // The restored outputs are then in the second checkout's local action cache.
+    // The restored outputs are then in the second checkout's local action cache and digest cache.
+    const digests = await FileDigestCache.load(executionPaths(two.outputBase).fileDigestCache);
+    await digests.digest(join(two.execRoot, out('a', 'bin.dat')));
+    expect(digests.hashedFiles).toBe(0);
     const third = new RecordingReporter();
     await executeActions(actions(), opts(two), third);
     expect(third.summary!.processes['disk cache hit']).toBe(0);
