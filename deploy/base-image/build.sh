@@ -116,7 +116,7 @@ docker import \
   "$WORK/rootfs.tar" "$IMAGE:$RECIPE" >/dev/null
 docker tag "$IMAGE:$RECIPE" "$IMAGE:latest"
 # Earlier recipes' images are superseded; drop them so the data root does not grow.
-docker images "$IMAGE" --format '{{.Tag}}' | grep -vx -e latest -e "$RECIPE" | while read -r old; do
+{ docker images "$IMAGE" --format '{{.Tag}}' | grep -vx -e latest -e "$RECIPE" || true; } | while read -r old; do
   docker rmi "$IMAGE:$old" >/dev/null 2>&1 || true
 done
 size=$(du -sh "$WORK/rootfs.tar" | cut -f1)
