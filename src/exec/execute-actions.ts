@@ -159,23 +159,8 @@ class ActionRunner {
 
   private async executeOrFail(action: Action): Promise<boolean | 'skipped'> {
     const execRoot = this.options.execRoot;
-    const inputs: InputFile[] = [];
-    for (const input of action.inputs) {
-      const known = this.outputDigests.get(input.execPath);
-      if (known) {
-        inputs.push(known);
-        continue;
-      }
-      let file;
-      try {
-        file = await this.digestCache.digest(join(execRoot, input.execPath));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return this.fail({ action, message: `${action.owner}: missing input file '${input.execPath}'` });
-        throw e;
-      }
-      if (file.isDirectory) return this.fail({ action, message: `${action.owner}: input '${input.execPath}' is a directory; only files can be inputs` });
-      inputs.push({ path: input.execPath, digest: file.digest, isExecutable: file.isExecutable });
-    }
+    const inputs = await this.digestInputs(action);
+    if (typeof inputs === 'string') return this.fail({ action, message: inputs });
     const env = actionEnvironment(action, this.options.clientEnv);
     const key = computeActionKey(action, { env, inputs });
     const requirements = new Set<string>(action.executionRequirements);
@@ -282,6 +267,26 @@ class ActionRunner {
     } finally {
       await rm(scratchDir, { recursive: true, force: true });
     }
+  }
+
+  /** The digests of an action's inputs (hashed concurrently), or the message of the first problem. */
+  private async digestInputs(action: Action): Promise<InputFile[] | string> {
+    const results = await Promise.all(
+      action.inputs.map(async (input): Promise<InputFile | string> => {
+        const known = this.outputDigests.get(input.execPath);
+        if (known) return known;
+        try {
+          const file = await this.digestCache.digest(join(this.options.execRoot, input.execPath));
+          if (file.isDirectory) return `${action.owner}: input '${input.execPath}' is a directory; only files can be inputs`;
+          return { path: input.execPath, digest: file.digest, isExecutable: file.isExecutable };
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'ENOENT') return `${action.owner}: missing input file '${input.execPath}'`;
+          throw e;
+        }
+      }),
+    );
+    const problem = results.find((r): r is string => typeof r === 'string');
+    return problem ?? (results as InputFile[]);
   }
 
   /** A local action cache hit whose outputs are all still on disk with the recorded digests. */
