@@ -132,6 +132,7 @@ export class CasClient {
   /** Uploads the blobs the CAS lacks; `load` supplies a blob's bytes when it must be sent. */
   async uploadMissing(digests: readonly Digest[], load: (digest: Digest) => Promise<Buffer>): Promise<void> {
     const unique = [...new Map(digests.filter((d) => d.sizeBytes > 0).map((d) => [digestKey(d), d])).values()];
+    if (unique.length === 0) return;
     const missing = await this.findMissing(unique);
     let batch: reapi.BatchUpdateBlobsRequest_RequestInit[] = [];
     let bytes = 0;
