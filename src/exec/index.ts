@@ -30,3 +30,4 @@ export { FileDigestCache } from './file-digest-cache.js';
 export { LocalActionCache } from './local-action-cache.js';
 export { DiskCache } from './disk-cache.js';
 export { MAX_COMMAND_LINE_BYTES } from './command-script.js';
+export { prepareExecRoot, OUTPUT_DIR_NAME } from './exec-root.js';

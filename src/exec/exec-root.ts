@@ -1,0 +1,29 @@
+import { lstat, mkdir, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The directory under the execroot that holds every derived file (`kiln-out/<config>/bin`...). */
+export const OUTPUT_DIR_NAME = 'kiln-out';
+
+/**
+ * Makes `execRoot` the symlink forest Bazel builds: one symlink per top-level entry of the
+ * workspace (so `pkg/file` resolves to the source), beside the real `kiln-out` directory that
+ * holds derived files. Entries named `kiln-*` in the workspace (the convenience symlinks) are not
+ * linked; links to entries that no longer exist are removed; a link pointing elsewhere is replaced.
+ * Idempotent, and cheap when nothing changed (one readdir of each side).
+ */
+export async function prepareExecRoot(workspaceRoot: string, execRoot: string): Promise<void> {
+  await mkdir(join(execRoot, OUTPUT_DIR_NAME), { recursive: true });
+  const wanted = new Set((await readdir(workspaceRoot)).filter((name) => !name.startsWith('kiln-')));
+  for (const name of await readdir(execRoot)) {
+    if (name === OUTPUT_DIR_NAME) continue;
+    const path = join(execRoot, name);
+    const target = join(workspaceRoot, name);
+    const current = await lstat(path);
+    if (wanted.has(name) && current.isSymbolicLink() && (await readlink(path)) === target) {
+      wanted.delete(name);
+      continue;
+    }
+    await rm(path, { recursive: true, force: true });
+  }
+  await Promise.all([...wanted].map((name) => symlink(join(workspaceRoot, name), join(execRoot, name))));
+}
