@@ -100,3 +100,4 @@ export { Analyzer, type AnalyzerOptions } from './configured/analyzer.js';
 export { RuleError, type RuleContext } from './configured/rule-context.js';
 export { isVisible } from './configured/visibility.js';
 export { platformDeclarationsFrom, constraintValueOf } from './configured/platform-declarations.js';
+export { LoadedTargetGraph } from './configured/loaded-target-graph.js';

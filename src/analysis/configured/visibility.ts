@@ -14,9 +14,10 @@ export function isVisible(depLabel: string, visibility: readonly string[], fromL
 }
 
 function grants(entry: string, fromPackage: string, graph: TargetGraph, visiting: Set<string>): boolean {
-  if (entry === '//visibility:public') return true;
-  if (entry === '//visibility:private') return false;
-  const { name } = splitLabel(entry);
+  const { pkg: entryPackage, name } = splitLabel(entry);
+  // `//visibility:public` written in another repository reads `@repo//visibility:public`; it is the same keyword.
+  if (entryPackage === 'visibility' && name === 'public') return true;
+  if (entryPackage === 'visibility' && name === 'private') return false;
   const pkg = packageKeyOf(entry);
   if (name === '__pkg__') return fromPackage === pkg;
   if (name === '__subpackages__') return underPackage(fromPackage, pkg);

@@ -1,0 +1,89 @@
+import { KilnError } from '../../core/index.js';
+import { BUILD_SETTING_RULE_CLASSES, packageId, type Package, type PackageLoader, type Target } from '../../loading/index.js';
+import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
+import type { AnalysisTarget, TargetGraph } from './configured-target.js';
+import { splitLabel } from './target-paths.js';
+
+/**
+ * The loaded world as analysis reads it: packages are loaded on first use through loading's
+ * PackageLoader and their targets mapped to {@link AnalysisTarget} (canonical labels added).
+ * A target of a package with errors is an error, as in Bazel.
+ */
+export class LoadedTargetGraph implements TargetGraph {
+  private readonly packages = new Map<string, Package>();
+  private readonly targets = new Map<string, AnalysisTarget | undefined>();
+
+  constructor(private readonly loader: PackageLoader) {}
+
+  target(label: string): AnalysisTarget | undefined {
+    if (this.targets.has(label)) return this.targets.get(label);
+    const { repo, name } = splitLabel(label);
+    const pkg = this.packageOf(label);
+    const loaded = pkg.targets.get(name);
+    if (loaded && pkg.errors.length > 0) {
+      const first = pkg.errors[0]!;
+      throw new KilnError(`Target '${label}' contains an error and its package is in error: ${first.message}`, first.pos);
+    }
+    const mapped = loaded === undefined ? undefined : toAnalysisTarget(loaded, repo, pkg.pkg);
+    this.targets.set(label, mapped);
+    return mapped;
+  }
+
+  defaultVisibility(packageKey: string): readonly string[] | undefined {
+    return this.packageByKey(packageKey).defaults.visibility ?? undefined;
+  }
+
+  defaultTestonly(packageKey: string): boolean {
+    return this.packageByKey(packageKey).defaults.testonly;
+  }
+
+  /** Build settings (`string_flag` & co.) for flag_values matching. */
+  buildSetting(label: string): BuildSettingDefinition | undefined {
+    const t = this.target(label);
+    if (!t || t.kind !== 'rule' || !BUILD_SETTING_RULE_CLASSES.has(t.ruleClass)) return undefined;
+    const type = t.ruleClass.replace(/_(flag|setting)$/, '') as BuildSettingType;
+    const allowed = t.attrs.get('values');
+    return {
+      label,
+      type,
+      defaultValue: t.attrs.get('build_setting_default') as BuildSettingDefinition['defaultValue'],
+      isFlag: t.ruleClass.endsWith('_flag'),
+      ...(Array.isArray(allowed) && allowed.length > 0 ? { allowedValues: allowed as string[] } : {}),
+    };
+  }
+
+  private packageOf(label: string): Package {
+    const { repo, pkg } = splitLabel(label);
+    return this.load(repo, pkg);
+  }
+
+  private packageByKey(packageKey: string): Package {
+    const m = /^(?:@([^/]*))?\/\/(.*)$/.exec(packageKey);
+    if (!m) throw new Error(`not a package key: ${packageKey}`);
+    return this.load(m[1] ?? '', m[2]!);
+  }
+
+  private load(repo: string, pkg: string): Package {
+    const key = packageId(repo, pkg);
+    let p = this.packages.get(key);
+    if (!p) {
+      p = this.loader.loadPackage(repo, pkg);
+      this.packages.set(key, p);
+    }
+    return p;
+  }
+}
+
+function toAnalysisTarget(t: Target, repo: string, pkg: string): AnalysisTarget {
+  const label = (name: string) => `${repo === '' ? '' : `@${repo}`}//${pkg}:${name}`;
+  switch (t.kind) {
+    case 'rule':
+      return { kind: 'rule', label: label(t.name), ruleClass: t.ruleClass, location: t.location, attrs: t.attrs, outputs: t.outputs };
+    case 'source':
+      return { kind: 'source', label: label(t.name), location: t.location, ...(t.visibility ? { visibility: t.visibility } : {}) };
+    case 'generated':
+      return { kind: 'generated', label: label(t.name), location: t.location, generatingRule: label(t.generatingRule) };
+    case 'package_group':
+      return { kind: 'package_group', label: label(t.name), location: t.location, packages: t.packages, includes: t.includes };
+  }
+}
