@@ -151,6 +151,11 @@ describe('Make variables', () => {
     expect(expand('$(BINDIR) $(TARGET_CPU) $(COMPILATION_MODE)', { configVariables: exec })).toBe(`${EXEC_BIN} k8 opt`);
   });
 
+  it('--define NAME=VALUE is a Make variable (the later value of a name wins)', () => {
+    const vars = configurationMakeVariables(configs(['--define=VERSION=1', '--define=VERSION=2']).target);
+    expect(expand('echo $(VERSION)', { configVariables: vars })).toBe('echo 2');
+  });
+
   it('variables of toolchains (TemplateVariableInfo) win over the configuration', () => {
     const toolchainVariables = new Map([
       ['CC', '/usr/bin/gcc'],
