@@ -151,9 +151,10 @@ describe('Make variables', () => {
     expect(expand('$(BINDIR) $(TARGET_CPU) $(COMPILATION_MODE)', { configVariables: exec })).toBe(`${EXEC_BIN} k8 opt`);
   });
 
-  it('--define NAME=VALUE is a Make variable (the later value of a name wins)', () => {
-    const vars = configurationMakeVariables(configs(['--define=VERSION=1', '--define=VERSION=2']).target);
-    expect(expand('echo $(VERSION)', { configVariables: vars })).toBe('echo 2');
+  // Observed from Bazel 2.1.0: --define=FOO=1 --define=FOO=2 --define=TARGET_CPU=zz with `echo $(FOO) $(TARGET_CPU)` wrote "2 zz".
+  it('--define NAME=VALUE is a Make variable: the later value wins and it overrides a predefined one', () => {
+    const vars = configurationMakeVariables(configs(['--define=FOO=1', '--define=FOO=2', '--define=TARGET_CPU=zz']).target);
+    expect(expand('echo $(FOO) $(TARGET_CPU)', { configVariables: vars })).toBe('echo 2 zz');
   });
 
   it('variables of toolchains (TemplateVariableInfo) win over the configuration', () => {
