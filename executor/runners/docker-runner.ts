@@ -116,6 +116,8 @@ export class DockerRunner implements Runner {
       if (timer) clearTimeout(timer);
       request.signal?.removeEventListener('abort', kill);
       await removeContainer(container);
+      // On an error path the files are still open.
+      await Promise.all([stdout.finish(), stderr.finish()]).catch(() => undefined);
     }
   }
 

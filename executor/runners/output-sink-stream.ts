@@ -11,6 +11,7 @@ export class OutputSinkStream extends Writable {
   private size = 0;
   private readonly limit: number;
   private readonly file: WriteStream | undefined;
+  private closed = false;
   truncated = false;
 
   constructor(sink: OutputSink) {
@@ -34,10 +35,11 @@ export class OutputSinkStream extends Writable {
     done();
   }
 
-  /** Flushes and closes the file, if any. */
+  /** Flushes and closes the file, if any; safe to call again (the runner's cleanup does). */
   async finish(): Promise<void> {
     const file = this.file;
-    if (!file) return;
+    if (!file || this.closed) return;
+    this.closed = true;
     await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));
   }
 
