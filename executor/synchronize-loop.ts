@@ -28,7 +28,7 @@ const RETRY_MAX_MS = 2000;
 /**
  * The executor's side of worker.proto: one Synchronize call outstanding at a time, carrying every
  * task's stage. The call is held by the scheduler while there is nothing to report (long poll);
- * a stage change cancels it and reports at once. Assignments start tasks, `cancel_task_ids` abort
+ * a completed task cancels it and reports at once; other stage changes go with the next call. Assignments start tasks, `cancel_task_ids` abort
  * them. If the scheduler is unreachable the tasks keep running and the loop retries with backoff.
  */
 export class SynchronizeLoop {
@@ -130,10 +130,10 @@ export class SynchronizeLoop {
     if (this.tasks.has(assignment.taskId)) return;
     const task: Task = { stage: kilnWorker.TaskStage.FETCHING_INPUTS, abort: new AbortController() };
     this.tasks.set(assignment.taskId, task);
+    // Intermediate stages ride along with the next call (the scheduler already shows the operation
+    // EXECUTING once assigned); only completion ends a held call, so a short action costs one round trip.
     const reportStage = (stage: kilnWorker.TaskStage) => {
-      if (task.abort.signal.aborted || task.stage === stage) return;
-      task.stage = stage;
-      this.changed();
+      if (!task.abort.signal.aborted) task.stage = stage;
     };
     void this.options.executor.execute(assignment, reportStage, task.abort.signal).then((response) => {
       if (task.abort.signal.aborted || this.tasks.get(assignment.taskId) !== task) return;
