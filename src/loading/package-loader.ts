@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { KilnError, type Position } from '../core/index.js';
@@ -45,8 +46,17 @@ import { Workspace } from './workspace.js';
 /** `no such package` (Bazel's wording). */
 export class NoSuchPackageError extends KilnError {}
 
-/** Bumped whenever the cached package format or loading semantics change. */
-const CACHE_VERSION = 'kiln-packages-1';
+/**
+ * Cached packages are valid only for the Kiln build that wrote them: the format version plus the
+ * modification time of this module's file (which changes with every build of Kiln).
+ */
+const CACHE_VERSION = `kiln-packages-1:${(() => {
+  try {
+    return statSync(fileURLToPath(import.meta.url)).mtimeMs;
+  } catch {
+    return 0;
+  }
+})()}`;
 const MARKER = '__kiln_at__';
 
 export interface PackageLoaderOptions {
@@ -216,6 +226,11 @@ export class PackageLoader {
     predeclared.set(MARKER, markerBuiltin);
     try {
       const file = parseFile(source, displayPath);
+      const restricted = buildDialectErrors(file);
+      if (restricted.length > 0) {
+        errors.push(...restricted);
+        throw new PackageEvaluationStopped();
+      }
       thread.locals.set(POSITIONS_KEY, insertPositionMarkers(file));
       resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
       execResolvedFile(thread, file, predeclared);
@@ -327,6 +342,31 @@ const markerBuiltin = new Builtin(MARKER, (thread, args) => {
   thread.locals.set(POSITION_KEY, positions[args[0] as number]);
   return None;
 });
+
+/** BUILD files are Starlark without `def` and without `*args` / `**kwargs` in calls (Bazel's wording). */
+function buildDialectErrors(file: ast.File): PackageError[] {
+  const out: PackageError[] = [];
+  // Wording and positions as Bazel 2.1.0 reports them (a star argument at its call).
+  const visit = (node: unknown, call: Position | undefined): void => {
+    if (node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n, call);
+      return;
+    }
+    const n = node as { kind?: string; pos?: Position; mode?: string };
+    if (n.kind === 'DefStmt') {
+      out.push({ message: 'function definitions are not allowed in BUILD files. You may move the function to a .bzl file and load it.', pos: n.pos! });
+    }
+    if (n.kind === 'Argument' && (n.mode === 'star' || n.mode === 'starstar')) {
+      const what = n.mode === 'star' ? '*args' : '**kwargs';
+      out.push({ message: `${what} arguments are not allowed in BUILD files. Pass the arguments in explicitly.`, pos: call ?? n.pos! });
+    }
+    const inner = n.kind === 'CallExpr' ? n.pos : call;
+    for (const [k, v] of Object.entries(n)) if (k !== 'pos' && k !== 'binding' && typeof v === 'object') visit(v, inner);
+  };
+  visit(file.stmts, undefined);
+  return out;
+}
 
 /** Bazel 2.1 locates a rule at the start of the outermost call expression. */
 function statementInfo(stmt: ast.Stmt): StatementInfo {

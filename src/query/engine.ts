@@ -43,7 +43,7 @@ export class QueryEngine {
   }
 
   private eval(e: QueryExpr): Map<string, QueryTarget> {
-    if (e.kind === 'pattern') return this.resolvePattern(parseTargetPattern(e.text, this.options.offset ?? ''));
+    if (e.kind === 'pattern') return this.resolvePattern(this.mainRepoAsEmpty(parseTargetPattern(e.text, this.options.offset ?? '')));
     const left = this.eval(e.left);
     const right = this.eval(e.right);
     switch (e.op) {
@@ -129,6 +129,14 @@ export class QueryEngine {
         return out;
       }
     }
+  }
+
+  /** `@<main repository name>//...` is the main repository, printed without `@`. */
+  private mainRepoAsEmpty(p: TargetPattern): TargetPattern {
+    const main = this.loader.workspace.name;
+    if (main === '') return p;
+    if (p.kind === 'single') return p.label.repo === main ? { ...p, label: new Label('', p.label.pkg, p.label.name) } : p;
+    return p.repo === main ? { ...p, repo: '' } : p;
   }
 
   /** Reports a target the package does not declare, in Bazel's words (with its hints). */

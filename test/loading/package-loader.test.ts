@@ -244,3 +244,16 @@ describe('incremental loading', () => {
     expect(run().stats).toEqual({ computed: 1, reusedFromStore: 1 });
   });
 });
+
+describe('BUILD dialect', () => {
+  // Messages and positions as Bazel 2.1.0 printed them for this file.
+  it('rejects def and *args / **kwargs in BUILD files', () => {
+    const { pkg } = loadFixture({ 'pkg/BUILD': 'def f():\n    pass\nfilegroup(*[], **{"name": "x"})\n' });
+    expect(errorsOf(pkg)).toEqual([
+      'pkg/BUILD:1:1: function definitions are not allowed in BUILD files. You may move the function to a .bzl file and load it.',
+      'pkg/BUILD:3:1: *args arguments are not allowed in BUILD files. Pass the arguments in explicitly.',
+      'pkg/BUILD:3:1: **kwargs arguments are not allowed in BUILD files. Pass the arguments in explicitly.',
+    ]);
+    expect(pkg.targets.has('x')).toBe(false);
+  });
+});

@@ -175,3 +175,11 @@ describe('target patterns', () => {
     expect(() => parseQuery('deps(//a)')).toThrow("query function 'deps' is not supported yet");
   });
 });
+
+describe('kiln query with the main repository by name', () => {
+  it('treats @ws//... as the main repository', async () => {
+    const root = workspaceFixture(WS);
+    expect((await query(root, ['@ws//a/b:all'])).out).toBe('//a/b:t\n');
+    expect((await query(root, ['@ws//a/b:t'])).out).toBe('//a/b:t\n');
+  });
+});
