@@ -11,7 +11,7 @@ export class OutputSinkStream extends Writable {
   private size = 0;
   private readonly limit: number;
   private readonly file: WriteStream | undefined;
-  private closed = false;
+  private fileClosed = false;
   truncated = false;
 
   constructor(sink: OutputSink) {
@@ -38,8 +38,8 @@ export class OutputSinkStream extends Writable {
   /** Flushes and closes the file, if any; safe to call again (the runner's cleanup does). */
   async finish(): Promise<void> {
     const file = this.file;
-    if (!file || this.closed) return;
-    this.closed = true;
+    if (!file || this.fileClosed) return;
+    this.fileClosed = true;
     await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));
   }
 
