@@ -11,6 +11,11 @@ set -euo pipefail
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 DIR="${KILN_DOCKER_DIR:-$REPO/.cache/docker}"
 SOCKET="$DIR/docker.sock"
+# A unix socket path must fit in 108 bytes; a deep checkout gets a short one under /run instead.
+if [ "${#SOCKET}" -gt 100 ]; then
+  SOCKET="/run/kiln-docker-$(printf '%s' "$DIR" | sha256sum | cut -c1-12)/docker.sock"
+  mkdir -p "$(dirname "$SOCKET")"
+fi
 PIDFILE="$DIR/dockerd.pid"
 LOG="$DIR/dockerd.log"
 export DOCKER_HOST="unix://$SOCKET"

@@ -22,5 +22,5 @@ if kill -0 "$pid" 2>/dev/null; then
     kill -KILL "$pid" 2>/dev/null || true
   fi
 fi
-rm -f "$PIDFILE" "$DIR/docker.sock"
+rm -f "$PIDFILE" "$DIR/docker.sock" "/run/kiln-docker-$(printf '%s' "$DIR" | sha256sum | cut -c1-12)/docker.sock"
 echo "stop-dockerd: stopped" >&2
