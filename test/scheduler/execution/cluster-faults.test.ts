@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,30 @@ describe('cluster faults and concurrency', () => {
     expect(response!.result!.exitCode).toBe(0);
     expect(response!.result!.executionMetadata!.worker).toBe('survivor');
     expect(response!.result!.outputFiles.map((f) => f.path)).toEqual(['out']);
+  });
+
+  it('survives a scheduler restart: the executor reconnects, a retried Execute succeeds', async () => {
+    cluster = await startTestCluster({ heartbeatIntervalMs: 1000, heartbeatGraceMs: 500, maxSynchronizeWaitMs: 200 });
+    const executor = await cluster.addExecutor({ slots: 1 });
+    const slow = await cluster.action(sh('sleep 0.3; echo first > out'));
+    const lost = execute(cluster, { instanceName: '', actionDigest: slow });
+    await until(() => executor.runningTasks > 0);
+    await cluster.restartServer();
+    // The stream broke with the old server; the client retries with Execute, as Bazel does.
+    expect((await lost).error).toBeDefined();
+    // The new scheduler lost the CAS (memory storage) too: upload again and retry.
+    const again = await cluster.action(sh('sleep 0.3; echo first > out'));
+    // Retried on UNAVAILABLE while the client's channel reconnects, as Bazel's retrier does.
+    let retried = await execute(cluster, { instanceName: '', actionDigest: again });
+    for (let attempt = 0; retried.error?.code === grpc.status.UNAVAILABLE && attempt < 50; attempt++) {
+      await new Promise((r) => setTimeout(r, 100));
+      retried = await execute(cluster, { instanceName: '', actionDigest: again });
+    }
+    expect(retried.error?.details).toBeUndefined();
+    const { response } = retried;
+    expect(response!.result!.exitCode).toBe(0);
+    // Nothing of the old scheduler is left on the executor (its report was ignored or cancelled).
+    await until(() => executor.runningTasks === 0);
   });
 
   it('fails with UNAVAILABLE once the retry limit is spent', async () => {

@@ -13,6 +13,8 @@ import { connect, must, type Clients } from '../cache-server-fixture.js';
 export interface TestCluster extends Clients {
   readonly server: CacheServer;
   readonly execution: ExecutionServer;
+  /** Stops the server (all scheduler state is lost) and starts a fresh one on the same port. */
+  restartServer(): Promise<void>;
   readonly address: string;
   readonly exec: reapi.ExecutionClient;
   readonly ops: longrunning.OperationsClient;
@@ -26,13 +28,17 @@ export interface TestCluster extends Clients {
 
 export async function startTestCluster(config: Partial<SchedulerConfig> = {}): Promise<TestCluster> {
   const work = await mkdtemp(join(tmpdir(), 'kiln-cluster-test-'));
-  const execution = createExecutionServer({ config, tickMs: 50 });
-  const cacheConfig = parseCacheServerConfig({}, 'test config', process.cwd(), { host: '127.0.0.1', port: 0 });
-  const server = await startCacheServer(cacheConfig, {
-    log: { info: () => undefined, warn: () => undefined },
-    extraServices: (ctx) => execution.services(ctx),
-    executionCapabilities: execution.capabilities,
-  });
+  const start = async (port: number) => {
+    const execution = createExecutionServer({ config, tickMs: 50 });
+    const cacheConfig = parseCacheServerConfig({}, 'test config', process.cwd(), { host: '127.0.0.1', port });
+    const server = await startCacheServer(cacheConfig, {
+      log: { info: () => undefined, warn: () => undefined },
+      extraServices: (ctx) => execution.services(ctx),
+      executionCapabilities: execution.capabilities,
+    });
+    return { execution, server };
+  };
+  let { execution, server } = await start(0);
   const address = server.endpoint.replace('grpc://', '');
   const clients = connect(server.endpoint);
   const make = <T>(definition: object, name: string): T => {
@@ -52,8 +58,17 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
   const uploadMessage = async <T, I>(codec: { encode(m: I): Buffer } & object, message: I) => upload((codec as { encode(m: I): Buffer }).encode(message));
   return {
     ...clients,
-    server,
-    execution,
+    get server() {
+      return server;
+    },
+    get execution() {
+      return execution;
+    },
+    async restartServer() {
+      await server.close();
+      execution.close();
+      ({ execution, server } = await start(server.port));
+    },
     address,
     exec,
     ops,
