@@ -248,7 +248,9 @@ export class Analyzer {
     const from = ctx.target;
     if (dep.incompatible) throw new Incompatible([from.label, ...dep.incompatible]);
     const deprecation = dep.target.kind === 'rule' ? dep.target.attrs.get('deprecation') : undefined;
-    if (typeof deprecation === 'string' && deprecation !== '' && packageKeyOf(dep.label) !== packageKeyOf(from.label)) {
+    // Like Bazel: no warning inside one package, nor when the depending target is deprecated itself.
+    const fromDeprecated = typeof from.attrs.get('deprecation') === 'string' && from.attrs.get('deprecation') !== '';
+    if (typeof deprecation === 'string' && deprecation !== '' && !fromDeprecated && packageKeyOf(dep.label) !== packageKeyOf(from.label)) {
       this.options.warn?.(`target '${from.label}' depends on deprecated target '${dep.label}': ${deprecation}`, from.location);
     }
     if (dep.kindName === 'package group') {

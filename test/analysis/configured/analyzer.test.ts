@@ -289,5 +289,12 @@ describe('target_compatible_with, platforms from the graph, deprecation', () => 
     const warnings: string[] = [];
     new Analyzer(graph(constraintTargets), { configurations: configs([]), warn: (m, pos) => warnings.push(`${pos.file}: ${m}`) }).analyzeTopLevel('//b:uses_old');
     expect(warnings).toEqual(["/ws/b/BUILD: target '//b:uses_old' depends on deprecated target '//a:old': use //a:grp"]);
+    const quiet: string[] = [];
+    const alsoOld = rule('//b:also_old', 'filegroup', { srcs: ['//a:old'], deprecation: 'going too' });
+    const samePackage = rule('//a:near_old', 'filegroup', { srcs: ['//a:old'] });
+    const a = new Analyzer(graph([...constraintTargets, alsoOld, samePackage]), { configurations: configs([]), warn: (m) => quiet.push(m) });
+    a.analyzeTopLevel('//b:also_old');
+    a.analyzeTopLevel('//a:near_old');
+    expect(quiet).toEqual([]);
   });
 });
