@@ -145,6 +145,13 @@ describe('kiln query', () => {
     expect(await query(root, ['--bogus', '//...'])).toMatchObject({ code: 2, err: 'ERROR: Unrecognized option: --bogus\n' });
   });
 
+  it('prints a generated file as its rule and nothing for source files (Bazel 2.1.0)', async () => {
+    const root = workspaceFixture(WS);
+    const out = (await query(root, ['--output=build', '//a:g.out + //a:x.txt + //a:g'])).out;
+    expect(out.match(/^genrule\(/gm)).toHaveLength(1);
+    expect(out).not.toContain('x.txt');
+  });
+
   it('serves a second run from the package cache', async () => {
     const root = workspaceFixture(WS);
     const first = await query(root, ['--output=build', '//...']);

@@ -1,4 +1,4 @@
-import { isSelectValue, NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES, type AttrValue, type PlainAttrValue } from '../../loading/index.js';
+import { isSelectValue, NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES, type AttrValue, type PlainAttrValue, type RuleTarget } from '../../loading/index.js';
 import type { OutputFormatter } from './formatter.js';
 
 function quote(s: string): string {
@@ -26,17 +26,17 @@ function value(v: AttrValue): string {
 
 /**
  * `--output=build`: each rule as BUILD text with the attributes given explicitly, labels in
- * canonical form, preceded by a comment with its location (as Bazel's BuildOutputFormatter).
+ * canonical form, preceded by a comment with its location (as Bazel 2.1.0's BuildOutputFormatter).
  */
 export const buildOutput: OutputFormatter = {
   format: (targets, env) => {
     let out = '';
+    const printed = new Set<RuleTarget>();
     for (const t of targets) {
-      const r = t.target;
-      if (r.kind !== 'rule') {
-        out += `# ${t.label} (${r.kind === 'source' ? 'source file' : r.kind === 'generated' ? 'generated file' : 'package group'})\n\n`;
-        continue;
-      }
+      // As Bazel 2.1.0: a generated file prints its generating rule; source files and package groups print nothing.
+      const r = t.target.kind === 'generated' ? t.pkg.targets.get(t.target.generatingRule) : t.target;
+      if (r?.kind !== 'rule' || printed.has(r)) continue;
+      printed.add(r);
       out += `# ${env.absolutePath(r.location.file)}:${r.location.line}:${r.location.col}\n${r.ruleClass}(\n`;
       const schema = NATIVE_RULE_CLASSES.get(r.ruleClass) ?? BUILD_SETTING_RULE_CLASSES.get(r.ruleClass);
       // Schema order when the rule class is native (name first), else call order.
