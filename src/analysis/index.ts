@@ -17,7 +17,7 @@ export {
 } from './options/option-definition.js';
 export { BuildOptionRegistry, BUILD_OPTIONS, BUILD_OPTION_DEFINITIONS } from './options/build-option-registry.js';
 export { BuildOptions, type UserFlagSetting } from './options/build-options.js';
-export { BuildOptionsParser, parseBuildOptions, canonicalFlagLabel, type ParsedBuildCommandLine } from './options/parse-build-options.js';
+export { BuildOptionsParser, parseBuildOptions, bindUserFlagValues, canonicalFlagLabel, type ParsedBuildCommandLine } from './options/parse-build-options.js';
 export {
   type BuildSettingType,
   type BuildSettingValue,

@@ -12,6 +12,11 @@ export interface UserFlagSetting {
   /** The text after `=`, or undefined for the bare and the `no` forms. */
   readonly value: string | undefined;
   readonly negated: boolean;
+  /**
+   * For the bare form followed by a non-option word: that word's index in the residue. Bazel takes
+   * it as the value when the setting is not a boolean (`--//pkg:flag blue`); see bindUserFlagValues.
+   */
+  readonly nextResidueIndex?: number;
 }
 
 /**

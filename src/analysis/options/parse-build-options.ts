@@ -59,7 +59,9 @@ export class BuildOptionsParser {
     const inlineValue = eq < 0 ? undefined : body.slice(eq + 1);
 
     if (name.startsWith('//') || name.startsWith('@')) {
-      this.setUserFlag(arg, name, inlineValue, false);
+      const next = args[i + 1];
+      const followed = inlineValue === undefined && next !== undefined && !next.startsWith('-');
+      this.setUserFlag(arg, name, inlineValue, false, followed ? this.residue.length : undefined);
       return i;
     }
     if (name.startsWith('no//') || name.startsWith('no@')) {
@@ -129,11 +131,31 @@ export class BuildOptionsParser {
     }
   }
 
-  private setUserFlag(arg: string, rawLabel: string, value: string | undefined, negated: boolean): void {
+  private setUserFlag(arg: string, rawLabel: string, value: string | undefined, negated: boolean, nextResidueIndex?: number): void {
     const label = canonicalFlagLabel(rawLabel);
     if (label === undefined) throw new UsageError(`Unrecognized option: ${arg}`);
-    this.userFlags.set(label, { label, value, negated });
+    this.userFlags.set(label, nextResidueIndex === undefined ? { label, value, negated } : { label, value, negated, nextResidueIndex });
   }
+}
+
+/**
+ * Once loading knows the build settings' types: a bare non-boolean user-defined flag takes the
+ * word after it as its value, as Bazel's Starlark options parser does (`--//pkg:flag blue`), and
+ * that word leaves the residue. Flags whose setting is unknown are left for userFlagValue to report.
+ */
+export function bindUserFlagValues(parsed: ParsedBuildCommandLine, typeOf: (label: string) => string | undefined): ParsedBuildCommandLine {
+  const consumed = new Set<number>();
+  const flags = new Map<string, UserFlagSetting>();
+  for (const [label, flag] of parsed.options.userFlags) {
+    const type = typeOf(label);
+    if (flag.value === undefined && !flag.negated && flag.nextResidueIndex !== undefined && type !== undefined && type !== 'bool') {
+      consumed.add(flag.nextResidueIndex);
+      flags.set(label, { label, value: parsed.residue[flag.nextResidueIndex], negated: false });
+    } else {
+      flags.set(label, { label, value: flag.value, negated: flag.negated });
+    }
+  }
+  return { options: parsed.options.withUserFlags(flags), residue: parsed.residue.filter((_, i) => !consumed.has(i)) };
 }
 
 /** Parses one list of words with the default registry. */

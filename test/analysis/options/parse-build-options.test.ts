@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/core/index.js';
-import { BuildOptionsParser, canonicalFlagLabel, parseBuildOptions } from '../../../src/analysis/options/parse-build-options.js';
+import { bindUserFlagValues, BuildOptionsParser, canonicalFlagLabel, parseBuildOptions } from '../../../src/analysis/options/parse-build-options.js';
 import { BUILD_OPTIONS } from '../../../src/analysis/options/build-option-registry.js';
 
 function usageMessage(args: string[]): string {
@@ -94,6 +94,19 @@ describe('parseBuildOptions', () => {
       { label: '@repo//x:y', value: '1', negated: false },
       { label: '//short:short', value: undefined, negated: false },
     ]);
+  });
+
+  // Observed from Bazel 2.1.0: `bazel build --//a:f blue //a:useflag` set the string flag to "blue".
+  it('a bare non-boolean user-defined flag takes the next word once its type is known', () => {
+    const parsed = parseBuildOptions(['--//a:f', 'blue', '--//a:b', '//t:x', '--//a:g', '--keep_going']);
+    expect(parsed.residue).toEqual(['blue', '//t:x']);
+    const types: Record<string, string> = { '//a:f': 'string', '//a:b': 'bool', '//a:g': 'int' };
+    const bound = bindUserFlagValues(parsed, (l) => types[l]);
+    expect(bound.residue).toEqual(['//t:x']);
+    expect(bound.options.userFlags.get('//a:f')).toEqual({ label: '//a:f', value: 'blue', negated: false });
+    expect(bound.options.userFlags.get('//a:b')).toEqual({ label: '//a:b', value: undefined, negated: false });
+    // Followed by an option, the bare form stays bare (userFlagValue then reports a missing value).
+    expect(bound.options.userFlags.get('//a:g')).toEqual({ label: '//a:g', value: undefined, negated: false });
   });
 
   it('canonicalises flag labels', () => {
