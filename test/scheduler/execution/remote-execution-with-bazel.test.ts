@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCluster, type TestCluster } from './cluster-fixture.js';
+
+// Bazel 2.1.0 (scripts/test-setup.d/30-bazel.sh) builds a genrule workspace with
+// --remote_executor against Kiln's scheduler and an in-process executor (local runner); the outputs
+// match a local build byte for byte, and after `bazel clean` the rebuild is served from the cache.
+const BAZEL = process.env['KILN_BAZEL'];
+const MISSING = 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test) to install Bazel 2.1.0';
+
+const BUILD = `
+genrule(name = "hello", outs = ["hello.txt"], cmd = "echo hello from kiln > $@")
+genrule(name = "twice", srcs = [":hello"], outs = ["twice.txt"], cmd = "cat $< $< > $@")
+genrule(name = "pair", srcs = ["input.txt"], outs = ["upper.txt", "count.txt"],
+        cmd = "tr a-z A-Z < $< > $(location upper.txt) && wc -c < $< > $(location count.txt)")
+genrule(name = "tool_user", srcs = ["tool.sh", "input.txt"], outs = ["tooled.txt"], cmd = "sh $(location tool.sh) $(location input.txt) > $@")
+`;
+const OUTPUTS = ['hello.txt', 'twice.txt', 'upper.txt', 'count.txt', 'tooled.txt'];
+const ACTIONS = 4;
+
+describe('Bazel 2.1.0 --remote_executor against kiln', () => {
+  if (!BAZEL) {
+    if (process.env['CI'] === 'true') it('needs Bazel', () => expect.fail(MISSING));
+    else it.skip(MISSING, () => undefined);
+    return;
+  }
+  const bazel = BAZEL;
+  let root: string;
+  let cluster: TestCluster;
+
+  const run = (args: string[]): Promise<{ code: number | null; output: string }> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(bazel, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
+        cwd: join(root, 'ws'),
+        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), TMPDIR: join(root, 'tmp') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, output }));
+    });
+  const readOutputs = async () => new Map(await Promise.all(OUTPUTS.map(async (f) => [f, await readFile(join(root, 'ws', 'bazel-bin', f))] as const)));
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'kiln-bazel-rbe-'));
+    await Promise.all(['ws', 'home', 'tmp'].map((d) => mkdir(join(root, d))));
+    await writeFile(join(root, 'ws', 'WORKSPACE'), 'workspace(name = "rbe")\n');
+    await writeFile(join(root, 'ws', 'BUILD'), BUILD);
+    await writeFile(join(root, 'ws', 'input.txt'), 'some input for the pair rule\n');
+    await writeFile(join(root, 'ws', 'tool.sh'), '#!/bin/sh\nrev "$1"\n');
+    cluster = await startTestCluster();
+    await cluster.addExecutor({ slots: 2 });
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+    if (root) {
+      await run(['shutdown']).catch(() => undefined);
+      await new Promise((resolve) => spawn('chmod', ['-R', 'u+w', root], { stdio: 'ignore' }).on('close', resolve));
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('builds remotely with outputs identical to a local build, then entirely from the cache', { timeout: 900_000 }, async () => {
+    const common = ['--noshow_progress', '--color=no', '--curses=no'];
+    const local = await run(['build', ...common, '//...']);
+    expect(local.code, local.output).toBe(0);
+    const expected = await readOutputs();
+    expect((await run(['clean'])).code).toBe(0);
+
+    const remote = ['--remote_executor=grpc://' + cluster.address, '--remote_timeout=60', ...common];
+    const first = await run(['build', ...remote, '//...']);
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote`));
+    const built = await readOutputs();
+    for (const f of OUTPUTS) expect(built.get(f)!.equals(expected.get(f)!), f).toBe(true);
+
+    expect((await run(['clean'])).code).toBe(0);
+    const second = await run(['build', ...remote, '//...']);
+    expect(second.code, second.output).toBe(0);
+    expect(second.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote cache hit`));
+    const again = await readOutputs();
+    for (const f of OUTPUTS) expect(again.get(f)!.equals(expected.get(f)!), f).toBe(true);
+  });
+});
