@@ -8,9 +8,13 @@ interface CommandEntry {
 
 /** Every command Kiln has, in the order `kiln help` lists them. One line per command. */
 export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
+  build: { summary: 'Builds the specified targets.', load: () => import('./commands/build.js') },
+  clean: { summary: 'Removes output files (--expunge: the whole output base).', load: () => import('./commands/clean.js') },
   cluster: { summary: 'Runs Kiln\'s REAPI cluster (cache, scheduler, executors) in the foreground.', load: () => import('./commands/cluster.js') },
   executor: { summary: 'Runs an executor that takes actions from a Kiln scheduler.', load: () => import('./commands/executor.js') },
+  run: { summary: 'Runs the specified target.', load: () => import('./commands/run.js') },
   scheduler: { summary: 'Runs Kiln\'s REAPI scheduler (cache and execution) in the foreground.', load: () => import('./commands/scheduler.js') },
+  info: { summary: 'Displays where the workspace\'s outputs live (output base, execroot, kiln-bin...).', load: () => import('./commands/info.js') },
   query: { summary: 'Executes a dependency graph query.', load: () => import('./commands/query.js') },
   starlark: { summary: 'Evaluates a Starlark file.', load: () => import('./commands/starlark.js') },
 };

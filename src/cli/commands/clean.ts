@@ -1,0 +1,54 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ExitCode } from '../../core/index.js';
+import { openWorkspace, printError, takeOutputBaseFlag } from '../build-pipeline.js';
+import type { CliIO } from '../io.js';
+import { lockOutputBase, removeConvenienceSymlinks } from '../output-base.js';
+
+/**
+ * `kiln clean`: removes every build output (the execroot with `kiln-out/`) and the caches that
+ * describe them, plus the convenience symlinks. `--expunge` removes the whole output base
+ * (downloaded repositories, every cache). The disk cache is never touched: it is shared.
+ */
+export async function main(args: string[], io: CliIO): Promise<number> {
+  const startup = takeOutputBaseFlag(args);
+  if (typeof startup === 'string') {
+    printError(io, startup);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  let expunge = false;
+  for (const a of startup.rest) {
+    if (a === '--expunge') expunge = true;
+    else if (a === '--noexpunge') expunge = false;
+    else if (a === '--async' || a === '--noasync') continue; // Kiln always cleans synchronously.
+    else if (a.startsWith('-')) {
+      printError(io, `Unrecognized option: ${a}`);
+      return ExitCode.COMMAND_LINE_ERROR;
+    } else {
+      printError(io, `'clean' takes no arguments, got '${a}'`);
+      return ExitCode.COMMAND_LINE_ERROR;
+    }
+  }
+  const ctx = openWorkspace(io, 'clean', startup.outputBase);
+  if (typeof ctx === 'string') {
+    printError(io, ctx);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  const { outputBase, execRoot } = ctx.layout;
+  if (expunge) {
+    io.stderr.write('INFO: Starting clean (this may take a while). Consider using --async if the clean takes more than several minutes.\n');
+    await removeConvenienceSymlinks(ctx.layout.workspaceRoot);
+    await rm(outputBase, { recursive: true, force: true });
+    return ExitCode.SUCCESS;
+  }
+  io.stderr.write('INFO: Starting clean.\n');
+  const release = await lockOutputBase(outputBase, (pid) => io.stderr.write(`Another command (pid=${pid}) is running. Waiting for it to complete...\n`));
+  try {
+    await removeConvenienceSymlinks(ctx.layout.workspaceRoot);
+    await rm(execRoot, { recursive: true, force: true });
+    await rm(join(outputBase, 'cache'), { recursive: true, force: true });
+  } finally {
+    await release();
+  }
+  return ExitCode.SUCCESS;
+}

@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { parseBuildOptions } from '../../analysis/index.js';
+import { ExitCode, isKilnError, UsageError } from '../../core/index.js';
+import { OUTPUT_DIR_NAME } from '../../exec/index.js';
+import { configurationsFor, openWorkspace, printError, takeOutputBaseFlag } from '../build-pipeline.js';
+import type { CliIO } from '../io.js';
+
+/**
+ * `kiln info [build flags] [KEY...]`: where this workspace's outputs live. Without keys every
+ * `key: value` line; with keys only their values (one per line when one key, `key: value` when
+ * several, as Bazel). Build flags such as `-c opt` change the per-configuration paths.
+ */
+export async function main(args: string[], io: CliIO): Promise<number> {
+  const startup = takeOutputBaseFlag(args);
+  if (typeof startup === 'string') {
+    printError(io, startup);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  let parsed;
+  try {
+    parsed = parseBuildOptions(startup.rest);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      printError(io, e.message);
+      return ExitCode.COMMAND_LINE_ERROR;
+    }
+    throw e;
+  }
+  const ctx = openWorkspace(io, 'info', startup.outputBase);
+  if (typeof ctx === 'string') {
+    printError(io, ctx);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  let target;
+  try {
+    target = configurationsFor(ctx, parsed.options).target;
+  } catch (e) {
+    if (!isKilnError(e)) throw e;
+    printError(io, e.message, e.pos);
+    return ExitCode.BUILD_FAILURE;
+  }
+  const { execRoot, outputBase, workspaceRoot } = ctx.layout;
+  const dirs = target.outputDirectories;
+  const values = new Map<string, string>([
+    ['kiln-bin', join(execRoot, dirs.bin)],
+    ['kiln-genfiles', join(execRoot, dirs.genfiles)],
+    ['kiln-testlogs', join(execRoot, dirs.testlogs)],
+    ['execution_root', execRoot],
+    ['output_base', outputBase],
+    ['output_path', join(execRoot, OUTPUT_DIR_NAME)],
+    ['workspace', workspaceRoot],
+  ]);
+  const keys = parsed.residue;
+  for (const key of keys) {
+    if (!values.has(key)) {
+      printError(io, `unknown key: '${key}'`);
+      return ExitCode.COMMAND_LINE_ERROR;
+    }
+  }
+  if (keys.length === 1) io.stdout.write(`${values.get(keys[0]!)}\n`);
+  else for (const key of keys.length > 0 ? keys : values.keys()) io.stdout.write(`${key}: ${values.get(key)}\n`);
+  return ExitCode.SUCCESS;
+}

@@ -1,0 +1,61 @@
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ExitCode } from '../../core/index.js';
+import { displayPath, printError, runBuild } from '../build-pipeline.js';
+import type { CliIO } from '../io.js';
+
+/**
+ * `kiln run [flags] //target [-- args]`: builds one target, then runs its executable output with
+ * the arguments after `--`, and exits with the program's exit code.
+ *
+ * Bazel runs the program inside its runfiles tree; Kiln has no runfiles trees yet, so the program
+ * runs in the workspace directory (where source files are at their workspace paths), with
+ * BUILD_WORKSPACE_DIRECTORY and BUILD_WORKING_DIRECTORY set as Bazel sets them.
+ */
+export async function main(args: string[], io: CliIO): Promise<number> {
+  const dashes = args.indexOf('--');
+  const buildArgs = dashes < 0 ? args : args.slice(0, dashes);
+  const programArgs = dashes < 0 ? [] : args.slice(dashes + 1);
+  // As in Bazel, the first word that is not a flag is the target; later words go to the program.
+  const built = await runBuild(buildArgs, io, 'run');
+  if (built.exitCode !== ExitCode.SUCCESS) return built.exitCode;
+  const target = built.targets[0]!;
+  const ctx = built.ctx!;
+  const executable = target.files.length === 1 ? target.files[0]! : undefined;
+  const path = executable ? join(ctx.layout.execRoot, executable.artifact.execPath) : '';
+  if (!executable || !(await isExecutableFile(path))) {
+    printError(io, `Cannot run target ${target.label}: Not executable`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  io.stderr.write(`INFO: Running command line: ${[displayPath(executable.artifact.execPath, target.config), ...programArgs].join(' ')}\n`);
+  return runProgram(path, programArgs, ctx.layout.workspaceRoot, io);
+}
+
+/** An output analysis marked executable (executable genrule, sh_binary) has its executable bit set. */
+async function isExecutableFile(path: string): Promise<boolean> {
+  const st = await stat(path).catch(() => undefined);
+  return st !== undefined && st.isFile() && (st.mode & 0o111) !== 0;
+}
+
+function runProgram(path: string, args: readonly string[], workspaceRoot: string, io: CliIO): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(path, args, {
+      cwd: workspaceRoot,
+      env: { ...io.env, BUILD_WORKSPACE_DIRECTORY: workspaceRoot, BUILD_WORKING_DIRECTORY: io.cwd },
+      stdio: ['inherit', 'pipe', 'pipe'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => io.stdout.write(chunk));
+    child.stderr.on('data', (chunk: Buffer) => io.stderr.write(chunk));
+    void io.interrupted?.then(() => child.kill('SIGINT'));
+    child.on('error', (e) => {
+      printError(io, `cannot run ${path}: ${e.message}`);
+      resolve(ExitCode.BUILD_FAILURE);
+    });
+    child.on('close', (code, signal) => resolve(code ?? (signal ? 128 + (signalNumber(signal) ?? 0) : ExitCode.BUILD_FAILURE)));
+  });
+}
+
+function signalNumber(signal: NodeJS.Signals): number | undefined {
+  return { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 }[signal as string];
+}

@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/** Where one workspace's build state lives, outside the source tree. */
+export interface OutputLayout {
+  readonly workspaceRoot: string;
+  readonly outputBase: string;
+  /** Actions run here: the symlink forest of the workspace plus the real `kiln-out/`. */
+  readonly execRoot: string;
+}
+
+/** The convenience symlinks Kiln keeps in the workspace (DESIGN.md, output layout). */
+export const CONVENIENCE_SYMLINKS = ['kiln-bin', 'kiln-genfiles', 'kiln-out', 'kiln-testlogs'] as const;
+
+/**
+ * `~/.cache/kiln/<md5 of the workspace path>` unless `--output_base` names another directory
+ * (relative to the working directory). HOME and XDG_CACHE_HOME come from the command's env, so a
+ * test never touches the real cache.
+ */
+export function outputLayout(
+  workspaceRoot: string,
+  workspaceName: string,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  outputBaseFlag: string | undefined,
+): OutputLayout {
+  let outputBase: string;
+  if (outputBaseFlag !== undefined) outputBase = resolve(cwd, outputBaseFlag);
+  else {
+    const cacheHome = env.XDG_CACHE_HOME || join(env.HOME || '/tmp', '.cache');
+    outputBase = join(cacheHome, 'kiln', createHash('md5').update(workspaceRoot).digest('hex'));
+  }
+  // Bazel names the execroot after the main repository; `__main__` when it has no name.
+  return { workspaceRoot, outputBase, execRoot: join(outputBase, 'execroot', workspaceName || '__main__') };
+}
+
+/** Points `kiln-bin` & co. at the target configuration's directories; replaces stale links. */
+export async function updateConvenienceSymlinks(
+  layout: OutputLayout,
+  dirs: { readonly bin: string; readonly genfiles: string; readonly testlogs: string; readonly outputRoot: string },
+): Promise<void> {
+  const wanted: Record<(typeof CONVENIENCE_SYMLINKS)[number], string> = {
+    'kiln-bin': dirs.bin,
+    'kiln-genfiles': dirs.genfiles,
+    'kiln-out': dirs.outputRoot,
+    'kiln-testlogs': dirs.testlogs,
+  };
+  for (const name of CONVENIENCE_SYMLINKS) {
+    const link = join(layout.workspaceRoot, name);
+    const target = join(layout.execRoot, wanted[name]);
+    const current = await lstat(link).catch(() => undefined);
+    if (current) {
+      // Never delete a real file or directory the user put there under one of our names.
+      if (!current.isSymbolicLink()) continue;
+      if ((await readlink(link)) === target) continue;
+      await rm(link, { force: true });
+    }
+    await symlink(target, link);
+  }
+}
+
+/** Removes the convenience symlinks (only symlinks: a real file of that name is the user's). */
+export async function removeConvenienceSymlinks(workspaceRoot: string): Promise<void> {
+  for (const name of CONVENIENCE_SYMLINKS) {
+    const link = join(workspaceRoot, name);
+    const current = await lstat(link).catch(() => undefined);
+    if (current?.isSymbolicLink()) await rm(link, { force: true });
+  }
+}
+
+/**
+ * One command per output base at a time (execution's caches assume it). The lock file holds the
+ * owner's pid; a lock left by a process that no longer exists is taken over.
+ */
+export async function lockOutputBase(outputBase: string, onWait: (pid: number) => void): Promise<() => Promise<void>> {
+  await mkdir(outputBase, { recursive: true });
+  const path = join(outputBase, 'lock');
+  let announced = false;
+  for (;;) {
+    try {
+      await writeFile(path, String(process.pid), { flag: 'wx' });
+      return () => rm(path, { force: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const owner = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
+    if (!Number.isFinite(owner) || !isAlive(owner)) {
+      await rm(path, { force: true });
+      continue;
+    }
+    if (!announced) {
+      onWait(owner);
+      announced = true;
+    }
+    // Another process owns it; there is no event to await across processes, so poll.
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
