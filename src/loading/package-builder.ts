@@ -1,7 +1,7 @@
 import { formatPosition, KilnError, type Position } from '../core/index.js';
 import { None, type Kwargs, type Value } from '../starlark/index.js';
 import { Label, validateTargetName, type PackageContext } from './label.js';
-import { type AttrValue, isLabelType, isSelectValue } from './rules/attribute.js';
+import { type AttrValue, DEFAULT_CONDITION, isLabelType, isSelectValue } from './rules/attribute.js';
 import { convertAttribute, ConversionError } from './rules/convert.js';
 import type { RuleClass } from './rules/rule-class.js';
 import { targetKind, type GeneratorInfo, type PackageGroupTarget, type RuleTarget, type SourceFileTarget, type Target } from './target.js';
@@ -116,7 +116,16 @@ export class PackageBuilder {
     }
     if (!ok) return;
 
-    const rule: RuleTarget = { kind: 'rule', name: nameValue, ruleClass: ruleClass.name, location: pos, attrs, outputs, ...(generator ? { generator } : {}) };
+    const rule: RuleTarget = {
+      kind: 'rule',
+      name: nameValue,
+      ruleClass: ruleClass.name,
+      location: pos,
+      attrs,
+      outputs,
+      dependencies: [],
+      ...(generator ? { generator } : {}),
+    };
     for (const check of ruleClass.checks) {
       check(rule, (attribute, message) => {
         // Bazel's attributeError / ruleError prefixes.
@@ -127,7 +136,7 @@ export class PackageBuilder {
     if (!ok) return;
     if (!this.register(rule)) return;
     for (const out of outputs) this.register({ kind: 'generated', name: out, location: pos, generatingRule: nameValue });
-    this.noteReferencedSources(ruleClass, attrs, pos);
+    this.noteReferencedSources(ruleClass, rule, pos);
   }
 
   /** An output attribute entry: a name in this package, not crossing into a subpackage. */
@@ -167,10 +176,16 @@ export class PackageBuilder {
   }
 
   /** Labels of this package named by a rule are source files unless something else declares them. */
-  private noteReferencedSources(ruleClass: RuleClass, attrs: Map<string, AttrValue>, pos: Position): void {
+  /** Also fills `rule.dependencies`: every label the rule names (select keys and visibility groups included). */
+  private noteReferencedSources(ruleClass: RuleClass, rule: RuleTarget, pos: Position): void {
+    const attrs = rule.attrs;
     const prefix = this.repo === '' ? `//${this.pkg}:` : `@${this.repo}//${this.pkg}:`;
-    const note = (l: string) => {
-      if (l.startsWith(prefix) && !this.referencedSources.has(l)) this.referencedSources.set(l.slice(prefix.length), pos);
+    const deps = new Set<string>();
+    const note = (l: string, asSource = true) => {
+      deps.add(l);
+      if (!asSource || !l.startsWith(prefix)) return;
+      const name = l.slice(prefix.length);
+      if (!this.referencedSources.has(name)) this.referencedSources.set(name, pos);
     };
     const visit = (type: string, v: unknown) => {
       if (typeof v === 'string') note(v);
@@ -186,14 +201,25 @@ export class PackageBuilder {
     };
     for (const [name, v] of attrs) {
       const spec = ruleClass.attributes.get(name)!;
-      if (!isLabelType(spec.type) || name === 'visibility') continue;
+      if (!isLabelType(spec.type)) continue;
+      if (name === 'visibility') {
+        // Package groups named by visibility are dependencies; //visibility:public and :private are not targets.
+        for (const l of v as string[]) if (!l.startsWith('//visibility:')) note(l, false);
+        continue;
+      }
       if (isSelectValue(v)) {
         for (const part of v.select) {
           if ('plain' in part) visit(spec.type, part.plain);
-          else for (const [, x] of part.conditions) visit(spec.type, x);
+          else {
+            for (const [key, x] of part.conditions) {
+              if (key !== DEFAULT_CONDITION) note(key, false);
+              visit(spec.type, x);
+            }
+          }
         }
       } else visit(spec.type, v);
     }
+    rule.dependencies.push(...deps);
   }
 
   exportFile(name: string, pos: Position, visibility: string[] | undefined): void {

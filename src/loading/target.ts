@@ -11,6 +11,8 @@ export interface RuleTarget {
   readonly attrs: Map<string, AttrValue>;
   /** Output files (package-relative names) declared by output attributes. */
   readonly outputs: string[];
+  /** Canonical labels of every target the rule depends on (label attributes, select keys, visibility groups). */
+  readonly dependencies: string[];
   /** Set when a macro declared the rule: the outermost BUILD-file call (Bazel's generator_*). */
   readonly generator?: GeneratorInfo;
 }

@@ -4,3 +4,4 @@ export { parseQuery, type QueryExpr } from './parser.js';
 export { QuerySyntaxError, tokenize } from './lexer.js';
 export { parseTargetPattern, TargetPatternError, type TargetPattern } from './target-pattern.js';
 export { OUTPUT_FORMATTERS, type OutputFormatter, type OutputEnvironment } from './output/index.js';
+export { orderForOutput } from './output-order.js';

@@ -1,7 +1,7 @@
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ExitCode, formatPosition, isKilnError, type Position } from '../../core/index.js';
 import { findWorkspaceRoot, PackageLoader, readWorkspaceName, Workspace } from '../../loading/index.js';
-import { OUTPUT_FORMATTERS, QueryEngine, QuerySyntaxError, TargetPatternError } from '../../query/index.js';
+import { orderForOutput, OUTPUT_FORMATTERS, QueryEngine, QuerySyntaxError, TargetPatternError } from '../../query/index.js';
 import type { CliIO } from '../io.js';
 
 /** Bazel's query exit codes beyond the common ones: 3 = partial result (--keep_going), 7 = query failed. */
@@ -77,7 +77,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     onError: printError,
   });
   try {
-    const targets = engine.evaluate(inv.expression);
+    const targets = inv.output === 'package' ? engine.evaluate(inv.expression) : orderForOutput(engine.evaluate(inv.expression));
     loader.flush();
     io.stdout.write(
       formatter.format(targets, {
