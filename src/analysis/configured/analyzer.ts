@@ -7,6 +7,7 @@ import { analyzeConfigSetting } from '../rules/config-setting.js';
 import { analyzeFilegroup } from '../rules/filegroup.js';
 import { analyzeGenrule } from '../rules/genrule.js';
 import type { RuleResult } from '../rules/rule-result.js';
+import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
 import type { AnalysisTarget, ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from './configured-target.js';
 import { ruleError, type RuleContext } from './rule-context.js';
 import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, sourceExecPath, splitLabel } from './target-paths.js';
@@ -29,6 +30,9 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   filegroup: analyzeFilegroup,
   genrule: analyzeGenrule,
   config_setting: analyzeConfigSetting,
+  sh_library: analyzeShLibrary,
+  sh_binary: analyzeShExecutable,
+  sh_test: analyzeShExecutable,
   constraint_setting: () => ({ files: [], runfiles: [] }),
   constraint_value: () => ({ files: [], runfiles: [] }),
   platform: () => ({ files: [], runfiles: [] }),
@@ -278,6 +282,8 @@ export class Analyzer {
     if (target.kind !== 'rule') return false;
     const own = target.attrs.get('testonly');
     if (typeof own === 'boolean') return own;
+    // Test rules are testonly by definition.
+    if (target.ruleClass.endsWith('_test')) return true;
     return this.graph.defaultTestonly?.(packageKeyOf(target.label)) ?? false;
   }
 }

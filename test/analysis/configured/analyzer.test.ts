@@ -298,3 +298,36 @@ describe('target_compatible_with, platforms from the graph, deprecation', () => 
     expect(quiet).toEqual([]);
   });
 });
+
+describe('sh rules', () => {
+  const targets: AnalysisTarget[] = [
+    source('//s:run.sh'),
+    source('//s:lib.sh'),
+    source('//s:data.txt'),
+    rule('//s:lib', 'sh_library', { srcs: ['//s:lib.sh'], data: ['//s:data.txt'] }),
+    rule('//s:bin', 'sh_binary', { srcs: ['//s:run.sh'], deps: ['//s:lib'] }),
+    rule('//s:two', 'sh_binary', { srcs: ['//s:run.sh', '//s:lib.sh'] }),
+    rule('//s:t', 'sh_test', { srcs: ['//s:run.sh'] }),
+    rule('//s:uses_test', 'filegroup', { srcs: ['//s:t'] }),
+  ];
+
+  it('sh_library files and runfiles', () => {
+    const lib = analyzer([], targets).analyzeTopLevel('//s:lib');
+    expect(paths(lib.files)).toEqual(['s/lib.sh']);
+    expect(paths(lib.runfiles)).toEqual(['s/lib.sh', 's/data.txt']);
+  });
+
+  it('sh_binary: the executable in bin, a copy action, runfiles of deps', () => {
+    const bin = analyzer([], targets).analyzeTopLevel('//s:bin');
+    expect(paths(bin.files)).toEqual(['kiln-out/k8-fastbuild/bin/s/bin']);
+    expect(paths(bin.runfiles)).toEqual(['kiln-out/k8-fastbuild/bin/s/bin', 's/run.sh', 's/lib.sh', 's/data.txt']);
+    expect(bin.actions[0]!.argv).toEqual(['/bin/cp', 's/run.sh', 'kiln-out/k8-fastbuild/bin/s/bin']);
+    expect(bin.actions[0]!.executableOutputs).toBe(true);
+    expect(() => analyzer([], targets).analyzeTopLevel('//s:two')).toThrow("in srcs attribute of sh_binary rule //s:two: you must specify exactly one file in 'srcs'");
+  });
+
+  it('tests are testonly', () => {
+    expect(analyzer([], targets).analyzeTopLevel('//s:t').testonly).toBe(true);
+    expect(() => analyzer([], targets).analyzeTopLevel('//s:uses_test')).toThrow("depends on testonly target '//s:t'");
+  });
+});

@@ -1,0 +1,49 @@
+import type { Action, DerivedArtifact } from '../action.js';
+import { executionRequirementsFromTags } from '../action.js';
+import type { RuleContext } from '../configured/rule-context.js';
+import { uniqueFiles, type RuleResult } from './rule-result.js';
+
+/**
+ * sh_library: its files are its srcs; runfiles add the files and runfiles of deps and data
+ * (Bazel's ShLibrary: srcs to build, default runfiles of every dependency).
+ */
+export function analyzeShLibrary(ctx: RuleContext): RuleResult {
+  const srcs = ctx.deps('srcs');
+  const deps = ctx.deps('deps');
+  const data = ctx.deps('data');
+  const files = uniqueFiles(srcs.flatMap((d) => d.files));
+  const runfiles = uniqueFiles([
+    ...files,
+    ...srcs.flatMap((d) => d.runfiles),
+    ...[...deps, ...data].flatMap((d) => [...d.files, ...d.runfiles]),
+  ]);
+  return { files, runfiles };
+}
+
+/**
+ * sh_binary and sh_test: exactly one src, made available as the executable `<name>` in bin by a
+ * copy action (Bazel symlinks; a copy is the same file content for execution and remote caches);
+ * runfiles as sh_library plus the executable itself.
+ */
+export function analyzeShExecutable(ctx: RuleContext): RuleResult {
+  const library = analyzeShLibrary(ctx);
+  const srcFiles = library.files;
+  if (srcFiles.length !== 1) throw ctx.error('srcs', "you must specify exactly one file in 'srcs'");
+  const name = ctx.target.label.slice(ctx.target.label.lastIndexOf(':') + 1);
+  const out = ctx.outputFile(name, true);
+  const src = srcFiles[0]!;
+  const tags = ctx.attr<readonly string[]>('tags', [], false);
+  const action: Action = {
+    owner: ctx.target.label,
+    location: ctx.target.location,
+    mnemonic: 'CopyFile',
+    progressMessage: `Copying executable ${ctx.target.label}`,
+    argv: ['/bin/cp', src.artifact.execPath, out.artifact.execPath],
+    env: {},
+    inputs: [src.artifact],
+    outputs: [out.artifact as DerivedArtifact],
+    executionRequirements: executionRequirementsFromTags(tags),
+    executableOutputs: true,
+  };
+  return { files: [out], runfiles: uniqueFiles([out, ...library.runfiles]), actions: [action] };
+}
