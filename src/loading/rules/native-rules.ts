@@ -125,10 +125,11 @@ const platform = defineRuleClass('platform', {
   ],
 });
 
+// Declaration order is the order `query --output=build` prints (Bazel 2.1.0: deps, data, srcs).
 const SH_COMMON = [
-  attr('srcs', 'label_list'),
   attr('deps', 'label_list'),
   attr('data', 'label_list'),
+  attr('srcs', 'label_list'),
 ];
 const SH_RUNNABLE = [
   ...SH_COMMON,
