@@ -8,7 +8,9 @@ import {
   dataCrc,
   decodeHeader,
   encodeHeader,
+  encodeHeaderInto,
   encodeTrailer,
+  encodeTrailerInto,
   HEADER_BYTES,
   recordBytes,
   TRAILER_BYTES,
@@ -389,7 +391,17 @@ export class BlockBlobAccess implements BlobAccess {
       batch = this.newBatch(block, offset);
     }
     const crc = dataCrc(data);
-    batch.buffers.push(encodeHeader({ kind, hash: key, sizeBytes: data.length }), data, encodeTrailer(crc));
+    const header = { kind, hash: key, sizeBytes: data.length };
+    if (data.length <= COALESCE_LIMIT_BYTES) {
+      // One buffer per small record: a write of thousands of iovecs costs more than copying a few KiB.
+      const record = Buffer.allocUnsafe(bytes);
+      encodeHeaderInto(record, 0, header);
+      data.copy(record, HEADER_BYTES);
+      encodeTrailerInto(record, HEADER_BYTES + data.length, crc);
+      batch.buffers.push(record);
+    } else {
+      batch.buffers.push(encodeHeader(header), data, encodeTrailer(crc));
+    }
     batch.records.push({ key, kind, dataOffset: offset + HEADER_BYTES, sizeBytes: data.length, crc });
     batch.length += bytes;
     return batch.done;

@@ -34,12 +34,17 @@ export function recordBytes(sizeBytes: number): number {
 }
 
 export function encodeHeader(header: RecordHeader): Buffer {
-  const buf = Buffer.alloc(HEADER_BYTES);
-  buf.writeUInt32LE(HEADER_MAGIC, 0);
-  buf.writeUInt8(KIND_CODES[header.kind], 4);
-  buf.writeBigUInt64LE(BigInt(header.sizeBytes), 8);
-  buf.write(header.hash, 16, 32, 'hex');
-  buf.writeUInt32LE(crc32(buf.subarray(0, HEADER_CRC_OFFSET)), HEADER_CRC_OFFSET);
+  return encodeHeaderInto(Buffer.allocUnsafe(HEADER_BYTES), 0, header);
+}
+
+/** Writes a header into `buf` at `offset` (a record being assembled in place); returns `buf`. */
+export function encodeHeaderInto(buf: Buffer, offset: number, header: RecordHeader): Buffer {
+  buf.writeUInt32LE(HEADER_MAGIC, offset);
+  buf.writeUInt32LE(KIND_CODES[header.kind], offset + 4); // the kind byte and 3 zero bytes
+  buf.writeBigUInt64LE(BigInt(header.sizeBytes), offset + 8);
+  buf.write(header.hash, offset + 16, 32, 'hex');
+  buf.fill(0, offset + 48, offset + HEADER_CRC_OFFSET);
+  buf.writeUInt32LE(crc32(buf.subarray(offset, offset + HEADER_CRC_OFFSET)), offset + HEADER_CRC_OFFSET);
   return buf;
 }
 
@@ -55,9 +60,12 @@ export function decodeHeader(buf: Buffer): RecordHeader | undefined {
 }
 
 export function encodeTrailer(dataCrc: number): Buffer {
-  const buf = Buffer.alloc(TRAILER_BYTES);
-  buf.writeUInt32LE(dataCrc, 0);
-  buf.writeUInt32LE(COMMIT_MAGIC, 4);
+  return encodeTrailerInto(Buffer.allocUnsafe(TRAILER_BYTES), 0, dataCrc);
+}
+
+export function encodeTrailerInto(buf: Buffer, offset: number, dataCrc: number): Buffer {
+  buf.writeUInt32LE(dataCrc, offset);
+  buf.writeUInt32LE(COMMIT_MAGIC, offset + 4);
   return buf;
 }
 
