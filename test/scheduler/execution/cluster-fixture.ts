@@ -7,6 +7,7 @@ import { parseCacheServerConfig, startCacheServer, type CacheServer } from '../.
 import { createExecutionServer, type ExecutionServer, type SchedulerConfig } from '../../../scheduler/execution/index.js';
 import { BuildExecutor, CasClient, FileCache, SynchronizeLoop } from '../../../executor/index.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
+import type { Runner } from '../../../executor/runners/runner.js';
 import { connect, must, type Clients } from '../cache-server-fixture.js';
 
 /** A cache server with the execution services on an ephemeral loopback port, and executors to add. */
@@ -19,7 +20,7 @@ export interface TestCluster extends Clients {
   readonly exec: reapi.ExecutionClient;
   readonly ops: longrunning.OperationsClient;
   /** Starts an in-process executor with the local runner (no sandbox: the test controls the commands). */
-  addExecutor(options?: { slots?: number; name?: string }): Promise<SynchronizeLoop>;
+  addExecutor(options?: { slots?: number; name?: string; runner?: Runner }): Promise<SynchronizeLoop>;
   upload(data: Buffer | string): Promise<Digest>;
   /** Stores a Command, an input root of `files` and the Action; returns the action digest. */
   action(command: reapi.CommandInit, files?: Record<string, string>, action?: Partial<reapi.ActionInit>): Promise<Digest>;
@@ -78,7 +79,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
       const dir = join(work, `executor-${index}`);
       const cas = new CasClient(address, '');
       const fileCache = await FileCache.open(join(dir, 'cache'), 64 * 1024 * 1024, (d, p) => cas.download(d, p));
-      const runner = await LocalRunner.create({ sandbox: 'off' });
+      const runner = options.runner ?? (await LocalRunner.create({ sandbox: 'off' }));
       const name = options.name ?? `test-executor-${index}`;
       const executor = new BuildExecutor({ cas, fileCache, runner, buildRoot: join(dir, 'build'), workerName: name });
       const loop = new SynchronizeLoop({ address, instanceName: '', displayName: name, platform: [{ name: 'OSFamily', value: 'linux' }], slots: options.slots ?? 2, executor, log: () => undefined });

@@ -68,6 +68,9 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     const second = await execute(cluster, { instanceName: '', actionDigest });
     expect(second.response!.cachedResult).toBe(true);
     expect(second.stages).toEqual([Stage.CACHE_CHECK, Stage.COMPLETED]);
+    const forced = await execute(cluster, { instanceName: '', actionDigest, skipCacheLookup: true });
+    expect(forced.response!.cachedResult).toBe(false);
+    expect(forced.stages).toContain(Stage.EXECUTING);
   });
 
   it('serves REAPI 2.0 clients (output_files / output_directories, Command.platform)', async () => {

@@ -3,13 +3,17 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DockerRunner } from '../../../executor/runners/docker-runner.js';
 import { startTestCluster, type TestCluster } from './cluster-fixture.js';
 
 // Bazel 2.1.0 (scripts/test-setup.d/30-bazel.sh) builds a genrule workspace with
-// --remote_executor against Kiln's scheduler and an in-process executor (local runner); the outputs
-// match a local build byte for byte, and after `bazel clean` the rebuild is served from the cache.
+// --remote_executor against Kiln's scheduler and an in-process executor (local runner, and the
+// Docker runner when DOCKER_HOST names a running engine); the outputs match a local build byte for
+// byte, and after `bazel clean` the rebuild is served from the cache.
 const BAZEL = process.env['KILN_BAZEL'];
 const MISSING = 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test) to install Bazel 2.1.0';
+const DOCKER_HOST = process.env['DOCKER_HOST'];
+const NO_DOCKER = 'DOCKER_HOST is not set: run scripts/docker/start-dockerd.sh (or npm test) for the Docker runner';
 
 const BUILD = `
 genrule(name = "hello", outs = ["hello.txt"], cmd = "echo hello from kiln > $@")
@@ -29,7 +33,9 @@ describe('Bazel 2.1.0 --remote_executor against kiln', () => {
   }
   const bazel = BAZEL;
   let root: string;
-  let cluster: TestCluster;
+  let cluster: TestCluster | undefined;
+  let expected: Map<string, Buffer>;
+  const COMMON = ['--noshow_progress', '--color=no', '--curses=no'];
 
   const run = (args: string[]): Promise<{ code: number | null; output: string }> =>
     new Promise((resolve, reject) => {
@@ -52,10 +58,12 @@ describe('Bazel 2.1.0 --remote_executor against kiln', () => {
     await writeFile(join(root, 'ws', 'WORKSPACE'), 'workspace(name = "rbe")\n');
     await writeFile(join(root, 'ws', 'BUILD'), BUILD);
     await writeFile(join(root, 'ws', 'input.txt'), 'some input for the pair rule\n');
-    await writeFile(join(root, 'ws', 'tool.sh'), '#!/bin/sh\nrev "$1"\n');
-    cluster = await startTestCluster();
-    await cluster.addExecutor({ slots: 2 });
-  });
+    await writeFile(join(root, 'ws', 'tool.sh'), '#!/bin/sh\ntr a-z n-za-m < "$1"\n');
+    const local = await run(['build', ...COMMON, '//...']);
+    expect(local.code, local.output).toBe(0);
+    expected = await readOutputs();
+    expect((await run(['clean'])).code).toBe(0);
+  }, 600_000);
 
   afterAll(async () => {
     await cluster?.stop();
@@ -66,25 +74,43 @@ describe('Bazel 2.1.0 --remote_executor against kiln', () => {
     }
   });
 
-  it('builds remotely with outputs identical to a local build, then entirely from the cache', { timeout: 900_000 }, async () => {
-    const common = ['--noshow_progress', '--color=no', '--curses=no'];
-    const local = await run(['build', ...common, '//...']);
-    expect(local.code, local.output).toBe(0);
-    const expected = await readOutputs();
-    expect((await run(['clean'])).code).toBe(0);
-
-    const remote = ['--remote_executor=grpc://' + cluster.address, '--remote_timeout=60', ...common];
+  /** Remote build, then clean and a rebuild served from the cache; both byte-identical to the local build. */
+  const remoteBuilds = async () => {
+    const remote = ['--remote_executor=grpc://' + cluster!.address, '--remote_timeout=60', ...COMMON];
     const first = await run(['build', ...remote, '//...']);
     expect(first.code, first.output).toBe(0);
     expect(first.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote`));
     const built = await readOutputs();
     for (const f of OUTPUTS) expect(built.get(f)!.equals(expected.get(f)!), f).toBe(true);
-
     expect((await run(['clean'])).code).toBe(0);
     const second = await run(['build', ...remote, '//...']);
     expect(second.code, second.output).toBe(0);
     expect(second.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote cache hit`));
     const again = await readOutputs();
     for (const f of OUTPUTS) expect(again.get(f)!.equals(expected.get(f)!), f).toBe(true);
+    expect((await run(['clean'])).code).toBe(0);
+  };
+
+  it('local runner: remote build identical to the local one, then entirely from the cache', { timeout: 900_000 }, async () => {
+    cluster = await startTestCluster();
+    await cluster.addExecutor({ slots: 2 });
+    await remoteBuilds();
+    await cluster.stop();
+    cluster = undefined;
+  });
+
+  if (!DOCKER_HOST) {
+    if (process.env['CI'] === 'true') it('needs Docker', () => expect.fail(NO_DOCKER));
+    else it.skip(NO_DOCKER, () => undefined);
+    return;
+  }
+  it('docker runner: remote build identical to the local one, then entirely from the cache', { timeout: 900_000 }, async () => {
+    const docker = new DockerRunner({ dockerHost: DOCKER_HOST });
+    await docker.ping();
+    cluster = await startTestCluster();
+    await cluster.addExecutor({ slots: 2, runner: docker });
+    await remoteBuilds();
+    await cluster.stop();
+    cluster = undefined;
   });
 });
