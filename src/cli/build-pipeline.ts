@@ -191,11 +191,12 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
     return buildFailed();
   }
   const n = configured.length;
-  io.stderr.write(`INFO: Analyzed ${n} target${n === 1 ? '' : 's'}.\n`);
+  const plural = n === 1 ? '' : 's';
+  io.stderr.write(`INFO: Analyzed ${n} target${plural}.\nINFO: Found ${n} target${plural}...\n`);
 
   const actions = actionsFor(configured, analyzer.actions(), command === 'run');
   if (!options.getBool('build')) {
-    io.stderr.write(`INFO: Found ${n} target${n === 1 ? '' : 's'}...\nINFO: Build completed successfully, 0 total actions\n`);
+    io.stderr.write('INFO: Build completed successfully, 0 total actions\n');
     return { exitCode: analysisFailed ? ExitCode.BUILD_FAILURE : ExitCode.SUCCESS, targets: configured, ctx };
   }
 
@@ -328,6 +329,12 @@ function baseReporter(io: CliIO, options: BuildOptions): ExecutionReporter {
 }
 
 /**
+ * Bazel's `--show_result` default: the per-target block is printed only when at most this many
+ * targets were requested (a `//...` build stays short).
+ */
+const SHOW_RESULT = 1;
+
+/**
  * Adds Bazel's `Target //pkg:x up-to-date:` block (with the files as paths through the convenience
  * symlinks) before the closing summary of a successful build.
  */
@@ -355,7 +362,7 @@ class TargetLinesReporter implements ExecutionReporter {
     this.inner.warning(message);
   }
   buildFinished(summary: ExecutionSummary): void {
-    if (summary.success) {
+    if (summary.success && this.targets.length <= SHOW_RESULT) {
       for (const t of this.targets) {
         if (t.files.length === 0) {
           this.write(`Target ${t.label} up-to-date (nothing to build)\n`);
