@@ -8,3 +8,4 @@ export { BuildExecutor, type BuildExecutorOptions } from './build-executor.js';
 export { SynchronizeLoop, type SynchronizeLoopOptions } from './synchronize-loop.js';
 export { type ExecutorConfig, DEFAULT_CACHE_BYTES } from './executor-config.js';
 export { startExecutor, createRunner, type RunningExecutor } from './main.js';
+export { ensureBaseImage } from './base-image.js';

@@ -10,7 +10,7 @@ import {
   runCacheServer,
   type ConfigOverrides,
 } from '../../../scheduler/index.js';
-import { createRunner, DEFAULT_CACHE_BYTES, startExecutor, type RunningExecutor } from '../../../executor/index.js';
+import { createRunner, DEFAULT_CACHE_BYTES, ensureBaseImage, startExecutor, type RunningExecutor } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 
 const USAGE = `Usage: kiln cluster up [options]
@@ -165,6 +165,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
   if (parsed.executors > 0 && parsed.runner === 'docker') {
     try {
       await createRunner('docker', (m) => log.warn(m), io.env.DOCKER_HOST);
+      await ensureBaseImage(io.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock', (m) => log.info(m));
     } catch (e) {
       if (!isStatusError(e)) throw e;
       io.stderr.write(`ERROR: --runner docker: ${e.message}\n`);

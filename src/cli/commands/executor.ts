@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExitCode, isStatusError } from '../../core/index.js';
-import { DEFAULT_CACHE_BYTES, startExecutor, type ExecutorConfig } from '../../../executor/index.js';
+import { DEFAULT_CACHE_BYTES, ensureBaseImage, startExecutor, type ExecutorConfig } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 
 const USAGE = `Usage: kiln executor --scheduler grpc://HOST:PORT [options]
@@ -110,6 +110,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   const log = (m: string) => io.stderr.write(`WARNING: ${m}\n`);
   let running;
   try {
+    if (config.runner === 'docker') await ensureBaseImage(config.dockerHost ?? 'unix:///var/run/docker.sock', (m) => io.stderr.write(`INFO: ${m}\n`));
     running = await startExecutor(config, log);
   } catch (e) {
     if (!isStatusError(e)) throw e;

@@ -116,6 +116,26 @@ describe('kiln cluster up / scheduler / executor', () => {
     expect(await exit).toBe(0);
   });
 
+  const dockerHost = process.env['DOCKER_HOST'];
+  const noDocker = 'DOCKER_HOST is not set: run scripts/docker/start-dockerd.sh (or npm test) for the Docker runner';
+  if (dockerHost) {
+    it('cluster up --runner docker runs actions in containers as a non-root user', { timeout: 120_000 }, async () => {
+      const f = fakeIO(dir, { DOCKER_HOST: dockerHost });
+      const exit = main(['up', '--executors', '1', '--runner', 'docker', '--slots', '1'], f.io);
+      const endpoint = await f.firstLine;
+      const response = await runThrough(endpoint, 'id -u > out');
+      expect(response?.result?.exitCode).toBe(0);
+      expect(response?.result?.outputFiles[0]?.digest).not.toEqual(digestOf(Buffer.from('0\n')));
+      f.interrupt();
+      expect(await exit).toBe(0);
+      expect(f.err()).toContain('runner docker');
+    });
+  } else if (process.env['CI'] === 'true') {
+    it('needs Docker', () => expect.fail(noDocker));
+  } else {
+    it.skip(noDocker, () => undefined);
+  }
+
   it('kiln executor requires --scheduler', async () => {
     const f = fakeIO(dir);
     expect(await executorMain([], f.io)).toBe(2);
