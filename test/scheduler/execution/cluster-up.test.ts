@@ -116,8 +116,8 @@ describe('kiln cluster up / scheduler / executor', () => {
     expect(await exit).toBe(0);
   });
 
-  const dockerHost = process.env['DOCKER_HOST'];
-  const noDocker = 'DOCKER_HOST is not set: run scripts/docker/start-dockerd.sh (or npm test) for the Docker runner';
+  const dockerHost = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'];
+  const noDocker = 'KILN_DOCKER_HOST is not set: run scripts/test-setup.d/20-docker.sh (or npm test) for the Docker runner';
   if (dockerHost) {
     it('cluster up --runner docker runs actions in containers as a non-root user', { timeout: 120_000 }, async () => {
       const f = fakeIO(dir, { DOCKER_HOST: dockerHost });

@@ -8,12 +8,12 @@ import { startTestCluster, type TestCluster } from './cluster-fixture.js';
 
 // Bazel 2.1.0 (scripts/test-setup.d/30-bazel.sh) builds a genrule workspace with
 // --remote_executor against Kiln's scheduler and an in-process executor (local runner, and the
-// Docker runner when DOCKER_HOST names a running engine); the outputs match a local build byte for
+// Docker runner when KILN_DOCKER_HOST names a running engine); the outputs match a local build byte for
 // byte, and after `bazel clean` the rebuild is served from the cache.
 const BAZEL = process.env['KILN_BAZEL'];
 const MISSING = 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test) to install Bazel 2.1.0';
-const DOCKER_HOST = process.env['DOCKER_HOST'];
-const NO_DOCKER = 'DOCKER_HOST is not set: run scripts/docker/start-dockerd.sh (or npm test) for the Docker runner';
+const DOCKER_HOST = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'];
+const NO_DOCKER = 'KILN_DOCKER_HOST is not set: run scripts/test-setup.d/20-docker.sh (or npm test) for the Docker runner';
 
 const BUILD = `
 genrule(name = "hello", outs = ["hello.txt"], cmd = "echo hello from kiln > $@")
