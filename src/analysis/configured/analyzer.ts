@@ -1,4 +1,5 @@
 import { KilnError, type Position } from '../../core/index.js';
+import { BUILD_SETTING_RULE_CLASSES } from '../../loading/index.js';
 import type { BuildConfiguration, ConfigurationPair } from '../config/build-configuration.js';
 import type { BuildSettingLookup, ConfigMatch } from '../config/config-matching.js';
 import { resolveSelect } from '../config/select.js';
@@ -37,6 +38,8 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   constraint_value: () => ({ files: [], runfiles: [] }),
   platform: () => ({ files: [], runfiles: [] }),
   test_suite: () => ({ files: [], runfiles: [] }),
+  // Build settings carry a value for flag_values matching (read through LoadedTargetGraph.buildSetting), no files.
+  ...Object.fromEntries([...BUILD_SETTING_RULE_CLASSES.keys()].map((name) => [name, () => ({ files: [], runfiles: [] })])),
 };
 
 /** Thrown inside a rule's analysis when it, or a dependency, is incompatible with the platform. */

@@ -99,6 +99,11 @@ describe('analysis of a loaded workspace', () => {
     expect(paths([])).toEqual(['a/s1', 'a/s2']);
   });
 
+  it('build settings and constraint targets analyse to no files', () => {
+    expect(analyzerFor([]).analyzeTopLevel('//flags:color').files).toEqual([]);
+    expect(analyzerFor([]).analyzeTopLevel('@platforms//os:linux').files).toEqual([]);
+  });
+
   it('a private genrule is not visible from another package', () => {
     expect(() => analyzerFor([]).analyzeTopLevel('//b:uses_tool')).toThrow("target '//a:tool' is not visible from target '//b:uses_tool'");
   });
