@@ -41,6 +41,8 @@ export class SynchronizeLoop {
   private dirty = false;
   private stopped = false;
   private wakeRetry?: () => void;
+  /** The scheduler's heartbeat interval, from its last answer; bounds each call (a dead peer must not stall us). */
+  private heartbeatMs = 10_000;
   private loop?: Promise<void>;
 
   constructor(private readonly options: SynchronizeLoopOptions) {
@@ -83,6 +85,9 @@ export class SynchronizeLoop {
           mayWait,
         });
         backoff = RETRY_MIN_MS;
+        if (response.heartbeatInterval) {
+          this.heartbeatMs = Math.max(100, response.heartbeatInterval.seconds * 1000 + Math.floor(response.heartbeatInterval.nanos / 1e6));
+        }
         for (const r of reports) if (r.stage === kilnWorker.TaskStage.COMPLETED) this.tasks.delete(r.taskId!);
         for (const id of response.cancelTaskIds) {
           this.tasks.get(id)?.abort.abort();
@@ -111,7 +116,7 @@ export class SynchronizeLoop {
   private synchronize(request: kilnWorker.SynchronizeRequestInit): Promise<kilnWorker.SynchronizeResponse> {
     return new Promise((resolve, reject) => {
       this.currentWaits = request.mayWait === true;
-      this.current = this.client.Synchronize(request, (err, res) => {
+      this.current = this.client.Synchronize(request, new grpc.Metadata(), { deadline: Date.now() + 2 * this.heartbeatMs }, (err, res) => {
         this.current = undefined;
         this.currentWaits = false;
         if (err) reject(err);
