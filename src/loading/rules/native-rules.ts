@@ -19,12 +19,12 @@ const alias = defineRuleClass('alias', {
 const configSetting = defineRuleClass('config_setting', {
   common: ['name', 'aspect_hints', 'deprecation', 'features', 'licenses', 'package_metadata', 'tags', 'testonly', 'visibility'],
   attributes: [
-    attr('constraint_values', 'label_list', { configurable: false }),
-    attr('define_values', 'string_dict', { configurable: false }),
-    attr('flag_values', 'label_keyed_string_dict', { configurable: false }),
-    attr('values', 'string_dict', { configurable: false }),
     attr('features', 'string_list', { configurable: false }),
     attr('aspect_hints', 'label_list', { configurable: false }),
+    attr('values', 'string_dict', { configurable: false }),
+    attr('define_values', 'string_dict', { configurable: false }),
+    attr('flag_values', 'label_keyed_string_dict', { configurable: false }),
+    attr('constraint_values', 'label_list', { configurable: false }),
   ],
   checks: [
     (rule, report) => {
@@ -39,7 +39,7 @@ const configSetting = defineRuleClass('config_setting', {
 
 const filegroup = defineRuleClass('filegroup', {
   common: WITH_LICENSES,
-  attributes: [attr('srcs', 'label_list'), attr('data', 'label_list'), attr('output_group', 'string')],
+  attributes: [attr('srcs', 'label_list'), attr('output_group', 'string'), attr('data', 'label_list')],
 });
 
 const genquery = defineRuleClass('genquery', {
@@ -47,30 +47,30 @@ const genquery = defineRuleClass('genquery', {
   attributes: [
     attr('deps', 'label_list'),
     attr('data', 'label_list'),
-    attr('compressed_output', 'bool'),
-    attr('expression', 'string', { mandatory: true }),
-    attr('opts', 'string_list'),
     attr('scope', 'label_list', { mandatory: true }),
     attr('strict', 'bool', { default: true }),
+    attr('expression', 'string', { mandatory: true }),
+    attr('opts', 'string_list'),
+    attr('compressed_output', 'bool'),
   ],
 });
 
 const genrule = defineRuleClass('genrule', {
   common: WITH_EXEC,
   attributes: [
+    attr('toolchains', 'label_list', { configurable: false }),
     attr('srcs', 'label_list'),
+    attr('tools', 'label_list'),
     attr('outs', 'output_list', { mandatory: true, configurable: false }),
     attr('cmd', 'string'),
     attr('cmd_bash', 'string'),
     attr('cmd_bat', 'string'),
     attr('cmd_ps', 'string'),
-    attr('executable', 'bool', { configurable: false }),
+    attr('output_to_bindir', 'bool', { configurable: false }),
     attr('local', 'bool'),
     attr('message', 'string'),
     attr('output_licenses', 'license'),
-    attr('output_to_bindir', 'bool', { configurable: false }),
-    attr('toolchains', 'label_list', { configurable: false }),
-    attr('tools', 'label_list'),
+    attr('executable', 'bool', { configurable: false }),
   ],
   checks: [
     (rule, report) => {
@@ -132,7 +132,6 @@ const SH_COMMON = [
   attr('srcs', 'label_list'),
 ];
 const SH_RUNNABLE = [
-  ...SH_COMMON,
   attr('args', 'string_list'),
   attr('env', 'string_dict'),
   attr('env_inherit', 'string_list'),
@@ -140,18 +139,20 @@ const SH_RUNNABLE = [
   attr('toolchains', 'label_list', { configurable: false }),
 ];
 
-const shBinary = defineRuleClass('sh_binary', { common: WITH_EXEC, attributes: SH_RUNNABLE, executable: true });
+const shBinary = defineRuleClass('sh_binary', { common: WITH_EXEC, attributes: [...SH_COMMON, ...SH_RUNNABLE], executable: true });
+// Test attributes come before args, as Bazel 2.1.0 prints them.
 const shTest = defineRuleClass('sh_test', {
   common: WITH_EXEC,
   isTest: true,
   executable: true,
   attributes: [
-    ...SH_RUNNABLE,
+    ...SH_COMMON,
     attr('size', 'string', { configurable: false, default: 'medium', values: SIZES }),
     attr('timeout', 'string', { configurable: false, default: null, values: TIMEOUTS }),
     attr('flaky', 'bool', { configurable: false }),
     attr('shard_count', 'int', { configurable: false, default: -1 }),
     attr('local', 'bool'),
+    ...SH_RUNNABLE,
   ],
 });
 const shLibrary = defineRuleClass('sh_library', { common: WITH_LICENSES, attributes: SH_COMMON });

@@ -36,6 +36,13 @@ const COMMON: Readonly<Record<string, AttributeSpec>> = Object.fromEntries(
   ].map((a) => [a.name, a]),
 );
 
+/** Bazel 2.1.0's order of the common attributes; attributes it did not have yet are placed near their kin. */
+const COMMON_ORDER = [
+  'name', 'visibility', 'deprecation', 'tags', 'testonly', 'features', 'compatible_with', 'restricted_to',
+  'target_compatible_with', 'aspect_hints', 'package_metadata', 'licenses', 'exec_properties', 'exec_compatible_with',
+  'exec_group_compatible_with',
+];
+
 /** The common set of most rules (alias has exactly this; others add licenses and more). */
 export const BASE = ['name', 'aspect_hints', 'compatible_with', 'deprecation', 'features', 'package_metadata', 'restricted_to', 'tags', 'target_compatible_with', 'testonly', 'visibility'];
 export const WITH_LICENSES = [...BASE, 'licenses'];
@@ -51,12 +58,15 @@ export interface RuleClassOptions {
 
 export function defineRuleClass(name: string, options: RuleClassOptions): RuleClass {
   const attributes = new Map<string, AttributeSpec>();
-  for (const n of options.common) {
+  // Common attributes come first, in Bazel 2.1.0's order (as `query --output=build` prints them).
+  const common = [...options.common].sort((x, y) => COMMON_ORDER.indexOf(x) - COMMON_ORDER.indexOf(y));
+  for (const n of common) {
     const spec = COMMON[n];
     if (!spec) throw new Error(`unknown common attribute ${n}`);
     attributes.set(n, spec);
   }
-  // A rule's own declaration overrides a common one of the same name (e.g. test_suite's tags).
+  // A rule's own declaration overrides a common one of the same name (e.g. config_setting's features),
+  // keeping the common position.
   for (const a of options.attributes ?? []) attributes.set(a.name, a);
   return {
     name,

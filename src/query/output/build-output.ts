@@ -5,22 +5,22 @@ function quote(s: string): string {
   return JSON.stringify(s);
 }
 
-function plain(v: PlainAttrValue): string {
+function plain(v: PlainAttrValue, dict = false): string {
   if (v === null) return 'None';
   if (typeof v === 'string') return quote(v);
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   if (typeof v === 'number') return String(v);
   const arr = v as readonly unknown[];
-  if (arr.length > 0 && Array.isArray(arr[0])) {
+  if (dict || (arr.length > 0 && Array.isArray(arr[0]))) {
     return `{${(arr as [string, PlainAttrValue][]).map(([k, x]) => `${quote(k)}: ${plain(x)}`).join(', ')}}`;
   }
   return `[${(arr as string[]).map(quote).join(', ')}]`;
 }
 
-function value(v: AttrValue): string {
-  if (!isSelectValue(v)) return plain(v);
+function value(v: AttrValue, dict: boolean): string {
+  if (!isSelectValue(v)) return plain(v, dict);
   return v.select
-    .map((p) => ('plain' in p ? plain(p.plain) : `select({${p.conditions.map(([k, x]) => `${quote(k)}: ${plain(x)}`).join(', ')}})`))
+    .map((p) => ('plain' in p ? plain(p.plain, dict) : `select({${p.conditions.map(([k, x]) => `${quote(k)}: ${plain(x, dict)}`).join(', ')}})`))
     .join(' + ');
 }
 
@@ -43,7 +43,8 @@ export const buildOutput: OutputFormatter = {
       const names = schema ? [...schema.attributes.keys()].filter((n) => r.attrs.has(n)) : [...r.attrs.keys()];
       if (names[0] !== 'name') names.splice(names.indexOf('name'), 1), names.unshift('name');
       for (const n of names) {
-        out += `  ${n} = ${value(r.attrs.get(n)!)},\n`;
+        const type = schema?.attributes.get(n)?.type;
+        out += `  ${n} = ${value(r.attrs.get(n)!, type !== undefined && type.includes('dict'))},\n`;
         if (n === 'name' && r.generator) {
           out += `  generator_name = ${quote(r.generator.name)},\n  generator_function = ${quote(r.generator.function)},\n  generator_location = ${quote(r.generator.location)},\n`;
         }
