@@ -136,6 +136,11 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     expect(outcome.response!.result!.exitCode).toBe(0);
     const got = await must(cluster.ops, cluster.ops.GetOperation, { name });
     expect(got.done).toBe(true);
+    const waited = await must(cluster.ops, cluster.ops.WaitOperation, { name, timeout: { seconds: 5 } });
+    expect(waited.done).toBe(true);
+    await must(cluster.ops, cluster.ops.DeleteOperation, { name });
+    const gone = await call(cluster.ops, cluster.ops.GetOperation, { name });
+    expect(gone.ok ? 'found' : gone.code).toBe(grpc.status.NOT_FOUND);
     const unknown = await collectStream(cluster.exec.WaitExecution({ name: 'operations/no-such-operation' }));
     expect(unknown.error?.code).toBe(grpc.status.NOT_FOUND);
   });
