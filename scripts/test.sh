@@ -7,6 +7,19 @@ cd "$(dirname "$0")/.."
 export KILN_TEST_ENV="${KILN_TEST_ENV:-$PWD/.cache/test-env.sh}"
 mkdir -p "$(dirname "$KILN_TEST_ENV")"
 : >"$KILN_TEST_ENV"
+
+# An engine this run starts is stopped when it ends (its images stay cached); one that was already
+# running, a developer's, is left alone.
+dockerd_pidfile="${KILN_DOCKER_DIR:-$PWD/.cache/docker}/dockerd.pid"
+engine_was_running=false
+if [ -f "$dockerd_pidfile" ] && kill -0 "$(cat "$dockerd_pidfile")" 2>/dev/null; then engine_was_running=true; fi
+stop_engine() {
+  if [ "$engine_was_running" = false ] && [ -f "$dockerd_pidfile" ]; then
+    bash scripts/docker/stop-dockerd.sh || true
+  fi
+}
+trap stop_engine EXIT
+
 for setup in scripts/test-setup.d/*.sh; do
   [ -e "$setup" ] || continue
   echo "== $setup"
