@@ -320,16 +320,6 @@ export class ExecutionScheduler {
     }
   }
 
-  /** Counts for logs and tests. */
-  stats(): { queued: number; running: number; executors: number; operations: number } {
-    return { queued: this.queue.size, running: this.running.size, executors: this.executors.size, operations: this.operations.size };
-  }
-
-  /** Every executor's properties, for Capabilities' supported node properties and error messages. */
-  executorProperties(): PlatformProperty[][] {
-    return [...this.executors.values()].map((e) => e.properties);
-  }
-
   // ---- internals ----
 
   private record(name: string): OperationRecord {
