@@ -102,24 +102,31 @@ describe('BlockBlobAccess', () => {
   it('does not serve data changed on disk while running', async () => {
     const path = await fresh();
     const logger = new RecordingLogger();
-    const store = await openStore(path, { logger });
-    const a = blob(Buffer.alloc(3000, 'victim'));
-    await store.put(a.digest, a.data);
-    const [file] = await blockFiles(path);
-    const handle = await open(file!, 'r+');
+    // Action cache values: checked against their record's CRC-32 on every get.
+    const ac = await openStore(path, { logger, keyspace: 'ac' });
+    const key = blob('an action').digest;
+    await ac.put(key, Buffer.from('an action result'));
+    const [acFile] = await blockFiles(path, 'ac');
+    const handle = await open(acFile!, 'r+');
     await handle.write(Buffer.from('X'), 0, 1, HEADER_BYTES + 1);
     await handle.close();
-    await expect(store.get(a.digest)).rejects.toBeInstanceOf(NotFoundError);
-    expect(await store.findMissing([a.digest])).toEqual([a.digest]);
+    await expect(ac.get(key)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await ac.findMissing([key])).toEqual([key]);
     expect(logger.warnings.join('\n')).toMatch(/fails its checksum/);
-    // Streamed reads are checked by the verifying decorator.
-    const b = blob(Buffer.alloc(5000, 'streamed victim'));
-    const verified = new VerifyingBlobAccess(store, { wholeReadLimitBytes: 1024 });
-    await verified.put(b.digest, b.data);
-    const h2 = await open(file!, 'r+');
-    await h2.write(Buffer.from('Y'), 0, 1, recordBytes(3000) + 2 * HEADER_BYTES + TRAILER_BYTES + 4000);
+    // CAS content: checked with SHA-256 by the verifying decorator, whole and streamed.
+    const cas = new VerifyingBlobAccess(await openStore(path, { logger }), { wholeReadLimitBytes: 1024 });
+    const small = blob(Buffer.alloc(800, 'small victim'));
+    const large = blob(Buffer.alloc(5000, 'streamed victim'));
+    await cas.put(small.digest, small.data);
+    await cas.put(large.digest, large.data);
+    const [casFile] = await blockFiles(path);
+    const h2 = await open(casFile!, 'r+');
+    await h2.write(Buffer.from('Y'), 0, 1, HEADER_BYTES + 3);
+    await h2.write(Buffer.from('Y'), 0, 1, recordBytes(800) + HEADER_BYTES + 4000);
     await h2.close();
-    await expect(verified.read(b.digest)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(cas.get(small.digest)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(cas.read(large.digest)).rejects.toBeInstanceOf(NotFoundError);
+    expect(await cas.findMissing([small.digest, large.digest])).toEqual([small.digest, large.digest]);
   });
 
   it('an upload that never finishes is invisible, also after a restart, and later records survive', async () => {
