@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ExitCode } from '../../core/index.js';
 import { openWorkspace, printError, takeOutputBaseFlag } from '../build-pipeline.js';
 import type { CliIO } from '../io.js';
@@ -45,7 +45,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   const release = await lockOutputBase(outputBase, (pid) => io.stderr.write(`Another command (pid=${pid}) is running. Waiting for it to complete...\n`));
   try {
     await removeConvenienceSymlinks(ctx.layout.workspaceRoot);
-    await rm(execRoot, { recursive: true, force: true });
+    await rm(dirname(execRoot), { recursive: true, force: true });
     await rm(join(outputBase, 'cache'), { recursive: true, force: true });
   } finally {
     await release();

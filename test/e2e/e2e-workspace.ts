@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach } from 'vitest';
+import { runCli } from '../../src/cli/index.js';
+
+const made: string[] = [];
+
+/** What one in-process run of the CLI printed and returned. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Labels whose actions ran a process in this build (from the plain progress lines). */
+  readonly executed: string[];
+}
+
+/**
+ * A real workspace in a temp dir with its own HOME (so the output base is never the real
+ * ~/.cache). `kiln(...)` runs the CLI in-process with captured output, from `cwd` (default: root).
+ */
+export class E2eWorkspace {
+  readonly root: string;
+  readonly home: string;
+
+  constructor(files: Record<string, string>, readonly sharedDir?: string) {
+    const base = mkdtempSync(join(tmpdir(), 'kiln-e2e-'));
+    made.push(base);
+    this.root = join(base, 'ws');
+    this.home = join(base, 'home');
+    mkdirSync(this.home, { recursive: true });
+    this.write(files);
+  }
+
+  write(files: Record<string, string>): void {
+    for (const [path, content] of Object.entries(files)) {
+      const full = join(this.root, path);
+      mkdirSync(dirname(full), { recursive: true });
+      writeFileSync(full, content);
+    }
+  }
+
+  read(path: string): string {
+    return readFileSync(join(this.root, path), 'utf8');
+  }
+
+  async kiln(args: string[], cwd = this.root): Promise<CliRun> {
+    let stdout = '';
+    let stderr = '';
+    const text = (c: string | Uint8Array) => (typeof c === 'string' ? c : Buffer.from(c).toString('utf8'));
+    const code = await runCli(
+      args,
+      {
+        stdout: { write: (c) => (stdout += text(c)) },
+        stderr: { write: (c) => (stderr += text(c)) },
+        cwd,
+        env: { HOME: this.home, PATH: process.env.PATH },
+      },
+      'e2e',
+    );
+    const executed = [...stderr.matchAll(/^\[\d+ \/ \d+\] Executing genrule (\S+)$/gm)].map((m) => m[1]!).sort();
+    return { code, stdout, stderr, executed };
+  }
+}
+
+/** A fresh temp dir removed after the test. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-e2e-'));
+  made.push(dir);
+  return dir;
+}
+
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
