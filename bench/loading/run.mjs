@@ -30,16 +30,17 @@ function parseFlags(argv) {
 
 function measure(argv, cwd) {
   const timeFile = join(cwd, '.bench-time');
-  const full = GNU_TIME ? [GNU_TIME, '-f', '%M', '-o', timeFile, ...argv] : argv;
+  const full = GNU_TIME ? [GNU_TIME, '-f', '%M %U %S', '-o', timeFile, ...argv] : argv;
   const start = process.hrtime.bigint();
   const r = spawnSync(full[0], full.slice(1), { cwd, encoding: 'utf8', maxBuffer: 256 << 20 });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}:\n${r.stderr}`);
-  const rssMb = GNU_TIME ? Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) / 1024 : NaN;
-  return { ms, rssMb, lines: r.stdout.split('\n').filter(Boolean).length };
+  const [rssKb, user, sys] = GNU_TIME ? readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number) : [NaN, NaN, NaN];
+  // CPU time (user + sys) is reported too: on a shared machine wall time mostly measures the neighbours.
+  return { ms, rssMb: rssKb / 1024, cpuS: user + sys, lines: r.stdout.split('\n').filter(Boolean).length };
 }
 
-const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s, ${m.rssMb.toFixed(0)} MB, ${m.lines} targets`;
+const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall (${m.cpuS.toFixed(2)} s CPU), ${m.rssMb.toFixed(0)} MB, ${m.lines} targets`;
 
 const flags = parseFlags(process.argv.slice(2));
 for (const size of flags.sizes) {

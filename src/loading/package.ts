@@ -1,7 +1,7 @@
 import type { Position } from '../core/index.js';
 import type { AttrValue } from './rules/attribute.js';
 import type { PackageDefaults } from './package-builder.js';
-import type { Target } from './target.js';
+import type { GeneratorInfo, Target } from './target.js';
 
 /** One error of a package, already positioned. */
 export interface PackageError {
@@ -34,24 +34,70 @@ interface EncodedPackage {
   d: PackageDefaults;
 }
 
-/** Plain JSON for the persistent cache (attribute maps become pair lists). */
+type Where = [number, number] | Position;
+
+/** Locations in the package's own BUILD file (nearly all of them) are stored as [line, col]. */
+function where(pos: Position, buildFile: string): Where {
+  return pos.file === buildFile ? [pos.line, pos.col] : pos;
+}
+
+function position(w: Where, buildFile: string): Position {
+  return Array.isArray(w) ? { file: buildFile, line: w[0], col: w[1] } : w;
+}
+
+/** Compact JSON for the persistent cache: targets as tuples, attribute maps as pair lists. */
 export function encodePackage(p: Package): EncodedPackage {
-  return {
-    r: p.repo,
-    p: p.pkg,
-    b: p.buildFile,
-    t: [...p.targets.values()].map((t) => (t.kind === 'rule' ? { ...t, attrs: [...t.attrs] } : t)),
-    e: [...p.errors],
-    d: p.defaults,
-  };
+  const b = p.buildFile;
+  const t = [...p.targets.values()].map((x): unknown => {
+    switch (x.kind) {
+      case 'rule':
+        return ['r', x.name, where(x.location, b), x.ruleClass, [...x.attrs], x.outputs, x.dependencies, x.generator ?? 0];
+      case 'source':
+        return ['s', x.name, where(x.location, b), x.visibility ?? 0];
+      case 'generated':
+        return ['g', x.name, where(x.location, b), x.generatingRule];
+      case 'package_group':
+        return ['p', x.name, where(x.location, b), x.packages, x.includes];
+    }
+  });
+  return { r: p.repo, p: p.pkg, b, t, e: [...p.errors], d: p.defaults };
 }
 
 export function decodePackage(data: unknown): Package {
   const e = data as EncodedPackage;
+  const b = e.b;
   const targets = new Map<string, Target>();
-  for (const raw of e.t as (Target & { attrs?: [string, AttrValue][] })[]) {
-    const t = raw.kind === 'rule' ? { ...raw, attrs: new Map(raw.attrs as unknown as [string, AttrValue][]) } : raw;
-    targets.set(t.name, t as Target);
+  for (const raw of e.t as unknown[][]) {
+    const name = raw[1] as string;
+    const location = position(raw[2] as Where, b);
+    let t: Target;
+    switch (raw[0]) {
+      case 'r': {
+        const generator = raw[7] as GeneratorInfo | 0;
+        t = {
+          kind: 'rule',
+          name,
+          ruleClass: raw[3] as string,
+          location,
+          attrs: new Map(raw[4] as [string, AttrValue][]),
+          outputs: raw[5] as string[],
+          dependencies: raw[6] as string[],
+          ...(generator ? { generator } : {}),
+        };
+        break;
+      }
+      case 's': {
+        const visibility = raw[3] as string[] | 0;
+        t = { kind: 'source', name, location, ...(visibility ? { visibility } : {}) };
+        break;
+      }
+      case 'g':
+        t = { kind: 'generated', name, location, generatingRule: raw[3] as string };
+        break;
+      default:
+        t = { kind: 'package_group', name, location, packages: raw[3] as string[], includes: raw[4] as string[] };
+    }
+    targets.set(name, t);
   }
-  return { repo: e.r, pkg: e.p, buildFile: e.b, targets, errors: e.e, defaults: e.d };
+  return { repo: e.r, pkg: e.p, buildFile: b, targets, errors: e.e, defaults: e.d };
 }

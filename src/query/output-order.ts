@@ -27,15 +27,19 @@ export function orderForOutput(targets: readonly QueryTarget[]): QueryTarget[] {
   const n = targets.length;
   const byKey = new Map<string, number>();
   targets.forEach((t, i) => byKey.set(t.label.toString(), i));
-  const edges: number[][] = targets.map((t) => {
+  const edges: number[][] = targets.map((t, i) => {
     const out: number[] = [];
     for (const d of dependenciesOf(t)) {
       const j = byKey.get(d);
-      if (j !== undefined && j !== byKey.get(t.label.toString()) && !out.includes(j)) out.push(j);
+      if (j !== undefined && j !== i && !out.includes(j)) out.push(j);
     }
     return out;
   });
-  const greaterTarget = (a: number, b: number) => compareLabels(targets[a]!.label, targets[b]!.label) > 0;
+  // Label order as ranks, so the heap compares integers.
+  const rank = new Int32Array(n);
+  const sorted = Array.from({ length: n }, (_, i) => i).sort((a, b) => compareLabels(targets[a]!.label, targets[b]!.label));
+  sorted.forEach((t, r) => (rank[t] = r));
+  const greaterTarget = (a: number, b: number) => rank[a]! > rank[b]!;
 
   // Strongly connected components (iterative Tarjan), so cycles become single units.
   const comp = new Int32Array(n).fill(-1);
@@ -80,7 +84,7 @@ export function orderForOutput(targets: readonly QueryTarget[]): QueryTarget[] {
           comp[w] = c;
           group.push(w);
         } while (w !== v);
-        group.sort((a, b) => (greaterTarget(a, b) ? -1 : greaterTarget(b, a) ? 1 : 0));
+        group.sort((a, b) => rank[b]! - rank[a]!);
         members.push(group);
       }
     }

@@ -257,3 +257,26 @@ describe('BUILD dialect', () => {
     expect(pkg.targets.has('x')).toBe(false);
   });
 });
+
+describe('package cache encoding', () => {
+  it('round-trips every target kind through JSON', async () => {
+    const { decodePackage, encodePackage } = await import('../../src/loading/package.js');
+    const { pkg } = loadFixture({
+      'lib/BUILD': '',
+      'lib/m.bzl': 'def m(name):\n    native.genrule(name = name, outs = [name + ".o"], cmd = "c", srcs = select({"//pkg:c": ["a"], "//conditions:default": []}))\n',
+      'pkg/BUILD': [
+        'load("//lib:m.bzl", "m")',
+        'm("g")',
+        'exports_files(["e.txt"], visibility = ["//visibility:public"])',
+        'package_group(name = "pg", packages = ["//pkg/..."], includes = [":pg2"])',
+        'config_setting(name = "c", values = {"cpu": "k8"}, visibility = [":pg"])',
+        '',
+      ].join('\n'),
+    });
+    expect(errorsOf(pkg)).toEqual([]);
+    const again = decodePackage(JSON.parse(JSON.stringify(encodePackage(pkg))));
+    expect(again).toEqual(pkg);
+    expect(rule(again, 'c').dependencies).toEqual(['//pkg:pg']);
+    expect(rule(again, 'g').dependencies).toEqual(['//pkg:c', '//pkg:a']);
+  });
+});
