@@ -138,10 +138,12 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
 
   // Loading: target patterns to labels.
   let requested: RequestedTarget[];
+  let loadingFailed = false;
   try {
     const expanded = expandTargetPatterns(ctx, patterns, keepGoing, io);
     requested = expanded.targets;
-    if (expanded.hadErrors && !keepGoing) return buildFailed();
+    loadingFailed = expanded.hadErrors;
+    if (loadingFailed && !keepGoing) return buildFailed();
   } catch (e) {
     if (e instanceof TargetPatternError) {
       printError(io, e.message);
@@ -184,6 +186,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
       printError(io, e.message, e.pos);
       analysisFailed = true;
       if (!keepGoing) break;
+      io.stderr.write(`WARNING: errors encountered while analyzing target '${t.label}': it will not be built\n`);
     }
   }
   if (analysisFailed && !keepGoing) {
@@ -195,9 +198,12 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   io.stderr.write(`INFO: Analyzed ${n} target${plural}.\nINFO: Found ${n} target${plural}...\n`);
 
   const actions = actionsFor(configured, analyzer.actions(), command === 'run');
+  // With --keep_going the build goes on past loading and analysis errors, but still fails.
+  const earlierErrors = loadingFailed || analysisFailed;
   if (!options.getBool('build')) {
+    if (earlierErrors) return buildFailed();
     io.stderr.write('INFO: Build completed successfully, 0 total actions\n');
-    return { exitCode: analysisFailed ? ExitCode.BUILD_FAILURE : ExitCode.SUCCESS, targets: configured, ctx };
+    return { exitCode: ExitCode.SUCCESS, targets: configured, ctx };
   }
 
   // Execution.
@@ -210,7 +216,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   void io.interrupted?.then(() => abort.abort());
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
-    const reporter = new TargetLinesReporter(baseReporter(io, options), configured, configurations.target, (text) => io.stderr.write(text));
+    const reporter = new TargetLinesReporter(baseReporter(io, options), configured, configurations.target, earlierErrors, (text) => io.stderr.write(text));
     try {
       summary = await executeActions(
         actions,
@@ -237,7 +243,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
     await release();
   }
   if (abort.signal.aborted) return { exitCode: ExitCode.INTERRUPTED, targets: configured, ctx };
-  const ok = summary.success && !analysisFailed;
+  const ok = summary.success && !earlierErrors;
   return { exitCode: ok ? ExitCode.SUCCESS : ExitCode.BUILD_FAILURE, targets: configured, ctx };
 }
 
@@ -343,6 +349,8 @@ class TargetLinesReporter implements ExecutionReporter {
     private readonly inner: ExecutionReporter,
     private readonly targets: readonly ConfiguredTarget[],
     private readonly target: BuildConfiguration,
+    /** Loading or analysis failed under --keep_going: the build fails whatever execution does. */
+    private readonly earlierErrors: boolean,
     private readonly write: (text: string) => void,
   ) {}
 
@@ -362,7 +370,7 @@ class TargetLinesReporter implements ExecutionReporter {
     this.inner.warning(message);
   }
   buildFinished(summary: ExecutionSummary): void {
-    if (summary.success && this.targets.length <= SHOW_RESULT) {
+    if (summary.success && !this.earlierErrors && this.targets.length <= SHOW_RESULT) {
       for (const t of this.targets) {
         if (t.files.length === 0) {
           this.write(`Target ${t.label} up-to-date (nothing to build)\n`);
@@ -372,7 +380,7 @@ class TargetLinesReporter implements ExecutionReporter {
         for (const f of t.files) this.write(`  ${displayPath(f.artifact.execPath, this.target)}\n`);
       }
     }
-    this.inner.buildFinished(summary);
+    this.inner.buildFinished(this.earlierErrors ? { ...summary, success: false } : summary);
   }
 }
 

@@ -109,6 +109,19 @@ describe('kiln build', () => {
     expect(bad.stderr).toContain('ERROR: Invalid options syntax: -//lib:loud');
   });
 
+  it('--keep_going builds what it can past a missing target, and the build still fails', async () => {
+    const ws = new E2eWorkspace(CHAIN);
+    const stop = await ws.kiln(['build', LOCAL, '//lib:nope', '//lib:lonely']);
+    expect(stop.code).toBe(1);
+    expect(stop.executed).toEqual([]);
+    const run = await ws.kiln(['build', LOCAL, '-k', '//lib:nope', '//lib:lonely']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("ERROR: no such target '//lib:nope': target 'nope' not declared in package 'lib'");
+    expect(run.executed).toEqual(['//lib:lonely']);
+    expect(run.stderr).toContain('FAILED: Build did NOT complete successfully');
+    expect(run.stderr).not.toContain('Build completed successfully');
+  });
+
   it('--nobuild analyses only', async () => {
     const ws = new E2eWorkspace(CHAIN);
     const run = await ws.kiln(['build', '--nobuild', '//app:all']);
