@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 
 /** What a directory entry is, after following symlinks as Bazel's glob does. */
 export const enum EntryKind {
@@ -49,6 +49,20 @@ export class DirectoryLister {
     let s = '';
     for (const e of entries) s += `${e.kind === EntryKind.Directory ? 'd' : 'f'}${e.name}\u0000`;
     return s;
+  }
+
+  /**
+   * Does the symlinked directory `name` inside `absDir` point at `absDir` itself or one of its
+   * ancestors? Walking into it would never end (Bazel reports "infinite symlink expansion").
+   */
+  isSymlinkCycle(absDir: string, name: string): boolean {
+    try {
+      const target = realpathSync(`${absDir}/${name}`);
+      const here = realpathSync(absDir);
+      return here === target || here.startsWith(target.endsWith('/') ? target : `${target}/`);
+    } catch {
+      return true;
+    }
   }
 
   /** Forgets every listing (a new run). */

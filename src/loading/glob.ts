@@ -93,7 +93,8 @@ function expand(ctx: GlobContext, pattern: string, excludeDirectories: boolean, 
       for (const e of entries) {
         const child = rel === '' ? e.name : `${rel}/${e.name}`;
         if (e.kind === EntryKind.Directory) {
-          if (isSubpackage(child) || rel.split('/').length > 200) continue;
+          if (isSubpackage(child)) continue;
+          if (e.symlink && ctx.lister.isSymlinkCycle(rel === '' ? ctx.packageDir : `${ctx.packageDir}/${rel}`, e.name)) continue;
           visit(child, i);
         } else if (last) out.add(child);
       }

@@ -137,7 +137,8 @@ export class Workspace {
       }
       for (const e of entries) {
         if (e.kind !== EntryKind.Directory) continue;
-        if (pkg === '' && (isSkippedTopLevel(e.name))) continue;
+        if (pkg === '' && isSkippedTopLevel(e.name)) continue;
+        if (e.symlink && this.lister.isSymlinkCycle(this.dirOf(pkg), e.name)) continue;
         // Symlinked directories are followed (as Bazel does) except the output-tree links above.
         walk(pkg === '' ? e.name : `${pkg}/${e.name}`);
       }

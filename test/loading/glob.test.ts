@@ -53,7 +53,8 @@ describe('glob', () => {
   it('stays finite on a symlink loop', () => {
     const root = workspaceFixture({ 'x/a.txt': '', 'x/loop': '@link:..' });
     expect(globIn(root, { include: ['x/*.txt'] })).toEqual(['x/a.txt']);
-    expect(globIn(root, { include: ['**/a.txt'] })).toContain('x/a.txt');
+    // A link back to an ancestor is not entered (Bazel: infinite symlink expansion).
+    expect(globIn(root, { include: ['**/a.txt'] })).toEqual(['x/a.txt']);
   });
 
   it('records the listings it read', () => {

@@ -57,6 +57,11 @@ describe('package lookup', () => {
     expect(ws.packagesUnder('d')).toEqual(['d/e/f']);
   });
 
+  it('does not walk into a symlink to an ancestor', () => {
+    const ws = new Workspace(workspaceFixture({ WORKSPACE: '', 'a/BUILD': '', 'a/up': '@link:..', 'a/b/BUILD': '' }), '');
+    expect(ws.packagesUnder('')).toEqual(['a', 'a/b']);
+  });
+
   it('reports a label that crosses into a subpackage in Bazel\'s words', () => {
     const ws = new Workspace(workspaceFixture(files), '');
     expect(ws.subpackageCrossing(Label.parse('//a:b/c'))).toBe(
