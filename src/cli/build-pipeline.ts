@@ -28,6 +28,7 @@ import {
 import { findWorkspaceRoot, PackageLoader, readWorkspaceName, Workspace } from '../loading/index.js';
 import { QueryEngine, TargetPatternError } from '../query/index.js';
 import type { CliIO } from './io.js';
+import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, outputLayout, updateConvenienceSymlinks, type OutputLayout } from './output-base.js';
 
 /** `--output_base` is a startup option in Bazel (`bazel --output_base=X build`); Kiln takes it after the command too. */
@@ -105,11 +106,16 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
     printError(io, startup);
     return fail(ExitCode.COMMAND_LINE_ERROR);
   }
+  const ctx = openWorkspace(io, command, startup.outputBase);
+  if (typeof ctx === 'string') {
+    printError(io, ctx);
+    return fail(ExitCode.COMMAND_LINE_ERROR);
+  }
   let options: BuildOptions;
   let patterns: readonly string[];
   let strategies: StrategyFlags;
   try {
-    ({ options, residue: patterns } = parseBuildOptions(startup.rest));
+    ({ options, residue: patterns } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
     strategies = strategyFlags(options);
   } catch (e) {
     if (e instanceof UsageError) {
@@ -117,11 +123,6 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
       return fail(ExitCode.COMMAND_LINE_ERROR);
     }
     throw e;
-  }
-  const ctx = openWorkspace(io, command, startup.outputBase);
-  if (typeof ctx === 'string') {
-    printError(io, ctx);
-    return fail(ExitCode.COMMAND_LINE_ERROR);
   }
   if (patterns.length === 0) {
     io.stderr.write(`WARNING: Usage: kiln ${command} <options> <targets>.\nInvoke \`kiln help ${command}\` for full description of usage and options.\n`);

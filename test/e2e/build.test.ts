@@ -154,6 +154,33 @@ genrule(
     expect(readlinkSync(join(ws.root, 'kiln-bin'))).toMatch(/k8-opt\/bin$/);
   });
 
+  it('.kilnrc: build lines apply to build and run, --config=name expands build:name, an unknown config exits 2', async () => {
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      '.kilnrc': '# defaults\nbuild --spawn_strategy=local --define=volume=loud\nbuild:release -c opt\nrun:release --define "volume=quiet"\n',
+      'conf/BUILD': 'config_setting(name = "opt", values = {"compilation_mode": "opt"})\nconfig_setting(name = "loud", define_values = {"volume": "loud"})\n',
+      'pkg/BUILD': `
+genrule(
+    name = "g",
+    outs = ["g.sh"],
+    cmd = "echo echo " + select({"//conf:opt": "opt", "//conditions:default": "dev"}) + " " +
+          select({"//conf:loud": "LOUD", "//conditions:default": "quiet"}) + " > $@",
+    executable = True,
+)
+`,
+    });
+    ws.write({ 'conf/BUILD': ws.read('conf/BUILD').replaceAll(')', ', visibility = ["//visibility:public"])') });
+    expect((await ws.kiln(['build', '//pkg:g'])).code).toBe(0);
+    expect(ws.read('kiln-bin/pkg/g.sh')).toBe('echo dev LOUD\n');
+    const release = await ws.kiln(['build', '--config=release', '//pkg:g']);
+    expect(release.code, release.stderr).toBe(0);
+    expect(ws.read('kiln-bin/pkg/g.sh')).toBe('echo opt LOUD\n');
+    expect((await ws.kiln(['run', '--config', 'release', '//pkg:g'])).stdout).toBe('opt quiet\n');
+    const unknown = await ws.kiln(['build', '--config=nope', '//pkg:g']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("ERROR: Config value 'nope' is not defined in any .rc file");
+  });
+
   it('failing commands and pipelines fail the build with exit 1, show the message and leave no output', async () => {
     const ws = new E2eWorkspace({
       WORKSPACE: '',

@@ -4,6 +4,7 @@ import { ExitCode, isKilnError, UsageError } from '../../core/index.js';
 import { OUTPUT_DIR_NAME } from '../../exec/index.js';
 import { configurationsFor, openWorkspace, printError, takeOutputBaseFlag } from '../build-pipeline.js';
 import type { CliIO } from '../io.js';
+import { applyRcFiles } from '../rc-file.js';
 
 /**
  * `kiln info [build flags] [KEY...]`: where this workspace's outputs live. Without keys every
@@ -16,20 +17,20 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     printError(io, startup);
     return ExitCode.COMMAND_LINE_ERROR;
   }
+  const ctx = openWorkspace(io, 'info', startup.outputBase);
+  if (typeof ctx === 'string') {
+    printError(io, ctx);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
   let parsed;
   try {
-    parsed = parseBuildOptions(startup.rest);
+    parsed = parseBuildOptions(applyRcFiles('info', startup.rest, ctx.workspace.root, io.env.HOME));
   } catch (e) {
     if (e instanceof UsageError) {
       printError(io, e.message);
       return ExitCode.COMMAND_LINE_ERROR;
     }
     throw e;
-  }
-  const ctx = openWorkspace(io, 'info', startup.outputBase);
-  if (typeof ctx === 'string') {
-    printError(io, ctx);
-    return ExitCode.COMMAND_LINE_ERROR;
   }
   let target;
   try {
