@@ -104,6 +104,7 @@ export class PackageLoader {
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
     this.outputBase = options.outputBase ?? defaultOutputBase(this.workspace.root);
+    this.workspace.excludeDirectory(this.outputBase);
     const ruleClasses = [...NATIVE_RULE_CLASSES.values(), ...BUILD_SETTING_RULE_CLASSES.values()];
     this.nativeFunctions = packageFunctions(ruleClasses);
     this.buildPredeclared = new Map<string, Value>([

@@ -49,6 +49,8 @@ function isSkippedTopLevel(name: string): boolean {
 /** A workspace on disk: its root, its name, and package lookups over a shared directory lister. */
 export class Workspace {
   readonly ignored: ReadonlySet<string>;
+  /** Absolute directories a `//...` walk never enters (an output base placed inside the workspace). */
+  private readonly excludedDirs = new Set<string>();
 
   constructor(
     readonly root: string,
@@ -66,6 +68,11 @@ export class Workspace {
       );
     }
     return new Workspace(root, readWorkspaceName(root), lister);
+  }
+
+  /** Keeps `//...` out of `absDir` (used for the output base). */
+  excludeDirectory(absDir: string): void {
+    this.excludedDirs.add(absDir.replace(/\/+$/, ''));
   }
 
   /** Absolute path of a package directory. */
@@ -139,6 +146,7 @@ export class Workspace {
         if (e.kind !== EntryKind.Directory) continue;
         if (pkg === '' && isSkippedTopLevel(e.name)) continue;
         if (e.symlink && this.lister.isSymlinkCycle(this.dirOf(pkg), e.name)) continue;
+        if (this.excludedDirs.size > 0 && this.excludedDirs.has(`${this.dirOf(pkg)}/${e.name}`)) continue;
         // Symlinked directories are followed (as Bazel does) except the output-tree links above.
         walk(pkg === '' ? e.name : `${pkg}/${e.name}`);
       }

@@ -153,6 +153,12 @@ describe('kiln query', () => {
     expect(out).not.toContain('x.txt');
   });
 
+  it('never lists packages of an output base inside the workspace', async () => {
+    const root = workspaceFixture(WS);
+    await query(root, ['@platforms//os:linux']); // materialises .ob/external/platforms
+    expect((await query(root, ['//...'])).out).toBe('//a/b:t\n//a:fg\n//a:g\n//a:c\n//:top\n');
+  });
+
   it('serves a second run from the package cache', async () => {
     const root = workspaceFixture(WS);
     const first = await query(root, ['--output=build', '//...']);
