@@ -125,6 +125,7 @@ export class PackageBuilder {
       outputs,
       dependencies: [],
       ...(generator ? { generator } : {}),
+      ...(ruleClass.starlarkDefined ? { starlarkDefined: true } : {}),
     };
     for (const check of ruleClass.checks) {
       check(rule, (attribute, message) => {

@@ -13,6 +13,8 @@ export interface RuleTarget {
   readonly outputs: string[];
   /** Canonical labels of every target the rule depends on (label attributes, select keys, visibility groups). */
   readonly dependencies: string[];
+  /** The rule class was defined in Starlark by `rule()` (analysis cannot run its implementation yet). */
+  readonly starlarkDefined?: boolean;
   /** Set when a macro declared the rule: the outermost BUILD-file call (Bazel's generator_*). */
   readonly generator?: GeneratorInfo;
 }

@@ -113,7 +113,7 @@ describe('load()', () => {
     'lib/more/m.bzl': 'm = "echo"\n',
   };
 
-  it('loads by absolute and relative labels, runs macros with native, evaluates each .bzl once', () => {
+  it('loads by absolute and relative labels, runs macros with native, evaluates each .bzl once', async () => {
     const root = workspaceFixture({
       WORKSPACE: '',
       ...lib,
@@ -141,7 +141,9 @@ describe('load()', () => {
     });
     expect(rule(pkg, 'a').attrs.get('outs')).toEqual(['//pkg:a.out']);
     expect(rule(pkg, 'a').attrs.get('cmd')).toBe('echo');
-    expect(rule(pkg, 'r')).toMatchObject({ ruleClass: 'my_rule', location: { line: 4, col: 1 } });
+    expect(rule(pkg, 'r')).toMatchObject({ ruleClass: 'my_rule', location: { line: 4, col: 1 }, starlarkDefined: true });
+    const { decodePackage, encodePackage } = await import('../../src/loading/package.js');
+    expect(decodePackage(JSON.parse(JSON.stringify(encodePackage(pkg))))).toEqual(pkg);
     expect(rule(pkg, 'r').generator).toBeUndefined();
     expect(pkg.targets.has('meta_1_x_[1, 2, 3]') || pkg.targets.has('meta_1_x_[3, 1, 2]')).toBe(true);
     expect(events.filter((e) => e.includes('defs loaded'))).toHaveLength(1);
