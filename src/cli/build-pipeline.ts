@@ -100,6 +100,7 @@ export interface BuildResult {
  * convenience symlinks, Bazel's closing lines. Never throws for user errors.
  */
 export async function runBuild(args: readonly string[], io: CliIO, command: 'build' | 'run'): Promise<BuildResult> {
+  const startedAt = performance.now();
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
   const startup = takeOutputBaseFlag(args);
   if (typeof startup === 'string') {
@@ -217,7 +218,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   void io.interrupted?.then(() => abort.abort());
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
-    const reporter = new TargetLinesReporter(baseReporter(io, options), configured, configurations.target, earlierErrors, (text) => io.stderr.write(text));
+    const reporter = new TargetLinesReporter(baseReporter(io, options), configured, configurations.target, earlierErrors, (text) => io.stderr.write(text), () => (performance.now() - startedAt) / 1000);
     try {
       summary = await executeActions(
         actions,
@@ -353,6 +354,8 @@ class TargetLinesReporter implements ExecutionReporter {
     /** Loading or analysis failed under --keep_going: the build fails whatever execution does. */
     private readonly earlierErrors: boolean,
     private readonly write: (text: string) => void,
+    /** Seconds since the command started. */
+    private readonly elapsed: () => number,
   ) {}
 
   buildStarted(total: number): void {
@@ -381,6 +384,7 @@ class TargetLinesReporter implements ExecutionReporter {
         for (const f of t.files) this.write(`  ${displayPath(f.artifact.execPath, this.target)}\n`);
       }
     }
+    this.write(`INFO: Elapsed time: ${this.elapsed().toFixed(3)}s\n`);
     this.inner.buildFinished(this.earlierErrors ? { ...summary, success: false } : summary);
   }
 }

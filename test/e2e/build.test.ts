@@ -122,6 +122,14 @@ describe('kiln build', () => {
     expect(run.stderr).not.toContain('Build completed successfully');
   });
 
+  it('--subcommands prints each command before it runs; --jobs=1', async () => {
+    const ws = new E2eWorkspace(CHAIN);
+    const run = await ws.kiln(['build', LOCAL, '--subcommands', '--jobs=1', '//lib:lonely']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/SUBCOMMAND: # \/\/lib:lonely \[action 'Executing genrule \/\/lib:lonely', mnemonic: Genrule\]\n.*cat lib\/c.txt > kiln-out\/k8-fastbuild\/bin\/lib\/lonely.txt/s);
+    expect(run.stderr).toMatch(/INFO: Elapsed time: \d+\.\d{3}s\nINFO: 1 process: 1 local\.\n/);
+  });
+
   it('--nobuild analyses only', async () => {
     const ws = new E2eWorkspace(CHAIN);
     const run = await ws.kiln(['build', '--nobuild', '//app:all']);
