@@ -218,7 +218,8 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   void io.interrupted?.then(() => abort.abort());
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
-    const reporter = new TargetLinesReporter(baseReporter(io, options), configured, configurations.target, earlierErrors, (text) => io.stderr.write(text), () => (performance.now() - startedAt) / 1000);
+    const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
+    const reporter = new TargetLinesReporter(baseReporter(sink, options, io), configured, configurations.target, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
     try {
       summary = await executeActions(
         actions,
@@ -327,13 +328,37 @@ function strategyFlags(options: BuildOptions): StrategyFlags {
   return flags;
 }
 
-function baseReporter(io: CliIO, options: BuildOptions): ExecutionReporter {
-  const sink = { write: (text: string) => void io.stderr.write(text) };
+function baseReporter(sink: ClosingLinesSink, options: BuildOptions, io: CliIO): ExecutionReporter {
   const verboseFailures = options.getBool('verbose_failures');
   const subcommands = options.getBool('subcommands');
   const stream = io.stderr as { isTTY?: boolean; columns?: number };
   if (stream.isTTY) return new TerminalReporter(sink, { verboseFailures, subcommands, ...(stream.columns ? { columns: stream.columns } : {}) });
   return new PlainReporter(sink, { verboseFailures, subcommands });
+}
+
+/**
+ * The reporters print the closing summary themselves (after erasing the live status block on a
+ * terminal) and have no way to print other lines in between. This sink holds lines the CLI wants
+ * right before that summary and writes them just after the erase, so they are neither overdrawn nor
+ * erased. (Adapter: exec's reporters could take such lines in buildFinished instead.)
+ */
+class ClosingLinesSink {
+  private pending = '';
+
+  constructor(private readonly out: (text: string) => void) {}
+
+  /** Printed before the next text that is not a cursor movement. */
+  beforeNextLine(text: string): void {
+    this.pending += text;
+  }
+
+  write(text: string): void {
+    if (this.pending && !text.startsWith('\r\x1b[')) {
+      this.out(this.pending);
+      this.pending = '';
+    }
+    this.out(text);
+  }
 }
 
 /**
@@ -353,7 +378,7 @@ class TargetLinesReporter implements ExecutionReporter {
     private readonly target: BuildConfiguration,
     /** Loading or analysis failed under --keep_going: the build fails whatever execution does. */
     private readonly earlierErrors: boolean,
-    private readonly write: (text: string) => void,
+    private readonly sink: ClosingLinesSink,
     /** Seconds since the command started. */
     private readonly elapsed: () => number,
   ) {}
@@ -374,17 +399,19 @@ class TargetLinesReporter implements ExecutionReporter {
     this.inner.warning(message);
   }
   buildFinished(summary: ExecutionSummary): void {
+    let text = '';
     if (summary.success && !this.earlierErrors && this.targets.length <= SHOW_RESULT) {
       for (const t of this.targets) {
         if (t.files.length === 0) {
-          this.write(`Target ${t.label} up-to-date (nothing to build)\n`);
+          text += `Target ${t.label} up-to-date (nothing to build)\n`;
           continue;
         }
-        this.write(`Target ${t.label} up-to-date:\n`);
-        for (const f of t.files) this.write(`  ${displayPath(f.artifact.execPath, this.target)}\n`);
+        text += `Target ${t.label} up-to-date:\n`;
+        for (const f of t.files) text += `  ${displayPath(f.artifact.execPath, this.target)}\n`;
       }
     }
-    this.write(`INFO: Elapsed time: ${this.elapsed().toFixed(3)}s\n`);
+    text += `INFO: Elapsed time: ${this.elapsed().toFixed(3)}s\n`;
+    this.sink.beforeNextLine(text);
     this.inner.buildFinished(this.earlierErrors ? { ...summary, success: false } : summary);
   }
 }
