@@ -130,6 +130,15 @@ describe('kiln build', () => {
     expect(run.stderr).toMatch(/INFO: Elapsed time: \d+\.\d{3}s\nINFO: 1 process: 1 local\.\n/);
   });
 
+  it('Ctrl-C stops the running action and exits 8 without outputs', async () => {
+    const ws = new E2eWorkspace({ WORKSPACE: '', 'pkg/BUILD': 'genrule(name = "slow", outs = ["slow.txt"], cmd = "sleep 60; echo > $@")\n' });
+    const started = Date.now();
+    const run = await ws.kiln(['build', LOCAL, '//pkg:slow'], ws.root, (stderr) => stderr.includes('Executing genrule //pkg:slow'));
+    expect(run.code).toBe(8);
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(existsSync(join(ws.root, 'kiln-bin/pkg/slow.txt'))).toBe(false);
+  });
+
   it('--nobuild analyses only', async () => {
     const ws = new E2eWorkspace(CHAIN);
     const run = await ws.kiln(['build', '--nobuild', '//app:all']);

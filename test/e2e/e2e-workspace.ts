@@ -44,10 +44,19 @@ export class E2eWorkspace {
     return readFileSync(join(this.root, path), 'utf8');
   }
 
-  async kiln(args: string[], cwd = this.root): Promise<CliRun> {
+  /**
+   * Runs `kiln ARGS`. `interruptWhen` plays the user pressing Ctrl-C as soon as stderr satisfies it.
+   */
+  async kiln(args: string[], cwd = this.root, interruptWhen?: (stderr: string) => boolean): Promise<CliRun> {
     let stdout = '';
     let stderr = '';
-    const text = (c: string | Uint8Array) => (typeof c === 'string' ? c : Buffer.from(c).toString('utf8'));
+    let interrupt = () => {};
+    const interrupted = new Promise<void>((resolve) => (interrupt = resolve));
+    const text = (c: string | Uint8Array) => {
+      const t = typeof c === 'string' ? c : Buffer.from(c).toString('utf8');
+      if (interruptWhen?.(stderr + t)) interrupt();
+      return t;
+    };
     const code = await runCli(
       args,
       {
@@ -55,6 +64,7 @@ export class E2eWorkspace {
         stderr: { write: (c) => (stderr += text(c)) },
         cwd,
         env: { HOME: this.home, PATH: process.env.PATH },
+        interrupted,
       },
       'e2e',
     );
