@@ -134,6 +134,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   }
   const keepGoing = options.getBool('keep_going');
   const buildFailed = (exitCode: number = ExitCode.BUILD_FAILURE): BuildResult => {
+    ctx.loader.flush();
     io.stderr.write(`FAILED: Build did NOT complete successfully\n`);
     return { exitCode, targets: [], ctx };
   };
@@ -195,6 +196,8 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
     printError(io, 'Analysis of target(s) failed; build aborted');
     return buildFailed();
   }
+  // Loading is over: persist the package cache so the next command skips unchanged BUILD files.
+  ctx.loader.flush();
   const n = configured.length;
   const plural = n === 1 ? '' : 's';
   io.stderr.write(`INFO: Analyzed ${n} target${plural}.\nINFO: Found ${n} target${plural}...\n`);
