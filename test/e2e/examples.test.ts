@@ -16,7 +16,7 @@ function examplesCopy(): E2eWorkspace {
 }
 
 describe('examples/ (the README\'s first command)', () => {
-  it('builds //... in process: tool in exec config, selects across packages, kiln run', async () => {
+  it('builds //... in process: tool in exec config, selects across packages, kiln run of a genrule and an sh_binary', async () => {
     const ws = examplesCopy();
     const run = await ws.kiln(['build', '--spawn_strategy=local', '//...']);
     expect(run.code, run.stderr).toBe(0);
@@ -27,6 +27,9 @@ describe('examples/ (the README\'s first command)', () => {
     const hello = await ws.kiln(['run', '--spawn_strategy=local', '//app:hello', '--', 'Kiln']);
     expect(hello.code, hello.stderr).toBe(0);
     expect(hello.stdout).toBe('hi, Kiln!\n');
+    const count = await ws.kiln(['run', '--spawn_strategy=local', '//app:count', '--', 'a', 'b c']);
+    expect(count.code, count.stderr).toBe(0);
+    expect(count.stdout).toBe('2 arguments: a b c\n');
   });
 
   // The built binary, once, as a user runs it (npm run build makes dist/ before the tests).
@@ -35,10 +38,10 @@ describe('examples/ (the README\'s first command)', () => {
     const env = { HOME: ws.home, PATH: process.env.PATH };
     const first = spawnSync(BINARY, ['build', '--spawn_strategy=local', '//...'], { cwd: ws.root, env, encoding: 'utf8' });
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stderr).toContain('INFO: Build completed successfully, 7 total actions');
+    expect(first.stderr).toContain('INFO: Build completed successfully, 8 total actions');
     expect(ws.read('kiln-bin/text/rest/others.txt')).toBe('world\n');
     const second = spawnSync(BINARY, ['build', '--spawn_strategy=local', '//...'], { cwd: join(ws.root, 'app'), env, encoding: 'utf8' });
     expect(second.status, second.stderr).toBe(0);
-    expect(second.stderr).toContain('INFO: 0 processes.\nINFO: Build completed successfully, 7 total actions');
+    expect(second.stderr).toContain('INFO: 0 processes.\nINFO: Build completed successfully, 8 total actions');
   });
 });
