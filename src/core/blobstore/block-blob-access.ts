@@ -12,6 +12,7 @@ import {
   encodeTrailer,
   encodeTrailerInto,
   HEADER_BYTES,
+  HEADER_MAGIC_BYTES,
   recordBytes,
   TRAILER_BYTES,
   trailerCommits,
@@ -108,8 +109,8 @@ interface WriteBatch {
  * - A record is in the in-memory index only after every byte of it (header, data, trailer) is written
  *   (and fsynced, with `sync`), so a reader never sees a partial blob.
  * - On start the index is rebuilt by scanning every block in order: a record counts only if its header
- *   and data CRC-32s check out; one that does not is skipped, and a block whose header chain breaks is
- *   truncated there (a torn tail). Later records replace earlier ones; tombstones record deletions.
+ *   and data CRC-32s check out; one that does not is skipped; where the header chain breaks, the scan
+ *   resumes at the next intact header, or truncates the block there (a torn tail). Later records replace earlier ones; tombstones record deletions.
  * - Space is taken synchronously when a write begins, in allocation order, so concurrent writers never
  *   overlap and the scan order on start is the order writes began.
  * - Every block file's full size counts against maxBytes; when over, the oldest blocks are deleted whole
@@ -539,14 +540,25 @@ export class BlockBlobAccess implements BlobAccess {
     while (this.usedBytes > this.options.maxBytes && this.blocks.length > 0) this.dropBlock(this.blocks.shift()!);
   }
 
-  /** Indexes the valid records of a block; returns where its intact records end (truncating the rest). */
+  /**
+   * Indexes the valid records of a block; returns where its intact records end (truncating the rest).
+   * A damaged stretch in the middle (a write that never reached the disk while a later one did: writes
+   * of one block run concurrently) is stepped over to the next intact header.
+   */
   private async scanBlock(block: Block, file: FileHandle): Promise<number> {
     const { size: fileSize } = await file.stat();
     const reader = new SequentialReader(file, fileSize);
     let pos = 0;
+    let end = 0;
     while (pos + HEADER_BYTES <= fileSize) {
       const header = decodeHeader(await reader.bytes(pos, HEADER_BYTES));
-      if (!header || pos + recordBytes(header.sizeBytes) > fileSize) break;
+      if (!header || pos + recordBytes(header.sizeBytes) > fileSize) {
+        const next = await this.nextHeader(reader, pos + 1, fileSize);
+        if (next === undefined) break;
+        this.options.logger?.warn(`block store: ${block.path}: bytes ${pos}..${next} are not an intact record; skipped`);
+        pos = next;
+        continue;
+      }
       let crc = 0;
       const dataOffset = pos + HEADER_BYTES;
       for (let at = 0; at < header.sizeBytes; ) {
@@ -564,12 +576,30 @@ export class BlockBlobAccess implements BlobAccess {
         }
       }
       pos += recordBytes(header.sizeBytes);
+      end = pos;
     }
-    if (pos < fileSize) {
-      this.options.logger?.warn(`block store: ${block.path}: ${fileSize - pos} bytes after offset ${pos} are not intact records; truncated`);
-      await file.truncate(pos);
+    if (end < fileSize) {
+      this.options.logger?.warn(`block store: ${block.path}: ${fileSize - end} bytes after offset ${end} are not intact records; truncated`);
+      await file.truncate(end);
     }
-    return pos;
+    return end;
+  }
+
+  /** The offset of the first intact header (one that fits in the file) at or after `from`. */
+  private async nextHeader(reader: SequentialReader, from: number, fileSize: number): Promise<number | undefined> {
+    for (let windowStart = from; windowStart + HEADER_BYTES <= fileSize; ) {
+      const window = await reader.bytes(windowStart, Math.min(SCAN_BUFFER_BYTES, fileSize - windowStart));
+      for (let at = window.indexOf(HEADER_MAGIC_BYTES); at >= 0; at = window.indexOf(HEADER_MAGIC_BYTES, at + 1)) {
+        const candidate = windowStart + at;
+        if (candidate + HEADER_BYTES > fileSize) return undefined;
+        // (A refill gives the reader a new buffer, so `window` stays valid.)
+        const header = decodeHeader(await reader.bytes(candidate, HEADER_BYTES));
+        if (header && candidate + recordBytes(header.sizeBytes) <= fileSize) return candidate;
+      }
+      if (windowStart + window.length >= fileSize) return undefined;
+      windowStart += window.length - HEADER_BYTES; // overlap, so that a header across windows is found
+    }
+    return undefined;
   }
 }
 

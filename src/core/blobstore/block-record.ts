@@ -17,6 +17,12 @@ export const TRAILER_BYTES = 8;
 const HEADER_MAGIC = 0x4b424c4b; // "KBLK"
 const COMMIT_MAGIC = 0x444f4e45; // "DONE"
 const HEADER_CRC_OFFSET = 60;
+/** The magic as it appears on disk: where a scan looks for the next header after a damaged stretch. */
+export const HEADER_MAGIC_BYTES: Buffer = (() => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(HEADER_MAGIC, 0);
+  return b;
+})();
 
 export type RecordKind = 'blob' | 'tombstone';
 const KIND_CODES: Record<RecordKind, number> = { blob: 1, tombstone: 2 };

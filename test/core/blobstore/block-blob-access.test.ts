@@ -99,6 +99,28 @@ describe('BlockBlobAccess', () => {
     expect((await second.get(c!.digest)).equals(c!.data)).toBe(true);
   });
 
+  it('on start, steps over a stretch that never reached the disk and keeps the records after it', async () => {
+    const path = await fresh();
+    const first = await openStore(path);
+    const [a, b, c] = blobs(3, 3000, 'gap');
+    await first.put(a!.digest, a!.data);
+    await first.put(b!.digest, b!.data);
+    await first.put(c!.digest, c!.data);
+    await first.close();
+    // b's write was lost (a crash before it reached the disk) while c's, begun later, was not.
+    const [file] = await blockFiles(path);
+    const handle = await open(file!, 'r+');
+    await handle.write(Buffer.alloc(recordBytes(3000)), 0, recordBytes(3000), recordBytes(3000));
+    await handle.close();
+
+    const logger = new RecordingLogger();
+    const second = await openStore(path, { logger });
+    expect(await second.findMissing([a!.digest, b!.digest, c!.digest])).toEqual([b!.digest]);
+    expect((await second.get(c!.digest)).equals(c!.data)).toBe(true);
+    expect(logger.warnings.join('\n')).toMatch(/not an intact record; skipped/);
+    expect((await stat(file!)).size).toBe(3 * recordBytes(3000));
+  });
+
   it('does not serve data changed on disk while running', async () => {
     const path = await fresh();
     const logger = new RecordingLogger();
