@@ -214,7 +214,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   // Execution.
   const { layout } = ctx;
   const release = await lockOutputBase(layout.outputBase, (pid) =>
-    io.stderr.write(`Another command (pid=${pid}) is running. Waiting for it to complete on the server...\n`),
+    io.stderr.write(`Another command (pid=${pid}) is using the output base ${layout.outputBase}. Waiting for it to complete...\n`),
   );
   let summary: ExecutionSummary;
   const abort = new AbortController();
@@ -230,12 +230,12 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
           execRoot: layout.execRoot,
           outputBase: layout.outputBase,
           clientEnv: io.env,
-          jobs: options.getInt('jobs') > 0 ? options.getInt('jobs') : undefined,
+          ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
           keepGoing,
           ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
           strategies,
           signal: abort.signal,
-        } as Parameters<typeof executeActions>[1],
+        },
         reporter,
       );
     } catch (e) {
@@ -261,7 +261,7 @@ interface RequestedTarget {
 
 /**
  * Target patterns in order, `-pattern` subtracting (Bazel needs `--` before a leading negative
- * pattern, or the option parser rejects it as an unknown option — as here). Wildcards match rules
+ * pattern, or its options parser rejects it: `Invalid options syntax` — as here). Wildcards match rules
  * only and skip targets tagged `manual`, as `bazel build` does.
  */
 function expandTargetPatterns(ctx: WorkspaceContext, patterns: readonly string[], keepGoing: boolean, io: CliIO): { targets: RequestedTarget[]; hadErrors: boolean } {

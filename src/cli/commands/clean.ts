@@ -35,18 +35,17 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     return ExitCode.COMMAND_LINE_ERROR;
   }
   const { outputBase, execRoot } = ctx.layout;
-  if (expunge) {
-    io.stderr.write('INFO: Starting clean (this may take a while). Consider using --async if the clean takes more than several minutes.\n');
-    await removeConvenienceSymlinks(ctx.layout.workspaceRoot);
-    await rm(outputBase, { recursive: true, force: true });
-    return ExitCode.SUCCESS;
-  }
-  io.stderr.write('INFO: Starting clean.\n');
-  const release = await lockOutputBase(outputBase, (pid) => io.stderr.write(`Another command (pid=${pid}) is running. Waiting for it to complete...\n`));
+  io.stderr.write(
+    expunge ? 'INFO: Starting clean (this may take a while). Consider using --async if the clean takes more than several minutes.\n' : 'INFO: Starting clean.\n',
+  );
+  const release = await lockOutputBase(outputBase, (pid) => io.stderr.write(`Another command (pid=${pid}) is using the output base ${outputBase}. Waiting for it to complete...\n`));
   try {
     await removeConvenienceSymlinks(ctx.layout.workspaceRoot);
-    await rm(dirname(execRoot), { recursive: true, force: true });
-    await rm(join(outputBase, 'cache'), { recursive: true, force: true });
+    if (expunge) await rm(outputBase, { recursive: true, force: true });
+    else {
+      await rm(dirname(execRoot), { recursive: true, force: true });
+      await rm(join(outputBase, 'cache'), { recursive: true, force: true });
+    }
   } finally {
     await release();
   }
