@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { digestKey, type Digest } from '../digest/digest.js';
 import { InternalError, InvalidArgumentError, NotFoundError, ResourceExhaustedError, StatusError } from '../status-error.js';
 import type { BlobAccess, BlobAccessLogger, BlobRead, BlobWriter, ReadRange } from './blob-access.js';
@@ -370,7 +370,7 @@ export class BlockBlobAccess implements BlobAccess {
     const block: Block = {
       seq,
       path,
-      file: new BlockFileDescriptor(path, 'w+'),
+      file: new BlockFileDescriptor(path, 'w+', this.options.sync ?? false),
       size: 0,
       keys: new Set(),
       writers: 0,
@@ -635,16 +635,33 @@ class BlockFileDescriptor implements BlockFile {
   private fd: Promise<number> | undefined;
   private closed = false;
 
-  /** @param flags `w+` for a new block, `r+` for one found on start */
+  /**
+   * @param flags `w+` for a new block, `r+` for one found on start
+   * @param syncDirectory fsync the directory once a new block exists, so that the file survives power loss
+   */
   constructor(
     private readonly path: string,
     private readonly flags: 'w+' | 'r+',
+    private readonly syncDirectory = false,
   ) {}
 
   private descriptor(): Promise<number> {
     if (this.closed) return Promise.reject(new InternalError(`block file ${this.path} is closed`));
-    this.fd ??= new Promise((resolve, reject) => fs.open(this.path, this.flags, (e, fd) => (e ? reject(e) : resolve(fd))));
+    this.fd ??= this.openFile();
     return this.fd;
+  }
+
+  private async openFile(): Promise<number> {
+    const fd = await new Promise<number>((resolve, reject) => fs.open(this.path, this.flags, (e, fd) => (e ? reject(e) : resolve(fd))));
+    if (this.syncDirectory) {
+      const dir = await open(dirname(this.path), 'r');
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    }
+    return fd;
   }
 
   async read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
