@@ -54,6 +54,18 @@ alias(name = "short", actual = ":all")
 };
 
 describe('kiln build', () => {
+  it('runs a genrule command longer than the 64K command-line limit (through a script)', async () => {
+    // 5,000 echo statements: about 100 KB of command, above the limit Bazel and Kiln write to a script.
+    const lines = Array.from({ length: 5000 }, (_, i) => `echo line${i} >> $@`).join('; ');
+    const ws = new E2eWorkspace({ WORKSPACE: '', 'pkg/BUILD': `genrule(name = "long", outs = ["long.txt"], cmd = ${JSON.stringify(lines)})\n` });
+    expect(lines.length).toBeGreaterThan(64 * 1024);
+    const run = await ws.kiln(['build', LOCAL, '//pkg:long']);
+    expect(run.code).toBe(0);
+    const out = ws.read('kiln-bin/pkg/long.txt').split('\n');
+    expect(out[0]).toBe('line0');
+    expect(out[4999]).toBe("line4999");
+  });
+
   it('builds into kiln-bin (tool in the exec configuration, multi-output genrule whole and per file, outs in subfolders)', async () => {
     const ws = new E2eWorkspace(CHAIN);
     const run = await ws.kiln(['build', LOCAL, '//app:short']);

@@ -4,7 +4,7 @@ import type { ConfiguredTarget, FileEntry } from '../configured/configured-targe
 import type { RuleContext } from '../configured/rule-context.js';
 import { packageOutputDir } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
-import { GenruleCommandError, prepareGenruleCommand, type GenruleCommandAttribute } from '../expansion/genrule-command.js';
+import { prepareGenruleCommand, type GenruleCommandAttribute } from '../expansion/genrule-command.js';
 import type { LocationEntry } from '../expansion/location-expander.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 
@@ -56,13 +56,9 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     ...(ctx.javaRuntime ? { javaRuntime: ctx.javaRuntime } : {}),
     scriptPath: `${ruleDir}/${target.label.slice(target.label.lastIndexOf(':') + 1)}.genrule_script.sh`,
   });
-  if (command.script) {
-    // The script must be written by an action of its own before the command can run.
-    throw new GenruleCommandError(
-      `in ${command.attribute} attribute of genrule rule ${target.label}: the command is longer than the 64K limit; running it from a script is not supported yet`,
-      target.location,
-    );
-  }
+  // A command over the 64K limit stays one `bash -c` action: execution writes such commands to a script
+  // file and runs that instead (src/exec/command-script.ts), so the key still covers the whole command.
+  const argv = command.script ? ['/bin/bash', '-c', command.script.content] : command.argv;
 
   const inputs: Artifact[] = [];
   const seen = new Set<string>();
@@ -79,7 +75,7 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     location: target.location,
     mnemonic: 'Genrule',
     progressMessage: `${message === '' ? 'Executing genrule' : message} ${target.label}`,
-    argv: command.argv,
+    argv,
     env: {},
     inputs,
     outputs: outs.map((f) => f.artifact as DerivedArtifact),
