@@ -695,10 +695,10 @@ export class Scanner {
         return { code: e, isByte: true, next: p + 2 };
       case 120: {
         // x: exactly two hex digits
-        if (p + 4 > to) this.error(`truncated escape sequence ${src.slice(p, to)}`);
+        if (p + 4 > to) this.error(`truncated escape sequence ${visible(src.slice(p, to))}`);
         const hi = hexValue(src.charCodeAt(p + 2));
         const lo = hexValue(src.charCodeAt(p + 3));
-        const text = src.slice(p, p + 4);
+        const text = visible(src.slice(p, p + 4));
         if (hi < 0 || lo < 0) this.error(`invalid escape sequence ${text}`);
         const n = hi * 16 + lo;
         if (!bytes && n > 127) {
@@ -710,8 +710,8 @@ export class Scanner {
       case 85: {
         // U
         const size = e === 117 ? 6 : 10;
-        if (p + size > to) this.error(`truncated escape sequence ${src.slice(p, to)}`);
-        const text = src.slice(p, p + size);
+        if (p + size > to) this.error(`truncated escape sequence ${visible(src.slice(p, to))}`);
+        const text = visible(src.slice(p, p + size));
         let n = 0;
         for (let i = p + 2; i < p + size; i++) {
           const d = hexValue(src.charCodeAt(i));
@@ -741,7 +741,7 @@ export class Scanner {
       return { code: n, isByte: true, next: q };
     }
     const cp = src.codePointAt(p + 1)!;
-    this.error(`invalid escape sequence \\${String.fromCodePoint(cp)}`);
+    this.error(`invalid escape sequence \\${visible(String.fromCodePoint(cp))}`);
   }
 }
 
@@ -765,3 +765,14 @@ function describeChar(cp: number): string {
 }
 
 const VISIBLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u;
+
+/**
+ * Source text quoted in an error message, with control characters (a newline inside a string literal,
+ * say) written as escapes: a diagnostic is always one line.
+ */
+function visible(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f]/g, (c) => {
+    const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+    return named[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+  });
+}

@@ -110,6 +110,8 @@ const ERRORS: [string, string][] = [
   [`"\\xfg"`, 'foo.star:1:1: invalid escape sequence \\xfg'],
   [`"\\u100"`, 'foo.star:1:1: truncated escape sequence \\u100'],
   [`"\\u100g"`, 'foo.star:1:1: invalid escape sequence \\u100g'],
+  // Found by the fuzz test: a newline inside the quoted escape is shown escaped, so the message stays one line.
+  ["'''\\ulti\npass'''", 'foo.star:1:1: invalid escape sequence \\ulti\\n'],
   [`"\\udc00"`, 'foo.star:1:1: invalid Unicode code point U+DC00'],
   [`b"\\udc00"`, 'foo.star:1:1: invalid Unicode code point U+DC00'],
   [`"\\U0000400"`, 'foo.star:1:1: truncated escape sequence \\U0000400'],
