@@ -90,7 +90,8 @@ const mutatedProgram = fc
 /** A KilnError from the front end must point inside the input: 1 <= line <= lines+1, col >= 1. */
 function checkPosition(e: KilnError, src: string): void {
   expect(e.pos, `no position: ${e.message}`).toBeDefined();
-  const lines = src.split('\n').length;
+  // The scanner ends lines at \n, \r\n and a lone \r, as starlark-go does.
+  const lines = src.split(/\r\n|\r|\n/).length;
   expect(e.pos!.file).toBe(FILE);
   expect(e.pos!.line).toBeGreaterThanOrEqual(1);
   expect(e.pos!.line).toBeLessThanOrEqual(lines + 1);
