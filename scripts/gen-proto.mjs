@@ -385,7 +385,7 @@ function loadRuntime(): Runtime {
   const pb = createRequire(import.meta.url)('protobufjs') as typeof protobuf;
   const root = pb.Root.fromJSON(descriptor as unknown as protobuf.INamespace);
   root.resolveAll();
-  useNumberDefaultsFor64BitFields(pb, root);
+  usePlainDefaults(pb, root);
   const asNumber = (v: number | protobuf.Long): number =>
     typeof v === 'number' ? v : (v as unknown as { toNumber(): number }).toNumber();
   // Exact below 2^53, which covers every size and timestamp REAPI carries; configured per reader, so
@@ -417,21 +417,27 @@ export function protoRoot(): protobuf.Root {
 }
 
 /**
- * protobufjs puts a Long object on the message prototype as the default of a 64-bit field, so a decoded
- * Digest of the empty blob (size 0 is not on the wire) would read \`sizeBytes\` as a Long. Plain 0 instead,
- * matching what the number reader returns for values that are present.
+ * protobufjs puts its own defaults on the message prototype for fields absent from the wire: a Long
+ * object for a 64-bit field and an empty Array for a bytes field. A decoded Digest of the empty blob
+ * would read \`sizeBytes\` as a Long, and an empty blob's \`data\` as an Array that hashing and Buffer
+ * APIs reject. Plain 0 and an empty Buffer instead, matching what the reader returns for present values.
  */
-function useNumberDefaultsFor64BitFields(pb: typeof protobuf, ns: protobuf.NamespaceBase): void {
+function usePlainDefaults(pb: typeof protobuf, ns: protobuf.NamespaceBase): void {
   for (const child of ns.nestedArray) {
     if (child instanceof pb.Type) {
       const prototype = child.ctor.prototype as Record<string, unknown>;
       for (const field of child.fieldsArray) {
-        if (field.long && !field.repeated && !field.map) prototype[field.name] = 0;
+        if (field.repeated || field.map) continue;
+        if (field.long) prototype[field.name] = 0;
+        else if (field.type === 'bytes') prototype[field.name] = EMPTY_BYTES;
       }
     }
-    if (child instanceof pb.Namespace || child instanceof pb.Type) useNumberDefaultsFor64BitFields(pb, child);
+    if (child instanceof pb.Namespace || child instanceof pb.Type) usePlainDefaults(pb, child);
   }
 }
+
+/** Shared by every absent bytes field: a zero-length Buffer has nothing to mutate. */
+const EMPTY_BYTES = Buffer.alloc(0);
 
 /** A view of the same memory as a Buffer: no copy. */
 export function asBuffer(bytes: Uint8Array): Buffer {

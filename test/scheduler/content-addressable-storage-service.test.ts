@@ -48,6 +48,11 @@ describe('FindMissingBlobs', () => {
 });
 
 describe('BatchUpdateBlobs', () => {
+  it('accepts the empty blob, whose data field is absent on the wire', async () => {
+    const res = await must(t.cas, t.cas.BatchUpdateBlobs, { requests: [{ digest: EMPTY_DIGEST, data: Buffer.alloc(0) }] });
+    expect(res.responses.map((r) => r.status?.code ?? 0)).toEqual([0]);
+  });
+
   it('stores each blob and answers one status per blob; a mismatched blob is INVALID_ARGUMENT and not stored', async () => {
     const good = blob('good batch blob');
     const liar = { digest: blob('what the digest says').digest, data: Buffer.from('something else') };
