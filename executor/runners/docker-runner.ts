@@ -109,6 +109,8 @@ export class DockerRunner implements Runner {
         stderr: stderr.bytes(),
         stdoutTruncated: stdout.truncated,
         stderrTruncated: stderr.truncated,
+        stdoutSpilled: stdout.spilled,
+        stderrSpilled: stderr.spilled,
         startedAtMs,
         completedAtMs,
       };
@@ -224,6 +226,8 @@ async function cannotStart(
     stderr: stderr.bytes(),
     stdoutTruncated: false,
     stderrTruncated: false,
+    stdoutSpilled: stdout.spilled,
+    stderrSpilled: stderr.spilled,
     startedAtMs,
     completedAtMs: Date.now(),
   };

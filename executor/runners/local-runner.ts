@@ -61,6 +61,8 @@ export class LocalRunner implements Runner {
       stderr: result.stderr,
       stdoutTruncated: result.stdoutTruncated,
       stderrTruncated: result.stderrTruncated,
+      stdoutSpilled: result.stdoutSpilled === true,
+      stderrSpilled: result.stderrSpilled === true,
       startedAtMs,
       completedAtMs: Date.now(),
     };

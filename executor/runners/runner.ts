@@ -31,11 +31,14 @@ export interface RunResult {
   readonly timedOut: boolean;
   /** The container was killed because it went beyond its memory limit (Docker runner only). */
   readonly outOfMemory: boolean;
-  /** Captured bytes of buffer sinks (empty for file sinks). */
+  /** Captured bytes of buffer sinks and of spill sinks that stayed in memory (empty for file sinks). */
   readonly stdout: Buffer;
   readonly stderr: Buffer;
   readonly stdoutTruncated: boolean;
   readonly stderrTruncated: boolean;
+  /** A spill sink outgrew memory: the whole stream is in its file. */
+  readonly stdoutSpilled: boolean;
+  readonly stderrSpilled: boolean;
   /** When the command started and ended (ms since the epoch), for ExecutedActionMetadata. */
   readonly startedAtMs: number;
   readonly completedAtMs: number;

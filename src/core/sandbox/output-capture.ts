@@ -1,21 +1,25 @@
-import { appendFileSync, closeSync, openSync } from 'node:fs';
+import { appendFileSync, closeSync, createWriteStream, openSync, type WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { DEFAULT_OUTPUT_LIMIT_BYTES, type OutputSink } from './process-runner.js';
 
 /**
  * One output stream of a child process. A file sink hands the child a file descriptor directly
  * (no copying through Kiln); a buffer sink collects from a pipe up to its limit and keeps
- * draining beyond it so the child never blocks on a full pipe.
+ * draining beyond it so the child never blocks on a full pipe; a spill sink collects from a pipe
+ * and moves everything into its file once the stream outgrows its memory bound.
  */
 export class OutputCapture {
   private readonly chunks: Buffer[] = [];
   private size = 0;
   private fd: number | undefined;
   private readonly limit: number;
+  private spill: WriteStream | undefined;
+  private spillError: Error | undefined;
   truncated = false;
 
   constructor(private readonly sink: OutputSink | undefined) {
-    this.limit = sink?.kind === 'buffer' ? sink.limitBytes : DEFAULT_OUTPUT_LIMIT_BYTES;
+    this.limit = sink?.kind === 'buffer' ? sink.limitBytes : sink?.kind === 'spill' ? sink.memoryBytes : DEFAULT_OUTPUT_LIMIT_BYTES;
     if (sink?.kind === 'file') this.fd = openSync(sink.path, 'w', 0o644);
   }
 
@@ -24,20 +28,45 @@ export class OutputCapture {
     return this.fd ?? 'pipe';
   }
 
-  attach(stream: Readable | null): void {
-    stream?.on('data', (chunk: Buffer) => this.append(chunk));
+  /** The stream's bytes are in the spill sink's file, not in `bytes()`. */
+  get spilled(): boolean {
+    return this.spill !== undefined;
   }
 
-  append(chunk: Buffer): void {
+  attach(stream: Readable | null): void {
+    stream?.on('data', (chunk: Buffer) => {
+      // A slow disk must not make us buffer a fast writer's output: hold the pipe until it drains.
+      if (!this.append(chunk) && this.spill) {
+        stream.pause();
+        this.spill.once('drain', () => stream.resume());
+      }
+    });
+  }
+
+  /** Keeps (or writes on) a chunk; false when the spill file asks to wait for a drain. */
+  append(chunk: Buffer): boolean {
+    if (this.spill) return this.spill.write(chunk);
     const room = this.limit - this.size;
+    if (chunk.length > room && this.sink?.kind === 'spill') return this.startSpill(this.sink.path, chunk);
     if (room <= 0) {
       if (chunk.length > 0) this.truncated = true;
-      return;
+      return true;
     }
     const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
     if (kept.length < chunk.length) this.truncated = true;
     this.chunks.push(kept);
     this.size += kept.length;
+    return true;
+  }
+
+  private startSpill(path: string, chunk: Buffer): boolean {
+    const file = createWriteStream(path, { mode: 0o644 });
+    file.on('error', (e) => (this.spillError ??= e));
+    this.spill = file;
+    for (const kept of this.chunks) file.write(kept);
+    this.chunks.length = 0;
+    this.size = 0;
+    return file.write(chunk);
   }
 
   /** A message from Kiln itself (e.g. why the program could not start), into the sink. */
@@ -50,6 +79,15 @@ export class OutputCapture {
   closeFile(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
+  }
+
+  /** Once the child's streams have closed: the spill file, if any, is complete and closed. */
+  async finish(): Promise<void> {
+    const file = this.spill;
+    if (!file) return;
+    file.end();
+    await finished(file).catch((e: Error) => (this.spillError ??= e));
+    if (this.spillError) throw this.spillError;
   }
 
   bytes(): Buffer {

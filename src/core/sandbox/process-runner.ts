@@ -5,10 +5,16 @@ import { constants } from 'node:os';
  * and the executor's local runner on one side, and the operating system on the other.
  */
 
-/** Where a stream of the process goes: a file (created or truncated), or memory up to a limit. */
+/**
+ * Where a stream of the process goes: a file (created or truncated), memory up to a limit, or
+ * `spill`: memory while the stream stays within `memoryBytes` (no file is made: most actions print
+ * little, and creating, reading and removing a file per stream costs more than the action), else
+ * the whole stream in a file at `path`, created once the stream outgrows memory; nothing is dropped.
+ */
 export type OutputSink =
   | { readonly kind: 'file'; readonly path: string }
-  | { readonly kind: 'buffer'; readonly limitBytes: number };
+  | { readonly kind: 'buffer'; readonly limitBytes: number }
+  | { readonly kind: 'spill'; readonly memoryBytes: number; readonly path: string };
 
 export interface ProcessSpec {
   /** argv[0] is looked up on `env.PATH` when it has no slash. */
@@ -37,12 +43,15 @@ export interface ProcessResult {
   readonly exitCode: number | null;
   readonly signal: NodeJS.Signals | null;
   readonly timedOut: boolean;
-  /** Captured bytes of buffer sinks (empty for file sinks). */
+  /** Captured bytes of buffer and unspilled spill sinks (empty for file sinks). */
   readonly stdout: Buffer;
   readonly stderr: Buffer;
   /** A buffer sink reached its limit; later bytes were dropped. */
   readonly stdoutTruncated: boolean;
   readonly stderrTruncated: boolean;
+  /** A spill sink outgrew memory: its whole stream is in its file and the bytes above are empty. */
+  readonly stdoutSpilled?: boolean;
+  readonly stderrSpilled?: boolean;
   readonly wallTimeMs: number;
 }
 

@@ -17,6 +17,7 @@ export interface ProcessGroupSpec {
  * whole group is killed; when the leader exits, whatever it left running in its group is killed
  * too, so an action's processes never outlive it (and never hold its output pipes open).
  * A program that cannot be started ends with exit code 127 and the reason on stderr, as a shell does.
+ * Rejects only when a spill sink's file cannot be written.
  */
 export function spawnProcessGroup(spec: ProcessGroupSpec): Promise<ProcessResult> {
   const started = performance.now();
@@ -28,7 +29,7 @@ export function spawnProcessGroup(spec: ProcessGroupSpec): Promise<ProcessResult
     out.closeFile();
     throw e;
   }
-  return new Promise<ProcessResult>((resolve) => {
+  return new Promise<ProcessResult>((resolve, reject) => {
     let timedOut = false;
     let settled = false;
     const [file, ...args] = spec.argv;
@@ -67,16 +68,23 @@ export function spawnProcessGroup(spec: ProcessGroupSpec): Promise<ProcessResult
       settled = true;
       if (timer) clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
-      resolve({
-        exitCode,
-        signal,
-        timedOut,
-        stdout: out.bytes(),
-        stderr: err.bytes(),
-        stdoutTruncated: out.truncated,
-        stderrTruncated: err.truncated,
-        wallTimeMs: performance.now() - started,
-      });
+      const wallTimeMs = performance.now() - started;
+      Promise.all([out.finish(), err.finish()]).then(
+        () =>
+          resolve({
+            exitCode,
+            signal,
+            timedOut,
+            stdout: out.bytes(),
+            stderr: err.bytes(),
+            stdoutTruncated: out.truncated,
+            stderrTruncated: err.truncated,
+            ...(out.spilled ? { stdoutSpilled: true } : {}),
+            ...(err.spilled ? { stderrSpilled: true } : {}),
+            wallTimeMs,
+          }),
+        reject,
+      );
     };
     child.on('exit', () => killGroup());
     // 'close' comes after 'exit' once the pipes are drained.

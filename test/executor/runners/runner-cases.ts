@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +88,32 @@ export function runnerCases(getRunner: () => Runner, options: RunnerCaseOptions)
       expect(lines.length).toBe(20001);
       expect(lines[19999]).toBe('20000');
       expect(readFileSync(err, 'utf8')).toBe('bad\n');
+    } finally {
+      rmSync(out, { force: true });
+      rmSync(err, { force: true });
+    }
+  });
+
+  it('keeps small spill-sink output in memory and moves large output whole into the file', async () => {
+    const out = join(buildDirectory, '..', `${buildDirectory.split('/').pop()}.spill-out`);
+    const err = `${out}.err`;
+    try {
+      const spill = { stdout: { kind: 'spill', memoryBytes: 1000, path: out }, stderr: { kind: 'spill', memoryBytes: 1000, path: err } } as const;
+      const small = await getRunner().run(sh('echo small; echo oops >&2', spill));
+      expect(small.stdout.toString()).toBe('small\n');
+      expect(small.stderr.toString()).toBe('oops\n');
+      expect([small.stdoutSpilled, small.stderrSpilled]).toEqual([false, false]);
+      expect(existsSync(out) || existsSync(err)).toBe(false);
+      const large = await getRunner().run(sh('seq 1 200000; echo bad >&2', spill));
+      expect(large.exitCode).toBe(0);
+      expect([large.stdoutSpilled, large.stderrSpilled]).toEqual([true, false]);
+      expect(large.stdout.length).toBe(0);
+      expect(large.stdoutTruncated).toBe(false);
+      const lines = readFileSync(out, 'utf8').split('\n');
+      expect(lines.length).toBe(200001);
+      expect(lines[0]).toBe('1');
+      expect(lines[199999]).toBe('200000');
+      expect(large.stderr.toString()).toBe('bad\n');
     } finally {
       rmSync(out, { force: true });
       rmSync(err, { force: true });
