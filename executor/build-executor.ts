@@ -1,6 +1,7 @@
-import { mkdir, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { googleRpc, grpcStatusOf, kilnWorker, NotFoundError, packAny, reapi, parseDigest, type Digest } from '../src/core/index.js';
+import { createBuildDirectory, prepareOutputParents, removeBuildDirectory } from './build-directory.js';
 import type { CasClient } from './cas-client.js';
 import type { Runner } from './runners/runner.js';
 import type { FileCache } from './file-cache.js';
@@ -10,6 +11,12 @@ import { collectOutputs } from './output-collector.js';
 type Timestamp = { seconds: number; nanos: number };
 const timestamp = (ms = Date.now()): Timestamp => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 });
 const durationMs = (d: { seconds: number; nanos: number } | null | undefined) => (d ? d.seconds * 1000 + Math.floor(d.nanos / 1e6) : 0);
+
+/**
+ * stdout/stderr stay in memory up to this size (one batch-sized blob) and go to a file beyond it:
+ * most actions print little, and a file per stream costs more than a no-op action itself.
+ */
+const OUTPUT_MEMORY_BYTES = 1024 * 1024;
 
 export interface BuildExecutorOptions {
   readonly cas: CasClient;
@@ -43,25 +50,25 @@ export class BuildExecutor {
       workerStartTimestamp: timestamp(),
     };
     const buildDirectory = join(this.options.buildRoot, assignment.taskId.replace(/[^A-Za-z0-9_-]/g, '_'));
+    const logs = { stdoutPath: join(this.options.buildRoot, `${assignment.taskId}.stdout`), stderrPath: join(this.options.buildRoot, `${assignment.taskId}.stderr`) };
+    /** Whether a spill file may exist: from the start of the run until the runner says none was made. */
+    let spilled = false;
     try {
       const action = assignment.action!;
       const command = assignment.command!;
       reportStage(kilnWorker.TaskStage.FETCHING_INPUTS);
       metadata.inputFetchStartTimestamp = timestamp();
-      await mkdir(buildDirectory, { recursive: true });
+      await createBuildDirectory(buildDirectory);
       await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory);
-      const workingDirectory = join(buildDirectory, command.workingDirectory);
-      // REAPI: the worker creates the parent directories of every output path.
       const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
-      for (const output of outputs) await mkdir(dirname(join(workingDirectory, output)), { recursive: true });
-      await mkdir(workingDirectory, { recursive: true });
+      const workingDirectory = await prepareOutputParents(buildDirectory, command.workingDirectory, outputs);
       metadata.inputFetchCompletedTimestamp = timestamp();
       signal.throwIfAborted();
 
       reportStage(kilnWorker.TaskStage.RUNNING);
-      const logs = { stdoutPath: join(this.options.buildRoot, `${assignment.taskId}.stdout`), stderrPath: join(this.options.buildRoot, `${assignment.taskId}.stderr`) };
       metadata.executionStartTimestamp = timestamp();
       const timeoutMs = durationMs(assignment.timeout);
+      spilled = true;
       const outcome = await runner.run({
         buildDirectory,
         workingDirectory: command.workingDirectory,
@@ -69,18 +76,21 @@ export class BuildExecutor {
         environment: Object.fromEntries(command.environmentVariables.map((v) => [v.name, v.value])),
         platform: (action.platform?.properties.length ? action.platform : command.platform)?.properties ?? [],
         timeoutMs,
-        stdout: { kind: 'file', path: logs.stdoutPath },
-        stderr: { kind: 'file', path: logs.stderrPath },
+        stdout: { kind: 'spill', memoryBytes: OUTPUT_MEMORY_BYTES, path: logs.stdoutPath },
+        stderr: { kind: 'spill', memoryBytes: OUTPUT_MEMORY_BYTES, path: logs.stderrPath },
         signal,
       });
+      spilled = outcome.stdoutSpilled || outcome.stderrSpilled;
       metadata.executionStartTimestamp = timestamp(outcome.startedAtMs);
       metadata.executionCompletedTimestamp = timestamp(outcome.completedAtMs);
       signal.throwIfAborted();
 
       reportStage(kilnWorker.TaskStage.UPLOADING_OUTPUTS);
       metadata.outputUploadStartTimestamp = timestamp();
-      const collected = await collectOutputs(cas, workingDirectory, command, logs);
-      await Promise.all([rm(logs.stdoutPath, { force: true }), rm(logs.stderrPath, { force: true })]);
+      const collected = await collectOutputs(cas, workingDirectory, command, {
+        stdout: outcome.stdoutSpilled ? { path: logs.stdoutPath } : outcome.stdout,
+        stderr: outcome.stderrSpilled ? { path: logs.stderrPath } : outcome.stderr,
+      });
       metadata.outputUploadCompletedTimestamp = timestamp();
       metadata.workerCompletedTimestamp = timestamp();
       const result: reapi.ActionResultInit = { ...collected, exitCode: outcome.exitCode, executionMetadata: metadata };
@@ -91,7 +101,9 @@ export class BuildExecutor {
     } catch (e) {
       return { status: failureStatus(e, assignment.actionDigest ?? undefined) };
     } finally {
-      await rm(buildDirectory, { recursive: true, force: true }).catch(() => {});
+      await removeBuildDirectory(buildDirectory).catch(() => {});
+      // Only a stream that outgrew memory made a file (a failed run may have left one too).
+      if (spilled) await Promise.all([rm(logs.stdoutPath, { force: true }), rm(logs.stderrPath, { force: true })]);
     }
   }
 }

@@ -18,6 +18,8 @@ const BATCH_BLOB_LIMIT = 1024 * 1024;
 /** Total payload of one batch request, well under the server's 4 MiB default. */
 const BATCH_BYTES = 3 * 1024 * 1024;
 const WRITE_CHUNK = 1024 * 1024;
+/** Up to this many bytes in all, blobs are uploaded without FindMissingBlobs first. */
+const SEND_WITHOUT_ASKING_BYTES = 64 * 1024;
 
 /** Calls a unary method of a generated client as a promise. */
 export function unary<Res>(client: grpc.Client, method: unknown, request: unknown): Promise<Res> {
@@ -133,7 +135,9 @@ export class CasClient {
   async uploadMissing(digests: readonly Digest[], load: (digest: Digest) => Promise<Buffer>): Promise<void> {
     const unique = [...new Map(digests.filter((d) => d.sizeBytes > 0).map((d) => [digestKey(d), d])).values()];
     if (unique.length === 0) return;
-    const missing = await this.findMissing(unique);
+    // Asking first costs a round trip; for a few small blobs sending them outright is cheaper.
+    const total = unique.reduce((sum, d) => sum + d.sizeBytes, 0);
+    const missing = total <= SEND_WITHOUT_ASKING_BYTES ? unique : await this.findMissing(unique);
     let batch: reapi.BatchUpdateBlobsRequest_RequestInit[] = [];
     let bytes = 0;
     const flush = async () => {

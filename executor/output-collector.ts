@@ -23,6 +23,12 @@ class UploadSet {
   }
 }
 
+/** stdout or stderr of the run: its bytes, or the file it spilled into. */
+export type CapturedStream = Buffer | { readonly path: string };
+
+const bytesOf = (stream: CapturedStream): Promise<Buffer> =>
+  Buffer.isBuffer(stream) ? Promise.resolve(stream) : readFile(stream.path).catch(() => Buffer.alloc(0));
+
 const isExecutable = (mode: number) => (mode & 0o111) !== 0;
 const byName = (a: { name?: string | null }, b: { name?: string | null }) => Buffer.compare(Buffer.from(a.name ?? ''), Buffer.from(b.name ?? ''));
 
@@ -53,13 +59,14 @@ async function treeOf(path: string, uploads: UploadSet, children: Map<string, re
  * Gathers an action's outputs after it ran: the paths of Command.output_paths (REAPI 2.1+) or of
  * output_files / output_directories (2.0), relative to the working directory, each reported by what
  * it turned out to be (file, directory as a Tree, symlink); absent outputs are left out, as REAPI
- * allows. stdout and stderr are uploaded from their files. Every referenced blob ends up in the CAS.
+ * allows. stdout and stderr are uploaded from memory or their spill files. Every referenced blob ends
+ * up in the CAS.
  */
 export async function collectOutputs(
   cas: CasClient,
   workingDirectory: string,
   command: reapi.Command,
-  logs: { stdoutPath: string; stderrPath: string },
+  streams: { stdout: CapturedStream; stderr: CapturedStream },
 ): Promise<reapi.ActionResultInit> {
   const uploads = new UploadSet();
   const result = {
@@ -100,8 +107,8 @@ export async function collectOutputs(
       result.outputFiles.push({ path: clean, digest, isExecutable: isExecutable(stat.mode) });
     }
   }
-  const stdout = await readFile(logs.stdoutPath).catch(() => Buffer.alloc(0));
-  const stderr = await readFile(logs.stderrPath).catch(() => Buffer.alloc(0));
+  const stdout = await bytesOf(streams.stdout);
+  const stderr = await bytesOf(streams.stderr);
   const stdoutDigest = digestOf(stdout);
   const stderrDigest = digestOf(stderr);
   uploads.addBytes(stdoutDigest, stdout);

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { digestOf, encodeMessage, longrunning, reapi, unpackAny, type Digest } from '../../../src/core/index.js';
@@ -24,6 +24,8 @@ export interface TestCluster extends Clients {
   upload(data: Buffer | string): Promise<Digest>;
   /** Stores a Command, an input root of `files` and the Action; returns the action digest. */
   action(command: reapi.CommandInit, files?: Record<string, string>, action?: Partial<reapi.ActionInit>): Promise<Digest>;
+  /** Whatever is left in the executors' build roots (build directories, spill files). */
+  executorLeftovers(): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +99,11 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
       const { digest, data } = encodeMessage(reapi.Action, action);
       await upload(data);
       return digest;
+    },
+    async executorLeftovers() {
+      const left: string[] = [];
+      for (let i = 0; i < count; i++) left.push(...(await readdir(join(work, `executor-${i}`, 'build')).catch(() => [])));
+      return left;
     },
     async stop() {
       for (const e of executors) {

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { googleRpc, reapi, unpackAny } from '../../../src/core/index.js';
 import { REQUEST_METADATA_KEY } from '../../../scheduler/execution/index.js';
-import { call, must, statusDetails } from '../cache-server-fixture.js';
+import { call, must, readStream, statusDetails } from '../cache-server-fixture.js';
 import { collectStream, execute, startTestCluster, type TestCluster } from './cluster-fixture.js';
 
 const Stage = reapi.ExecutionStage_Value;
@@ -71,6 +71,27 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     const forced = await execute(cluster, { instanceName: '', actionDigest, skipCacheLookup: true });
     expect(forced.response!.cachedResult).toBe(false);
     expect(forced.stages).toContain(Stage.EXECUTING);
+  });
+
+  it('uploads stdout and stderr whole, from memory when small and from a spill file when large, and leaves no file behind', async () => {
+    cluster = await startTestCluster();
+    await cluster.addExecutor();
+    // 3 MB of stdout: beyond the executor's in-memory bound and beyond one batch blob.
+    const actionDigest = await cluster.action({ ...sh('seq 1 400000; echo small >&2'), outputPaths: [] });
+    const run = await execute(cluster, { instanceName: '', actionDigest });
+    const result = run.response!.result!;
+    expect(result.exitCode).toBe(0);
+    const read = async (d: reapi.Digest) => {
+      const outcome = await readStream(cluster!.bs, { resourceName: `blobs/${d.hash}/${d.sizeBytes}` });
+      if (!outcome.ok) throw new Error(outcome.message);
+      return outcome.value;
+    };
+    const stdout = (await read(result.stdoutDigest!)).toString();
+    expect(stdout.length).toBe(Number(result.stdoutDigest!.sizeBytes));
+    expect(stdout.split('\n').length).toBe(400001);
+    expect(stdout.endsWith('399999\n400000\n')).toBe(true);
+    expect((await read(result.stderrDigest!)).toString()).toBe('small\n');
+    expect(await cluster.executorLeftovers()).toEqual([]);
   });
 
   it('serves REAPI 2.0 clients (output_files / output_directories, Command.platform)', async () => {
