@@ -10,7 +10,8 @@ const outdir = `${root}dist/bundle`;
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { kiln: 'src/cli/index.ts' },
+  // The spawn server runs as its own process; SpawnServer finds it beside the chunks by this name.
+  entryPoints: { kiln: 'src/cli/index.ts', 'spawn-server-main': 'src/core/sandbox/spawn-server-main.ts' },
   outdir,
   bundle: true,
   splitting: true,

@@ -1,7 +1,16 @@
 import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { BubblewrapProcessRunner, detectSandboxSupport, isKilnError, type Digest, type ProcessResult, type SandboxSupport } from '../core/index.js';
+import {
+  BubblewrapProcessRunner,
+  detectSandboxSupport,
+  isKilnError,
+  LocalProcessRunner,
+  SpawnServer,
+  type Digest,
+  type ProcessResult,
+  type SandboxSupport,
+} from '../core/index.js';
 import type { Action } from '../analysis/index.js';
 import { actionEnvironment } from './action-environment.js';
 import { buildActionGraph } from './action-graph.js';
@@ -12,11 +21,15 @@ import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionRe
 import { FileDigestCache } from './file-digest-cache.js';
 import type { InputFile } from './input-tree.js';
 import { LocalActionCache } from './local-action-cache.js';
+import { localActionKey } from './local-action-key.js';
 import { LocalStrategy } from './local-strategy.js';
 import { ProcessSlots } from './process-slots.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import type { SpawnStrategy } from './spawn-strategy.js';
 import { chooseStrategy, type StrategyFlags } from './strategy-selection.js';
+
+/** Thrown through a strategy when the build stopped before the action's process could start. */
+const SKIPPED = Symbol('skipped');
 
 /** Actions hashing inputs and checking caches at once, besides those running processes. */
 const ACTIONS_IN_FLIGHT = 32;
@@ -80,29 +93,35 @@ export async function executeActions(actions: readonly Action[], options: Execut
   let nextReady = 0;
   let running = 0;
   let finished = 0;
-  await new Promise<void>((resolve) => {
-    const pump = () => {
-      const stopped = run.stopping();
-      while (!stopped && running < inFlight && nextReady < ready.length) start(ready[nextReady++]!);
-      if (running === 0 && (stopped || nextReady === ready.length)) resolve();
-    };
-    const start = (action: Action) => {
-      running++;
-      void run.execute(action).then((outcome) => {
-        running--;
-        if (outcome !== 'skipped') finished++;
-        if (outcome === 'done') {
-          for (const dependent of graph.dependents.get(action)!) {
-            const left = waitingOn.get(dependent)! - 1;
-            waitingOn.set(dependent, left);
-            if (left === 0) ready.push(dependent);
+  const runAll = () =>
+    new Promise<void>((resolve) => {
+      const pump = () => {
+        const stopped = run.stopping();
+        while (!stopped && running < inFlight && nextReady < ready.length) start(ready[nextReady++]!);
+        if (running === 0 && (stopped || nextReady === ready.length)) resolve();
+      };
+      const start = (action: Action) => {
+        running++;
+        void run.execute(action).then((outcome) => {
+          running--;
+          if (outcome !== 'skipped') finished++;
+          if (outcome === 'done') {
+            for (const dependent of graph.dependents.get(action)!) {
+              const left = waitingOn.get(dependent)! - 1;
+              waitingOn.set(dependent, left);
+              if (left === 0) ready.push(dependent);
+            }
           }
-        }
-        pump();
-      });
-    };
-    pump();
-  });
+          pump();
+        });
+      };
+      pump();
+    });
+  try {
+    await runAll();
+  } finally {
+    run.spawnServer.close();
+  }
 
   await Promise.all([digestCache.save(), actionCache.save()]);
   await rm(paths.scratch, { recursive: true, force: true });
@@ -122,9 +141,13 @@ class ActionRunner {
   readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
   /** Digests of outputs produced or verified in this build, so dependents need not stat them. */
   private readonly outputDigests = new Map<string, InputFile>();
-  private readonly local = new LocalStrategy();
+  /** Starts every action process from a small helper process (see SpawnServer). */
+  readonly spawnServer = new SpawnServer();
+  private readonly local = new LocalStrategy(new LocalProcessRunner(this.spawnServer.run));
   private sandboxed: Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> | undefined;
   private warnedSandbox = false;
+  /** A process exited unsuccessfully; its failure may not be recorded yet. */
+  private processFailed = false;
   private nextScratch = 0;
 
   constructor(
@@ -139,7 +162,8 @@ class ActionRunner {
 
   /** True once the build stops (a failure without --keep_going, or Ctrl-C): start nothing more. */
   stopping(): boolean {
-    return (this.failures.length > 0 && !this.options.keepGoing) || (this.options.signal?.aborted ?? false);
+    const failed = this.failures.length > 0 || this.processFailed;
+    return (failed && !this.options.keepGoing) || (this.options.signal?.aborted ?? false);
   }
 
   /**
@@ -162,22 +186,23 @@ class ActionRunner {
     const inputs = await this.digestInputs(action);
     if (typeof inputs === 'string') return this.fail({ action, message: inputs });
     const env = actionEnvironment(action, this.options.clientEnv);
-    const key = computeActionKey(action, { env, inputs });
+    const localKey = localActionKey(action, env, inputs);
     const requirements = new Set<string>(action.executionRequirements);
     const cacheable = !requirements.has('no-cache');
     const useDiskCache = cacheable && !requirements.has('no-remote-cache') && !requirements.has('no-remote') && !requirements.has('local');
 
-    if (cacheable && (await this.upToDate(action, key.digest))) {
+    if (cacheable && (await this.upToDate(action, localKey))) {
       this.reporter.actionFinished(action, undefined);
       return true;
     }
+    const key = computeActionKey(action, { env, inputs });
     const diskCache = useDiskCache && this.openDiskCache ? await this.openDiskCache() : undefined;
     if (diskCache) {
       const cached = await diskCache.lookup(key.digest);
       if (cached && this.declaresExactly(action, cached) && (await diskCache.restore(cached, execRoot))) {
         await this.recordOutputs(cached);
         for (const o of cached) await this.digestCache.remember(join(execRoot, o.path), o.digest);
-        if (cacheable) this.actionCache.put(key.digest, resultOf(cached));
+        if (cacheable) this.actionCache.put(localKey, resultOf(cached));
         this.count('disk cache hit');
         this.reporter.actionFinished(action, 'disk cache hit');
         return true;
@@ -186,24 +211,22 @@ class ActionRunner {
 
     const strategy = await this.strategyFor(action);
     if (!strategy) return false;
-    const release = await this.slots.acquire();
-    try {
-      if (this.stopping()) return 'skipped';
-      return await this.spawn(action, strategy, env, key.digest, cacheable, diskCache);
-    } finally {
-      release();
-    }
+    if (this.stopping()) return 'skipped';
+    return this.spawn(action, strategy, env, { local: localKey, reapi: key.digest }, cacheable, diskCache);
   }
 
-  /** Runs the action's process (holding a process slot), checks and records its outputs. */
+  /**
+   * Runs the action's process, checks and records its outputs. Only the process itself holds one of
+   * the --jobs slots: preparing its directories and hashing its outputs overlap with other processes.
+   */
   private async spawn(
     action: Action,
     strategy: SpawnStrategy,
     env: Record<string, string>,
-    key: Digest,
+    key: { readonly local: string; readonly reapi: Digest },
     cacheable: boolean,
     diskCache: DiskCache | undefined,
-  ): Promise<boolean> {
+  ): Promise<boolean | 'skipped'> {
     const execRoot = this.options.execRoot;
     await this.deleteOutputs(action);
     const scratchDir = join(this.scratchRoot, String(this.nextScratch++));
@@ -224,8 +247,28 @@ class ActionRunner {
       }
       const runEnv = { ...env, TMPDIR: tmpDir };
       const command = formatCommand(execRoot, env, action.argv);
-      this.reporter.actionStarted(action, strategy.runnerName, command);
-      const result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, signal });
+      let started = false;
+      const withSlot = async (start: () => Promise<ProcessResult>): Promise<ProcessResult> => {
+        const release = await this.slots.acquire();
+        try {
+          if (this.stopping()) throw SKIPPED;
+          started = true;
+          this.reporter.actionStarted(action, strategy.runnerName, command);
+          const result = await start();
+          // Said before the slot passes on, so without --keep_going no further process starts.
+          if (result.exitCode !== 0) this.processFailed = true;
+          return result;
+        } finally {
+          release();
+        }
+      };
+      let result;
+      try {
+        result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, signal, withSlot });
+      } catch (e) {
+        if (e === SKIPPED && !started) return 'skipped';
+        throw e;
+      }
       if (signal?.aborted) {
         await this.deleteOutputs(action);
         return this.fail({ action, message: `${action.progressMessage} interrupted` });
@@ -257,9 +300,9 @@ class ActionRunner {
         outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
       }
       await this.recordOutputs(outputs);
-      if (cacheable) this.actionCache.put(key, resultOf(outputs));
+      if (cacheable) this.actionCache.put(key.local, resultOf(outputs));
       if (diskCache) {
-        await diskCache.store(key, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
+        await diskCache.store(key.reapi, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
       }
       this.count(strategy.runnerName);
       this.reporter.actionFinished(action, strategy.runnerName);
@@ -290,7 +333,7 @@ class ActionRunner {
   }
 
   /** A local action cache hit whose outputs are all still on disk with the recorded digests. */
-  private async upToDate(action: Action, key: Digest): Promise<boolean> {
+  private async upToDate(action: Action, key: string): Promise<boolean> {
     const result = this.actionCache.get(key);
     if (!result) return false;
     const outputs: CachedOutput[] = [];
@@ -351,7 +394,7 @@ class ActionRunner {
   private sandbox(): Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> {
     this.sandboxed ??= (async () => {
       const support = this.options.sandbox ?? (await detectSandboxSupport({ env: this.options.clientEnv }));
-      const strategy = support.available ? new SandboxedStrategy(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath })) : undefined;
+      const strategy = support.available ? new SandboxedStrategy(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, spawn: this.spawnServer.run })) : undefined;
       return { support, strategy };
     })();
     return this.sandboxed;

@@ -1,4 +1,5 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { digestOfFile, type Digest } from '../core/index.js';
 
@@ -69,7 +70,9 @@ export class FileDigestCache {
    * @throws the stat/read error (ENOENT for a missing file) unchanged.
    */
   async digest(path: string, options: { settled?: boolean } = {}): Promise<{ digest: Digest; isExecutable: boolean; isDirectory: boolean }> {
-    const st = await stat(path, { bigint: true });
+    // A synchronous stat: a build stats every input and output, and the promise API costs several
+    // times the system call itself on the main thread (a null build of 11,000 actions: 0.35 s).
+    const st = statSync(path, { bigint: true });
     const isExecutable = (st.mode & 0o111n) !== 0n;
     if (st.isDirectory()) return { digest: { hash: '', sizeBytes: 0 }, isExecutable, isDirectory: true };
     const stamp: FileStamp = {
@@ -94,7 +97,7 @@ export class FileDigestCache {
    * a cache), so the next build need not read it. Nothing else writes it, so it is settled.
    */
   async remember(path: string, digest: Digest): Promise<void> {
-    const st = await stat(path, { bigint: true });
+    const st = statSync(path, { bigint: true });
     if (Number(st.size) !== digest.sizeBytes) return;
     const stamp: FileStamp = { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), ino: Number(st.ino), ctimeNs: st.ctimeNs.toString() };
     this.record(path, stamp, digest, undefined);

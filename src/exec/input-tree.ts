@@ -65,9 +65,24 @@ function encodeDir(dir: DirNode, out: EncodedMessage[]): Digest {
   return encoded.digest;
 }
 
-/** REAPI sorts names by their UTF-8 bytes; for strings that is code-point order, not UTF-16 order. */
+/**
+ * REAPI sorts names by their UTF-8 bytes; for strings that is code-point order, not UTF-16 order.
+ * The two differ only where a surrogate (half of a code point above U+FFFF) meets U+E000-U+FFFF, so
+ * code units are compared directly (no encoding: this sorts every input of every action) and a
+ * surrogate ranks above the whole Basic Multilingual Plane.
+ */
 export function compareUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x >= 0xd800 && y >= 0xd800 ? codePointRank(x) - codePointRank(y) : x - y;
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  return unit <= 0xdfff ? unit + 0x10000 : unit;
 }
 
 function sortedNames(map: Map<string, unknown>): string[] {

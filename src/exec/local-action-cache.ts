@@ -1,11 +1,12 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { reapi, type Digest } from '../core/index.js';
+import { reapi } from '../core/index.js';
 
-const MAGIC = Buffer.from('KILNAC01');
+/** 02: keyed by localActionKey (01 was keyed by the REAPI Action digest). */
+const MAGIC = Buffer.from('KILNAC02');
 
 /**
- * The local action cache: action key → ActionResult (the digests of the outputs it produced), kept
+ * The local action cache: local action key (see localActionKey, 64 hex digits) → ActionResult (the digests of the outputs it produced), kept
  * in memory and persisted as one file in the output base. A hit is only trusted by the executor once
  * the outputs on disk still have those digests.
  *
@@ -49,8 +50,8 @@ export class LocalActionCache {
     return this.entries.size;
   }
 
-  get(key: Digest): reapi.ActionResult | undefined {
-    const bytes = this.entries.get(key.hash);
+  get(key: string): reapi.ActionResult | undefined {
+    const bytes = this.entries.get(key);
     if (!bytes) return undefined;
     try {
       return reapi.ActionResult.decode(bytes);
@@ -60,13 +61,13 @@ export class LocalActionCache {
     }
   }
 
-  put(key: Digest, result: reapi.ActionResultInit): void {
-    this.entries.set(key.hash, reapi.ActionResult.encode(result));
+  put(key: string, result: reapi.ActionResultInit): void {
+    this.entries.set(key, reapi.ActionResult.encode(result));
     this.dirty = true;
   }
 
-  remove(key: Digest): void {
-    if (this.entries.delete(key.hash)) this.dirty = true;
+  remove(key: string): void {
+    if (this.entries.delete(key)) this.dirty = true;
   }
 
   async save(): Promise<void> {

@@ -1,23 +1,26 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { LocalProcessRunner, type ProcessResult } from '../core/index.js';
-import { CAPTURED_OUTPUT_LIMIT_BYTES, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
+import { LocalProcessRunner, type ProcessResult, type ProcessRunner } from '../core/index.js';
+import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /** Bazel's standalone strategy: the process runs in the execroot itself and sees all of it. */
 export class LocalStrategy implements SpawnStrategy {
   readonly name = 'local';
   readonly runnerName = 'local';
-  private readonly runner = new LocalProcessRunner();
+
+  constructor(private readonly runner: ProcessRunner = new LocalProcessRunner()) {}
 
   async exec(spawn: Spawn): Promise<ProcessResult> {
     await Promise.all(spawn.action.outputs.map((o) => mkdir(dirname(join(spawn.execRoot, o.execPath)), { recursive: true })));
-    return this.runner.run({
-      argv: spawn.argv,
-      env: spawn.env,
-      cwd: spawn.execRoot,
-      stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
-      stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
-      signal: spawn.signal,
-    });
+    return inSlot(spawn, () =>
+      this.runner.run({
+        argv: spawn.argv,
+        env: spawn.env,
+        cwd: spawn.execRoot,
+        stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
+        stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
+        signal: spawn.signal,
+      }),
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { lstat, mkdir, realpath, rename, rm, symlink } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import type { ProcessResult, ProcessRunner } from '../core/index.js';
-import { CAPTURED_OUTPUT_LIMIT_BYTES, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
+import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /**
  * Bazel's linux-sandbox, on the namespace sandbox of src/core/sandbox. Each action gets
@@ -38,16 +38,18 @@ export class SandboxedStrategy implements SpawnStrategy {
     }
     for (const output of spawn.action.outputs) await ensureDir(dirname(join(root, output.execPath)));
 
-    const result = await this.runner.run({
-      argv: spawn.argv,
-      env: spawn.env,
-      cwd: root,
-      writablePaths: [spawn.scratchDir],
-      readOnlyPaths: outermost(readable),
-      stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
-      stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
-      signal: spawn.signal,
-    });
+    const result = await inSlot(spawn, () =>
+      this.runner.run({
+        argv: spawn.argv,
+        env: spawn.env,
+        cwd: root,
+        writablePaths: [spawn.scratchDir],
+        readOnlyPaths: outermost(readable),
+        stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
+        stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
+        signal: spawn.signal,
+      }),
+    );
     for (const output of spawn.action.outputs) {
       const inside = join(root, output.execPath);
       const present = await lstat(inside).then(() => true, () => false);

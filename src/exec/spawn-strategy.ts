@@ -13,6 +13,16 @@ export interface Spawn {
   readonly scratchDir: string;
   /** Aborting kills the process tree (Ctrl-C). */
   readonly signal?: AbortSignal;
+  /**
+   * Runs `start` (the process itself) holding one of the --jobs slots; a strategy prepares and
+   * cleans up outside it, so that work overlaps with other actions' processes. Absent: no limit.
+   */
+  readonly withSlot?: (start: () => Promise<ProcessResult>) => Promise<ProcessResult>;
+}
+
+/** `spawn.withSlot`, or a direct call where the caller sets no limit. */
+export function inSlot(spawn: Spawn, start: () => Promise<ProcessResult>): Promise<ProcessResult> {
+  return spawn.withSlot ? spawn.withSlot(start) : start();
 }
 
 /** How an action's process is run; after `exec` returns, its outputs are in the execroot. */

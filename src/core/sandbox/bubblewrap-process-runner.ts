@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
 import { spawnProcessGroup } from './spawn-process-group.js';
+import type { ProcessGroupSpawner } from './spawn-server.js';
 
 /** Read-only system directories: enough for bash, coreutils and dynamically linked tools. */
 const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -26,6 +27,8 @@ export interface BubblewrapProcessRunnerOptions {
    */
   readonly uid?: number;
   readonly gid?: number;
+  /** Starts bwrap: in-process by default, or a SpawnServer's `run`. */
+  readonly spawn?: ProcessGroupSpawner;
 }
 
 /**
@@ -42,7 +45,8 @@ export class BubblewrapProcessRunner implements ProcessRunner {
   constructor(private readonly options: BubblewrapProcessRunnerOptions) {}
 
   async run(spec: ProcessSpec): Promise<ProcessResult> {
-    return spawnProcessGroup({
+    const spawn = this.options.spawn ?? spawnProcessGroup;
+    return spawn({
       ...spec,
       argv: [this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec), '--', ...exactPwd(spec), ...spec.argv],
     });

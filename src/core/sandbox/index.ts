@@ -7,6 +7,7 @@ export {
   exitStatusOf,
 } from './process-runner.js';
 export { LocalProcessRunner } from './local-process-runner.js';
+export { SpawnServer, type ProcessGroupSpawner } from './spawn-server.js';
 export { BubblewrapProcessRunner, bubblewrapArguments, type BubblewrapProcessRunnerOptions } from './bubblewrap-process-runner.js';
 export { detectSandboxSupport, type SandboxSupport, type DetectSandboxOptions } from './detect-sandbox-support.js';
 export { createSandboxedProcessRunner, type SandboxedProcessRunnerChoice } from './create-process-runner.js';

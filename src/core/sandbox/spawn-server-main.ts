@@ -1,0 +1,40 @@
+/**
+ * The spawn server's process (see spawn-server.ts): runs each process group its parent asks for and
+ * answers with the result. Messages from the parent: `{ run: id, spec }` and `{ kill: id }`; to it:
+ * `{ done: id, result }` or `{ done: id, error }`. When the parent goes away, every group still
+ * running is killed and the server exits.
+ */
+import { spawnProcessGroup, type ProcessGroupSpec } from './spawn-process-group.js';
+
+type Request = { readonly run: number; readonly spec: ProcessGroupSpec } | { readonly kill: number };
+
+const running = new Map<number, AbortController>();
+
+// The terminal's Ctrl-C reaches this process too (same process group as Kiln): Kiln decides what to
+// stop and says so with `kill`; the action processes themselves run in their own groups.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});
+
+process.on('message', (message: Request) => {
+  if ('kill' in message) {
+    running.get(message.kill)?.abort();
+    return;
+  }
+  const id = message.run;
+  const abort = new AbortController();
+  running.set(id, abort);
+  spawnProcessGroup({ ...message.spec, signal: abort.signal }).then(
+    (result) => reply({ done: id, result }),
+    (e: unknown) => reply({ done: id, error: e instanceof Error ? e.message : String(e) }),
+  );
+  function reply(answer: object): void {
+    running.delete(id);
+    process.send?.(answer);
+  }
+});
+
+process.on('disconnect', () => {
+  for (const abort of running.values()) abort.abort();
+  // Give the kills a turn of the event loop to be sent before leaving.
+  setImmediate(() => process.exit(0));
+});
