@@ -1,19 +1,19 @@
 #!/usr/bin/env node
 // No-op actions through Kiln's scheduler: actions per second with 1 and 4 executors (local runner),
 // added latency per action against running the same command with the runner directly, and the mean
-// per-phase times from ExecutedActionMetadata. Everything in one process on loopback.
+// per-phase times from ExecutedActionMetadata. Everything in one process on loopback. Beside each
+// throughput figure, the floor measured in the same process at the same concurrency: Node's own
+// child_process.spawn of /bin/true (pipes for stdout/stderr, as the runner uses), and the runner alone.
 // Build first (npm run build). Usage: node bench/cluster/noop-throughput.mjs [--actions N] [--concurrency N]
 //   [--latency-actions N] [--slots N] [--sandbox auto|off]. See bench/cluster/README.md.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as grpc from '@grpc/grpc-js';
+import { NO_OP, ratePerSecond, startCluster } from './cluster-harness.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
-const { reapi, encodeMessage, unpackAny } = await import(join(repo, 'dist/src/core/index.js'));
-const { parseCacheServerConfig, startCacheServer, createExecutionServer } = await import(join(repo, 'dist/scheduler/index.js'));
-const { startExecutor, DEFAULT_CACHE_BYTES } = await import(join(repo, 'dist/executor/index.js'));
 const { LocalRunner } = await import(join(repo, 'dist/executor/runners/local-runner.js'));
 
 const args = Object.fromEntries(
@@ -30,93 +30,59 @@ const SLOTS = Number(args['slots'] ?? 4);
 /** `auto`: the namespace sandbox when available (as kiln cluster up runs); `off`: plain processes. */
 const SANDBOX = args['sandbox'] ?? 'auto';
 
-const TRUE = ['/bin/true'];
-let salt = 0;
+const newRunner = () => LocalRunner.create({ sandbox: SANDBOX, log: () => {} });
+const runRequest = (buildDirectory) => ({
+  buildDirectory,
+  arguments: NO_OP,
+  environment: {},
+  workingDirectory: '',
+  platform: [],
+  timeoutMs: 0,
+  stdout: { kind: 'buffer', limitBytes: 1024 },
+  stderr: { kind: 'buffer', limitBytes: 1024 },
+});
 
-async function cluster(executors, work) {
-  const execution = createExecutionServer();
-  const config = parseCacheServerConfig({}, 'bench', work, { host: '127.0.0.1', port: 0 });
-  const server = await startCacheServer(config, {
-    log: { info: () => {}, warn: (m) => process.stderr.write(`${m}\n`) },
-    extraServices: (ctx) => execution.services(ctx),
-    executionCapabilities: execution.capabilities,
+/** Node's spawn of /bin/true and nothing else: what any runner built on child_process pays at least. */
+const bareSpawn = () =>
+  new Promise((resolve, reject) => {
+    const child = spawn(NO_OP[0], [], { stdio: ['ignore', 'pipe', 'pipe'], env: {}, detached: true });
+    child.stdout.resume();
+    child.stderr.resume();
+    child.on('error', reject);
+    child.on('close', resolve);
   });
-  const running = [];
-  for (let i = 0; i < executors; i++) {
-    running.push(
-      await startExecutor(
-        { scheduler: server.endpoint, instanceName: '', name: `bench-${i}`, slots: SLOTS, runner: 'local', workDirectory: join(work, `e${i}`), cacheBytes: DEFAULT_CACHE_BYTES, platform: [] },
-        (m) => process.stderr.write(`${m}\n`),
-        await LocalRunner.create({ sandbox: SANDBOX, log: () => {} }),
-      ),
-    );
-  }
-  const address = server.endpoint.replace('grpc://', '');
-  const make = (def, name) => new (grpc.makeGenericClientConstructor(def, name))(address, grpc.credentials.createInsecure());
-  const cas = make(reapi.ContentAddressableStorageService, 'CAS');
-  const exec = make(reapi.ExecutionService, 'Execution');
-  const command = encodeMessage(reapi.Command, { arguments: TRUE });
-  const root = encodeMessage(reapi.Directory, {});
-  await new Promise((resolve, reject) =>
-    cas.BatchUpdateBlobs({ requests: [command, root].map((m) => ({ digest: m.digest, data: m.data })) }, (e) => (e ? reject(e) : resolve())),
-  );
-  /** A fresh no-op action (distinct salt, so nothing is cached or merged); resolves with its ExecuteResponse. */
-  const runOne = async () => {
-    const action = encodeMessage(reapi.Action, { commandDigest: command.digest, inputRootDigest: root.digest, salt: Buffer.from(String(salt++)), doNotCache: true });
-    await new Promise((resolve, reject) => cas.BatchUpdateBlobs({ requests: [{ digest: action.digest, data: action.data }] }, (e) => (e ? reject(e) : resolve())));
-    return new Promise((resolve, reject) => {
-      let last;
-      const stream = exec.Execute({ actionDigest: action.digest });
-      stream.on('data', (op) => (last = op));
-      stream.on('error', reject);
-      stream.on('end', () => {
-        const response = unpackAny(reapi.ExecuteResponse, last.response);
-        if ((response.status?.code ?? 0) !== 0 || response.result.exitCode !== 0) reject(new Error(`action failed: ${JSON.stringify(response.status)}`));
-        else resolve(response);
-      });
-    });
-  };
-  return {
-    runOne,
-    stop: async () => {
-      for (const e of running) await e.stop();
-      cas.close();
-      exec.close();
-      await server.close();
-      execution.close();
-    },
-  };
+
+/** The floors at `concurrency` (= executors x slots), in this process: bare spawn, and the runner alone. */
+async function floors(concurrency, work) {
+  const dir = join(work, `floor-${concurrency}`);
+  await mkdir(dir, { recursive: true });
+  const runner = await newRunner();
+  const total = Math.min(ACTIONS, 1000);
+  for (let i = 0; i < 20; i++) await bareSpawn();
+  const spawnRate = await ratePerSecond(total, concurrency, bareSpawn);
+  const runnerRate = await ratePerSecond(total, concurrency, () => runner.run(runRequest(dir)));
+  return { spawnRate, runnerRate, runner: runner.name };
 }
 
 async function throughput(executors, work) {
-  const c = await cluster(executors, work);
+  const c = await startCluster({ executors, slots: SLOTS, work, runner: newRunner });
   for (let i = 0; i < 20; i++) await c.runOne(); // warm up connections and the JIT
-  const start = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < ACTIONS) {
-        next++;
-        await c.runOne();
-      }
-    }),
-  );
-  const ms = performance.now() - start;
+  const rate = await ratePerSecond(ACTIONS, CONCURRENCY, c.runOne);
   await c.stop();
-  return ACTIONS / (ms / 1000);
+  return rate;
 }
 
 const ts = (t) => (t ? t.seconds * 1000 + t.nanos / 1e6 : NaN);
 
 async function latency(work) {
-  const runner = await LocalRunner.create({ sandbox: SANDBOX, log: () => {} });
+  const runner = await newRunner();
   const direct = [];
   for (let i = 0; i < LATENCY_ACTIONS; i++) {
     const t0 = performance.now();
-    await runner.run({ buildDirectory: work, arguments: TRUE, environment: {}, workingDirectory: '', platform: [], timeoutMs: 0, stdout: { kind: 'buffer', limitBytes: 1024 }, stderr: { kind: 'buffer', limitBytes: 1024 } });
+    await runner.run(runRequest(work));
     direct.push(performance.now() - t0);
   }
-  const c = await cluster(1, work);
+  const c = await startCluster({ executors: 1, slots: SLOTS, work: join(work, 'lat'), runner: newRunner });
   for (let i = 0; i < 20; i++) await c.runOne();
   const remote = [];
   const phases = { queued: [], fetch: [], execute: [], upload: [], worker: [] };
@@ -144,10 +110,14 @@ async function latency(work) {
 
 const work = await mkdtemp(join(tmpdir(), 'kiln-bench-cluster-'));
 try {
+  const floorOne = await floors(SLOTS, work);
   const one = await throughput(1, join(work, 't1'));
+  const floorFour = await floors(4 * SLOTS, work);
   const four = await throughput(4, join(work, 't4'));
   const lat = await latency(work);
-  console.log(`no-op actions/s (${ACTIONS} actions, ${CONCURRENCY} clients, ${SLOTS} slots per executor, local runner): 1 executor ${one.toFixed(0)}, 4 executors ${four.toFixed(0)} (goal >= 500)`);
+  const f = (x) => x.toFixed(0);
+  console.log(`no-op actions/s (${ACTIONS} actions, ${CONCURRENCY} clients, ${SLOTS} slots per executor, runner ${floorOne.runner}): 1 executor ${f(one)}, 4 executors ${f(four)} (goal >= 500)`);
+  console.log(`floor in this process at the same concurrency (${SLOTS} / ${4 * SLOTS} at once): node spawn of /bin/true ${f(floorOne.spawnRate)} / ${f(floorFour.spawnRate)} per s, the ${floorOne.runner} runner alone ${f(floorOne.runnerRate)} / ${f(floorFour.runnerRate)} per s`);
   console.log(`latency per action (median of ${LATENCY_ACTIONS}, runner ${lat.runner}): direct ${lat.direct.toFixed(2)} ms, through the scheduler ${lat.remote.toFixed(2)} ms, added ${(lat.remote - lat.direct).toFixed(2)} ms (goal < 5 ms)`);
   console.log(`mean phases (ms): ${Object.entries(lat.phases).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`);
 } finally {
