@@ -5,6 +5,7 @@ import {
   BubblewrapProcessRunner,
   detectSandboxSupport,
   isKilnError,
+  isolatedNetworkWrapper,
   LocalProcessRunner,
   SpawnServer,
   type Digest,
@@ -120,7 +121,7 @@ export async function executeActions(actions: readonly Action[], options: Execut
   try {
     await runAll();
   } finally {
-    run.spawnServer.close();
+    run.closeSpawnServers();
   }
 
   await Promise.all([digestCache.save(), actionCache.save()]);
@@ -142,7 +143,9 @@ class ActionRunner {
   /** Digests of outputs produced or verified in this build, so dependents need not stat them. */
   private readonly outputDigests = new Map<string, InputFile>();
   /** Starts every action process from a small helper process (see SpawnServer). */
-  readonly spawnServer = new SpawnServer();
+  private readonly spawnServer = new SpawnServer();
+  /** The sandboxed strategy's spawn server, in an isolated network namespace, once started. */
+  private sandboxSpawnServer: SpawnServer | undefined;
   private readonly local = new LocalStrategy(new LocalProcessRunner(this.spawnServer.run));
   private sandboxed: Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> | undefined;
   private warnedSandbox = false;
@@ -394,10 +397,26 @@ class ActionRunner {
   private sandbox(): Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> {
     this.sandboxed ??= (async () => {
       const support = this.options.sandbox ?? (await detectSandboxSupport({ env: this.options.clientEnv }));
-      const strategy = support.available ? new SandboxedStrategy(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, spawn: this.spawnServer.run })) : undefined;
-      return { support, strategy };
+      if (!support.available) return { support };
+      // Sandboxes start from a spawn server in an empty network namespace of its own, when this
+      // machine lets bwrap make one for it; otherwise each sandbox makes its own.
+      const isolated = new SpawnServer({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
+      this.sandboxSpawnServer = isolated;
+      const inIsolatedNetwork = await isolated.started();
+      const runner = new BubblewrapProcessRunner({
+        bwrapPath: support.bwrapPath,
+        spawn: inIsolatedNetwork ? isolated.run : this.spawnServer.run,
+        inIsolatedNetwork,
+      });
+      return { support, strategy: new SandboxedStrategy(runner) };
     })();
     return this.sandboxed;
+  }
+
+  /** Ends the helper processes this build started. */
+  closeSpawnServers(): void {
+    this.spawnServer.close();
+    this.sandboxSpawnServer?.close();
   }
 
   private count(kind: ProcessKind): void {

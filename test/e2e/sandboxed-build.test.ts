@@ -1,6 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { E2eWorkspace } from './e2e-workspace.js';
+
+const BINARY = fileURLToPath(new URL('../../bin/kiln', import.meta.url));
+const BUILT = existsSync(fileURLToPath(new URL('../../dist/bundle/kiln.js', import.meta.url)));
 
 // The sandbox itself is tested by exec; this checks the CLI wires --spawn_strategy=sandboxed
 // through. bubblewrap comes from scripts/test-setup.d; without it (outside CI) the case is skipped.
@@ -22,5 +28,38 @@ describe('kiln build --spawn_strategy=sandboxed', () => {
     const local = await ws.kiln(['build', '--spawn_strategy=local', '//pkg:peek']);
     expect(local.code, local.stderr).toBe(0);
     expect(ws.read('kiln-bin/pkg/peek.txt')).toBe('undeclared\n');
+  });
+
+  // As a user runs it: a separate process whose spawn servers (one in an isolated network
+  // namespace for the sandboxes) must keep it alive exactly as long as it needs them.
+  it.skipIf((!HAS_BWRAP || !BUILT) && process.env.CI !== 'true')('the built bin/kiln builds in the sandbox, without network, and exits', async () => {
+    // A listening socket on the host's loopback: the kernel completes the handshake even while
+    // spawnSync blocks this process, so only a missing network makes the action's connect fail.
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      'pkg/BUILD': [
+        'genrule(name = "a", outs = ["a.txt"], cmd = "echo a > $@")',
+        `genrule(name = "net", outs = ["net.txt"], cmd = "(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo online > $@ || echo offline > $@")`,
+        'genrule(name = "b", srcs = [":a", ":net"], outs = ["b.txt"], cmd = "cat $(SRCS) > $@")',
+        '',
+      ].join('\n'),
+    });
+    try {
+      const env = { HOME: ws.home, PATH: process.env.PATH };
+      const run = spawnSync(BINARY, ['build', '--spawn_strategy=sandboxed', '//pkg:b'], { cwd: ws.root, env, encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toContain('3 processes: 3 linux-sandbox.');
+      expect(ws.read('kiln-bin/pkg/b.txt')).toBe('a\noffline\n');
+      // The same command outside the sandbox reaches the server: the check above means something.
+      spawnSync(BINARY, ['clean'], { cwd: ws.root, env });
+      const local = spawnSync(BINARY, ['build', '--spawn_strategy=local', '//pkg:net'], { cwd: ws.root, env, encoding: 'utf8', timeout: 60_000 });
+      expect(local.status, local.stderr).toBe(0);
+      expect(ws.read('kiln-bin/pkg/net.txt')).toBe('online\n');
+    } finally {
+      server.close();
+    }
   });
 });

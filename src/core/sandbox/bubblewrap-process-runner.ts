@@ -29,6 +29,21 @@ export interface BubblewrapProcessRunnerOptions {
   readonly gid?: number;
   /** Starts bwrap: in-process by default, or a SpawnServer's `run`. */
   readonly spawn?: ProcessGroupSpawner;
+  /**
+   * `spawn` starts bwrap from inside a network namespace of its own with no network (a SpawnServer
+   * under isolatedNetworkWrapper): the sandbox keeps that namespace instead of making one per
+   * process. Creating and tearing down a network namespace is half of bwrap's cost here.
+   */
+  readonly inIsolatedNetwork?: boolean;
+}
+
+/**
+ * Runs a command (a spawn server) in a new network namespace with no network, otherwise seeing the
+ * host as it is. Sandboxes started from it share that empty namespace: no network at all, as with
+ * one namespace each, though concurrent sandboxes could reach each other's abstract Unix sockets.
+ */
+export function isolatedNetworkWrapper(bwrapPath: string): string[] {
+  return [bwrapPath, '--unshare-net', '--die-with-parent', '--dev-bind', '/', '/', '--'];
 }
 
 /**
@@ -48,15 +63,23 @@ export class BubblewrapProcessRunner implements ProcessRunner {
     const spawn = this.options.spawn ?? spawnProcessGroup;
     return spawn({
       ...spec,
-      argv: [this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec), '--', ...exactPwd(spec), ...spec.argv],
+      argv: [
+        this.options.bwrapPath,
+        ...identity(this.options),
+        ...bubblewrapArguments(spec, this.options.inIsolatedNetwork ?? false),
+        '--',
+        ...exactPwd(spec),
+        ...spec.argv,
+      ],
     });
   }
 }
 
 /** The bwrap command line (without the program and the command) for one process spec. */
-export function bubblewrapArguments(spec: ProcessSpec): string[] {
+export function bubblewrapArguments(spec: ProcessSpec, inIsolatedNetwork = false): string[] {
   const args = [
     '--unshare-all',
+    ...(inIsolatedNetwork ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',
     '--hostname',

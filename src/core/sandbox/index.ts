@@ -7,7 +7,12 @@ export {
   exitStatusOf,
 } from './process-runner.js';
 export { LocalProcessRunner } from './local-process-runner.js';
-export { SpawnServer, type ProcessGroupSpawner } from './spawn-server.js';
-export { BubblewrapProcessRunner, bubblewrapArguments, type BubblewrapProcessRunnerOptions } from './bubblewrap-process-runner.js';
+export { SpawnServer, type ProcessGroupSpawner, type SpawnServerOptions } from './spawn-server.js';
+export {
+  BubblewrapProcessRunner,
+  bubblewrapArguments,
+  isolatedNetworkWrapper,
+  type BubblewrapProcessRunnerOptions,
+} from './bubblewrap-process-runner.js';
 export { detectSandboxSupport, type SandboxSupport, type DetectSandboxOptions } from './detect-sandbox-support.js';
 export { createSandboxedProcessRunner, type SandboxedProcessRunnerChoice } from './create-process-runner.js';

@@ -1,7 +1,7 @@
 /**
  * The spawn server's process (see spawn-server.ts): runs each process group its parent asks for and
  * answers with the result. Messages from the parent: `{ run: id, spec }` and `{ kill: id }`; to it:
- * `{ done: id, result }` or `{ done: id, error }`. When the parent goes away, every group still
+ * `{ ready: true }` once, then `{ done: id, result }` or `{ done: id, error }`. When the parent goes away, every group still
  * running is killed and the server exits.
  */
 import { spawnProcessGroup, type ProcessGroupSpec } from './spawn-process-group.js';
@@ -29,9 +29,16 @@ process.on('message', (message: Request) => {
   );
   function reply(answer: object): void {
     running.delete(id);
-    process.send?.(answer);
+    tell(answer);
   }
 });
+
+/** Sends to the parent; once the parent has gone there is no one to tell, and that is no error. */
+function tell(message: object): void {
+  if (process.connected) process.send?.(message, undefined, undefined, () => {});
+}
+
+tell({ ready: true });
 
 process.on('disconnect', () => {
   for (const abort of running.values()) abort.abort();

@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ProcessResult } from './process-runner.js';
@@ -7,7 +7,17 @@ import { spawnProcessGroup, type ProcessGroupSpec } from './spawn-process-group.
 /** Starts a process group and waits for it: `spawnProcessGroup` itself, or a spawn server's `run`. */
 export type ProcessGroupSpawner = (spec: ProcessGroupSpec) => Promise<ProcessResult>;
 
-type Answer = { readonly done: number; readonly result: ProcessResult } | { readonly done: number; readonly error: string };
+type Answer = { readonly done: number; readonly result: ProcessResult } | { readonly done: number; readonly error: string } | { readonly ready: true };
+
+export interface SpawnServerOptions {
+  /** The compiled server script; by default the one beside this module (see compiledServerScript). */
+  readonly script?: string;
+  /**
+   * A command prefix the server runs under, e.g. bubblewrap putting it in a network namespace of
+   * its own (isolatedNetworkWrapper); it must pass the IPC descriptor and environment through.
+   */
+  readonly wrapper?: readonly string[];
+}
 
 /**
  * Starts processes from a small helper process instead of Kiln's own. Node forks the whole parent
@@ -22,10 +32,32 @@ type Answer = { readonly done: number; readonly result: ProcessResult } | { read
  */
 export class SpawnServer {
   private child: ChildProcess | undefined;
+  private readyState: Promise<boolean> | undefined;
   private readonly pending = new Map<number, { resolve(r: ProcessResult): void; reject(e: Error): void }>();
   private nextId = 0;
+  private readonly script: string | undefined;
+  private readonly wrapper: readonly string[];
 
-  constructor(private readonly script: string | undefined = compiledServerScript()) {}
+  constructor(options: SpawnServerOptions = {}) {
+    this.script = options.script ?? compiledServerScript();
+    this.wrapper = options.wrapper ?? [];
+  }
+
+  /**
+   * Starts the server if needed; true once it answers, false if it could not start (a wrapper that
+   * fails here, say). Callers that depend on the wrapper ask this before the first run.
+   */
+  async started(): Promise<boolean> {
+    if (this.script === undefined) return false;
+    const child = this.start(this.script);
+    // Waiting for the answer must keep Kiln alive, like a pending run does.
+    this.ref(child);
+    try {
+      return await this.readyState!;
+    } finally {
+      if (this.pending.size === 0) this.unref(child);
+    }
+  }
 
   /** Whether processes really start from the helper process (else in-process). */
   get outOfProcess(): boolean {
@@ -67,8 +99,17 @@ export class SpawnServer {
   private start(script: string): ChildProcess {
     if (this.child) return this.child;
     // 'advanced' serialization carries Buffers (captured stdout/stderr) without re-encoding them.
-    const child = fork(script, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], serialization: 'advanced', execArgv: [] });
+    const options = { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as StdioOptions, serialization: 'advanced' as const };
+    const child =
+      this.wrapper.length === 0
+        ? fork(script, [], { ...options, execArgv: [] })
+        : spawn(this.wrapper[0]!, [...this.wrapper.slice(1), process.execPath, script], options);
+    let announceReady: (ok: boolean) => void = () => {};
+    this.readyState = new Promise<boolean>((resolve) => (announceReady = resolve));
+    child.on('exit', () => announceReady(false));
+    child.on('error', () => announceReady(false));
     child.on('message', (answer: Answer) => {
+      if ('ready' in answer) return announceReady(true);
       const waiter = this.pending.get(answer.done);
       if (!waiter) return;
       this.pending.delete(answer.done);

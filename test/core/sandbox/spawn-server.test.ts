@@ -2,10 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalProcessRunner, SpawnServer } from '../../../src/core/index.js';
+import { createServer, type AddressInfo } from 'node:net';
+import { BubblewrapProcessRunner, detectSandboxSupport, isolatedNetworkWrapper, LocalProcessRunner, SpawnServer } from '../../../src/core/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
 
 const server = new SpawnServer();
+const support = await detectSandboxSupport({ env: process.env });
 afterAll(() => server.close());
 
 describe('SpawnServer', () => {
@@ -41,6 +43,29 @@ describe('SpawnServer', () => {
       expect(again.exitCode).toBe(0);
     } finally {
       own.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!support.available)('under isolatedNetworkWrapper, starts sandboxes that share its empty network namespace', async () => {
+    if (!support.available) return;
+    const isolated = new SpawnServer({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
+    const host = createServer();
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    const port = (host.address() as AddressInfo).port;
+    const dir = mkdtempSync(join(tmpdir(), 'kiln-spawn-server-'));
+    try {
+      expect(await isolated.started()).toBe(true);
+      const probe = `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo online || echo offline`;
+      const spec = { argv: ['bash', '-c', probe], cwd: dir, env: { PATH: '/usr/bin:/bin' }, stdout: { kind: 'buffer' as const, limitBytes: 100 } };
+      const sandboxed = await new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, spawn: isolated.run, inIsolatedNetwork: true }).run(spec);
+      expect(sandboxed.stdout.toString()).toBe('offline\n');
+      // The server itself has no network either; the plain server's processes have the host's.
+      expect((await isolated.run(spec)).stdout.toString()).toBe('offline\n');
+      expect((await server.run(spec)).stdout.toString()).toBe('online\n');
+    } finally {
+      isolated.close();
+      host.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
