@@ -72,8 +72,12 @@ export async function startCluster({ executors, slots, work, runner }) {
   };
 }
 
+/** CPU milliseconds this process (every thread) spent per call in the last `ratePerSecond` run. */
+export let lastCpuMsPerCall = NaN;
+
 /** Runs `one()` `total` times, `concurrency` at once; resolves with the rate per second. */
 export async function ratePerSecond(total, concurrency, one) {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   let next = 0;
   await Promise.all(
@@ -84,5 +88,7 @@ export async function ratePerSecond(total, concurrency, one) {
       }
     }),
   );
+  const used = process.cpuUsage(cpu);
+  lastCpuMsPerCall = (used.user + used.system) / 1000 / total;
   return total / ((performance.now() - start) / 1000);
 }

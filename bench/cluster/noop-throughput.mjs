@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import * as harness from './cluster-harness.mjs';
 import { NO_OP, ratePerSecond, startCluster } from './cluster-harness.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -60,16 +61,18 @@ async function floors(concurrency, work) {
   const total = Math.min(ACTIONS, 1000);
   for (let i = 0; i < 20; i++) await bareSpawn();
   const spawnRate = await ratePerSecond(total, concurrency, bareSpawn);
+  const spawnCpu = harness.lastCpuMsPerCall;
   const runnerRate = await ratePerSecond(total, concurrency, () => runner.run(runRequest(dir)));
-  return { spawnRate, runnerRate, runner: runner.name };
+  return { spawnRate, spawnCpu, runnerRate, runnerCpu: harness.lastCpuMsPerCall, runner: runner.name };
 }
 
 async function throughput(executors, work) {
   const c = await startCluster({ executors, slots: SLOTS, work, runner: newRunner });
   for (let i = 0; i < 20; i++) await c.runOne(); // warm up connections and the JIT
   const rate = await ratePerSecond(ACTIONS, CONCURRENCY, c.runOne);
+  const cpu = harness.lastCpuMsPerCall;
   await c.stop();
-  return rate;
+  return { rate, cpu };
 }
 
 const ts = (t) => (t ? t.seconds * 1000 + t.nanos / 1e6 : NaN);
@@ -116,8 +119,10 @@ try {
   const four = await throughput(4, join(work, 't4'));
   const lat = await latency(work);
   const f = (x) => x.toFixed(0);
-  console.log(`no-op actions/s (${ACTIONS} actions, ${CONCURRENCY} clients, ${SLOTS} slots per executor, runner ${floorOne.runner}): 1 executor ${f(one)}, 4 executors ${f(four)} (goal >= 500)`);
+  const c = (x) => x.toFixed(2);
+  console.log(`no-op actions/s (${ACTIONS} actions, ${CONCURRENCY} clients, ${SLOTS} slots per executor, runner ${floorOne.runner}): 1 executor ${f(one.rate)}, 4 executors ${f(four.rate)} (goal >= 500)`);
   console.log(`floor in this process at the same concurrency (${SLOTS} / ${4 * SLOTS} at once): node spawn of /bin/true ${f(floorOne.spawnRate)} / ${f(floorFour.spawnRate)} per s, the ${floorOne.runner} runner alone ${f(floorOne.runnerRate)} / ${f(floorFour.runnerRate)} per s`);
+  console.log(`CPU of this process per action (ms, 1 / 4 executors): through the scheduler ${c(one.cpu)} / ${c(four.cpu)}, node spawn alone ${c(floorOne.spawnCpu)} / ${c(floorFour.spawnCpu)}, the runner alone ${c(floorOne.runnerCpu)} / ${c(floorFour.runnerCpu)}`);
   console.log(`latency per action (median of ${LATENCY_ACTIONS}, runner ${lat.runner}): direct ${lat.direct.toFixed(2)} ms, through the scheduler ${lat.remote.toFixed(2)} ms, added ${(lat.remote - lat.direct).toFixed(2)} ms (goal < 5 ms)`);
   console.log(`mean phases (ms): ${Object.entries(lat.phases).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`);
 } finally {
