@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -61,5 +61,29 @@ describe('kiln build --spawn_strategy=sandboxed', () => {
     } finally {
       server.close();
     }
+  });
+
+  // A terminal's Ctrl-C reaches the whole foreground process group; the spawn servers must survive it
+  // so that Kiln reports the action as interrupted, and nothing may outlive Kiln.
+  it.skipIf((!HAS_BWRAP || !BUILT) && process.env.CI !== 'true')('the built bin/kiln stops cleanly on Ctrl-C to its process group', async () => {
+    const marker = `kiln-ctrl-c-${process.pid}-${Date.now()}`;
+    const ws = new E2eWorkspace({ WORKSPACE: '', 'pkg/BUILD': `genrule(name = "slow", outs = ["slow.txt"], cmd = "echo started >&2; exec -a ${marker} sleep 60")\n` });
+    const child = spawn(BINARY, ['build', '--spawn_strategy=sandboxed', '//pkg:slow'], { cwd: ws.root, env: { HOME: ws.home, PATH: process.env.PATH }, detached: true });
+    let stderr = '';
+    const started = new Promise<void>((resolve) =>
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        if (stderr.includes('Executing genrule //pkg:slow')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await started;
+    // The action's process itself must be running when the signal comes: wait until it shows.
+    for (let i = 0; i < 200 && spawnSync('pgrep', ['-f', marker]).status !== 0; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(spawnSync('pgrep', ['-f', marker]).status).toBe(0);
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await exited).toBe(8);
+    expect(stderr).toContain('Executing genrule //pkg:slow interrupted');
+    expect(spawnSync('pgrep', ['-f', marker]).stdout.toString()).toBe('');
   });
 });

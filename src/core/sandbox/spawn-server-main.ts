@@ -10,9 +10,9 @@ type Request = { readonly run: number; readonly spec: ProcessGroupSpec } | { rea
 
 const running = new Map<number, AbortController>();
 
-// The terminal's Ctrl-C reaches this process too (same process group as Kiln): Kiln decides what to
-// stop and says so with `kill`; the action processes themselves run in their own groups.
-process.on('SIGINT', () => {});
+// Kiln starts this process in a session of its own, so the terminal's Ctrl-C reaches Kiln only:
+// Kiln decides what to stop and says so with `kill`. SIGTERM is ignored for the same reason (a
+// process manager stopping Kiln's group); the server ends when its IPC channel closes.
 process.on('SIGTERM', () => {});
 
 process.on('message', (message: Request) => {

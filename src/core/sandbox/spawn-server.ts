@@ -99,7 +99,10 @@ export class SpawnServer {
   private start(script: string): ChildProcess {
     if (this.child) return this.child;
     // 'advanced' serialization carries Buffers (captured stdout/stderr) without re-encoding them.
-    const options = { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as StdioOptions, serialization: 'advanced' as const };
+    // Detached: the terminal's Ctrl-C goes to Kiln's process group, and Kiln decides what to stop and
+    // sends `kill`; the server (and a wrapper such as bwrap) must outlive the signal to report back.
+    // It still ends with Kiln: it exits when the IPC channel closes, and bwrap has --die-with-parent.
+    const options = { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] as StdioOptions, serialization: 'advanced' as const, detached: true };
     const child =
       this.wrapper.length === 0
         ? fork(script, [], { ...options, execArgv: [] })
