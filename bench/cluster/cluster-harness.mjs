@@ -11,6 +11,17 @@ const { parseCacheServerConfig, startCacheServer, createExecutionServer } = awai
 const { startExecutor, DEFAULT_CACHE_BYTES } = await import(join(repo, 'dist/executor/index.js'));
 
 export const NO_OP = ['/bin/true'];
+
+/** `--name=value` / `--flag` arguments as an object (values are strings; a bare flag is ''). */
+export function parseArgs(argv) {
+  return Object.fromEntries(
+    argv.map((a) => {
+      const m = /^--([a-z-]+)=?(.*)$/.exec(a);
+      if (!m) throw new Error(`bad argument ${a}`);
+      return [m[1], m[2]];
+    }),
+  );
+}
 let salt = 0;
 
 /**

@@ -10,19 +10,13 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startCluster } from './cluster-harness.mjs';
+import { parseArgs, startCluster } from './cluster-harness.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const { DockerRunner } = await import(join(repo, 'dist/executor/runners/docker-runner.js'));
 const { LocalRunner } = await import(join(repo, 'dist/executor/runners/local-runner.js'));
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const m = /^--([a-z-]+)=?(.*)$/.exec(a);
-    if (!m) throw new Error(`bad argument ${a}`);
-    return [m[1], m[2]];
-  }),
-);
+const args = parseArgs(process.argv.slice(2));
 const ACTIONS = Number(args['actions'] ?? 30);
 const SLOTS = Number(args['slots'] ?? 4);
 const dockerHost = process.env.KILN_DOCKER_HOST ?? process.env.DOCKER_HOST;

@@ -12,18 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as harness from './cluster-harness.mjs';
-import { NO_OP, ratePerSecond, startCluster } from './cluster-harness.mjs';
+import { NO_OP, parseArgs, ratePerSecond, startCluster } from './cluster-harness.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const { LocalRunner } = await import(join(repo, 'dist/executor/runners/local-runner.js'));
 
-const args = Object.fromEntries(
-  process.argv.slice(2).map((a) => {
-    const m = /^--([a-z-]+)=?(.*)$/.exec(a);
-    if (!m) throw new Error(`bad argument ${a}`);
-    return [m[1], m[2]];
-  }),
-);
+const args = parseArgs(process.argv.slice(2));
 const ACTIONS = Number(args['actions'] ?? 2000);
 const CONCURRENCY = Number(args['concurrency'] ?? 64);
 const LATENCY_ACTIONS = Number(args['latency-actions'] ?? 200);
