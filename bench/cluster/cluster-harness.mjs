@@ -25,8 +25,8 @@ export function parseArgs(argv) {
 let salt = 0;
 
 /**
- * Starts the cluster: `executors` executors of `slots` slots, each with the runner `runner()` gives.
- * `runOne()` resolves with the ExecuteResponse of a fresh no-op action (and rejects unless it exited 0).
+ * Starts the cluster in this process: `executors` executors of `slots` slots, each with the runner
+ * `runner()` gives, and a client (see connectClient).
  */
 export async function startCluster({ executors, slots, work, runner }) {
   const execution = createExecutionServer();
@@ -47,7 +47,24 @@ export async function startCluster({ executors, slots, work, runner }) {
       ),
     );
   }
-  const address = server.endpoint.replace('grpc://', '');
+  const client = await connectClient(server.endpoint);
+  return {
+    runOne: client.runOne,
+    stop: async () => {
+      for (const e of running) await e.stop();
+      client.close();
+      await server.close();
+      execution.close();
+    },
+  };
+}
+
+/**
+ * A REAPI client of the cluster at `endpoint` (grpc://HOST:PORT): `runOne()` resolves with the
+ * ExecuteResponse of a fresh no-op action (and rejects unless it exited 0).
+ */
+export async function connectClient(endpoint) {
+  const address = endpoint.replace('grpc://', '');
   const make = (def, name) => new (grpc.makeGenericClientConstructor(def, name))(address, grpc.credentials.createInsecure());
   const cas = make(reapi.ContentAddressableStorageService, 'CAS');
   const exec = make(reapi.ExecutionService, 'Execution');
@@ -73,12 +90,9 @@ export async function startCluster({ executors, slots, work, runner }) {
   };
   return {
     runOne,
-    stop: async () => {
-      for (const e of running) await e.stop();
+    close: () => {
       cas.close();
       exec.close();
-      await server.close();
-      execution.close();
     },
   };
 }
