@@ -70,7 +70,10 @@ export class SpawnServer {
     const id = this.nextId++;
     const { signal, ...plain } = spec;
     return new Promise<ProcessResult>((resolve, reject) => {
-      const onAbort = () => child.send({ kill: id });
+      // A server that has gone has killed its processes already (it kills them on disconnect).
+      const onAbort = () => {
+        if (child.connected) child.send({ kill: id });
+      };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.pending.set(id, {
         resolve: (r) => {
