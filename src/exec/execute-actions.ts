@@ -205,7 +205,7 @@ class ActionRunner {
       if (cached && this.declaresExactly(action, cached) && (await diskCache.restore(cached, execRoot))) {
         await this.recordOutputs(cached);
         for (const o of cached) await this.digestCache.remember(join(execRoot, o.path), o.digest);
-        if (cacheable) this.actionCache.put(localKey, resultOf(cached));
+        if (cacheable) this.actionCache.put(localKey, cached);
         this.count('disk cache hit');
         this.reporter.actionFinished(action, 'disk cache hit');
         return true;
@@ -303,7 +303,7 @@ class ActionRunner {
         outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
       }
       await this.recordOutputs(outputs);
-      if (cacheable) this.actionCache.put(key.local, resultOf(outputs));
+      if (cacheable) this.actionCache.put(key.local, outputs);
       if (diskCache) {
         await diskCache.store(key.reapi, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
       }
@@ -337,11 +337,10 @@ class ActionRunner {
 
   /** A local action cache hit whose outputs are all still on disk with the recorded digests. */
   private async upToDate(action: Action, key: string): Promise<boolean> {
-    const result = this.actionCache.get(key);
-    if (!result) return false;
+    const recorded = this.actionCache.get(key);
+    if (!recorded) return false;
     const outputs: CachedOutput[] = [];
-    for (const file of result.outputFiles) {
-      if (!file.digest) return false;
+    for (const file of recorded) {
       try {
         const now = await this.digestCache.digest(join(this.options.execRoot, file.path));
         if (now.isDirectory || now.digest.hash !== file.digest.hash || now.isExecutable !== file.isExecutable) return false;
@@ -428,10 +427,6 @@ class ActionRunner {
     this.reporter.actionFailed(failure);
     return false;
   }
-}
-
-function resultOf(outputs: readonly CachedOutput[]) {
-  return { outputFiles: outputs.map((o) => ({ path: o.path, digest: o.digest, isExecutable: o.isExecutable })), exitCode: 0 };
 }
 
 function exitDescription(result: ProcessResult): string {

@@ -1,16 +1,24 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { reapi } from '../core/index.js';
-
-/** 02: keyed by localActionKey (01 was keyed by the REAPI Action digest). */
-const MAGIC = Buffer.from('KILNAC02');
+import type { CachedOutput } from './disk-cache.js';
 
 /**
- * The local action cache: local action key (see localActionKey, 64 hex digits) → ActionResult (the digests of the outputs it produced), kept
- * in memory and persisted as one file in the output base. A hit is only trusted by the executor once
- * the outputs on disk still have those digests.
+ * 03: values are JSON output lists (02 held serialized REAPI ActionResults, which made every null
+ * build load the protobuf runtime just to read them); 01 was keyed by the REAPI Action digest.
+ */
+const MAGIC = Buffer.from('KILNAC03');
+
+/** One output as stored: [path, SHA-256 hex, size, executable]. */
+type StoredOutput = [string, string, number, boolean];
+
+/**
+ * The local action cache: local action key (see localActionKey, 64 hex digits) → the outputs the
+ * action produced (path, digest, executable bit), kept in memory and persisted as one file in the
+ * output base. A hit is only trusted by the executor once the outputs on disk still have those
+ * digests. Only successful actions are stored, so no exit code is kept. The disk and remote caches
+ * hold REAPI ActionResults; this one is Kiln's own and stays cheap to read.
  *
- * File format: MAGIC, then records of [32-byte action hash][u32 length][serialized ActionResult].
+ * File format: MAGIC, then records of [32-byte key][u32 length][UTF-8 JSON of StoredOutput[]].
  * `save` writes a temp file and renames it, so a crash keeps the previous cache whole.
  */
 export class LocalActionCache {
@@ -50,19 +58,22 @@ export class LocalActionCache {
     return this.entries.size;
   }
 
-  get(key: string): reapi.ActionResult | undefined {
+  /** The outputs recorded for `key`; undefined when absent or unreadable (then dropped). */
+  get(key: string): CachedOutput[] | undefined {
     const bytes = this.entries.get(key);
     if (!bytes) return undefined;
     try {
-      return reapi.ActionResult.decode(bytes);
+      const stored = JSON.parse(bytes.toString('utf8')) as StoredOutput[];
+      return stored.map(([path, hash, sizeBytes, isExecutable]) => ({ path, digest: { hash, sizeBytes }, isExecutable }));
     } catch {
       this.remove(key);
       return undefined;
     }
   }
 
-  put(key: string, result: reapi.ActionResultInit): void {
-    this.entries.set(key, reapi.ActionResult.encode(result));
+  put(key: string, outputs: readonly CachedOutput[]): void {
+    const stored: StoredOutput[] = outputs.map((o) => [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable]);
+    this.entries.set(key, Buffer.from(JSON.stringify(stored)));
     this.dirty = true;
   }
 
