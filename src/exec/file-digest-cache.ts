@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { digestOfFile, type Digest } from '../core/index.js';
+import { digestOf, digestOfFile, type Digest } from '../core/index.js';
 
 /** What identifies one version of a file without reading it. */
 interface FileStamp {
@@ -16,6 +16,8 @@ interface Entry extends FileStamp {
 }
 
 const FORMAT_VERSION = 1;
+/** Files up to this size are read whole and synchronously. */
+const SMALL_FILE_BYTES = 256 * 1024;
 /**
  * A file modified this close to the moment it was hashed may change again within the same kernel
  * timestamp tick (4-10 ms) without its stamp changing ("racily clean", as git calls it); such entries
@@ -86,7 +88,9 @@ export class FileDigestCache {
       return { digest: { hash: cached.hash, sizeBytes: cached.size }, isExecutable, isDirectory: false };
     }
     const hashedAtNs = BigInt(Date.now()) * 1_000_000n;
-    const digest = await digestOfFile(path);
+    // Most inputs and outputs are small: one synchronous read costs less than the open, read and
+    // close round trips of the streaming reader, which large files keep.
+    const digest = stamp.size <= SMALL_FILE_BYTES ? digestOf(readFileSync(path)) : await digestOfFile(path);
     this.hashedFiles++;
     if (digest.sizeBytes === stamp.size) this.record(path, stamp, digest, options.settled ? undefined : hashedAtNs);
     return { digest, isExecutable, isDirectory: false };
