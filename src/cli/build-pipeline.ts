@@ -14,7 +14,9 @@ import {
 } from '../analysis/index.js';
 import { ExitCode, formatPosition, isKilnError, UsageError, type Position } from '../core/index.js';
 import {
+  ActionSpawners,
   executeActions,
+  mayUseSandbox,
   OUTPUT_DIR_NAME,
   parseMnemonicStrategy,
   parseStrategyList,
@@ -100,6 +102,15 @@ export interface BuildResult {
  * convenience symlinks, Bazel's closing lines. Never throws for user errors.
  */
 export async function runBuild(args: readonly string[], io: CliIO, command: 'build' | 'run'): Promise<BuildResult> {
+  const spawners = new ActionSpawners(io.env);
+  try {
+    return await buildWith(args, io, command, spawners);
+  } finally {
+    spawners.close();
+  }
+}
+
+async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run', spawners: ActionSpawners): Promise<BuildResult> {
   const startedAt = performance.now();
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
   const startup = takeOutputBaseFlag(args);
@@ -132,6 +143,8 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
       return fail(ExitCode.COMMAND_LINE_ERROR);
     }
   }
+  // The processes actions start from come up while loading and analysis run, not on the first action.
+  if (options.getBool('build')) spawners.warmUp({ sandbox: mayUseSandbox(strategies) });
   const keepGoing = options.getBool('keep_going');
   const buildFailed = (exitCode: number = ExitCode.BUILD_FAILURE): BuildResult => {
     ctx.loader.flush();
@@ -235,6 +248,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
           ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
           strategies,
           signal: abort.signal,
+          spawners,
         },
         reporter,
       );

@@ -2,19 +2,10 @@ import { mkdirSync, rmSync, unlinkSync } from 'node:fs';
 import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import {
-  BubblewrapProcessRunner,
-  detectSandboxSupport,
-  isKilnError,
-  isolatedNetworkWrapper,
-  LocalProcessRunner,
-  SpawnServer,
-  type Digest,
-  type ProcessResult,
-  type SandboxSupport,
-} from '../core/index.js';
+import { isKilnError, type Digest, type ProcessResult, type SandboxSupport } from '../core/index.js';
 import type { Action } from '../analysis/index.js';
 import { actionEnvironment } from './action-environment.js';
+import { ActionSpawners } from './action-spawners.js';
 import { buildActionGraph } from './action-graph.js';
 import { computeActionKey } from './action-key.js';
 import { scriptedCommand } from './command-script.js';
@@ -52,6 +43,11 @@ export interface ExecutionOptions {
   readonly strategies?: StrategyFlags;
   /** Whether the machine can sandbox; detected (once, lazily) when absent. */
   readonly sandbox?: SandboxSupport;
+  /**
+   * The helper processes actions start from, when the caller started them early (and closes them);
+   * otherwise the build starts its own on first use and closes them at the end.
+   */
+  readonly spawners?: ActionSpawners;
   /** Aborting (Ctrl-C) kills running processes and starts no more; the build then fails. */
   readonly signal?: AbortSignal;
 }
@@ -84,7 +80,8 @@ export async function executeActions(actions: readonly Action[], options: Execut
   let opened: Promise<DiskCache> | undefined;
   const diskCache = dir ? () => (opened ??= DiskCache.open(dir)) : undefined;
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
-  const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, paths.scratch, new ProcessSlots(jobs));
+  const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox);
+  const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, paths.scratch, new ProcessSlots(jobs), spawners);
 
   reporter.buildStarted(actions.length);
   // Actions in flight (hashing inputs, checking caches, waiting for a process slot); only the
@@ -122,7 +119,7 @@ export async function executeActions(actions: readonly Action[], options: Execut
   try {
     await runAll();
   } finally {
-    run.closeSpawnServers();
+    if (!options.spawners) spawners.close();
   }
 
   await Promise.all([digestCache.save(), actionCache.save()]);
@@ -143,11 +140,7 @@ class ActionRunner {
   readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
   /** Digests of outputs produced or verified in this build, so dependents need not stat them. */
   private readonly outputDigests = new Map<string, InputFile>();
-  /** Starts every action process from a small helper process (see SpawnServer). */
-  private readonly spawnServer = new SpawnServer();
-  /** The sandboxed strategy's spawn server, in an isolated network namespace, once started. */
-  private sandboxSpawnServer: SpawnServer | undefined;
-  private readonly local = new LocalStrategy(new LocalProcessRunner(this.spawnServer.run));
+  private readonly local: LocalStrategy;
   private sandboxed: Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> | undefined;
   private warnedSandbox = false;
   /** A process exited unsuccessfully; its failure may not be recorded yet. */
@@ -162,7 +155,10 @@ class ActionRunner {
     private readonly openDiskCache: (() => Promise<DiskCache>) | undefined,
     private readonly scratchRoot: string,
     private readonly slots: ProcessSlots,
-  ) {}
+    private readonly spawners: ActionSpawners,
+  ) {
+    this.local = new LocalStrategy(spawners.local);
+  }
 
   /** True once the build stops (a failure without --keep_going, or Ctrl-C): start nothing more. */
   stopping(): boolean {
@@ -400,28 +396,8 @@ class ActionRunner {
   }
 
   private sandbox(): Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> {
-    this.sandboxed ??= (async () => {
-      const support = this.options.sandbox ?? (await detectSandboxSupport({ env: this.options.clientEnv }));
-      if (!support.available) return { support };
-      // Sandboxes start from a spawn server in an empty network namespace of its own, when this
-      // machine lets bwrap make one for it; otherwise each sandbox makes its own.
-      const isolated = new SpawnServer({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
-      this.sandboxSpawnServer = isolated;
-      const inIsolatedNetwork = await isolated.started();
-      const runner = new BubblewrapProcessRunner({
-        bwrapPath: support.bwrapPath,
-        spawn: inIsolatedNetwork ? isolated.run : this.spawnServer.run,
-        inIsolatedNetwork,
-      });
-      return { support, strategy: new SandboxedStrategy(runner) };
-    })();
+    this.sandboxed ??= this.spawners.sandbox().then(({ support, runner }) => ({ support, strategy: runner && new SandboxedStrategy(runner) }));
     return this.sandboxed;
-  }
-
-  /** Ends the helper processes this build started. */
-  closeSpawnServers(): void {
-    this.spawnServer.close();
-    this.sandboxSpawnServer?.close();
   }
 
   private count(kind: ProcessKind): void {

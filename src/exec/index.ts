@@ -3,6 +3,7 @@ export {
   executionPaths,
   type ExecutionOptions,
 } from './execute-actions.js';
+export { ActionSpawners, type SandboxRunner } from './action-spawners.js';
 export {
   type ExecutionReporter,
   type ExecutionSummary,
@@ -22,6 +23,7 @@ export {
   type StrategyFlags,
   parseStrategyList,
   parseMnemonicStrategy,
+  mayUseSandbox,
 } from './strategy-selection.js';
 export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
 export { buildInputTree, type InputFile, type InputTree } from './input-tree.js';

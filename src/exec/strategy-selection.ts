@@ -78,3 +78,9 @@ export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox:
       `add 'local' to the list (--spawn_strategy=sandboxed,local) or pass --sandbox_fallback`,
   };
 }
+
+/** Whether any action could be sent to the sandbox under these flags (unset means it could). */
+export function mayUseSandbox(flags: StrategyFlags): boolean {
+  const lists = [flags.spawnStrategy, flags.genruleStrategy, ...Object.values(flags.strategyByMnemonic ?? {})];
+  return flags.spawnStrategy === undefined || lists.some((list) => list?.includes('sandboxed'));
+}

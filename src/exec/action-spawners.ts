@@ -1,0 +1,67 @@
+import {
+  BubblewrapProcessRunner,
+  detectSandboxSupport,
+  isolatedNetworkWrapper,
+  LocalProcessRunner,
+  SpawnServer,
+  type ProcessRunner,
+  type SandboxSupport,
+} from '../core/index.js';
+
+/** The sandbox as this machine allows it: the runner when it can sandbox, and why not otherwise. */
+export interface SandboxRunner {
+  readonly support: SandboxSupport;
+  readonly runner?: ProcessRunner;
+}
+
+/**
+ * The helper processes a build's actions start from (see SpawnServer): one for local actions and,
+ * once the sandbox is asked for, one inside an empty network namespace whose sandboxes share it
+ * (falling back to a namespace per sandbox where the wrapper cannot start). Each starts on first
+ * use; `warmUp` starts them at once, so that a caller can overlap their start-up (a Node process,
+ * and bwrap's check and wrapper) with loading and analysis instead of making the first action
+ * wait. The owner closes them.
+ */
+export class ActionSpawners {
+  private readonly localServer = new SpawnServer();
+  private isolatedServer: SpawnServer | undefined;
+  private sandboxed: Promise<SandboxRunner> | undefined;
+  readonly local: ProcessRunner = new LocalProcessRunner(this.localServer.run);
+
+  /** `sandbox`: whether the machine can sandbox, when the caller knows (tests); detected otherwise. */
+  constructor(
+    private readonly clientEnv: Readonly<Record<string, string | undefined>>,
+    private readonly knownSupport?: SandboxSupport,
+  ) {}
+
+  /** Starts the helper processes now, in the background: the sandbox's only if it may be used. */
+  warmUp(options: { readonly sandbox: boolean }): this {
+    void this.localServer.started();
+    if (options.sandbox) void this.sandbox();
+    return this;
+  }
+
+  /** The sandbox runner, detecting support and starting its helper on the first call. */
+  sandbox(): Promise<SandboxRunner> {
+    this.sandboxed ??= (async () => {
+      const support = this.knownSupport ?? (await detectSandboxSupport({ env: this.clientEnv }));
+      if (!support.available) return { support };
+      const isolated = new SpawnServer({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
+      this.isolatedServer = isolated;
+      const inIsolatedNetwork = await isolated.started();
+      const runner = new BubblewrapProcessRunner({
+        bwrapPath: support.bwrapPath,
+        spawn: inIsolatedNetwork ? isolated.run : this.localServer.run,
+        inIsolatedNetwork,
+      });
+      return { support, runner };
+    })();
+    return this.sandboxed;
+  }
+
+  /** Ends the helper processes; runs still pending fail. */
+  close(): void {
+    this.localServer.close();
+    this.isolatedServer?.close();
+  }
+}
