@@ -106,7 +106,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   try {
     return await buildWith(args, io, command, spawners);
   } finally {
-    spawners.close();
+    await spawners.close();
   }
 }
 

@@ -60,8 +60,7 @@ export class ActionSpawners {
   }
 
   /** Ends the helper processes; runs still pending fail. */
-  close(): void {
-    this.localServer.close();
-    this.isolatedServer?.close();
+  async close(): Promise<void> {
+    await Promise.all([this.localServer.close(), this.isolatedServer?.close()]);
   }
 }

@@ -119,7 +119,7 @@ export async function executeActions(actions: readonly Action[], options: Execut
   try {
     await runAll();
   } finally {
-    if (!options.spawners) spawners.close();
+    if (!options.spawners) await spawners.close();
   }
 
   await Promise.all([digestCache.save(), actionCache.save()]);

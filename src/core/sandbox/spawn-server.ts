@@ -1,4 +1,5 @@
 import { fork, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ProcessResult } from './process-runner.js';
@@ -91,12 +92,19 @@ export class SpawnServer {
     });
   };
 
-  /** Ends the helper process; runs still pending fail. */
-  close(): void {
+  /**
+   * Ends the helper process; runs still pending fail. Resolves once it has exited, so that it never
+   * outlives Kiln and its CPU time (and its processes') is counted as Kiln's, as `time` reports it.
+   */
+  async close(): Promise<void> {
     const child = this.child;
     this.child = undefined;
     if (child?.connected) child.disconnect();
     this.failPending(new Error('the spawn server was closed'));
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.ref(); // waiting for its exit must keep Kiln alive
+      await once(child, 'exit');
+    }
   }
 
   private start(script: string): ChildProcess {
