@@ -19,7 +19,7 @@ import { LocalStrategy } from './local-strategy.js';
 import { ProcessSlots } from './process-slots.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import type { SpawnStrategy } from './spawn-strategy.js';
-import { chooseStrategy, type StrategyFlags } from './strategy-selection.js';
+import { chooseStrategy, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
 
 /** Thrown through a strategy when the build stopped before the action's process could start. */
 const SKIPPED = Symbol('skipped');
@@ -92,32 +92,31 @@ export async function executeActions(actions: readonly Action[], options: Execut
   let nextReady = 0;
   let running = 0;
   let finished = 0;
-  const runAll = () =>
-    new Promise<void>((resolve) => {
-      const pump = () => {
-        const stopped = run.stopping();
-        while (!stopped && running < inFlight && nextReady < ready.length) start(ready[nextReady++]!);
-        if (running === 0 && (stopped || nextReady === ready.length)) resolve();
-      };
-      const start = (action: Action) => {
-        running++;
-        void run.execute(action).then((outcome) => {
-          running--;
-          if (outcome !== 'skipped') finished++;
-          if (outcome === 'done') {
-            for (const dependent of graph.dependents.get(action)!) {
-              const left = waitingOn.get(dependent)! - 1;
-              waitingOn.set(dependent, left);
-              if (left === 0) ready.push(dependent);
-            }
+  const allDone = new Promise<void>((resolve) => {
+    const pump = () => {
+      const stopped = run.stopping();
+      while (!stopped && running < inFlight && nextReady < ready.length) start(ready[nextReady++]!);
+      if (running === 0 && (stopped || nextReady === ready.length)) resolve();
+    };
+    const start = (action: Action) => {
+      running++;
+      void run.execute(action).then((outcome) => {
+        running--;
+        if (outcome !== 'skipped') finished++;
+        if (outcome === 'done') {
+          for (const dependent of graph.dependents.get(action)!) {
+            const left = waitingOn.get(dependent)! - 1;
+            waitingOn.set(dependent, left);
+            if (left === 0) ready.push(dependent);
           }
-          pump();
-        });
-      };
-      pump();
-    });
+        }
+        pump();
+      });
+    };
+    pump();
+  });
   try {
-    await runAll();
+    await allDone;
   } finally {
     if (!options.spawners) await spawners.close();
   }
@@ -249,12 +248,10 @@ class ActionRunner {
       }
       const runEnv = { ...env, TMPDIR: tmpDir };
       const command = formatCommand(execRoot, env, action.argv);
-      let started = false;
       const withSlot = async (start: () => Promise<ProcessResult>): Promise<ProcessResult> => {
         const release = await this.slots.acquire();
         try {
           if (this.stopping()) throw SKIPPED;
-          started = true;
           this.reporter.actionStarted(action, strategy.runnerName, command);
           const result = await start();
           // Said before the slot passes on, so without --keep_going no further process starts.
@@ -268,7 +265,7 @@ class ActionRunner {
       try {
         result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, signal, withSlot });
       } catch (e) {
-        if (e === SKIPPED && !started) return 'skipped';
+        if (e === SKIPPED) return 'skipped';
         throw e;
       }
       if (signal?.aborted) {
@@ -387,7 +384,7 @@ class ActionRunner {
       this.fail({ action, message: `${choice.message}${reason}` });
       return undefined;
     }
-    const explicitSandbox = [flags.spawnStrategy, flags.genruleStrategy, ...Object.values(flags.strategyByMnemonic ?? {})].some((l) => l?.includes('sandboxed'));
+    const explicitSandbox = sandboxRequested(flags);
     if (!sandbox.support.available && explicitSandbox && !this.warnedSandbox && (choice.fellBackFromSandbox || choice.strategy === 'local')) {
       this.warnedSandbox = true;
       this.reporter.warning(`this machine cannot sandbox actions (${sandbox.support.reason}); running them locally`);

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { LocalProcessRunner, type ProcessResult, type ProcessRunner } from '../core/index.js';
+import type { ProcessResult, ProcessRunner } from '../core/index.js';
 import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /** Bazel's standalone strategy: the process runs in the execroot itself and sees all of it. */
@@ -8,7 +8,8 @@ export class LocalStrategy implements SpawnStrategy {
   readonly name = 'local';
   readonly runnerName = 'local';
 
-  constructor(private readonly runner: ProcessRunner = new LocalProcessRunner()) {}
+  /** `runner`: a LocalProcessRunner, normally on a build's spawn server (see ActionSpawners). */
+  constructor(private readonly runner: ProcessRunner) {}
 
   async exec(spawn: Spawn): Promise<ProcessResult> {
     await Promise.all(spawn.action.outputs.map((o) => mkdir(dirname(join(spawn.execRoot, o.execPath)), { recursive: true })));

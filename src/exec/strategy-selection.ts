@@ -79,8 +79,13 @@ export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox:
   };
 }
 
-/** Whether any action could be sent to the sandbox under these flags (unset means it could). */
-export function mayUseSandbox(flags: StrategyFlags): boolean {
+/** Whether a strategy flag names the sandbox explicitly. */
+export function sandboxRequested(flags: StrategyFlags): boolean {
   const lists = [flags.spawnStrategy, flags.genruleStrategy, ...Object.values(flags.strategyByMnemonic ?? {})];
-  return flags.spawnStrategy === undefined || lists.some((list) => list?.includes('sandboxed'));
+  return lists.some((list) => list?.includes('sandboxed'));
+}
+
+/** Whether any action could be sent to the sandbox under these flags (no --spawn_strategy: it could). */
+export function mayUseSandbox(flags: StrategyFlags): boolean {
+  return flags.spawnStrategy === undefined || sandboxRequested(flags);
 }
