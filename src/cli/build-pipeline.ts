@@ -1,18 +1,6 @@
-import { isAbsolute, relative, resolve } from 'node:path';
-import {
-  Analyzer,
-  createConfigurations,
-  currentHost,
-  LoadedTargetGraph,
-  parseBuildOptions,
-  platformDeclarationsFrom,
-  type Action,
-  type BuildConfiguration,
-  type BuildOptions,
-  type ConfiguredTarget,
-  type ConfigurationPair,
-} from '../analysis/index.js';
-import { ExitCode, formatPosition, isKilnError, UsageError, type Position } from '../core/index.js';
+import { resolve } from 'node:path';
+import { parseBuildOptions, type BuildOptions, type OutputDirectories } from '../analysis/index.js';
+import { ExitCode, isKilnError, UsageError } from '../core/index.js';
 import {
   ActionSpawners,
   executeActions,
@@ -27,72 +15,18 @@ import {
   type ExecutionSummary,
   type StrategyFlags,
 } from '../exec/index.js';
-import { findWorkspaceRoot, PackageLoader, readWorkspaceName, Workspace } from '../loading/index.js';
-import { QueryEngine, TargetPatternError } from '../query/index.js';
+import { analyzeBuild } from './analysis-phase.js';
+import type { BuildGraph, BuiltTarget } from './build-graph-cache.js';
 import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
-import { lockOutputBase, outputLayout, updateConvenienceSymlinks, type OutputLayout } from './output-base.js';
+import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
+import { openWorkspace, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
 
-/** `--output_base` is a startup option in Bazel (`bazel --output_base=X build`); Kiln takes it after the command too. */
-export function takeOutputBaseFlag(args: readonly string[]): { rest: string[]; outputBase?: string } | string {
-  const rest: string[] = [];
-  let outputBase: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      rest.push(...args.slice(i));
-      break;
-    }
-    if (a === '--output_base') {
-      outputBase = args[++i];
-      if (outputBase === undefined) return 'Expected value after --output_base';
-    } else if (a.startsWith('--output_base=')) outputBase = a.slice('--output_base='.length);
-    else rest.push(a);
-  }
-  return outputBase === undefined ? { rest } : { rest, outputBase };
-}
-
-/** The workspace a command runs in, with its loader and output layout. */
-export interface WorkspaceContext {
-  readonly workspace: Workspace;
-  readonly layout: OutputLayout;
-  readonly loader: PackageLoader;
-  readonly graph: LoadedTargetGraph;
-  /** The working directory's path inside the workspace, for relative target patterns. */
-  readonly offset: string;
-}
-
-export function openWorkspace(io: CliIO, command: string, outputBaseFlag: string | undefined): WorkspaceContext | string {
-  const root = findWorkspaceRoot(io.cwd);
-  if (root === undefined) {
-    return `The '${command}' command is only supported from within a workspace (below a directory having a MODULE.bazel, WORKSPACE or WORKSPACE.bazel file).`;
-  }
-  const workspace = new Workspace(root, readWorkspaceName(root));
-  const layout = outputLayout(root, workspace.name, io.env, io.cwd, outputBaseFlag);
-  const loader = new PackageLoader({ workspace, outputBase: layout.outputBase, onEvent: (kind, message) => io.stderr.write(`${kind}: ${message}\n`) });
-  const offset = relative(root, io.cwd);
-  return {
-    workspace,
-    layout,
-    loader,
-    graph: new LoadedTargetGraph(loader),
-    offset: offset.startsWith('..') || isAbsolute(offset) ? '' : offset.split('\\').join('/'),
-  };
-}
-
-export function configurationsFor(ctx: WorkspaceContext, options: BuildOptions): ConfigurationPair {
-  return createConfigurations(options, { host: currentHost(), platforms: platformDeclarationsFrom(ctx.graph) });
-}
-
-/** `ERROR: path/BUILD:12:8: message`, as Bazel prints loading and analysis errors. */
-export function printError(io: CliIO, message: string, pos?: Position): void {
-  io.stderr.write(`ERROR: ${pos ? `${pos.col > 0 ? formatPosition(pos) : `${pos.file}:${pos.line}`}: ` : ''}${message}\n`);
-}
-
-/** What a finished build hands to `run`: the requested targets as configured. */
+/** What a finished build hands to `run`: the requested targets and where their outputs live. */
 export interface BuildResult {
   readonly exitCode: number;
-  readonly targets: readonly ConfiguredTarget[];
+  readonly targets: readonly BuiltTarget[];
+  readonly outputDirectories?: OutputDirectories;
   readonly ctx?: WorkspaceContext;
 }
 
@@ -147,81 +81,20 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   if (options.getBool('build')) spawners.warmUp({ sandbox: mayUseSandbox(strategies) });
   const keepGoing = options.getBool('keep_going');
   const buildFailed = (exitCode: number = ExitCode.BUILD_FAILURE): BuildResult => {
-    ctx.loader.flush();
     io.stderr.write(`FAILED: Build did NOT complete successfully\n`);
     return { exitCode, targets: [], ctx };
   };
 
-  // Loading: target patterns to labels.
-  let requested: RequestedTarget[];
-  let loadingFailed = false;
-  try {
-    const expanded = expandTargetPatterns(ctx, patterns, keepGoing, io);
-    requested = expanded.targets;
-    loadingFailed = expanded.hadErrors;
-    if (loadingFailed && !keepGoing) return buildFailed();
-  } catch (e) {
-    if (e instanceof TargetPatternError) {
-      printError(io, e.message);
-      return buildFailed();
-    }
-    if (isKilnError(e)) {
-      printError(io, e.message, e.pos);
-      return buildFailed();
-    }
-    throw e;
-  }
-  if (command === 'run' && requested.length !== 1) {
-    printError(io, `Only a single target can be run. Your target pattern(s) ${patterns.join(' ')} matched ${requested.length} targets`);
-    return buildFailed(ExitCode.COMMAND_LINE_ERROR);
-  }
-
-  // Analysis.
-  let configurations: ConfigurationPair;
-  const configured: ConfiguredTarget[] = [];
-  let analysisFailed = false;
-  let analyzer: Analyzer;
-  try {
-    configurations = configurationsFor(ctx, options);
-    analyzer = new Analyzer(ctx.graph, {
-      configurations,
-      buildSettings: (label) => ctx.graph.buildSetting(label),
-      warn: (message, pos) => io.stderr.write(`WARNING: ${formatPosition(pos)}: ${message}\n`),
-    });
-  } catch (e) {
-    if (!isKilnError(e)) throw e;
-    printError(io, e.message, e.pos);
-    return buildFailed();
-  }
-  for (const t of requested) {
-    try {
-      const ct = t.fromWildcard ? analyzer.analyzeFromPattern(t.label) : analyzer.analyzeTopLevel(t.label);
-      if (ct) configured.push(ct);
-    } catch (e) {
-      if (!isKilnError(e)) throw e;
-      printError(io, e.message, e.pos);
-      analysisFailed = true;
-      if (!keepGoing) break;
-      io.stderr.write(`WARNING: errors encountered while analyzing target '${t.label}': it will not be built\n`);
-    }
-  }
-  if (analysisFailed && !keepGoing) {
-    printError(io, 'Analysis of target(s) failed; build aborted');
-    return buildFailed();
-  }
-  // Loading is over: persist the package cache so the next command skips unchanged BUILD files.
-  ctx.loader.flush();
-  const n = configured.length;
-  const plural = n === 1 ? '' : 's';
-  io.stderr.write(`INFO: Analyzed ${n} target${plural}.\nINFO: Found ${n} target${plural}...\n`);
-
-  const actions = actionsFor(configured, analyzer.actions(), command === 'run');
+  const analysis = analyzeBuild(ctx, { command, patterns, options, keepGoing }, io);
+  if ('failed' in analysis) return buildFailed(analysis.failed);
+  const { graph } = analysis;
+  const built = (exitCode: number): BuildResult => ({ exitCode, targets: graph.targets, outputDirectories: graph.outputDirectories, ctx });
   // With --keep_going the build goes on past loading and analysis errors, but still fails.
-  const earlierErrors = loadingFailed || analysisFailed;
+  const earlierErrors = analysis.hadErrors;
   if (!options.getBool('build')) {
     if (earlierErrors) return buildFailed();
     io.stderr.write('INFO: Build completed successfully, 0 total actions\n');
-    return { exitCode: ExitCode.SUCCESS, targets: configured, ctx };
+    return built(ExitCode.SUCCESS);
   }
 
   // Execution.
@@ -235,10 +108,10 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
     const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
-    const reporter = new TargetLinesReporter(baseReporter(sink, options, io), configured, configurations.target, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
+    const reporter = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
     try {
       summary = await executeActions(
-        actions,
+        graph.actions,
         {
           execRoot: layout.execRoot,
           outputBase: layout.outputBase,
@@ -257,72 +130,13 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       printError(io, e.message, e.pos);
       return buildFailed();
     }
-    const dirs = configurations.target.outputDirectories;
+    const dirs = graph.outputDirectories;
     await updateConvenienceSymlinks(layout, { bin: dirs.bin, genfiles: dirs.genfiles, testlogs: dirs.testlogs, outputRoot: OUTPUT_DIR_NAME });
   } finally {
     await release();
   }
-  if (abort.signal.aborted) return { exitCode: ExitCode.INTERRUPTED, targets: configured, ctx };
-  const ok = summary.success && !earlierErrors;
-  return { exitCode: ok ? ExitCode.SUCCESS : ExitCode.BUILD_FAILURE, targets: configured, ctx };
-}
-
-interface RequestedTarget {
-  readonly label: string;
-  /** Matched by a wildcard (`//...`, `:all`): incompatible and `manual` targets are skipped. */
-  readonly fromWildcard: boolean;
-}
-
-/**
- * Target patterns in order, `-pattern` subtracting (Bazel needs `--` before a leading negative
- * pattern, or its options parser rejects it: `Invalid options syntax` — as here). Wildcards match rules
- * only and skip targets tagged `manual`, as `bazel build` does.
- */
-function expandTargetPatterns(ctx: WorkspaceContext, patterns: readonly string[], keepGoing: boolean, io: CliIO): { targets: RequestedTarget[]; hadErrors: boolean } {
-  const engine = new QueryEngine(ctx.loader, { keepGoing, offset: ctx.offset, onError: (message, pos) => printError(io, message, pos) });
-  const chosen = new Map<string, RequestedTarget>();
-  for (const raw of patterns) {
-    const negative = raw.startsWith('-');
-    const pattern = negative ? raw.slice(1) : raw;
-    if (pattern.includes('"')) throw new TargetPatternError(`invalid target format '${raw}': quotes are not allowed`);
-    const single = !/(^|\/)\.\.\.(:|$)|:(all|\*|all-targets)$/.test(pattern);
-    for (const t of engine.evaluate(`"${pattern}"`)) {
-      const label = t.label.toString();
-      if (negative) {
-        chosen.delete(label);
-        continue;
-      }
-      if (!single && t.target.kind === 'rule' && isManual(t.target.attrs.get('tags'))) continue;
-      if (!chosen.has(label) || single) chosen.set(label, { label, fromWildcard: !single });
-    }
-  }
-  return { targets: [...chosen.values()], hadErrors: engine.hadErrors };
-}
-
-function isManual(tags: unknown): boolean {
-  return Array.isArray(tags) && tags.includes('manual');
-}
-
-/**
- * The actions the requested targets' files need (plus their runfiles for `run`): the producers of
- * those files and, transitively, of every derived input of those producers.
- */
-function actionsFor(targets: readonly ConfiguredTarget[], registered: readonly Action[], withRunfiles: boolean): Action[] {
-  const producer = new Map<string, Action>();
-  for (const a of registered) for (const o of a.outputs) producer.set(o.execPath, a);
-  const needed = new Set<Action>();
-  const pending: string[] = [];
-  for (const t of targets) {
-    for (const f of t.files) pending.push(f.artifact.execPath);
-    if (withRunfiles) for (const f of t.runfiles) pending.push(f.artifact.execPath);
-  }
-  while (pending.length > 0) {
-    const a = producer.get(pending.pop()!);
-    if (!a || needed.has(a)) continue;
-    needed.add(a);
-    for (const input of a.inputs) if (input.kind === 'derived') pending.push(input.execPath);
-  }
-  return [...needed];
+  if (abort.signal.aborted) return built(ExitCode.INTERRUPTED);
+  return built(summary.success && !earlierErrors ? ExitCode.SUCCESS : ExitCode.BUILD_FAILURE);
 }
 
 function strategyFlags(options: BuildOptions): StrategyFlags {
@@ -391,8 +205,7 @@ const SHOW_RESULT = 1;
 class TargetLinesReporter implements ExecutionReporter {
   constructor(
     private readonly inner: ExecutionReporter,
-    private readonly targets: readonly ConfiguredTarget[],
-    private readonly target: BuildConfiguration,
+    private readonly graph: BuildGraph,
     /** Loading or analysis failed under --keep_going: the build fails whatever execution does. */
     private readonly earlierErrors: boolean,
     private readonly sink: ClosingLinesSink,
@@ -417,14 +230,14 @@ class TargetLinesReporter implements ExecutionReporter {
   }
   buildFinished(summary: ExecutionSummary): void {
     let text = '';
-    if (summary.success && !this.earlierErrors && this.targets.length <= SHOW_RESULT) {
-      for (const t of this.targets) {
+    if (summary.success && !this.earlierErrors && this.graph.targets.length <= SHOW_RESULT) {
+      for (const t of this.graph.targets) {
         if (t.files.length === 0) {
           text += `Target ${t.label} up-to-date (nothing to build)\n`;
           continue;
         }
         text += `Target ${t.label} up-to-date:\n`;
-        for (const f of t.files) text += `  ${displayPath(f.artifact.execPath, this.target)}\n`;
+        for (const f of t.files) text += `  ${displayPath(f, this.graph.outputDirectories)}\n`;
       }
     }
     text += `INFO: Elapsed time: ${this.elapsed().toFixed(3)}s\n`;
@@ -434,10 +247,10 @@ class TargetLinesReporter implements ExecutionReporter {
 }
 
 /** `kiln-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
-export function displayPath(execPath: string, target: BuildConfiguration): string {
-  const bin = `${target.outputDirectories.bin}/`;
+export function displayPath(execPath: string, dirs: OutputDirectories): string {
+  const bin = `${dirs.bin}/`;
   if (execPath.startsWith(bin)) return `kiln-bin/${execPath.slice(bin.length)}`;
-  const genfiles = `${target.outputDirectories.genfiles}/`;
+  const genfiles = `${dirs.genfiles}/`;
   if (execPath.startsWith(genfiles)) return `kiln-genfiles/${execPath.slice(genfiles.length)}`;
   return execPath;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { CONVENIENCE_SYMLINKS } from '../loading/index.js';
 
 /** Where one workspace's build state lives, outside the source tree. */
 export interface OutputLayout {
@@ -10,8 +11,6 @@ export interface OutputLayout {
   readonly execRoot: string;
 }
 
-/** The convenience symlinks Kiln keeps in the workspace (DESIGN.md, output layout). */
-export const CONVENIENCE_SYMLINKS = ['kiln-bin', 'kiln-genfiles', 'kiln-out', 'kiln-testlogs'] as const;
 
 /**
  * `~/.cache/kiln/<md5 of the workspace path>` unless `--output_base` names another directory

@@ -23,12 +23,27 @@ export class DirectoryLister {
   /** Told about every directory read (cached or not), so a computation can record its inputs. */
   observer: ((absDir: string) => void) | undefined = undefined;
 
+  /** Per directory, entries that are not part of the source tree (see hideEntries). */
+  private readonly hidden = new Map<string, (entry: DirEntry) => boolean>();
+
+  /**
+   * Leaves the entries of `absDir` that `isHidden` picks out of every listing: globs, package
+   * lookups and content keys never see them (the workspace's convenience symlinks into the output
+   * base, which a build creates and which are no source).
+   */
+  hideEntries(absDir: string, isHidden: (entry: DirEntry) => boolean): void {
+    this.hidden.set(absDir, isHidden);
+    this.listings.delete(absDir);
+  }
+
   /** Entries of `absDir`, or null when it is not a readable directory. */
   list(absDir: string): readonly DirEntry[] | null {
     this.observer?.(absDir);
     let entries = this.listings.get(absDir);
     if (entries === undefined) {
       entries = readListing(absDir);
+      const isHidden = this.hidden.get(absDir);
+      if (entries && isHidden) entries = entries.filter((e) => !isHidden(e));
       this.listings.set(absDir, entries);
     }
     return entries;

@@ -98,6 +98,7 @@ export class PackageLoader {
   private readonly store: FileStore | undefined;
   private readonly repos = new Map<string, Workspace>();
   private readonly oracleCache = new Map<string, string>();
+  private readonly loadedPackages = new Set<string>();
   private readonly buildPredeclared: Map<string, Value>;
   private readonly nativeFunctions: Map<string, Value>;
 
@@ -156,7 +157,40 @@ export class PackageLoader {
 
   /** Loads one package. A package with errors is returned with its errors (as Bazel keeps them). */
   loadPackage(repo: string, pkg: string): Package {
-    return this.evaluator.evaluate<Package>(`pkg:${packageId(repo, pkg)}`);
+    const key = `pkg:${packageId(repo, pkg)}`;
+    this.loadedPackages.add(key);
+    return this.evaluator.evaluate<Package>(key);
+  }
+
+  /** Packages this loader has loaded (evaluated or taken from the package cache): Bazel's "packages loaded". */
+  get packagesLoaded(): number {
+    return this.loadedPackages.size;
+  }
+
+  /**
+   * Runs `fn` (pattern expansion, analysis: anything that reads packages) and returns, with its
+   * result, every input it depended on: the inputs of each package it loaded (BUILD and .bzl files,
+   * directory listings of globs) and each directory it listed itself (a `//...` walk, package
+   * lookups). A result derived from those alone stays valid while `inputsUnchanged` says so.
+   */
+  trackInputs<T>(fn: () => T): { value: T; inputs: Map<string, string> } {
+    const lister = this.workspace.lister;
+    const dirs = new Set<string>();
+    const previousObserver = lister.observer;
+    lister.observer = (d) => void dirs.add(d);
+    try {
+      const tracked = this.evaluator.trackInputs(fn);
+      for (const d of dirs) tracked.inputs.set(`dir:${d}`, this.fingerprintNow(`dir:${d}`));
+      return tracked;
+    } finally {
+      lister.observer = previousObserver;
+    }
+  }
+
+  /** Whether every input (as trackInputs returned them) still has the same fingerprint. */
+  inputsUnchanged(inputs: Iterable<readonly [string, string]>): boolean {
+    for (const [id, fp] of inputs) if (this.fingerprintNow(id) !== fp) return false;
+    return true;
   }
 
   /** Writes the package cache. */

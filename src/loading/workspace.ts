@@ -46,6 +46,9 @@ function isSkippedTopLevel(name: string): boolean {
   return name.startsWith('kiln-') || name.startsWith('bazel-') || name === '.git';
 }
 
+/** The convenience symlinks Kiln keeps in the workspace root (DESIGN.md, output layout). */
+export const CONVENIENCE_SYMLINKS = ['kiln-bin', 'kiln-genfiles', 'kiln-out', 'kiln-testlogs'] as const;
+
 /** A workspace on disk: its root, its name, and package lookups over a shared directory lister. */
 export class Workspace {
   readonly ignored: ReadonlySet<string>;
@@ -58,6 +61,8 @@ export class Workspace {
     readonly lister: DirectoryLister = new DirectoryLister(),
   ) {
     this.ignored = readBazelIgnore(root);
+    // Bazel's globs follow its bazel-* links into the output tree (bazelbuild/bazel#6350); Kiln's are no source.
+    lister.hideEntries(root, (e) => e.symlink && (CONVENIENCE_SYMLINKS as readonly string[]).includes(e.name));
   }
 
   static discover(cwd: string, lister?: DirectoryLister): Workspace {

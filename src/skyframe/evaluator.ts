@@ -62,6 +62,8 @@ export interface EvaluationStats {
 export class Evaluator {
   private readonly nodes = new Map<string, Node>();
   private readonly inProgress: string[] = [];
+  /** Collects the inputs of every top-level request while set (see trackInputs). */
+  private topLevelSink: Map<string, string> | undefined;
   readonly stats: EvaluationStats = { computed: 0, reusedFromStore: 0 };
 
   constructor(
@@ -73,6 +75,21 @@ export class Evaluator {
   /** The value of `key`; a computation error is memoised and thrown again on every request. */
   evaluate<V>(key: string): V {
     return this.request<V>(key, undefined);
+  }
+
+  /**
+   * Runs `fn` and returns, with its result, the inputs of every key it evaluated (cached or not):
+   * what a value derived outside the graph from those keys depends on. Not reentrant.
+   */
+  trackInputs<T>(fn: () => T): { value: T; inputs: Map<string, string> } {
+    if (this.topLevelSink) throw new Error('skyframe: trackInputs is not reentrant');
+    const inputs = new Map<string, string>();
+    this.topLevelSink = inputs;
+    try {
+      return { value: fn(), inputs };
+    } finally {
+      this.topLevelSink = undefined;
+    }
   }
 
   /** Inputs `key` depended on (after it was evaluated). */
@@ -87,7 +104,8 @@ export class Evaluator {
       const start = this.inProgress.indexOf(key);
       throw new CycleError([...this.inProgress.slice(start), key]);
     }
-    if (parent) for (const [id, fp] of node.inputs) parent.inputs.set(id, fp);
+    const sink = parent?.inputs ?? this.topLevelSink;
+    if (sink) for (const [id, fp] of node.inputs) sink.set(id, fp);
     if (node.error !== undefined) throw node.error;
     return node.value as V;
   }

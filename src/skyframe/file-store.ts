@@ -3,24 +3,29 @@ import { dirname } from 'node:path';
 import type { PersistedEntry, PersistentStore } from './evaluator.js';
 
 /**
- * A PersistentStore in one JSON file (read once, written once per run, atomically by rename).
- * `version` guards against entries written by another Kiln build: a mismatch starts empty.
+ * A PersistentStore in one JSON file (read on first use, written once per run, atomically by
+ * rename). `version` guards against entries written by another Kiln build: a mismatch starts empty.
+ * A run that needs no entry (its result was cached further up) never reads the file.
  */
 export class FileStore implements PersistentStore {
-  private readonly entries: Map<string, PersistedEntry>;
+  private loaded: Map<string, PersistedEntry> | undefined;
   private dirty = false;
 
   constructor(
     private readonly path: string,
     private readonly version: string,
-  ) {
-    this.entries = new Map();
+  ) {}
+
+  private get entries(): Map<string, PersistedEntry> {
+    if (this.loaded) return this.loaded;
+    this.loaded = new Map();
     try {
-      const parsed = JSON.parse(readFileSync(path, 'utf8')) as { version?: string; entries?: [string, PersistedEntry][] };
-      if (parsed.version === version && Array.isArray(parsed.entries)) for (const [k, e] of parsed.entries) this.entries.set(k, e);
+      const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as { version?: string; entries?: [string, PersistedEntry][] };
+      if (parsed.version === this.version && Array.isArray(parsed.entries)) for (const [k, e] of parsed.entries) this.loaded.set(k, e);
     } catch {
       // Missing or unreadable: a cold cache.
     }
+    return this.loaded;
   }
 
   get(key: string): PersistedEntry | undefined {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DirectoryLister } from '../../src/loading/directory-lister.js';
 import { checkGlobPattern, glob, globPatternMatches, type GlobOptions } from '../../src/loading/glob.js';
+import { Workspace } from '../../src/loading/workspace.js';
 import { workspaceFixture } from './fixture.js';
 
 function globIn(root: string, options: GlobOptions, listings?: string[]): string[] {
@@ -42,6 +43,14 @@ describe('glob', () => {
     // Subpackage directories are never results; other directories are with exclude_directories = 0.
     expect(globIn(root, { include: ['*'], excludeDirectories: false })).toEqual(['.hidden.txt', 'BUILD', 'a.txt', 'b.txt', 'c.cc', 'empty', 'sub']);
     expect(globIn(root, { include: ['sub/**'], excludeDirectories: false })).toEqual(['sub', 'sub/d.txt', 'sub/deep', 'sub/deep/e.txt', 'sub/deep/f.cc']);
+  });
+
+  it("never sees the workspace's convenience symlinks, only a real directory of that name", () => {
+    const root = workspaceFixture({ ...tree, 'out/x.txt': '', 'kiln-bin': '@link:out', 'kiln-out/y.txt': '' });
+    const { lister } = new Workspace(root, '');
+    const rootGlob = (include: string[]) => glob({ lister, packageDir: root, onListing: () => {} }, { include });
+    expect(rootGlob(['**/x.txt'])).toEqual(['out/x.txt']);
+    expect(rootGlob(['kiln-*/*.txt'])).toEqual(['kiln-out/y.txt']);
   });
 
   it('follows symlinks to files and directories, ignores dangling ones', () => {

@@ -81,6 +81,23 @@ describe('Evaluator', () => {
   });
 });
 
+describe('Evaluator.trackInputs', () => {
+  it('collects the inputs of every key evaluated inside, memoised or reused from the store', () => {
+    const files = new Map([['a', '1 b'], ['b', '2'], ['c', '3']]);
+    const store = new MemoryStore();
+    const oracle = (id: string) => files.get(id.slice(5)) ?? '';
+    new Evaluator(sumFunctions(files, []), store, oracle).evaluate('sum:a');
+
+    const ev = new Evaluator(sumFunctions(files, []), store, oracle);
+    ev.evaluate('sum:c'); // before tracking: not collected
+    const tracked = ev.trackInputs(() => ev.evaluate<number>('sum:a') + ev.evaluate<number>('sum:c'));
+    expect(tracked.value).toBe(6);
+    expect([...tracked.inputs]).toEqual([['file:a', '1 b'], ['file:b', '2'], ['file:c', '3']]);
+    expect(ev.stats).toEqual({ computed: 1, reusedFromStore: 1 }); // c computed before tracking, a reused
+    expect(() => ev.trackInputs(() => ev.trackInputs(() => 0))).toThrow('not reentrant');
+  });
+});
+
 describe('FileStore', () => {
   const dirs: string[] = [];
   afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));

@@ -79,7 +79,7 @@ export function validateConfigSetting(decl: ConfigSettingDeclaration, registry: 
   const settingKeys = new Set<string>();
   for (const [name, text] of values) {
     const definition = registry.get(name);
-    if (!definition) {
+    if (!definition || definition.executionOnly) {
       const hint = name.startsWith('-') ? ` (keys are option names without dashes: '${name.replace(/^-+/, '')}')` : '';
       throw ruleError(decl, 'values', `error while parsing configuration settings: unknown option: '${name}'${hint}`);
     }

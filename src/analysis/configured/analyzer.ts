@@ -100,6 +100,11 @@ export class Analyzer {
     }
   }
 
+  /** How many (target, configuration) pairs were analysed: Bazel's "targets configured". */
+  get configuredCount(): number {
+    return this.done.size;
+  }
+
   /** Every action registered by the targets analysed so far. */
   actions(): ConfiguredTarget['actions'] {
     return [...this.done.values()].flatMap((ct) => ct.actions);

@@ -51,6 +51,10 @@ function bool(name: string, def: boolean, help: string, abbrev?: string): Option
   return abbrev === undefined ? { name, type: 'bool', default: def, help } : { name, type: 'bool', default: def, help, abbrev };
 }
 
+function executionOnly(defs: readonly OptionDefinition[]): OptionDefinition[] {
+  return defs.map((def) => ({ ...def, executionOnly: true }));
+}
+
 /** The options of `kiln build` (and of the commands that build: test, run, aquery, cquery). */
 export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   // Configuration.
@@ -102,24 +106,26 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
   bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
   bool('build_runfile_links', true, 'Create runfiles symlink trees.'),
-  // Execution.
-  { name: 'jobs', abbrev: 'j', type: 'int', default: 0, keywords: { auto: 0 }, help: 'Concurrent jobs; 0 (auto) means one per host CPU.' },
-  bool('keep_going', false, 'Continue after an error as far as possible.', 'k'),
-  str('spawn_strategy', '', 'Default strategy of actions: local, standalone, sandboxed, remote, worker.'),
-  repeatable('strategy', 'Mnemonic=strategy for one kind of action (or a bare strategy for all).'),
-  str('genrule_strategy', '', 'Strategy of genrules (deprecated by --strategy=Genrule=...).'),
-  str('disk_cache', '', 'Directory of the disk cache; empty disables it.'),
-  str('remote_cache', '', 'URI of a remote cache.'),
-  str('remote_executor', '', 'URI of a remote execution endpoint.'),
-  str('remote_instance_name', '', 'Instance name sent to the remote endpoints.'),
-  { name: 'remote_timeout', type: 'int', default: 60, help: 'Seconds to wait for a remote call.' },
-  bool('verbose_failures', false, 'Print the full command line of failing actions.'),
-  bool('subcommands', false, 'Print the full command line of each action before running it.', 's'),
-  bool('build', true, 'Run actions (--nobuild stops after analysis).'),
-  bool('sandbox_debug', false, 'Keep sandbox directories after the action ends.'),
-  bool('sandbox_fallback', true, "Kiln: run unsandboxed when the host has no sandbox (Bazel's legacy local fallback)."),
-  repeatable('sandbox_writable_path', 'Extra writable path inside the sandbox.'),
-  repeatable('sandbox_tmpfs_path', 'Path mounted as an empty tmpfs inside the sandbox.'),
+  // Execution: read by execution only.
+  ...executionOnly([
+    { name: 'jobs', abbrev: 'j', type: 'int', default: 0, keywords: { auto: 0 }, help: 'Concurrent jobs; 0 (auto) means one per host CPU.' },
+    bool('keep_going', false, 'Continue after an error as far as possible.', 'k'),
+    str('spawn_strategy', '', 'Default strategy of actions: local, standalone, sandboxed, remote, worker.'),
+    repeatable('strategy', 'Mnemonic=strategy for one kind of action (or a bare strategy for all).'),
+    str('genrule_strategy', '', 'Strategy of genrules (deprecated by --strategy=Genrule=...).'),
+    str('disk_cache', '', 'Directory of the disk cache; empty disables it.'),
+    str('remote_cache', '', 'URI of a remote cache.'),
+    str('remote_executor', '', 'URI of a remote execution endpoint.'),
+    str('remote_instance_name', '', 'Instance name sent to the remote endpoints.'),
+    { name: 'remote_timeout', type: 'int', default: 60, help: 'Seconds to wait for a remote call.' },
+    bool('verbose_failures', false, 'Print the full command line of failing actions.'),
+    bool('subcommands', false, 'Print the full command line of each action before running it.', 's'),
+    bool('build', true, 'Run actions (--nobuild stops after analysis).'),
+    bool('sandbox_debug', false, 'Keep sandbox directories after the action ends.'),
+    bool('sandbox_fallback', true, "Kiln: run unsandboxed when the host has no sandbox (Bazel's legacy local fallback)."),
+    repeatable('sandbox_writable_path', 'Extra writable path inside the sandbox.'),
+    repeatable('sandbox_tmpfs_path', 'Path mounted as an empty tmpfs inside the sandbox.'),
+  ]),
 ];
 
 export const BUILD_OPTIONS = new BuildOptionRegistry(BUILD_OPTION_DEFINITIONS);

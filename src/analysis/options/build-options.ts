@@ -100,15 +100,17 @@ export class BuildOptions {
   }
 
   /**
-   * A canonical text of every value that differs from its default, sorted by name: equal
-   * options give equal text regardless of how they were written.
+   * A canonical text of every value that differs from its default, sorted by name, leaving out the
+   * execution-only options: equal configurations give equal text regardless of how the options
+   * were written or of `--jobs` and the like. Configuration ids and analysis caches key on it.
    */
   fingerprint(): string {
     if (this.fingerprintCache !== undefined) return this.fingerprintCache;
     const parts: string[] = [];
     for (const name of [...this.explicit.keys()].sort()) {
       const value = this.explicit.get(name)!;
-      if (sameValue(value, this.definition(name).default)) continue;
+      const def = this.definition(name);
+      if (def.executionOnly || sameValue(value, def.default)) continue;
       parts.push(`--${name}=${JSON.stringify(value)}`);
     }
     for (const label of [...this.userFlags.keys()].sort()) {

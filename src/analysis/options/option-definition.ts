@@ -21,6 +21,12 @@ interface OptionBase {
   /** A one-letter alias used as `-c opt`. */
   readonly abbrev?: string;
   readonly help: string;
+  /**
+   * Read by execution only (`--jobs`, strategies, caches): not part of any configuration, so
+   * config_setting cannot match it and analysis results do not depend on it (as in Bazel, where
+   * such options are not build options and leave the analysis cache alone).
+   */
+  readonly executionOnly?: boolean;
 }
 
 export interface StringOptionDefinition extends OptionBase {

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode } from '../../core/index.js';
-import { openWorkspace, printError, takeOutputBaseFlag } from '../build-pipeline.js';
+import { openWorkspace, printError, takeOutputBaseFlag } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 import { lockOutputBase, removeConvenienceSymlinks } from '../output-base.js';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { parseBuildOptions } from '../../analysis/index.js';
 import { ExitCode, isKilnError, UsageError } from '../../core/index.js';
 import { OUTPUT_DIR_NAME } from '../../exec/index.js';
-import { configurationsFor, openWorkspace, printError, takeOutputBaseFlag } from '../build-pipeline.js';
+import { configurationsFor, openWorkspace, printError, takeOutputBaseFlag } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 import { applyRcFiles } from '../rc-file.js';
 

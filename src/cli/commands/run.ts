@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExitCode } from '../../core/index.js';
-import { displayPath, printError, runBuild } from '../build-pipeline.js';
+import { displayPath, runBuild } from '../build-pipeline.js';
+import { printError } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 
 /**
@@ -23,12 +24,12 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   const target = built.targets[0]!;
   const ctx = built.ctx!;
   const executable = target.files.length === 1 ? target.files[0]! : undefined;
-  const path = executable ? join(ctx.layout.execRoot, executable.artifact.execPath) : '';
+  const path = executable ? join(ctx.layout.execRoot, executable) : '';
   if (!executable || !(await isExecutableFile(path))) {
     printError(io, `Cannot run target ${target.label}: Not executable`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  io.stderr.write(`INFO: Running command line: ${[displayPath(executable.artifact.execPath, target.config), ...programArgs].join(' ')}\n`);
+  io.stderr.write(`INFO: Running command line: ${[displayPath(executable, built.outputDirectories!), ...programArgs].join(' ')}\n`);
   return runProgram(path, programArgs, ctx.layout.workspaceRoot, io);
 }
 

@@ -177,6 +177,11 @@ describe('config_setting validation', () => {
     expect(validateConfigSetting({ label: '//c:s', constraintValues: [LINUX] }).constraintValues).toEqual([LINUX]);
   });
 
+  it('execution-only options are no build options: unknown to config_setting, as in Bazel', () => {
+    expect(() => validateConfigSetting(decl({ jobs: '4' }))).toThrow("error while parsing configuration settings: unknown option: 'jobs'");
+    expect(() => validateConfigSetting(decl({ spawn_strategy: 'local' }))).toThrow("unknown option: 'spawn_strategy'");
+  });
+
   it('keys are full option names: the short form and dashes are unknown options', () => {
     expect(() => validateConfigSetting(decl({ c: 'opt' }))).toThrow(
       "in values attribute of config_setting rule //c:s: error while parsing configuration settings: unknown option: 'c'",

@@ -149,6 +149,12 @@ describe('parseBuildOptions', () => {
     expect(parseBuildOptions(['-c', 'opt']).options.fingerprint()).toBe(parseBuildOptions(['--compilation_mode=opt']).options.fingerprint());
   });
 
+  it('the fingerprint leaves out execution-only options (configurations do not depend on them)', () => {
+    const plain = parseBuildOptions(['--define=a=1']).options.fingerprint();
+    expect(parseBuildOptions(['--define=a=1', '--jobs=7', '-k', '--spawn_strategy=local', '--disk_cache=/tmp/x']).options.fingerprint()).toBe(plain);
+    expect(parseBuildOptions(['--define=a=2']).options.fingerprint()).not.toBe(plain);
+  });
+
   it('every registered option parses its default back (round trip)', () => {
     for (const def of BUILD_OPTIONS.definitions()) {
       if (def.type === 'list' || (def.type === 'string' && def.default === '')) continue;

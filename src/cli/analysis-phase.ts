@@ -1,0 +1,189 @@
+import { join } from 'node:path';
+import { Analyzer, currentHost, type Action, type BuildOptions, type ConfiguredTarget } from '../analysis/index.js';
+import { ExitCode, formatPosition, isKilnError } from '../core/index.js';
+import { QueryEngine, TargetPatternError } from '../query/index.js';
+import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
+import { configurationsFor, printError, type WorkspaceContext } from './workspace-context.js';
+import type { CliIO } from './io.js';
+
+export interface AnalysisRequest {
+  readonly command: 'build' | 'run';
+  readonly patterns: readonly string[];
+  readonly options: BuildOptions;
+  readonly keepGoing: boolean;
+}
+
+/** The graph to execute; `hadErrors` when loading or analysis failed under --keep_going. */
+export type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean } | { readonly failed: number };
+
+/**
+ * Loading and analysis of `kiln build` and `kiln run`: target patterns to the build graph, printing
+ * errors and warnings as Bazel does. An error-free graph is kept in the output base and reused by a
+ * later command with the same command line while none of the files and directories its loading and
+ * analysis read has changed (BuildGraphCache).
+ */
+export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io: CliIO): AnalysisOutcome {
+  const cache = new BuildGraphCache(join(ctx.layout.outputBase, 'analysis'));
+  const host = currentHost();
+  const key = BuildGraphCache.key({
+    command: request.command,
+    patterns: request.patterns,
+    offset: ctx.offset,
+    options: request.options.fingerprint(),
+    workspaceName: ctx.workspace.name,
+    ignoredDirectories: [...ctx.workspace.ignored].sort(),
+    host: { platform: host.platform, arch: host.arch },
+  });
+  const cached = cache.lookup(key, (inputs) => ctx.loader.inputsUnchanged(inputs));
+  if (cached) {
+    for (const warning of cached.warnings) io.stderr.write(warning);
+    printAnalyzed(io, cached.graph.targets.length, 0, 0);
+    return { graph: cached.graph, hadErrors: false };
+  }
+  const warnings: string[] = [];
+  const warn = (text: string) => {
+    warnings.push(text);
+    io.stderr.write(text);
+  };
+  const { value: outcome, inputs } = ctx.loader.trackInputs(() => loadAndAnalyze(ctx, request, io, warn));
+  // Loading is over: persist the package cache so the next command skips unchanged BUILD files.
+  ctx.loader.flush();
+  if ('graph' in outcome && !outcome.hadErrors) cache.store(key, inputs, outcome.graph, warnings);
+  return outcome;
+}
+
+function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: CliIO, warn: (text: string) => void): AnalysisOutcome {
+  const { keepGoing } = request;
+  // Loading: target patterns to labels.
+  let requested: RequestedTarget[];
+  let loadingFailed: boolean;
+  try {
+    const expanded = expandTargetPatterns(ctx, request.patterns, keepGoing, io);
+    requested = expanded.targets;
+    loadingFailed = expanded.hadErrors;
+    if (loadingFailed && !keepGoing) return { failed: ExitCode.BUILD_FAILURE };
+  } catch (e) {
+    if (e instanceof TargetPatternError) {
+      printError(io, e.message);
+      return { failed: ExitCode.BUILD_FAILURE };
+    }
+    if (isKilnError(e)) {
+      printError(io, e.message, e.pos);
+      return { failed: ExitCode.BUILD_FAILURE };
+    }
+    throw e;
+  }
+  if (request.command === 'run' && requested.length !== 1) {
+    printError(io, `Only a single target can be run. Your target pattern(s) ${request.patterns.join(' ')} matched ${requested.length} targets`);
+    return { failed: ExitCode.COMMAND_LINE_ERROR };
+  }
+
+  // Analysis.
+  let analyzer: Analyzer;
+  let outputDirectories: BuildGraph['outputDirectories'];
+  try {
+    const configurations = configurationsFor(ctx, request.options);
+    outputDirectories = configurations.target.outputDirectories;
+    analyzer = new Analyzer(ctx.graph, {
+      configurations,
+      buildSettings: (label) => ctx.graph.buildSetting(label),
+      warn: (message, pos) => warn(`WARNING: ${formatPosition(pos)}: ${message}\n`),
+    });
+  } catch (e) {
+    if (!isKilnError(e)) throw e;
+    printError(io, e.message, e.pos);
+    return { failed: ExitCode.BUILD_FAILURE };
+  }
+  const configured: ConfiguredTarget[] = [];
+  let analysisFailed = false;
+  for (const t of requested) {
+    try {
+      const ct = t.fromWildcard ? analyzer.analyzeFromPattern(t.label) : analyzer.analyzeTopLevel(t.label);
+      if (ct) configured.push(ct);
+    } catch (e) {
+      if (!isKilnError(e)) throw e;
+      printError(io, e.message, e.pos);
+      analysisFailed = true;
+      if (!keepGoing) break;
+      io.stderr.write(`WARNING: errors encountered while analyzing target '${t.label}': it will not be built\n`);
+    }
+  }
+  if (analysisFailed && !keepGoing) {
+    printError(io, 'Analysis of target(s) failed; build aborted');
+    return { failed: ExitCode.BUILD_FAILURE };
+  }
+  printAnalyzed(io, configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount);
+  return {
+    graph: {
+      targets: configured.map((t) => ({ label: t.label, files: t.files.map((f) => f.artifact.execPath) })),
+      actions: actionsFor(configured, analyzer.actions(), request.command === 'run'),
+      outputDirectories,
+    },
+    hadErrors: loadingFailed || analysisFailed,
+  };
+}
+
+/** Bazel's lines; a reused build graph loaded and configured nothing. */
+function printAnalyzed(io: CliIO, n: number, packagesLoaded: number, targetsConfigured: number): void {
+  const plural = n === 1 ? '' : 's';
+  const counts = `${packagesLoaded} package${packagesLoaded === 1 ? '' : 's'} loaded, ${targetsConfigured} target${targetsConfigured === 1 ? '' : 's'} configured`;
+  io.stderr.write(`INFO: Analyzed ${n} target${plural} (${counts}).\nINFO: Found ${n} target${plural}...\n`);
+}
+
+interface RequestedTarget {
+  readonly label: string;
+  /** Matched by a wildcard (`//...`, `:all`): incompatible and `manual` targets are skipped. */
+  readonly fromWildcard: boolean;
+}
+
+/**
+ * Target patterns in order, `-pattern` subtracting (Bazel needs `--` before a leading negative
+ * pattern, or its options parser rejects it: `Invalid options syntax` — as here). Wildcards match rules
+ * only and skip targets tagged `manual`, as `bazel build` does.
+ */
+function expandTargetPatterns(ctx: WorkspaceContext, patterns: readonly string[], keepGoing: boolean, io: CliIO): { targets: RequestedTarget[]; hadErrors: boolean } {
+  const engine = new QueryEngine(ctx.loader, { keepGoing, offset: ctx.offset, onError: (message, pos) => printError(io, message, pos) });
+  const chosen = new Map<string, RequestedTarget>();
+  for (const raw of patterns) {
+    const negative = raw.startsWith('-');
+    const pattern = negative ? raw.slice(1) : raw;
+    if (pattern.includes('"')) throw new TargetPatternError(`invalid target format '${raw}': quotes are not allowed`);
+    const single = !/(^|\/)\.\.\.(:|$)|:(all|\*|all-targets)$/.test(pattern);
+    for (const t of engine.evaluate(`"${pattern}"`)) {
+      const label = t.label.toString();
+      if (negative) {
+        chosen.delete(label);
+        continue;
+      }
+      if (!single && t.target.kind === 'rule' && isManual(t.target.attrs.get('tags'))) continue;
+      if (!chosen.has(label) || single) chosen.set(label, { label, fromWildcard: !single });
+    }
+  }
+  return { targets: [...chosen.values()], hadErrors: engine.hadErrors };
+}
+
+function isManual(tags: unknown): boolean {
+  return Array.isArray(tags) && tags.includes('manual');
+}
+
+/**
+ * The actions the requested targets' files need (plus their runfiles for `run`): the producers of
+ * those files and, transitively, of every derived input of those producers.
+ */
+function actionsFor(targets: readonly ConfiguredTarget[], registered: readonly Action[], withRunfiles: boolean): Action[] {
+  const producer = new Map<string, Action>();
+  for (const a of registered) for (const o of a.outputs) producer.set(o.execPath, a);
+  const needed = new Set<Action>();
+  const pending: string[] = [];
+  for (const t of targets) {
+    for (const f of t.files) pending.push(f.artifact.execPath);
+    if (withRunfiles) for (const f of t.runfiles) pending.push(f.artifact.execPath);
+  }
+  while (pending.length > 0) {
+    const a = producer.get(pending.pop()!);
+    if (!a || needed.has(a)) continue;
+    needed.add(a);
+    for (const input of a.inputs) if (input.kind === 'derived') pending.push(input.execPath);
+  }
+  return [...needed];
+}

@@ -1,0 +1,113 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
+import type { Action, OutputDirectories } from '../analysis/index.js';
+
+/** A requested target as execution and the closing lines need it: its label and default outputs. */
+export interface BuiltTarget {
+  readonly label: string;
+  /** Exec paths of its default outputs (DefaultInfo files), in order. */
+  readonly files: readonly string[];
+}
+
+/** What loading and analysis hand to execution: plain data, so a later command can reuse it whole. */
+export interface BuildGraph {
+  /** The requested targets that were analyzed, in request order. */
+  readonly targets: readonly BuiltTarget[];
+  /** The actions their files need, producers of derived inputs included. */
+  readonly actions: readonly Action[];
+  /** The target configuration's output directories (convenience symlinks, display paths). */
+  readonly outputDirectories: OutputDirectories;
+}
+
+/** What the graph's analysis depended on besides its inputs: equal keys, equal graph. */
+export interface BuildGraphKey {
+  readonly command: string;
+  readonly patterns: readonly string[];
+  /** The working directory inside the workspace (relative patterns). */
+  readonly offset: string;
+  /** BuildOptions.fingerprint(): execution-only options left out. */
+  readonly options: string;
+  readonly workspaceName: string;
+  readonly ignoredDirectories: readonly string[];
+  readonly host: { readonly platform: string; readonly arch: string };
+}
+
+interface Entry {
+  readonly version: string;
+  readonly key: string;
+  readonly inputs: readonly (readonly [string, string])[];
+  readonly graph: BuildGraph;
+  /** Warnings analysis printed: shown again when the graph is reused. */
+  readonly warnings: readonly string[];
+}
+
+/** Entries kept: one per distinct command line in use, the least recently written go first. */
+const MAX_ENTRIES = 8;
+
+/**
+ * Entries are valid only for the Kiln build that wrote them: a format version plus the
+ * modification time of this module's file, which every build of Kiln rewrites.
+ */
+const VERSION = `kiln-build-graph-1:${(() => {
+  try {
+    return statSync(fileURLToPath(import.meta.url)).mtimeMs;
+  } catch {
+    return 0;
+  }
+})()}`;
+
+/**
+ * The analysis cache that makes a null build or a rebuild after a source edit skip loading and
+ * analysis: the build graph of a command line, stored in the output base with every input its
+ * loading and analysis read (BUILD and .bzl files by content, directory listings), and reused
+ * while each of them is unchanged. It stands in for the warm analysis cache of Bazel's server.
+ */
+export class BuildGraphCache {
+  constructor(private readonly dir: string) {}
+
+  static key(parts: BuildGraphKey): string {
+    return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  }
+
+  /** The stored graph for `key` if `inputsUnchanged` accepts its inputs, with its warnings. */
+  lookup(key: string, inputsUnchanged: (inputs: readonly (readonly [string, string])[]) => boolean): { graph: BuildGraph; warnings: readonly string[] } | undefined {
+    let entry: Entry;
+    try {
+      entry = deserialize(readFileSync(this.pathOf(key))) as Entry;
+    } catch {
+      return undefined; // absent or unreadable: analyze
+    }
+    if (entry.version !== VERSION || entry.key !== key || !inputsUnchanged(entry.inputs)) return undefined;
+    return { graph: entry.graph, warnings: entry.warnings };
+  }
+
+  /** Stores a graph whose loading and analysis had no error. Written atomically; failures only cost reuse. */
+  store(key: string, inputs: ReadonlyMap<string, string>, graph: BuildGraph, warnings: readonly string[]): void {
+    const entry: Entry = { version: VERSION, key, inputs: [...inputs], graph, warnings };
+    const path = this.pathOf(key);
+    const tmp = `${path}.${process.pid}.tmp`;
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(tmp, serialize(entry));
+      renameSync(tmp, path);
+      this.prune();
+    } catch {
+      // A read-only or full output base: the next command analyzes again.
+    }
+  }
+
+  private pathOf(key: string): string {
+    return join(this.dir, `${key}.v8`);
+  }
+
+  private prune(): void {
+    const entries = readdirSync(this.dir)
+      .filter((name) => name.endsWith('.v8'))
+      .map((name) => ({ path: join(this.dir, name), mtime: statSync(join(this.dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.mtime - a.mtime);
+    for (const stale of entries.slice(MAX_ENTRIES)) unlinkSync(stale.path);
+  }
+}
