@@ -58,10 +58,10 @@ export class BuildExecutor {
       const command = assignment.command!;
       reportStage(kilnWorker.TaskStage.FETCHING_INPUTS);
       metadata.inputFetchStartTimestamp = timestamp();
-      await createBuildDirectory(buildDirectory);
+      createBuildDirectory(buildDirectory);
       await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory);
       const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
-      const workingDirectory = await prepareOutputParents(buildDirectory, command.workingDirectory, outputs);
+      const workingDirectory = prepareOutputParents(buildDirectory, command.workingDirectory, outputs);
       metadata.inputFetchCompletedTimestamp = timestamp();
       signal.throwIfAborted();
 

@@ -47,6 +47,8 @@ export async function startExecutor(config: ExecutorConfig, log: (message: strin
     stop: async () => {
       await loop.stop();
       cas.close();
+      // A runner passed in belongs to the caller.
+      if (!runner) await chosen.close?.();
     },
   };
 }

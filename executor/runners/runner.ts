@@ -49,4 +49,6 @@ export interface Runner {
   /** `docker`, `linux-sandbox` or `local`. */
   readonly name: string;
   run(request: RunRequest): Promise<RunResult>;
+  /** Releases what the runner holds beyond its runs (the local runner's helper process). */
+  close?(): Promise<void>;
 }

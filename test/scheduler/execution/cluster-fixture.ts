@@ -29,10 +29,11 @@ export interface TestCluster extends Clients {
   stop(): Promise<void>;
 }
 
+/** Every stage change is streamed at once unless a test sets `stageUpdateDelayMs` (it tests coalescing). */
 export async function startTestCluster(config: Partial<SchedulerConfig> = {}): Promise<TestCluster> {
   const work = await mkdtemp(join(tmpdir(), 'kiln-cluster-test-'));
   const start = async (port: number) => {
-    const execution = createExecutionServer({ config, tickMs: 50 });
+    const execution = createExecutionServer({ config: { stageUpdateDelayMs: 0, ...config }, tickMs: 50 });
     const cacheConfig = parseCacheServerConfig({}, 'test config', process.cwd(), { host: '127.0.0.1', port });
     const server = await startCacheServer(cacheConfig, {
       log: { info: () => undefined, warn: () => undefined },
@@ -50,7 +51,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
   };
   const exec = make<reapi.ExecutionClient>(reapi.ExecutionService, 'Execution');
   const ops = make<longrunning.OperationsClient>(longrunning.OperationsService, 'Operations');
-  const executors: { loop: SynchronizeLoop; cas: CasClient }[] = [];
+  const executors: { loop: SynchronizeLoop; cas: CasClient; ownRunner?: Runner }[] = [];
   let count = 0;
   const upload = async (data: Buffer | string) => {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
@@ -81,12 +82,13 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
       const dir = join(work, `executor-${index}`);
       const cas = new CasClient(address, '');
       const fileCache = await FileCache.open(join(dir, 'cache'), 64 * 1024 * 1024, (d, p) => cas.download(d, p));
-      const runner = options.runner ?? (await LocalRunner.create({ sandbox: 'off' }));
+      const ownRunner = options.runner ? undefined : await LocalRunner.create({ sandbox: 'off' });
+      const runner = options.runner ?? ownRunner!;
       const name = options.name ?? `test-executor-${index}`;
       const executor = new BuildExecutor({ cas, fileCache, runner, buildRoot: join(dir, 'build'), workerName: name });
       const loop = new SynchronizeLoop({ address, instanceName: '', displayName: name, platform: [{ name: 'OSFamily', value: 'linux' }], slots: options.slots ?? 2, executor, log: () => undefined });
       loop.start();
-      executors.push({ loop, cas });
+      executors.push({ loop, cas, ...(ownRunner ? { ownRunner } : {}) });
       return loop;
     },
     async action(command, files = {}, extra = {}) {
@@ -109,6 +111,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
       for (const e of executors) {
         await e.loop.stop();
         e.cas.close();
+        await e.ownRunner?.close?.();
       }
       clients.close();
       exec.close();
