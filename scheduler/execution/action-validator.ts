@@ -35,7 +35,7 @@ const missing = (d: Digest, what: string): PreconditionViolation => ({
   description: `${what} is not in the CAS`,
 });
 
-async function getOrNull(cas: BlobAccess, digest: Digest): Promise<Buffer | null> {
+export async function getOrNull(cas: BlobAccess, digest: Digest): Promise<Buffer | null> {
   try {
     return await cas.get(digest);
   } catch (e) {
@@ -56,10 +56,11 @@ function decode<T>(codec: { decode(b: Buffer): T }, data: Buffer, what: string):
  * Fetches and checks an Action before it is queued, so an executor never receives work that cannot
  * run: the Action, its Command and the whole input tree must be in the CAS (else FAILED_PRECONDITION
  * listing every missing blob as `MISSING` / `blobs/{hash}/{size}`), and well formed (else
- * INVALID_ARGUMENT naming the field or the directory).
+ * INVALID_ARGUMENT naming the field or the directory). `actionBytes`: the Action as the caller
+ * already read it from `cas` (null: it was missing), so it is not read twice.
  */
-export async function validateAction(cas: BlobAccess, actionDigest: Digest, limits: ActionLimits): Promise<ValidatedAction> {
-  const actionBytes = await getOrNull(cas, actionDigest);
+export async function validateAction(cas: BlobAccess, actionDigest: Digest, limits: ActionLimits, actionBytes?: Buffer | null): Promise<ValidatedAction> {
+  if (actionBytes === undefined) actionBytes = await getOrNull(cas, actionDigest);
   if (!actionBytes) throw new FailedPreconditionError(`action ${digestKey(actionDigest)} is not in the CAS`, [missing(actionDigest, 'the Action')]);
   const action = decode(reapi.Action, actionBytes, 'action_digest: the Action');
   const commandDigest = parseDigest(action.commandDigest, 'Action.command_digest');

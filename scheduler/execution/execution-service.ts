@@ -10,7 +10,7 @@ import {
 import { toServiceError, withContext } from '../grpc-status.js';
 import { reportUnexpected, type ServiceContext } from '../service-context.js';
 import { checkDigestFunction } from '../storage-instances.js';
-import { validateAction } from './action-validator.js';
+import { getOrNull, validateAction } from './action-validator.js';
 import type { ExecutionScheduler, OperationState } from './execution-scheduler.js';
 import { operationMessage } from './operation-message.js';
 
@@ -28,28 +28,69 @@ export function invocationIdOf(metadata: grpc.Metadata): string {
 }
 
 /**
- * Streams an operation to a client until it is done, then ends the call. A client that goes away
- * stops watching; the scheduler cancels the execution if nobody else waits for it.
+ * Streams an operation to a client until it is done, then ends the call. Intermediate stages are
+ * coalesced: `delayMs` after a change the stage current then is sent, if it is not the last one sent
+ * and the operation is not done yet (REAPI lets a server skip stages), so an action that finishes
+ * within `delayMs` costs one message; the final Operation is sent at once. `sendCurrent`: the state at
+ * the time of the call goes at once too (WaitExecution: REAPI asks for the current status first).
+ * A client that goes away stops watching; the scheduler cancels the execution if nobody else waits
+ * for it.
  */
-export function streamOperation(scheduler: ExecutionScheduler, name: string, call: grpc.ServerWritableStream<unknown, unknown>): void {
+export function streamOperation(
+  scheduler: ExecutionScheduler,
+  name: string,
+  call: grpc.ServerWritableStream<unknown, unknown>,
+  options: { readonly delayMs: number; readonly sendCurrent?: boolean },
+): void {
+  const { delayMs } = options;
+  let first = options.sendCurrent === true;
   let stop: (() => void) | undefined;
   let ended = false;
+  let latest: OperationState | undefined;
+  let sentStage: reapi.ExecutionStage_Value | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const write = (op: OperationState) => {
+    sentStage = op.stage;
+    call.write(operationMessage(op));
+  };
+  const flush = () => {
+    timer = undefined;
+    if (ended || call.cancelled || !latest) return;
+    if (latest.stage !== sentStage) write(latest);
+  };
   const finish = () => {
     ended = true;
+    clearTimeout(timer);
     stop?.();
   };
   call.on('cancelled', finish);
   call.on('close', finish);
   stop = scheduler.watch(name, (op) => {
     if (ended || call.cancelled) return;
-    call.write(operationMessage(op));
     if (op.done) {
       ended = true;
+      clearTimeout(timer);
+      write(op);
       queueMicrotask(() => stop?.());
       call.end();
+    } else if (delayMs <= 0 || first) {
+      first = false;
+      write(op);
+    } else {
+      latest = op;
+      timer ??= setTimeout(flush, delayMs);
     }
   });
   if (ended) stop();
+}
+
+/** Whether the Action asks not to be cached; false when it does not decode (validation says why). */
+function doNotCache(actionBytes: Buffer): boolean {
+  try {
+    return reapi.Action.decode(actionBytes).doNotCache;
+  } catch {
+    return false;
+  }
 }
 
 async function lookUpActionCache(ctx: ServiceContext, instanceName: string, digest: Digest): Promise<reapi.ActionResult | undefined> {
@@ -74,23 +115,27 @@ export function executionService(ctx: ServiceContext, scheduler: ExecutionSchedu
         checkDigestFunction(request.digestFunction);
         const actionDigest = parseDigest(request.actionDigest, 'action_digest');
         const priority = request.executionPolicy?.priority ?? 0;
+        // A do_not_cache Action's result is never in the cache (the flag is part of its digest, and
+        // such results are not stored): the Action, read first, tells whether to look.
+        const actionBytes = await getOrNull(instance.cas, actionDigest);
         // The cache first: a cached result needs neither the inputs nor their validation.
         let cached: reapi.ActionResult | undefined;
         try {
-          cached = request.skipCacheLookup ? undefined : await lookUpActionCache(ctx, request.instanceName, actionDigest);
+          const lookUp = !request.skipCacheLookup && !(actionBytes !== null && doNotCache(actionBytes));
+          cached = lookUp ? await lookUpActionCache(ctx, request.instanceName, actionDigest) : undefined;
         } catch (e) {
           // The cache could not be read: run the action rather than fail the build.
           ctx.log.warn(`Execute: action cache lookup of ${actionDigest.hash} failed: ${grpcStatusOf(e).message}`);
         }
         if (cached) {
           const op = scheduler.begin(request.instanceName, actionDigest);
-          streamOperation(scheduler, op.name, call);
+          streamOperation(scheduler, op.name, call, { delayMs: scheduler.config.stageUpdateDelayMs });
           scheduler.finishFromCache(op.name, cached);
           return;
         }
-        const validated = await validateAction(instance.cas, actionDigest, scheduler.config);
+        const validated = await validateAction(instance.cas, actionDigest, scheduler.config, actionBytes);
         const op: OperationState = scheduler.begin(request.instanceName, actionDigest);
-        streamOperation(scheduler, op.name, call);
+        streamOperation(scheduler, op.name, call, { delayMs: scheduler.config.stageUpdateDelayMs });
         if (call.cancelled) {
           scheduler.cancel(op.name);
           return;
@@ -107,7 +152,7 @@ export function executionService(ctx: ServiceContext, scheduler: ExecutionSchedu
     WaitExecution: (call) => {
       try {
         if (call.request.name === '') throw new InvalidArgumentError('name: must name an operation');
-        streamOperation(scheduler, call.request.name, call);
+        streamOperation(scheduler, call.request.name, call, { delayMs: scheduler.config.stageUpdateDelayMs, sendCurrent: true });
       } catch (e) {
         fail(call, 'WaitExecution', e);
       }

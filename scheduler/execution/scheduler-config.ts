@@ -22,6 +22,13 @@ export interface SchedulerConfig {
   readonly maxTimeoutMs: number;
   /** Beyond an action's timeout, how long the scheduler waits for the executor's own report before failing it. */
   readonly executionGraceMs: number;
+  /**
+   * Execute / WaitExecution streams send intermediate stages (QUEUED, EXECUTING) at most this long
+   * after they change, coalesced; the final Operation always goes at once. REAPI lets servers skip
+   * stages: an action that finishes within this time costs one message instead of four, a slow one
+   * still shows its stages. 0 sends every change at once.
+   */
+  readonly stageUpdateDelayMs: number;
   /** Matching rule per platform property name; others match exactly. */
   readonly platformRules: Readonly<Record<string, PropertyMatch>>;
 }
@@ -37,6 +44,7 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
   defaultTimeoutMs: 15 * 60_000,
   maxTimeoutMs: 60 * 60_000,
   executionGraceMs: 30_000,
+  stageUpdateDelayMs: 100,
   platformRules: {},
 };
 
@@ -50,6 +58,7 @@ const DURATION_KEYS = [
   'defaultTimeoutMs',
   'maxTimeoutMs',
   'executionGraceMs',
+  'stageUpdateDelayMs',
 ] as const;
 
 /**

@@ -73,6 +73,17 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     expect(forced.stages).toContain(Stage.EXECUTING);
   });
 
+  it('runs a do_not_cache action even when the action cache holds a result for its digest', async () => {
+    cluster = await startTestCluster();
+    await cluster.addExecutor();
+    const actionDigest = await cluster.action(sh('exit 3'), {}, { doNotCache: true });
+    // Planted by a client: the scheduler never stores results of such actions, nor looks them up.
+    await must(cluster.ac, cluster.ac.UpdateActionResult, { instanceName: '', actionDigest, actionResult: { exitCode: 0 } });
+    const run = await execute(cluster, { instanceName: '', actionDigest });
+    expect(run.response!.cachedResult).toBe(false);
+    expect(run.response!.result!.exitCode).toBe(3);
+  });
+
   it('uploads stdout and stderr whole, from memory when small and from a spill file when large, and leaves no file behind', async () => {
     cluster = await startTestCluster();
     await cluster.addExecutor();
