@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { googleRpc, grpcStatusOf, kilnWorker, NotFoundError, packAny, reapi, parseDigest, type Digest } from '../src/core/index.js';
-import { createBuildDirectory, prepareOutputParents, removeBuildDirectory } from './build-directory.js';
+import { BuildDirectories, prepareOutputParents } from './build-directory.js';
 import type { CasClient } from './cas-client.js';
 import type { Runner } from './runners/runner.js';
 import type { FileCache } from './file-cache.js';
@@ -36,7 +36,16 @@ export interface BuildExecutorOptions {
  * the partial result), so the scheduler always gets an answer.
  */
 export class BuildExecutor {
-  constructor(private readonly options: BuildExecutorOptions) {}
+  private readonly directories: BuildDirectories;
+
+  constructor(private readonly options: BuildExecutorOptions) {
+    this.directories = new BuildDirectories(options.buildRoot);
+  }
+
+  /** Removes the build directories kept for reuse; call once no action runs. */
+  close(): void {
+    this.directories.close();
+  }
 
   async execute(
     assignment: kilnWorker.Assignment,
@@ -49,7 +58,7 @@ export class BuildExecutor {
       queuedTimestamp: assignment.queuedTimestamp ?? undefined,
       workerStartTimestamp: timestamp(),
     };
-    const buildDirectory = join(this.options.buildRoot, assignment.taskId.replace(/[^A-Za-z0-9_-]/g, '_'));
+    let buildDirectory: string | undefined;
     const logs = { stdoutPath: join(this.options.buildRoot, `${assignment.taskId}.stdout`), stderrPath: join(this.options.buildRoot, `${assignment.taskId}.stderr`) };
     /** Whether a spill file may exist: from the start of the run until the runner says none was made. */
     let spilled = false;
@@ -58,7 +67,7 @@ export class BuildExecutor {
       const command = assignment.command!;
       reportStage(kilnWorker.TaskStage.FETCHING_INPUTS);
       metadata.inputFetchStartTimestamp = timestamp();
-      createBuildDirectory(buildDirectory);
+      buildDirectory = this.directories.acquire(assignment.taskId.replace(/[^A-Za-z0-9_-]/g, '_'));
       await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory);
       const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
       const workingDirectory = prepareOutputParents(buildDirectory, command.workingDirectory, outputs);
@@ -101,7 +110,7 @@ export class BuildExecutor {
     } catch (e) {
       return { status: failureStatus(e, assignment.actionDigest ?? undefined) };
     } finally {
-      await removeBuildDirectory(buildDirectory).catch(() => {});
+      if (buildDirectory !== undefined) await this.directories.release(buildDirectory).catch(() => {});
       // Only a stream that outgrew memory made a file (a failed run may have left one too).
       if (spilled) await Promise.all([rm(logs.stdoutPath, { force: true }), rm(logs.stderrPath, { force: true })]);
     }

@@ -46,6 +46,7 @@ export async function startExecutor(config: ExecutorConfig, log: (message: strin
     runner: chosen.name,
     stop: async () => {
       await loop.stop();
+      executor.close();
       cas.close();
       // A runner passed in belongs to the caller.
       if (!runner) await chosen.close?.();

@@ -24,7 +24,7 @@ export interface TestCluster extends Clients {
   upload(data: Buffer | string): Promise<Digest>;
   /** Stores a Command, an input root of `files` and the Action; returns the action digest. */
   action(command: reapi.CommandInit, files?: Record<string, string>, action?: Partial<reapi.ActionInit>): Promise<Digest>;
-  /** Whatever is left in the executors' build roots (build directories, spill files). */
+  /** Whatever is left in the executors' build roots (build directories with content, spill files). */
   executorLeftovers(): Promise<string[]>;
   stop(): Promise<void>;
 }
@@ -51,7 +51,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
   };
   const exec = make<reapi.ExecutionClient>(reapi.ExecutionService, 'Execution');
   const ops = make<longrunning.OperationsClient>(longrunning.OperationsService, 'Operations');
-  const executors: { loop: SynchronizeLoop; cas: CasClient; ownRunner?: Runner }[] = [];
+  const executors: { loop: SynchronizeLoop; cas: CasClient; executor: BuildExecutor; ownRunner?: Runner }[] = [];
   let count = 0;
   const upload = async (data: Buffer | string) => {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
@@ -88,7 +88,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
       const executor = new BuildExecutor({ cas, fileCache, runner, buildRoot: join(dir, 'build'), workerName: name });
       const loop = new SynchronizeLoop({ address, instanceName: '', displayName: name, platform: [{ name: 'OSFamily', value: 'linux' }], slots: options.slots ?? 2, executor, log: () => undefined });
       loop.start();
-      executors.push({ loop, cas, ...(ownRunner ? { ownRunner } : {}) });
+      executors.push({ loop, cas, executor, ...(ownRunner ? { ownRunner } : {}) });
       return loop;
     },
     async action(command, files = {}, extra = {}) {
@@ -104,12 +104,20 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
     },
     async executorLeftovers() {
       const left: string[] = [];
-      for (let i = 0; i < count; i++) left.push(...(await readdir(join(work, `executor-${i}`, 'build')).catch(() => [])));
+      for (let i = 0; i < count; i++) {
+        const root = join(work, `executor-${i}`, 'build');
+        for (const entry of await readdir(root, { withFileTypes: true }).catch(() => [])) {
+          // An empty directory is one the executor keeps for the next action.
+          if (entry.isDirectory() && (await readdir(join(root, entry.name))).length === 0) continue;
+          left.push(entry.name);
+        }
+      }
       return left;
     },
     async stop() {
       for (const e of executors) {
         await e.loop.stop();
+        e.executor.close();
         e.cas.close();
         await e.ownRunner?.close?.();
       }
