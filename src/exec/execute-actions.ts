@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, unlinkSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { localActionKey } from './local-action-key.js';
 import { LocalStrategy } from './local-strategy.js';
 import { ProcessSlots } from './process-slots.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
+import { ScratchDirectories } from './scratch-directories.js';
 import type { SpawnStrategy } from './spawn-strategy.js';
 import { chooseStrategy, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
 
@@ -81,7 +82,8 @@ export async function executeActions(actions: readonly Action[], options: Execut
   const diskCache = dir ? () => (opened ??= DiskCache.open(dir)) : undefined;
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox);
-  const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, paths.scratch, new ProcessSlots(jobs), spawners);
+  const scratch = new ScratchDirectories(paths.scratch, (message) => reporter.warning(message));
+  const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, scratch, new ProcessSlots(jobs), spawners);
 
   reporter.buildStarted(actions.length);
   // Actions in flight (hashing inputs, checking caches, waiting for a process slot); only the
@@ -118,6 +120,7 @@ export async function executeActions(actions: readonly Action[], options: Execut
   try {
     await allDone;
   } finally {
+    await scratch.settled();
     if (!options.spawners) await spawners.close();
   }
 
@@ -144,7 +147,6 @@ class ActionRunner {
   private warnedSandbox = false;
   /** A process exited unsuccessfully; its failure may not be recorded yet. */
   private processFailed = false;
-  private nextScratch = 0;
 
   constructor(
     private readonly options: ExecutionOptions,
@@ -152,7 +154,7 @@ class ActionRunner {
     private readonly digestCache: FileDigestCache,
     private readonly actionCache: LocalActionCache,
     private readonly openDiskCache: (() => Promise<DiskCache>) | undefined,
-    private readonly scratchRoot: string,
+    private readonly scratch: ScratchDirectories,
     private readonly slots: ProcessSlots,
     private readonly spawners: ActionSpawners,
   ) {
@@ -228,25 +230,21 @@ class ActionRunner {
   ): Promise<boolean | 'skipped'> {
     const execRoot = this.options.execRoot;
     await this.deleteOutputs(action);
-    const scratchDir = join(this.scratchRoot, String(this.nextScratch++));
-    const tmpDir = join(scratchDir, 'tmp');
-    // Per-action bookkeeping on small local trees is synchronous: a system call costs a few
-    // microseconds, the promise API several times that in dispatch and completion on this thread.
-    mkdirSync(tmpDir, { recursive: true });
+    const scratchDir = this.scratch.acquire();
     const signal = this.options.signal;
     try {
       let argv = [...action.argv];
       let scripted;
+      const commandScript = join(scratchDir, 'command.sh');
       try {
-        scripted = scriptedCommand(argv, join(scratchDir, 'command.sh'));
+        scripted = scriptedCommand(argv, commandScript);
       } catch (e) {
         return this.fail({ action, message: `${action.progressMessage} failed: ${(e as Error).message}` });
       }
       if (scripted) {
-        await writeFile(join(scratchDir, 'command.sh'), scripted.script);
+        await writeFile(commandScript, scripted.script);
         argv = scripted.argv;
       }
-      const runEnv = { ...env, TMPDIR: tmpDir };
       const command = formatCommand(execRoot, env, action.argv);
       const withSlot = async (start: () => Promise<ProcessResult>): Promise<ProcessResult> => {
         const release = await this.slots.acquire();
@@ -263,7 +261,7 @@ class ActionRunner {
       };
       let result;
       try {
-        result = await strategy.exec({ action, argv, env: runEnv, execRoot, scratchDir, signal, withSlot });
+        result = await strategy.exec({ action, argv, env, execRoot, scratchDir, signal, withSlot, ...(scripted ? { commandScript } : {}) });
       } catch (e) {
         if (e === SKIPPED) return 'skipped';
         throw e;
@@ -307,7 +305,7 @@ class ActionRunner {
       this.reporter.actionFinished(action, strategy.runnerName);
       return true;
     } finally {
-      rmSync(scratchDir, { recursive: true, force: true });
+      this.scratch.release(scratchDir);
     }
   }
 

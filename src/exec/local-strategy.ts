@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ProcessResult, ProcessRunner } from '../core/index.js';
@@ -13,10 +14,12 @@ export class LocalStrategy implements SpawnStrategy {
 
   async exec(spawn: Spawn): Promise<ProcessResult> {
     await Promise.all(spawn.action.outputs.map((o) => mkdir(dirname(join(spawn.execRoot, o.execPath)), { recursive: true })));
+    const tmpDir = join(spawn.scratchDir, 'tmp');
+    mkdirSync(tmpDir, { recursive: true }); // left empty by the scratch directory's previous action
     return inSlot(spawn, () =>
       this.runner.run({
         argv: spawn.argv,
-        env: spawn.env,
+        env: { ...spawn.env, TMPDIR: tmpDir },
         cwd: spawn.execRoot,
         stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
         stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },

@@ -1,14 +1,24 @@
+import { mkdirSync, rmSync } from 'node:fs';
 import { lstat, mkdir, realpath, rename, rm, symlink } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
-import type { ProcessResult, ProcessRunner } from '../core/index.js';
+import { dirname, join, posix, sep } from 'node:path';
+import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/index.js';
 import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /**
- * Bazel's linux-sandbox, on the namespace sandbox of src/core/sandbox. Each action gets
- * `<scratch>/execroot` holding only symlinks to its declared inputs (pointing at their real paths,
- * whose directories are mounted read-only) and runs there without network: an undeclared input is
- * absent at its exec path, whatever the process writes besides its declared outputs is dropped
- * with the scratch directory, and declared outputs are renamed back to the execroot afterwards.
+ * Where the action's execroot lies inside its sandbox. Made by the sandbox in its own memory, so
+ * it exists in no host directory and no read-only mount of a host directory can cover it.
+ */
+export const SANDBOX_EXECROOT = '/kiln-sandbox/execroot';
+
+/**
+ * Bazel's linux-sandbox, on the namespace sandbox of src/core/sandbox. The action runs in an
+ * execroot the sandbox builds in its own memory: its declared inputs as symlinks to their real
+ * paths (whose directories are mounted read-only) and, mounted over its output directories, empty
+ * directories of the host (under the scratch directory) that receive its outputs. It has no
+ * network. An undeclared input is absent at its exec path; whatever the process writes besides its
+ * declared outputs is dropped with the sandbox or the scratch directory; declared outputs are
+ * renamed into the execroot afterwards. Nothing but the output directories is made on the host:
+ * each directory made and removed there costs far more than in the sandbox's memory.
  */
 export class SandboxedStrategy implements SpawnStrategy {
   readonly name = 'sandboxed';
@@ -17,50 +27,131 @@ export class SandboxedStrategy implements SpawnStrategy {
   constructor(private readonly runner: ProcessRunner) {}
 
   async exec(spawn: Spawn): Promise<ProcessResult> {
-    const root = join(spawn.scratchDir, 'execroot');
-    await mkdir(root, { recursive: true });
-    const made = new Set<string>();
-    const ensureDir = async (dir: string) => {
-      if (made.has(dir)) return;
-      await mkdir(dir, { recursive: true });
-      made.add(dir);
-    };
+    const { action, execRoot } = spawn;
     const readable = new Set<string>();
-    for (const input of spawn.action.inputs) {
-      const link = join(root, input.execPath);
-      // The real path, so a source reached through the execroot's symlink forest resolves inside.
-      const target = await realpath(join(spawn.execRoot, input.execPath));
-      readable.add(dirname(target));
-      await ensureDir(dirname(link));
-      await symlink(target, link).catch((e: NodeJS.ErrnoException) => {
-        if (e.code !== 'EEXIST') throw e; // the same input listed twice
-      });
-    }
-    for (const output of spawn.action.outputs) await ensureDir(dirname(join(root, output.execPath)));
-
+    const symlinks = uniqueByPath(
+      await Promise.all(
+        action.inputs.map(async (input) => {
+          // The real path, so a source reached through the execroot's symlink forest resolves inside.
+          const target = await realpath(join(execRoot, input.execPath));
+          readable.add(dirname(target));
+          return { execPath: input.execPath, target };
+        }),
+      ),
+    );
+    const layout = fitsOnCommandLine(symlinks) ? sandboxTree(spawn, symlinks) : await hostTree(spawn, symlinks);
     const result = await inSlot(spawn, () =>
       this.runner.run({
         argv: spawn.argv,
-        env: spawn.env,
-        cwd: root,
-        writablePaths: [spawn.scratchDir],
-        readOnlyPaths: outermost(readable),
+        // /tmp is the sandbox's own.
+        env: { ...spawn.env, TMPDIR: '/tmp' },
+        cwd: SANDBOX_EXECROOT,
+        readOnlyPaths: [...outermost(readable), ...(spawn.commandScript ? [spawn.commandScript] : [])],
+        tree: layout.tree,
         stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
         stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
         signal: spawn.signal,
       }),
     );
-    for (const output of spawn.action.outputs) {
-      const inside = join(root, output.execPath);
+    for (const output of action.outputs) {
+      const inside = layout.hostPathOf(output.execPath);
       const present = await lstat(inside).then(() => true, () => false);
       if (!present) continue; // the executor reports it missing
-      const target = join(spawn.execRoot, output.execPath);
+      const target = join(execRoot, output.execPath);
       await mkdir(dirname(target), { recursive: true });
       await rm(target, { recursive: true, force: true });
       await rename(inside, target);
     }
+    layout.tidy();
     return result;
   }
+}
+
+/**
+ * bwrap takes at most 9,000 arguments (three per symlink), and Linux 2 MiB of them with the
+ * environment; an action with more inputs than fit gets its execroot built on the host instead.
+ */
+function fitsOnCommandLine(inputs: readonly InputLink[]): boolean {
+  if (inputs.length > 2000) return false;
+  let bytes = 0;
+  for (const i of inputs) bytes += SANDBOX_EXECROOT.length + i.execPath.length + i.target.length + 16;
+  return bytes < 1024 * 1024;
+}
+
+interface InputLink {
+  readonly execPath: string;
+  readonly target: string;
+}
+
+/** The sandbox's execroot, and where on the host an output written at an exec path ends up. */
+interface Layout {
+  readonly tree: SandboxTree;
+  hostPathOf(execPath: string): string;
+  /** After the outputs are moved out: removes what the layout itself put on the host. */
+  tidy(): void;
+}
+
+/**
+ * The execroot made in the sandbox's memory; only the outermost output directories are host
+ * directories (under the scratch directory) mounted into it.
+ */
+function sandboxTree(spawn: Spawn, inputs: readonly InputLink[]): Layout {
+  const outputDirs = outermost(new Set(spawn.action.outputs.map((o) => posix.dirname(o.execPath))));
+  const staged = outputDirs.map((dir, i) => ({ dir, host: join(spawn.scratchDir, `out${i}`) }));
+  for (const s of staged) mkdirSync(s.host, { recursive: true }); // may be left empty by the previous action
+  const dirs = new Set<string>();
+  for (const o of spawn.action.outputs) {
+    const dir = posix.dirname(o.execPath);
+    if (!outputDirs.includes(dir)) dirs.add(`${SANDBOX_EXECROOT}/${dir}`); // made inside a mount: on the host
+  }
+  return {
+    tree: {
+      mounts: staged.map((s) => ({ host: s.host, at: `${SANDBOX_EXECROOT}/${s.dir}` })),
+      dirs: [...dirs],
+      symlinks: inputs.map((i) => ({ path: `${SANDBOX_EXECROOT}/${i.execPath}`, target: i.target })),
+    },
+    hostPathOf,
+    tidy() {
+      // Inputs that lie in an output directory were linked on the host; unlinked, the directory
+      // is empty again and the next action can use it (see ScratchDirectories).
+      for (const input of inputs) {
+        if (staged.some((s) => input.execPath.startsWith(`${s.dir}/`))) rmSync(hostPathOf(input.execPath), { force: true });
+      }
+    },
+  };
+  function hostPathOf(execPath: string): string {
+    const stage = staged.find((s) => execPath.startsWith(`${s.dir}/`))!;
+    return join(stage.host, execPath.slice(stage.dir.length + 1));
+  }
+}
+
+/** The whole execroot made on the host (symlinks and output directories) and mounted as it is. */
+async function hostTree(spawn: Spawn, inputs: readonly InputLink[]): Promise<Layout> {
+  const root = join(spawn.scratchDir, 'execroot');
+  const made = new Set<string>();
+  const ensureDir = async (dir: string) => {
+    if (made.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    made.add(dir);
+  };
+  for (const input of inputs) {
+    const link = join(root, input.execPath);
+    await ensureDir(dirname(link));
+    await symlink(input.target, link);
+  }
+  for (const output of spawn.action.outputs) await ensureDir(dirname(join(root, output.execPath)));
+  await ensureDir(root);
+  return {
+    tree: { mounts: [{ host: root, at: SANDBOX_EXECROOT }], dirs: [], symlinks: [] },
+    hostPathOf: (execPath) => join(root, execPath),
+    tidy: () => {}, // the whole tree goes with the scratch directory
+  };
+}
+
+/** The same input listed twice is one symlink. */
+function uniqueByPath<T extends { readonly execPath: string }>(entries: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => !seen.has(e.execPath) && seen.add(e.execPath));
 }
 
 /** The directories of `dirs` not inside another one of them: one mount each. */

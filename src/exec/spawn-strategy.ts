@@ -6,11 +6,13 @@ export interface Spawn {
   readonly action: Action;
   /** The command to exec (already rewritten to a script when too long). */
   readonly argv: readonly string[];
-  /** The action environment (key environment plus TMPDIR). */
+  /** The action environment; the strategy adds TMPDIR. */
   readonly env: Readonly<Record<string, string>>;
   readonly execRoot: string;
-  /** A fresh directory owned by this spawn (script, TMPDIR, the sandbox); removed afterwards. */
+  /** A fresh, empty directory owned by this spawn (TMPDIR, the sandbox's outputs); removed afterwards. */
   readonly scratchDir: string;
+  /** The script argv runs when the command line was too long (see command-script.ts). */
+  readonly commandScript?: string;
   /** Aborting kills the process tree (Ctrl-C). */
   readonly signal?: AbortSignal;
   /**

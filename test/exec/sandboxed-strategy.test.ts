@@ -82,6 +82,40 @@ describe.skipIf(!bwrap)('sandboxed strategy (bubblewrap)', () => {
     await expect(stat(join(ws.execRoot, 'escaped.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('collects outputs from several directories, reads a sibling output among them, and drops stray files there', async () => {
+    await ws.write('p/in.txt', 'in\n');
+    const first = genrule('//p:first', { srcs: [source('p/in.txt')], outs: ['first.txt'], cmd: `cp p/in.txt ${out('p', 'first.txt')}` });
+    const firstOut = first.outputs[0]!;
+    const spread = genrule('//p:spread', {
+      srcs: [firstOut],
+      outs: ['a.txt', 'x/b.txt', 'x/y/c.txt'],
+      cmd: [
+        `cat ${firstOut.execPath} > ${out('p', 'a.txt')}`,
+        `echo b > ${out('p', 'x/b.txt')}`,
+        `echo c > ${out('p', 'x/y/c.txt')}`,
+        `echo stray > ${out('p', 'stray.txt')}`,
+        'echo tmp > $TMPDIR/t',
+      ].join('; '),
+    });
+    const { summary } = await build([first, spread], 'sandboxed');
+    expect(summary.success, JSON.stringify(summary.failures)).toBe(true);
+    expect([await ws.read(out('p', 'a.txt')), await ws.read(out('p', 'x/b.txt')), await ws.read(out('p', 'x/y/c.txt'))]).toEqual(['in\n', 'b\n', 'c\n']);
+    await expect(stat(join(ws.execRoot, out('p', 'stray.txt')))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('builds the execroot on the host for an action with more inputs than bwrap takes as arguments', async () => {
+    const inputs = [];
+    for (let i = 0; i < 2500; i++) {
+      await ws.write(`many/f${i}.txt`, `${i}\n`);
+      inputs.push(source(`many/f${i}.txt`));
+    }
+    await ws.write('many/undeclared.txt', 'no\n');
+    const count = genrule('//many:count', { srcs: inputs, outs: ['n.txt'], cmd: `cat many/f*.txt | wc -l > ${out('many', 'n.txt')}; test ! -e many/undeclared.txt` });
+    const { summary } = await build([count], 'sandboxed');
+    expect(summary.success, JSON.stringify(summary.failures)).toBe(true);
+    expect((await ws.read(out('many', 'n.txt'))).trim()).toBe('2500');
+  });
+
   it('has no network; an action tagged requires-network runs locally', async () => {
     const probe = (name: string, requirements: Action['executionRequirements'] = []) =>
       genrule(`//p:${name}`, {

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
-import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
+import { basename, isAbsolute } from 'node:path';
+import type { ProcessResult, ProcessRunner, ProcessSpec, SandboxTree } from './process-runner.js';
 import { spawnProcessGroup } from './spawn-process-group.js';
 import type { ProcessGroupSpawner } from './spawn-server.js';
 
@@ -63,6 +63,8 @@ export class BubblewrapProcessRunner implements ProcessRunner {
     const spawn = this.options.spawn ?? spawnProcessGroup;
     return spawn({
       ...spec,
+      // bwrap itself starts on the host; a tree's working directory exists only inside.
+      cwd: spec.tree ? '/' : spec.cwd,
       argv: [
         this.options.bwrapPath,
         ...identity(this.options),
@@ -98,11 +100,31 @@ export function bubblewrapArguments(spec: ProcessSpec, inIsolatedNetwork = false
     args.push('--ro-bind', path, path);
   }
   // Writable binds come last so they win over a read-only bind of a parent directory.
-  for (const path of [...(spec.writablePaths ?? []), spec.cwd]) {
+  for (const path of [...(spec.writablePaths ?? []), ...(spec.tree ? [] : [spec.cwd])]) {
     requireAbsolute(path, 'writablePaths');
     args.push('--bind', path, path);
   }
+  if (spec.tree) args.push(...treeArguments(spec.tree));
   args.push('--chdir', spec.cwd);
+  return args;
+}
+
+/** Made by bwrap in the sandbox's own root (parents included), in order: mounts, dirs, symlinks. */
+function treeArguments(tree: SandboxTree): string[] {
+  const args: string[] = [];
+  for (const m of tree.mounts) {
+    requireAbsolute(m.host, 'tree mounts');
+    requireAbsolute(m.at, 'tree mounts');
+    args.push('--bind', m.host, m.at);
+  }
+  for (const dir of tree.dirs) {
+    requireAbsolute(dir, 'tree dirs');
+    args.push('--dir', dir);
+  }
+  for (const link of tree.symlinks) {
+    requireAbsolute(link.path, 'tree symlinks');
+    args.push('--symlink', link.target, link.path);
+  }
   return args;
 }
 
@@ -115,13 +137,17 @@ function identity(options: BubblewrapProcessRunnerOptions): string[] {
 
 /**
  * bwrap always sets PWD to the directory it changed into; `env` (from the read-only /usr) puts
- * back exactly what the spec says, so the environment inside matches the plain runner's.
+ * back exactly what the spec says, so the environment inside matches the plain runner's. Bash
+ * needs no such help (a genrule is always Bash): started without PWD it sets and exports
+ * PWD=<its working directory> itself, which is what bwrap set, so one exec per action is saved.
  */
 function exactPwd(spec: ProcessSpec): string[] {
   const pwd = spec.env.PWD;
-  if (spec.argv[0]?.includes('=')) {
-    throw new TypeError(`the sandbox cannot run a program whose name contains '=': '${spec.argv[0]}'`);
+  const program = spec.argv[0] ?? '';
+  if (program.includes('=')) {
+    throw new TypeError(`the sandbox cannot run a program whose name contains '=': '${program}'`);
   }
+  if ((pwd === undefined || pwd === spec.cwd) && basename(program) === 'bash') return [];
   return pwd === undefined ? ['/usr/bin/env', '-u', 'PWD'] : ['/usr/bin/env', `PWD=${pwd}`];
 }
 

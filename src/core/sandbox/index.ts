@@ -1,6 +1,7 @@
 export {
   type OutputSink,
   type ProcessSpec,
+  type SandboxTree,
   type ProcessResult,
   type ProcessRunner,
   DEFAULT_OUTPUT_LIMIT_BYTES,

@@ -10,6 +10,7 @@ export class LocalProcessRunner implements ProcessRunner {
   constructor(private readonly spawn: ProcessGroupSpawner = spawnProcessGroup) {}
 
   run(spec: ProcessSpec): Promise<ProcessResult> {
+    if (spec.tree) return Promise.reject(new TypeError('a process on the host cannot have a sandbox tree'));
     return this.spawn(spec);
   }
 }

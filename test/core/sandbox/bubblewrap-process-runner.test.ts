@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +47,34 @@ describe.skipIf(!support.available)('BubblewrapProcessRunner', () => {
     ['local', new LocalProcessRunner()],
     ['sandbox', new BubblewrapProcessRunner({ bwrapPath })],
   ];
+
+  it('makes a tree inside the sandbox: symlinks and dirs vanish with it, writes under a mount land on the host', async () => {
+    const source = join(root, 'source.txt');
+    writeFileSync(source, 'from the host\n');
+    const outHost = join(root, 'tree-out');
+    mkdirSync(outHost);
+    const runner = new BubblewrapProcessRunner({ bwrapPath });
+    const r = await runner.run({
+      argv: ['bash', '-c', 'cat in/source.txt > out/sub/copy.txt && echo stray > stray.txt && pwd && ls -d out/sub'],
+      cwd: '/in-sandbox/root',
+      env: { PATH: '/usr/bin:/bin' },
+      readOnlyPaths: [root],
+      tree: {
+        mounts: [{ host: outHost, at: '/in-sandbox/root/out' }],
+        dirs: ['/in-sandbox/root/out/sub'],
+        symlinks: [{ path: '/in-sandbox/root/in/source.txt', target: source }],
+      },
+      stdout: { kind: 'buffer', limitBytes: 1 << 16 },
+      stderr: { kind: 'buffer', limitBytes: 1 << 16 },
+    });
+    expect(r.stderr.toString()).toBe('');
+    expect(r.stdout.toString()).toBe('/in-sandbox/root\nout/sub\n');
+    expect(readFileSync(join(outHost, 'sub', 'copy.txt'), 'utf8')).toBe('from the host\n');
+    expect(existsSync('/in-sandbox')).toBe(false);
+    await expect(new LocalProcessRunner().run({ argv: ['true'], cwd: '/', env: {}, tree: { mounts: [], dirs: [], symlinks: [] } })).rejects.toThrow(
+      'a process on the host cannot have a sandbox tree',
+    );
+  });
 
   it('hides files outside the declared inputs', async () => {
     const secret = join(root, 'undeclared.txt');

@@ -38,6 +38,14 @@ export function processRunnerCases(makeRunner: () => ProcessRunner): void {
     expect(r.stdout.toString().split('\n').filter(Boolean).sort()).toEqual(['ONE=1', `PATH=${PATH}`, 'SPACED=a b  c']);
   });
 
+  it('gives Bash and its children the same environment, PWD included (Bash sets it from its directory)', async () => {
+    const printed = async (extra: Partial<ProcessSpec>) =>
+      (await runner.run(spec(['/bin/bash', '-c', 'env | grep -v "^_=" | sort'], extra))).stdout.toString();
+    expect(await printed({})).toBe(`PATH=${PATH}\nPWD=${dir}\nSHLVL=1\n`);
+    expect(await printed({ env: { PATH, PWD: dir } })).toBe(`PATH=${PATH}\nPWD=${dir}\nSHLVL=1\n`);
+    expect(await printed({ env: { PATH, PWD: '/elsewhere' } })).toBe(`PATH=${PATH}\nPWD=${dir}\nSHLVL=1\n`);
+  });
+
   it('runs in the working directory', async () => {
     const r = await runner.run(spec(['pwd', '-P']));
     expect(r.stdout.toString().trim()).toBe(execFileSync('realpath', [dir]).toString().trim());
