@@ -196,11 +196,12 @@ class ActionRunner {
       this.reporter.actionFinished(action, undefined);
       return true;
     }
-    const key = computeActionKey(action, { env, inputs });
     const diskCache = useDiskCache && this.openDiskCache ? await this.openDiskCache() : undefined;
-    if (diskCache) {
-      const cached = await diskCache.lookup(key.digest);
-      if (cached && this.declaresExactly(action, cached) && (await diskCache.restore(cached, execRoot))) {
+    // The REAPI key addresses the shared caches; a build without one never needs it.
+    const shared = diskCache ? { cache: diskCache, digest: computeActionKey(action, { env, inputs }).digest } : undefined;
+    if (shared) {
+      const cached = await shared.cache.lookup(shared.digest);
+      if (cached && this.declaresExactly(action, cached) && (await shared.cache.restore(cached, execRoot))) {
         await this.recordOutputs(cached);
         for (const o of cached) await this.digestCache.remember(join(execRoot, o.path), o.digest);
         if (cacheable) this.actionCache.put(localKey, cached);
@@ -213,7 +214,7 @@ class ActionRunner {
     const strategy = await this.strategyFor(action);
     if (!strategy) return false;
     if (this.stopping()) return 'skipped';
-    return this.spawn(action, strategy, env, { local: localKey, reapi: key.digest }, cacheable, diskCache);
+    return this.spawn(action, strategy, env, localKey, cacheable, shared);
   }
 
   /**
@@ -224,9 +225,9 @@ class ActionRunner {
     action: Action,
     strategy: SpawnStrategy,
     env: Record<string, string>,
-    key: { readonly local: string; readonly reapi: Digest },
+    localKey: string,
     cacheable: boolean,
-    diskCache: DiskCache | undefined,
+    shared: { readonly cache: DiskCache; readonly digest: Digest } | undefined,
   ): Promise<boolean | 'skipped'> {
     const execRoot = this.options.execRoot;
     await this.deleteOutputs(action);
@@ -297,9 +298,9 @@ class ActionRunner {
         outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
       }
       await this.recordOutputs(outputs);
-      if (cacheable) this.actionCache.put(key.local, outputs);
-      if (diskCache) {
-        await diskCache.store(key.reapi, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
+      if (cacheable) this.actionCache.put(localKey, outputs);
+      if (shared) {
+        await shared.cache.store(shared.digest, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
       }
       this.count(strategy.runnerName);
       this.reporter.actionFinished(action, strategy.runnerName);
