@@ -9,11 +9,19 @@ export class LocalStrategy implements SpawnStrategy {
   readonly name = 'local';
   readonly runnerName = 'local';
 
+  /** Output directories made during this build: a package's actions share one. */
+  private readonly madeDirs = new Set<string>();
+
   /** `runner`: a LocalProcessRunner, normally on a build's spawn server (see ActionSpawners). */
   constructor(private readonly runner: ProcessRunner) {}
 
   async exec(spawn: Spawn): Promise<ProcessResult> {
-    await Promise.all(spawn.action.outputs.map((o) => mkdir(dirname(join(spawn.execRoot, o.execPath)), { recursive: true })));
+    for (const o of spawn.action.outputs) {
+      const dir = dirname(join(spawn.execRoot, o.execPath));
+      if (this.madeDirs.has(dir)) continue;
+      await mkdir(dir, { recursive: true });
+      this.madeDirs.add(dir);
+    }
     const tmpDir = join(spawn.scratchDir, 'tmp');
     mkdirSync(tmpDir, { recursive: true }); // left empty by the scratch directory's previous action
     return inSlot(spawn, () =>
