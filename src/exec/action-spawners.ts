@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   BubblewrapProcessRunner,
   detectSandboxSupport,
   isolatedNetworkWrapper,
   LocalProcessRunner,
+  prepareSandboxEtc,
   SpawnServer,
   type ProcessRunner,
   type SandboxSupport,
@@ -26,6 +30,8 @@ export class ActionSpawners {
   private readonly localServer = new SpawnServer();
   private isolatedServer: SpawnServer | undefined;
   private sandboxed: Promise<SandboxRunner> | undefined;
+  /** The sandbox's /etc for this build (see prepareSandboxEtc). */
+  private etcDirectory: string | undefined;
   readonly local: ProcessRunner = new LocalProcessRunner(this.localServer.run);
 
   /** `sandbox`: whether the machine can sandbox, when the caller knows (tests); detected otherwise. */
@@ -49,10 +55,12 @@ export class ActionSpawners {
       const isolated = new SpawnServer({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
       this.isolatedServer = isolated;
       const inIsolatedNetwork = await isolated.started();
+      this.etcDirectory = mkdtempSync(join(tmpdir(), 'kiln-sandbox-etc-'));
       const runner = new BubblewrapProcessRunner({
         bwrapPath: support.bwrapPath,
         spawn: inIsolatedNetwork ? isolated.run : this.localServer.run,
         inIsolatedNetwork,
+        etcDirectory: prepareSandboxEtc(this.etcDirectory),
       });
       return { support, runner };
     })();
@@ -62,5 +70,6 @@ export class ActionSpawners {
   /** Ends the helper processes; runs still pending fail. */
   async close(): Promise<void> {
     await Promise.all([this.localServer.close(), this.isolatedServer?.close()]);
+    if (this.etcDirectory) rmSync(this.etcDirectory, { recursive: true, force: true });
   }
 }

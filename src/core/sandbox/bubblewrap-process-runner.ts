@@ -1,5 +1,5 @@
-import { existsSync, lstatSync, readlinkSync } from 'node:fs';
-import { basename, isAbsolute } from 'node:path';
+import { cpSync, existsSync, lstatSync, mkdirSync, readlinkSync } from 'node:fs';
+import { basename, isAbsolute, join } from 'node:path';
 import type { ProcessResult, ProcessRunner, ProcessSpec, SandboxTree } from './process-runner.js';
 import { spawnProcessGroup } from './spawn-process-group.js';
 import type { ProcessGroupSpawner } from './spawn-server.js';
@@ -35,6 +35,24 @@ export interface BubblewrapProcessRunnerOptions {
    * process. Creating and tearing down a network namespace is half of bwrap's cost here.
    */
   readonly inIsolatedNetwork?: boolean;
+  /**
+   * A directory made by prepareSandboxEtc, mounted as the sandbox's /etc: one mount where binding
+   * the files one by one costs a mount each (~1 ms per action for the seven of them here).
+   */
+  readonly etcDirectory?: string;
+}
+
+/**
+ * Copies the /etc files the sandbox shows (symlinks kept as symlinks) into `dir`, for
+ * `etcDirectory`. A copy taken once per build: an /etc changed meanwhile shows from the next build.
+ */
+export function prepareSandboxEtc(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const file of ETC_FILES) {
+    if (!existsSync(file)) continue;
+    cpSync(file, join(dir, basename(file)), { recursive: true, verbatimSymlinks: true, dereference: false });
+  }
+  return dir;
 }
 
 /**
@@ -68,7 +86,7 @@ export class BubblewrapProcessRunner implements ProcessRunner {
       argv: [
         this.options.bwrapPath,
         ...identity(this.options),
-        ...bubblewrapArguments(spec, this.options.inIsolatedNetwork ?? false),
+        ...bubblewrapArguments(spec, this.options.inIsolatedNetwork ?? false, this.options.etcDirectory),
         '--',
         ...exactPwd(spec),
         ...spec.argv,
@@ -78,7 +96,7 @@ export class BubblewrapProcessRunner implements ProcessRunner {
 }
 
 /** The bwrap command line (without the program and the command) for one process spec. */
-export function bubblewrapArguments(spec: ProcessSpec, inIsolatedNetwork = false): string[] {
+export function bubblewrapArguments(spec: ProcessSpec, inIsolatedNetwork = false, etcDirectory?: string): string[] {
   const args = [
     '--unshare-all',
     ...(inIsolatedNetwork ? ['--share-net'] : []),
@@ -94,7 +112,8 @@ export function bubblewrapArguments(spec: ProcessSpec, inIsolatedNetwork = false
     '/tmp',
   ];
   for (const dir of SYSTEM_DIRECTORIES) args.push(...systemMount(dir));
-  for (const file of ETC_FILES) if (existsSync(file)) args.push('--ro-bind', file, file);
+  if (etcDirectory) args.push('--ro-bind', etcDirectory, '/etc');
+  else for (const file of ETC_FILES) if (existsSync(file)) args.push('--ro-bind', file, file);
   for (const path of spec.readOnlyPaths ?? []) {
     requireAbsolute(path, 'readOnlyPaths');
     args.push('--ro-bind', path, path);

@@ -13,6 +13,7 @@ export {
   BubblewrapProcessRunner,
   bubblewrapArguments,
   isolatedNetworkWrapper,
+  prepareSandboxEtc,
   type BubblewrapProcessRunnerOptions,
 } from './bubblewrap-process-runner.js';
 export { detectSandboxSupport, type SandboxSupport, type DetectSandboxOptions } from './detect-sandbox-support.js';

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BubblewrapProcessRunner, LocalProcessRunner, detectSandboxSupport, type ProcessRunner, type ProcessSpec } from '../../../src/core/index.js';
+import { BubblewrapProcessRunner, LocalProcessRunner, detectSandboxSupport, prepareSandboxEtc, type ProcessRunner, type ProcessSpec } from '../../../src/core/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
 
 const support = await detectSandboxSupport();
@@ -47,6 +47,17 @@ describe.skipIf(!support.available)('BubblewrapProcessRunner', () => {
     ['local', new LocalProcessRunner()],
     ['sandbox', new BubblewrapProcessRunner({ bwrapPath })],
   ];
+
+  it('with a prepared /etc shows exactly the files it copied, in one mount', async () => {
+    const etc = prepareSandboxEtc(join(root, 'etc'));
+    const runner = new BubblewrapProcessRunner({ bwrapPath, etcDirectory: etc });
+    const r = await runner.run(spec('whoami >/dev/null && ls /etc | sort | tr "\\n" " "; test ! -e /etc/hostname'));
+    expect(r.stderr.toString()).toBe('');
+    expect(r.exitCode).toBe(0);
+    const shown = r.stdout.toString().trim().split(' ');
+    expect(shown).toContain('passwd');
+    expect(shown.every((name) => ['passwd', 'group', 'nsswitch.conf', 'ld.so.cache', 'ld.so.conf', 'localtime', 'alternatives'].includes(name))).toBe(true);
+  });
 
   it('makes a tree inside the sandbox: symlinks and dirs vanish with it, writes under a mount land on the host', async () => {
     const source = join(root, 'source.txt');
