@@ -53,8 +53,11 @@ for (const size of flags.sizes) {
     const sandboxFloor = bwrap
       ? await spawnFloorMs(actions, flags.jobs, [bwrap, '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'bash', '-c', 'true'])
       : NaN;
+    // The genrules' own shape: Bash running one more program, with nothing of any build tool around it.
+    const commandFloor = await spawnFloorMs(actions, flags.jobs, ['bash', '-c', 'set -e -o pipefail; cat /dev/null > /dev/null']);
     console.log(`${size} packages, ${actions} actions, ${flags.jobs} at a time`);
     console.log(`  spawn floor: bash -c true ${secs(floor)} (${(floor / actions).toFixed(2)} ms each); in bubblewrap ${secs(sandboxFloor)}`);
+    console.log(`  command floor: bash running cat, as the genrules do, ${secs(commandFloor)} (${(commandFloor / actions).toFixed(2)} ms each)`);
 
     const kiln = (base, ...args) => measure([flags.kiln, 'build', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], ws);
     const kilnCold = kiln('kiln-ob');
@@ -92,6 +95,10 @@ for (const size of flags.sizes) {
           `kiln null / bazel warm null = ${(kilnNull.ms / warmNull.ms).toFixed(2)} (goal <= 1); ` +
           `kiln one leaf / bazel warm one leaf = ${(kilnLeaf.ms / warmLeaf.ms).toFixed(2)} (goal <= 1); ` +
           `kiln peak RSS / bazel server peak RSS = ${(kilnPeak / serverRss).toFixed(2)} (goal <= 0.333)`,
+      );
+      console.log(
+        `  the command floor alone / bazel --batch cold = ${(commandFloor / batch.ms).toFixed(3)} (default), ${(commandFloor / batchLocal.ms).toFixed(3)} (local); ` +
+          `the bubblewrap floor / bazel --batch cold (default) = ${(sandboxFloor / batch.ms).toFixed(3)}`,
       );
     }
   } finally {
