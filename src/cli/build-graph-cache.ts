@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import type { Action, OutputDirectories } from '../analysis/index.js';
+import { codeStamp } from '../core/index.js';
 
 /** A requested target as execution and the closing lines need it: its label and default outputs. */
 export interface BuiltTarget {
@@ -47,17 +47,8 @@ interface Entry {
 /** Entries kept: one per distinct command line in use, the least recently written go first. */
 const MAX_ENTRIES = 8;
 
-/**
- * Entries are valid only for the Kiln build that wrote them: a format version plus the
- * modification time of this module's file, which every build of Kiln rewrites.
- */
-const VERSION = `kiln-build-graph-1:${(() => {
-  try {
-    return statSync(fileURLToPath(import.meta.url)).mtimeMs;
-  } catch {
-    return 0;
-  }
-})()}`;
+/** Entries are valid only for the Kiln build that wrote them (see codeStamp). */
+const VERSION = `kiln-build-graph-1:${codeStamp(import.meta.url)}`;
 
 /**
  * The analysis cache that makes a null build or a rebuild after a source edit skip loading and

@@ -1,5 +1,6 @@
 export { type Position, position, formatPosition } from './position.js';
 export { KilnError, UsageError, isKilnError } from './errors.js';
+export { codeStamp } from './code-stamp.js';
 export { ExitCode } from './exit-codes.js';
 export * from './proto.js';
 export {

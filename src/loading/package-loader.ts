@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { KilnError, type Position } from '../core/index.js';
+import { codeStamp, KilnError, type Position } from '../core/index.js';
 import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
 import {
   Builtin,
@@ -35,7 +34,6 @@ import {
   type StatementInfo,
 } from './build-builtins.js';
 import { aspectBuiltin, attrModule, depsetBuiltin, exportGlobals, providerBuiltin, ruleBuiltin } from './bzl-builtins.js';
-import { DirectoryLister } from './directory-lister.js';
 import { Label, type PackageContext } from './label.js';
 import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
@@ -46,17 +44,8 @@ import { Workspace } from './workspace.js';
 /** `no such package` (Bazel's wording). */
 export class NoSuchPackageError extends KilnError {}
 
-/**
- * Cached packages are valid only for the Kiln build that wrote them: the format version plus the
- * modification time of this module's file (which changes with every build of Kiln).
- */
-const CACHE_VERSION = `kiln-packages-1:${(() => {
-  try {
-    return statSync(fileURLToPath(import.meta.url)).mtimeMs;
-  } catch {
-    return 0;
-  }
-})()}`;
+/** Cached packages are valid only for the Kiln build that wrote them (see codeStamp). */
+const CACHE_VERSION = `kiln-packages-1:${codeStamp(import.meta.url)}`;
 const MARKER = '__kiln_at__';
 
 export interface PackageLoaderOptions {

@@ -1,4 +1,3 @@
-import type { FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 

@@ -8,7 +8,7 @@ import { StarCallable, type Kwargs } from './values/callable.js';
 import { repr } from './values/describe.js';
 import { StarDict } from './values/dict.js';
 import { EMPTY_TUPLE, StarTuple } from './values/list.js';
-import { None, StarObject, type Value } from './values/value.js';
+import { None, type Value } from './values/value.js';
 
 /** The compiled, closure-independent part of a def or lambda (starlark-go's Funcode). */
 export interface FunctionCode {

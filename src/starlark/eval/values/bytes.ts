@@ -1,4 +1,3 @@
-import { StarlarkError } from '../starlark-error.js';
 import { StarObject, type Sequence, type Value } from './value.js';
 
 const encoder = new TextEncoder();

@@ -1,4 +1,3 @@
-import { StarlarkError } from '../starlark-error.js';
 import { StarObject, type Sequence, type Value } from './value.js';
 
 /** The lazy result of `range(start, stop, step)`: an immutable sequence of ints. */
