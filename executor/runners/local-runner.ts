@@ -2,9 +2,10 @@ import {
   BubblewrapProcessRunner,
   detectSandboxSupport,
   exitStatusOf,
+  createProcessStarter,
   LocalProcessRunner,
-  SpawnServer,
   type ProcessRunner,
+  type ProcessStarter,
 } from '../../src/core/index.js';
 import type { RunRequest, RunResult, Runner } from './runner.js';
 import { resolveWorkingDirectory } from './working-directory.js';
@@ -15,9 +16,9 @@ export interface LocalRunnerOptions {
   /** Where the one-time note about falling back to a plain process goes. */
   readonly log?: (message: string) => void;
   /**
-   * Start processes from a helper process (SpawnServer, default true) rather than the executor's:
-   * Node forks its whole heap for every child, which costs the executor more CPU than a no-op
-   * action itself; the small helper forks for a fraction of that, on another core.
+   * Start processes from a helper process (createProcessStarter, default true) rather than the
+   * executor's: Node forks its whole heap for every child, which costs the executor more CPU than a
+   * no-op action itself; the native helper starts them for a fraction of that, on another core.
    */
   readonly spawnServer?: boolean;
 }
@@ -31,11 +32,11 @@ export interface LocalRunnerOptions {
 export class LocalRunner implements Runner {
   private constructor(
     private readonly processes: ProcessRunner,
-    private readonly server: SpawnServer | undefined,
+    private readonly server: ProcessStarter | undefined,
   ) {}
 
   static async create(options: LocalRunnerOptions = {}): Promise<LocalRunner> {
-    const server = options.spawnServer === false ? undefined : new SpawnServer();
+    const server = options.spawnServer === false ? undefined : createProcessStarter();
     const spawn = server?.run;
     if (options.sandbox === 'off') return new LocalRunner(new LocalProcessRunner(spawn), server);
     const support = await detectSandboxSupport();

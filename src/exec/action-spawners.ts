@@ -5,10 +5,11 @@ import {
   BubblewrapProcessRunner,
   detectSandboxSupport,
   isolatedNetworkWrapper,
+  createProcessStarter,
   LocalProcessRunner,
   prepareSandboxEtc,
-  SpawnServer,
   type ProcessRunner,
+  type ProcessStarter,
   type SandboxSupport,
 } from '../core/index.js';
 
@@ -19,7 +20,7 @@ export interface SandboxRunner {
 }
 
 /**
- * The helper processes a build's actions start from (see SpawnServer): one for local actions and,
+ * The helper processes a build's actions start from (see createProcessStarter): one for local actions and,
  * once the sandbox is asked for, one inside an empty network namespace whose sandboxes share it
  * (falling back to a namespace per sandbox where the wrapper cannot start). Each starts on first
  * use; `warmUp` starts them at once, so that a caller can overlap their start-up (a Node process,
@@ -27,8 +28,8 @@ export interface SandboxRunner {
  * wait. The owner closes them.
  */
 export class ActionSpawners {
-  private readonly localServer = new SpawnServer();
-  private isolatedServer: SpawnServer | undefined;
+  private readonly localServer: ProcessStarter = createProcessStarter();
+  private isolatedServer: ProcessStarter | undefined;
   private sandboxed: Promise<SandboxRunner> | undefined;
   /** The sandbox's /etc for this build (see prepareSandboxEtc). */
   private etcDirectory: string | undefined;
@@ -52,7 +53,7 @@ export class ActionSpawners {
     this.sandboxed ??= (async () => {
       const support = this.knownSupport ?? (await detectSandboxSupport({ env: this.clientEnv }));
       if (!support.available) return { support };
-      const isolated = new SpawnServer({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
+      const isolated = createProcessStarter({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
       this.isolatedServer = isolated;
       const inIsolatedNetwork = await isolated.started();
       this.etcDirectory = mkdtempSync(join(tmpdir(), 'kiln-sandbox-etc-'));

@@ -9,6 +9,8 @@ export {
 } from './process-runner.js';
 export { LocalProcessRunner } from './local-process-runner.js';
 export { SpawnServer, type ProcessGroupSpawner, type SpawnServerOptions } from './spawn-server.js';
+export { NativeSpawner, nativeSpawnerBinary } from './native-spawner.js';
+export { createProcessStarter, type ProcessStarter } from './process-starter.js';
 export {
   BubblewrapProcessRunner,
   bubblewrapArguments,
