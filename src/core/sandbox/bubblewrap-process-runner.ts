@@ -1,4 +1,4 @@
-import { cpSync, existsSync, lstatSync, mkdirSync, readlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, symlinkSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import type { ProcessResult, ProcessRunner, ProcessSpec, SandboxTree } from './process-runner.js';
 import { spawnProcessGroup } from './spawn-process-group.js';
@@ -17,6 +17,9 @@ const ETC_FILES = [
   '/etc/localtime',
   '/etc/alternatives',
 ];
+
+/** Those of ETC_FILES that are directories: mounted whole over the prepared /etc's empty ones. */
+const ETC_DIRECTORIES = ETC_FILES.filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isDirectory());
 
 export interface BubblewrapProcessRunnerOptions {
   /** Path of the bwrap executable (see detectSandboxSupport). */
@@ -43,14 +46,19 @@ export interface BubblewrapProcessRunnerOptions {
 }
 
 /**
- * Copies the /etc files the sandbox shows (symlinks kept as symlinks) into `dir`, for
- * `etcDirectory`. A copy taken once per build: an /etc changed meanwhile shows from the next build.
+ * Copies the /etc files the sandbox shows into `dir`, for `etcDirectory` (a symlink stays a symlink;
+ * a directory, /etc/alternatives and its hundreds of links, is left as an empty mount point that
+ * bubblewrapArguments mounts over). A copy taken once per build: an /etc changed meanwhile shows
+ * from the next build.
  */
 export function prepareSandboxEtc(dir: string): string {
   mkdirSync(dir, { recursive: true });
   for (const file of ETC_FILES) {
-    if (!existsSync(file)) continue;
-    cpSync(file, join(dir, basename(file)), { recursive: true, verbatimSymlinks: true, dereference: false });
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    const copy = join(dir, basename(file));
+    if (st?.isSymbolicLink()) symlinkSync(readlinkSync(file), copy);
+    else if (st?.isDirectory()) mkdirSync(copy);
+    else if (st?.isFile()) copyFileSync(file, copy);
   }
   return dir;
 }
@@ -112,8 +120,10 @@ export function bubblewrapArguments(spec: ProcessSpec, inIsolatedNetwork = false
     '/tmp',
   ];
   for (const dir of SYSTEM_DIRECTORIES) args.push(...systemMount(dir));
-  if (etcDirectory) args.push('--ro-bind', etcDirectory, '/etc');
-  else for (const file of ETC_FILES) if (existsSync(file)) args.push('--ro-bind', file, file);
+  if (etcDirectory) {
+    args.push('--ro-bind', etcDirectory, '/etc');
+    for (const dir of ETC_DIRECTORIES) if (existsSync(dir)) args.push('--ro-bind', dir, dir);
+  } else for (const file of ETC_FILES) if (existsSync(file)) args.push('--ro-bind', file, file);
   for (const path of spec.readOnlyPaths ?? []) {
     requireAbsolute(path, 'readOnlyPaths');
     args.push('--ro-bind', path, path);
