@@ -123,13 +123,16 @@ export class NativeSpawner {
     let signalReady: (ok: boolean) => void = () => {};
     this.ready = new Promise((resolve) => (signalReady = resolve));
     child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk, () => signalReady(true)));
-    child.on('error', () => signalReady(false));
-    child.on('exit', (code, signal) => {
+    const lost = (why: string) => {
       signalReady(false);
       if (this.child !== child) return; // closed
       this.child = undefined;
-      this.failAll(new Error(`the native spawner exited unexpectedly (${signal ?? `exit ${code}`})`));
-    });
+      this.failAll(new Error(`the native spawner ${why}`));
+    };
+    child.on('error', (e) => lost(`could not run: ${e.message}`));
+    child.on('exit', (code, signal) => lost(`exited unexpectedly (${signal ?? `exit ${code}`})`));
+    // A write after the helper died fails here; 'exit' has said why already.
+    child.stdin!.on('error', () => {});
     child.unref();
     (child.stdout as unknown as { unref?: () => void }).unref?.();
     (child.stdin as unknown as { unref?: () => void }).unref?.();

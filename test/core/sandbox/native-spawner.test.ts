@@ -53,6 +53,13 @@ describe.skipIf(!binary)('NativeSpawner', () => {
     expect(readFileSync(spillPath).length).toBe(300_000);
   });
 
+  it('fails runs, instead of hanging, when the helper cannot start', async () => {
+    const broken = new NativeSpawner(join(dir, 'no-such-helper'));
+    expect(await broken.started()).toBe(false);
+    await expect(broken.run({ argv: ['true'], cwd: dir, env: { PATH } })).rejects.toThrow(/native spawner could not run/);
+    await broken.close();
+  });
+
   it('starts processes from the helper, fails pending runs when closed, and starts afresh after', async () => {
     const own = new NativeSpawner(binary ?? '');
     try {
