@@ -12,6 +12,20 @@ const { startExecutor, DEFAULT_CACHE_BYTES } = await import(join(repo, 'dist/exe
 
 export const NO_OP = ['/bin/true'];
 
+/** A runner request for the no-op in `buildDirectory` (empty environment, output kept in memory). */
+export function noOpRunRequest(buildDirectory, timeoutMs = 0) {
+  return {
+    buildDirectory,
+    arguments: NO_OP,
+    environment: {},
+    workingDirectory: '',
+    platform: [],
+    timeoutMs,
+    stdout: { kind: 'buffer', limitBytes: 1024 },
+    stderr: { kind: 'buffer', limitBytes: 1024 },
+  };
+}
+
 /** `--name=value` / `--flag` arguments as an object (values are strings; a bare flag is ''). */
 export function parseArgs(argv) {
   return Object.fromEntries(

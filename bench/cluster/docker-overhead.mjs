@@ -10,7 +10,7 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs, startCluster } from './cluster-harness.mjs';
+import { noOpRunRequest, parseArgs, startCluster } from './cluster-harness.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const { DockerRunner } = await import(join(repo, 'dist/executor/runners/docker-runner.js'));
@@ -27,16 +27,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Median wall time of `ACTIONS` sequential runs of /bin/true with `runner`, after two warm-ups. */
 async function perAction(runner, buildDirectory) {
-  const request = {
-    buildDirectory,
-    arguments: ['/bin/true'],
-    environment: {},
-    workingDirectory: '',
-    platform: [],
-    timeoutMs: 60_000,
-    stdout: { kind: 'buffer', limitBytes: 1024 },
-    stderr: { kind: 'buffer', limitBytes: 1024 },
-  };
+  const request = noOpRunRequest(buildDirectory, 60_000);
   const times = [];
   for (let i = 0; i < ACTIONS + 2; i++) {
     const t0 = performance.now();

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as harness from './cluster-harness.mjs';
-import { NO_OP, parseArgs, ratePerSecond, startCluster } from './cluster-harness.mjs';
+import { NO_OP, noOpRunRequest, parseArgs, ratePerSecond, startCluster } from './cluster-harness.mjs';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const { LocalRunner } = await import(join(repo, 'dist/executor/runners/local-runner.js'));
@@ -26,16 +26,7 @@ const SLOTS = Number(args['slots'] ?? 4);
 const SANDBOX = args['sandbox'] ?? 'auto';
 
 const newRunner = () => LocalRunner.create({ sandbox: SANDBOX, log: () => {} });
-const runRequest = (buildDirectory) => ({
-  buildDirectory,
-  arguments: NO_OP,
-  environment: {},
-  workingDirectory: '',
-  platform: [],
-  timeoutMs: 0,
-  stdout: { kind: 'buffer', limitBytes: 1024 },
-  stderr: { kind: 'buffer', limitBytes: 1024 },
-});
+const runRequest = (buildDirectory) => noOpRunRequest(buildDirectory);
 
 /** Node's spawn of /bin/true and nothing else: what any runner built on child_process pays at least. */
 const bareSpawn = () =>

@@ -8,7 +8,7 @@ import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } f
  * Where the action's execroot lies inside its sandbox. Made by the sandbox in its own memory, so
  * it exists in no host directory and no read-only mount of a host directory can cover it.
  */
-export const SANDBOX_EXECROOT = '/kiln-sandbox/execroot';
+const SANDBOX_EXECROOT = '/kiln-sandbox/execroot';
 
 /**
  * Bazel's linux-sandbox, on the namespace sandbox of src/core/sandbox. The action runs in an

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { constants } from 'node:os';
-import { OutputCapture } from './output-capture.js';
+import { capturedResult, OutputCapture } from './output-capture.js';
 import type { ProcessResult } from './process-runner.js';
 import type { ProcessGroupSpec } from './spawn-process-group.js';
 
@@ -188,23 +188,8 @@ export class NativeSpawner {
     if (this.running.size === 0) this.child?.unref();
     if (running.timer) clearTimeout(running.timer);
     if (running.onAbort) running.spec.signal?.removeEventListener('abort', running.onAbort);
-    const wallTimeMs = performance.now() - running.started;
-    Promise.all([running.out.finish(), running.err.finish()]).then(
-      () =>
-        running.resolve({
-          exitCode,
-          signal,
-          timedOut: running.timedOut,
-          stdout: running.out.bytes(),
-          stderr: running.err.bytes(),
-          stdoutTruncated: running.out.truncated,
-          stderrTruncated: running.err.truncated,
-          ...(running.out.spilled ? { stdoutSpilled: true } : {}),
-          ...(running.err.spilled ? { stderrSpilled: true } : {}),
-          wallTimeMs,
-        }),
-      running.reject,
-    );
+    const status = { exitCode, signal, timedOut: running.timedOut, wallTimeMs: performance.now() - running.started };
+    capturedResult(running.out, running.err, status).then(running.resolve, running.reject);
   }
 
   private failAll(error: Error): void {

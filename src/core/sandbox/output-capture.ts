@@ -1,7 +1,7 @@
 import { appendFileSync, closeSync, createWriteStream, openSync, type WriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { DEFAULT_OUTPUT_LIMIT_BYTES, type OutputSink } from './process-runner.js';
+import { DEFAULT_OUTPUT_LIMIT_BYTES, type OutputSink, type ProcessResult } from './process-runner.js';
 
 /**
  * One output stream of a child process. A file sink hands the child a file descriptor directly
@@ -93,4 +93,25 @@ export class OutputCapture {
   bytes(): Buffer {
     return Buffer.concat(this.chunks, this.size);
   }
+}
+
+/** A finished process's result, once both its streams are complete (a spill file closed). */
+export async function capturedResult(
+  out: OutputCapture,
+  err: OutputCapture,
+  status: Pick<ProcessResult, 'exitCode' | 'signal' | 'timedOut' | 'wallTimeMs'>,
+): Promise<ProcessResult> {
+  await Promise.all([out.finish(), err.finish()]);
+  return {
+    exitCode: status.exitCode,
+    signal: status.signal,
+    timedOut: status.timedOut,
+    stdout: out.bytes(),
+    stderr: err.bytes(),
+    stdoutTruncated: out.truncated,
+    stderrTruncated: err.truncated,
+    ...(out.spilled ? { stdoutSpilled: true } : {}),
+    ...(err.spilled ? { stderrSpilled: true } : {}),
+    wallTimeMs: status.wallTimeMs,
+  };
 }

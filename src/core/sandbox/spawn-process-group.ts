@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { OutputCapture } from './output-capture.js';
+import { capturedResult, OutputCapture } from './output-capture.js';
 import type { OutputSink, ProcessResult } from './process-runner.js';
 
 export interface ProcessGroupSpec {
@@ -68,23 +68,7 @@ export function spawnProcessGroup(spec: ProcessGroupSpec): Promise<ProcessResult
       settled = true;
       if (timer) clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
-      const wallTimeMs = performance.now() - started;
-      Promise.all([out.finish(), err.finish()]).then(
-        () =>
-          resolve({
-            exitCode,
-            signal,
-            timedOut,
-            stdout: out.bytes(),
-            stderr: err.bytes(),
-            stdoutTruncated: out.truncated,
-            stderrTruncated: err.truncated,
-            ...(out.spilled ? { stdoutSpilled: true } : {}),
-            ...(err.spilled ? { stderrSpilled: true } : {}),
-            wallTimeMs,
-          }),
-        reject,
-      );
+      capturedResult(out, err, { exitCode, signal, timedOut, wallTimeMs: performance.now() - started }).then(resolve, reject);
     };
     child.on('exit', () => killGroup());
     // 'close' comes after 'exit' once the pipes are drained.

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { googleRpc, reapi } from '../../../src/core/index.js';
-import { execute, startTestCluster, type TestCluster } from './cluster-fixture.js';
+import { googleRpc } from '../../../src/core/index.js';
+import { execute, shCommand, startTestCluster, type TestCluster } from './cluster-fixture.js';
 
 let cluster: TestCluster | undefined;
 let scratch: string | undefined;
@@ -15,11 +15,7 @@ afterEach(async () => {
   scratch = undefined;
 });
 
-const sh = (script: string): reapi.CommandInit => ({
-  arguments: ['/bin/sh', '-c', script],
-  environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }],
-  outputPaths: ['out'],
-});
+const sh = (script: string) => shCommand(script, { outputPaths: ['out'] });
 
 const until = async (condition: () => boolean) => {
   while (!condition()) await new Promise((r) => setTimeout(r, 10));

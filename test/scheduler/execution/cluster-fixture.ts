@@ -158,3 +158,8 @@ export function collectStream(stream: grpc.ClientReadableStream<longrunning.Oper
 export function execute(cluster: TestCluster, request: reapi.ExecuteRequestInit, metadata = new grpc.Metadata()): Promise<StreamOutcome> {
   return collectStream(cluster.exec.Execute(request, metadata) as grpc.ClientReadableStream<longrunning.Operation>);
 }
+
+/** A Command that runs `script` with /bin/sh and a minimal PATH. */
+export function shCommand(script: string, extra: Partial<reapi.CommandInit> = {}): reapi.CommandInit {
+  return { arguments: ['/bin/sh', '-c', script], environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }], ...extra };
+}

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { googleRpc, reapi, unpackAny } from '../../../src/core/index.js';
 import { REQUEST_METADATA_KEY } from '../../../scheduler/execution/index.js';
 import { call, must, readStream, statusDetails } from '../cache-server-fixture.js';
-import { collectStream, execute, startTestCluster, type TestCluster } from './cluster-fixture.js';
+import { collectStream, execute, shCommand, startTestCluster, type TestCluster } from './cluster-fixture.js';
 
 const Stage = reapi.ExecutionStage_Value;
 let cluster: TestCluster | undefined;
@@ -12,10 +12,7 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-const sh = (script: string): reapi.CommandInit => ({
-  arguments: ['/bin/sh', '-c', script],
-  environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }],
-});
+const sh = (script: string) => shCommand(script);
 
 describe('Execute end to end (real server, in-process executor, local runner)', () => {
   it('runs an action, stores its outputs in the CAS and its result in the AC; the second Execute is a cache hit', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { reapi, unpackAny, type longrunning } from '../../../src/core/index.js';
 import { must } from '../cache-server-fixture.js';
-import { collectStream, execute, startTestCluster, type TestCluster } from './cluster-fixture.js';
+import { collectStream, execute, shCommand, startTestCluster, type TestCluster } from './cluster-fixture.js';
 
 const Stage = reapi.ExecutionStage_Value;
 let cluster: TestCluster | undefined;
@@ -10,10 +10,7 @@ afterEach(async () => {
   cluster = undefined;
 });
 
-const sh = (script: string): reapi.CommandInit => ({
-  arguments: ['/bin/sh', '-c', script],
-  environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }],
-});
+const sh = (script: string) => shCommand(script);
 
 const stageOf = (op: longrunning.Operation) => unpackAny(reapi.ExecuteOperationMetadata, op.metadata!)!.stage;
 
