@@ -1,4 +1,4 @@
-// Compiles Kiln's native process starter (src/core/sandbox/native/kiln-spawn.c) into dist/native/
+// Compiles Kiln's native process starter and sandbox (src/core/sandbox/native/*.c) into dist/native/
 // when a C compiler is present. Without one Kiln starts processes from a Node helper instead
 // (SpawnServer), slower per process but otherwise the same; this script then says so and succeeds.
 import { spawnSync } from 'node:child_process';
@@ -10,7 +10,7 @@ const out = `${root}dist/native/kiln-spawn`;
 rmSync(out, { force: true });
 mkdirSync(`${root}dist/native`, { recursive: true });
 const cc = process.env.CC || 'cc';
-const result = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-Werror', '-o', out, `${root}src/core/sandbox/native/kiln-spawn.c`], { stdio: 'inherit' });
+const result = spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-Werror', '-o', out, `${root}src/core/sandbox/native/kiln-spawn.c`, `${root}src/core/sandbox/native/sandbox.c`], { stdio: 'inherit' });
 if (result.error || result.status !== 0) {
   console.warn(`build-native: no native process starter (${result.error ? `${cc}: ${result.error.message}` : `${cc} exited ${result.status}`}); processes start from a Node helper`);
 }

@@ -7,22 +7,28 @@ import {
   isolatedNetworkWrapper,
   createProcessStarter,
   LocalProcessRunner,
+  NativeSandboxRunner,
   prepareSandboxEtc,
   type ProcessRunner,
   type ProcessStarter,
   type SandboxSupport,
 } from '../core/index.js';
 
+/** Whether this machine can sandbox actions, and why not when it cannot. */
+export type SandboxAvailability = { readonly available: true } | { readonly available: false; readonly reason: string };
+
 /** The sandbox as this machine allows it: the runner when it can sandbox, and why not otherwise. */
 export interface SandboxRunner {
-  readonly support: SandboxSupport;
+  readonly support: SandboxAvailability;
   readonly runner?: ProcessRunner;
 }
 
 /**
  * The helper processes a build's actions start from (see createProcessStarter): one for local actions and,
- * once the sandbox is asked for, one inside an empty network namespace whose sandboxes share it
- * (falling back to a namespace per sandbox where the wrapper cannot start). Each starts on first
+ * once the sandbox is asked for, the native sandbox's (NativeSandboxRunner). Where that cannot run
+ * (not compiled, or a kernel that refuses it), bubblewrap, started from a helper inside an empty
+ * network namespace whose sandboxes share it (or with a namespace per sandbox where that
+ * wrapper cannot start). Each starts on first
  * use; `warmUp` starts them at once, so that a caller can overlap their start-up (a Node process,
  * and bwrap's check and wrapper) with loading and analysis instead of making the first action
  * wait. The owner closes them.
@@ -30,12 +36,13 @@ export interface SandboxRunner {
 export class ActionSpawners {
   private readonly localServer: ProcessStarter = createProcessStarter();
   private isolatedServer: ProcessStarter | undefined;
+  private nativeSandbox: NativeSandboxRunner | undefined;
   private sandboxed: Promise<SandboxRunner> | undefined;
   /** The sandbox's /etc for this build (see prepareSandboxEtc). */
   private etcDirectory: string | undefined;
   readonly local: ProcessRunner = new LocalProcessRunner(this.localServer.run);
 
-  /** `sandbox`: whether the machine can sandbox, when the caller knows (tests); detected otherwise. */
+  /** `knownSupport`: bwrap's availability, when the caller knows (tests); detected otherwise. */
   constructor(
     private readonly clientEnv: Readonly<Record<string, string | undefined>>,
     private readonly knownSupport?: SandboxSupport,
@@ -51,8 +58,14 @@ export class ActionSpawners {
   /** The sandbox runner, detecting support and starting its helper on the first call. */
   sandbox(): Promise<SandboxRunner> {
     this.sandboxed ??= (async () => {
+      if (this.knownSupport?.available === false) return { support: this.knownSupport };
+      const native = await NativeSandboxRunner.start();
+      if (native instanceof NativeSandboxRunner) {
+        this.nativeSandbox = native;
+        return { support: { available: true }, runner: native };
+      }
       const support = this.knownSupport ?? (await detectSandboxSupport({ env: this.clientEnv }));
-      if (!support.available) return { support };
+      if (!support.available) return { support: { available: false, reason: `${native.reason}; ${support.reason}` } };
       const isolated = createProcessStarter({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
       this.isolatedServer = isolated;
       const inIsolatedNetwork = await isolated.started();
@@ -70,7 +83,7 @@ export class ActionSpawners {
 
   /** Ends the helper processes; runs still pending fail. */
   async close(): Promise<void> {
-    await Promise.all([this.localServer.close(), this.isolatedServer?.close()]);
+    await Promise.all([this.localServer.close(), this.isolatedServer?.close(), this.nativeSandbox?.close()]);
     if (this.etcDirectory) rmSync(this.etcDirectory, { recursive: true, force: true });
   }
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isKilnError, type Digest, type ProcessResult, type SandboxSupport } from '../core/index.js';
 import type { Action } from '../analysis/index.js';
 import { actionEnvironment } from './action-environment.js';
-import { ActionSpawners } from './action-spawners.js';
+import { ActionSpawners, type SandboxAvailability } from './action-spawners.js';
 import { buildActionGraph } from './action-graph.js';
 import { computeActionKey } from './action-key.js';
 import { scriptedCommand } from './command-script.js';
@@ -42,7 +42,7 @@ export interface ExecutionOptions {
   /** `--disk_cache=DIR`. */
   readonly diskCache?: string;
   readonly strategies?: StrategyFlags;
-  /** Whether the machine can sandbox; detected (once, lazily) when absent. */
+  /** Whether bubblewrap can sandbox here (the fallback of the native sandbox); detected lazily when absent. */
   readonly sandbox?: SandboxSupport;
   /**
    * The helper processes actions start from, when the caller started them early (and closes them);
@@ -143,7 +143,7 @@ class ActionRunner {
   /** Digests of outputs produced or verified in this build, so dependents need not stat them. */
   private readonly outputDigests = new Map<string, InputFile>();
   private readonly local: LocalStrategy;
-  private sandboxed: Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> | undefined;
+  private sandboxed: Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> | undefined;
   private warnedSandbox = false;
   /** A process exited unsuccessfully; its failure may not be recorded yet. */
   private processFailed = false;
@@ -391,7 +391,7 @@ class ActionRunner {
     return choice.strategy === 'sandboxed' ? sandbox.strategy! : this.local;
   }
 
-  private sandbox(): Promise<{ support: SandboxSupport; strategy?: SpawnStrategy }> {
+  private sandbox(): Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> {
     this.sandboxed ??= this.spawners.sandbox().then(({ support, runner }) => ({ support, strategy: runner && new SandboxedStrategy(runner) }));
     return this.sandboxed;
   }

@@ -1,25 +1,8 @@
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readlinkSync, symlinkSync } from 'node:fs';
-import { basename, isAbsolute, join } from 'node:path';
-import type { ProcessResult, ProcessRunner, ProcessSpec, SandboxTree } from './process-runner.js';
+import { basename } from 'node:path';
+import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
+import { sandboxSteps, type SandboxStep } from './sandbox-plan.js';
 import { spawnProcessGroup } from './spawn-process-group.js';
 import type { ProcessGroupSpawner } from './spawn-server.js';
-
-/** Read-only system directories: enough for bash, coreutils and dynamically linked tools. */
-const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
-
-/** The few files of /etc that programs need to start and to name users; nothing else of /etc. */
-const ETC_FILES = [
-  '/etc/passwd',
-  '/etc/group',
-  '/etc/nsswitch.conf',
-  '/etc/ld.so.cache',
-  '/etc/ld.so.conf',
-  '/etc/localtime',
-  '/etc/alternatives',
-];
-
-/** Those of ETC_FILES that are directories: mounted whole over the prepared /etc's empty ones. */
-const ETC_DIRECTORIES = ETC_FILES.filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isDirectory());
 
 export interface BubblewrapProcessRunnerOptions {
   /** Path of the bwrap executable (see detectSandboxSupport). */
@@ -38,29 +21,8 @@ export interface BubblewrapProcessRunnerOptions {
    * process. Creating and tearing down a network namespace is half of bwrap's cost here.
    */
   readonly inIsolatedNetwork?: boolean;
-  /**
-   * A directory made by prepareSandboxEtc, mounted as the sandbox's /etc: one mount where binding
-   * the files one by one costs a mount each (~1 ms per action for the seven of them here).
-   */
+  /** A directory made by prepareSandboxEtc, mounted as the sandbox's /etc (see sandboxSteps). */
   readonly etcDirectory?: string;
-}
-
-/**
- * Copies the /etc files the sandbox shows into `dir`, for `etcDirectory` (a symlink stays a symlink;
- * a directory, /etc/alternatives and its hundreds of links, is left as an empty mount point that
- * bubblewrapArguments mounts over). A copy taken once per build: an /etc changed meanwhile shows
- * from the next build.
- */
-export function prepareSandboxEtc(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  for (const file of ETC_FILES) {
-    const st = lstatSync(file, { throwIfNoEntry: false });
-    const copy = join(dir, basename(file));
-    if (st?.isSymbolicLink()) symlinkSync(readlinkSync(file), copy);
-    else if (st?.isDirectory()) mkdirSync(copy);
-    else if (st?.isFile()) copyFileSync(file, copy);
-  }
-  return dir;
 }
 
 /**
@@ -105,56 +67,24 @@ export class BubblewrapProcessRunner implements ProcessRunner {
 
 /** The bwrap command line (without the program and the command) for one process spec. */
 export function bubblewrapArguments(spec: ProcessSpec, inIsolatedNetwork = false, etcDirectory?: string): string[] {
-  const args = [
-    '--unshare-all',
-    ...(inIsolatedNetwork ? ['--share-net'] : []),
-    '--die-with-parent',
-    '--new-session',
-    '--hostname',
-    'localhost',
-    '--proc',
-    '/proc',
-    '--dev',
-    '/dev',
-    '--tmpfs',
-    '/tmp',
-  ];
-  for (const dir of SYSTEM_DIRECTORIES) args.push(...systemMount(dir));
-  if (etcDirectory) {
-    args.push('--ro-bind', etcDirectory, '/etc');
-    for (const dir of ETC_DIRECTORIES) if (existsSync(dir)) args.push('--ro-bind', dir, dir);
-  } else for (const file of ETC_FILES) if (existsSync(file)) args.push('--ro-bind', file, file);
-  for (const path of spec.readOnlyPaths ?? []) {
-    requireAbsolute(path, 'readOnlyPaths');
-    args.push('--ro-bind', path, path);
-  }
-  // Writable binds come last so they win over a read-only bind of a parent directory.
-  for (const path of [...(spec.writablePaths ?? []), ...(spec.tree ? [] : [spec.cwd])]) {
-    requireAbsolute(path, 'writablePaths');
-    args.push('--bind', path, path);
-  }
-  if (spec.tree) args.push(...treeArguments(spec.tree));
+  const args = ['--unshare-all', ...(inIsolatedNetwork ? ['--share-net'] : []), '--die-with-parent', '--new-session', '--hostname', 'localhost', '--cap-drop', 'ALL'];
+  for (const step of sandboxSteps(spec, etcDirectory)) args.push(...bubblewrapStep(step));
   args.push('--chdir', spec.cwd);
   return args;
 }
 
-/** Made by bwrap in the sandbox's own root (parents included), in order: mounts, dirs, symlinks. */
-function treeArguments(tree: SandboxTree): string[] {
-  const args: string[] = [];
-  for (const m of tree.mounts) {
-    requireAbsolute(m.host, 'tree mounts');
-    requireAbsolute(m.at, 'tree mounts');
-    args.push('--bind', m.host, m.at);
+function bubblewrapStep(step: SandboxStep): string[] {
+  switch (step.kind) {
+    case 'ro-bind':
+    case 'bind':
+    case 'symlink':
+      return [`--${step.kind}`, step.from, step.at];
+    case 'dir':
+    case 'tmpfs':
+    case 'proc':
+    case 'dev':
+      return [`--${step.kind}`, step.at];
   }
-  for (const dir of tree.dirs) {
-    requireAbsolute(dir, 'tree dirs');
-    args.push('--dir', dir);
-  }
-  for (const link of tree.symlinks) {
-    requireAbsolute(link.path, 'tree symlinks');
-    args.push('--symlink', link.target, link.path);
-  }
-  return args;
 }
 
 function identity(options: BubblewrapProcessRunnerOptions): string[] {
@@ -178,20 +108,4 @@ function exactPwd(spec: ProcessSpec): string[] {
   }
   if ((pwd === undefined || pwd === spec.cwd) && basename(program) === 'bash') return [];
   return pwd === undefined ? ['/usr/bin/env', '-u', 'PWD'] : ['/usr/bin/env', `PWD=${pwd}`];
-}
-
-/** On merged-/usr systems /bin, /lib... are symlinks into /usr: recreate the link, do not bind. */
-function systemMount(dir: string): string[] {
-  let stat;
-  try {
-    stat = lstatSync(dir);
-  } catch {
-    return [];
-  }
-  if (stat.isSymbolicLink()) return ['--symlink', readlinkSync(dir), dir];
-  return ['--ro-bind', dir, dir];
-}
-
-function requireAbsolute(path: string, field: string): void {
-  if (!isAbsolute(path)) throw new TypeError(`sandbox ${field} must be absolute paths, got '${path}'`);
 }

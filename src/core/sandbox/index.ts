@@ -9,14 +9,15 @@ export {
 } from './process-runner.js';
 export { LocalProcessRunner } from './local-process-runner.js';
 export { SpawnServer, type ProcessGroupSpawner, type SpawnServerOptions } from './spawn-server.js';
-export { NativeSpawner, nativeSpawnerBinary } from './native-spawner.js';
+export { NativeSpawner, nativeSpawnerBinary, type NativeRunSpec, type NativeSpawnerOptions } from './native-spawner.js';
 export { createProcessStarter, type ProcessStarter } from './process-starter.js';
 export {
   BubblewrapProcessRunner,
   bubblewrapArguments,
   isolatedNetworkWrapper,
-  prepareSandboxEtc,
   type BubblewrapProcessRunnerOptions,
 } from './bubblewrap-process-runner.js';
 export { detectSandboxSupport, type SandboxSupport, type DetectSandboxOptions } from './detect-sandbox-support.js';
 export { createSandboxedProcessRunner, type SandboxedProcessRunnerChoice } from './create-process-runner.js';
+export { NativeSandboxRunner } from './native-sandbox-runner.js';
+export { prepareSandboxEtc, sandboxSteps, type SandboxStep } from './sandbox-plan.js';

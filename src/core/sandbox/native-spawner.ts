@@ -4,10 +4,37 @@ import { fileURLToPath } from 'node:url';
 import { constants } from 'node:os';
 import { capturedResult, OutputCapture } from './output-capture.js';
 import type { ProcessResult } from './process-runner.js';
+import type { SandboxStep } from './sandbox-plan.js';
 import type { ProcessGroupSpec } from './spawn-process-group.js';
 
+/** A run for a helper started with `sandbox`: the process runs inside a sandbox built from `steps`. */
+export interface NativeRunSpec extends ProcessGroupSpec {
+  readonly sandbox?: readonly SandboxStep[];
+}
+
+export interface NativeSpawnerOptions {
+  /** A command prefix the helper runs under (see isolatedNetworkWrapper). */
+  readonly wrapper?: readonly string[];
+  /**
+   * Makes it the native sandbox (native/sandbox.c): the helper takes this empty directory as its
+   * private tmpfs and enters the namespaces its sandboxes share, or says why it cannot.
+   */
+  readonly sandboxBase?: string;
+}
+
+/** One-letter step kinds of the 'B' request (struct sandbox_op in native/kiln-spawn.h). */
+const STEP_CODES: Record<SandboxStep['kind'], string> = {
+  'ro-bind': 'r',
+  bind: 'w',
+  dir: 'd',
+  symlink: 'l',
+  tmpfs: 't',
+  proc: 'p',
+  dev: 'v',
+};
+
 interface Running {
-  readonly spec: ProcessGroupSpec;
+  readonly spec: NativeRunSpec;
   readonly started: number;
   readonly out: OutputCapture;
   readonly err: OutputCapture;
@@ -41,12 +68,17 @@ export class NativeSpawner {
   private readonly running = new Map<number, Running>();
   private nextId = 1;
   private buffered: Buffer = Buffer.alloc(0);
+  private refusal: string | undefined;
 
-  /** `wrapper`: a command prefix the helper runs under (see isolatedNetworkWrapper). */
   constructor(
     private readonly binary: string,
-    private readonly wrapper: readonly string[] = [],
+    private readonly options: NativeSpawnerOptions = {},
   ) {}
+
+  /** Why the helper ended before it started (a sandbox this machine does not allow), if it did. */
+  get startFailure(): string | undefined {
+    return this.refusal;
+  }
 
   /** Starts the helper; true once it has said so, false when it could not start. */
   async started(): Promise<boolean> {
@@ -60,13 +92,13 @@ export class NativeSpawner {
     }
   }
 
-  readonly run = (spec: ProcessGroupSpec): Promise<ProcessResult> => {
+  readonly run = (spec: NativeRunSpec): Promise<ProcessResult> => {
     const child = this.start();
     return new Promise<ProcessResult>((resolve, reject) => {
       const id = this.nextId++;
-      const file = (sink: ProcessGroupSpec['stdout']) => (sink?.kind === 'file' ? sink.path : '');
+      const file = (sink: NativeRunSpec['stdout']) => (sink?.kind === 'file' ? sink.path : '');
       // The helper opens file sinks itself; OutputCapture then only collects pipes.
-      const pipeOnly = (sink: ProcessGroupSpec['stdout']) => (sink?.kind === 'file' ? { kind: 'buffer' as const, limitBytes: 0 } : sink);
+      const pipeOnly = (sink: NativeRunSpec['stdout']) => (sink?.kind === 'file' ? { kind: 'buffer' as const, limitBytes: 0 } : sink);
       const running: Running = {
         spec,
         started: performance.now(),
@@ -80,10 +112,14 @@ export class NativeSpawner {
       child.ref();
       const env = Object.entries(spec.env).map(([k, v]) => `${k}=${v}`);
       const strings = [spec.cwd, file(spec.stdout), file(spec.stderr), ...spec.argv, ...env];
-      const head = Buffer.alloc(8);
+      const steps = spec.sandbox ?? [];
+      const head = Buffer.alloc(spec.sandbox ? 12 : 8);
       head.writeUInt32LE(spec.argv.length, 0);
       head.writeUInt32LE(env.length, 4);
-      this.send('R', id, Buffer.concat([head, Buffer.from(strings.map((s) => `${s}\0`).join(''))]));
+      if (spec.sandbox) head.writeUInt32LE(steps.length, 8);
+      const stepText = steps.map((step) => STEP_CODES[step.kind] + ('from' in step ? `${step.from}\0` : '') + `${step.at}\0`);
+      const body = strings.map((s) => `${s}\0`).join('') + stepText.join('');
+      this.send(spec.sandbox ? 'B' : 'R', id, Buffer.concat([head, Buffer.from(body)]));
       const kill = () => {
         const signal = Buffer.alloc(4);
         signal.writeInt32LE(constants.signals.SIGKILL, 0);
@@ -116,7 +152,8 @@ export class NativeSpawner {
 
   private start(): ChildProcess {
     if (this.child) return this.child;
-    const [program, ...args] = [...this.wrapper, this.binary];
+    const sandbox = this.options.sandboxBase === undefined ? [] : ['--sandbox', this.options.sandboxBase];
+    const [program, ...args] = [...(this.options.wrapper ?? []), this.binary, ...sandbox];
     // A session of its own: Ctrl-C reaches Kiln, which then kills what runs and reports it.
     const child = spawn(program!, args, { stdio: ['pipe', 'pipe', 'inherit'], detached: true });
     this.child = child;
@@ -158,6 +195,7 @@ export class NativeSpawner {
       const payload = this.buffered.subarray(offset + 9, offset + 4 + length);
       offset += 4 + length;
       if (type === 'S') onStarted();
+      else if (type === 'N') this.refusal = payload.toString();
       else this.handle(type, id, payload);
     }
     this.buffered = offset === this.buffered.length ? Buffer.alloc(0) : this.buffered.subarray(offset);

@@ -17,6 +17,6 @@ export interface ProcessStarter {
  */
 export function createProcessStarter(options: { readonly wrapper?: readonly string[] } = {}): ProcessStarter {
   const binary = nativeSpawnerBinary();
-  if (binary) return new NativeSpawner(binary, options.wrapper ?? []);
+  if (binary) return new NativeSpawner(binary, { wrapper: options.wrapper });
   return new SpawnServer(options.wrapper ? { wrapper: options.wrapper } : {});
 }

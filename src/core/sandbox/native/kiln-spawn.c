@@ -16,6 +16,12 @@
  *   out 'X' exit:  i32 exit code (-1 when a signal ended it), i32 signal number. Sent once the
  *                 child has exited and both its pipes are closed.
  *   out 'F' failed to start: i32 errno, then the errno's name (ENOENT...). No 'X' follows.
+ *   in  'B' run in a sandbox (only after `--sandbox BASE`, see sandbox.c): as 'R' with a u32 count
+ *                 of steps after envc, and after env the steps, each a kind byte (see struct
+ *                 sandbox_op) and its NUL-terminated strings: two for binds and symlinks, else one.
+ *                 The cwd and PATH are inside the sandbox. 'O', 'E' and 'X' answer as for 'R';
+ *                 'F' with EPERM when the helper was started without `--sandbox`.
+ *   out 'N' (id 0, then the program exits): `--sandbox` cannot work here, and the reason.
  * Every child leads a new session (so a process group); when it exits, what it left running in its
  * group is killed. When stdin closes, or Kiln dies, or SIGTERM / SIGINT / SIGHUP arrives, every group is
  * killed and the program ends.
@@ -36,20 +42,29 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kiln-spawn.h"
+
 struct child {
   uint32_t id;
   pid_t pid;
   int out, err; /* pipe read ends, -1 once closed or when a file was given */
   int exited;
   int status;
+  int sandboxed; /* pid is a sandbox's pid 1: killing it ends everything inside */
 };
 
 static struct child *children;
 static size_t nchildren, capchildren;
 
+/* Kills a child's process group and, for a sandbox, its pid 1 (which may not lead its group yet). */
+static void kill_child(const struct child *c, int sig) {
+  kill(-c->pid, sig);
+  if (c->sandboxed) kill(c->pid, sig);
+}
+
 static void die(const char *what) {
   perror(what);
-  for (size_t i = 0; i < nchildren; i++) kill(-children[i].pid, SIGKILL);
+  for (size_t i = 0; i < nchildren; i++) kill_child(&children[i], SIGKILL);
   exit(1);
 }
 
@@ -91,8 +106,7 @@ static int read_all(void *buf, size_t len) {
   return 1;
 }
 
-/* The program to exec: argv0 itself when it has a '/', else the first executable file on PATH. */
-static const char *resolve(const char *argv0, const char *path, const char *cwd, char *buf, size_t size) {
+const char *resolve_program(const char *argv0, const char *path, const char *cwd, char *buf, size_t size) {
   if (strchr(argv0, '/')) return argv0;
   const char *dirs = path ? path : "/usr/bin:/bin";
   while (*dirs) {
@@ -120,74 +134,127 @@ static void fail_start(uint32_t id, int err) {
   send_frame('F', id, payload, (uint32_t)(4 + len));
 }
 
-static void start(uint32_t id, char *payload, uint32_t len) {
-  uint32_t argc, envc;
-  if (len < 8) die("kiln-spawn: short run request");
-  memcpy(&argc, payload, 4);
-  memcpy(&envc, payload + 4, 4);
-  char **strings = calloc(3 + argc + envc + 2, sizeof(char *));
-  char *p = payload + 8, *end = payload + len;
-  for (uint32_t i = 0; i < 3 + argc + envc; i++) {
-    char *nul = memchr(p, 0, (size_t)(end - p));
-    if (!nul) die("kiln-spawn: malformed run request");
-    strings[i] = p;
-    p = nul + 1;
+/* Reads `n` NUL-terminated strings from [*p, end); 0 when the payload ends first. */
+static int take_strings(char **p, char *end, char **out, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    char *nul = memchr(*p, 0, (size_t)(end - *p));
+    if (!nul) return 0;
+    out[i] = *p;
+    *p = nul + 1;
   }
-  char *cwd = strings[0], *out_path = strings[1], *err_path = strings[2];
-  char **argv = strings + 3;
-  char **env = calloc(envc + 1, sizeof(char *));
-  const char *path = NULL;
-  for (uint32_t i = 0; i < envc; i++) {
-    env[i] = strings[3 + argc + i];
-    if (strncmp(env[i], "PATH=", 5) == 0) path = env[i] + 5;
-  }
-  argv[argc] = NULL;
+  return 1;
+}
 
+/* Parses a 'R' or 'B' payload into `r`; the arrays it allocates are freed by free_request. */
+static void parse_request(char *payload, uint32_t len, int sandboxed, struct run_request *r) {
+  uint32_t counts[3] = {0, 0, 0};
+  size_t head = sandboxed ? 12 : 8;
+  if (len < head) die("kiln-spawn: short run request");
+  memcpy(counts, payload, head);
+  uint32_t argc = counts[0], envc = counts[1], opc = counts[2];
+  char *p = payload + head, *end = payload + len;
+  char *fixed[3];
+  r->argv = calloc((size_t)argc + 1, sizeof(char *));
+  r->env = calloc((size_t)envc + 1, sizeof(char *));
+  r->ops = calloc(opc ? opc : 1, sizeof *r->ops);
+  r->nops = opc;
+  if (!r->argv || !r->env || !r->ops) die("kiln-spawn: calloc");
+  if (!take_strings(&p, end, fixed, 3) || !take_strings(&p, end, r->argv, argc) || !take_strings(&p, end, r->env, envc))
+    die("kiln-spawn: malformed run request");
+  r->cwd = fixed[0];
+  r->out_path = fixed[1];
+  r->err_path = fixed[2];
+  r->path = NULL;
+  for (uint32_t i = 0; i < envc; i++)
+    if (strncmp(r->env[i], "PATH=", 5) == 0) r->path = r->env[i] + 5;
+  for (uint32_t i = 0; i < opc; i++) {
+    if (p >= end) die("kiln-spawn: malformed sandbox step");
+    struct sandbox_op *op = &r->ops[i];
+    op->kind = *p++;
+    int two = op->kind == 'r' || op->kind == 'w' || op->kind == 'l';
+    char *strings[2] = {NULL, NULL};
+    if (!take_strings(&p, end, strings, two ? 2 : 1)) die("kiln-spawn: malformed sandbox step");
+    op->from = two ? strings[0] : NULL;
+    op->at = two ? strings[1] : strings[0];
+  }
+}
+
+static void free_request(struct run_request *r) {
+  free(r->argv);
+  free(r->env);
+  free(r->ops);
+}
+
+/* A plain run: posix_spawn in a new session, with `in`, `out`, `err` as its 0, 1, 2. */
+static pid_t spawn_plain(const struct run_request *r, int in, int out, int err, int *error) {
   char found[4096];
-  const char *program = argc > 0 ? resolve(argv[0], path, cwd, found, sizeof found) : NULL;
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-  int err = 0;
-  if (!program) err = ENOENT;
-  if (!err && !*out_path && pipe2(out_pipe, O_CLOEXEC) != 0) err = errno;
-  if (!err && !*err_path && pipe2(err_pipe, O_CLOEXEC) != 0) err = errno;
-  /* Our ends never block: a read with nothing to read just says so. */
-  if (out_pipe[0] >= 0) fcntl(out_pipe[0], F_SETFL, O_NONBLOCK);
-  if (err_pipe[0] >= 0) fcntl(err_pipe[0], F_SETFL, O_NONBLOCK);
-
-  pid_t pid = -1;
-  if (!err) {
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (*out_path) posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    else posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-    if (*err_path) posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    else posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-    posix_spawn_file_actions_addchdir_np(&fa, cwd);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGPIPE);
-    sigaddset(&defaults, SIGCHLD);
-    sigaddset(&defaults, SIGTERM);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGHUP);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    err = posix_spawn(&pid, program, &fa, &attr, argv, env);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+  const char *program = r->argv[0] ? resolve_program(r->argv[0], r->path, r->cwd, found, sizeof found) : NULL;
+  if (!program) {
+    *error = ENOENT;
+    return -1;
   }
-  if (out_pipe[1] >= 0) close(out_pipe[1]);
-  if (err_pipe[1] >= 0) close(err_pipe[1]);
-  free(env);
-  free(strings);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in, 0);
+  posix_spawn_file_actions_adddup2(&fa, out, 1);
+  posix_spawn_file_actions_adddup2(&fa, err, 2);
+  posix_spawn_file_actions_addchdir_np(&fa, r->cwd);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGCHLD);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGHUP);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  *error = posix_spawn(&pid, program, &fa, &attr, r->argv, r->env);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  return *error ? -1 : pid;
+}
+
+/* A stream's descriptor for the child: the sink file, or a pipe's write end (its read end in *ours). */
+static int open_stream(const char *path, int *ours) {
+  *ours = -1;
+  if (*path) return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int pipes[2];
+  if (pipe2(pipes, O_CLOEXEC) != 0) return -1;
+  /* Our end never blocks: a read with nothing to read just says so. */
+  fcntl(pipes[0], F_SETFL, O_NONBLOCK);
+  *ours = pipes[0];
+  return pipes[1];
+}
+
+static void start(uint32_t id, char *payload, uint32_t len, int sandboxed) {
+  struct run_request r;
+  parse_request(payload, len, sandboxed, &r);
+  int out_read = -1, err_read = -1, err = 0;
+  int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  int out = open_stream(r.out_path, &out_read);
+  if (out < 0) err = errno;
+  int err_fd = err ? -1 : open_stream(r.err_path, &err_read);
+  if (!err && err_fd < 0) err = errno;
+  if (!err && in < 0) err = errno;
+  pid_t pid = -1;
+  if (!err && sandboxed) {
+    pid = sandbox_start(&r, in, out, err_fd);
+    if (pid < 0) err = errno;
+  } else if (!err) {
+    pid = spawn_plain(&r, in, out, err_fd, &err);
+  }
+  free_request(&r);
+  if (in >= 0) close(in);
+  if (out >= 0) close(out);
+  if (err_fd >= 0) close(err_fd);
   if (err) {
-    if (out_pipe[0] >= 0) close(out_pipe[0]);
-    if (err_pipe[0] >= 0) close(err_pipe[0]);
+    if (out_read >= 0) close(out_read);
+    if (err_read >= 0) close(err_read);
     fail_start(id, err);
     return;
   }
@@ -196,7 +263,7 @@ static void start(uint32_t id, char *payload, uint32_t len) {
     children = realloc(children, capchildren * sizeof *children);
     if (!children) die("kiln-spawn: realloc");
   }
-  children[nchildren++] = (struct child){id, pid, out_pipe[0], err_pipe[0], 0, 0};
+  children[nchildren++] = (struct child){id, pid, out_read, err_read, 0, 0, sandboxed};
 }
 
 /* Sends 'X' for a child that has exited and whose pipes are closed, and forgets it. */
@@ -238,8 +305,13 @@ static void drain(size_t i, int *fd, char type) {
   finish_if_done(i);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
+  int sandbox = argc == 3 && strcmp(argv[1], "--sandbox") == 0;
+  if (argc > 1 && !sandbox) {
+    fprintf(stderr, "usage: kiln-spawn [--sandbox BASE]\n");
+    return 2;
+  }
   /* SIGCHLD, and the signals that end us, come through a descriptor; ending kills every group. */
   sigset_t handled;
   sigemptyset(&handled);
@@ -253,6 +325,13 @@ int main(void) {
   if (sfd < 0) die("kiln-spawn: signalfd");
   fcntl(0, F_SETFD, FD_CLOEXEC);
   fcntl(1, F_SETFD, FD_CLOEXEC);
+  if (sandbox) {
+    char why[1024];
+    if (sandbox_setup_helper(argv[2], why, sizeof why) != 0) {
+      send_frame('N', 0, why, (uint32_t)strlen(why));
+      return 1;
+    }
+  }
   send_frame('S', 0, NULL, 0); /* started */
 
   struct pollfd *fds = NULL;
@@ -299,16 +378,18 @@ int main(void) {
       uint32_t len = total - 5;
       char *payload = malloc(len ? len : 1);
       if (!payload || !read_all(payload, len)) break;
-      if (header[4] == 'R') start(id, payload, len);
+      if (header[4] == 'R') start(id, payload, len, 0);
+      else if (header[4] == 'B' && sandbox) start(id, payload, len, 1);
+      else if (header[4] == 'B') fail_start(id, EPERM); /* started without --sandbox */
       else if (header[4] == 'K' && len >= 4) {
         int32_t sig;
         memcpy(&sig, payload, 4);
         for (size_t i = 0; i < nchildren; i++)
-          if (children[i].id == id && !children[i].exited) kill(-children[i].pid, sig);
+          if (children[i].id == id && !children[i].exited) kill_child(&children[i], sig);
       }
       free(payload);
     }
   }
-  for (size_t i = 0; i < nchildren; i++) kill(-children[i].pid, SIGKILL);
+  for (size_t i = 0; i < nchildren; i++) kill_child(&children[i], SIGKILL);
   return 0;
 }
