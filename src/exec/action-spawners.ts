@@ -43,9 +43,11 @@ export class ActionSpawners {
   readonly local: ProcessRunner = new LocalProcessRunner(this.localServer.run);
 
   /** `knownSupport`: bwrap's availability, when the caller knows (tests); detected otherwise. */
+  /** `nativeSandbox: false` goes straight to bubblewrap (tests of that fallback). */
   constructor(
     private readonly clientEnv: Readonly<Record<string, string | undefined>>,
     private readonly knownSupport?: SandboxSupport,
+    private readonly options: { readonly nativeSandbox?: boolean } = {},
   ) {}
 
   /** Starts the helper processes now, in the background: the sandbox's only if it may be used. */
@@ -59,7 +61,7 @@ export class ActionSpawners {
   sandbox(): Promise<SandboxRunner> {
     this.sandboxed ??= (async () => {
       if (this.knownSupport?.available === false) return { support: this.knownSupport };
-      const native = await NativeSandboxRunner.start();
+      const native = this.options.nativeSandbox === false ? { reason: 'the native sandbox is off' } : await NativeSandboxRunner.start();
       if (native instanceof NativeSandboxRunner) {
         this.nativeSandbox = native;
         return { support: { available: true }, runner: native };

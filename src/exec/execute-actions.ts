@@ -1,5 +1,5 @@
 import { unlinkSync } from 'node:fs';
-import { chmod, mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { isKilnError, type Digest, type ProcessResult, type SandboxSupport } from '../core/index.js';
@@ -44,6 +44,8 @@ export interface ExecutionOptions {
   readonly strategies?: StrategyFlags;
   /** Whether bubblewrap can sandbox here (the fallback of the native sandbox); detected lazily when absent. */
   readonly sandbox?: SandboxSupport;
+  /** false: sandbox with bubblewrap even where the native sandbox runs (tests of that fallback). */
+  readonly nativeSandbox?: boolean;
   /**
    * The helper processes actions start from, when the caller started them early (and closes them);
    * otherwise the build starts its own on first use and closes them at the end.
@@ -81,7 +83,7 @@ export async function executeActions(actions: readonly Action[], options: Execut
   let opened: Promise<DiskCache> | undefined;
   const diskCache = dir ? () => (opened ??= DiskCache.open(dir)) : undefined;
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
-  const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox);
+  const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox, { nativeSandbox: options.nativeSandbox });
   const scratch = new ScratchDirectories(paths.scratch, (message) => reporter.warning(message));
   const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, scratch, new ProcessSlots(jobs), spawners);
 
@@ -275,9 +277,14 @@ class ActionRunner {
         await this.deleteOutputs(action);
         return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command, stdout: result.stdout, stderr: result.stderr });
       }
+      // One stat per output, the digest cache's: what it cannot read as a file is missing.
       const missing: string[] = [];
+      const outputs: CachedOutput[] = [];
       for (const output of action.outputs) {
-        if (!(await stat(join(execRoot, output.execPath)).then((s) => s.isFile(), () => false))) missing.push(output.execPath);
+        const path = join(execRoot, output.execPath);
+        const file = await this.digestOutput(path, action.executableOutputs);
+        if (file) outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
+        else missing.push(output.execPath);
       }
       if (missing.length > 0) {
         await this.deleteOutputs(action);
@@ -289,13 +296,6 @@ class ActionRunner {
           stdout: result.stdout,
           stderr: result.stderr,
         });
-      }
-      const outputs: CachedOutput[] = [];
-      for (const output of action.outputs) {
-        const path = join(execRoot, output.execPath);
-        if (action.executableOutputs) await chmod(path, 0o755);
-        const file = await this.digestCache.digest(path, { settled: true });
-        outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
       }
       await this.recordOutputs(outputs);
       if (cacheable) this.actionCache.put(localKey, outputs);
@@ -352,6 +352,17 @@ class ActionRunner {
   private declaresExactly(action: Action, outputs: readonly CachedOutput[]): boolean {
     const declared = new Set(action.outputs.map((o) => o.execPath));
     return outputs.length === declared.size && outputs.every((o) => declared.has(o.path));
+  }
+
+  /** An output's digest (made executable first when asked), or undefined when it is not a readable file. */
+  private async digestOutput(path: string, executable: boolean): Promise<{ digest: Digest; isExecutable: boolean } | undefined> {
+    try {
+      if (executable) await chmod(path, 0o755);
+      const file = await this.digestCache.digest(path, { settled: true });
+      return file.isDirectory ? undefined : file;
+    } catch {
+      return undefined;
+    }
   }
 
   private async recordOutputs(outputs: readonly CachedOutput[]): Promise<void> {

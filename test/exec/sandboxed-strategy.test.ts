@@ -13,7 +13,10 @@ const SETUP_HINT = 'KILN_BWRAP is not set: run scripts/test-setup.d/10-bubblewra
 if (!bwrap && process.env.CI === 'true') throw new Error(`sandbox tests cannot run under CI: ${SETUP_HINT}`);
 if (!bwrap) console.warn(`skipping sandbox tests: ${SETUP_HINT}`);
 
-describe.skipIf(!bwrap)('sandboxed strategy (bubblewrap)', () => {
+describe.skipIf(!bwrap).each([
+  ['native', true],
+  ['bubblewrap', false],
+])('sandboxed strategy (%s)', (_name, nativeSandbox) => {
   let ws: Workspace;
   let support: SandboxSupport;
   let server: Server;
@@ -47,6 +50,7 @@ describe.skipIf(!bwrap)('sandboxed strategy (bubblewrap)', () => {
       clientEnv: { PATH: process.env.PATH },
       strategies: { spawnStrategy: [strategy] },
       sandbox: support,
+      nativeSandbox,
     };
     const summary = await executeActions(actions, options, reporter);
     return { summary, reporter };
