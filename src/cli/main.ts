@@ -13,9 +13,36 @@ function helpText(): string {
   return `${USAGE}${lines.join('\n')}\n  ${'help'.padEnd(width)}Prints help for commands.\n  ${'version'.padEnd(width)}Prints version information.\n`;
 }
 
+/** Startup options Kiln knows, given before the command as in Bazel; the command itself parses them. */
+const STARTUP_OPTIONS = ['--output_base'];
+
+/**
+ * Bazel takes startup options before the command (`bazel --output_base=X build`); Kiln has no
+ * server to start, so each is handed to the command, which also takes it after its name.
+ */
+function moveStartupOptions(argv: readonly string[]): string[] | { readonly unknown: string } {
+  const startup: string[] = [];
+  let i = 0;
+  for (; i < argv.length && argv[i]!.startsWith('--') && argv[i] !== '--help' && argv[i] !== '--version'; i++) {
+    const a = argv[i]!;
+    const name = a.split('=', 1)[0]!;
+    if (!STARTUP_OPTIONS.includes(name)) return { unknown: a };
+    startup.push(a);
+    if (!a.includes('=') && i + 1 < argv.length) startup.push(argv[++i]!);
+  }
+  if (startup.length === 0) return [...argv];
+  const [command, ...rest] = argv.slice(i);
+  return command === undefined ? [] : [command, ...startup, ...rest];
+}
+
 /** Runs one Kiln command line and returns its exit code. Never throws. */
 export async function runCli(argv: string[], io: CliIO, version: string): Promise<number> {
-  const [name, ...rest] = argv;
+  const args = moveStartupOptions(argv);
+  if (!Array.isArray(args)) {
+    io.stderr.write(`ERROR: Unknown startup option: '${args.unknown}'. Kiln's startup options: ${STARTUP_OPTIONS.join(', ')}.\n`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  const [name, ...rest] = args;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     io.stdout.write(helpText());
     return name === undefined ? ExitCode.COMMAND_LINE_ERROR : ExitCode.SUCCESS;

@@ -1,5 +1,5 @@
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { mkdir, rename, rm, symlink, unlink } from 'node:fs/promises';
+import { mkdir, rename, rm, symlink } from 'node:fs/promises';
 import { basename, dirname, join, posix, sep } from 'node:path';
 import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/index.js';
 import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
@@ -56,7 +56,6 @@ export class SandboxedStrategy implements SpawnStrategy {
       }),
     );
     for (const output of action.outputs) await this.moveOut(layout.hostPathOf(output.execPath), join(execRoot, output.execPath));
-    await layout.tidy();
     return result;
   }
 
@@ -112,8 +111,6 @@ interface InputLink {
 interface Layout {
   readonly tree: SandboxTree;
   hostPathOf(execPath: string): string;
-  /** After the outputs are moved out: removes what the layout itself put on the host. */
-  tidy(): Promise<void>;
 }
 
 /**
@@ -135,14 +132,9 @@ function sandboxTree(spawn: Spawn, inputs: readonly InputLink[]): Layout {
       dirs: [...dirs],
       symlinks: inputs.map((i) => ({ path: `${SANDBOX_EXECROOT}/${i.execPath}`, target: i.target })),
     },
+    // Inputs that lie in an output directory are linked on the host, and the runner removes those
+    // links when the process ends (see SandboxTree): the directory is then empty for the next action.
     hostPathOf,
-    async tidy() {
-      // Inputs that lie in an output directory were linked on the host; unlinked, the directory
-      // is empty again and the next action can use it (see ScratchDirectories). Off the main
-      // thread: on ext4 with `discard` a symlink with a long target costs ~0.2 ms to unlink.
-      const linked = inputs.filter((input) => staged.some((s) => input.execPath.startsWith(`${s.dir}/`)));
-      await Promise.all(linked.map((input) => unlink(hostPathOf(input.execPath)).catch(() => {})));
-    },
   };
   function hostPathOf(execPath: string): string {
     const stage = staged.find((s) => execPath.startsWith(`${s.dir}/`))!;
@@ -168,8 +160,7 @@ async function hostTree(spawn: Spawn, inputs: readonly InputLink[]): Promise<Lay
   await ensureDir(root);
   return {
     tree: { mounts: [{ host: root, at: SANDBOX_EXECROOT }], dirs: [], symlinks: [] },
-    hostPathOf: (execPath) => join(root, execPath),
-    tidy: async () => {}, // the whole tree goes with the scratch directory
+    hostPathOf: (execPath) => join(root, execPath), // the whole tree goes with the scratch directory
   };
 }
 

@@ -312,5 +312,11 @@ describe('kiln clean and kiln info', () => {
     expect((await ws.kiln(['build', LOCAL, `--output_base=${base}`, '//lib:lonely'])).code).toBe(0);
     expect(readlinkSync(join(ws.root, 'kiln-bin')).startsWith(`${base}/execroot/`)).toBe(true);
     expect((await ws.kiln(['info', '--output_base', base, 'output_base'])).stdout).toBe(`${base}\n`);
+    // Before the command, as Bazel's startup option.
+    expect((await ws.kiln([`--output_base=${base}`, 'info', 'output_base'])).stdout).toBe(`${base}\n`);
+    expect((await ws.kiln(['--output_base', base, 'info', 'output_base'])).stdout).toBe(`${base}\n`);
+    const unknown = await ws.kiln(['--host_jvm_args=-Xmx1g', 'build', '//lib:lonely']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe("ERROR: Unknown startup option: '--host_jvm_args=-Xmx1g'. Kiln's startup options: --output_base.\n");
   });
 });

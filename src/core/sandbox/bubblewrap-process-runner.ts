@@ -1,3 +1,4 @@
+import { unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
 import { sandboxSteps, type SandboxStep } from './sandbox-plan.js';
@@ -49,26 +50,25 @@ export class BubblewrapProcessRunner implements ProcessRunner {
 
   async run(spec: ProcessSpec): Promise<ProcessResult> {
     const spawn = this.options.spawn ?? spawnProcessGroup;
-    return spawn({
+    const steps = sandboxSteps(spec, this.options.etcDirectory);
+    try {
+      return await spawn({
       ...spec,
       // bwrap itself starts on the host; a tree's working directory exists only inside.
       cwd: spec.tree ? '/' : spec.cwd,
-      argv: [
-        this.options.bwrapPath,
-        ...identity(this.options),
-        ...bubblewrapArguments(spec, this.options.inIsolatedNetwork ?? false, this.options.etcDirectory),
-        '--',
-        ...exactPwd(spec),
-        ...spec.argv,
-      ],
-    });
+      argv: [this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec, steps, this.options.inIsolatedNetwork ?? false), '--', ...exactPwd(spec), ...spec.argv],
+      });
+    } finally {
+      // Symlinks the tree made on host mounts go, as the native sandbox removes them itself.
+      await Promise.all(steps.map((step) => (step.kind === 'symlink' && step.onHost ? unlink(step.onHost.path).catch(() => {}) : undefined)));
+    }
   }
 }
 
-/** The bwrap command line (without the program and the command) for one process spec. */
-export function bubblewrapArguments(spec: ProcessSpec, inIsolatedNetwork = false, etcDirectory?: string): string[] {
+/** The bwrap command line (without the program and the command) for one process spec and its steps. */
+export function bubblewrapArguments(spec: ProcessSpec, steps: readonly SandboxStep[], inIsolatedNetwork = false): string[] {
   const args = ['--unshare-all', ...(inIsolatedNetwork ? ['--share-net'] : []), '--die-with-parent', '--new-session', '--hostname', 'localhost', '--cap-drop', 'ALL'];
-  for (const step of sandboxSteps(spec, etcDirectory)) args.push(...bubblewrapStep(step));
+  for (const step of steps) args.push(...bubblewrapStep(step));
   args.push('--chdir', spec.cwd);
   return args;
 }

@@ -22,7 +22,7 @@ export interface NativeSpawnerOptions {
   readonly sandboxBase?: string;
 }
 
-/** One-letter step kinds of the 'B' request (struct sandbox_op in native/kiln-spawn.h). */
+/** One-letter step kinds of the 'B' request (struct sandbox_op in native/kiln-spawn.h); 'L' is a symlink on a host mount. */
 const STEP_CODES: Record<SandboxStep['kind'], string> = {
   'ro-bind': 'r',
   bind: 'w',
@@ -117,7 +117,8 @@ export class NativeSpawner {
       head.writeUInt32LE(spec.argv.length, 0);
       head.writeUInt32LE(env.length, 4);
       if (spec.sandbox) head.writeUInt32LE(steps.length, 8);
-      const stepText = steps.map((step) => STEP_CODES[step.kind] + ('from' in step ? `${step.from}\0` : '') + `${step.at}\0`);
+      const code = (step: SandboxStep) => (step.kind === 'symlink' && step.onHost ? 'L' : STEP_CODES[step.kind]);
+      const stepText = steps.map((step) => code(step) + ('from' in step ? `${step.from}\0` : '') + `${step.at}\0`);
       const body = strings.map((s) => `${s}\0`).join('') + stepText.join('');
       this.send(spec.sandbox ? 'B' : 'R', id, Buffer.concat([head, Buffer.from(body)]));
       const kill = () => {

@@ -45,7 +45,11 @@ export interface ProcessSpec {
   readonly signal?: AbortSignal;
 }
 
-/** Paths inside the sandbox are absolute; entries are made in this order: mounts, dirs, symlinks. */
+/**
+ * Paths inside the sandbox are absolute; entries are made in this order: mounts, dirs, symlinks.
+ * Symlinks made under a mount land on the host; the runner removes them again when the process
+ * ends, so a mount's host directory then holds only what the process wrote.
+ */
 export interface SandboxTree {
   /** Host directories mounted writable inside (what is made below them later lands on the host). */
   readonly mounts: readonly { readonly host: string; readonly at: string }[];

@@ -9,7 +9,13 @@ import type { ProcessSpec, SandboxTree } from './process-runner.js';
  */
 export type SandboxStep =
   | { readonly kind: 'ro-bind' | 'bind'; readonly from: string; readonly at: string }
-  | { readonly kind: 'symlink'; readonly from: string; readonly at: string }
+  | {
+      readonly kind: 'symlink';
+      readonly from: string;
+      readonly at: string;
+      /** It lies under a writable host mount: the runner removes it when the process ends. */
+      readonly onHost?: { readonly path: string };
+    }
   | { readonly kind: 'dir' | 'tmpfs' | 'proc' | 'dev'; readonly at: string };
 
 /** Read-only system directories: enough for bash, coreutils and dynamically linked tools. */
@@ -94,7 +100,12 @@ function treeSteps(tree: SandboxTree): SandboxStep[] {
   const steps: SandboxStep[] = [];
   for (const m of tree.mounts) steps.push({ kind: 'bind', from: absolute(m.host, 'tree mounts'), at: absolute(m.at, 'tree mounts') });
   for (const dir of tree.dirs) steps.push({ kind: 'dir', at: absolute(dir, 'tree dirs') });
-  for (const link of tree.symlinks) steps.push({ kind: 'symlink', from: link.target, at: absolute(link.path, 'tree symlinks') });
+  for (const link of tree.symlinks) {
+    const at = absolute(link.path, 'tree symlinks');
+    const mount = tree.mounts.find((m) => at.startsWith(`${m.at}/`));
+    const onHost = mount && { path: mount.host + at.slice(mount.at.length) };
+    steps.push({ kind: 'symlink', from: link.target, at, ...(onHost ? { onHost } : {}) });
+  }
   return steps;
 }
 

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,14 +53,18 @@ export function sandboxRunnerCases(makeRunner: (options: { readonly etcDirectory
     const outHost = join(root, 'tree-out');
     mkdirSync(outHost);
     const r = await makeRunner({}).run({
-      argv: ['bash', '-c', 'cat in/source.txt > out/sub/copy.txt && echo stray > stray.txt && pwd && ls -d out/sub'],
+      argv: ['bash', '-c', 'cat in/source.txt > out/sub/copy.txt && cmp out/linked.txt in/source.txt && echo stray > stray.txt && pwd && ls -d out/sub'],
       cwd: '/in-sandbox/root',
       env: { PATH: '/usr/bin:/bin' },
       readOnlyPaths: [root],
       tree: {
         mounts: [{ host: outHost, at: '/in-sandbox/root/out' }],
         dirs: ['/in-sandbox/root/out/sub'],
-        symlinks: [{ path: '/in-sandbox/root/in/source.txt', target: source }],
+        symlinks: [
+          { path: '/in-sandbox/root/in/source.txt', target: source },
+          // Made under the mount, so on the host: removed again when the process ends.
+          { path: '/in-sandbox/root/out/linked.txt', target: source },
+        ],
       },
       stdout: { kind: 'buffer', limitBytes: 1 << 16 },
       stderr: { kind: 'buffer', limitBytes: 1 << 16 },
@@ -67,7 +72,16 @@ export function sandboxRunnerCases(makeRunner: (options: { readonly etcDirectory
     expect(r.stderr.toString()).toBe('');
     expect(r.stdout.toString()).toBe('/in-sandbox/root\nout/sub\n');
     expect(readFileSync(join(outHost, 'sub', 'copy.txt'), 'utf8')).toBe('from the host\n');
+    expect(readdirSync(outHost)).toEqual(['sub']);
     expect(existsSync('/in-sandbox')).toBe(false);
+  });
+
+  it('ends every process inside when the command exits, even one that left its process group', async () => {
+    const marker = `31.${process.pid}${Date.now() % 1000}`;
+    const r = await makeRunner({}).run(spec(`setsid sleep ${marker} >/dev/null 2>&1 < /dev/null & echo started`));
+    expect(r.stdout.toString()).toBe('started\n');
+    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(marker));
+    expect(left).toEqual([]);
   });
 
   it('hides files outside the declared inputs, and declared inputs are read-only', async () => {

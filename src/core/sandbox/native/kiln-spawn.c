@@ -51,6 +51,7 @@ struct child {
   int exited;
   int status;
   int sandboxed; /* pid is a sandbox's pid 1: killing it ends everything inside */
+  int status_fd; /* a sandbox's status pipe (its exit code before its teardown), or -1 */
 };
 
 static struct child *children;
@@ -171,7 +172,7 @@ static void parse_request(char *payload, uint32_t len, int sandboxed, struct run
     if (p >= end) die("kiln-spawn: malformed sandbox step");
     struct sandbox_op *op = &r->ops[i];
     op->kind = *p++;
-    int two = op->kind == 'r' || op->kind == 'w' || op->kind == 'l';
+    int two = op->kind == 'r' || op->kind == 'w' || op->kind == 'l' || op->kind == 'L';
     char *strings[2] = {NULL, NULL};
     if (!take_strings(&p, end, strings, two ? 2 : 1)) die("kiln-spawn: malformed sandbox step");
     op->from = two ? strings[0] : NULL;
@@ -242,9 +243,14 @@ static void start(uint32_t id, char *payload, uint32_t len, int sandboxed) {
   if (!err && err_fd < 0) err = errno;
   if (!err && in < 0) err = errno;
   pid_t pid = -1;
+  int status_pipe[2] = {-1, -1};
   if (!err && sandboxed) {
-    pid = sandbox_start(&r, in, out, err_fd);
-    if (pid < 0) err = errno;
+    if (pipe2(status_pipe, O_CLOEXEC) != 0) err = errno;
+    if (!err) fcntl(status_pipe[0], F_SETFL, O_NONBLOCK);
+    if (!err) pid = sandbox_start(&r, in, out, err_fd, status_pipe[1]);
+    if (!err && pid < 0) err = errno;
+    if (status_pipe[1] >= 0) close(status_pipe[1]);
+    if (err && status_pipe[0] >= 0) close(status_pipe[0]);
   } else if (!err) {
     pid = spawn_plain(&r, in, out, err_fd, &err);
   }
@@ -263,13 +269,14 @@ static void start(uint32_t id, char *payload, uint32_t len, int sandboxed) {
     children = realloc(children, capchildren * sizeof *children);
     if (!children) die("kiln-spawn: realloc");
   }
-  children[nchildren++] = (struct child){id, pid, out_read, err_read, 0, 0, sandboxed};
+  children[nchildren++] = (struct child){id, pid, out_read, err_read, 0, 0, sandboxed, status_pipe[0]};
 }
 
 /* Sends 'X' for a child that has exited and whose pipes are closed, and forgets it. */
 static void finish_if_done(size_t i) {
   struct child *c = &children[i];
   if (!c->exited || c->out >= 0 || c->err >= 0) return;
+  if (c->status_fd >= 0) close(c->status_fd);
   int32_t result[2];
   result[0] = WIFEXITED(c->status) ? WEXITSTATUS(c->status) : -1;
   result[1] = WIFSIGNALED(c->status) ? WTERMSIG(c->status) : 0;
@@ -287,9 +294,24 @@ static void reap(void) {
       children[i].status = status;
       kill(-pid, SIGKILL); /* whatever it left running in its group */
       finish_if_done(i);
+      /* A sandbox that reported its status was forgotten already: reaping it is all that is left. */
       break;
     }
   }
+}
+
+/* A sandbox's status: the command is done, even though its pid 1 may still be tearing down. */
+static void read_status(size_t i) {
+  struct child *c = &children[i];
+  int32_t code;
+  ssize_t n = read(c->status_fd, &code, sizeof code);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  close(c->status_fd);
+  c->status_fd = -1;
+  if (n != sizeof code) return; /* it ended without one: its exit, when reaped, says how */
+  c->exited = 1;
+  c->status = (code & 0xff) << 8; /* as waitpid reports an exit with this code */
+  finish_if_done(i);
 }
 
 static void drain(size_t i, int *fd, char type) {
@@ -337,7 +359,7 @@ int main(int argc, char **argv) {
   struct pollfd *fds = NULL;
   size_t capfds = 0;
   for (;;) {
-    size_t need = 2 + 2 * nchildren;
+    size_t need = 2 + 3 * nchildren;
     if (need > capfds) {
       capfds = need * 2;
       fds = realloc(fds, capfds * sizeof *fds);
@@ -349,6 +371,7 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < nchildren; i++) {
       fds[n++] = (struct pollfd){children[i].out, POLLIN, 0}; /* a negative fd is skipped */
       fds[n++] = (struct pollfd){children[i].err, POLLIN, 0};
+      fds[n++] = (struct pollfd){children[i].exited ? -1 : children[i].status_fd, POLLIN, 0};
     }
     if (poll(fds, n, -1) < 0) {
       if (errno == EINTR) continue;
@@ -364,10 +387,11 @@ int main(int argc, char **argv) {
     }
     /* Children's pipes, from the end: finishing a child moves the last one into its place. */
     for (size_t k = nchildren; k-- > 0;) {
-      if (2 + 2 * k + 1 >= n) continue; /* added after this poll */
-      short out_ev = fds[2 + 2 * k].revents, err_ev = fds[2 + 2 * k + 1].revents;
+      if (2 + 3 * k + 2 >= n) continue; /* added after this poll */
+      short out_ev = fds[2 + 3 * k].revents, err_ev = fds[2 + 3 * k + 1].revents, status_ev = fds[2 + 3 * k + 2].revents;
       if (k < nchildren && out_ev && children[k].out >= 0) drain(k, &children[k].out, 'O');
       if (k < nchildren && err_ev && children[k].err >= 0) drain(k, &children[k].err, 'E');
+      if (k < nchildren && status_ev && children[k].status_fd >= 0 && !children[k].exited) read_status(k);
     }
     if (fds[0].revents) {
       unsigned char header[9];

@@ -8,7 +8,8 @@
 
 /* One step of building a sandbox, applied in order (see sandbox-plan.ts, which writes them). */
 struct sandbox_op {
-  char kind;        /* 'r' read-only bind, 'w' writable bind, 'd' dir, 'l' symlink, 't' tmpfs, 'p' proc, 'v' dev */
+  char kind; /* 'r' read-only bind, 'w' writable bind, 'd' dir, 'l' symlink, 'L' symlink on a host
+                mount (removed when the command ends), 't' tmpfs, 'p' proc, 'v' dev */
   const char *from; /* bind: the host path; symlink: its target; else NULL */
   const char *at;   /* the absolute path inside the sandbox */
 };
@@ -38,8 +39,11 @@ int sandbox_setup_helper(const char *base, char *why, size_t size);
  * Starts the request in a new sandbox: a child in new mount, pid, uts and cgroup namespaces builds
  * the file tree of `ops` in a tmpfs, makes it its root, drops every capability and runs the
  * command, as pid 1 of its namespace, reaping until the command exits. `in`, `out` and `err` are
- * the descriptors the command gets as 0, 1 and 2. Returns the child's pid, or -1 with errno set.
+ * the descriptors the command gets as 0, 1 and 2. Once the command and everything it left are
+ * gone and the streams closed, the child writes the exit code (i32) to `status_fd`, then exits;
+ * a child that ends without writing it failed before the command ran (or was killed).
+ * Returns the child's pid, or -1 with errno set.
  */
-pid_t sandbox_start(const struct run_request *request, int in, int out, int err);
+pid_t sandbox_start(const struct run_request *request, int in, int out, int err, int status_fd);
 
 #endif

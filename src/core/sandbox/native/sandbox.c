@@ -10,8 +10,8 @@
  * steps put there (binds of host paths, read-only or writable, dirs, symlinks, /proc, a minimal
  * /dev, tmpfs); pivot_root into it with the host's tree detached; no capabilities and no new
  * privileges; hostname "localhost". Its pid 1 is the child that built it, which reaps until the
- * command exits and then exits with the command's status (128 + the signal when a signal ended
- * it, as bwrap reports it). The kernel kills whatever else still runs in the namespace then.
+ * command exits, kills whatever else still runs inside, and reports the command's status (128 +
+ * the signal when a signal ended it, as bwrap reports it) on a status pipe before it exits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -171,6 +171,7 @@ static void apply(const struct sandbox_op *op) {
     if (make_dirs(at, 0755) != 0) fail("make the directory", at);
     break;
   case 'l':
+  case 'L':
     link_at(op->from, at);
     break;
   case 't':
@@ -218,9 +219,15 @@ static void build_root(const struct sandbox_op *ops, size_t nops) {
   if (chdir("/") != 0) fail("enter", "/");
 }
 
+static void finish(const struct run_request *r, int code, int status_fd);
+
 /* The sandbox's pid 1: builds it, starts the command, and exits as the command did. */
-static void init_process(const struct run_request *r, int in, int out, int err) {
+static void init_process(const struct run_request *r, int in, int out, int err, int status_fd) {
   if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(1);
+  /* Only 0, 1 and 2 may hold the streams: closing them must let Kiln see their end. */
+  close(in);
+  close(out);
+  close(err);
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   syscall(SYS_close_range, 3, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */);
@@ -248,22 +255,46 @@ static void init_process(const struct run_request *r, int in, int out, int err) 
     dprintf(2, "kiln: cannot run '%s' in %s: %s\n", r->argv[0], r->cwd, strerror(spawned));
     _exit(127);
   }
+  int code = 1;
   for (;;) {
     int status;
     pid_t pid = waitpid(-1, &status, 0);
-    if (pid == command) _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-    if (pid < 0 && errno != EINTR) _exit(1);
+    if (pid == command) {
+      code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      break;
+    }
+    if (pid < 0 && errno != EINTR) break;
   }
+  finish(r, code, status_fd);
 }
 
-pid_t sandbox_start(const struct run_request *request, int in, int out, int err) {
+/*
+ * The command has exited: ends what it left running (pid 1 is spared by kill(-1)), removes the
+ * links made on host mounts, closes the streams and reports the status, all before exiting. The
+ * namespaces' teardown in the kernel then happens after Kiln has its answer, not before.
+ */
+static void finish(const struct run_request *r, int code, int status_fd) {
+  kill(-1, SIGKILL);
+  while (waitpid(-1, NULL, 0) > 0 || errno == EINTR) {
+  }
+  for (size_t i = 0; i < r->nops; i++)
+    if (r->ops[i].kind == 'L') unlink(r->ops[i].at);
+  close(0);
+  close(1);
+  close(2);
+  int32_t status = code;
+  if (write(status_fd, &status, sizeof status) != sizeof status) _exit(code);
+  _exit(code);
+}
+
+pid_t sandbox_start(const struct run_request *request, int in, int out, int err, int status_fd) {
   if (!request->argv[0]) {
     errno = ENOENT;
     return -1;
   }
   /* Like fork(): the child has a copy of this (single-threaded) process and its descriptors. */
   pid_t pid = (pid_t)syscall(SYS_clone, SANDBOX_CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
-  if (pid == 0) init_process(request, in, out, err);
+  if (pid == 0) init_process(request, in, out, err, status_fd);
   return pid;
 }
 
@@ -311,7 +342,7 @@ static int probe(char *why, size_t size) {
   struct sandbox_op ops[] = {{'p', NULL, "/proc"}, {'t', NULL, "/tmp"}};
   struct run_request request = {"/", "", "", argv, env, "/kiln-sandbox-probe", ops, 2};
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-  pid_t pid = sandbox_start(&request, null, null, pipes[1]);
+  pid_t pid = sandbox_start(&request, null, null, pipes[1], -1);
   int started = errno;
   close(null);
   close(pipes[1]);
