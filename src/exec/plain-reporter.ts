@@ -14,14 +14,21 @@ export interface TextSink {
   write(text: string): void;
 }
 
-/** Progress as plain lines, for logs and pipes: one `[done / total] message` line per started action. */
+/**
+ * Progress as plain lines, for logs and pipes: one `[done / total] message` line per started action.
+ * Progress lines are written together at most `flushMs` apart (100 ms): one write per action
+ * costs the build's main thread ~40 us each, a tenth of a millisecond-long action. Failures,
+ * warnings and the summary are written at once, after whatever progress is pending.
+ */
 export class PlainReporter implements ExecutionReporter {
   private total = 0;
   private done = 0;
+  private pending = '';
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly out: TextSink,
-    private readonly options: { verboseFailures?: boolean; subcommands?: boolean } = {},
+    private readonly options: { verboseFailures?: boolean; subcommands?: boolean; flushMs?: number } = {},
   ) {}
 
   buildStarted(totalActions: number): void {
@@ -29,8 +36,9 @@ export class PlainReporter implements ExecutionReporter {
   }
 
   actionStarted(action: Action, _runnerName: string, command: string): void {
-    if (this.options.subcommands) this.out.write(formatSubcommand(action, command));
-    this.out.write(`[${this.done} / ${this.total}] ${action.progressMessage}\n`);
+    if (this.options.subcommands) this.pending += formatSubcommand(action, command);
+    this.pending += `[${this.done} / ${this.total}] ${action.progressMessage}\n`;
+    this.timer ??= setTimeout(() => this.flush(), this.options.flushMs ?? 100).unref();
   }
 
   actionFinished(_action: Action, _kind: ProcessKind | undefined): void {
@@ -39,15 +47,29 @@ export class PlainReporter implements ExecutionReporter {
 
   actionFailed(failure: ActionFailure): void {
     this.done++;
-    this.out.write(formatFailure(failure, this.options.verboseFailures ?? false));
+    this.write(formatFailure(failure, this.options.verboseFailures ?? false));
   }
 
   warning(message: string): void {
-    this.out.write(`WARNING: ${message}\n`);
+    this.write(`WARNING: ${message}\n`);
   }
 
   buildFinished(summary: ExecutionSummary): void {
-    this.out.write(`${formatProcessSummary(summary.processes)}\n`);
-    for (const line of formatCompletion(summary)) this.out.write(`${line}\n`);
+    this.write(`${formatProcessSummary(summary.processes)}\n${formatCompletion(summary).map((line) => `${line}\n`).join('')}`);
+  }
+
+  /** Writes the pending progress lines now. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    this.out.write(text);
+  }
+
+  private write(text: string): void {
+    this.flush();
+    this.out.write(text);
   }
 }

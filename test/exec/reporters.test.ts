@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   formatCommand,
   formatFailure,
@@ -62,11 +62,29 @@ describe('reporters', () => {
     );
   });
 
+  it('plain: progress lines go out together, at the latest when the flush interval ends or anything else is written', () => {
+    vi.useFakeTimers();
+    onTestFinished(() => void vi.useRealTimers());
+    const writes: string[] = [];
+    const r = new PlainReporter({ write: (s) => writes.push(s) }, { flushMs: 100 });
+    r.buildStarted(3);
+    r.actionStarted(a, 'local', 'cmd a');
+    r.actionStarted(b, 'local', 'cmd b');
+    vi.advanceTimersByTime(99);
+    expect(writes).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(writes).toEqual(['[0 / 3] Executing genrule //p:a\n[0 / 3] Executing genrule //p:b\n']);
+    r.actionStarted(a, 'local', 'cmd a');
+    r.warning('careful');
+    expect(writes.slice(1)).toEqual(['[0 / 3] Executing genrule //p:a\n', 'WARNING: careful\n']);
+  });
+
   it('--subcommands: prints each command before it runs', () => {
     let text = '';
     const r = new PlainReporter({ write: (s) => (text += s) }, { subcommands: true });
     r.buildStarted(1);
     r.actionStarted(a, 'local', formatCommand('/x', { PATH: '/bin' }, a.argv));
+    r.flush();
     expect(text).toBe(
       "SUBCOMMAND: # //p:a [action 'Executing genrule //p:a', mnemonic: Genrule]\n  (cd /x && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -e -o pipefail; true')\n[0 / 1] Executing genrule //p:a\n",
     );

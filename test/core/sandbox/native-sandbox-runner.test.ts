@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NativeSandboxRunner, NativeSpawner, nativeSpawnerBinary, type ProcessSpec } from '../../../src/core/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
@@ -23,6 +24,15 @@ describe.skipIf(!runner)('NativeSandboxRunner', () => {
     env: { PATH: '/usr/bin:/bin' },
     stdout: { kind: 'buffer', limitBytes: 1 << 16 },
     stderr: { kind: 'buffer', limitBytes: 1 << 16 },
+  });
+
+  // bwrap reports the exit as soon as the command ends; what the command left dies with its pid 1 just after.
+  it('ends every process inside before it reports the exit, even one that left its process group', async () => {
+    const marker = `31.${process.pid}${Date.now() % 1000}`;
+    const r = await runner!.run(spec(`setsid sleep ${marker} >/dev/null 2>&1 < /dev/null & echo started`));
+    expect(r.stdout.toString()).toBe('started\n');
+    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(marker));
+    expect(left).toEqual([]);
   });
 
   it('says which step failed when a declared path does not exist, naming it', async () => {

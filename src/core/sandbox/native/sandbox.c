@@ -49,10 +49,14 @@ struct kiln_mount_attr {
 #define KILN_AT_RECURSIVE 0x8000
 
 static char root[4096]; /* where each sandbox mounts its root tmpfs before pivoting into it */
+static char dev[4096];  /* the minimal /dev, made once by the helper and bound into each sandbox */
 
-/* In a sandbox being built: says what failed on the command's stderr and ends the sandbox. */
+/*
+ * In a sandbox being built: says what failed on the command's stderr and ends the sandbox. Paths
+ * inside it are built relative to its root ("./usr"), and shown without the dot.
+ */
 static void fail(const char *what, const char *path) {
-  dprintf(2, "kiln-sandbox: cannot %s %s: %s\n", what, path, strerror(errno));
+  dprintf(2, "kiln-sandbox: cannot %s %s: %s\n", what, path[0] == '.' && path[1] == '/' ? path + 1 : path, strerror(errno));
   _exit(1);
 }
 
@@ -64,26 +68,54 @@ static void join(char *buf, const char *dir, const char *separator, const char *
   }
 }
 
-/* mkdir -p, from the deepest missing directory up. */
+/* Directories this sandbox made (or found): mkdir -p starts below the deepest of them. */
+static char *made[512];
+static size_t nmade;
+
+static int is_made(const char *path) {
+  if (strcmp(path, ".") == 0) return 1;
+  for (size_t i = nmade; i-- > 0;)
+    if (strcmp(made[i], path) == 0) return 1;
+  return 0;
+}
+
+static void remember(const char *path) {
+  if (nmade < sizeof made / sizeof *made) made[nmade++] = strdup(path);
+}
+
+/* mkdir -p of a path relative to the root, each missing directory made once, top down. */
 static int make_dirs(char *path, mode_t mode) {
-  if (mkdir(path, mode) == 0 || errno == EEXIST) return 0;
-  if (errno != ENOENT) return -1;
-  char *slash = strrchr(path, '/');
-  if (!slash || slash == path) return -1;
-  *slash = 0;
-  int parent = make_dirs(path, 0755);
-  *slash = '/';
-  if (parent != 0) return -1;
-  return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -1;
+  if (is_made(path)) return 0;
+  char *start = path + strlen(path);
+  while (start > path) { /* back to the deepest directory known to exist */
+    char *slash = start - 1;
+    while (slash > path && *slash != '/') slash--;
+    if (slash == path) break;
+    *slash = 0;
+    int known = is_made(path);
+    *slash = '/';
+    start = slash;
+    if (known) break;
+  }
+  for (char *slash = strchr(start + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+    *slash = 0;
+    int ok = mkdir(path, 0755) == 0 || errno == EEXIST;
+    if (ok) remember(path);
+    *slash = '/';
+    if (!ok) return -1;
+  }
+  if (mkdir(path, mode) != 0 && errno != EEXIST) return -1;
+  remember(path);
+  return 0;
 }
 
 static void make_parent(char *path) {
   char *slash = strrchr(path, '/');
   if (!slash || slash == path) return;
   *slash = 0;
-  int made = make_dirs(path, 0755);
+  int made_it = make_dirs(path, 0755);
   *slash = '/';
-  if (made != 0) fail("make the directory of", path);
+  if (made_it != 0) fail("make the directory of", path);
 }
 
 /* A mount point for `from`: a directory, or an empty file when `from` is not one. */
@@ -134,34 +166,37 @@ static void link_at(const char *target, char *at) {
   if (symlink(target, at) != 0 && errno != EEXIST) fail("make the symlink", at);
 }
 
-/* bwrap's --dev: the harmless device nodes bound from the host, the usual links, a writable shm. */
-static void minimal_dev(char *at) {
+/*
+ * bwrap's --dev, made once by the helper: the harmless device nodes bound from the host and the
+ * usual links, with shm a link to the sandbox's own /tmp. Each sandbox binds it read-only, one
+ * mount where making it would take twenty calls; writing to a device is no write to the mount.
+ */
+static int prepare_dev(char *why, size_t size) {
   static const char *const nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
   static const char *const links[][2] = {
       {"/proc/self/fd", "fd"}, {"/proc/self/fd/0", "stdin"}, {"/proc/self/fd/1", "stdout"},
-      {"/proc/self/fd/2", "stderr"}, {"/proc/kcore", "core"}, {"pts/ptmx", "ptmx"},
+      {"/proc/self/fd/2", "stderr"}, {"/proc/kcore", "core"}, {"pts/ptmx", "ptmx"}, {"/tmp", "shm"},
   };
-  if (make_dirs(at, 0755) != 0) fail("make the directory", at);
-  char path[4096], host[4096];
+  if (mkdir(dev, 0755) != 0) return snprintf(why, size, "cannot make %s: %s", dev, strerror(errno)), -1;
+  char path[4096], host[64];
   for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++) {
-    join(host, "/dev", "/", nodes[i]);
-    join(path, at, "/", nodes[i]);
+    snprintf(host, sizeof host, "/dev/%s", nodes[i]);
+    if (snprintf(path, sizeof path, "%s/%s", dev, nodes[i]) >= (int)sizeof path) return snprintf(why, size, "base path too long"), -1;
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0) fail("make the file", path);
-    close(fd);
-    if (mount(host, path, NULL, MS_BIND, NULL) != 0) fail("mount", host);
+    if (fd >= 0) close(fd);
+    if (fd < 0 || mount(host, path, NULL, MS_BIND, NULL) != 0)
+      return snprintf(why, size, "cannot bind %s for the sandbox's /dev: %s", host, strerror(errno)), -1;
   }
   for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
-    join(path, at, "/", links[i][1]);
-    if (symlink(links[i][0], path) != 0) fail("make the symlink", path);
+    if (snprintf(path, sizeof path, "%s/%s", dev, links[i][1]) >= (int)sizeof path) return snprintf(why, size, "base path too long"), -1;
+    if (symlink(links[i][0], path) != 0) return snprintf(why, size, "cannot make %s: %s", path, strerror(errno)), -1;
   }
-  join(path, at, "/", "shm");
-  if (mkdir(path, 01777) != 0 || chmod(path, 01777) != 0) fail("make the directory", path);
+  return 0;
 }
 
 static void apply(const struct sandbox_op *op) {
   char at[4096];
-  join(at, root, "", op->at);
+  join(at, ".", "", op->at);
   switch (op->kind) {
   case 'r':
   case 'w':
@@ -183,7 +218,9 @@ static void apply(const struct sandbox_op *op) {
     if (mount("proc", at, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail("mount /proc at", at);
     break;
   case 'v':
-    minimal_dev(at);
+    if (make_dirs(at, 0755) != 0) fail("make the directory", at);
+    if (mount(dev, at, NULL, MS_BIND | MS_REC, NULL) != 0) fail("mount /dev at", at);
+    restrict_mount(at, KILN_ATTR_RDONLY | KILN_ATTR_NOSUID);
     break;
   default:
     errno = EINVAL;
@@ -211,8 +248,9 @@ static void drop_privileges(void) {
 /* The tmpfs root with `ops` applied, made the root of this mount namespace. */
 static void build_root(const struct sandbox_op *ops, size_t nops) {
   if (mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) fail("mount the root tmpfs at", root);
-  for (size_t i = 0; i < nops; i++) apply(&ops[i]);
+  /* Every step's path is relative to the root: no walk down to it for each of them. */
   if (chdir(root) != 0) fail("enter", root);
+  for (size_t i = 0; i < nops; i++) apply(&ops[i]);
   /* The old root ends up stacked on the new one, then detached: nothing of the host stays reachable. */
   if (syscall(SYS_pivot_root, ".", ".") != 0) fail("pivot_root into", root);
   if (umount2(".", MNT_DETACH) != 0) fail("detach the old root from", root);
@@ -365,7 +403,8 @@ static int probe(char *why, size_t size) {
 }
 
 int sandbox_setup_helper(const char *base, char *why, size_t size) {
-  if (snprintf(root, sizeof root, "%s/root", base) >= (int)sizeof root) return snprintf(why, size, "base path too long"), -1;
+  if (snprintf(root, sizeof root, "%s/root", base) >= (int)sizeof root || snprintf(dev, sizeof dev, "%s/dev", base) >= (int)sizeof dev)
+    return snprintf(why, size, "base path too long"), -1;
   const int shared = CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS;
   /* Privileged (root with CAP_SYS_ADMIN) needs no user namespace; anyone else does. */
   if (geteuid() != 0 || unshare(shared) != 0) {
@@ -376,6 +415,7 @@ int sandbox_setup_helper(const char *base, char *why, size_t size) {
   if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return snprintf(why, size, "cannot make mounts private: %s", strerror(errno)), -1;
   if (mount("tmpfs", base, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0) return snprintf(why, size, "cannot mount a tmpfs at %s: %s", base, strerror(errno)), -1;
   if (mkdir(root, 0700) != 0) return snprintf(why, size, "cannot make %s: %s", root, strerror(errno)), -1;
+  if (prepare_dev(why, size) != 0) return -1;
   loopback_up();
   return probe(why, size);
 }
