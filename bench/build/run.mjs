@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Build benchmark (issue 5): in one run, on the workspace of bench/build/generate.mjs, times
 //   - the spawn floor: as many `bash -c true` as the build has actions, --jobs at a time, and the same
-//     inside bubblewrap (the sandboxed strategy's floor);
+//     inside Kiln's native sandbox (the sandboxed strategy's floor) and inside bubblewrap;
 //   - Kiln: cold build (empty output base) with the default strategy and with --spawn_strategy=local,
 //     null build, and the rebuild after one leaf source changed — each a new process, no server;
 //   - Bazel 2.1.0 (no convenience symlinks, so one run does not load the last one's output tree): cold with --batch (default strategy and local), cold with its server, then the
@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bazelServerPeakRssMb, defaultBazel, measure } from '../common/measure.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from './generate.mjs';
-import { spawnFloorMs } from './spawn-floor.mjs';
+import { nativeSandboxFloorMs, spawnFloorMs } from './spawn-floor.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
@@ -50,13 +50,16 @@ for (const size of flags.sizes) {
     const actions = size * ACTIONS_PER_PACKAGE + 2;
     const jobs = `--jobs=${flags.jobs}`;
     const floor = await spawnFloorMs(actions, flags.jobs);
-    const sandboxFloor = bwrap
+    const bwrapFloor = bwrap
       ? await spawnFloorMs(actions, flags.jobs, [bwrap, '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'bash', '-c', 'true'])
       : NaN;
+    const sandboxFloor = await nativeSandboxFloorMs(actions, flags.jobs);
     // The genrules' own shape: Bash running one more program, with nothing of any build tool around it.
     const commandFloor = await spawnFloorMs(actions, flags.jobs, ['bash', '-c', 'set -e -o pipefail; cat /dev/null > /dev/null']);
     console.log(`${size} packages, ${actions} actions, ${flags.jobs} at a time`);
-    console.log(`  spawn floor: bash -c true ${secs(floor)} (${(floor / actions).toFixed(2)} ms each); in bubblewrap ${secs(sandboxFloor)}`);
+    console.log(
+      `  spawn floor: bash -c true ${secs(floor)} (${(floor / actions).toFixed(2)} ms each); in Kiln's native sandbox ${secs(sandboxFloor)}; in bubblewrap ${secs(bwrapFloor)}`,
+    );
     console.log(`  command floor: bash running cat, as the genrules do, ${secs(commandFloor)} (${(commandFloor / actions).toFixed(2)} ms each)`);
 
     const kiln = (base, ...args) => measure([flags.kiln, 'build', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], ws);
@@ -70,7 +73,10 @@ for (const size of flags.sizes) {
     console.log(`  kiln null build                ${fmt(kilnNull)}`);
     console.log(`  kiln one leaf changed          ${fmt(kilnLeaf)}`);
     const overhead = (m, f) => `${((m.ms - f) / actions).toFixed(2)} ms/action, ${(m.ms / f).toFixed(2)}x the floor`;
-    console.log(`  per-action overhead over the floor: local ${overhead(kilnLocal, floor)} (goal <= 2x); sandboxed ${overhead(kilnCold, sandboxFloor)}`);
+    console.log(
+      `  per-action overhead over the spawn floor: local ${overhead(kilnLocal, floor)}, sandboxed ${overhead(kilnCold, floor)} (goal <= 2x); ` +
+        `sandboxed over the native sandbox floor ${overhead(kilnCold, sandboxFloor)}`,
+    );
 
     if (flags.bazel) {
       const bazel = (base, startup, ...args) =>
@@ -98,7 +104,7 @@ for (const size of flags.sizes) {
       );
       console.log(
         `  the command floor alone / bazel --batch cold = ${(commandFloor / batch.ms).toFixed(3)} (default), ${(commandFloor / batchLocal.ms).toFixed(3)} (local); ` +
-          `the bubblewrap floor / bazel --batch cold (default) = ${(sandboxFloor / batch.ms).toFixed(3)}`,
+          `the native sandbox floor / bazel --batch cold (default) = ${(sandboxFloor / batch.ms).toFixed(3)}; the bubblewrap floor = ${(bwrapFloor / batch.ms).toFixed(3)}`,
       );
     }
   } finally {

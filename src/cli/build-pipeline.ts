@@ -241,6 +241,7 @@ class TargetLinesReporter implements ExecutionReporter {
       }
     }
     text += `INFO: Elapsed time: ${this.elapsed().toFixed(3)}s\n`;
+    this.inner.flush?.();
     this.sink.beforeNextLine(text);
     this.inner.buildFinished(this.earlierErrors ? { ...summary, success: false } : summary);
   }

@@ -38,6 +38,8 @@ export interface ExecutionReporter {
   actionFailed(failure: ActionFailure): void;
   warning(message: string): void;
   buildFinished(summary: ExecutionSummary): void;
+  /** Writes any progress it holds back, so that what the caller writes next comes after it. */
+  flush?(): void;
 }
 
 /** `INFO: 7 processes: 2 disk cache hit, 5 linux-sandbox.` (only non-zero kinds, Bazel's order). */

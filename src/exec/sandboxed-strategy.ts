@@ -41,7 +41,7 @@ export class SandboxedStrategy implements SpawnStrategy {
         return { execPath: input.execPath, target };
       }),
     );
-    const layout = fitsOnCommandLine(symlinks) ? sandboxTree(spawn, symlinks) : await hostTree(spawn, symlinks);
+    const layout = fitsRunner(symlinks, this.runner.treeLimit) ? sandboxTree(spawn, symlinks) : await hostTree(spawn, symlinks);
     const result = await inSlot(spawn, () =>
       this.runner.run({
         argv: spawn.argv,
@@ -91,15 +91,13 @@ export class SandboxedStrategy implements SpawnStrategy {
   }
 }
 
-/**
- * bwrap takes at most 9,000 arguments (three per symlink), and Linux 2 MiB of them with the
- * environment; an action with more inputs than fit gets its execroot built on the host instead.
- */
-function fitsOnCommandLine(inputs: readonly InputLink[]): boolean {
-  if (inputs.length > 2000) return false;
+/** Whether the runner takes a tree of these inputs (see ProcessRunner.treeLimit); if not, it is built on the host. */
+function fitsRunner(inputs: readonly InputLink[], limit: ProcessRunner['treeLimit']): boolean {
+  if (!limit) return true;
+  if (inputs.length > limit.entries) return false;
   let bytes = 0;
   for (const i of inputs) bytes += SANDBOX_EXECROOT.length + i.execPath.length + i.target.length + 16;
-  return bytes < 1024 * 1024;
+  return bytes < limit.bytes;
 }
 
 interface InputLink {

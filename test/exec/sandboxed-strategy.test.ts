@@ -107,7 +107,7 @@ describe.skipIf(!bwrap).each([
     await expect(stat(join(ws.execRoot, out('p', 'stray.txt')))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('builds the execroot on the host for an action with more inputs than bwrap takes as arguments', async () => {
+  it('runs an action with more inputs than bwrap takes as arguments (for bwrap, its execroot is built on the host)', async () => {
     const inputs = [];
     for (let i = 0; i < 2500; i++) {
       await ws.write(`many/f${i}.txt`, `${i}\n`);

@@ -45,6 +45,8 @@ export function isolatedNetworkWrapper(bwrapPath: string): string[] {
  */
 export class BubblewrapProcessRunner implements ProcessRunner {
   readonly name = 'linux-sandbox';
+  /** bwrap takes at most 9,000 arguments (three per symlink), and Linux 2 MiB of them with the environment. */
+  readonly treeLimit = { entries: 2000, bytes: 1024 * 1024 };
 
   constructor(private readonly options: BubblewrapProcessRunnerOptions) {}
 

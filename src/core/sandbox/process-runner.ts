@@ -77,6 +77,11 @@ export interface ProcessResult {
 export interface ProcessRunner {
   /** `local` or `linux-sandbox`, as Bazel names the strategies in its summary. */
   readonly name: string;
+  /**
+   * The largest `tree` this runner takes (bwrap gets it on its command line); none when absent. A
+   * caller with a larger one builds the tree on the host and mounts it instead.
+   */
+  readonly treeLimit?: { readonly entries: number; readonly bytes: number };
   run(spec: ProcessSpec): Promise<ProcessResult>;
 }
 
