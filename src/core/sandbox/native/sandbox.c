@@ -371,14 +371,14 @@ static void loopback_up(void) {
   close(s);
 }
 
-/* Starts an empty sandbox with /proc and waits for it: the kernel allows every step, or says which not. */
+/* Starts a sandbox with each kind of step and waits for it: the kernel allows every step, or says which not. */
 static int probe(char *why, size_t size) {
   int pipes[2];
   if (pipe2(pipes, O_CLOEXEC) != 0) return snprintf(why, size, "pipe: %s", strerror(errno)), -1;
   static char *argv[] = {"true", NULL};
   static char *env[] = {NULL};
-  struct sandbox_op ops[] = {{'p', NULL, "/proc"}, {'t', NULL, "/tmp"}};
-  struct run_request request = {"/", "", "", argv, env, "/kiln-sandbox-probe", ops, 2};
+  struct sandbox_op ops[] = {{'p', NULL, "/proc"}, {'v', NULL, "/dev"}, {'t', NULL, "/tmp"}, {'r', "/usr", "/usr"}};
+  struct run_request request = {"/", "", "", argv, env, "/kiln-sandbox-probe", ops, sizeof ops / sizeof *ops};
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   pid_t pid = sandbox_start(&request, null, null, pipes[1], -1);
   int started = errno;
