@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs a C compiler when missing: `npm run build` compiles Kiln's native process starter
-# (src/core/sandbox/native/kiln-spawn.c) with it, and the tests check that starter.
+# Installs a C compiler when missing: `npm run build` compiles Kiln's native process starter and sandbox
+# (src/core/sandbox/native/) with it, statically where libc6-dev allows, and the tests check both.
 set -euo pipefail
 if command -v cc >/dev/null 2>&1; then
   echo "c compiler: $(command -v cc)"
