@@ -1,5 +1,5 @@
-import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { mkdir, rename, rm, symlink } from 'node:fs/promises';
+import { lstatSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { mkdir, symlink } from 'node:fs/promises';
 import { basename, dirname, join, posix, sep } from 'node:path';
 import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/index.js';
 import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
@@ -55,7 +55,7 @@ export class SandboxedStrategy implements SpawnStrategy {
         signal: spawn.signal,
       }),
     );
-    for (const output of action.outputs) await this.moveOut(layout.hostPathOf(output.execPath), join(execRoot, output.execPath));
+    for (const output of action.outputs) this.moveOut(layout.hostPathOf(output.execPath), join(execRoot, output.execPath));
     return result;
   }
 
@@ -74,19 +74,22 @@ export class SandboxedStrategy implements SpawnStrategy {
     return join(real, basename(path));
   }
 
-  /** Moves an output into the execroot, where the executor deleted it before the action ran. */
-  private async moveOut(inside: string, target: string): Promise<void> {
+  /**
+   * Moves an output into the execroot, where the executor deleted it before the action ran.
+   * Synchronously: a rename through the promise API costs ~55 us of CPU here, the call itself ~20.
+   */
+  private moveOut(inside: string, target: string): void {
     const dir = dirname(target);
     if (!this.madeDirectories.has(dir)) {
-      await mkdir(dir, { recursive: true });
+      mkdirSync(dir, { recursive: true });
       this.madeDirectories.add(dir);
     }
     try {
-      await rename(inside, target);
+      renameSync(inside, target);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return; // not created: the executor reports it missing
-      await rm(target, { recursive: true, force: true }); // a directory left there by hand
-      await rename(inside, target);
+      rmSync(target, { recursive: true, force: true }); // a directory left there by hand
+      renameSync(inside, target);
     }
   }
 }
