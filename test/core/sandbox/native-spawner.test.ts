@@ -30,6 +30,23 @@ describe.skipIf(!binary)('NativeSpawner', () => {
     expect(noDir.stderr.toString()).toContain('ENOENT');
   });
 
+  it('passes requests larger than the pipe holds whole and in order, even many at once', async () => {
+    // 300 KB of environment each (in variables under Linux's 128 KiB limit per string): more than
+    // the helper's socket takes at once, so part of a request waits in the stream.
+    const big = (i: number) => String.fromCharCode(97 + i).repeat(100_000 + i);
+    const runs = Array.from({ length: 8 }, (_, i) =>
+      spawner.run({
+        argv: ['bash', '-c', 'printf "%s %s %s" "${#A}${#B}${#C}" "${A:0:1}" "${C: -1}"'],
+        cwd: dir,
+        env: { PATH, A: big(i), B: big(i), C: big(i) },
+        stdout: { kind: 'buffer', limitBytes: 1000 },
+      }),
+    );
+    const results = await Promise.all(runs);
+    const expected = (i: number) => `${String(100_000 + i).repeat(3)} ${String.fromCharCode(97 + i)} ${String.fromCharCode(97 + i)}`;
+    expect(results.map((r) => r.stdout.toString())).toEqual(Array.from({ length: 8 }, (_, i) => expected(i)));
+  });
+
   it('keeps every byte of many concurrent chatty processes apart, and spills a large stream whole', async () => {
     const runs = Array.from({ length: 24 }, (_, i) =>
       spawner.run({
