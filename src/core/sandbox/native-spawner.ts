@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, existsSync, writeSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { constants } from 'node:os';
 import { capturedResult, OutputCapture } from './output-capture.js';
@@ -178,26 +178,11 @@ export class NativeSpawner {
   }
 
   private send(type: string, id: number, payload: Buffer): void {
-    const stdin = this.child?.stdin;
-    if (!stdin) return;
     const header = Buffer.alloc(9);
     header.writeUInt32LE(5 + payload.length, 0);
     header.write(type, 4, 'latin1');
     header.writeUInt32LE(id, 5);
-    const frame = Buffer.concat([header, payload]);
-    // Straight into the pipe when nothing is queued before it: a stream write costs ~40 us of this
-    // thread per frame, the system call a fraction of that. What the pipe does not take now, and
-    // everything after it, goes through the stream, which keeps the order.
-    const fd = (stdin as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
-    let written = 0;
-    if (typeof fd === 'number' && fd >= 0 && stdin.writableLength === 0 && !stdin.destroyed) {
-      try {
-        written = writeSync(fd, frame);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return; // the helper is gone; 'exit' says why
-      }
-    }
-    if (written < frame.length) stdin.write(written === 0 ? frame : frame.subarray(written));
+    this.child?.stdin!.write(Buffer.concat([header, payload]));
   }
 
   private receive(chunk: Buffer, onStarted: () => void): void {
