@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExitCode, isStatusError } from '../../core/index.js';
@@ -16,7 +16,7 @@ Options:
   --slots N            actions run at once (default: the number of CPUs)
   --platform NAME=VAL  a platform property to announce (repeatable); OSFamily=linux is implied
   --instance NAME      the REAPI instance name to serve (default "")
-  --work-dir DIR       file cache and build directories (default: a directory under the temp dir)
+  --work-dir DIR       file cache and build directories (default: one under the temp dir, removed on stop)
   --cache-size BYTES   bound of the local file cache (default 8 GiB)
   --name NAME          shown in logs and ExecutedActionMetadata.worker (default: the host name)
   --config FILE        JSON object with any of the keys above (flags win)
@@ -86,11 +86,16 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     name,
     slots: pick('slots') === undefined ? availableParallelism() : integer('slots', pick('slots'), 1),
     runner,
-    workDirectory: workDir === undefined ? join(tmpdir(), `kiln-executor-${process.pid}`) : resolve(io.cwd, String(workDir)),
+    workDirectory: workDir === undefined ? defaultWorkDirectory() : resolve(io.cwd, String(workDir)),
     cacheBytes: pick('cache-size') === undefined ? DEFAULT_CACHE_BYTES : integer('cache-size', pick('cache-size'), 1),
     platform,
     ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
   };
+}
+
+/** Where an executor works when not told: a directory of its own, removed when it stops. */
+function defaultWorkDirectory(): string {
+  return join(tmpdir(), `kiln-executor-${process.pid}`);
 }
 
 /** `kiln executor`: one worker connected to a scheduler. */
@@ -121,5 +126,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   await (io.interrupted ?? new Promise<void>(() => undefined));
   io.stderr.write('INFO: interrupted: stopping\n');
   await running.stop();
+  // Without --work-dir the directory was this process's own (named by its pid): nothing reuses it.
+  if (config.workDirectory === defaultWorkDirectory()) await rm(config.workDirectory, { recursive: true, force: true });
   return ExitCode.SUCCESS;
 }

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +85,16 @@ describe('kiln cluster up / scheduler / executor', () => {
     expect(response?.result?.executionMetadata?.worker).toBe('cli-executor');
     e.interrupt();
     expect(await executorExit).toBe(0);
+    expect(existsSync(join(dir, 'w'))).toBe(true); // a --work-dir is the user's: kept
+    // Without --work-dir, the executor's own directory under the temp dir goes when it stops.
+    const own = join(tmpdir(), `kiln-executor-${process.pid}`);
+    const d = fakeIO(dir);
+    const defaultExit = executorMain(['--scheduler', endpoint, '--slots', '1', '--name', 'own-dir'], d.io);
+    expect((await runThrough(endpoint, 'echo again > out'))?.result?.executionMetadata?.worker).toBe('own-dir');
+    expect(existsSync(own)).toBe(true);
+    d.interrupt();
+    expect(await defaultExit).toBe(0);
+    expect(existsSync(own)).toBe(false);
     s.interrupt();
     expect(await schedulerExit).toBe(0);
   });
