@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
 import { digestOf, encodeMessage, longrunning, reapi, unpackAny, type Digest } from '../../../src/core/index.js';
 import { parseCacheServerConfig, startCacheServer, type CacheServer } from '../../../scheduler/index.js';
 import { createExecutionServer, type ExecutionServer, type SchedulerConfig } from '../../../scheduler/execution/index.js';
@@ -30,6 +31,13 @@ export interface TestCluster extends Clients {
 }
 
 /** Every stage change is streamed at once unless a test sets `stageUpdateDelayMs` (it tests coalescing). */
+/** A cluster for the running test only: stopped when the test ends, passed or failed. */
+export async function startClusterForTest(config: Partial<SchedulerConfig> = {}): Promise<TestCluster> {
+  const cluster = await startTestCluster(config);
+  onTestFinished(() => cluster.stop());
+  return cluster;
+}
+
 export async function startTestCluster(config: Partial<SchedulerConfig> = {}): Promise<TestCluster> {
   const work = await mkdtemp(join(tmpdir(), 'kiln-cluster-test-'));
   const start = async (port: number) => {

@@ -1,22 +1,14 @@
 import * as grpc from '@grpc/grpc-js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { googleRpc, reapi, unpackAny } from '../../../src/core/index.js';
 import { REQUEST_METADATA_KEY } from '../../../scheduler/execution/index.js';
 import { call, must, readStream, statusDetails } from '../cache-server-fixture.js';
-import { collectStream, execute, shCommand, startTestCluster, type TestCluster } from './cluster-fixture.js';
+import { collectStream, execute, shCommand as sh, startClusterForTest } from './cluster-fixture.js';
 
 const Stage = reapi.ExecutionStage_Value;
-let cluster: TestCluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
-
-const sh = (script: string) => shCommand(script);
-
 describe('Execute end to end (real server, in-process executor, local runner)', () => {
   it('runs an action, stores its outputs in the CAS and its result in the AC; the second Execute is a cache hit', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     await cluster.addExecutor();
     const actionDigest = await cluster.action(
       {
@@ -37,7 +29,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     const result = response.result!;
     expect(result.exitCode).toBe(0);
     const read = async (d: reapi.Digest) => {
-      const res = await must(cluster!.cas, cluster!.cas.BatchReadBlobs, { instanceName: '', digests: [d] });
+      const res = await must(cluster.cas, cluster.cas.BatchReadBlobs, { instanceName: '', digests: [d] });
       return res.responses[0]!.data;
     };
     const files = Object.fromEntries(result.outputFiles.map((f) => [f.path, f]));
@@ -71,7 +63,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('runs a do_not_cache action even when the action cache holds a result for its digest', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     await cluster.addExecutor();
     const actionDigest = await cluster.action(sh('exit 3'), {}, { doNotCache: true });
     // Planted by a client: the scheduler never stores results of such actions, nor looks them up.
@@ -82,7 +74,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('uploads stdout and stderr whole, from memory when small and from a spill file when large, and leaves no file behind', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     await cluster.addExecutor();
     // 3 MB of stdout: beyond the executor's in-memory bound and beyond one batch blob.
     const actionDigest = await cluster.action({ ...sh('seq 1 400000; echo small >&2'), outputPaths: [] });
@@ -90,7 +82,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     const result = run.response!.result!;
     expect(result.exitCode).toBe(0);
     const read = async (d: reapi.Digest) => {
-      const outcome = await readStream(cluster!.bs, { resourceName: `blobs/${d.hash}/${d.sizeBytes}` });
+      const outcome = await readStream(cluster.bs, { resourceName: `blobs/${d.hash}/${d.sizeBytes}` });
       if (!outcome.ok) throw new Error(outcome.message);
       return outcome.value;
     };
@@ -103,7 +95,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('serves REAPI 2.0 clients (output_files / output_directories, Command.platform)', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     await cluster.addExecutor();
     const actionDigest = await cluster.action({
       ...sh('mkdir -p d && echo x > d/x && echo y > f && chmod +x f'),
@@ -117,7 +109,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('does not cache a failing action nor a do_not_cache one', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     await cluster.addExecutor();
     const failing = await cluster.action(sh('echo boom >&2; exit 3'));
     const r = await execute(cluster, { instanceName: '', actionDigest: failing });
@@ -129,7 +121,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('reports an action that exceeds its timeout with DEADLINE_EXCEEDED', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     await cluster.addExecutor();
     const actionDigest = await cluster.action(sh('sleep 30'), {}, { timeout: { seconds: 0, nanos: 300_000_000 } });
     const { response } = await execute(cluster, { instanceName: '', actionDigest });
@@ -137,7 +129,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('answers missing inputs with FAILED_PRECONDITION and MISSING violations, before queueing', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     const { digestOf } = await import('../../../src/core/index.js');
     const absent = digestOf(Buffer.from('never uploaded'));
     const inputRootDigest = await cluster.upload(reapi.Directory.encode({ files: [{ name: 'a', digest: absent }] }));
@@ -151,7 +143,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('reconnects with WaitExecution, lists and gets operations, and answers NOT_FOUND for unknown names', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     const actionDigest = await cluster.action(sh('echo done'));
     const stream = cluster.exec.Execute({ instanceName: '', actionDigest });
     const name = await new Promise<string>((resolve) => stream.once('data', (op: { name: string }) => resolve(op.name)));
@@ -175,7 +167,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('CancelOperation ends the operation CANCELLED and stops the command', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     const executor = await cluster.addExecutor();
     const actionDigest = await cluster.action(sh('sleep 30'));
     const stream = cluster.exec.Execute({ instanceName: '', actionDigest });
@@ -188,13 +180,13 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
   });
 
   it('advertises execution in Capabilities', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     const caps = await must(cluster.caps, cluster.caps.GetCapabilities, { instanceName: '' });
     expect(caps.executionCapabilities).toMatchObject({ execEnabled: true, digestFunction: reapi.DigestFunction_Value.SHA256 });
   });
 
   it('reads the invocation id from the request metadata header', async () => {
-    cluster = await startTestCluster();
+    const cluster = await startClusterForTest();
     await cluster.addExecutor();
     const actionDigest = await cluster.action(sh('true'));
     const metadata = new grpc.Metadata();

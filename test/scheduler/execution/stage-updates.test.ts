@@ -1,22 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { reapi, unpackAny, type longrunning } from '../../../src/core/index.js';
 import { must } from '../cache-server-fixture.js';
-import { collectStream, execute, shCommand, startTestCluster, type TestCluster } from './cluster-fixture.js';
+import { collectStream, execute, shCommand as sh, startClusterForTest } from './cluster-fixture.js';
 
 const Stage = reapi.ExecutionStage_Value;
-let cluster: TestCluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
-
-const sh = (script: string) => shCommand(script);
-
 const stageOf = (op: longrunning.Operation) => unpackAny(reapi.ExecuteOperationMetadata, op.metadata!)!.stage;
 
 describe('Execute stream stage updates (stageUpdateDelayMs)', () => {
   it('an action that finishes within the delay costs one message: the final Operation', async () => {
-    cluster = await startTestCluster({ stageUpdateDelayMs: 60_000 });
+    const cluster = await startClusterForTest({ stageUpdateDelayMs: 60_000 });
     await cluster.addExecutor();
     const outcome = await execute(cluster, { instanceName: '', actionDigest: await cluster.action(sh('true')) });
     expect(outcome.stages).toEqual([Stage.COMPLETED]);
@@ -26,7 +18,7 @@ describe('Execute stream stage updates (stageUpdateDelayMs)', () => {
   });
 
   it('a slow action still shows the stage it is in, each stage once, then the result', async () => {
-    cluster = await startTestCluster({ stageUpdateDelayMs: 50 });
+    const cluster = await startClusterForTest({ stageUpdateDelayMs: 50 });
     await cluster.addExecutor();
     const outcome = await execute(cluster, { instanceName: '', actionDigest: await cluster.action(sh('sleep 0.5')) });
     expect(outcome.stages).toContain(Stage.EXECUTING);
@@ -36,7 +28,7 @@ describe('Execute stream stage updates (stageUpdateDelayMs)', () => {
   });
 
   it('a queued action shows QUEUED once the delay has passed, then runs when an executor comes', async () => {
-    cluster = await startTestCluster({ stageUpdateDelayMs: 20 });
+    const cluster = await startClusterForTest({ stageUpdateDelayMs: 20 });
     const stream = cluster.exec.Execute({ instanceName: '', actionDigest: await cluster.action(sh('true')) });
     const outcome = collectStream(stream);
     const first = await new Promise<longrunning.Operation>((resolve) => stream.once('data', resolve));
@@ -49,7 +41,7 @@ describe('Execute stream stage updates (stageUpdateDelayMs)', () => {
   });
 
   it('WaitExecution answers with the current state at once, whatever the delay', async () => {
-    cluster = await startTestCluster({ stageUpdateDelayMs: 60_000 });
+    const cluster = await startClusterForTest({ stageUpdateDelayMs: 60_000 });
     const execution = execute(cluster, { instanceName: '', actionDigest: await cluster.action(sh('true')) });
     let listed: longrunning.Operation[] = [];
     while (listed.length === 0) {
