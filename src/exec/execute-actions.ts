@@ -1,21 +1,25 @@
-import { unlinkSync } from 'node:fs';
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { isKilnError, type Digest, type ProcessResult, type SandboxSupport } from '../core/index.js';
-import { computeActionKey, localActionKey, type Action, type InputFile } from '../actions/index.js';
+import { isKilnError, type ProcessResult, type SandboxSupport } from '../core/index.js';
+import { computeActionKey, localActionKey, type Action, type ActionKey, type InputFile } from '../actions/index.js';
 import { actionEnvironment } from './action-environment.js';
 import { ActionSpawners, type SandboxAvailability } from './action-spawners.js';
 import { buildActionGraph } from './action-graph.js';
 import { scriptedCommand } from './command-script.js';
+import { deleteDeclaredOutputs, digestDeclaredOutputs, missingOutputsMessage } from './declared-outputs.js';
 import { DiskCache, type CachedOutput } from './disk-cache.js';
+import { DiskSpawnCache } from './disk-spawn-cache.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
 import { FileDigestCache } from './file-digest-cache.js';
 import { LocalActionCache } from './local-action-cache.js';
+import { LocalActionSpawnCache } from './local-action-spawn-cache.js';
 import { LocalStrategy } from './local-strategy.js';
 import { ProcessSlots } from './process-slots.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import { ScratchDirectories } from './scratch-directories.js';
+import type { CacheMiss, SpawnCache } from './spawn-cache.js';
+import { SpawnCacheChain } from './spawn-cache-chain.js';
 import type { SpawnStrategy } from './spawn-strategy.js';
 import { chooseStrategy, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
 
@@ -75,14 +79,14 @@ export async function executeActions(actions: readonly Action[], options: Execut
   await rm(paths.scratch, { recursive: true, force: true });
   await mkdir(paths.scratch, { recursive: true });
   const [digestCache, actionCache] = await Promise.all([FileDigestCache.load(paths.fileDigestCache), LocalActionCache.load(paths.actionCache)]);
-  // Opening a disk cache scans it; a build the local action cache fully answers never does.
+  const caches: SpawnCache[] = [new LocalActionSpawnCache(actionCache, options.execRoot, digestCache)];
   const dir = options.diskCache;
-  let opened: Promise<DiskCache> | undefined;
-  const diskCache = dir ? () => (opened ??= DiskCache.open(dir)) : undefined;
+  if (dir) caches.push(new DiskSpawnCache(() => DiskCache.open(dir), options.execRoot, digestCache));
+  const cacheChain = new SpawnCacheChain(caches, (message) => reporter.warning(message));
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox, { nativeSandbox: options.nativeSandbox });
   const scratch = new ScratchDirectories(paths.scratch, (message) => reporter.warning(message));
-  const run = new ActionRunner(options, reporter, digestCache, actionCache, diskCache, scratch, new ProcessSlots(jobs), spawners);
+  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), spawners);
 
   reporter.buildStarted(actions.length);
   // Actions in flight (hashing inputs, checking caches, waiting for a process slot); only the
@@ -151,8 +155,7 @@ class ActionRunner {
     private readonly options: ExecutionOptions,
     private readonly reporter: ExecutionReporter,
     private readonly digestCache: FileDigestCache,
-    private readonly actionCache: LocalActionCache,
-    private readonly openDiskCache: (() => Promise<DiskCache>) | undefined,
+    private readonly caches: SpawnCache,
     private readonly scratch: ScratchDirectories,
     private readonly slots: ProcessSlots,
     private readonly spawners: ActionSpawners,
@@ -182,54 +185,37 @@ class ActionRunner {
   }
 
   private async executeOrFail(action: Action): Promise<boolean | 'skipped'> {
-    const execRoot = this.options.execRoot;
     const inputs = await this.digestInputs(action);
     if (typeof inputs === 'string') return this.fail({ action, message: inputs });
     const env = actionEnvironment(action, this.options.clientEnv);
-    const localKey = localActionKey(action, env, inputs);
-    const requirements = new Set<string>(action.executionRequirements);
-    const cacheable = !requirements.has('no-cache');
-    const useDiskCache = cacheable && !requirements.has('no-remote-cache') && !requirements.has('no-remote') && !requirements.has('local');
-
-    if (cacheable && (await this.upToDate(action, localKey))) {
-      this.reporter.actionFinished(action, undefined);
+    let remoteKey: ActionKey | undefined;
+    const found = await this.caches.lookup({
+      action,
+      env,
+      inputs,
+      localKey: localActionKey(action, env, inputs),
+      remoteKey: () => (remoteKey ??= computeActionKey(action, { env, inputs })),
+    });
+    if (found.kind === 'hit') {
+      this.recordOutputs(found.outputs);
+      if (found.processKind) this.count(found.processKind);
+      this.reporter.actionFinished(action, found.processKind);
       return true;
     }
-    const diskCache = useDiskCache && this.openDiskCache ? await this.openDiskCache() : undefined;
-    // The REAPI key addresses the shared caches; a build without one never needs it.
-    const shared = diskCache ? { cache: diskCache, digest: computeActionKey(action, { env, inputs }).digest } : undefined;
-    if (shared) {
-      const cached = await shared.cache.lookup(shared.digest);
-      if (cached && this.declaresExactly(action, cached) && (await shared.cache.restore(cached, execRoot))) {
-        await this.recordOutputs(cached);
-        for (const o of cached) await this.digestCache.remember(join(execRoot, o.path), o.digest);
-        if (cacheable) this.actionCache.put(localKey, cached);
-        this.count('disk cache hit');
-        this.reporter.actionFinished(action, 'disk cache hit');
-        return true;
-      }
-    }
-
     const strategy = await this.strategyFor(action);
     if (!strategy) return false;
     if (this.stopping()) return 'skipped';
-    return this.spawn(action, strategy, env, localKey, cacheable, shared);
+    return this.spawn(action, strategy, env, found);
   }
 
   /**
-   * Runs the action's process, checks and records its outputs. Only the process itself holds one of
-   * the --jobs slots: preparing its directories and hashing its outputs overlap with other processes.
+   * Runs the action's process, checks and records its outputs, and stores them through the cache
+   * handle. Only the process itself holds one of the --jobs slots: preparing its directories and
+   * hashing its outputs overlap with other processes.
    */
-  private async spawn(
-    action: Action,
-    strategy: SpawnStrategy,
-    env: Record<string, string>,
-    localKey: string,
-    cacheable: boolean,
-    shared: { readonly cache: DiskCache; readonly digest: Digest } | undefined,
-  ): Promise<boolean | 'skipped'> {
+  private async spawn(action: Action, strategy: SpawnStrategy, env: Record<string, string>, cache: CacheMiss): Promise<boolean | 'skipped'> {
     const execRoot = this.options.execRoot;
-    await this.deleteOutputs(action);
+    await deleteDeclaredOutputs(action, execRoot, this.digestCache);
     const scratchDir = this.scratch.acquire();
     const signal = this.options.signal;
     try {
@@ -267,38 +253,26 @@ class ActionRunner {
         throw e;
       }
       if (signal?.aborted) {
-        await this.deleteOutputs(action);
+        await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         return this.fail({ action, message: `${action.progressMessage} interrupted` });
       }
       if (result.exitCode !== 0) {
-        await this.deleteOutputs(action);
+        await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command, stdout: result.stdout, stderr: result.stderr });
       }
-      // One stat per output, the digest cache's: what it cannot read as a file is missing.
-      const missing: string[] = [];
-      const outputs: CachedOutput[] = [];
-      for (const output of action.outputs) {
-        const path = join(execRoot, output.execPath);
-        const file = await this.digestOutput(path, action.executableOutputs);
-        if (file) outputs.push({ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable });
-        else missing.push(output.execPath);
-      }
+      const { outputs, missing } = await digestDeclaredOutputs(action, execRoot, this.digestCache);
       if (missing.length > 0) {
-        await this.deleteOutputs(action);
-        const list = missing.map((m) => `'${m}'`).join(', ');
+        await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         return this.fail({
           action,
-          message: `${action.progressMessage} failed: declared output${missing.length > 1 ? 's' : ''} ${list} ${missing.length > 1 ? 'were' : 'was'} not created`,
+          message: `${action.progressMessage} failed: ${missingOutputsMessage(missing)}`,
           command,
           stdout: result.stdout,
           stderr: result.stderr,
         });
       }
-      await this.recordOutputs(outputs);
-      if (cacheable) this.actionCache.put(localKey, outputs);
-      if (shared) {
-        await shared.cache.store(shared.digest, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
-      }
+      this.recordOutputs(outputs);
+      await cache.store({ outputs, ranAs: strategy.runnerName });
       this.count(strategy.runnerName);
       this.reporter.actionFinished(action, strategy.runnerName);
       return true;
@@ -327,56 +301,8 @@ class ActionRunner {
     return problem ?? (results as InputFile[]);
   }
 
-  /** A local action cache hit whose outputs are all still on disk with the recorded digests. */
-  private async upToDate(action: Action, key: string): Promise<boolean> {
-    const recorded = this.actionCache.get(key);
-    if (!recorded) return false;
-    const outputs: CachedOutput[] = [];
-    for (const file of recorded) {
-      try {
-        const now = await this.digestCache.digest(join(this.options.execRoot, file.path));
-        if (now.isDirectory || now.digest.hash !== file.digest.hash || now.isExecutable !== file.isExecutable) return false;
-        outputs.push({ path: file.path, digest: now.digest, isExecutable: now.isExecutable });
-      } catch {
-        return false;
-      }
-    }
-    if (!this.declaresExactly(action, outputs)) return false;
-    await this.recordOutputs(outputs);
-    return true;
-  }
-
-  private declaresExactly(action: Action, outputs: readonly CachedOutput[]): boolean {
-    const declared = new Set(action.outputs.map((o) => o.execPath));
-    return outputs.length === declared.size && outputs.every((o) => declared.has(o.path));
-  }
-
-  /** An output's digest (made executable first when asked), or undefined when it is not a readable file. */
-  private async digestOutput(path: string, executable: boolean): Promise<{ digest: Digest; isExecutable: boolean } | undefined> {
-    try {
-      if (executable) await chmod(path, 0o755);
-      const file = await this.digestCache.digest(path, { settled: true });
-      return file.isDirectory ? undefined : file;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async recordOutputs(outputs: readonly CachedOutput[]): Promise<void> {
+  private recordOutputs(outputs: readonly CachedOutput[]): void {
     for (const o of outputs) this.outputDigests.set(o.path, { path: o.path, digest: o.digest, isExecutable: o.isExecutable });
-  }
-
-  private async deleteOutputs(action: Action): Promise<void> {
-    for (const o of action.outputs) {
-      const path = join(this.options.execRoot, o.execPath);
-      this.digestCache.forget(path);
-      // Usually absent or a file: one unlink. Anything else (a directory left by hand) goes whole.
-      try {
-        unlinkSync(path);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') await rm(path, { recursive: true, force: true });
-      }
-    }
   }
 
   private async strategyFor(action: Action): Promise<SpawnStrategy | undefined> {

@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { declaresExactly } from './declared-outputs.js';
+import type { DiskCache } from './disk-cache.js';
+import type { FileDigestCache } from './file-digest-cache.js';
+import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache } from './spawn-cache.js';
+
+/**
+ * `--disk_cache` as a spawn cache, keyed by the REAPI action digest. The cache directory is opened
+ * (and scanned) on the first action that gets this far, so a build the local action cache fully
+ * answers never opens it. A hit restores the outputs into the execroot atomically.
+ */
+export class DiskSpawnCache implements SpawnCache {
+  private opened: Promise<DiskCache> | undefined;
+
+  constructor(
+    private readonly open: () => Promise<DiskCache>,
+    private readonly execRoot: string,
+    private readonly digestCache: FileDigestCache,
+  ) {}
+
+  async lookup(request: CacheRequest): Promise<CacheLookup> {
+    if (!cachePolicy(request.action).shared) return NOT_CACHED;
+    const cache = await (this.opened ??= this.open());
+    const key = request.remoteKey().digest;
+    const cached = await cache.lookup(key);
+    if (cached && declaresExactly(request.action, cached) && (await cache.restore(cached, this.execRoot))) {
+      for (const o of cached) await this.digestCache.remember(join(this.execRoot, o.path), o.digest);
+      return { kind: 'hit', outputs: cached, processKind: 'disk cache hit' };
+    }
+    return {
+      kind: 'miss',
+      store: (result) =>
+        cache.store(key, result.outputs, this.execRoot).catch((e: Error) => {
+          throw new Error(`writing to the disk cache failed: ${e.message}`);
+        }),
+    };
+  }
+}
