@@ -9,13 +9,18 @@ const byPath = (a: InputFile, b: InputFile) => (a.path < b.path ? -1 : a.path > 
 
 /**
  * The local action cache's key: the SHA-256 of everything the REAPI Action digest covers (arguments,
- * environment, outputs, every input with its digest and executable bit, do_not_cache), written as one
+ * environment, outputs, every input with its digest and executable bit, do_not_cache, platform), written as one
  * unambiguous JSON text. The REAPI key needs a Command, a Directory per input folder and an Action
  * encoded and hashed; a null build checks every action, so it uses this one and encodes the REAPI
  * messages only when an action must go further (the disk cache, execution).
  */
-export function localActionKey(action: Action, env: Readonly<Record<string, string>>, inputs: readonly InputFile[]): string {
-  const text = JSON.stringify([
+export function localActionKey(
+  action: Action,
+  env: Readonly<Record<string, string>>,
+  inputs: readonly InputFile[],
+  platform: Readonly<Record<string, string>> = {},
+): string {
+  const fields: unknown[] = [
     ENCODING_VERSION,
     action.argv,
     Object.keys(env)
@@ -24,6 +29,10 @@ export function localActionKey(action: Action, env: Readonly<Record<string, stri
     action.outputs.map((o) => o.execPath).sort(),
     [...inputs].sort(byPath).map((f) => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]),
     action.executionRequirements.includes('no-cache'),
-  ]);
+  ];
+  // Platform properties (remote builds) come last and only when present, so local keys stay as they were.
+  const properties = Object.keys(platform).sort();
+  if (properties.length > 0) fields.push(properties.map((name) => [name, platform[name]]));
+  const text = JSON.stringify(fields);
   return createHash('sha256').update(text).digest('hex');
 }

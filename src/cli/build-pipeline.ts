@@ -13,8 +13,10 @@ import {
   TerminalReporter,
   type ExecutionReporter,
   type ExecutionSummary,
+  type RemoteExecutionOptions,
   type StrategyFlags,
 } from '../exec/index.js';
+import { remoteExecutionOptions } from './remote-options.js';
 import { analyzeBuild } from './analysis-phase.js';
 import type { BuildGraph, BuiltTarget } from './build-graph-cache.js';
 import type { CliIO } from './io.js';
@@ -37,14 +39,16 @@ export interface BuildResult {
  */
 export async function runBuild(args: readonly string[], io: CliIO, command: 'build' | 'run'): Promise<BuildResult> {
   const spawners = new ActionSpawners(io.env);
+  const onExit: (() => void)[] = [];
   try {
-    return await buildWith(args, io, command, spawners);
+    return await buildWith(args, io, command, spawners, onExit);
   } finally {
+    for (const close of onExit) close();
     await spawners.close();
   }
 }
 
-async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run', spawners: ActionSpawners): Promise<BuildResult> {
+async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run', spawners: ActionSpawners, onExit: (() => void)[]): Promise<BuildResult> {
   const startedAt = performance.now();
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
   const startup = takeOutputBaseFlag(args);
@@ -60,9 +64,11 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let options: BuildOptions;
   let patterns: readonly string[];
   let strategies: StrategyFlags;
+  let remote: RemoteExecutionOptions | undefined;
   try {
     ({ options, residue: patterns } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
     strategies = strategyFlags(options);
+    remote = remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown');
   } catch (e) {
     if (e instanceof UsageError) {
       printError(io, e.message);
@@ -70,6 +76,13 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     }
     throw e;
   }
+  const client = remote?.client;
+  if (client) onExit.push(() => client.close());
+  // GetCapabilities once per build, while loading and analysis run.
+  const remoteReady = client?.capabilities().then(
+    () => undefined,
+    (e: Error) => e,
+  );
   if (patterns.length === 0) {
     io.stderr.write(`WARNING: Usage: kiln ${command} <options> <targets>.\nInvoke \`kiln help ${command}\` for full description of usage and options.\n`);
     if (command === 'run') {
@@ -98,6 +111,16 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   }
 
   // Execution.
+  const unreachable = await remoteReady;
+  if (unreachable && remote) {
+    // As Bazel: without a fallback an unusable executor fails the build; a cache is only a warning.
+    if (remote.client.executorEndpoint && !remote.localFallback) {
+      printError(io, unreachable.message);
+      return buildFailed(ExitCode.REMOTE_ERROR);
+    }
+    io.stderr.write(`WARNING: ${unreachable.message}; building without the remote ${remote.client.executorEndpoint ? 'executor (--remote_local_fallback)' : 'cache'}\n`);
+    remote = undefined;
+  }
   const { layout } = ctx;
   const release = await lockOutputBase(layout.outputBase, (pid) =>
     io.stderr.write(`Another command (pid=${pid}) is using the output base ${layout.outputBase}. Waiting for it to complete...\n`),
@@ -122,6 +145,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
           strategies,
           signal: abort.signal,
           spawners,
+          ...(remote ? { remote } : {}),
         },
         reporter,
       );

@@ -7,6 +7,8 @@ export interface CliIO {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Resolves when the user interrupts (Ctrl-C); long-running commands stop cleanly on it. */
   readonly interrupted?: Promise<void>;
+  /** Kiln's version (sent to remote servers in RequestMetadata). */
+  readonly version?: string;
 }
 
 /** A command's whole face: takes its arguments (after the command name), returns an exit code. */

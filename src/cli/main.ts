@@ -58,7 +58,7 @@ export async function runCli(argv: string[], io: CliIO, version: string): Promis
   }
   try {
     const { main } = await entry.load();
-    return await main(rest, io);
+    return await main(rest, { ...io, version });
   } catch (e) {
     if (isKilnError(e)) {
       io.stderr.write(`ERROR: ${e.format()}\n`);

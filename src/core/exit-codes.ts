@@ -6,6 +6,8 @@ export const ExitCode = {
   TESTS_FAILED: 3,
   NO_TESTS_FOUND: 4,
   INTERRUPTED: 8,
+  /** A remote server (cache or executor) failed the build, e.g. unreachable. */
+  REMOTE_ERROR: 34,
   INTERNAL_ERROR: 37,
 } as const;
 

@@ -2,6 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { isKilnError, type ProcessResult, type SandboxSupport } from '../core/index.js';
+import type { RemoteClient } from '../remote/index.js';
 import { computeActionKey, localActionKey, type Action, type ActionKey, type InputFile } from '../actions/index.js';
 import { actionEnvironment } from './action-environment.js';
 import { ActionSpawners, type SandboxAvailability } from './action-spawners.js';
@@ -16,11 +17,13 @@ import { LocalActionCache } from './local-action-cache.js';
 import { LocalActionSpawnCache } from './local-action-spawn-cache.js';
 import { LocalStrategy } from './local-strategy.js';
 import { ProcessSlots } from './process-slots.js';
+import { RemoteSpawnCache } from './remote-spawn-cache.js';
+import { RemoteStrategy } from './remote-strategy.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import { ScratchDirectories } from './scratch-directories.js';
 import type { CacheMiss, SpawnCache } from './spawn-cache.js';
 import { SpawnCacheChain } from './spawn-cache-chain.js';
-import type { SpawnStrategy } from './spawn-strategy.js';
+import type { RunnerName, SpawnStrategy } from './spawn-strategy.js';
 import { chooseStrategy, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
 
 /** Thrown through a strategy when the build stopped before the action's process could start. */
@@ -54,6 +57,21 @@ export interface ExecutionOptions {
   readonly spawners?: ActionSpawners;
   /** Aborting (Ctrl-C) kills running processes and starts no more; the build then fails. */
   readonly signal?: AbortSignal;
+  /** `--remote_executor` / `--remote_cache`: the remote cache joins the cache chain, the remote strategy the strategies. */
+  readonly remote?: RemoteExecutionOptions;
+}
+
+export interface RemoteExecutionOptions {
+  /** The build's client (the caller closes it). */
+  readonly client: RemoteClient;
+  /** `--remote_accept_cached` (default true). */
+  readonly acceptCached: boolean;
+  /** `--remote_upload_local_results` (default true). */
+  readonly uploadLocalResults: boolean;
+  /** `--remote_local_fallback`: run locally when remote execution fails. */
+  readonly localFallback: boolean;
+  /** `--remote_default_exec_properties`: the platform of every action (part of its key). */
+  readonly defaultExecProperties?: Readonly<Record<string, string>>;
 }
 
 /** Files of the output base that belong to execution. */
@@ -82,6 +100,9 @@ export async function executeActions(actions: readonly Action[], options: Execut
   const caches: SpawnCache[] = [new LocalActionSpawnCache(actionCache, options.execRoot, digestCache)];
   const dir = options.diskCache;
   if (dir) caches.push(new DiskSpawnCache(() => DiskCache.open(dir), options.execRoot, digestCache));
+  const remote = options.remote;
+  const warn = (message: string) => reporter.warning(message);
+  if (remote) caches.push(new RemoteSpawnCache(remote.client, options.execRoot, digestCache, { ...remote, warn }));
   const cacheChain = new SpawnCacheChain(caches, (message) => reporter.warning(message));
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox, { nativeSandbox: options.nativeSandbox });
@@ -146,6 +167,7 @@ class ActionRunner {
   /** Digests of outputs produced or verified in this build, so dependents need not stat them. */
   private readonly outputDigests = new Map<string, InputFile>();
   private readonly local: LocalStrategy;
+  private readonly remote: RemoteStrategy | undefined;
   private sandboxed: Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> | undefined;
   private warnedSandbox = false;
   /** A process exited unsuccessfully; its failure may not be recorded yet. */
@@ -161,6 +183,14 @@ class ActionRunner {
     private readonly spawners: ActionSpawners,
   ) {
     this.local = new LocalStrategy(spawners.local);
+    const remote = options.remote;
+    if (remote?.client.executorEndpoint) {
+      this.remote = new RemoteStrategy(remote.client, digestCache, {
+        acceptCached: remote.acceptCached,
+        ...(remote.localFallback ? { fallback: this.local } : {}),
+        warn: (message) => reporter.warning(message),
+      });
+    }
   }
 
   /** True once the build stops (a failure without --keep_going, or Ctrl-C): start nothing more. */
@@ -188,14 +218,10 @@ class ActionRunner {
     const inputs = await this.digestInputs(action);
     if (typeof inputs === 'string') return this.fail({ action, message: inputs });
     const env = actionEnvironment(action, this.options.clientEnv);
-    let remoteKey: ActionKey | undefined;
-    const found = await this.caches.lookup({
-      action,
-      env,
-      inputs,
-      localKey: localActionKey(action, env, inputs),
-      remoteKey: () => (remoteKey ??= computeActionKey(action, { env, inputs })),
-    });
+    let key: ActionKey | undefined;
+    const platform = this.options.remote?.defaultExecProperties ?? {};
+    const remoteKey = () => (key ??= computeActionKey(action, { env, inputs, platform }));
+    const found = await this.caches.lookup({ action, env, inputs, localKey: localActionKey(action, env, inputs, platform), remoteKey });
     if (found.kind === 'hit') {
       this.recordOutputs(found.outputs);
       if (found.processKind) this.count(found.processKind);
@@ -205,7 +231,7 @@ class ActionRunner {
     const strategy = await this.strategyFor(action);
     if (!strategy) return false;
     if (this.stopping()) return 'skipped';
-    return this.spawn(action, strategy, env, found);
+    return this.spawn(action, strategy, env, found, inputs, remoteKey);
   }
 
   /**
@@ -213,7 +239,14 @@ class ActionRunner {
    * handle. Only the process itself holds one of the --jobs slots: preparing its directories and
    * hashing its outputs overlap with other processes.
    */
-  private async spawn(action: Action, strategy: SpawnStrategy, env: Record<string, string>, cache: CacheMiss): Promise<boolean | 'skipped'> {
+  private async spawn(
+    action: Action,
+    strategy: SpawnStrategy,
+    env: Record<string, string>,
+    cache: CacheMiss,
+    inputs: readonly InputFile[],
+    remoteKey: () => ActionKey,
+  ): Promise<boolean | 'skipped'> {
     const execRoot = this.options.execRoot;
     await deleteDeclaredOutputs(action, execRoot, this.digestCache);
     const scratchDir = this.scratch.acquire();
@@ -232,11 +265,12 @@ class ActionRunner {
         argv = scripted.argv;
       }
       const command = formatCommand(execRoot, env, action.argv);
-      const withSlot = async (start: () => Promise<ProcessResult>): Promise<ProcessResult> => {
-        const release = await this.slots.acquire();
+      const withSlot = async (start: () => Promise<ProcessResult>, how: { runnerName?: RunnerName; localSlot?: boolean } = {}): Promise<ProcessResult> => {
+        // Remote executions take no local slot: they are bounded by the actions in flight.
+        const release = how.localSlot === false ? () => {} : await this.slots.acquire();
         try {
           if (this.stopping()) throw SKIPPED;
-          this.reporter.actionStarted(action, strategy.runnerName, command);
+          this.reporter.actionStarted(action, how.runnerName ?? strategy.runnerName, command);
           const result = await start();
           // Said before the slot passes on, so without --keep_going no further process starts.
           if (result.exitCode !== 0) this.processFailed = true;
@@ -247,7 +281,7 @@ class ActionRunner {
       };
       let result;
       try {
-        result = await strategy.exec({ action, argv, env, execRoot, scratchDir, signal, withSlot, ...(scripted ? { commandScript } : {}) });
+        result = await strategy.exec({ action, inputs, remoteKey, argv, env, execRoot, scratchDir, signal, withSlot, ...(scripted ? { commandScript } : {}) });
       } catch (e) {
         if (e === SKIPPED) return 'skipped';
         throw e;
@@ -258,7 +292,8 @@ class ActionRunner {
       }
       if (result.exitCode !== 0) {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);
-        return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command, stdout: result.stdout, stderr: result.stderr });
+        const where = result.detail ? `${command}\n(${result.detail})` : command;
+        return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command: where, stdout: result.stdout, stderr: result.stderr });
       }
       const { outputs, missing } = await digestDeclaredOutputs(action, execRoot, this.digestCache);
       if (missing.length > 0) {
@@ -272,9 +307,10 @@ class ActionRunner {
         });
       }
       this.recordOutputs(outputs);
-      await cache.store({ outputs, ranAs: strategy.runnerName });
-      this.count(strategy.runnerName);
-      this.reporter.actionFinished(action, strategy.runnerName);
+      const ranAs = result.ranAs ?? strategy.runnerName;
+      await cache.store({ outputs, ranAs });
+      this.count(ranAs);
+      this.reporter.actionFinished(action, ranAs);
       return true;
     } finally {
       this.scratch.release(scratchDir);
@@ -307,11 +343,13 @@ class ActionRunner {
 
   private async strategyFor(action: Action): Promise<SpawnStrategy | undefined> {
     const flags = this.options.strategies ?? {};
+    const canRemote = this.remote !== undefined;
     // Detect the sandbox only when the action would use it.
-    const ifSandboxable = chooseStrategy(action, flags, true);
+    const ifSandboxable = chooseStrategy(action, flags, true, canRemote);
     if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'local') return this.local;
+    if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'remote') return this.remote;
     const sandbox = await this.sandbox();
-    const choice = chooseStrategy(action, flags, sandbox.strategy !== undefined);
+    const choice = chooseStrategy(action, flags, sandbox.strategy !== undefined, canRemote);
     if (choice.kind === 'none') {
       const reason = sandbox.support.available ? '' : ` (${sandbox.support.reason})`;
       this.fail({ action, message: `${choice.message}${reason}` });
@@ -322,6 +360,7 @@ class ActionRunner {
       this.warnedSandbox = true;
       this.reporter.warning(`this machine cannot sandbox actions (${sandbox.support.reason}); running them locally`);
     }
+    if (choice.strategy === 'remote') return this.remote;
     return choice.strategy === 'sandboxed' ? sandbox.strategy! : this.local;
   }
 

@@ -2,6 +2,7 @@ export {
   executeActions,
   executionPaths,
   type ExecutionOptions,
+  type RemoteExecutionOptions,
 } from './execute-actions.js';
 export { ActionSpawners, type SandboxRunner } from './action-spawners.js';
 export {
@@ -24,6 +25,8 @@ export {
   parseStrategyList,
   parseMnemonicStrategy,
   mayUseSandbox,
+  chooseStrategy,
+  remoteRequested,
 } from './strategy-selection.js';
 export { actionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js';
 export { FileDigestCache } from './file-digest-cache.js';

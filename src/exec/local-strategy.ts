@@ -24,7 +24,7 @@ export class LocalStrategy implements SpawnStrategy {
     }
     const tmpDir = join(spawn.scratchDir, 'tmp');
     mkdirSync(tmpDir, { recursive: true }); // left empty by the scratch directory's previous action
-    return inSlot(spawn, () =>
+    const run = () =>
       this.runner.run({
         argv: spawn.argv,
         env: { ...spawn.env, TMPDIR: tmpDir },
@@ -32,7 +32,7 @@ export class LocalStrategy implements SpawnStrategy {
         stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
         stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
         signal: spawn.signal,
-      }),
-    );
+      });
+    return inSlot(spawn, run, { runnerName: 'local' });
   }
 }

@@ -54,6 +54,7 @@ export class SandboxedStrategy implements SpawnStrategy {
         stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
         signal: spawn.signal,
       }),
+      { runnerName: 'linux-sandbox' },
     );
     for (const output of action.outputs) this.moveOut(layout.hostPathOf(output.execPath), join(execRoot, output.execPath));
     return result;

@@ -1,9 +1,13 @@
 import type { ProcessResult } from '../core/index.js';
-import type { Action } from '../actions/index.js';
+import type { Action, ActionKey, InputFile } from '../actions/index.js';
 
 /** Everything a strategy needs to run one action's process. */
 export interface Spawn {
   readonly action: Action;
+  /** Every input with its digest (what a remote strategy uploads). */
+  readonly inputs: readonly InputFile[];
+  /** The REAPI description and key, computed on the first call. */
+  readonly remoteKey: () => ActionKey;
   /** The command to exec (already rewritten to a script when too long). */
   readonly argv: readonly string[];
   /** The action environment; the strategy adds TMPDIR. */
@@ -18,22 +22,34 @@ export interface Spawn {
   /**
    * Runs `start` (the process itself) holding one of the --jobs slots; a strategy prepares and
    * cleans up outside it, so that work overlaps with other actions' processes. Absent: no limit.
+   * `runnerName` says where it runs (progress); `localSlot: false` (remote execution) takes no slot.
    */
-  readonly withSlot?: (start: () => Promise<ProcessResult>) => Promise<ProcessResult>;
+  readonly withSlot?: (start: () => Promise<ProcessResult>, how?: { readonly runnerName?: RunnerName; readonly localSlot?: boolean }) => Promise<ProcessResult>;
 }
 
 /** `spawn.withSlot`, or a direct call where the caller sets no limit. */
-export function inSlot(spawn: Spawn, start: () => Promise<ProcessResult>): Promise<ProcessResult> {
-  return spawn.withSlot ? spawn.withSlot(start) : start();
+export function inSlot(spawn: Spawn, start: () => Promise<ProcessResult>, how?: { readonly runnerName?: RunnerName; readonly localSlot?: boolean }): Promise<ProcessResult> {
+  return spawn.withSlot ? spawn.withSlot(start, how) : start();
+}
+
+/** How Bazel's summary names where a process ran. */
+export type RunnerName = 'local' | 'linux-sandbox' | 'remote';
+
+/** A finished spawn: the process result, and where it ran when that differs from the strategy's runner. */
+export interface SpawnOutcome extends ProcessResult {
+  /** `remote cache hit` when the executor answered from its cache; `local` after a remote fallback. */
+  readonly ranAs?: RunnerName | 'remote cache hit';
+  /** Said with --verbose_failures (the remote operation and endpoint). */
+  readonly detail?: string;
 }
 
 /** How an action's process is run; after `exec` returns, its outputs are in the execroot. */
 export interface SpawnStrategy {
   /** The flag value that selects it (`--spawn_strategy=local`). */
-  readonly name: 'local' | 'sandboxed';
-  /** How Bazel's summary counts processes it ran: `local` or `linux-sandbox`. */
-  readonly runnerName: 'local' | 'linux-sandbox';
-  exec(spawn: Spawn): Promise<ProcessResult>;
+  readonly name: 'local' | 'sandboxed' | 'remote';
+  /** How Bazel's summary counts processes it ran: `local`, `linux-sandbox` or `remote`. */
+  readonly runnerName: RunnerName;
+  exec(spawn: Spawn): Promise<SpawnOutcome>;
 }
 
 /** Output kept per stream; more is cut, so a chatty action cannot exhaust memory. */

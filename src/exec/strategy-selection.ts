@@ -1,11 +1,11 @@
 import { UsageError } from '../core/index.js';
 import type { Action } from '../actions/index.js';
 
-export type StrategyName = 'local' | 'sandboxed';
+export type StrategyName = 'local' | 'sandboxed' | 'remote';
 
 /** The strategy flags as Bazel spells them. Lists are in order of preference. */
 export interface StrategyFlags {
-  /** `--spawn_strategy=sandboxed,local`. Unset: sandboxed when the machine can, else local. */
+  /** `--spawn_strategy=sandboxed,local`. Unset: remote with --remote_executor, else sandboxed when the machine can, else local. */
   readonly spawnStrategy?: readonly StrategyName[];
   /** `--strategy=Genrule=local` (one entry per mnemonic; a later flag for the same mnemonic wins). */
   readonly strategyByMnemonic?: Readonly<Record<string, readonly StrategyName[]>>;
@@ -23,21 +23,19 @@ const ALIASES: Readonly<Record<string, StrategyName>> = {
   standalone: 'local',
   sandboxed: 'sandboxed',
   'linux-sandbox': 'sandboxed',
+  remote: 'remote',
 };
 
 /**
- * Parses a strategy flag value (`sandboxed,local`). `flag` names the flag in errors.
- * @throws UsageError for `remote` (not available yet), an unknown or an empty name.
+ * Parses a strategy flag value (`remote,sandboxed,local`). `flag` names the flag in errors.
+ * @throws UsageError for an unknown or an empty name.
  */
 export function parseStrategyList(value: string, flag: string): StrategyName[] {
   const names = value.split(',').map((s) => s.trim());
   return names.map((name) => {
     const known = ALIASES[name];
     if (known) return known;
-    if (name === 'remote') {
-      throw new UsageError(`${flag}: the 'remote' strategy is not available yet (remote execution comes with --remote_executor); use 'sandboxed' or 'local'`);
-    }
-    throw new UsageError(`${flag}: unknown strategy '${name}'; valid values are 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')`);
+    throw new UsageError(`${flag}: unknown strategy '${name}'; valid values are 'remote', 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')`);
   });
 }
 
@@ -54,21 +52,49 @@ export type StrategyChoice =
 
 /**
  * Picks the strategy of one action as Bazel does: the action's list is `--strategy=<mnemonic>`, else
- * `--genrule_strategy` for genrules, else `--spawn_strategy`, else `sandboxed,local`. Tags `local`,
- * `no-sandbox` and `requires-network` (and `local = True`) force local. The first strategy in the
- * list that can run the action wins; sandboxed cannot when the machine cannot sandbox, and then
- * local is used only if it is in the list, the list was the default, or `sandboxFallback` allows it.
+ * `--genrule_strategy` for genrules, else `--spawn_strategy`, else `remote,sandboxed,local` with a
+ * remote executor and `sandboxed,local` without. The first strategy in the list that can run the
+ * action wins: remote cannot without `--remote_executor` or for an action tagged `local`,
+ * `no-remote` or `no-remote-exec`; sandboxed cannot when the machine cannot sandbox or for an
+ * action tagged `local`, `no-sandbox` or `requires-network` (the namespace sandbox has no
+ * network). Local always can; when the list offers nothing usable, local is still used for an
+ * action whose tags forbid the others, when the list was the default, or when `sandboxFallback`
+ * allows it.
  */
-export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox: boolean): StrategyChoice {
-  const requirements = action.executionRequirements;
-  // requires-network: the namespace sandbox has no network at all, so such actions run locally.
-  if (requirements.includes('local') || requirements.includes('no-sandbox') || requirements.includes('requires-network')) return { kind: 'chosen', strategy: 'local', fellBackFromSandbox: false };
+export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox: boolean, canRemote = false): StrategyChoice {
+  const requirements = new Set<string>(action.executionRequirements);
+  const local = requirements.has('local');
+  const remoteForbidden = local || requirements.has('no-remote') || requirements.has('no-remote-exec');
+  const sandboxForbidden = local || requirements.has('no-sandbox') || requirements.has('requires-network');
   const explicit =
     flags.strategyByMnemonic?.[action.mnemonic] ?? (action.mnemonic === 'Genrule' ? flags.genruleStrategy : undefined) ?? flags.spawnStrategy;
-  const list = explicit ?? ['sandboxed', 'local'];
+  const list = explicit ?? (canRemote ? ['remote', 'sandboxed', 'local'] : ['sandboxed', 'local']);
+  // The first listed strategy this machine lacks (tags ruling a strategy out are not a lack).
+  let lacking: StrategyName | undefined;
   for (const strategy of list) {
-    if (strategy === 'sandboxed' && !canSandbox) continue;
+    if (strategy === 'remote') {
+      if (remoteForbidden) continue;
+      if (!canRemote) {
+        lacking ??= strategy;
+        continue;
+      }
+    }
+    if (strategy === 'sandboxed') {
+      if (sandboxForbidden) continue;
+      if (!canSandbox) {
+        lacking ??= strategy;
+        continue;
+      }
+    }
     return { kind: 'chosen', strategy, fellBackFromSandbox: false };
+  }
+  // Only the action's tags ruled the listed strategies out: the tags pin it to local, as asked.
+  if (lacking === undefined) return { kind: 'chosen', strategy: 'local', fellBackFromSandbox: false };
+  if (lacking === 'remote') {
+    return {
+      kind: 'none',
+      message: `no usable spawn strategy for ${action.mnemonic} action of ${action.owner}: '${list.join(',')}' was requested and remote execution needs --remote_executor`,
+    };
   }
   if (flags.sandboxFallback) return { kind: 'chosen', strategy: 'local', fellBackFromSandbox: true };
   return {
@@ -77,6 +103,12 @@ export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox:
       `no usable spawn strategy for ${action.mnemonic} action of ${action.owner}: '${list.join(',')}' was requested and this machine cannot sandbox; ` +
       `add 'local' to the list (--spawn_strategy=sandboxed,local) or pass --sandbox_fallback`,
   };
+}
+
+/** Whether a strategy flag names the remote strategy explicitly. */
+export function remoteRequested(flags: StrategyFlags): boolean {
+  const lists = [flags.spawnStrategy, flags.genruleStrategy, ...Object.values(flags.strategyByMnemonic ?? {})];
+  return lists.some((list) => list?.includes('remote'));
 }
 
 /** Whether a strategy flag names the sandbox explicitly. */

@@ -15,6 +15,7 @@ interface Description {
   readonly outputs: string[];
   readonly inputs: InputFile[];
   readonly noCache: boolean;
+  readonly platform: [string, string][];
 }
 
 const word = fc.string({ unit: 'binary', minLength: 1, maxLength: 6 }).filter((s) => !s.includes('/') && s !== '.' && s !== '..');
@@ -38,6 +39,7 @@ const description: fc.Arbitrary<Description> = fc.record({
       list.map((i) => ({ path: `${i.dir}f-${i.name}`, digest: { hash: i.hash, sizeBytes: i.sizeBytes }, isExecutable: i.isExecutable })),
     ),
   noCache: fc.boolean(),
+  platform: fc.uniqueArray(fc.tuple(word, word), { selector: ([name]) => name, maxLength: 2 }),
 });
 
 function actionOf(d: Description): Action {
@@ -56,15 +58,16 @@ function actionOf(d: Description): Action {
 
 function keys(d: Description): { local: string; reapi: string } {
   const env = Object.fromEntries(d.env);
+  const platform = Object.fromEntries(d.platform);
   return {
-    local: localActionKey(actionOf(d), env, d.inputs),
-    reapi: computeActionKey(actionOf(d), { env, inputs: d.inputs }).digest.hash,
+    local: localActionKey(actionOf(d), env, d.inputs, platform),
+    reapi: computeActionKey(actionOf(d), { env, inputs: d.inputs, platform }).digest.hash,
   };
 }
 
 /** The same description with every unordered part written in another order. */
 function reordered(d: Description): Description {
-  return { ...d, env: [...d.env].reverse(), outputs: [...d.outputs].reverse(), inputs: [...d.inputs].reverse() };
+  return { ...d, env: [...d.env].reverse(), outputs: [...d.outputs].reverse(), inputs: [...d.inputs].reverse(), platform: [...d.platform].reverse() };
 }
 
 /** One change to one covered part; `pick` chooses which. */
@@ -93,6 +96,8 @@ const mutation = fc.tuple(description, fc.nat(), fc.string({ unit: 'binary', min
       return { ...d, inputs: [{ ...first, path: `moved/${first.path}` }, ...d.inputs.slice(1)] };
     },
     () => ({ ...d, noCache: !d.noCache }),
+    () => ({ ...d, platform: [...d.platform, [`added-${extra}`, 'v']] }),
+    () => (d.platform.length > 0 ? { ...d, platform: [[d.platform[0]![0], d.platform[0]![1] + extra], ...d.platform.slice(1)] } : undefined),
   ];
   const changed = changes[pick % changes.length]!() ?? changes[0]!()!;
   return fc.constant([d, changed] as const);
@@ -111,7 +116,7 @@ describe('the local action key and the REAPI action key', () => {
     );
   });
 
-  it('both change whenever any covered part changes: argv, env, outputs, input paths, digests, executable bits, no-cache', () => {
+  it('both change whenever any covered part changes: argv, env, outputs, input paths, digests, executable bits, no-cache, platform', () => {
     fc.assert(
       fc.property(mutation, ([before, after]) => {
         const a = keys(before);
@@ -138,9 +143,10 @@ describe('the local action key and the REAPI action key', () => {
     fc.assert(
       fc.property(description, (d) => {
         const env = Object.fromEntries(d.env);
+        const platform = Object.fromEntries(d.platform);
         const other: Action = { ...actionOf(d), owner: '//else:where', mnemonic: 'Other', progressMessage: 'elsewhere' };
-        expect(localActionKey(other, env, d.inputs)).toBe(keys(d).local);
-        expect(computeActionKey(other, { env, inputs: d.inputs }).digest.hash).toBe(keys(d).reapi);
+        expect(localActionKey(other, env, d.inputs, platform)).toBe(keys(d).local);
+        expect(computeActionKey(other, { env, inputs: d.inputs, platform }).digest.hash).toBe(keys(d).reapi);
       }),
       { numRuns: 100 },
     );

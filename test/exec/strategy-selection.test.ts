@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKilnError } from '../../src/core/index.js';
-import { executeActions, parseMnemonicStrategy, parseStrategyList, type ExecutionOptions, type StrategyFlags } from '../../src/exec/index.js';
+import { chooseStrategy, executeActions, parseMnemonicStrategy, parseStrategyList, type ExecutionOptions, type StrategyFlags } from '../../src/exec/index.js';
+import type { ExecutionRequirement } from '../../src/actions/index.js';
 import { genrule, makeWorkspace, out, RecordingReporter, type Workspace } from './fixtures.js';
 
 describe('strategy flags', () => {
@@ -10,7 +11,8 @@ describe('strategy flags', () => {
     expect(parseMnemonicStrategy('Genrule=local')).toEqual(['Genrule', ['local']]);
   });
 
-  it('rejects remote clearly (not available yet) and unknown names, naming the flag', () => {
+  it('parses remote, and rejects unknown names, naming the flag', () => {
+    expect(parseStrategyList('remote,sandboxed,local', '--spawn_strategy')).toEqual(['remote', 'sandboxed', 'local']);
     const error = (f: () => unknown) => {
       try {
         f();
@@ -20,9 +22,38 @@ describe('strategy flags', () => {
       }
       throw new Error('expected an error');
     };
-    expect(error(() => parseStrategyList('remote,local', '--spawn_strategy'))).toMatch(/^--spawn_strategy: the 'remote' strategy is not available yet/);
     expect(error(() => parseStrategyList('worker', '--genrule_strategy'))).toMatch(/^--genrule_strategy: unknown strategy 'worker'/);
     expect(error(() => parseMnemonicStrategy('local'))).toMatch(/expected Mnemonic=strategy/);
+  });
+});
+
+describe('chooseStrategy with a remote executor', () => {
+  const tagged = (...tags: ExecutionRequirement[]) => genrule('//p:a', { outs: ['a'], cmd: 'true', requirements: tags });
+  const chosen = (action: ReturnType<typeof tagged>, flags: StrategyFlags, canSandbox = true, canRemote = true) => {
+    const choice = chooseStrategy(action, flags, canSandbox, canRemote);
+    return choice.kind === 'chosen' ? choice.strategy : choice.message;
+  };
+
+  it('defaults to remote when an executor is configured, to sandboxed otherwise', () => {
+    expect(chosen(tagged(), {})).toBe('remote');
+    expect(chosen(tagged(), {}, true, false)).toBe('sandboxed');
+  });
+
+  it('pins tagged actions: no-remote and no-remote-exec to the next strategy, local to local', () => {
+    expect(chosen(tagged('no-remote'), {})).toBe('sandboxed');
+    expect(chosen(tagged('no-remote-exec'), {})).toBe('sandboxed');
+    expect(chosen(tagged('local'), {})).toBe('local');
+    expect(chosen(tagged('no-remote-exec'), { spawnStrategy: ['remote'] })).toBe('local');
+    expect(chosen(tagged('no-remote-cache'), { spawnStrategy: ['remote'] })).toBe('remote');
+  });
+
+  it('takes the first usable entry of --strategy=Mnemonic=remote,sandboxed', () => {
+    expect(chosen(tagged(), { strategyByMnemonic: { Genrule: ['remote', 'sandboxed'] }, spawnStrategy: ['local'] })).toBe('remote');
+    expect(chosen(tagged(), { strategyByMnemonic: { Genrule: ['remote', 'sandboxed'] } }, true, false)).toBe('sandboxed');
+  });
+
+  it('says remote execution needs --remote_executor when only remote was asked', () => {
+    expect(chosen(tagged(), { spawnStrategy: ['remote'] }, true, false)).toMatch(/'remote' was requested and remote execution needs --remote_executor/);
   });
 });
 

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { BuildOptions } from '../analysis/index.js';
+import { UsageError } from '../core/index.js';
+import type { RemoteExecutionOptions } from '../exec/index.js';
+import { parseRemoteEndpoint, parseRemoteHeader, RemoteClient } from '../remote/index.js';
+
+/**
+ * The remote half of a build from Bazel's flags: `--remote_executor`, `--remote_cache` (the
+ * executor serves as the cache when only it is given), `--remote_instance_name`, the headers,
+ * `--remote_timeout`, `--remote_retries`, `--remote_accept_cached`, `--remote_upload_local_results`,
+ * `--remote_local_fallback`, `--remote_default_exec_properties`, the TLS files. Undefined when no
+ * remote endpoint is set. The caller closes the client.
+ * @throws UsageError naming the flag for a malformed value.
+ */
+export function remoteExecutionOptions(options: BuildOptions, cwd: string, toolVersion: string): RemoteExecutionOptions | undefined {
+  const executorUrl = options.getString('remote_executor');
+  const cacheUrl = options.getString('remote_cache');
+  const executor = executorUrl ? parseRemoteEndpoint(executorUrl, '--remote_executor') : undefined;
+  const cache = cacheUrl ? parseRemoteEndpoint(cacheUrl, '--remote_cache') : undefined;
+  const headers = (flag: string) =>
+    options.getList(flag).map((value) => {
+      const parsed = parseRemoteHeader(value, `--${flag}`);
+      if (typeof parsed === 'string') throw new UsageError(parsed);
+      return parsed;
+    });
+  const timeout = options.getInt('remote_timeout');
+  if (timeout < 0) throw new UsageError(`--remote_timeout=${timeout}: expected a number of seconds, 0 or more`);
+  const retries = options.getInt('remote_retries');
+  if (retries < 0) throw new UsageError(`--remote_retries=${retries}: expected 0 or more`);
+  const defaultExecProperties: Record<string, string> = {};
+  for (const value of options.getList('remote_default_exec_properties')) {
+    const eq = value.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--remote_default_exec_properties=${value}: expected NAME=VALUE`);
+    defaultExecProperties[value.slice(0, eq)] = value.slice(eq + 1);
+  }
+  const common = headers('remote_header');
+  const cacheHeaders = headers('remote_cache_header');
+  const execHeaders = headers('remote_exec_header');
+  // Every flag is checked even without an endpoint, so a mistake shows before it matters.
+  if (!executor && !cache) return undefined;
+  const file = (flag: string) => (options.getString(flag) ? resolve(cwd, options.getString(flag)) : undefined);
+  const certificate = file('tls_certificate');
+  const clientCertificate = file('tls_client_certificate');
+  const clientKey = file('tls_client_key');
+  const invocationId = randomUUID();
+  const client = new RemoteClient({
+    ...(executor ? { executor } : {}),
+    ...(cache ? { cache } : {}),
+    instanceName: options.getString('remote_instance_name'),
+    headers: { common, cache: cacheHeaders, exec: execHeaders },
+    timeoutMs: timeout * 1000,
+    retries,
+    tls: { ...(certificate ? { certificate } : {}), ...(clientCertificate ? { clientCertificate } : {}), ...(clientKey ? { clientKey } : {}) },
+    identity: { toolName: 'kiln', toolVersion, invocationId, buildRequestId: invocationId },
+  });
+  return {
+    client,
+    acceptCached: options.getBool('remote_accept_cached'),
+    uploadLocalResults: options.getBool('remote_upload_local_results'),
+    localFallback: options.getBool('remote_local_fallback'),
+    defaultExecProperties,
+  };
+}

@@ -1,0 +1,121 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { KilnError, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
+import { actionBlobs, blobsNamed, downloadOutputs, isRemoteCallError, OutputDownloadError, type ActionIdentity, type RemoteClient } from '../remote/index.js';
+import type { FileDigestCache } from './file-digest-cache.js';
+import { join } from 'node:path';
+import { cachePolicy } from './spawn-cache.js';
+import { inSlot, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
+
+export interface RemoteStrategyOptions {
+  /** `--remote_accept_cached` (default true): the executor may answer from its action cache. */
+  readonly acceptCached: boolean;
+  /** `--remote_local_fallback`: when the remote system fails (not the action), run it with this strategy instead. */
+  readonly fallback?: SpawnStrategy;
+  readonly warn: (message: string) => void;
+}
+
+/**
+ * Bazel's remote strategy: uploads what the server lacks of the action (Action, Command, input
+ * Directories and files), Executes it, and writes the outputs of a successful run into the execroot,
+ * each checked against its digest. A failure of the remote system (unreachable after the retries, an
+ * invalid result) fails the action with the endpoint named, or runs it through the fallback strategy
+ * with `--remote_local_fallback`. A non-zero exit is the action's own failure, never retried locally.
+ */
+export class RemoteStrategy implements SpawnStrategy {
+  readonly name = 'remote';
+  readonly runnerName = 'remote';
+  private warnedFallback = false;
+
+  constructor(
+    private readonly client: RemoteClient,
+    private readonly digestCache: FileDigestCache,
+    private readonly options: RemoteStrategyOptions,
+  ) {}
+
+  async exec(spawn: Spawn): Promise<SpawnOutcome> {
+    try {
+      return await this.execRemotely(spawn);
+    } catch (e) {
+      if (!isRemoteCallError(e) && !(e instanceof OutputDownloadError)) throw e;
+      if (spawn.signal?.aborted) throw e;
+      const endpoint = this.client.executorEndpoint?.url ?? this.client.cacheEndpoint.url;
+      if (this.options.fallback) {
+        if (!this.warnedFallback) {
+          this.warnedFallback = true;
+          this.options.warn(`Remote execution on ${endpoint} failed (${e.message}); running actions locally (--remote_local_fallback)`);
+        }
+        return { ...(await this.options.fallback.exec(spawn)), ranAs: this.options.fallback.runnerName };
+      }
+      throw new KilnError(`${spawn.action.progressMessage} failed: remote execution on ${endpoint}: ${e.message}`);
+    }
+  }
+
+  private async execRemotely(spawn: Spawn): Promise<SpawnOutcome> {
+    const { action, execRoot } = spawn;
+    const key = spawn.remoteKey();
+    const identity: ActionIdentity = { actionId: key.digest.hash, mnemonic: action.mnemonic, targetId: action.owner };
+    const blobs = actionBlobs(key, spawn.inputs, execRoot);
+    let operation = '';
+    let cachedResult = false;
+    const execute = async (skipCacheLookup: boolean): Promise<ProcessResult> => {
+      const started = performance.now();
+      await this.client.uploadMissing(blobs, identity);
+      const outcome = await this.client.execute(
+        key.digest,
+        {
+          skipCacheLookup,
+          // The server lost blobs: send those it named, then ask again about all (it names one tree level at a time).
+          reupload: async (missing: readonly Digest[]) => {
+            await this.client.reupload(blobsNamed(blobs, missing), identity);
+            await this.client.uploadMissing(blobs, identity, { recheck: true });
+          },
+          ...(spawn.signal ? { signal: spawn.signal } : {}),
+        },
+        identity,
+      );
+      operation = outcome.operationName;
+      cachedResult = outcome.response.cachedResult;
+      const r = outcome.response.result!;
+      const [stdout, stderr] = await Promise.all([this.streamOf(r.stdoutRaw, r.stdoutDigest, identity), this.streamOf(r.stderrRaw, r.stderrDigest, identity)]);
+      if (r.exitCode === 0) {
+        const declared = new Set(action.outputs.map((o) => o.execPath));
+        const read = (digest: Digest) => this.client.read(digest, identity);
+        const files = await downloadOutputs(r, execRoot, declared, read, { executable: action.executableOutputs });
+        for (const f of files) await this.digestCache.remember(join(execRoot, f.path), f.digest);
+      }
+      const timedOut = outcome.response.status?.code === grpcStatus.DEADLINE_EXCEEDED;
+      return {
+        exitCode: timedOut && r.exitCode === 0 ? 1 : r.exitCode,
+        signal: null,
+        timedOut,
+        stdout,
+        stderr,
+        stdoutTruncated: false,
+        stderrTruncated: false,
+        wallTimeMs: performance.now() - started,
+      };
+    };
+    const skipCacheLookup = !this.options.acceptCached || !cachePolicy(action).shared;
+    const result = await inSlot(
+      spawn,
+      () =>
+        execute(skipCacheLookup).catch((e: unknown) => {
+          // An output the server no longer has (evicted between the run and the download): run it again, as Bazel does.
+          if (!isRemoteCallError(e) || e.code !== grpcStatus.NOT_FOUND) throw e;
+          return execute(true);
+        }),
+      { runnerName: 'remote', localSlot: false },
+    );
+    return {
+      ...result,
+      ...(cachedResult ? { ranAs: 'remote cache hit' as const } : {}),
+      detail: `remote operation ${operation} on ${this.client.executorEndpoint!.url}`,
+    };
+  }
+
+  /** stdout or stderr of a result: inline, or read from the CAS by digest. */
+  private async streamOf(raw: Buffer, digest: reapi.Digest | null | undefined, identity: ActionIdentity): Promise<Buffer> {
+    if (raw.length > 0 || !digest || digest.sizeBytes === 0) return Buffer.from(raw);
+    return this.client.read(parseDigest(digest, 'stdout/stderr digest'), identity);
+  }
+}

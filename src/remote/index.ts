@@ -1,0 +1,11 @@
+// REAPI v2 client: CAS upload/download, Execute + WaitExecution, ActionCache (README.md).
+export { RemoteClient, type RemoteOptions, type RemoteCapabilities } from './remote-client.js';
+export { parseRemoteEndpoint, type RemoteEndpoint } from './remote-endpoint.js';
+export { type TlsFiles } from './remote-channel.js';
+export { RemoteCallError, isRemoteCallError } from './remote-call-error.js';
+export { Retrier, DEFAULT_BACKOFF, isRetryable, type BackoffPolicy } from './retrier.js';
+export { requestMetadata, parseRemoteHeader, REQUEST_METADATA_KEY, type InvocationIdentity, type ActionIdentity } from './request-metadata.js';
+export { type BlobSource, type CasLimits } from './remote-cas.js';
+export { type ExecuteOptions, type ExecutionOutcome } from './remote-execution.js';
+export { downloadOutputs, OutputDownloadError, isCleanRelativePath, type DownloadedFile } from './output-download.js';
+export { actionBlobs, blobsNamed } from './action-blobs.js';

@@ -1,0 +1,201 @@
+import * as grpc from '@grpc/grpc-js';
+import { createHash, randomUUID } from 'node:crypto';
+import { bytestream, digestKey, googleRpc, reapi, type Digest } from '../core/index.js';
+import { RemoteCallError, remoteCallError, rpcStatusError } from './remote-call-error.js';
+import { unaryCall, type RemoteChannel } from './remote-channel.js';
+import type { Retrier } from './retrier.js';
+
+/** A blob to upload: its digest and how to get its bytes when the server lacks it. */
+export interface BlobSource {
+  readonly digest: Digest;
+  readonly data: () => Promise<Buffer>;
+}
+
+/** Limits the server advertises (GetCapabilities), with REAPI's meaning of 0 (no limit) resolved. */
+export interface CasLimits {
+  /** Largest BatchUpdateBlobs / BatchReadBlobs request or response. */
+  readonly maxBatchTotalSizeBytes: number;
+  /** Largest blob the server stores; 0: no limit. */
+  readonly maxCasBlobSizeBytes: number;
+}
+
+/** Digests per FindMissingBlobs request (about 100 bytes each, far below any message limit). */
+const FIND_MISSING_CHUNK = 10_000;
+/** Bytes per ByteStream message. */
+const STREAM_CHUNK_BYTES = 1024 * 1024;
+/** Bytes a batch entry costs besides its data (digest, field tags, lengths). */
+const BATCH_ENTRY_OVERHEAD = 128;
+
+/**
+ * The client side of a REAPI CAS: FindMissingBlobs, BatchUpdateBlobs / ByteStream Write (resumed
+ * with QueryWriteStatus after a broken stream) within the advertised limits, BatchReadBlobs /
+ * ByteStream Read (resumed at the bytes received). Every read is checked against its digest.
+ * Each call is retried as the Retrier says.
+ */
+export class RemoteCas {
+  constructor(
+    private readonly channel: RemoteChannel,
+    private readonly instanceName: string,
+    private readonly retrier: Retrier,
+    private readonly timeoutMs: number,
+  ) {}
+
+  private get where(): string {
+    return this.channel.endpoint.url;
+  }
+
+  async findMissing(digests: readonly Digest[], metadata: grpc.Metadata): Promise<Digest[]> {
+    const unique = [...new Map(digests.map((d) => [digestKey(d), d])).values()];
+    const missing: Digest[] = [];
+    for (let i = 0; i < unique.length; i += FIND_MISSING_CHUNK) {
+      const request = { instanceName: this.instanceName, blobDigests: unique.slice(i, i + FIND_MISSING_CHUNK) };
+      const response = await this.retrier.run(() =>
+        unaryCall(this.channel.cas, this.channel.cas.FindMissingBlobs, request, metadata, this.timeoutMs, `FindMissingBlobs on ${this.where}`),
+      );
+      for (const d of response.missingBlobDigests) missing.push({ hash: d.hash, sizeBytes: d.sizeBytes });
+    }
+    return missing;
+  }
+
+  /** Uploads every blob of `blobs` (all of them: call findMissing first to send only what lacks). */
+  async upload(blobs: readonly BlobSource[], limits: CasLimits, metadata: grpc.Metadata): Promise<void> {
+    let batch: { digest: Digest; data: Buffer }[] = [];
+    let batchBytes = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const requests = batch;
+      batch = [];
+      batchBytes = 0;
+      await this.batchUpdate(requests, metadata);
+    };
+    for (const blob of blobs) {
+      const size = blob.digest.sizeBytes;
+      if (limits.maxCasBlobSizeBytes > 0 && size > limits.maxCasBlobSizeBytes) {
+        throw new RemoteCallError(
+          `uploading ${digestKey(blob.digest)} to ${this.where}: the blob is larger than the server's limit of ${limits.maxCasBlobSizeBytes} bytes`,
+          grpc.status.RESOURCE_EXHAUSTED,
+        );
+      }
+      const data = await blob.data();
+      if (data.length !== size) throw new RemoteCallError(`uploading ${digestKey(blob.digest)}: the file changed while it was uploaded (${data.length} bytes)`, grpc.status.ABORTED);
+      const cost = size + BATCH_ENTRY_OVERHEAD;
+      if (cost > limits.maxBatchTotalSizeBytes / 2) {
+        await this.write(blob.digest, data, metadata);
+        continue;
+      }
+      if (batchBytes + cost > limits.maxBatchTotalSizeBytes - BATCH_ENTRY_OVERHEAD) await flush();
+      batch.push({ digest: blob.digest, data });
+      batchBytes += cost;
+    }
+    await flush();
+  }
+
+  private async batchUpdate(requests: readonly { digest: Digest; data: Buffer }[], metadata: grpc.Metadata): Promise<void> {
+    let pending = requests;
+    await this.retrier.run(async () => {
+      const response = await unaryCall(
+        this.channel.cas,
+        this.channel.cas.BatchUpdateBlobs,
+        { instanceName: this.instanceName, requests: pending.map((r) => ({ digest: r.digest, data: r.data })) },
+        metadata,
+        this.timeoutMs,
+        `BatchUpdateBlobs on ${this.where}`,
+      );
+      // Items that failed with a retryable code are sent again; any other failure ends the upload.
+      const failed = new Map<string, googleRpc.Status>();
+      for (const r of response.responses) {
+        if (r.status && r.status.code !== googleRpc.Code.OK && r.digest) failed.set(digestKey(r.digest), r.status);
+      }
+      if (failed.size === 0) return;
+      pending = pending.filter((r) => failed.has(digestKey(r.digest)));
+      const [key, status] = failed.entries().next().value!;
+      throw rpcStatusError(status, `uploading ${key} to ${this.where}`);
+    });
+  }
+
+  /** ByteStream Write; after a broken stream QueryWriteStatus says where to continue. */
+  private async write(digest: Digest, data: Buffer, metadata: grpc.Metadata): Promise<void> {
+    const prefix = this.instanceName === '' ? '' : `${this.instanceName}/`;
+    const resourceName = `${prefix}uploads/${randomUUID()}/blobs/${digest.hash}/${digest.sizeBytes}`;
+    let attempt = 0;
+    await this.retrier.run(async () => {
+      let offset = 0;
+      if (attempt++ > 0) {
+        const status = await unaryCall(this.channel.byteStream, this.channel.byteStream.QueryWriteStatus, { resourceName }, metadata, this.timeoutMs, `QueryWriteStatus on ${this.where}`).catch(
+          () => undefined, // an unknown upload starts over
+        );
+        if (status?.complete) return;
+        offset = status && status.committedSize > 0 && status.committedSize <= data.length ? status.committedSize : 0;
+      }
+      await this.writeFrom(resourceName, data, offset, metadata);
+    });
+  }
+
+  private writeFrom(resourceName: string, data: Buffer, offset: number, metadata: grpc.Metadata): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const call = this.channel.byteStream.Write(metadata, (err: grpc.ServiceError | null, response?: bytestream.WriteResponse) => {
+        if (err) reject(remoteCallError(err, `ByteStream.Write of ${resourceName} on ${this.where}`));
+        else if (response && response.committedSize !== data.length && response.committedSize !== -1) {
+          reject(new RemoteCallError(`ByteStream.Write of ${resourceName} on ${this.where}: the server committed ${response.committedSize} of ${data.length} bytes`, grpc.status.UNAVAILABLE));
+        } else resolve();
+      });
+      let first = true;
+      for (let at = offset; first || at < data.length; at += STREAM_CHUNK_BYTES) {
+        const end = Math.min(data.length, at + STREAM_CHUNK_BYTES);
+        call.write({ resourceName: first ? resourceName : '', writeOffset: at, finishWrite: end === data.length, data: data.subarray(at, end) });
+        first = false;
+      }
+      call.end();
+    });
+  }
+
+  /** A blob's bytes, checked against its digest. */
+  async read(digest: Digest, limits: CasLimits, metadata: grpc.Metadata): Promise<Buffer> {
+    if (digest.sizeBytes === 0) return Buffer.alloc(0);
+    const data = digest.sizeBytes + BATCH_ENTRY_OVERHEAD <= limits.maxBatchTotalSizeBytes / 2 ? await this.batchRead(digest, metadata) : await this.streamRead(digest, metadata);
+    const hash = createHash('sha256').update(data).digest('hex');
+    if (hash !== digest.hash || data.length !== digest.sizeBytes) {
+      throw new RemoteCallError(`blob ${digestKey(digest)} read from ${this.where} does not match its digest (got ${hash}/${data.length})`, grpc.status.DATA_LOSS);
+    }
+    return data;
+  }
+
+  private async batchRead(digest: Digest, metadata: grpc.Metadata): Promise<Buffer> {
+    return this.retrier.run(async () => {
+      const response = await unaryCall(this.channel.cas, this.channel.cas.BatchReadBlobs, { instanceName: this.instanceName, digests: [digest] }, metadata, this.timeoutMs, `BatchReadBlobs on ${this.where}`);
+      const item = response.responses.find((r) => r.digest?.hash === digest.hash);
+      if (!item) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: no answer for ${digestKey(digest)}`, grpc.status.INTERNAL);
+      if (item.status && item.status.code !== googleRpc.Code.OK) throw rpcStatusError(item.status, `reading ${digestKey(digest)} from ${this.where}`);
+      return Buffer.from(item.data);
+    });
+  }
+
+  /** ByteStream Read; after a broken stream the read continues at the bytes already received. */
+  private async streamRead(digest: Digest, metadata: grpc.Metadata): Promise<Buffer> {
+    const prefix = this.instanceName === '' ? '' : `${this.instanceName}/`;
+    const resourceName = `${prefix}blobs/${digest.hash}/${digest.sizeBytes}`;
+    const chunks: Buffer[] = [];
+    let received = 0;
+    await this.retrier.run(async () => {
+      const call = this.channel.byteStream.Read({ resourceName, readOffset: received }, metadata);
+      try {
+        for await (const response of call as AsyncIterable<bytestream.ReadResponse>) {
+          chunks.push(Buffer.from(response.data));
+          received += response.data.length;
+        }
+      } catch (e) {
+        throw remoteCallError(e, `ByteStream.Read of ${resourceName} on ${this.where}`);
+      }
+    });
+    return Buffer.concat(chunks, received);
+  }
+}
+
+/** REAPI: max_batch_total_size_bytes 0 means no limit; Bazel then assumes gRPC's 4 MiB message limit. */
+export function casLimitsOf(capabilities: reapi.CacheCapabilities | null | undefined): CasLimits {
+  const advertised = capabilities?.maxBatchTotalSizeBytes ?? 0;
+  return {
+    maxBatchTotalSizeBytes: advertised > 0 ? Math.min(advertised, 4 * 1024 * 1024) : 4 * 1024 * 1024,
+    maxCasBlobSizeBytes: capabilities?.maxCasBlobSizeBytes ?? 0,
+  };
+}

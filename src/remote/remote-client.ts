@@ -1,0 +1,197 @@
+import * as grpc from '@grpc/grpc-js';
+import { digestKey, reapi, type Digest } from '../core/index.js';
+import { RemoteCallError } from './remote-call-error.js';
+import { RemoteCas, casLimitsOf, type BlobSource, type CasLimits } from './remote-cas.js';
+import { RemoteChannel, unaryCall, type TlsFiles } from './remote-channel.js';
+import type { RemoteEndpoint } from './remote-endpoint.js';
+import { executeRemotely, type ExecuteOptions, type ExecutionOutcome } from './remote-execution.js';
+import { requestMetadata, type ActionIdentity, type InvocationIdentity } from './request-metadata.js';
+import { DEFAULT_BACKOFF, Retrier } from './retrier.js';
+
+export interface RemoteOptions {
+  /** `--remote_executor`. */
+  readonly executor?: RemoteEndpoint;
+  /** `--remote_cache`; the executor's endpoint serves as the cache when absent. */
+  readonly cache?: RemoteEndpoint;
+  /** `--remote_instance_name`. */
+  readonly instanceName: string;
+  /** `--remote_header` (all calls), `--remote_cache_header` (CAS, ActionCache), `--remote_exec_header` (Execution). */
+  readonly headers?: {
+    readonly common?: readonly (readonly [string, string])[];
+    readonly cache?: readonly (readonly [string, string])[];
+    readonly exec?: readonly (readonly [string, string])[];
+  };
+  /** `--remote_timeout` in milliseconds, per call (not for Execute, which waits for the action). */
+  readonly timeoutMs: number;
+  /** `--remote_retries`. */
+  readonly retries: number;
+  readonly tls?: TlsFiles;
+  readonly identity: InvocationIdentity;
+}
+
+/** What GetCapabilities told this build. */
+export interface RemoteCapabilities {
+  readonly limits: CasLimits;
+  readonly updateEnabled: boolean;
+  readonly execEnabled: boolean;
+}
+
+/**
+ * Kiln's REAPI client for one build: GetCapabilities once, then the CAS, the ActionCache and
+ * Execution of one or two endpoints, every call with RequestMetadata and the user's headers, every
+ * call retried as `--remote_retries` says. Speaks only REAPI v2, so any server serves it.
+ */
+export class RemoteClient {
+  readonly cacheEndpoint: RemoteEndpoint;
+  private readonly cacheChannel: RemoteChannel;
+  private readonly execChannel: RemoteChannel | undefined;
+  private readonly cas: RemoteCas;
+  private readonly retrier: Retrier;
+  private capabilitiesAnswer: Promise<RemoteCapabilities> | undefined;
+  /** Blobs this build uploaded or found present; asked about again only after the server says it lost them. */
+  private readonly present = new Set<string>();
+
+  constructor(
+    readonly options: RemoteOptions,
+    retrier?: Retrier,
+  ) {
+    const cache = options.cache ?? options.executor;
+    if (!cache) throw new Error('RemoteClient needs --remote_executor or --remote_cache');
+    this.cacheEndpoint = cache;
+    this.retrier = retrier ?? new Retrier({ ...DEFAULT_BACKOFF, maxRetries: options.retries });
+    this.cacheChannel = new RemoteChannel(cache, options.tls);
+    this.execChannel = options.executor ? (options.executor.url === cache.url ? this.cacheChannel : new RemoteChannel(options.executor, options.tls)) : undefined;
+    this.cas = new RemoteCas(this.cacheChannel, options.instanceName, this.retrier, options.timeoutMs);
+  }
+
+  get executorEndpoint(): RemoteEndpoint | undefined {
+    return this.options.executor;
+  }
+
+  close(): void {
+    this.cacheChannel.close();
+    if (this.execChannel && this.execChannel !== this.cacheChannel) this.execChannel.close();
+  }
+
+  /** GetCapabilities of the cache (and of the executor when it is another endpoint), asked once. */
+  capabilities(): Promise<RemoteCapabilities> {
+    this.capabilitiesAnswer ??= this.fetchCapabilities();
+    return this.capabilitiesAnswer;
+  }
+
+  private async fetchCapabilities(): Promise<RemoteCapabilities> {
+    const ask = (channel: RemoteChannel, kind: 'cache' | 'exec') =>
+      this.retrier.run(() =>
+        unaryCall(
+          channel.capabilities,
+          channel.capabilities.GetCapabilities,
+          { instanceName: this.options.instanceName },
+          this.metadata(kind),
+          this.options.timeoutMs,
+          `Failed to query remote ${kind === 'exec' ? 'execution' : 'cache'} capabilities from ${channel.endpoint.url}`,
+        ),
+      );
+    const cache = await ask(this.cacheChannel, this.execChannel === this.cacheChannel ? 'exec' : 'cache');
+    const digestFunctions = cache.cacheCapabilities?.digestFunctions ?? [];
+    if (digestFunctions.length > 0 && !digestFunctions.includes(reapi.DigestFunction_Value.SHA256)) {
+      throw new RemoteCallError(`${this.cacheEndpoint.url} does not support the SHA256 digest function`, grpc.status.FAILED_PRECONDITION);
+    }
+    let execEnabled = false;
+    if (this.execChannel) {
+      const exec = this.execChannel === this.cacheChannel ? cache : await ask(this.execChannel, 'exec');
+      const caps = exec.executionCapabilities;
+      execEnabled = caps?.execEnabled ?? false;
+      const functions = [caps?.digestFunction, ...(caps?.digestFunctions ?? [])];
+      if (!execEnabled) throw new RemoteCallError(`${this.options.executor!.url} does not offer remote execution (exec_enabled is false)`, grpc.status.FAILED_PRECONDITION);
+      if (!functions.includes(reapi.DigestFunction_Value.SHA256)) {
+        throw new RemoteCallError(`${this.options.executor!.url} does not execute with the SHA256 digest function`, grpc.status.FAILED_PRECONDITION);
+      }
+    }
+    return {
+      limits: casLimitsOf(cache.cacheCapabilities),
+      updateEnabled: cache.cacheCapabilities?.actionCacheUpdateCapabilities?.updateEnabled ?? false,
+      execEnabled,
+    };
+  }
+
+  /**
+   * Uploads what the server lacks of `blobs`: FindMissingBlobs first, skipping what this build
+   * already sent unless `recheck` (the server said it lost some).
+   */
+  async uploadMissing(blobs: readonly BlobSource[], action?: ActionIdentity, options: { readonly recheck?: boolean } = {}): Promise<void> {
+    const { limits } = await this.capabilities();
+    const unknown = uniqueBlobs(blobs).filter((b) => b.digest.sizeBytes > 0 && (options.recheck || !this.present.has(digestKey(b.digest))));
+    if (unknown.length === 0) return;
+    const metadata = this.metadata('cache', action);
+    const missing = new Set((await this.cas.findMissing(unknown.map((b) => b.digest), metadata)).map(digestKey));
+    await this.cas.upload(
+      unknown.filter((b) => missing.has(digestKey(b.digest))),
+      limits,
+      metadata,
+    );
+    for (const b of unknown) this.present.add(digestKey(b.digest));
+  }
+
+  /** Uploads `blobs` whatever this build believed (the server said it lacks them). */
+  async reupload(blobs: readonly BlobSource[], action?: ActionIdentity): Promise<void> {
+    for (const b of blobs) this.present.delete(digestKey(b.digest));
+    const { limits } = await this.capabilities();
+    await this.cas.upload(uniqueBlobs(blobs).filter((b) => b.digest.sizeBytes > 0), limits, this.metadata('cache', action));
+    for (const b of blobs) this.present.add(digestKey(b.digest));
+  }
+
+  async read(digest: Digest, action?: ActionIdentity): Promise<Buffer> {
+    const { limits } = await this.capabilities();
+    return this.cas.read(digest, limits, this.metadata('cache', action));
+  }
+
+  /** The cached result of an action; undefined when the server has none (NOT_FOUND). */
+  async getActionResult(actionDigest: Digest, action?: ActionIdentity): Promise<reapi.ActionResult | undefined> {
+    await this.capabilities();
+    const channel = this.cacheChannel;
+    try {
+      return await this.retrier.run(() =>
+        unaryCall(
+          channel.actionCache,
+          channel.actionCache.GetActionResult,
+          { instanceName: this.options.instanceName, actionDigest, inlineStdout: false, inlineStderr: false },
+          this.metadata('cache', action),
+          this.options.timeoutMs,
+          `GetActionResult on ${channel.endpoint.url}`,
+        ),
+      );
+    } catch (e) {
+      if (e instanceof RemoteCallError && e.code === grpc.status.NOT_FOUND) return undefined;
+      throw e;
+    }
+  }
+
+  async updateActionResult(actionDigest: Digest, result: reapi.ActionResultInit, action?: ActionIdentity): Promise<void> {
+    const channel = this.cacheChannel;
+    await this.retrier.run(() =>
+      unaryCall(
+        channel.actionCache,
+        channel.actionCache.UpdateActionResult,
+        { instanceName: this.options.instanceName, actionDigest, actionResult: result },
+        this.metadata('cache', action),
+        this.options.timeoutMs,
+        `UpdateActionResult on ${channel.endpoint.url}`,
+      ),
+    );
+  }
+
+  async execute(actionDigest: Digest, options: ExecuteOptions, action?: ActionIdentity): Promise<ExecutionOutcome> {
+    if (!this.execChannel) throw new Error('execute needs --remote_executor');
+    await this.capabilities();
+    return executeRemotely(this.execChannel, this.options.instanceName, actionDigest, options, this.metadata('exec', action), this.retrier);
+  }
+
+  private metadata(kind: 'cache' | 'exec', action?: ActionIdentity): grpc.Metadata {
+    const headers = this.options.headers ?? {};
+    return requestMetadata(this.options.identity, [...(headers.common ?? []), ...((kind === 'cache' ? headers.cache : headers.exec) ?? [])], action);
+  }
+}
+
+function uniqueBlobs(blobs: readonly BlobSource[]): BlobSource[] {
+  return [...new Map(blobs.map((b) => [digestKey(b.digest), b])).values()];
+}

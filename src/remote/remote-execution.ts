@@ -1,0 +1,107 @@
+import * as grpc from '@grpc/grpc-js';
+import { longrunning, reapi, unpackAny, type Digest } from '../core/index.js';
+import { RemoteCallError, remoteCallError, rpcStatusError } from './remote-call-error.js';
+import type { RemoteChannel } from './remote-channel.js';
+import { isRetryable, type Retrier } from './retrier.js';
+
+export interface ExecuteOptions {
+  readonly skipCacheLookup: boolean;
+  /** Called when the server lacks blobs the action needs (FAILED_PRECONDITION): upload them, then Execute is sent again. */
+  readonly reupload: (missing: readonly Digest[]) => Promise<void>;
+  /** Aborting cancels the call (the server may cancel the execution). */
+  readonly signal?: AbortSignal;
+}
+
+/** The finished execution: the response and the operation's name (for --verbose_failures). */
+export interface ExecutionOutcome {
+  readonly response: reapi.ExecuteResponse;
+  readonly operationName: string;
+}
+
+/**
+ * Execute with the operation stream. A stream that breaks (the server restarted, a proxy cut it)
+ * continues with WaitExecution on the operation's name; when the server no longer knows it
+ * (NOT_FOUND), the action is executed again. A FAILED_PRECONDITION naming missing blobs (the
+ * server lost them) re-uploads them and executes again. UNAVAILABLE, RESOURCE_EXHAUSTED and
+ * ABORTED back off and retry, as the Retrier says.
+ */
+export async function executeRemotely(
+  channel: RemoteChannel,
+  instanceName: string,
+  actionDigest: Digest,
+  options: ExecuteOptions,
+  metadata: grpc.Metadata,
+  retrier: Retrier,
+): Promise<ExecutionOutcome> {
+  const where = channel.endpoint.url;
+  let operationName: string | undefined;
+  let reuploads = 0;
+  return retrier.run(
+    async () => {
+      for (;;) {
+        try {
+          const stream = operationName
+            ? channel.execution.WaitExecution({ name: operationName }, metadata)
+            : channel.execution.Execute({ instanceName, actionDigest, skipCacheLookup: options.skipCacheLookup }, metadata);
+          const done = await lastOperation(stream, options.signal, (name) => (operationName = name));
+          if (!done) throw new RemoteCallError(`Execute on ${where}: the operation stream ended before the operation was done`, grpc.status.UNAVAILABLE);
+          const response = responseOf(done, where);
+          const status = response.status;
+          if (status && status.code !== 0) {
+            const error = rpcStatusError(status, `executing the action on ${where} (operation ${done.name})`);
+            if (error.code === grpc.status.FAILED_PRECONDITION && error.missingBlobs.length > 0) throw error;
+            // A non-OK status with a result (DEADLINE_EXCEEDED with the partial output) goes to the caller.
+            if (!response.result) throw error;
+          }
+          return { response, operationName: done.name };
+        } catch (e) {
+          const error = remoteCallError(e, `Execute on ${where}`);
+          if (error.code === grpc.status.NOT_FOUND && operationName) {
+            operationName = undefined; // the server forgot the operation (restarted): execute again
+            continue;
+          }
+          if (error.code === grpc.status.FAILED_PRECONDITION && error.missingBlobs.length > 0 && reuploads++ < 3) {
+            operationName = undefined;
+            await options.reupload(error.missingBlobs);
+            continue;
+          }
+          throw error;
+        }
+      }
+    },
+    // A server that shuts down cancels its streams: unless we cancelled, that is a broken stream too.
+    (e) => !options.signal?.aborted && (isRetryable(e) || (e instanceof RemoteCallError && e.code === grpc.status.CANCELLED)),
+  );
+}
+
+function lastOperation(
+  stream: grpc.ClientReadableStream<longrunning.Operation>,
+  signal: AbortSignal | undefined,
+  named: (name: string) => void,
+): Promise<longrunning.Operation | undefined> {
+  return new Promise((resolve, reject) => {
+    let last: longrunning.Operation | undefined;
+    const onAbort = () => stream.cancel();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const finish = () => signal?.removeEventListener('abort', onAbort);
+    stream.on('data', (op: longrunning.Operation) => {
+      if (op.name) named(op.name);
+      last = op;
+    });
+    stream.on('error', (e) => {
+      finish();
+      reject(e);
+    });
+    stream.on('end', () => {
+      finish();
+      resolve(last?.done ? last : undefined);
+    });
+  });
+}
+
+function responseOf(op: longrunning.Operation, where: string): reapi.ExecuteResponse {
+  if (op.error) throw rpcStatusError(op.error, `executing the action on ${where} (operation ${op.name})`);
+  const response = op.response ? unpackAny(reapi.ExecuteResponse, op.response) : undefined;
+  if (!response) throw new RemoteCallError(`Execute on ${where}: operation ${op.name} is done without an ExecuteResponse`, grpc.status.INTERNAL);
+  return response;
+}

@@ -1,0 +1,161 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { E2eWorkspace } from './e2e-workspace.js';
+import { startKilnCluster } from './kiln-cluster.js';
+
+const REPO = join(import.meta.dirname, '../..');
+const HAS_BWRAP = spawnSync('bwrap', ['--version']).status === 0;
+
+function examplesCopy(): E2eWorkspace {
+  const ws = new E2eWorkspace({});
+  cpSync(join(REPO, 'examples'), ws.root, { recursive: true, filter: (src) => !/\/kiln-[a-z]+$/.test(src) });
+  return ws;
+}
+
+/** Every file under kiln-bin (through the convenience symlink) with its SHA-256 and mode. */
+function outputsOf(ws: E2eWorkspace): Record<string, string> {
+  const root = join(ws.root, 'kiln-bin');
+  const files: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files[relative(root, path)] = `${createHash('sha256').update(readFileSync(path)).digest('hex')} ${(statSync(path).mode & 0o777).toString(8)}`;
+    }
+  };
+  walk(root);
+  return files;
+}
+
+const summary = (stderr: string) => /INFO: \d+ process(?:es)?[:.][^\n]*/.exec(stderr)?.[0];
+
+describe('kiln build against kiln cluster up (REAPI)', () => {
+  it('builds examples/ remotely with byte-identical outputs to local and sandboxed builds; a second checkout gets only remote cache hits', { timeout: 120_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const remote = examplesCopy();
+    const built = await remote.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//...']);
+    expect(built.code, built.stderr).toBe(0);
+    expect(summary(built.stderr)).toBe('INFO: 8 processes: 8 remote.');
+
+    const local = examplesCopy();
+    expect((await local.kiln(['build', '--spawn_strategy=local', '//...'])).code).toBe(0);
+    expect(outputsOf(remote)).toEqual(outputsOf(local));
+    expect(Object.keys(outputsOf(remote)).length).toBeGreaterThanOrEqual(8);
+    if (HAS_BWRAP) {
+      const sandboxed = examplesCopy();
+      const run = await sandboxed.kiln(['build', '--spawn_strategy=sandboxed', '//...']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(outputsOf(sandboxed)).toEqual(outputsOf(local));
+    }
+
+    // Another path, another output base: every action is answered by the cluster's cache.
+    const second = examplesCopy();
+    const cached = await second.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//...']);
+    expect(cached.code, cached.stderr).toBe(0);
+    expect(summary(cached.stderr)).toBe('INFO: 8 processes: 8 remote cache hit.');
+    expect(outputsOf(second)).toEqual(outputsOf(local));
+    // kiln run works on outputs that came from the cluster.
+    const hello = await second.kiln(['run', `--remote_executor=${cluster.endpoint}`, '//app:hello', '--', 'remote']);
+    expect(hello.stdout).toBe('hi, remote!\n');
+
+    // --remote_cache alone: the cluster as a cache for local actions.
+    const cacheOnly = examplesCopy();
+    const viaCache = await cacheOnly.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--spawn_strategy=local', '//...']);
+    expect(viaCache.code, viaCache.stderr).toBe(0);
+    expect(summary(viaCache.stderr)).toBe('INFO: 8 processes: 8 remote cache hit.');
+  });
+
+  const TAGGED = {
+    'MODULE.bazel': 'module(name = "tagged")\n',
+    'pkg/in.txt': 'hello\n',
+    'pkg/BUILD': [
+      'genrule(name = "up", srcs = ["in.txt"], outs = ["up.txt"], cmd = "tr a-z A-Z < $< > $@")',
+      'genrule(name = "twice", srcs = [":up"], outs = ["twice.txt"], cmd = "cat $< $< > $@; echo $(location :up) >> $@")',
+      'genrule(name = "pinned", outs = ["pinned.txt"], cmd = "echo local > $@", tags = ["local"])',
+      'genrule(name = "unremote", outs = ["unremote.txt"], cmd = "echo no-remote > $@", tags = ["no-remote"])',
+      'genrule(name = "unexec", outs = ["unexec.txt"], cmd = "echo no-remote-exec > $@", tags = ["no-remote-exec"])',
+      '',
+    ].join('\n'),
+  };
+
+  it('pins tagged actions: local and no-remote run here uncached remotely, no-remote-exec runs here and is cached remotely', { timeout: 60_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const ws = new E2eWorkspace(TAGGED);
+    const run = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--spawn_strategy=remote,local', '//pkg:all']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(summary(run.stderr)).toBe('INFO: 5 processes: 2 remote, 3 local.');
+    expect(ws.read('kiln-bin/pkg/twice.txt')).toBe('HELLO\nHELLO\nbazel-out/k8-fastbuild/bin/pkg/up.txt\n');
+
+    const again = new E2eWorkspace(TAGGED);
+    const second = await again.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--spawn_strategy=remote,local', '//pkg:all']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(summary(second.stderr)).toBe('INFO: 5 processes: 3 remote cache hit, 2 local.');
+    expect(second.executed).toEqual(['//pkg:pinned', '//pkg:unremote']);
+
+    // --strategy=Genrule=... chooses per mnemonic; --noremote_accept_cached runs again remotely.
+    const third = new E2eWorkspace(TAGGED);
+    const rerun = await third.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--noremote_accept_cached', '--strategy=Genrule=remote,local', '//pkg:all']);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(summary(rerun.stderr)).toBe('INFO: 5 processes: 2 remote, 3 local.');
+  });
+
+  it('without the cluster: the error names the endpoint (exit 34); --remote_local_fallback builds locally', { timeout: 60_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const endpoint = cluster.endpoint;
+    await cluster.stop();
+    const ws = new E2eWorkspace(TAGGED);
+    const failed = await ws.kiln(['build', `--remote_executor=${endpoint}`, '--remote_retries=1', '//pkg:up']);
+    expect(failed.code).toBe(34);
+    expect(failed.stderr).toContain(`ERROR: Failed to query remote execution capabilities from ${endpoint}: UNAVAILABLE`);
+    const fallback = await ws.kiln(['build', `--remote_executor=${endpoint}`, '--remote_retries=1', '--remote_local_fallback', '--spawn_strategy=remote,local', '//pkg:up']);
+    expect(fallback.code, fallback.stderr).toBe(0);
+    expect(fallback.stderr).toContain(`WARNING: Failed to query remote execution capabilities from ${endpoint}`);
+    expect(summary(fallback.stderr)).toBe('INFO: 1 process: 1 local.');
+    expect(ws.read('kiln-bin/pkg/up.txt')).toBe('HELLO\n');
+    // A remote cache that is down is only a warning.
+    const cacheDown = await new E2eWorkspace(TAGGED).kiln(['build', `--remote_cache=${endpoint}`, '--remote_retries=0', '--spawn_strategy=local', '//pkg:up']);
+    expect(cacheDown.code, cacheDown.stderr).toBe(0);
+    expect(cacheDown.stderr).toMatch(/WARNING: Failed to query remote cache capabilities from grpc:\/\/127\.0\.0\.1:\d+: UNAVAILABLE.*; building without the remote cache/);
+  });
+
+  it('rejects malformed remote flags naming the flag (exit 2)', async () => {
+    const ws = new E2eWorkspace(TAGGED);
+    const bad = async (flag: string) => {
+      const run = await ws.kiln(['build', flag, '//pkg:up']);
+      expect(run.code).toBe(2);
+      return run.stderr;
+    };
+    expect(await bad('--remote_executor=http://127.0.0.1:1')).toMatch(/ERROR: --remote_executor=http:\/\/127\.0\.0\.1:1: HTTP caches are not supported/);
+    expect(await bad('--remote_executor=grpc://127.0.0.1')).toMatch(/a grpc:\/\/ endpoint needs a port/);
+    expect(await bad('--remote_cache=unix:relative.sock')).toMatch(/needs an absolute path/);
+    expect(await bad('--remote_header=novalue')).toMatch(/--remote_header=novalue: expected NAME=VALUE/);
+    expect(await bad('--remote_default_exec_properties=x')).toMatch(/expected NAME=VALUE/);
+  });
+
+  it('recovers from a server restarted mid-build, and re-uploads what the server lost', { timeout: 90_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const ws = new E2eWorkspace({
+      'MODULE.bazel': '',
+      'pkg/in.txt': 'data\n',
+      'pkg/BUILD': [
+        'genrule(name = "first", srcs = ["in.txt"], outs = ["first.txt"], cmd = "cp $< $@")',
+        // Slow enough that the restart lands while it runs on the cluster.
+        'genrule(name = "slow", srcs = [":first", "in.txt"], outs = ["slow.txt"], cmd = "sleep 2; cat $(SRCS) > $@")',
+        '',
+      ].join('\n'),
+    });
+    let restarted: Promise<void> | undefined;
+    const run = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:slow'], ws.root, (stderr) => {
+      // Once the slow action is under way remotely, restart the cluster (memory storage: every blob is lost).
+      if (!restarted && stderr.includes('Executing genrule //pkg:slow')) restarted = cluster.restart();
+      return false;
+    });
+    await restarted;
+    expect(run.code, run.stderr).toBe(0);
+    expect(ws.read('kiln-bin/pkg/slow.txt')).toBe('data\ndata\n');
+    expect(summary(run.stderr)).toBe('INFO: 2 processes: 2 remote.');
+  });
+});

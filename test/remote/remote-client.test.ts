@@ -1,0 +1,267 @@
+import * as grpc from '@grpc/grpc-js';
+import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { computeActionKey, type Action } from '../../src/actions/index.js';
+import { digestOf, googleRpc, packAny, reapi, type Digest } from '../../src/core/index.js';
+import {
+  actionBlobs,
+  downloadOutputs,
+  parseRemoteEndpoint,
+  REQUEST_METADATA_KEY,
+  RemoteCallError,
+  RemoteClient,
+  Retrier,
+  type RemoteOptions,
+} from '../../src/remote/index.js';
+import { startClusterForTest } from '../scheduler/execution/cluster-fixture.js';
+
+const identity = { toolName: 'kiln', toolVersion: 'test', invocationId: 'inv-1', buildRequestId: 'req-1' };
+const temps: string[] = [];
+afterEach(async () => {
+  for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-remote-'));
+  temps.push(dir);
+  return dir;
+}
+
+/** A Retrier that never sleeps and records the delays it would have waited. */
+function recordingRetrier(maxRetries = 5): { retrier: Retrier; delays: number[] } {
+  const delays: number[] = [];
+  return { retrier: new Retrier({ maxRetries, initialDelayMs: 100, maxDelayMs: 5000, multiplier: 2, jitter: 0.1 }, async (ms) => void delays.push(ms), () => 0.5), delays };
+}
+
+/** A hand-written REAPI server whose Capabilities and FindMissingBlobs answer as a test scripts them. */
+async function fakeServer(script: { capabilities?: (call: number) => grpc.ServiceError | undefined; findMissing?: (call: number) => grpc.ServiceError | undefined }) {
+  const seen: grpc.Metadata[] = [];
+  let capabilityCalls = 0;
+  let findMissingCalls = 0;
+  const server = new grpc.Server();
+  server.addService(reapi.CapabilitiesService as unknown as grpc.ServiceDefinition, {
+    GetCapabilities: (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      seen.push(call.metadata);
+      const error = script.capabilities?.(capabilityCalls);
+      capabilityCalls++;
+      if (error) return callback(error);
+      callback(null, { cacheCapabilities: { digestFunctions: [reapi.DigestFunction_Value.SHA256], maxBatchTotalSizeBytes: 1 << 20 } });
+    },
+  });
+  server.addService(reapi.ContentAddressableStorageService as unknown as grpc.ServiceDefinition, {
+    FindMissingBlobs: (call: grpc.ServerUnaryCall<reapi.FindMissingBlobsRequest, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      seen.push(call.metadata);
+      const error = script.findMissing?.(findMissingCalls);
+      findMissingCalls++;
+      if (error) return callback(error);
+      callback(null, { missingBlobDigests: [] });
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  return {
+    endpoint: parseRemoteEndpoint(`grpc://127.0.0.1:${port}`, '--remote_cache'),
+    seen,
+    calls: () => ({ capabilities: capabilityCalls, findMissing: findMissingCalls }),
+    stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
+  };
+}
+
+const statusError = (code: grpc.status, details: string, metadata = new grpc.Metadata()): grpc.ServiceError =>
+  Object.assign(new Error(details), { code, details, metadata }) as grpc.ServiceError;
+
+describe('RemoteClient against a scripted server', () => {
+  it('asks GetCapabilities once, sends RequestMetadata and the user headers on every call', async () => {
+    const server = await fakeServer({});
+    const options: RemoteOptions = {
+      cache: server.endpoint,
+      instanceName: '',
+      timeoutMs: 5000,
+      retries: 0,
+      identity,
+      headers: { common: [['x-team', 'build']], cache: [['x-cache', 'yes']], exec: [['x-exec', 'no']] },
+    };
+    const client = new RemoteClient(options);
+    try {
+      const blob = { digest: digestOf(Buffer.from('abc')), data: async () => Buffer.from('abc') };
+      await client.uploadMissing([blob], { actionId: 'a1', mnemonic: 'Genrule', targetId: '//p:g' });
+      await client.uploadMissing([{ ...blob, digest: digestOf(Buffer.from('other')) }]);
+      expect(server.calls()).toEqual({ capabilities: 1, findMissing: 2 });
+      for (const metadata of server.seen) {
+        const decoded = reapi.RequestMetadata.decode(metadata.get(REQUEST_METADATA_KEY)[0] as Buffer);
+        expect(decoded.toolDetails).toMatchObject({ toolName: 'kiln', toolVersion: 'test' });
+        expect(decoded.toolInvocationId).toBe('inv-1');
+        expect(decoded.correlatedInvocationsId).toBe('req-1');
+        expect(metadata.get('x-team')).toEqual(['build']);
+        expect(metadata.get('x-cache')).toEqual(['yes']);
+        expect(metadata.get('x-exec')).toEqual([]);
+      }
+      const forAction = reapi.RequestMetadata.decode(server.seen[1]!.get(REQUEST_METADATA_KEY)[0] as Buffer);
+      expect(forAction).toMatchObject({ actionId: 'a1', actionMnemonic: 'Genrule', targetId: '//p:g' });
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+
+  it('retries UNAVAILABLE and ABORTED with growing delays, and RESOURCE_EXHAUSTED no sooner than its RetryInfo says', async () => {
+    const retryInfo = new grpc.Metadata();
+    retryInfo.set(
+      'grpc-status-details-bin',
+      googleRpc.Status.encode({ code: 8, message: 'busy', details: [packAny(googleRpc.RetryInfo, { retryDelay: { seconds: 3, nanos: 0 } })] }),
+    );
+    const failures = [statusError(grpc.status.UNAVAILABLE, 'restarting'), statusError(grpc.status.ABORTED, 'aborted'), statusError(grpc.status.RESOURCE_EXHAUSTED, 'busy', retryInfo)];
+    const server = await fakeServer({ findMissing: (n) => failures[n] });
+    const { retrier, delays } = recordingRetrier();
+    const client = new RemoteClient({ cache: server.endpoint, instanceName: '', timeoutMs: 5000, retries: 5, identity }, retrier);
+    try {
+      await client.uploadMissing([{ digest: digestOf(Buffer.from('x')), data: async () => Buffer.from('x') }]);
+      expect(server.calls().findMissing).toBe(4);
+      expect(delays).toEqual([100, 200, 3000]);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+
+  it('gives up after --remote_retries, and never retries a permanent error; the code is kept', async () => {
+    const server = await fakeServer({ findMissing: (n) => (n < 10 ? statusError(n < 3 ? grpc.status.UNAVAILABLE : grpc.status.INVALID_ARGUMENT, 'nope') : undefined) });
+    const { retrier, delays } = recordingRetrier(2);
+    const client = new RemoteClient({ cache: server.endpoint, instanceName: '', timeoutMs: 5000, retries: 2, identity }, retrier);
+    try {
+      const error = await client.uploadMissing([{ digest: digestOf(Buffer.from('x')), data: async () => Buffer.from('x') }]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RemoteCallError);
+      expect((error as RemoteCallError).code).toBe(grpc.status.UNAVAILABLE);
+      expect((error as RemoteCallError).message).toContain(`FindMissingBlobs on ${server.endpoint.url}: UNAVAILABLE: nope`);
+      expect(delays).toHaveLength(2);
+      const permanent = await client.uploadMissing([{ digest: digestOf(Buffer.from('y')), data: async () => Buffer.from('y') }]).catch((e: unknown) => e);
+      expect((permanent as RemoteCallError).code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(server.calls().findMissing).toBe(4);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+});
+
+describe('RemoteClient against the scheduler and an executor', () => {
+  const action: Action = {
+    owner: '//p:g',
+    mnemonic: 'Genrule',
+    progressMessage: 'Executing genrule //p:g',
+    argv: ['/bin/sh', '-c', 'mkdir -p bazel-out/k8-fastbuild/bin/p && cat p/in.txt p/in.txt > bazel-out/k8-fastbuild/bin/p/out.txt'],
+    env: {},
+    inputs: [{ kind: 'source', execPath: 'p/in.txt' }],
+    outputs: [{ kind: 'derived', execPath: 'bazel-out/k8-fastbuild/bin/p/out.txt', root: 'bazel-out/k8-fastbuild/bin', owner: '//p:g' }],
+    executionRequirements: [],
+    executableOutputs: false,
+  };
+
+  it('uploads, executes, re-uploads an input the server lost after FindMissingBlobs, and downloads verified outputs', { timeout: 30_000 }, async () => {
+    const cluster = await startClusterForTest();
+    await cluster.addExecutor();
+    const root = await tempDir();
+    await mkdir(join(root, 'p'));
+    await writeFile(join(root, 'p/in.txt'), 'lost\n');
+    const inputs = [{ path: 'p/in.txt', digest: digestOf(Buffer.from('lost\n')), isExecutable: false }];
+    const key = computeActionKey(action, { env: { PATH: '/usr/bin:/bin' }, inputs });
+    const client = new RemoteClient({ executor: parseRemoteEndpoint(`grpc://${cluster.address}`, '--remote_executor'), instanceName: '', timeoutMs: 10_000, retries: 3, identity });
+    try {
+      const blobs = actionBlobs(key, inputs, root);
+      await client.uploadMissing(blobs);
+      const cas = cluster.server.context.instances.get('').cas;
+      await cas.delete(inputs[0]!.digest);
+      const reuploaded: Digest[][] = [];
+      const outcome = await client.execute(key.digest, {
+        skipCacheLookup: false,
+        reupload: async (missing) => {
+          reuploaded.push([...missing]);
+          await client.uploadMissing(blobs, undefined, { recheck: true });
+        },
+      });
+      expect(reuploaded).toEqual([[inputs[0]!.digest]]);
+      expect(await cas.findMissing([inputs[0]!.digest])).toEqual([]);
+      const result = outcome.response.result!;
+      expect(result.exitCode).toBe(0);
+      const files = await downloadOutputs(result, root, new Set(action.outputs.map((o) => o.execPath)), (d) => client.read(d));
+      expect(files.map((f) => f.path)).toEqual(['bazel-out/k8-fastbuild/bin/p/out.txt']);
+      expect(await readFile(join(root, 'bazel-out/k8-fastbuild/bin/p/out.txt'), 'utf8')).toBe('lost\nlost\n');
+      expect(outcome.operationName).not.toBe('');
+      // The executor stored the result: the action cache answers now.
+      expect((await client.getActionResult(key.digest))?.outputFiles).toHaveLength(1);
+    } finally {
+      client.close();
+    }
+  });
+});
+
+describe('downloadOutputs', () => {
+  const file = (path: string, content: string): reapi.OutputFileInit => ({ path, digest: digestOf(Buffer.from(content)), isExecutable: false });
+  const result = (init: reapi.ActionResultInit) => reapi.ActionResult.decode(reapi.ActionResult.encode(init));
+  const blobs = new Map<string, Buffer>();
+  const read = async (d: Digest) => blobs.get(d.hash) ?? Buffer.from('');
+  for (const content of ['good\n', 'bad\n']) blobs.set(digestOf(Buffer.from(content)).hash, Buffer.from(content));
+
+  it('writes only declared outputs at clean relative paths', async () => {
+    const root = await tempDir();
+    const declared = new Set(['out/a.txt']);
+    await expect(downloadOutputs(result({ outputFiles: [file('out/b.txt', 'good\n')] }), root, declared, read)).rejects.toThrow(/'out\/b.txt', which the action does not declare/);
+    await expect(downloadOutputs(result({ outputFiles: [file('../escape.txt', 'good\n')] }), root, new Set(['../escape.txt']), read)).rejects.toThrow(/not a clean relative path/);
+    await expect(downloadOutputs(result({ outputSymlinks: [{ path: 'out/a.txt', target: '/etc/passwd' }] }), root, declared, read)).rejects.toThrow(/outside the output tree/);
+    await expect(downloadOutputs(result({ outputSymlinks: [{ path: 'out/a.txt', target: '../../x' }] }), root, declared, read)).rejects.toThrow(/outside the output tree/);
+    const written = await downloadOutputs(result({ outputFiles: [file('out/a.txt', 'good\n')] }), root, declared, read, { executable: true });
+    expect(written).toEqual([{ path: 'out/a.txt', digest: digestOf(Buffer.from('good\n')), isExecutable: true }]);
+    expect(await readFile(join(root, 'out/a.txt'), 'utf8')).toBe('good\n');
+  });
+
+  it('refuses bytes that do not match the digest', async () => {
+    const root = await tempDir();
+    const lying = async () => Buffer.from('bad\n');
+    await expect(downloadOutputs(result({ outputFiles: [file('a', 'good\n')] }), root, new Set(['a']), lying)).rejects.toThrow(/does not match its digest/);
+  });
+
+  it('writes an output directory from its Tree', async () => {
+    const root = await tempDir();
+    const sub: reapi.DirectoryInit = { files: [{ name: 'f.txt', digest: digestOf(Buffer.from('good\n')) }] };
+    const subDigest = digestOf(Buffer.from(reapi.Directory.encode(sub)));
+    const tree = Buffer.from(reapi.Tree.encode({ root: { directories: [{ name: 'sub', digest: subDigest }], symlinks: [{ name: 'link', target: 'sub/f.txt' }] }, children: [sub] }));
+    const treeDigest = digestOf(tree);
+    const files = await downloadOutputs(result({ outputDirectories: [{ path: 'd', treeDigest }] }), root, new Set(['d']), async (d) => (d.hash === treeDigest.hash ? tree : Buffer.from('good\n')));
+    expect(files.map((f) => f.path)).toEqual(['d/sub/f.txt']);
+    expect(await readFile(join(root, 'd/link'), 'utf8')).toBe('good\n');
+  });
+});
+
+describe('parseRemoteEndpoint', () => {
+  it.each([
+    ['grpc://127.0.0.1:8980', '127.0.0.1:8980', false],
+    ['grpcs://cache.example:443', 'cache.example:443', true],
+    ['grpcs://cache.example', 'cache.example:443', true],
+    ['cache.example:9092', 'cache.example:9092', true],
+    ['grpc://[::1]:8980', '[::1]:8980', false],
+    ['unix:///run/kiln.sock', 'unix:///run/kiln.sock', false],
+    ['unix:/run/kiln.sock', 'unix:///run/kiln.sock', false],
+  ])('%s', (url, target, secure) => {
+    expect(parseRemoteEndpoint(url, '--remote_cache')).toEqual({ url, target, secure });
+  });
+
+  it.each([
+    ['http://x:1', /HTTP caches are not supported/],
+    ['grpc://x', /needs a port/],
+    ['grpc://x:99999', /out of range/],
+    ['ftp://x:1', /unsupported scheme 'ftp'/],
+    ['grpc://x:1/path', /expected host:port/],
+  ])('rejects %s', (url, message) => {
+    expect(() => parseRemoteEndpoint(url, '--remote_cache')).toThrow(message);
+  });
+});
+
+describe('Retrier', () => {
+  it('backs off exponentially with jitter, capped at the maximum', () => {
+    const at = (random: number) => new Retrier(undefined, async () => {}, () => random);
+    expect([0, 1, 2, 3, 10].map((n) => at(0.5).delayMs(n))).toEqual([100, 200, 400, 800, 5000]);
+    expect(at(0).delayMs(0)).toBeCloseTo(90);
+    expect(at(1).delayMs(0)).toBeCloseTo(110);
+    expect(at(0.5).delayMs(0, 2500)).toBe(2500);
+  });
+});
