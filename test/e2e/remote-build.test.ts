@@ -158,4 +158,26 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(ws.read('kiln-bin/pkg/slow.txt')).toBe('data\ndata\n');
     expect(summary(run.stderr)).toBe('INFO: 2 processes: 2 remote.');
   });
+
+  it('--verbose_failures on a remote failure shows the executor\'s stderr, the command and the operation', { timeout: 60_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const ws = new E2eWorkspace({ 'MODULE.bazel': '', 'pkg/BUILD': 'genrule(name = "bad", outs = ["bad.txt"], cmd = "echo broken on the executor >&2; exit 3")\n' });
+    const run = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--verbose_failures', '//pkg:bad']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('ERROR: pkg/BUILD:1:1: Executing genrule //pkg:bad failed (Exit 3)');
+    expect(run.stderr).toContain('broken on the executor');
+    expect(run.stderr).toMatch(new RegExp(`\\(remote operation \\S+ on ${cluster.endpoint.replace(/[.]/g, '\\.')}\\)`));
+  });
+
+  const dockerHost = process.env['KILN_DOCKER_HOST'];
+  it.skipIf(!dockerHost && process.env.CI !== 'true')('builds examples/ on cluster up --runner docker with the same bytes as locally', { timeout: 180_000 }, async () => {
+    const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), { ...process.env, DOCKER_HOST: dockerHost });
+    const remote = examplesCopy();
+    const built = await remote.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//...']);
+    expect(built.code, built.stderr).toBe(0);
+    expect(summary(built.stderr)).toBe('INFO: 8 processes: 8 remote.');
+    const local = examplesCopy();
+    expect((await local.kiln(['build', '--spawn_strategy=local', '//...'])).code).toBe(0);
+    expect(outputsOf(remote)).toEqual(outputsOf(local));
+  });
 });

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +36,11 @@ function recordingRetrier(maxRetries = 5): { retrier: Retrier; delays: number[] 
 }
 
 /** A hand-written REAPI server whose Capabilities and FindMissingBlobs answer as a test scripts them. */
-async function fakeServer(script: { capabilities?: (call: number) => grpc.ServiceError | undefined; findMissing?: (call: number) => grpc.ServiceError | undefined }) {
+async function fakeServer(script: {
+  capabilities?: (call: number) => grpc.ServiceError | undefined;
+  findMissing?: (call: number) => grpc.ServiceError | undefined;
+  tls?: { cert: Buffer; key: Buffer };
+}) {
   const seen: grpc.Metadata[] = [];
   let capabilityCalls = 0;
   let findMissingCalls = 0;
@@ -58,9 +63,10 @@ async function fakeServer(script: { capabilities?: (call: number) => grpc.Servic
       callback(null, { missingBlobDigests: [] });
     },
   });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
+  const credentials = script.tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: script.tls.cert, private_key: script.tls.key }]) : grpc.ServerCredentials.createInsecure();
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', credentials, (e, p) => (e ? reject(e) : resolve(p))));
   return {
-    endpoint: parseRemoteEndpoint(`grpc://127.0.0.1:${port}`, '--remote_cache'),
+    endpoint: parseRemoteEndpoint(script.tls ? `grpcs://localhost:${port}` : `grpc://127.0.0.1:${port}`, '--remote_cache'),
     seen,
     calls: () => ({ capabilities: capabilityCalls, findMissing: findMissingCalls }),
     stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
@@ -139,6 +145,31 @@ describe('RemoteClient against a scripted server', () => {
       expect(server.calls().findMissing).toBe(4);
     } finally {
       client.close();
+      await server.stop();
+    }
+  });
+});
+
+const HAS_OPENSSL = spawnSync('openssl', ['version']).status === 0;
+
+describe('grpcs:// with --tls_certificate', () => {
+  it.skipIf(!HAS_OPENSSL)('trusts the given certificate authority, and fails naming the endpoint without it', async () => {
+    const dir = await tempDir();
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost']);
+    expect(made.status, made.stderr.toString()).toBe(0);
+    const tls = { cert: await readFile(join(dir, 'cert.pem')), key: await readFile(join(dir, 'key.pem')) };
+    const server = await fakeServer({ tls });
+    const options = { cache: server.endpoint, instanceName: '', timeoutMs: 5000, retries: 0, identity };
+    const trusted = new RemoteClient({ ...options, tls: { certificate: join(dir, 'cert.pem') } });
+    const untrusted = new RemoteClient(options);
+    try {
+      expect((await trusted.capabilities()).limits.maxBatchTotalSizeBytes).toBe(1 << 20);
+      await expect(untrusted.capabilities()).rejects.toThrow(new RegExp(`Failed to query remote cache capabilities from grpcs://localhost:\\d+: UNAVAILABLE`));
+      expect(() => new RemoteClient({ ...options, tls: { clientKey: join(dir, 'key.pem') } })).toThrow(/--tls_client_certificate and --tls_client_key must be given together/);
+      expect(() => new RemoteClient({ ...options, tls: { certificate: join(dir, 'absent.pem') } })).toThrow(/--tls_certificate=.*absent\.pem: cannot read the file \(ENOENT\)/);
+    } finally {
+      trusted.close();
+      untrusted.close();
       await server.stop();
     }
   });
