@@ -145,7 +145,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
           strategies,
           signal: abort.signal,
           spawners,
-          ...(remote ? { remote } : {}),
+          ...(remote ? { remote: withTopLevel(remote, graph.targets, command) } : {}),
         },
         reporter,
       );
@@ -161,6 +161,15 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   }
   if (abort.signal.aborted) return built(ExitCode.INTERRUPTED);
   return built(summary.success && !earlierErrors ? ExitCode.SUCCESS : ExitCode.BUILD_FAILURE);
+}
+
+/**
+ * The requested targets' outputs, which `--remote_download_outputs=toplevel` downloads; `kiln run`
+ * always downloads its program, so `minimal` acts as `toplevel` there (as `bazel run` does).
+ */
+function withTopLevel(remote: RemoteExecutionOptions, targets: readonly BuiltTarget[], command: 'build' | 'run'): RemoteExecutionOptions {
+  const mode = command === 'run' && remote.downloadOutputs === 'minimal' ? 'toplevel' : remote.downloadOutputs;
+  return { ...remote, ...(mode ? { downloadOutputs: mode } : {}), topLevelOutputs: targets.flatMap((t) => t.files) };
 }
 
 function strategyFlags(options: BuildOptions): StrategyFlags {

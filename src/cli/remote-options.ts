@@ -2,17 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { BuildOptions } from '../analysis/index.js';
 import { UsageError } from '../core/index.js';
-import type { RemoteExecutionOptions } from '../exec/index.js';
+import type { DownloadMode, RemoteExecutionOptions } from '../exec/index.js';
 import { parseRemoteEndpoint, parseRemoteHeader, RemoteClient } from '../remote/index.js';
 
 /**
  * The remote half of a build from Bazel's flags: `--remote_executor`, `--remote_cache` (the
  * executor serves as the cache when only it is given), `--remote_instance_name`, the headers,
  * `--remote_timeout`, `--remote_retries`, `--remote_accept_cached`, `--remote_upload_local_results`,
- * `--remote_local_fallback`, `--remote_default_exec_properties`, the TLS files. Undefined when no
+ * `--remote_local_fallback`, `--remote_default_exec_properties`, `--remote_download_outputs` (and
+ * its shorthands), the TLS files. Undefined when no
  * remote endpoint is set. The caller closes the client.
  * @throws UsageError naming the flag for a malformed value.
  */
+/** `--remote_download_minimal` and `--remote_download_toplevel` are Bazel's shorthands for `--remote_download_outputs`. */
+function downloadMode(options: BuildOptions): DownloadMode {
+  if (options.getBool('remote_download_minimal')) return 'minimal';
+  if (options.getBool('remote_download_toplevel')) return 'toplevel';
+  return options.getString('remote_download_outputs') as DownloadMode;
+}
+
 export function remoteExecutionOptions(options: BuildOptions, cwd: string, toolVersion: string): RemoteExecutionOptions | undefined {
   const executorUrl = options.getString('remote_executor');
   const cacheUrl = options.getString('remote_cache');
@@ -60,5 +68,6 @@ export function remoteExecutionOptions(options: BuildOptions, cwd: string, toolV
     uploadLocalResults: options.getBool('remote_upload_local_results'),
     localFallback: options.getBool('remote_local_fallback'),
     defaultExecProperties,
+    downloadOutputs: downloadMode(options),
   };
 }

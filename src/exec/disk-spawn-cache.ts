@@ -29,10 +29,13 @@ export class DiskSpawnCache implements SpawnCache {
     }
     return {
       kind: 'miss',
-      store: (result) =>
-        cache.store(key, result.outputs, this.execRoot).catch((e: Error) => {
+      // Outputs left on the remote server are not here to copy.
+      store: async (result) => {
+        if (result.remoteOnly) return;
+        await cache.store(key, result.outputs, this.execRoot).catch((e: Error) => {
           throw new Error(`writing to the disk cache failed: ${e.message}`);
-        }),
+        });
+      },
     };
   }
 }

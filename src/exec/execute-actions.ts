@@ -17,6 +17,7 @@ import { LocalActionCache } from './local-action-cache.js';
 import { LocalActionSpawnCache } from './local-action-spawn-cache.js';
 import { LocalStrategy } from './local-strategy.js';
 import { ProcessSlots } from './process-slots.js';
+import { RemoteOutputs, type DownloadMode } from './remote-outputs.js';
 import { RemoteSpawnCache } from './remote-spawn-cache.js';
 import { RemoteStrategy } from './remote-strategy.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
@@ -72,6 +73,10 @@ export interface RemoteExecutionOptions {
   readonly localFallback: boolean;
   /** `--remote_default_exec_properties`: the platform of every action (part of its key). */
   readonly defaultExecProperties?: Readonly<Record<string, string>>;
+  /** `--remote_download_outputs` (default all). */
+  readonly downloadOutputs?: DownloadMode;
+  /** Exec paths of the requested targets' outputs (downloaded with `toplevel`). */
+  readonly topLevelOutputs?: readonly string[];
 }
 
 /** Files of the output base that belong to execution. */
@@ -102,12 +107,15 @@ export async function executeActions(actions: readonly Action[], options: Execut
   if (dir) caches.push(new DiskSpawnCache(() => DiskCache.open(dir), options.execRoot, digestCache));
   const remote = options.remote;
   const warn = (message: string) => reporter.warning(message);
-  if (remote) caches.push(new RemoteSpawnCache(remote.client, options.execRoot, digestCache, { ...remote, warn }));
-  const cacheChain = new SpawnCacheChain(caches, (message) => reporter.warning(message));
+  const remoteOutputs = remote
+    ? new RemoteOutputs(remote.client, options.execRoot, digestCache, remote.downloadOutputs ?? 'all', new Set(remote.topLevelOutputs ?? []))
+    : undefined;
+  if (remote && remoteOutputs) caches.push(new RemoteSpawnCache(remote.client, options.execRoot, digestCache, { ...remote, warn, outputs: remoteOutputs }));
+  const cacheChain = new SpawnCacheChain(caches, warn);
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox, { nativeSandbox: options.nativeSandbox });
   const scratch = new ScratchDirectories(paths.scratch, (message) => reporter.warning(message));
-  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), spawners);
+  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), spawners, remoteOutputs);
 
   reporter.buildStarted(actions.length);
   // Actions in flight (hashing inputs, checking caches, waiting for a process slot); only the
@@ -181,14 +189,16 @@ class ActionRunner {
     private readonly scratch: ScratchDirectories,
     private readonly slots: ProcessSlots,
     private readonly spawners: ActionSpawners,
+    private readonly remoteOutputs: RemoteOutputs | undefined,
   ) {
     this.local = new LocalStrategy(spawners.local);
     const remote = options.remote;
-    if (remote?.client.executorEndpoint) {
+    if (remote?.client.executorEndpoint && remoteOutputs) {
       this.remote = new RemoteStrategy(remote.client, digestCache, {
         acceptCached: remote.acceptCached,
         ...(remote.localFallback ? { fallback: this.local } : {}),
         warn: (message) => reporter.warning(message),
+        outputs: remoteOutputs,
       });
     }
   }
@@ -224,6 +234,7 @@ class ActionRunner {
     const found = await this.caches.lookup({ action, env, inputs, localKey: localActionKey(action, env, inputs, platform), remoteKey });
     if (found.kind === 'hit') {
       this.recordOutputs(found.outputs);
+      if (found.remoteOnly) this.remoteOutputs?.leftRemote(found.outputs);
       if (found.processKind) this.count(found.processKind);
       this.reporter.actionFinished(action, found.processKind);
       return true;
@@ -252,6 +263,8 @@ class ActionRunner {
     const scratchDir = this.scratch.acquire();
     const signal = this.options.signal;
     try {
+      // Inputs a remote action left on the server come here before a process here reads them.
+      if (strategy.name !== 'remote') await this.remoteOutputs?.fetchInputs(action);
       let argv = [...action.argv];
       let scripted;
       const commandScript = join(scratchDir, 'command.sh');
@@ -295,7 +308,9 @@ class ActionRunner {
         const where = result.detail ? `${command}\n(${result.detail})` : command;
         return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command: where, stdout: result.stdout, stderr: result.stderr });
       }
-      const { outputs, missing } = await digestDeclaredOutputs(action, execRoot, this.digestCache);
+      const { outputs, missing } = result.remoteOutputs
+        ? { outputs: [...result.remoteOutputs], missing: action.outputs.map((o) => o.execPath).filter((p) => !result.remoteOutputs!.some((r) => r.path === p)) }
+        : await digestDeclaredOutputs(action, execRoot, this.digestCache);
       if (missing.length > 0) {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         return this.fail({
@@ -308,7 +323,8 @@ class ActionRunner {
       }
       this.recordOutputs(outputs);
       const ranAs = result.ranAs ?? strategy.runnerName;
-      await cache.store({ outputs, ranAs });
+      if (result.remoteOutputs) this.remoteOutputs?.leftRemote(outputs);
+      await cache.store({ outputs, ranAs, ...(result.remoteOutputs ? { remoteOnly: true } : {}) });
       this.count(ranAs);
       this.reporter.actionFinished(action, ranAs);
       return true;

@@ -4,6 +4,7 @@ export {
   type ExecutionOptions,
   type RemoteExecutionOptions,
 } from './execute-actions.js';
+export { type DownloadMode } from './remote-outputs.js';
 export { ActionSpawners, type SandboxRunner } from './action-spawners.js';
 export {
   type ExecutionReporter,

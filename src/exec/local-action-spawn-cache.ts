@@ -23,7 +23,10 @@ export class LocalActionSpawnCache implements SpawnCache {
     if (outputs) return { kind: 'hit', outputs };
     return {
       kind: 'miss',
-      store: async (result) => this.cache.put(request.localKey, result.outputs),
+      // A result whose outputs stayed remote is not up to date here: the next build asks the remote cache again.
+      store: async (result) => {
+        if (!result.remoteOnly) this.cache.put(request.localKey, result.outputs);
+      },
     };
   }
 

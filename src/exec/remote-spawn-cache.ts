@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { digestKey, type Digest } from '../core/index.js';
-import { downloadOutputs, type ActionIdentity, type BlobSource, type RemoteClient } from '../remote/index.js';
-import { declaresExactly } from './declared-outputs.js';
+import { downloadOutputs, listedOutputFiles, type ActionIdentity, type BlobSource, type RemoteClient } from '../remote/index.js';
+import { declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
+import type { RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache, type SpawnResult } from './spawn-cache.js';
 
@@ -12,6 +13,8 @@ export interface RemoteSpawnCacheOptions {
   /** `--remote_upload_local_results` (default true): store results of actions run here. */
   readonly uploadLocalResults: boolean;
   readonly warn: (message: string) => void;
+  /** Which outputs come to this machine (--remote_download_outputs). */
+  readonly outputs: RemoteOutputs;
 }
 
 /**
@@ -54,6 +57,15 @@ export class RemoteSpawnCache implements SpawnCache {
     const listed = result.outputFiles.map((f) => ({ path: f.path, digest: { hash: f.digest?.hash ?? '', sizeBytes: f.digest?.sizeBytes ?? 0 }, isExecutable: f.isExecutable }));
     if (!declaresExactly(request.action, listed)) return undefined;
     const declared = new Set(request.action.outputs.map((o) => o.execPath));
+    if (!this.options.outputs.wanted(request.action)) {
+      const listed = listedOutputFiles(result, declared, { executable: request.action.executableOutputs });
+      if (listed) {
+        if (await this.onDisk(listed)) return { kind: 'hit', outputs: listed, processKind: 'remote cache hit' };
+        // Known by digest only: what an earlier build left at those paths is stale.
+        await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
+        return { kind: 'hit', outputs: listed, processKind: 'remote cache hit', remoteOnly: true };
+      }
+    }
     const files = await downloadOutputs(result, this.execRoot, declared, (digest) => this.client.read(digest, identity), {
       executable: request.action.executableOutputs,
     });
@@ -61,9 +73,18 @@ export class RemoteSpawnCache implements SpawnCache {
     return { kind: 'hit', outputs: files, processKind: 'remote cache hit' };
   }
 
+  /** Whether every file is already in the execroot with these contents (a download earlier build fetched). */
+  private async onDisk(files: readonly { path: string; digest: Digest; isExecutable: boolean }[]): Promise<boolean> {
+    for (const f of files) {
+      const now = await this.digestCache.digest(join(this.execRoot, f.path)).catch(() => undefined);
+      if (!now || now.isDirectory || now.digest.hash !== f.digest.hash || now.isExecutable !== f.isExecutable) return false;
+    }
+    return true;
+  }
+
   private async store(request: CacheRequest, actionDigest: Digest, identity: ActionIdentity, result: SpawnResult): Promise<void> {
     // A remote execution (or a remote hit) is stored by the server already.
-    if (result.ranAs === 'remote' || result.ranAs === 'remote cache hit' || !this.options.uploadLocalResults) return;
+    if (result.ranAs === 'remote' || result.ranAs === 'remote cache hit' || result.remoteOnly || !this.options.uploadLocalResults) return;
     try {
       const { updateEnabled } = await this.client.capabilities();
       if (!updateEnabled) return;

@@ -1,6 +1,17 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { KilnError, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
-import { actionBlobs, blobsNamed, downloadOutputs, isRemoteCallError, OutputDownloadError, type ActionIdentity, type RemoteClient } from '../remote/index.js';
+import {
+  actionBlobs,
+  blobsNamed,
+  downloadOutputs,
+  isRemoteCallError,
+  listedOutputFiles,
+  OutputDownloadError,
+  type ActionIdentity,
+  type DownloadedFile,
+  type RemoteClient,
+} from '../remote/index.js';
+import type { RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { join } from 'node:path';
 import { cachePolicy } from './spawn-cache.js';
@@ -12,6 +23,8 @@ export interface RemoteStrategyOptions {
   /** `--remote_local_fallback`: when the remote system fails (not the action), run it with this strategy instead. */
   readonly fallback?: SpawnStrategy;
   readonly warn: (message: string) => void;
+  /** Which outputs come to this machine (--remote_download_outputs). */
+  readonly outputs: RemoteOutputs;
 }
 
 /**
@@ -57,6 +70,7 @@ export class RemoteStrategy implements SpawnStrategy {
     const blobs = actionBlobs(key, spawn.inputs, execRoot);
     let operation = '';
     let cachedResult = false;
+    let leftRemote: DownloadedFile[] | undefined;
     const execute = async (skipCacheLookup: boolean): Promise<ProcessResult> => {
       const started = performance.now();
       await this.client.uploadMissing(blobs, identity);
@@ -79,9 +93,12 @@ export class RemoteStrategy implements SpawnStrategy {
       const [stdout, stderr] = await Promise.all([this.streamOf(r.stdoutRaw, r.stdoutDigest, identity), this.streamOf(r.stderrRaw, r.stderrDigest, identity)]);
       if (r.exitCode === 0) {
         const declared = new Set(action.outputs.map((o) => o.execPath));
-        const read = (digest: Digest) => this.client.read(digest, identity);
-        const files = await downloadOutputs(r, execRoot, declared, read, { executable: action.executableOutputs });
-        for (const f of files) await this.digestCache.remember(join(execRoot, f.path), f.digest);
+        leftRemote = this.options.outputs.wanted(action) ? undefined : listedOutputFiles(r, declared, { executable: action.executableOutputs });
+        if (!leftRemote) {
+          const read = (digest: Digest) => this.client.read(digest, identity);
+          const files = await downloadOutputs(r, execRoot, declared, read, { executable: action.executableOutputs });
+          for (const f of files) await this.digestCache.remember(join(execRoot, f.path), f.digest);
+        }
       }
       const timedOut = outcome.response.status?.code === grpcStatus.DEADLINE_EXCEEDED;
       return {
@@ -109,6 +126,7 @@ export class RemoteStrategy implements SpawnStrategy {
     return {
       ...result,
       ...(cachedResult ? { ranAs: 'remote cache hit' as const } : {}),
+      ...(leftRemote ? { remoteOutputs: leftRemote } : {}),
       detail: `remote operation ${operation} on ${this.client.executorEndpoint!.url}`,
     };
   }

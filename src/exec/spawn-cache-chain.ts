@@ -17,7 +17,7 @@ export class SpawnCacheChain implements SpawnCache {
     for (const cache of this.caches) {
       const found = await cache.lookup(request);
       if (found.kind === 'hit') {
-        await this.storeAll(misses, { outputs: found.outputs, ranAs: found.processKind });
+        await this.storeAll(misses, { outputs: found.outputs, ranAs: found.processKind, ...(found.remoteOnly ? { remoteOnly: true } : {}) });
         return found;
       }
       misses.push(found);

@@ -18,6 +18,8 @@ export interface CacheRequest {
 export interface CacheHit {
   readonly kind: 'hit';
   readonly outputs: readonly CachedOutput[];
+  /** The outputs stayed on the remote server: they are known by digest only. */
+  readonly remoteOnly?: boolean;
   /** How Bazel's summary counts it; undefined for the local action cache (not a process). */
   readonly processKind?: ProcessKind;
 }
@@ -30,9 +32,11 @@ export interface CacheMiss {
 
 export type CacheLookup = CacheHit | CacheMiss;
 
-/** A successful run: its outputs (in the execroot) and where it ran. */
+/** A successful run: its outputs (in the execroot, unless `remoteOnly`) and where it ran. */
 export interface SpawnResult {
   readonly outputs: readonly CachedOutput[];
+  /** The outputs stayed on the remote server (--remote_download_outputs=minimal|toplevel). */
+  readonly remoteOnly?: boolean;
   /** How the run was counted: a runner name, or the cache that answered it. */
   readonly ranAs: ProcessKind | undefined;
 }

@@ -1,5 +1,6 @@
 import type { ProcessResult } from '../core/index.js';
 import type { Action, ActionKey, InputFile } from '../actions/index.js';
+import type { CachedOutput } from './disk-cache.js';
 
 /** Everything a strategy needs to run one action's process. */
 export interface Spawn {
@@ -41,6 +42,8 @@ export interface SpawnOutcome extends ProcessResult {
   readonly ranAs?: RunnerName | 'remote cache hit';
   /** Said with --verbose_failures (the remote operation and endpoint). */
   readonly detail?: string;
+  /** Outputs a remote run left on the server (not in the execroot), by digest. */
+  readonly remoteOutputs?: readonly CachedOutput[];
 }
 
 /** How an action's process is run; after `exec` returns, its outputs are in the execroot. */

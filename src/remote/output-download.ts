@@ -38,7 +38,7 @@ export async function downloadOutputs(
     const digest = parseDigest(file.digest, `output_files[${file.path}].digest`);
     const data = file.contents.length > 0 || digest.sizeBytes === 0 ? Buffer.from(file.contents) : await read(digest);
     if (digestKey(digestOf(data)) !== digestKey(digest)) throw new OutputDownloadError(`output file '${file.path}' does not match its digest`);
-    await writeAtomically(join(root, file.path), data, executableBit(file.isExecutable));
+    await writeOutputFile(join(root, file.path), data, executableBit(file.isExecutable));
     files.push({ path: file.path, digest, isExecutable: executableBit(file.isExecutable) });
   }
   for (const dir of result.outputDirectories) {
@@ -59,6 +59,19 @@ export async function downloadOutputs(
     await symlink(link.target, path);
   }
   return files;
+}
+
+/**
+ * The output files of an ActionResult as the server lists them, checked as `downloadOutputs` checks
+ * them, without fetching anything; undefined when the result has directories or symlinks (those
+ * are only known once downloaded).
+ */
+export function listedOutputFiles(result: reapi.ActionResult, declared: ReadonlySet<string>, options: { readonly executable?: boolean } = {}): DownloadedFile[] | undefined {
+  if (result.outputDirectories.length + result.outputSymlinks.length + result.outputFileSymlinks.length + result.outputDirectorySymlinks.length > 0) return undefined;
+  return result.outputFiles.map((file) => {
+    if (!isCleanRelativePath(file.path) || !declared.has(file.path)) throw new OutputDownloadError(`the remote result names output file '${file.path}', which the action does not declare`);
+    return { path: file.path, digest: parseDigest(file.digest, `output_files[${file.path}].digest`), isExecutable: file.isExecutable || options.executable === true };
+  });
 }
 
 const MAX_TREE_DEPTH = 256;
@@ -82,7 +95,7 @@ async function writeDirectory(
     const at = name(file.name);
     const digest = parseDigest(file.digest, `${at}.digest`);
     const data = await read(digest);
-    await writeAtomically(join(root, at), data, file.isExecutable);
+    await writeOutputFile(join(root, at), data, file.isExecutable);
     files.push({ path: at, digest, isExecutable: file.isExecutable });
   }
   for (const link of directory.symlinks) {
@@ -98,7 +111,8 @@ async function writeDirectory(
   }
 }
 
-async function writeAtomically(path: string, data: Buffer, executable: boolean): Promise<void> {
+/** Writes one output file atomically (temp file + rename) with or without the executable bit. */
+export async function writeOutputFile(path: string, data: Buffer, executable: boolean): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.kiln-download-${process.pid}`;
   await writeFile(temp, data);

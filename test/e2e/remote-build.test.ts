@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -178,5 +178,45 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
   it.skipIf(!dockerHost && process.env.CI !== 'true')('builds examples/ on cluster up --runner docker with the same bytes as locally', { timeout: 180_000 }, async () => {
     const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), { ...process.env, DOCKER_HOST: dockerHost });
     await buildExamplesRemotelyAndLocally(cluster.endpoint);
+  });
+
+  it('--remote_download_minimal leaves intermediates on the server, fetches what a local action reads, and kiln run still works; toplevel downloads the requested outputs', { timeout: 90_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const ws = new E2eWorkspace({
+      ...TAGGED,
+      'pkg/BUILD': [
+        TAGGED['pkg/BUILD'],
+        'genrule(name = "here", srcs = [":up"], outs = ["here.txt"], cmd = "cat $< > $@; echo read here >> $@", tags = ["local"])',
+        'genrule(name = "tool", outs = ["tool.sh"], cmd = "printf \'#!/bin/sh\\necho tool ran with $$@\\n\' > $@", executable = True)',
+        '',
+      ].join('\n'),
+    });
+    const remote = `--remote_executor=${cluster.endpoint}`;
+    const minimal = await ws.kiln(['build', remote, '--remote_download_minimal', '--spawn_strategy=remote,local', '//pkg:twice', '//pkg:here']);
+    expect(minimal.code, minimal.stderr).toBe(0);
+    expect(summary(minimal.stderr)).toBe('INFO: 3 processes: 2 remote, 1 local.');
+    // //pkg:twice stayed on the server; //pkg:up was fetched because the local //pkg:here read it.
+    expect(existsSync(join(ws.root, 'kiln-bin/pkg/twice.txt'))).toBe(false);
+    expect(ws.read('kiln-bin/pkg/up.txt')).toBe('HELLO\n');
+    expect(ws.read('kiln-bin/pkg/here.txt')).toBe('HELLO\nread here\n');
+
+    // Again: nothing runs; the remote-only outputs are answered by the remote cache without bytes.
+    const again = await ws.kiln(['build', remote, '--remote_download_minimal', '--spawn_strategy=remote,local', '//pkg:twice', '//pkg:here']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.executed).toEqual([]);
+    expect(existsSync(join(ws.root, 'kiln-bin/pkg/twice.txt'))).toBe(false);
+    expect(ws.read('kiln-bin/pkg/up.txt')).toBe('HELLO\n'); // fetched before, still right: kept
+
+    // toplevel: the requested target's outputs come down, its inputs' do not.
+    const other = new E2eWorkspace(TAGGED);
+    const toplevel = await other.kiln(['build', remote, '--remote_download_outputs=toplevel', '//pkg:twice']);
+    expect(toplevel.code, toplevel.stderr).toBe(0);
+    expect(other.read('kiln-bin/pkg/twice.txt')).toBe('HELLO\nHELLO\nbazel-out/k8-fastbuild/bin/pkg/up.txt\n');
+    expect(existsSync(join(other.root, 'kiln-bin/pkg/up.txt'))).toBe(false);
+
+    // kiln run downloads its program even with --remote_download_minimal.
+    const run = await ws.kiln(['run', remote, '--remote_download_minimal', '//pkg:tool', '--', 'x']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('tool ran with x\n');
   });
 });

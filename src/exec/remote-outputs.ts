@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import type { Action } from '../actions/index.js';
+import { writeOutputFile, type RemoteClient } from '../remote/index.js';
+import type { CachedOutput } from './disk-cache.js';
+import type { FileDigestCache } from './file-digest-cache.js';
+
+/** `--remote_download_outputs`: which outputs of remote actions come to this machine. */
+export type DownloadMode = 'all' | 'toplevel' | 'minimal';
+
+/**
+ * Builds without the bytes: with `toplevel` only the outputs of the requested targets are written
+ * into the execroot, with `minimal` none. An output left on the server is known by its digest (so
+ * dependents' keys need no file); an action that runs here and reads one downloads it first.
+ */
+export class RemoteOutputs {
+  /** Exec path → digest of outputs left on the server in this build. */
+  private readonly remote = new Map<string, CachedOutput>();
+  private readonly fetching = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly client: RemoteClient,
+    private readonly execRoot: string,
+    private readonly digestCache: FileDigestCache,
+    private readonly mode: DownloadMode,
+    /** Exec paths of the requested targets' outputs. */
+    private readonly topLevel: ReadonlySet<string>,
+  ) {}
+
+  /** Whether a remote action's outputs are written into the execroot. */
+  wanted(action: Action): boolean {
+    if (this.mode === 'all') return true;
+    return this.mode === 'toplevel' && action.outputs.some((o) => this.topLevel.has(o.execPath));
+  }
+
+  leftRemote(outputs: readonly CachedOutput[]): void {
+    for (const o of outputs) this.remote.set(o.path, o);
+  }
+
+  /** Downloads the inputs of `action` that were left on the server (each once), before it runs here. */
+  async fetchInputs(action: Action): Promise<void> {
+    await Promise.all(
+      action.inputs.map((input) => {
+        const output = this.remote.get(input.execPath);
+        if (!output) return undefined;
+        let pending = this.fetching.get(output.path);
+        if (!pending) {
+          pending = this.fetch(output).then(() => void this.remote.delete(output.path));
+          this.fetching.set(output.path, pending);
+        }
+        return pending;
+      }),
+    );
+  }
+
+  private async fetch(output: CachedOutput): Promise<void> {
+    const path = join(this.execRoot, output.path);
+    await writeOutputFile(path, await this.client.read(output.digest), output.isExecutable);
+    await this.digestCache.remember(path, output.digest);
+  }
+}
