@@ -24,7 +24,8 @@ import { SandboxedStrategy } from './sandboxed-strategy.js';
 import { ScratchDirectories } from './scratch-directories.js';
 import type { CacheMiss, SpawnCache } from './spawn-cache.js';
 import { SpawnCacheChain } from './spawn-cache-chain.js';
-import type { RunnerName, SpawnStrategy } from './spawn-strategy.js';
+import type { SlotUse, SpawnStrategy } from './spawn-strategy.js';
+import { DynamicStrategy } from './dynamic-strategy.js';
 import { chooseStrategy, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
 
 /** Thrown through a strategy when the build stopped before the action's process could start. */
@@ -176,6 +177,10 @@ class ActionRunner {
   private readonly outputDigests = new Map<string, InputFile>();
   private readonly local: LocalStrategy;
   private readonly remote: RemoteStrategy | undefined;
+  /** The remote half of dynamic execution: no local fallback (the race has its local half). */
+  private readonly remoteForRace: RemoteStrategy | undefined;
+  private warnedDynamic = false;
+  private raced: SpawnStrategy | undefined;
   private sandboxed: Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> | undefined;
   private warnedSandbox = false;
   /** A process exited unsuccessfully; its failure may not be recorded yet. */
@@ -200,6 +205,7 @@ class ActionRunner {
         warn: (message) => reporter.warning(message),
         outputs: remoteOutputs,
       });
+      this.remoteForRace = new RemoteStrategy(remote.client, digestCache, { acceptCached: remote.acceptCached, warn: (message) => reporter.warning(message), outputs: remoteOutputs });
     }
   }
 
@@ -278,7 +284,7 @@ class ActionRunner {
         argv = scripted.argv;
       }
       const command = formatCommand(execRoot, env, action.argv);
-      const withSlot = async (start: () => Promise<ProcessResult>, how: { runnerName?: RunnerName; localSlot?: boolean } = {}): Promise<ProcessResult> => {
+      const withSlot = async (start: () => Promise<ProcessResult>, how: SlotUse = {}): Promise<ProcessResult> => {
         // Remote executions take no local slot: they are bounded by the actions in flight.
         const release = how.localSlot === false ? () => {} : await this.slots.acquire();
         try {
@@ -286,7 +292,7 @@ class ActionRunner {
           this.reporter.actionStarted(action, how.runnerName ?? strategy.runnerName, command);
           const result = await start();
           // Said before the slot passes on, so without --keep_going no further process starts.
-          if (result.exitCode !== 0) this.processFailed = true;
+          if (result.exitCode !== 0 && !how.abandoned?.()) this.processFailed = true;
           return result;
         } finally {
           release();
@@ -364,6 +370,7 @@ class ActionRunner {
     const ifSandboxable = chooseStrategy(action, flags, true, canRemote);
     if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'local') return this.local;
     if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'remote') return this.remote;
+    if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'dynamic') return this.dynamic();
     const sandbox = await this.sandbox();
     const choice = chooseStrategy(action, flags, sandbox.strategy !== undefined, canRemote);
     if (choice.kind === 'none') {
@@ -378,6 +385,18 @@ class ActionRunner {
     }
     if (choice.strategy === 'remote') return this.remote;
     return choice.strategy === 'sandboxed' ? sandbox.strategy! : this.local;
+  }
+
+  /** Dynamic execution: the sandboxed strategy raced against the remote one; remote alone where the machine cannot sandbox. */
+  private async dynamic(): Promise<SpawnStrategy> {
+    const sandbox = await this.sandbox();
+    if (sandbox.strategy) return (this.raced ??= new DynamicStrategy(sandbox.strategy, this.remoteForRace!));
+    if (!this.warnedDynamic) {
+      this.warnedDynamic = true;
+      const reason = sandbox.support.available ? '' : ` (${sandbox.support.reason})`;
+      this.reporter.warning(`dynamic execution runs its local branch sandboxed and this machine cannot sandbox${reason}; running actions remotely only`);
+    }
+    return this.remote!;
   }
 
   private sandbox(): Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> {

@@ -15,7 +15,7 @@ import type { RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { join } from 'node:path';
 import { cachePolicy } from './spawn-cache.js';
-import { inSlot, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
+import { inSlot, SpawnLost, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
 
 export interface RemoteStrategyOptions {
   /** `--remote_accept_cached` (default true): the executor may answer from its action cache. */
@@ -91,6 +91,7 @@ export class RemoteStrategy implements SpawnStrategy {
       cachedResult = outcome.response.cachedResult;
       const r = outcome.response.result!;
       const [stdout, stderr] = await Promise.all([this.streamOf(r.stdoutRaw, r.stdoutDigest, identity), this.streamOf(r.stderrRaw, r.stderrDigest, identity)]);
+      if (spawn.claim && !spawn.claim()) throw new SpawnLost();
       if (r.exitCode === 0) {
         const declared = new Set(action.outputs.map((o) => o.execPath));
         leftRemote = this.options.outputs.wanted(action) ? undefined : listedOutputFiles(r, declared, { executable: action.executableOutputs });

@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
 import { mkdir, symlink } from 'node:fs/promises';
 import { basename, dirname, join, posix, sep } from 'node:path';
 import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/index.js';
-import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
+import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, SpawnLost, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /**
  * Where the action's execroot lies inside its sandbox. Made by the sandbox in its own memory, so
@@ -56,6 +56,7 @@ export class SandboxedStrategy implements SpawnStrategy {
       }),
       { runnerName: 'linux-sandbox' },
     );
+    if (spawn.claim && !spawn.claim()) throw new SpawnLost();
     for (const output of action.outputs) this.moveOut(layout.hostPathOf(output.execPath), join(execRoot, output.execPath));
     return result;
   }

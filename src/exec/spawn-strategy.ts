@@ -25,11 +25,33 @@ export interface Spawn {
    * cleans up outside it, so that work overlaps with other actions' processes. Absent: no limit.
    * `runnerName` says where it runs (progress); `localSlot: false` (remote execution) takes no slot.
    */
-  readonly withSlot?: (start: () => Promise<ProcessResult>, how?: { readonly runnerName?: RunnerName; readonly localSlot?: boolean }) => Promise<ProcessResult>;
+  readonly withSlot?: (start: () => Promise<ProcessResult>, how?: SlotUse) => Promise<ProcessResult>;
+  /**
+   * Dynamic execution: a branch calls this before it writes outputs into the execroot; true for
+   * the first caller only. A branch that gets false writes nothing and throws `SpawnLost`.
+   */
+  readonly claim?: () => boolean;
+}
+
+/** How a process uses the --jobs slots. */
+export interface SlotUse {
+  /** Where it runs (progress). */
+  readonly runnerName?: RunnerName;
+  /** false: remote execution, no local slot. */
+  readonly localSlot?: boolean;
+  /** True once the process's failure no longer matters (the losing branch of a race was cancelled). */
+  readonly abandoned?: () => boolean;
+}
+
+/** Thrown by a branch of dynamic execution that finished second: it wrote nothing. */
+export class SpawnLost extends Error {
+  constructor() {
+    super('the other branch of dynamic execution finished first');
+  }
 }
 
 /** `spawn.withSlot`, or a direct call where the caller sets no limit. */
-export function inSlot(spawn: Spawn, start: () => Promise<ProcessResult>, how?: { readonly runnerName?: RunnerName; readonly localSlot?: boolean }): Promise<ProcessResult> {
+export function inSlot(spawn: Spawn, start: () => Promise<ProcessResult>, how?: SlotUse): Promise<ProcessResult> {
   return spawn.withSlot ? spawn.withSlot(start, how) : start();
 }
 
@@ -49,7 +71,7 @@ export interface SpawnOutcome extends ProcessResult {
 /** How an action's process is run; after `exec` returns, its outputs are in the execroot. */
 export interface SpawnStrategy {
   /** The flag value that selects it (`--spawn_strategy=local`). */
-  readonly name: 'local' | 'sandboxed' | 'remote';
+  readonly name: 'local' | 'sandboxed' | 'remote' | 'dynamic';
   /** How Bazel's summary counts processes it ran: `local`, `linux-sandbox` or `remote`. */
   readonly runnerName: RunnerName;
   exec(spawn: Spawn): Promise<SpawnOutcome>;

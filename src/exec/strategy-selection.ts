@@ -1,7 +1,7 @@
 import { UsageError } from '../core/index.js';
 import type { Action } from '../actions/index.js';
 
-export type StrategyName = 'local' | 'sandboxed' | 'remote';
+export type StrategyName = 'local' | 'sandboxed' | 'remote' | 'dynamic';
 
 /** The strategy flags as Bazel spells them. Lists are in order of preference. */
 export interface StrategyFlags {
@@ -24,6 +24,7 @@ const ALIASES: Readonly<Record<string, StrategyName>> = {
   sandboxed: 'sandboxed',
   'linux-sandbox': 'sandboxed',
   remote: 'remote',
+  dynamic: 'dynamic',
 };
 
 /**
@@ -35,7 +36,7 @@ export function parseStrategyList(value: string, flag: string): StrategyName[] {
   return names.map((name) => {
     const known = ALIASES[name];
     if (known) return known;
-    throw new UsageError(`${flag}: unknown strategy '${name}'; valid values are 'remote', 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')`);
+    throw new UsageError(`${flag}: unknown strategy '${name}'; valid values are 'remote', 'dynamic', 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')`);
   });
 }
 
@@ -72,10 +73,11 @@ export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox:
   // The first listed strategy this machine lacks (tags ruling a strategy out are not a lack).
   let lacking: StrategyName | undefined;
   for (const strategy of list) {
-    if (strategy === 'remote') {
+    // dynamic races a sandboxed local run against a remote one: it needs what remote needs.
+    if (strategy === 'remote' || strategy === 'dynamic') {
       if (remoteForbidden) continue;
       if (!canRemote) {
-        lacking ??= strategy;
+        lacking ??= 'remote';
         continue;
       }
     }
@@ -93,7 +95,7 @@ export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox:
   if (lacking === 'remote') {
     return {
       kind: 'none',
-      message: `no usable spawn strategy for ${action.mnemonic} action of ${action.owner}: '${list.join(',')}' was requested and remote execution needs --remote_executor`,
+      message: `no usable spawn strategy for ${action.mnemonic} action of ${action.owner}: '${list.join(',')}' was requested and remote and dynamic execution need --remote_executor`,
     };
   }
   if (flags.sandboxFallback) return { kind: 'chosen', strategy: 'local', fellBackFromSandbox: true };
@@ -117,7 +119,8 @@ export function sandboxRequested(flags: StrategyFlags): boolean {
   return lists.some((list) => list?.includes('sandboxed'));
 }
 
-/** Whether any action could be sent to the sandbox under these flags (no --spawn_strategy: it could). */
+/** Whether any action could be sent to the sandbox under these flags (no --spawn_strategy: it could; dynamic races a sandboxed run). */
 export function mayUseSandbox(flags: StrategyFlags): boolean {
-  return flags.spawnStrategy === undefined || sandboxRequested(flags);
+  const lists = [flags.spawnStrategy, flags.genruleStrategy, ...Object.values(flags.strategyByMnemonic ?? {})];
+  return flags.spawnStrategy === undefined || sandboxRequested(flags) || lists.some((list) => list?.includes('dynamic'));
 }

@@ -219,4 +219,30 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('tool ran with x\n');
   });
+
+  // The local sandbox runs actions in /kiln-sandbox/execroot, the executor in its build directory:
+  // a command can tell the branches of the race apart and make one of them slow.
+  it.skipIf(!HAS_BWRAP && process.env.CI !== 'true')('--spawn_strategy=dynamic takes whichever branch finishes first and writes its outputs once', { timeout: 60_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const race = (slowWhere: 'local' | 'remote') => {
+      // Long enough that the other branch always wins; the loser is cancelled, so nobody waits for it.
+      const slow = slowWhere === 'local' ? '/kiln-sandbox/*) sleep 6;;' : '/kiln-sandbox/*) ;; *) sleep 6;;';
+      return new E2eWorkspace({
+        'MODULE.bazel': '',
+        'pkg/in.txt': `${slowWhere}\n`,
+        'pkg/BUILD': `genrule(name = "g", srcs = ["in.txt"], outs = ["g.txt"], cmd = 'case "$$PWD" in ${slow} esac; cat $< $< > $@')\n`,
+      });
+    };
+    const remoteWins = race('local');
+    const first = await remoteWins.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--spawn_strategy=dynamic', '//pkg:g']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(summary(first.stderr)).toBe('INFO: 1 process: 1 remote.');
+    expect(remoteWins.read('kiln-bin/pkg/g.txt')).toBe('local\nlocal\n');
+
+    const localWins = race('remote');
+    const second = await localWins.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--strategy=Genrule=dynamic', '//pkg:g']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(summary(second.stderr)).toBe('INFO: 1 process: 1 linux-sandbox.');
+    expect(localWins.read('kiln-bin/pkg/g.txt')).toBe('remote\nremote\n');
+  });
 });

@@ -52,8 +52,15 @@ describe('chooseStrategy with a remote executor', () => {
     expect(chosen(tagged(), { strategyByMnemonic: { Genrule: ['remote', 'sandboxed'] } }, true, false)).toBe('sandboxed');
   });
 
-  it('says remote execution needs --remote_executor when only remote was asked', () => {
-    expect(chosen(tagged(), { spawnStrategy: ['remote'] }, true, false)).toMatch(/'remote' was requested and remote execution needs --remote_executor/);
+  it('says remote and dynamic execution need --remote_executor when only they were asked', () => {
+    expect(chosen(tagged(), { spawnStrategy: ['remote'] }, true, false)).toMatch(/'remote' was requested and remote and dynamic execution need --remote_executor/);
+    expect(chosen(tagged(), { spawnStrategy: ['dynamic'] }, true, false)).toMatch(/'dynamic' was requested/);
+  });
+
+  it('offers dynamic like remote: tags that rule remote out pin the action to local', () => {
+    expect(chosen(tagged(), { spawnStrategy: ['dynamic'] })).toBe('dynamic');
+    expect(chosen(tagged('no-remote-exec'), { spawnStrategy: ['dynamic'] })).toBe('local');
+    expect(parseStrategyList('dynamic', '--spawn_strategy')).toEqual(['dynamic']);
   });
 });
 
