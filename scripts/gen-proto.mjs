@@ -376,6 +376,8 @@ interface Runtime {
   readonly root: protobuf.Root;
   /** A reader that yields 64-bit integers as JS numbers. */
   readonly reader: (bytes: Buffer) => protobuf.Reader;
+  /** A writer that refuses 64-bit values it cannot write exactly. */
+  readonly writer: () => protobuf.Writer;
 }
 
 let runtime: Runtime | undefined;
@@ -386,28 +388,51 @@ function loadRuntime(): Runtime {
   const root = pb.Root.fromJSON(descriptor as unknown as protobuf.INamespace);
   root.resolveAll();
   usePlainDefaults(pb, root);
-  const asNumber = (v: number | protobuf.Long): number =>
-    typeof v === 'number' ? v : (v as unknown as { toNumber(): number }).toNumber();
-  // Exact below 2^53, which covers every size and timestamp REAPI carries; configured per reader, so
-  // protobufjs's global settings stay as they are.
+  // Exact below 2^53, which covers every size and timestamp REAPI carries. A value a number cannot
+  // hold exactly is an error, never silently rounded: a size off by one names another blob.
+  const exact = (n: number, kind: string): number => {
+    if (!Number.isSafeInteger(n)) throw new RangeError(kind + ' value ' + n + ' is beyond 2^53 and cannot be represented exactly');
+    return n;
+  };
+  const asNumber = (v: number | protobuf.Long, kind: string): number =>
+    exact(typeof v === 'number' ? v : (v as unknown as { toNumber(): number }).toNumber(), kind);
+  // Configured per reader and writer, so protobufjs's global settings stay as they are.
   class NumberInt64Reader extends pb.BufferReader {
     override int64(): protobuf.Long {
-      return asNumber(super.int64()) as unknown as protobuf.Long;
+      return asNumber(super.int64(), 'int64') as unknown as protobuf.Long;
     }
     override uint64(): protobuf.Long {
-      return asNumber(super.uint64()) as unknown as protobuf.Long;
+      return asNumber(super.uint64(), 'uint64') as unknown as protobuf.Long;
     }
     override sint64(): protobuf.Long {
-      return asNumber(super.sint64()) as unknown as protobuf.Long;
+      return asNumber(super.sint64(), 'sint64') as unknown as protobuf.Long;
     }
     override fixed64(): protobuf.Long {
-      return asNumber(super.fixed64()) as unknown as protobuf.Long;
+      return asNumber(super.fixed64(), 'fixed64') as unknown as protobuf.Long;
     }
     override sfixed64(): protobuf.Long {
-      return asNumber(super.sfixed64()) as unknown as protobuf.Long;
+      return asNumber(super.sfixed64(), 'sfixed64') as unknown as protobuf.Long;
     }
   }
-  runtime = { root, reader: (bytes) => new NumberInt64Reader(bytes) };
+  const checked = (v: number | string | protobuf.Long, kind: string): number | string | protobuf.Long => (typeof v === 'number' ? exact(v, kind) : v);
+  class ExactInt64Writer extends pb.BufferWriter {
+    override int64(v: number | string | protobuf.Long): protobuf.Writer {
+      return super.int64(checked(v, 'int64'));
+    }
+    override uint64(v: number | string | protobuf.Long): protobuf.Writer {
+      return super.uint64(checked(v, 'uint64'));
+    }
+    override sint64(v: number | string | protobuf.Long): protobuf.Writer {
+      return super.sint64(checked(v, 'sint64'));
+    }
+    override fixed64(v: number | string | protobuf.Long): protobuf.Writer {
+      return super.fixed64(checked(v, 'fixed64'));
+    }
+    override sfixed64(v: number | string | protobuf.Long): protobuf.Writer {
+      return super.sfixed64(checked(v, 'sfixed64'));
+    }
+  }
+  runtime = { root, reader: (bytes) => new NumberInt64Reader(bytes), writer: () => new ExactInt64Writer() };
   return runtime;
 }
 
@@ -461,7 +486,7 @@ export interface MessageCodec<T, I> {
 export function messageCodec<T, I>(typeName: string): MessageCodec<T, I> {
   let resolved: protobuf.Type | undefined;
   const type = (): protobuf.Type => (resolved ??= loadRuntime().root.lookupType(typeName));
-  const encode = (message: I): Buffer => asBuffer(type().encode(message as unknown as protobuf.Message).finish());
+  const encode = (message: I): Buffer => asBuffer(type().encode(message as unknown as protobuf.Message, loadRuntime().writer()).finish());
   const decode = (bytes: Uint8Array): T => type().decode(loadRuntime().reader(asBuffer(bytes))) as unknown as T;
   return {
     typeName,
