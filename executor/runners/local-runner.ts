@@ -7,6 +7,7 @@ import {
   type ProcessRunner,
   type ProcessStarter,
 } from '../../src/core/index.js';
+import { awaitSandboxExit } from './await-sandbox-exit.js';
 import { grantBuildDirectory } from './grant-build-directory.js';
 import type { RunRequest, RunResult, Runner } from './runner.js';
 import { probeHostUser, SANDBOX_HOST_USER, checkReachableBy } from './sandbox-host-user.js';
@@ -36,6 +37,8 @@ export class LocalRunner implements Runner {
     private readonly processes: ProcessRunner,
     private readonly server: ProcessStarter | undefined,
     readonly actionUser: 'separate' | 'sandboxed' | 'unconfined',
+    /** The sandbox's bwrap, to wait for after a kill (see awaitSandboxExit). */
+    private readonly bwrapPath?: string,
     /** The host user actions run as when it is not the executor's (their build directory is handed to it). */
     private readonly hostUser?: { readonly uid: number; readonly gid: number },
   ) {}
@@ -53,16 +56,16 @@ export class LocalRunner implements Runner {
     const spawnOption = spawn ? { spawn } : {};
     if (process.getuid?.() !== 0) {
       // Unprivileged: the sandbox can map only the executor's own user, so inputs are copies.
-      return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...spawnOption }), server, 'sandboxed');
+      return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...spawnOption }), server, 'sandboxed', support.bwrapPath);
     }
     // A root executor runs sandboxed actions as the host user nobody, a stranger to the executor's files.
     const hostUser = await probeHostUser(support.bwrapPath);
     if ('reason' in hostUser) {
       log(`local runner: sandboxed actions run in a user namespace of root, and get copies of their inputs: ${hostUser.reason}`);
-      return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...SANDBOX_HOST_USER, ...spawnOption }), server, 'sandboxed');
+      return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...SANDBOX_HOST_USER, ...spawnOption }), server, 'sandboxed', support.bwrapPath);
     }
     const processes = new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...SANDBOX_HOST_USER, hostUser, ...spawnOption });
-    return new LocalRunner(processes, server, 'separate', SANDBOX_HOST_USER);
+    return new LocalRunner(processes, server, 'separate', support.bwrapPath, SANDBOX_HOST_USER);
   }
 
   get name(): string {
@@ -86,6 +89,8 @@ export class LocalRunner implements Runner {
       writablePaths: [request.buildDirectory],
       signal: request.signal,
     });
+    // A killed sandbox's last processes die just after bwrap: the caller looks at the build directory next.
+    if (this.bwrapPath && (result.timedOut || request.signal?.aborted)) await awaitSandboxExit(this.bwrapPath, request.buildDirectory);
     return {
       exitCode: exitStatusOf(result),
       timedOut: result.timedOut,
