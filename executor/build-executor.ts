@@ -102,7 +102,7 @@ export class BuildExecutor {
 
       reportStage(kilnWorker.TaskStage.UPLOADING_OUTPUTS);
       metadata.outputUploadStartTimestamp = timestamp();
-      // The runner returns once every process of the action is gone, and collection never follows a link.
+      // Confining runners return once every process of the action is gone; collection never follows a link anyway.
       const collected = await collectOutputs(cas, buildDirectory, command, {
         stdout: outcome.stdoutSpilled ? { path: logs.stdoutPath } : outcome.stdout,
         stderr: outcome.stderrSpilled ? { path: logs.stderrPath } : outcome.stderr,
