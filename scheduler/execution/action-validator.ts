@@ -10,6 +10,7 @@ import {
   type Digest,
   type PreconditionViolation,
 } from '../../src/core/index.js';
+import { checkSymlinkTarget, SymlinkResolver } from './input-symlinks.js';
 import type { PlatformProperty } from './platform-rules.js';
 
 /** An Action that passed validation, with what the scheduler needs to queue it. */
@@ -187,6 +188,9 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
   const violations: PreconditionViolation[] = [];
   const files = new Map<string, Digest>();
   const seen = new Set<string>();
+  const directories = new Map<string, reapi.Directory>();
+  /** Targets with a '..' after a name: resolved through the tree once it is all read. */
+  const toResolve: { dir: reapi.Directory; target: string; refuse: (why: string) => Error }[] = [];
   let level: { digest: Digest; path: string }[] = [{ digest: root, path: '' }];
   for (let depth = 0; level.length > 0; depth++) {
     if (depth > MAX_INPUT_TREE_DEPTH) {
@@ -223,7 +227,11 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
         const d = parseDigest(f.digest, `${where}: file ${quote(f.name)}`);
         if (!isEmptyDigest(d)) files.set(digestKey(d), d);
       }
-      for (const s of dir.symlinks) checkSymlink(s, depth, where);
+      directories.set(digestKey(digest), dir);
+      for (const s of dir.symlinks) {
+        const refuse = (why: string) => new InvalidArgumentError(`${where}: symlink ${quote(s.name)} -> ${quote(s.target)} ${why}`);
+        if (checkSymlinkTarget(s.target, depth, refuse) === 'resolve') toResolve.push({ dir, target: s.target, refuse });
+      }
       for (const sub of dir.directories) {
         const d = parseDigest(sub.digest, `${where}: directory ${quote(sub.name)}`);
         const subPath = path === '' ? sub.name : `${path}/${sub.name}`;
@@ -237,33 +245,13 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
     }
     level = next;
   }
+  if (violations.length === 0) {
+    const resolver = new SymlinkResolver(directories);
+    for (const { dir, target, refuse } of toResolve) resolver.check(dir, target, refuse);
+  }
   const fileDigests = [...files.values()];
   for (let i = 0; i < fileDigests.length; i += 10_000) {
     for (const d of await cas.findMissing(fileDigests.slice(i, i + 10_000))) violations.push(missing(d, 'an input file'));
   }
   return violations;
-}
-
-/**
- * A symlink's target must stay inside the input root however the links it goes through resolve.
- * The target is relative, and every `..` comes before every name (`.` and empty components aside),
- * at most as many as the symlink's depth. The leading `..`s then climb real directories of the
- * tree, to one inside the root; the names after them only descend, or go through other symlinks,
- * which by the same rule resolve inside the root. A `..` after a name would climb from wherever
- * that name resolved, which a lexical check cannot know (`s -> .`, `t -> s/..`): such targets are
- * refused, as REAPI recommends canonical targets anyway. This keeps the check per symlink and per
- * depth, where following the chain through the tree would depend on each symlink's full path.
- */
-function checkSymlink(s: reapi.SymlinkNode, depth: number, where: string): void {
-  const refuse = (why: string) => new InvalidArgumentError(`${where}: symlink ${quote(s.name)} -> ${quote(s.target)} ${why}`);
-  if (s.target === '' || s.target.startsWith('/')) throw refuse('escapes the input root (targets must be relative paths)');
-  if (s.target.includes('\0')) throw refuse('contains a NUL character');
-  let up = 0;
-  let named = false;
-  for (const part of s.target.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part !== '..') named = true;
-    else if (named) throw refuse("has '..' after a name; only leading '..' components are accepted (canonicalise the target)");
-    else if (++up > depth) throw refuse('escapes the input root');
-  }
 }

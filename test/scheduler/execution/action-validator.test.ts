@@ -75,7 +75,17 @@ describe('validateAction', () => {
       /environment_variables: not sorted \("PATH" comes before "HOME"\)/,
     ],
     ['a duplicate environment variable', { command: { environmentVariables: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] } }, /environment_variables: "A" is listed twice/],
-    ['a symlink with .. after a name', { inputRoot: { symlinks: [{ name: 'l', target: 'a/../b' }] } }, /'\.\.' after a name/],
+    ['a symlink climbing out after a name', { inputRoot: { symlinks: [{ name: 'l', target: 'a/../../b' }] } }, /climbs above its own directory/],
+    [
+      'a symlink climbing out through another one',
+      { inputRoot: { symlinks: [{ name: 's', target: '.' }, { name: 't', target: 's/..' }] } },
+      /symlink "t" -> "s\/\.\." climbs above its own directory/,
+    ],
+    [
+      'a cycle of symlinks resolved through the tree',
+      { inputRoot: { symlinks: [{ name: 'a', target: 'b/..' }, { name: 'b', target: 'a/..' }] } },
+      /goes through more than 40 symlinks/,
+    ],
   ];
   for (const [what, options, message] of invalid) {
     it(`rejects ${what} with INVALID_ARGUMENT`, async () => {
@@ -107,10 +117,30 @@ describe('validateAction', () => {
     const digest = await f.action({ inputRoot: { directories: [{ name: 'a1', digest: child }], symlinks: [{ name: 'y', target: chain }] } });
     const err = await validateAction(f.cas, digest, limits).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidArgumentError);
-    expect((err as Error).message).toMatch(/symlink "y" -> .* has '\.\.' after a name/);
+    expect((err as Error).message).toMatch(/symlink "y" -> .* climbs above its own directory/);
     // The first link alone, and canonical links through it, are fine.
     const inside = await f.action({ inputRoot: { directories: [{ name: 'a1', digest: child }], symlinks: [{ name: 'z', target: 'a1/a2/a3/a4/a5/a6/a7/a8/a9/a10/s/x' }] } });
     await expect(validateAction(f.cas, inside, limits)).resolves.toBeDefined();
+  });
+
+  it("accepts '..' after a name when the tree shows it stays inside (REAPI allows it anywhere)", async () => {
+    const f = new ActionFixture();
+    const leaf = await f.putMessage(reapi.Directory, { symlinks: [{ name: 'up', target: '..' }] });
+    const dir = await f.putMessage(reapi.Directory, { directories: [{ name: 'b', digest: leaf }] });
+    const digest = await f.action({
+      inputRoot: {
+        directories: [{ name: 'a', digest: dir }],
+        symlinks: [
+          { name: 'c', target: 'a/b/up/../x' }, // a/b/up -> a/b/.. = a; a/.. = the root; x
+          { name: 'd', target: 'missing/../a' },
+        ],
+      },
+    });
+    await expect(validateAction(f.cas, digest, limits)).resolves.toBeDefined();
+    // Leading '..' and a '..' after a name: neither rule can vouch for it.
+    const mixed = await f.putMessage(reapi.Directory, { symlinks: [{ name: 'l', target: '../a/../b' }] });
+    const refused = await f.action({ inputRoot: { directories: [{ name: 'sub', digest: mixed }] } });
+    await expect(validateAction(f.cas, refused, limits)).rejects.toThrow(/"l" -> "\.\.\/a\/\.\.\/b" has '\.\.' both before and after a name/);
   });
 
   it('refuses an input tree 3,000 directories deep with a short INVALID_ARGUMENT', async () => {
