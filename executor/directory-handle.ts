@@ -1,6 +1,6 @@
 import { constants, type Dirent, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readlink, type FileHandle } from 'node:fs/promises';
-import { InvalidArgumentError } from '../src/core/index.js';
+import { FailedPreconditionError, InvalidArgumentError } from '../src/core/index.js';
 
 // libuv opens every descriptor close-on-exec itself.
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
@@ -35,7 +35,13 @@ export class DirectoryHandle {
 
   /** Opens `path` itself (an absolute host path the executor made; its last component must not be a symlink). */
   static async openRoot(path: string): Promise<DirectoryHandle> {
-    return new DirectoryHandle(await open(path, DIRECTORY_FLAGS), '');
+    const handle = new DirectoryHandle(await open(path, DIRECTORY_FLAGS), '');
+    // Without /proc every entry would look absent: outputs would vanish instead of failing.
+    if (!(await lstat(`/proc/self/fd/${handle.handle.fd}`).catch(() => undefined))) {
+      await handle.close();
+      throw new FailedPreconditionError('the executor needs /proc mounted: it opens build directory entries through /proc/self/fd');
+    }
+    return handle;
   }
 
   /** A second handle on this same directory (closed separately). */
