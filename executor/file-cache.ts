@@ -69,8 +69,9 @@ export class FileCache {
             continue;
           }
         }
-        // EXCL: never through a symlink at dest; the copy takes the cached file's read-only mode.
-        await copyFile(cached, dest, constants.COPYFILE_EXCL);
+        // EXCL: never through a symlink at dest; FICLONE: a copy-on-write clone where the file
+        // system has them (btrfs, XFS), else a plain copy. It takes the cached file's read-only mode.
+        await copyFile(cached, dest, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
         return;
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt > 0 || this.entries.has(key)) throw e;
