@@ -1,12 +1,11 @@
 import type * as grpc from '@grpc/grpc-js';
-import { bytestream, InvalidArgumentError, isEmptyDigest, OutOfRangeError, reapi } from '../src/core/index.js';
+import { bytestream, InvalidArgumentError, isEmptyDigest, OutOfRangeError, reapi, ZstdCompressor, ZstdDecompressor } from '../src/core/index.js';
 import { checkBlobSize } from './content-addressable-storage-service.js';
 import { toServiceError, withContext } from './grpc-status.js';
 import type { Admission } from './in-flight-limiter.js';
 import { parseReadResourceName, parseWriteResourceName, type UploadResourceName } from './resource-name.js';
 import { reportUnexpected, unaryHandler, type ServiceContext } from './service-context.js';
 import { UploadSessions, type UploadSession } from './upload-sessions.js';
-import { ZstdCompressor, ZstdDecompressor } from './zstd-stream.js';
 
 /** google.bytestream.ByteStream over each instance's CAS: streamed reads, resumable verified writes. */
 export function byteStreamService(ctx: ServiceContext, sessions: UploadSessions): bytestream.ByteStreamServer {

@@ -6,6 +6,8 @@ import {
   NotFoundError,
   parseDigest,
   reapi,
+  zstdCompress,
+  zstdDecompressBounded,
   type BlobAccess,
   type Digest,
 } from '../src/core/index.js';
@@ -14,7 +16,6 @@ import { toRpcStatus, toServiceError, withContext } from './grpc-status.js';
 import { reportUnexpected, unaryHandler, type ServiceContext } from './service-context.js';
 import { checkDigestFunction } from './storage-instances.js';
 import { treePages } from './tree-pages.js';
-import { zstdCompress, zstdDecompressBounded } from './zstd-stream.js';
 
 /** build.bazel.remote.execution.v2.ContentAddressableStorage over each instance's CAS. */
 export function contentAddressableStorageService(ctx: ServiceContext): reapi.ContentAddressableStorageServer {

@@ -61,6 +61,7 @@ export function remoteExecutionOptions(options: BuildOptions, cwd: string, toolV
     retries,
     tls: { ...(certificate ? { certificate } : {}), ...(clientCertificate ? { clientCertificate } : {}), ...(clientKey ? { clientKey } : {}) },
     identity: { toolName: 'kiln', toolVersion, invocationId, buildRequestId: invocationId },
+    compression: options.getBool('remote_cache_compression'),
   });
   return {
     client,

@@ -69,3 +69,4 @@ export {
 } from './blobstore/blob-access-config.js';
 export { createBlobAccess, type BlobAccessDeps } from './blobstore/create-blob-access.js';
 export * from './sandbox/index.js';
+export { ZstdCompressor, ZstdDecompressor, zstdCompress, zstdDecompressBounded } from './zstd-stream.js';

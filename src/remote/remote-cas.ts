@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { createHash, randomUUID } from 'node:crypto';
-import { bytestream, digestKey, googleRpc, reapi, type Digest } from '../core/index.js';
+import { bytestream, digestKey, googleRpc, reapi, zstdCompress, zstdDecompressBounded, type Digest } from '../core/index.js';
 import { RemoteCallError, remoteCallError, rpcStatusError } from './remote-call-error.js';
 import { unaryCall, type RemoteChannel } from './remote-channel.js';
 import type { Retrier } from './retrier.js';
@@ -17,6 +17,10 @@ export interface CasLimits {
   readonly maxBatchTotalSizeBytes: number;
   /** Largest blob the server stores; 0: no limit. */
   readonly maxCasBlobSizeBytes: number;
+  /** `--remote_cache_compression` and the server takes zstd on ByteStream (`compressed-blobs/zstd/`). */
+  readonly zstdStreams?: boolean;
+  /** ... and in BatchUpdateBlobs / BatchReadBlobs. */
+  readonly zstdBatches?: boolean;
 }
 
 /** Digests per FindMissingBlobs request (about 100 bytes each, far below any message limit). */
@@ -66,7 +70,7 @@ export class RemoteCas {
       const requests = batch;
       batch = [];
       batchBytes = 0;
-      await this.batchUpdate(requests, metadata);
+      await this.batchUpdate(requests, limits, metadata);
     };
     for (const blob of blobs) {
       const size = blob.digest.sizeBytes;
@@ -80,7 +84,7 @@ export class RemoteCas {
       if (data.length !== size) throw new RemoteCallError(`uploading ${digestKey(blob.digest)}: the file changed while it was uploaded (${data.length} bytes)`, grpc.status.ABORTED);
       const cost = size + BATCH_ENTRY_OVERHEAD;
       if (cost > limits.maxBatchTotalSizeBytes / 2) {
-        await this.write(blob.digest, data, metadata);
+        await this.write(blob.digest, data, limits, metadata);
         continue;
       }
       if (batchBytes + cost > limits.maxBatchTotalSizeBytes - BATCH_ENTRY_OVERHEAD) await flush();
@@ -90,13 +94,13 @@ export class RemoteCas {
     await flush();
   }
 
-  private async batchUpdate(requests: readonly { digest: Digest; data: Buffer }[], metadata: grpc.Metadata): Promise<void> {
-    let pending = requests;
+  private async batchUpdate(requests: readonly { digest: Digest; data: Buffer }[], limits: CasLimits, metadata: grpc.Metadata): Promise<void> {
+    let pending = limits.zstdBatches ? requests.map((r) => ({ ...r, data: zstdCompress(r.data), compressor: reapi.Compressor_Value.ZSTD })) : requests;
     await this.retrier.run(async () => {
       const response = await unaryCall(
         this.channel.cas,
         this.channel.cas.BatchUpdateBlobs,
-        { instanceName: this.instanceName, requests: pending.map((r) => ({ digest: r.digest, data: r.data })) },
+        { instanceName: this.instanceName, requests: [...pending] },
         metadata,
         this.timeoutMs,
         `BatchUpdateBlobs on ${this.where}`,
@@ -114,9 +118,11 @@ export class RemoteCas {
   }
 
   /** ByteStream Write; after a broken stream QueryWriteStatus says where to continue. */
-  private async write(digest: Digest, data: Buffer, metadata: grpc.Metadata): Promise<void> {
+  private async write(digest: Digest, plain: Buffer, limits: CasLimits, metadata: grpc.Metadata): Promise<void> {
     const prefix = this.instanceName === '' ? '' : `${this.instanceName}/`;
-    const resourceName = `${prefix}uploads/${randomUUID()}/blobs/${digest.hash}/${digest.sizeBytes}`;
+    const compressed = limits.zstdStreams === true;
+    const data = compressed ? zstdCompress(plain) : plain;
+    const resourceName = `${prefix}uploads/${randomUUID()}/${compressed ? 'compressed-blobs/zstd' : 'blobs'}/${digest.hash}/${digest.sizeBytes}`;
     let attempt = 0;
     await this.retrier.run(async () => {
       let offset = 0;
@@ -125,7 +131,8 @@ export class RemoteCas {
           () => undefined, // an unknown upload starts over
         );
         if (status?.complete) return;
-        offset = status && status.committedSize > 0 && status.committedSize <= data.length ? status.committedSize : 0;
+        // A zstd frame cannot be resumed in the middle: compressed uploads start over.
+        offset = !compressed && status && status.committedSize > 0 && status.committedSize <= data.length ? status.committedSize : 0;
       }
       await this.writeFrom(resourceName, data, offset, metadata);
     });
@@ -152,7 +159,8 @@ export class RemoteCas {
   /** A blob's bytes, checked against its digest. */
   async read(digest: Digest, limits: CasLimits, metadata: grpc.Metadata): Promise<Buffer> {
     if (digest.sizeBytes === 0) return Buffer.alloc(0);
-    const data = digest.sizeBytes + BATCH_ENTRY_OVERHEAD <= limits.maxBatchTotalSizeBytes / 2 ? await this.batchRead(digest, metadata) : await this.streamRead(digest, metadata);
+    const data =
+      digest.sizeBytes + BATCH_ENTRY_OVERHEAD <= limits.maxBatchTotalSizeBytes / 2 ? await this.batchRead(digest, limits, metadata) : await this.streamRead(digest, limits, metadata);
     const hash = createHash('sha256').update(data).digest('hex');
     if (hash !== digest.hash || data.length !== digest.sizeBytes) {
       throw new RemoteCallError(`blob ${digestKey(digest)} read from ${this.where} does not match its digest (got ${hash}/${data.length})`, grpc.status.DATA_LOSS);
@@ -160,23 +168,34 @@ export class RemoteCas {
     return data;
   }
 
-  private async batchRead(digest: Digest, metadata: grpc.Metadata): Promise<Buffer> {
+  private async batchRead(digest: Digest, limits: CasLimits, metadata: grpc.Metadata): Promise<Buffer> {
     return this.retrier.run(async () => {
-      const response = await unaryCall(this.channel.cas, this.channel.cas.BatchReadBlobs, { instanceName: this.instanceName, digests: [digest] }, metadata, this.timeoutMs, `BatchReadBlobs on ${this.where}`);
+      const request = { instanceName: this.instanceName, digests: [digest], acceptableCompressors: limits.zstdBatches ? [reapi.Compressor_Value.ZSTD] : [] };
+      const response = await unaryCall(this.channel.cas, this.channel.cas.BatchReadBlobs, request, metadata, this.timeoutMs, `BatchReadBlobs on ${this.where}`);
       const item = response.responses.find((r) => r.digest?.hash === digest.hash);
       if (!item) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: no answer for ${digestKey(digest)}`, grpc.status.INTERNAL);
       if (item.status && item.status.code !== googleRpc.Code.OK) throw rpcStatusError(item.status, `reading ${digestKey(digest)} from ${this.where}`);
+      if (item.compressor === reapi.Compressor_Value.ZSTD) return zstdDecompress(item.data, digest.sizeBytes);
+      if (item.compressor !== reapi.Compressor_Value.IDENTITY) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: answered with a compressor that was not asked for`, grpc.status.INTERNAL);
       return Buffer.from(item.data);
     });
   }
 
-  /** ByteStream Read; after a broken stream the read continues at the bytes already received. */
-  private async streamRead(digest: Digest, metadata: grpc.Metadata): Promise<Buffer> {
+  /**
+   * ByteStream Read; after a broken stream the read continues at the bytes already received (a
+   * compressed read starts over: its offsets are not the blob's).
+   */
+  private async streamRead(digest: Digest, limits: CasLimits, metadata: grpc.Metadata): Promise<Buffer> {
     const prefix = this.instanceName === '' ? '' : `${this.instanceName}/`;
-    const resourceName = `${prefix}blobs/${digest.hash}/${digest.sizeBytes}`;
-    const chunks: Buffer[] = [];
+    const compressed = limits.zstdStreams === true;
+    const resourceName = `${prefix}${compressed ? 'compressed-blobs/zstd' : 'blobs'}/${digest.hash}/${digest.sizeBytes}`;
+    let chunks: Buffer[] = [];
     let received = 0;
     await this.retrier.run(async () => {
+      if (compressed) {
+        chunks = [];
+        received = 0;
+      }
       const call = this.channel.byteStream.Read({ resourceName, readOffset: received }, metadata);
       try {
         for await (const response of call as AsyncIterable<bytestream.ReadResponse>) {
@@ -187,15 +206,31 @@ export class RemoteCas {
         throw remoteCallError(e, `ByteStream.Read of ${resourceName} on ${this.where}`);
       }
     });
-    return Buffer.concat(chunks, received);
+    const data = Buffer.concat(chunks, received);
+    return compressed ? zstdDecompress(data, digest.sizeBytes) : data;
   }
 }
 
-/** REAPI: max_batch_total_size_bytes 0 means no limit; Bazel then assumes gRPC's 4 MiB message limit. */
-export function casLimitsOf(capabilities: reapi.CacheCapabilities | null | undefined): CasLimits {
+/**
+ * REAPI: max_batch_total_size_bytes 0 means no limit; Bazel then assumes gRPC's 4 MiB message limit.
+ * zstd is used where `compression` asks for it and the server lists it.
+ */
+export function casLimitsOf(capabilities: reapi.CacheCapabilities | null | undefined, compression = false): CasLimits {
   const advertised = capabilities?.maxBatchTotalSizeBytes ?? 0;
+  const zstd = reapi.Compressor_Value.ZSTD;
   return {
     maxBatchTotalSizeBytes: advertised > 0 ? Math.min(advertised, 4 * 1024 * 1024) : 4 * 1024 * 1024,
     maxCasBlobSizeBytes: capabilities?.maxCasBlobSizeBytes ?? 0,
+    zstdStreams: compression && (capabilities?.supportedCompressors ?? []).includes(zstd),
+    zstdBatches: compression && (capabilities?.supportedBatchUpdateCompressors ?? []).includes(zstd),
   };
+}
+
+/** Decompresses a blob the server sent compressed, bounded by the digest's size (a hostile frame cannot inflate without end). */
+function zstdDecompress(data: Uint8Array, sizeBytes: number): Buffer {
+  try {
+    return zstdDecompressBounded(data, sizeBytes, 'a zstd-compressed blob from the server');
+  } catch (e) {
+    throw new RemoteCallError((e as Error).message, grpc.status.DATA_LOSS);
+  }
 }

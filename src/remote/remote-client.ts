@@ -27,6 +27,8 @@ export interface RemoteOptions {
   readonly retries: number;
   readonly tls?: TlsFiles;
   readonly identity: InvocationIdentity;
+  /** `--remote_cache_compression`: zstd blobs where the server takes them. */
+  readonly compression?: boolean;
 }
 
 /** What GetCapabilities told this build. */
@@ -108,7 +110,7 @@ export class RemoteClient {
       }
     }
     return {
-      limits: casLimitsOf(cache.cacheCapabilities),
+      limits: casLimitsOf(cache.cacheCapabilities, this.options.compression),
       updateEnabled: cache.cacheCapabilities?.actionCacheUpdateCapabilities?.updateEnabled ?? false,
       execEnabled,
     };

@@ -226,6 +226,28 @@ describe('RemoteClient against the scheduler and an executor', () => {
   });
 });
 
+describe('--remote_cache_compression', () => {
+  it('sends and fetches zstd blobs through batches and ByteStream, and the server stores the plain bytes', { timeout: 30_000 }, async () => {
+    const cluster = await startClusterForTest();
+    const endpoint = parseRemoteEndpoint(`grpc://${cluster.address}`, '--remote_cache');
+    const client = new RemoteClient({ cache: endpoint, instanceName: '', timeoutMs: 10_000, retries: 0, identity, compression: true });
+    try {
+      const limits = (await client.capabilities()).limits;
+      expect(limits).toMatchObject({ zstdStreams: true, zstdBatches: true });
+      // Small (batch) and large (ByteStream, more than half a batch) blobs.
+      const small = Buffer.from('small blob '.repeat(100));
+      const large = Buffer.alloc(limits.maxBatchTotalSizeBytes, 'large blob ');
+      const blobs = [small, large].map((data) => ({ digest: digestOf(data), data: async () => data }));
+      await client.uploadMissing(blobs);
+      const cas = cluster.server.context.instances.get('').cas;
+      for (const b of blobs) expect((await cas.get(b.digest)).equals(await b.data())).toBe(true);
+      for (const b of blobs) expect((await client.read(b.digest)).equals(await b.data())).toBe(true);
+    } finally {
+      client.close();
+    }
+  });
+});
+
 describe('downloadOutputs', () => {
   const file = (path: string, content: string): reapi.OutputFileInit => ({ path, digest: digestOf(Buffer.from(content)), isExecutable: false });
   const result = (init: reapi.ActionResultInit) => reapi.ActionResult.decode(reapi.ActionResult.encode(init));

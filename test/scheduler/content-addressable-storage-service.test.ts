@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestKey, digestOf, EMPTY_DIGEST, reapi, type Digest } from '../../src/core/index.js';
 import { FastCdc2020Chunker } from '../../scheduler/index.js';
-import { zstdCompress } from '../../scheduler/zstd-stream.js';
+import { zstdCompress } from '../../src/core/index.js';
 import {
   blob,
   call,

@@ -132,6 +132,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
       allowed: { values: ['all', 'toplevel', 'minimal'], describe: 'remote download mode' },
       help: 'Which outputs of remote actions are downloaded: all, those of the requested targets (toplevel), or only what local actions need (minimal).',
     },
+    bool('remote_cache_compression', false, 'Send and fetch blobs zstd-compressed where the remote server supports it.'),
     bool('remote_download_toplevel', false, 'The same as --remote_download_outputs=toplevel.'),
     bool('remote_download_minimal', false, 'The same as --remote_download_outputs=minimal.'),
     repeatable('remote_default_exec_properties', 'NAME=VALUE platform property of every remotely executed action.'),

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { InvalidArgumentError } from '../src/core/index.js';
+import { InvalidArgumentError } from './status-error.js';
 
 // zstd-napi's low-level binding gives incremental (de)compression without stream objects, so a blob
 // is transformed chunk by chunk as it passes and never held whole.
@@ -80,7 +80,9 @@ export class ZstdDecompressor {
         throw new InvalidArgumentError(`${this.what}: not valid zstd data (${(e as Error).message})`);
       }
       const [remaining, produced, consumed] = result;
-      this.inFrame = remaining !== 0;
+      // A call that neither reads nor writes says nothing about the frame: after a frame ends, the
+      // decoder already hints at the next frame's header, which is no unfinished frame.
+      if (consumed > 0 || produced > 0) this.inFrame = remaining !== 0;
       if (produced > 0) {
         this.produced += produced;
         if (this.produced > this.limitBytes) {
