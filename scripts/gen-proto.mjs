@@ -374,7 +374,7 @@ import { descriptor } from './descriptor.js';
  */
 interface Runtime {
   readonly root: protobuf.Root;
-  /** A reader that yields 64-bit integers as JS numbers. */
+  /** A reader that yields 64-bit integers as JS numbers and keeps unknown fields. */
   readonly reader: (bytes: Buffer) => protobuf.Reader;
   /** A writer that refuses 64-bit values it cannot write exactly. */
   readonly writer: () => protobuf.Writer;
@@ -432,7 +432,14 @@ function loadRuntime(): Runtime {
       return super.sfixed64(checked(v, 'sfixed64'));
     }
   }
-  runtime = { root, reader: (bytes) => new NumberInt64Reader(bytes), writer: () => new ExactInt64Writer() };
+  // Unknown fields are kept (protobufjs puts them in a non-enumerable \$unknowns and writes them
+  // back on encode): a server stores what a newer client sent, whole.
+  const reader = (bytes: Buffer): protobuf.Reader => {
+    const r = new NumberInt64Reader(bytes);
+    (r as unknown as { discardUnknown: boolean }).discardUnknown = false;
+    return r;
+  };
+  runtime = { root, reader, writer: () => new ExactInt64Writer() };
   return runtime;
 }
 
