@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// Kiln's own REAPI client against Bazel 2.1.0's, on one `kiln cluster up` in one run, with the build
+// benchmark's workspace (bench/build/generate.mjs). For each client, each in its own checkout and
+// output base:
+//   cold remote build (every action executed on the cluster), fully cached build after a clean,
+//   one changed leaf; then the same three with --remote_download_minimal (a fresh checkout whose
+//   actions the cluster already knows: cold = all cache hits without the bytes).
+// Kiln's local null build is timed too, for the goal "fully cached build after clean at most 3x
+// Kiln's own local null build". Bazel runs --batch (no server between commands, as Kiln).
+//
+//   node bench/remote/kiln-vs-bazel.mjs [--packages=1000] [--executors=1] [--runner=local|docker]
+//                                       [--jobs=N] [--bazel=PATH|none] [--kiln=PATH]
+// Needs `npm run build` first; Bazel from KILN_BAZEL or .cache/bazel/2.1.0/bazel. Prints ratios.
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { defaultBazel, measure } from '../common/measure.mjs';
+import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from '../build/generate.mjs';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const flags = { packages: 1000, executors: 1, runner: 'local', jobs: Math.max(8, availableParallelism() * 4), bazel: defaultBazel(REPO) ?? 'none', kiln: join(REPO, 'bin/kiln') };
+for (const a of process.argv.slice(2)) {
+  const m = /^--(packages|executors|runner|jobs|bazel|kiln)=(.+)$/.exec(a);
+  if (!m) throw new Error(`unknown argument ${a}`);
+  flags[m[1]] = ['packages', 'executors', 'jobs'].includes(m[1]) ? Number(m[2]) : m[2];
+}
+
+function startCluster(storage) {
+  const child = spawn(flags.kiln, ['cluster', 'up', '--port', '0', '--storage', storage, '--executors', String(flags.executors), '--runner', flags.runner], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolveEndpoint, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`kiln cluster up exited ${code} before printing its endpoint`)));
+    createInterface({ input: child.stdout }).once('line', (line) => resolveEndpoint({ endpoint: line.trim(), child }));
+  });
+}
+
+const processes = (m) => /INFO: (\d+ process(?:es)?[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
+const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (${processes(m)})`;
+const ratio = (a, b) => (a.ms / b.ms).toFixed(3);
+
+const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-remote-'));
+let cluster;
+try {
+  const template = join(dir, 'template');
+  generateWorkspace(template, flags.packages);
+  const checkout = (name) => {
+    const ws = join(dir, name);
+    cpSync(template, ws, { recursive: true });
+    return ws;
+  };
+  cluster = await startCluster(join(dir, 'cas'));
+  const actions = flags.packages * ACTIONS_PER_PACKAGE + 2;
+  console.log(`${flags.packages} packages (${actions} actions), ${flags.executors} ${flags.runner} executor(s) at ${cluster.endpoint}, --jobs=${flags.jobs}`);
+
+  // Kiln: a HOME per checkout, so each has its own output base.
+  const kiln = (ws, ...args) => measure([flags.kiln, ...args], ws, { env: { ...process.env, HOME: join(ws, '.home') } });
+  const kilnRemote = ['build', `--remote_executor=${cluster.endpoint}`, `--jobs=${flags.jobs}`, '//...'];
+  const local = checkout('kiln-local');
+  kiln(local, 'build', '--spawn_strategy=local', '//...');
+  const kilnNull = kiln(local, 'build', '--spawn_strategy=local', '//...');
+  console.log(`  kiln local null build          ${fmt(kilnNull)}`);
+
+  const results = {};
+  const series = (name, run, clean, flagsExtra) => {
+    const ws = checkout(name);
+    const cold = run(ws, flagsExtra);
+    clean(ws);
+    const cached = run(ws, flagsExtra);
+    appendFileSync(join(ws, leafSource(5)), 'changed by the benchmark\n');
+    const leaf = run(ws, flagsExtra);
+    return { cold, cached, leaf };
+  };
+  const report = (who, r) => {
+    console.log(`  ${who} cold remote build     ${fmt(r.cold)}`);
+    console.log(`  ${who} cached after clean    ${fmt(r.cached)}`);
+    console.log(`  ${who} one leaf changed      ${fmt(r.leaf)}`);
+  };
+  const kilnRun = (ws, extra) => kiln(ws, ...kilnRemote.slice(0, -1), ...extra, '//...');
+  const kilnClean = (ws) => kiln(ws, 'clean');
+  results.kiln = series('kiln', kilnRun, kilnClean, []);
+  report('kiln', results.kiln);
+  results.kilnMinimal = series('kiln-minimal', kilnRun, kilnClean, ['--remote_download_minimal']);
+  report('kiln minimal', results.kilnMinimal);
+
+  if (flags.bazel !== 'none') {
+    const bazelRun = (ws, extra) =>
+      measure([flags.bazel, `--output_base=${join(ws, '.bazel-ob')}`, '--batch', 'build', '--symlink_prefix=/', `--remote_executor=${cluster.endpoint}`, '--remote_timeout=120', `--jobs=${flags.jobs}`, ...extra, '//...'], ws);
+    const bazelClean = (ws) => measure([flags.bazel, `--output_base=${join(ws, '.bazel-ob')}`, '--batch', 'clean'], ws);
+    results.bazel = series('bazel', bazelRun, bazelClean, []);
+    report('bazel', results.bazel);
+    results.bazelMinimal = series('bazel-minimal', bazelRun, bazelClean, ['--remote_download_minimal']);
+    report('bazel minimal', results.bazelMinimal);
+    console.log('  ratios (kiln / bazel; goal <= 0.5 for cold and cached):');
+    for (const k of ['cold', 'cached', 'leaf']) console.log(`    ${k.padEnd(7)} ${ratio(results.kiln[k], results.bazel[k])}   minimal ${ratio(results.kilnMinimal[k], results.bazelMinimal[k])}`);
+  }
+  console.log(`  kiln cached after clean / kiln local null build = ${ratio(results.kiln.cached, kilnNull)} (goal <= 3), minimal ${ratio(results.kilnMinimal.cached, kilnNull)}`);
+} finally {
+  if (cluster) {
+    cluster.child.kill('SIGINT');
+    if (cluster.child.exitCode === null) await once(cluster.child, 'exit');
+  }
+  spawnSync('chmod', ['-R', 'u+w', dir]);
+  rmSync(dir, { recursive: true, force: true });
+}
