@@ -1,4 +1,5 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
+import { join } from 'node:path';
 import { KilnError, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
 import {
   actionBlobs,
@@ -11,9 +12,8 @@ import {
   type DownloadedFile,
   type RemoteClient,
 } from '../remote/index.js';
-import type { RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
-import { join } from 'node:path';
+import type { RemoteOutputs } from './remote-outputs.js';
 import { cachePolicy } from './spawn-cache.js';
 import { inSlot, SpawnLost, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
 
@@ -57,6 +57,8 @@ export class RemoteStrategy implements SpawnStrategy {
           this.warnedFallback = true;
           this.options.warn(`Remote execution on ${endpoint} failed (${e.message}); running actions locally (--remote_local_fallback)`);
         }
+        // Inputs an earlier remote action left on the server must be here for the local run.
+        await this.options.outputs.fetchInputs(spawn.action);
         return { ...(await this.options.fallback.exec(spawn)), ranAs: this.options.fallback.runnerName };
       }
       throw new KilnError(`${spawn.action.progressMessage} failed: remote execution on ${endpoint}: ${e.message}`);
