@@ -73,4 +73,14 @@ export interface Action {
   readonly executionRequirements: readonly ExecutionRequirement[];
   /** Outputs get the executable bit (executable genrules, tools). */
   readonly executableOutputs: boolean;
+  /**
+   * The target's `exec_properties` (e.g. `container-image`, `Pool`): platform properties of the
+   * REAPI Action, so part of its key; they choose where a remote executor runs it.
+   */
+  readonly execProperties?: Readonly<Record<string, string>>;
+}
+
+/** A target's `exec_properties` attribute (dict entries) as an Action field; absent when empty. */
+export function execPropertiesOf(entries: readonly (readonly [string, string])[]): { execProperties?: Readonly<Record<string, string>> } {
+  return entries.length > 0 ? { execProperties: Object.fromEntries(entries) } : {};
 }

@@ -7,6 +7,7 @@ export {
   type ExecutionRequirement,
   EXECUTION_REQUIREMENTS,
   executionRequirementsFromTags,
+  execPropertiesOf,
 } from './action.js';
 export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
 export { localActionKey } from './local-action-key.js';

@@ -235,7 +235,8 @@ class ActionRunner {
     if (typeof inputs === 'string') return this.fail({ action, message: inputs });
     const env = actionEnvironment(action, this.options.clientEnv);
     let key: ActionKey | undefined;
-    const platform = this.options.remote?.defaultExecProperties ?? {};
+    // The target's exec_properties over --remote_default_exec_properties, as Bazel merges them.
+    const platform = { ...this.options.remote?.defaultExecProperties, ...action.execProperties };
     const remoteKey = () => (key ??= computeActionKey(action, { env, inputs, platform }));
     const found = await this.caches.lookup({ action, env, inputs, localKey: localActionKey(action, env, inputs, platform), remoteKey });
     if (found.kind === 'hit') {

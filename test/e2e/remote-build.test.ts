@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { E2eWorkspace } from './e2e-workspace.js';
+import { E2eWorkspace, tempDir } from './e2e-workspace.js';
 import { startKilnCluster } from './kiln-cluster.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -244,5 +244,28 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(summary(second.stderr)).toBe('INFO: 1 process: 1 linux-sandbox.');
     expect(localWins.read('kiln-bin/pkg/g.txt')).toBe('remote\nremote\n');
+  });
+
+  it('sends exec_properties (and --remote_default_exec_properties) as the action\'s platform: they choose the executor', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ execution: { noExecutorWaitMs: 0 } }));
+    const cluster = await startKilnCluster(['--executors', '1', '--runner', 'local', '--config', 'cluster.json'], dir);
+    const ws = new E2eWorkspace({
+      'MODULE.bazel': '',
+      'pkg/BUILD': [
+        'genrule(name = "linux", outs = ["linux.txt"], cmd = "echo on linux > $@", exec_properties = {"OSFamily": "linux"})',
+        'genrule(name = "gpu", outs = ["gpu.txt"], cmd = "echo on a gpu > $@", exec_properties = {"Pool": "gpu"})',
+        '',
+      ].join('\n'),
+    });
+    const linux = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:linux']);
+    expect(linux.code, linux.stderr).toBe(0);
+    expect(summary(linux.stderr)).toBe('INFO: 1 process: 1 remote.');
+    const gpu = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:gpu']);
+    expect(gpu.code).toBe(1);
+    expect(gpu.stderr).toMatch(/Executing genrule \/\/pkg:gpu failed: remote execution on grpc:\/\/127\.0\.0\.1:\d+: .*no executor can run this action.*Pool/s);
+    const everywhere = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--remote_default_exec_properties=Pool=gpu', '//pkg:linux']);
+    expect(everywhere.code).toBe(1);
+    expect(everywhere.stderr).toMatch(/no executor can run this action/);
   });
 });

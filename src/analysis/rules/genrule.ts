@@ -1,5 +1,5 @@
 import type { Action, Artifact, DerivedArtifact } from '../../actions/index.js';
-import { executionRequirementsFromTags } from '../../actions/index.js';
+import { execPropertiesOf, executionRequirementsFromTags } from '../../actions/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { packageOutputDir } from '../configured/target-paths.js';
@@ -81,6 +81,7 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     outputs: outs.map((f) => f.artifact as DerivedArtifact),
     executionRequirements: executionRequirementsFromTags(local ? [...tags, 'local'] : tags),
     executableOutputs: executable,
+    ...execPropertiesOf(ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)),
   };
   return { files: outs, runfiles: executable ? outs : [], actions: [action] };
 }

@@ -1,5 +1,5 @@
 import type { Action, DerivedArtifact } from '../../actions/index.js';
-import { executionRequirementsFromTags } from '../../actions/index.js';
+import { execPropertiesOf, executionRequirementsFromTags } from '../../actions/index.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 
@@ -44,6 +44,7 @@ export function analyzeShExecutable(ctx: RuleContext): RuleResult {
     outputs: [out.artifact as DerivedArtifact],
     executionRequirements: executionRequirementsFromTags(tags),
     executableOutputs: true,
+    ...execPropertiesOf(ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)),
   };
   return { files: [out], runfiles: uniqueFiles([out, ...library.runfiles]), actions: [action] };
 }
