@@ -80,7 +80,10 @@ export interface Action {
   readonly execProperties?: Readonly<Record<string, string>>;
 }
 
-/** A target's `exec_properties` attribute (dict entries) as an Action field; absent when empty. */
+/**
+ * The exec platform's `exec_properties` followed by the target's (a later entry of a name wins, as
+ * Bazel lets a target override its platform) as an Action field; absent when empty.
+ */
 export function execPropertiesOf(entries: readonly (readonly [string, string])[]): { execProperties?: Readonly<Record<string, string>> } {
   return entries.length > 0 ? { execProperties: Object.fromEntries(entries) } : {};
 }

@@ -267,5 +267,10 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     const everywhere = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--remote_default_exec_properties=Pool=gpu', '//pkg:linux']);
     expect(everywhere.code).toBe(1);
     expect(everywhere.stderr).toMatch(/no executor can run this action/);
+    // The exec platform's exec_properties (here --host_platform) reach every action too.
+    ws.write({ 'BUILD': 'platform(name = "gpu_host", exec_properties = {"Pool": "gpu"})\n' });
+    const onPlatform = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--host_platform=//:gpu_host', '//pkg:linux']);
+    expect(onPlatform.code).toBe(1);
+    expect(onPlatform.stderr).toMatch(/no executor can run this action.*Pool/s);
   });
 });

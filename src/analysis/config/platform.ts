@@ -11,6 +11,8 @@ export interface PlatformDeclaration {
   readonly label: string;
   readonly constraintValues: readonly ConstraintValue[];
   readonly parents: readonly string[];
+  /** `exec_properties`: platform properties of the actions that run on it (remote execution). */
+  readonly execProperties?: readonly (readonly [string, string])[];
   readonly pos?: Position;
 }
 
@@ -22,6 +24,8 @@ export class Platform {
   constructor(
     readonly label: string,
     constraints: ReadonlyMap<string, string>,
+    /** `exec_properties`, the parents' included (a child's value of a name wins). */
+    readonly execProperties: ReadonlyMap<string, string> = new Map(),
   ) {
     this.constraints = constraints;
   }
@@ -63,10 +67,12 @@ export function flattenPlatform(label: string, lookup: (label: string) => Platfo
     current = decl.parents[0];
   }
   // Apply the root ancestor first so that each child overrides what it inherits.
+  const execProperties = new Map<string, string>();
   for (const decl of chain.reverse()) {
     for (const cv of decl.constraintValues) constraints.set(cv.setting, cv.label);
+    for (const [name, value] of decl.execProperties ?? []) execProperties.set(name, value);
   }
-  return new Platform(label, constraints);
+  return new Platform(label, constraints, execProperties);
 }
 
 function checkOneValuePerSetting(decl: PlatformDeclaration): void {

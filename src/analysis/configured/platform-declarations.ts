@@ -4,7 +4,7 @@ import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 import { canonicalizeIn } from './target-paths.js';
 
 /**
- * Reads `platform(constraint_values, parents)` targets from the loaded graph, for
+ * Reads `platform(constraint_values, parents, exec_properties)` targets from the loaded graph, for
  * `createConfigurations({ platforms })`. Each constraint value's setting comes from its
  * `constraint_value(constraint_setting = ...)` target.
  */
@@ -26,9 +26,16 @@ export function platformDeclarationsFrom(graph: TargetGraph): (label: string) =>
         return value;
       }),
       parents: labels('parents'),
+      execProperties: dictEntries(target.attrs.get('exec_properties')),
       pos: target.location,
     };
   };
+}
+
+/** A string_dict attribute's entries as loading stored them; none when unset. */
+function dictEntries(value: unknown): (readonly [string, string])[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter((e): e is [string, string] => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'string');
 }
 
 /** The constraint value behind a label, or undefined when the label is not a constraint_value. */

@@ -44,7 +44,7 @@ export function analyzeShExecutable(ctx: RuleContext): RuleResult {
     outputs: [out.artifact as DerivedArtifact],
     executionRequirements: executionRequirementsFromTags(tags),
     executableOutputs: true,
-    ...execPropertiesOf(ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)),
+    ...execPropertiesOf([...ctx.execConfig.platform.execProperties, ...ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)]),
   };
   return { files: [out], runfiles: uniqueFiles([out, ...library.runfiles]), actions: [action] };
 }
