@@ -273,4 +273,21 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(onPlatform.code).toBe(1);
     expect(onPlatform.stderr).toMatch(/no executor can run this action.*Pool/s);
   });
+
+  it('--remote_instance_name selects the instance; an unknown one fails the build naming it', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ instanceNames: ['', 'ci'] }));
+    const cluster = await startKilnCluster(['--executors', '0', '--config', 'cluster.json'], dir);
+    const ws = new E2eWorkspace(TAGGED);
+    const ci = await ws.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--remote_instance_name=ci', '--spawn_strategy=local', '//pkg:up']);
+    expect(ci.code, ci.stderr).toBe(0);
+    // The default instance has nothing: another checkout misses there, and hits in "ci".
+    const other = new E2eWorkspace(TAGGED);
+    expect(summary((await other.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--spawn_strategy=local', '//pkg:up'])).stderr)).toBe('INFO: 1 process: 1 local.');
+    const third = new E2eWorkspace(TAGGED);
+    expect(summary((await third.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--remote_instance_name=ci', '--spawn_strategy=local', '//pkg:up'])).stderr)).toBe('INFO: 1 process: 1 remote cache hit.');
+    const unknown = await new E2eWorkspace(TAGGED).kiln(['build', `--remote_executor=${cluster.endpoint}`, '--remote_instance_name=nope', '//pkg:up']);
+    expect(unknown.code).toBe(34);
+    expect(unknown.stderr).toMatch(/ERROR: Failed to query remote execution capabilities from grpc:\/\/127\.0\.0\.1:\d+: INVALID_ARGUMENT: .*nope/);
+  });
 });
