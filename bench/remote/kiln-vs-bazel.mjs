@@ -11,13 +11,12 @@
 //   node bench/remote/kiln-vs-bazel.mjs [--packages=1000] [--executors=1] [--runner=local|docker]
 //                                       [--jobs=N] [--bazel=PATH|none] [--kiln=PATH]
 // Needs `npm run build` first; Bazel from KILN_BAZEL or .cache/bazel/2.1.0/bazel. Prints ratios.
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
 import { defaultBazel, measure } from '../common/measure.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from '../build/generate.mjs';
 
@@ -30,14 +29,7 @@ for (const a of process.argv.slice(2)) {
 }
 
 function startCluster(storage) {
-  const child = spawn(flags.kiln, ['cluster', 'up', '--port', '0', '--storage', storage, '--executors', String(flags.executors), '--runner', flags.runner], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolveEndpoint, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`kiln cluster up exited ${code} before printing its endpoint`)));
-    createInterface({ input: child.stdout }).once('line', (line) => resolveEndpoint({ endpoint: line.trim(), child }));
-  });
+  return startKilnCluster(flags.kiln, ['--port', '0', '--storage', storage, '--executors', String(flags.executors), '--runner', flags.runner]);
 }
 
 const processes = (m) => /INFO: (\d+ process(?:es)?[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
@@ -72,7 +64,8 @@ try {
     const cold = run(ws, flagsExtra);
     clean(ws);
     const cached = run(ws, flagsExtra);
-    appendFileSync(join(ws, leafSource(5)), 'changed by the benchmark\n');
+    // A change of its own per series, so no series finds another's results in the cluster's cache.
+    appendFileSync(join(ws, leafSource(Math.min(5, flags.packages - 1))), `changed by the benchmark (${name})\n`);
     const leaf = run(ws, flagsExtra);
     return { cold, cached, leaf };
   };
@@ -101,10 +94,7 @@ try {
   }
   console.log(`  kiln cached after clean / kiln local null build = ${ratio(results.kiln.cached, kilnNull)} (goal <= 3), minimal ${ratio(results.kilnMinimal.cached, kilnNull)}`);
 } finally {
-  if (cluster) {
-    cluster.child.kill('SIGINT');
-    if (cluster.child.exitCode === null) await once(cluster.child, 'exit');
-  }
+  await stopKilnCluster(cluster);
   spawnSync('chmod', ['-R', 'u+w', dir]);
   rmSync(dir, { recursive: true, force: true });
 }

@@ -9,13 +9,12 @@
 // mode cache (issue 6):   kiln cluster up --executors 0, bazel --remote_cache
 // mode execute (issue 7): kiln cluster up --executors N --runner R, bazel --remote_executor
 // Needs `npm run build` first; Bazel from KILN_BAZEL or .cache/bazel/2.1.0/bazel.
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
 import { defaultBazel, measure } from '../common/measure.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace } from '../build/generate.mjs';
 
@@ -32,12 +31,7 @@ if (!['cache', 'execute'].includes(flags.mode)) throw new Error(`--mode must be 
 /** Starts `kiln cluster up` and resolves with its endpoint (the first line of its stdout). */
 function startCluster(storage) {
   const executors = flags.mode === 'cache' ? ['--executors', '0'] : ['--executors', String(flags.executors), '--runner', flags.runner];
-  const child = spawn(flags.kiln, ['cluster', 'up', '--port', '0', '--storage', storage, ...executors], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolveEndpoint, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`kiln cluster up exited ${code} before printing its endpoint`)));
-    createInterface({ input: child.stdout }).once('line', (line) => resolveEndpoint({ endpoint: line.trim(), child }));
-  });
+  return startKilnCluster(flags.kiln, ['--port', '0', '--storage', storage, ...executors]);
 }
 
 const processes = (m) => /INFO: (\d+ processes[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
@@ -59,10 +53,7 @@ try {
   const allHits = /processes: \d+ remote cache hit\.?$/.test(processes(cached)) || /\b0 processes/.test(processes(cached));
   console.log(`  second build served entirely from the cache: ${allHits ? 'yes' : 'NO'}`);
 } finally {
-  if (cluster) {
-    cluster.child.kill('SIGINT');
-    if (cluster.child.exitCode === null) await once(cluster.child, 'exit');
-  }
+  await stopKilnCluster(cluster);
   spawnSync('chmod', ['-R', 'u+w', dir]);
   rmSync(dir, { recursive: true, force: true });
 }
