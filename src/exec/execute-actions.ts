@@ -103,7 +103,7 @@ export async function executeActions(actions: readonly Action[], options: Execut
   await rm(paths.scratch, { recursive: true, force: true });
   await mkdir(paths.scratch, { recursive: true });
   const [digestCache, actionCache] = await Promise.all([FileDigestCache.load(paths.fileDigestCache), LocalActionCache.load(paths.actionCache)]);
-  const caches: SpawnCache[] = [new LocalActionSpawnCache(actionCache, options.execRoot, digestCache)];
+  const caches: SpawnCache[] = [new LocalActionSpawnCache(actionCache, options.execRoot, digestCache, options.remote !== undefined)];
   const dir = options.diskCache;
   if (dir) caches.push(new DiskSpawnCache(() => DiskCache.open(dir), options.execRoot, digestCache));
   const remote = options.remote;
@@ -241,7 +241,8 @@ class ActionRunner {
     const found = await this.caches.lookup({ action, env, inputs, localKey: localActionKey(action, env, inputs, platform), remoteKey });
     if (found.kind === 'hit') {
       this.recordOutputs(found.outputs);
-      if (found.remoteOnly) this.remoteOutputs?.leftRemote(found.outputs);
+      if (found.remoteOnly && this.remoteOutputs?.wanted(action)) await this.remoteOutputs.fetchOutputs(found.outputs);
+      else if (found.remoteOnly) this.remoteOutputs?.leftRemote(found.outputs);
       if (found.processKind) this.count(found.processKind);
       this.reporter.actionFinished(action, found.processKind);
       return true;

@@ -8,8 +8,18 @@ import type { CachedOutput } from './disk-cache.js';
  */
 const MAGIC = Buffer.from('KILNAC03');
 
-/** One output as stored: [path, SHA-256 hex, size, executable]. */
-type StoredOutput = [string, string, number, boolean];
+/**
+ * One output as stored: [path, SHA-256 hex, size, executable], and a fifth element `1` when the
+ * result was left on the remote server (builds without the bytes): the file need not be on disk.
+ */
+type StoredOutput = [string, string, number, boolean] | [string, string, number, boolean, 1];
+
+/** What the cache recorded for an action. */
+export interface RecordedResult {
+  readonly outputs: CachedOutput[];
+  /** The outputs were left on the remote server; those not on disk are fetched when needed. */
+  readonly remoteOnly: boolean;
+}
 
 /**
  * The local action cache: local action key (see localActionKey, 64 hex digits) → the outputs the
@@ -58,21 +68,26 @@ export class LocalActionCache {
     return this.entries.size;
   }
 
-  /** The outputs recorded for `key`; undefined when absent or unreadable (then dropped). */
-  get(key: string): CachedOutput[] | undefined {
+  /** The result recorded for `key`; undefined when absent or unreadable (then dropped). */
+  get(key: string): RecordedResult | undefined {
     const bytes = this.entries.get(key);
     if (!bytes) return undefined;
     try {
       const stored = JSON.parse(bytes.toString('utf8')) as StoredOutput[];
-      return stored.map(([path, hash, sizeBytes, isExecutable]) => ({ path, digest: { hash, sizeBytes }, isExecutable }));
+      return {
+        outputs: stored.map(([path, hash, sizeBytes, isExecutable]) => ({ path, digest: { hash, sizeBytes }, isExecutable })),
+        remoteOnly: stored.some((s) => s[4] === 1),
+      };
     } catch {
       this.remove(key);
       return undefined;
     }
   }
 
-  put(key: string, outputs: readonly CachedOutput[]): void {
-    const stored: StoredOutput[] = outputs.map((o) => [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable]);
+  put(key: string, outputs: readonly CachedOutput[], remoteOnly = false): void {
+    const stored: StoredOutput[] = outputs.map((o) =>
+      remoteOnly ? [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable, 1] : [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable],
+    );
     this.entries.set(key, Buffer.from(JSON.stringify(stored)));
     this.dirty = true;
   }

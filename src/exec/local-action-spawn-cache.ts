@@ -8,41 +8,45 @@ import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type Spaw
 /**
  * The local action cache as a spawn cache: a hit needs the recorded outputs still on disk in the
  * execroot with the recorded digests and executable bits (checked through the digest cache, so a
- * null build reads no file). Nothing is restored; a hit is not a process.
+ * null build reads no file). Nothing is restored; a hit is not a process. A result left on the
+ * remote server (builds without the bytes) is recorded as such: while the build has that server
+ * (`remoteOutputsUsable`), its outputs may be absent, as Bazel's action cache keeps remote metadata,
+ * so a null build without the bytes asks the server nothing.
  */
 export class LocalActionSpawnCache implements SpawnCache {
   constructor(
     private readonly cache: LocalActionCache,
     private readonly execRoot: string,
     private readonly digestCache: FileDigestCache,
+    private readonly remoteOutputsUsable = false,
   ) {}
 
   async lookup(request: CacheRequest): Promise<CacheLookup> {
     if (!cachePolicy(request.action).local) return NOT_CACHED;
-    const outputs = await this.upToDate(request);
-    if (outputs) return { kind: 'hit', outputs };
-    return {
-      kind: 'miss',
-      // A result whose outputs stayed remote is not up to date here: the next build asks the remote cache again.
-      store: async (result) => {
-        if (!result.remoteOnly) this.cache.put(request.localKey, result.outputs);
-      },
-    };
+    const hit = await this.upToDate(request);
+    if (hit) return hit;
+    return { kind: 'miss', store: async (result) => this.cache.put(request.localKey, result.outputs, result.remoteOnly === true) };
   }
 
-  private async upToDate(request: CacheRequest): Promise<CachedOutput[] | undefined> {
+  private async upToDate(request: CacheRequest): Promise<CacheLookup | undefined> {
     const recorded = this.cache.get(request.localKey);
     if (!recorded) return undefined;
     const outputs: CachedOutput[] = [];
-    for (const file of recorded) {
+    let absent = false;
+    for (const file of recorded.outputs) {
       try {
         const now = await this.digestCache.digest(join(this.execRoot, file.path));
         if (now.isDirectory || now.digest.hash !== file.digest.hash || now.isExecutable !== file.isExecutable) return undefined;
         outputs.push({ path: file.path, digest: now.digest, isExecutable: now.isExecutable });
-      } catch {
-        return undefined;
+      } catch (e) {
+        // Absent is fine for an output left on a server this build can fetch it from.
+        const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
+        if (!missing || !recorded.remoteOnly || !this.remoteOutputsUsable) return undefined;
+        absent = true;
+        outputs.push(file);
       }
     }
-    return declaresExactly(request.action, outputs) ? outputs : undefined;
+    if (!declaresExactly(request.action, outputs)) return undefined;
+    return absent ? { kind: 'hit', outputs, remoteOnly: true } : { kind: 'hit', outputs };
   }
 }

@@ -41,19 +41,30 @@ export class RemoteOutputs {
     await Promise.all(
       action.inputs.map((input) => {
         const output = this.remote.get(input.execPath);
-        if (!output) return undefined;
-        let pending = this.fetching.get(output.path);
-        if (!pending) {
-          pending = this.fetch(output).then(() => void this.remote.delete(output.path));
-          this.fetching.set(output.path, pending);
-        }
-        return pending;
+        return output ? this.fetchOnce(output) : undefined;
       }),
     );
   }
 
+  /** Downloads outputs an earlier build left on the server that this build wants here. */
+  async fetchOutputs(outputs: readonly CachedOutput[]): Promise<void> {
+    await Promise.all(outputs.map((o) => this.fetchOnce(o)));
+  }
+
+  private fetchOnce(output: CachedOutput): Promise<void> {
+    let pending = this.fetching.get(output.path);
+    if (!pending) {
+      pending = this.fetch(output).then(() => void this.remote.delete(output.path));
+      this.fetching.set(output.path, pending);
+    }
+    return pending;
+  }
+
   private async fetch(output: CachedOutput): Promise<void> {
     const path = join(this.execRoot, output.path);
+    // An earlier fetch (an earlier build's) may have brought it already.
+    const now = await this.digestCache.digest(path).catch(() => undefined);
+    if (now && !now.isDirectory && now.digest.hash === output.digest.hash && now.isExecutable === output.isExecutable) return;
     await writeOutputFile(path, await this.client.read(output.digest), output.isExecutable);
     await this.digestCache.remember(path, output.digest);
   }

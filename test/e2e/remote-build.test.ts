@@ -206,6 +206,13 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(again.executed).toEqual([]);
     expect(existsSync(join(ws.root, 'kiln-bin/pkg/twice.txt'))).toBe(false);
     expect(ws.read('kiln-bin/pkg/up.txt')).toBe('HELLO\n'); // fetched before, still right: kept
+    // A null build without the bytes asks the server nothing: the local action cache knows the results.
+    expect(summary(again.stderr)).toBe('INFO: 0 processes.');
+    // The same build with every output wanted brings what was left on the server.
+    const all = await ws.kiln(['build', remote, '--spawn_strategy=remote,local', '//pkg:twice', '//pkg:here']);
+    expect(all.code, all.stderr).toBe(0);
+    expect(all.executed).toEqual([]);
+    expect(ws.read('kiln-bin/pkg/twice.txt')).toBe('HELLO\nHELLO\nbazel-out/k8-fastbuild/bin/pkg/up.txt\n');
 
     // toplevel: the requested target's outputs come down, its inputs' do not.
     const other = new E2eWorkspace(TAGGED);
