@@ -27,7 +27,6 @@ export {
   parseMnemonicStrategy,
   mayUseSandbox,
   chooseStrategy,
-  remoteRequested,
 } from './strategy-selection.js';
 export { actionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js';
 export { FileDigestCache } from './file-digest-cache.js';

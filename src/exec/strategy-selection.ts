@@ -107,12 +107,6 @@ export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox:
   };
 }
 
-/** Whether a strategy flag names the remote strategy explicitly. */
-export function remoteRequested(flags: StrategyFlags): boolean {
-  const lists = [flags.spawnStrategy, flags.genruleStrategy, ...Object.values(flags.strategyByMnemonic ?? {})];
-  return lists.some((list) => list?.includes('remote'));
-}
-
 /** Whether a strategy flag names the sandbox explicitly. */
 export function sandboxRequested(flags: StrategyFlags): boolean {
   const lists = [flags.spawnStrategy, flags.genruleStrategy, ...Object.values(flags.strategyByMnemonic ?? {})];
