@@ -54,6 +54,7 @@ export interface DockerRunnerOptions {
  */
 export class DockerRunner implements Runner {
   readonly name = 'docker';
+  readonly enforcesLimits = 'docker';
   private readonly docker: Docker;
   private readonly engine: string;
   private readonly uid: number;
@@ -142,7 +143,8 @@ export class DockerRunner implements Runner {
       const { StatusCode } = (await container.wait()) as { StatusCode: number };
       const completedAtMs = Date.now();
       await streamEnded;
-      const outOfMemory = StatusCode === 137 && (await container.inspect()).State.OOMKilled;
+      // The container may be gone already: removed by close() or removeLeftovers() (the executor stops).
+      const outOfMemory = StatusCode === 137 && (await container.inspect().then((c) => c.State.OOMKilled, () => false));
       await Promise.all([stdout.finish(), stderr.finish()]);
       return {
         exitCode: StatusCode,

@@ -59,7 +59,7 @@ export function limitsForAction(policy: ResourceLimitPolicy, platform: readonly 
     const ceiling = policy.ceilings[key];
     if (ceiling !== 0 && asked > ceiling) {
       throw new InvalidArgumentError(
-        `platform property ${name}=${property.value} is above this executor's ceiling of ${format(key, ceiling)} (the operator raises it with ${CEILING_FLAGS[key]})`,
+        `platform property ${name}=${property.value} is above this executor's ceiling of ${formatLimit(key, ceiling)} (the operator raises it with ${CEILING_FLAGS[key]})`,
       );
     }
     limits[key] = asked;
@@ -74,7 +74,7 @@ function describe(key: keyof ResourceLimits): string {
 }
 
 /** A limit as its flag would take it (0: none). */
-export function format(key: keyof ResourceLimits, value: number): string {
+export function formatLimit(key: keyof ResourceLimits, value: number): string {
   if (value === 0) return 'none';
   if (key !== 'memoryBytes') return String(value);
   for (const [suffix, scale] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) {
@@ -137,7 +137,7 @@ export function parseResourceLimitPolicy(
     if (values[field] === undefined) return defaults[key];
     const given = read(field, key, 0);
     if (given !== 0 && (defaults[key] === 0 || given < defaults[key])) {
-      fail(field, `the ceiling ${format(key, given)} is below the default limit ${format(key, defaults[key])}`);
+      fail(field, `the ceiling ${formatLimit(key, given)} is below the default limit ${formatLimit(key, defaults[key])}`);
     }
     return given;
   };
@@ -149,3 +149,11 @@ export function parseResourceLimitPolicy(
 
 /** The keys parseResourceLimitPolicy reads (flags of `kiln executor` and `kiln cluster up`, config keys). */
 export const RESOURCE_LIMIT_KEYS = ['memory-limit', 'pids-limit', 'cpu-limit', 'max-memory-limit', 'max-pids-limit', 'max-cpu-limit'] as const;
+
+/** One line for the executor's start: `memory 1g, pids 256, CPUs 2 per action (actions may ask up to ...)`. */
+export function describeResourceLimitPolicy(policy: ResourceLimitPolicy): string {
+  const line = (limits: ResourceLimits) =>
+    `memory ${formatLimit('memoryBytes', limits.memoryBytes)}, pids ${formatLimit('pids', limits.pids)}, CPUs ${formatLimit('cpus', limits.cpus)}`;
+  const same = (['memoryBytes', 'pids', 'cpus'] as const).every((k) => policy.ceilings[k] === policy.defaults[k]);
+  return `${line(policy.defaults)} per action${same ? '' : ` (max-mem, max-pids, max-cores may ask up to ${line(policy.ceilings)})`}`;
+}

@@ -48,6 +48,8 @@ export interface RunResult {
 export interface Runner {
   /** `docker`, `linux-sandbox` or `local`. */
   readonly name: string;
+  /** How the runner enforces each action's memory, pids and CPU limits (`docker`, `cgroup v2`...), or false when it does not. */
+  readonly enforcesLimits?: string | false;
   run(request: RunRequest): Promise<RunResult>;
   /** Releases what the runner holds beyond its runs (the local runner's helper process). */
   close?(): Promise<void>;

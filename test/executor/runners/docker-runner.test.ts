@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { FailedPreconditionError } from '../../../src/core/index.js';
-import { CONTAINER_LABEL, DockerRunner, containerImageOf } from '../../../executor/runners/docker-runner.js';
+import { CONTAINER_LABEL, DockerRunner, OWNER_LABEL, containerImageOf } from '../../../executor/runners/docker-runner.js';
 import type { RunRequest } from '../../../executor/runners/runner.js';
+import { limitCases, TEST_LIMITS } from './limit-cases.js';
 import { runnerCases } from './runner-cases.js';
 
 const dockerHost = process.env.KILN_DOCKER_HOST;
@@ -16,9 +17,10 @@ if (!dockerHost && process.env.CI === 'true') {
 if (!dockerHost) console.warn('skipping Docker runner tests: KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh');
 
 describe.skipIf(!dockerHost)('DockerRunner', () => {
-  const runner = new DockerRunner({ dockerHost, defaultImage: baseImage, memoryBytes: 64 << 20, pidsLimit: 64, cpus: 1 });
+  const owner = `docker-runner-test-${process.pid}`;
+  const runner = new DockerRunner({ dockerHost, defaultImage: baseImage, limits: TEST_LIMITS, owner });
   const docker = new Docker({ socketPath: (dockerHost ?? '').replace(/^unix:\/\//, '') });
-  const ourContainers = () => docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL] } });
+  const ourContainers = () => docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}`] } });
 
   afterAll(async () => {
     // Every container the runner made, on success, failure and timeout alike, is gone.
@@ -26,6 +28,7 @@ describe.skipIf(!dockerHost)('DockerRunner', () => {
   });
 
   runnerCases(() => runner, { confines: true });
+  limitCases(() => runner);
 
   let buildDirectory: string;
   beforeEach(() => {
@@ -61,11 +64,47 @@ describe.skipIf(!dockerHost)('DockerRunner', () => {
     expect(Number(refused)).toBeGreaterThan(0);
   });
 
-  it('kills a command that allocates beyond the memory limit', async () => {
-    const r = await runner.run(sh('x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}'));
-    expect(r.exitCode).toBe(137);
-    expect(r.outOfMemory).toBe(true);
-    expect(r.stdout.toString()).toBe('');
+  it('applies the default limits when none are given: 1 GiB without swap, 256 pids, 2 CPUs', async () => {
+    const plain = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-defaults` });
+    const abort = new AbortController();
+    const run = plain.run({ ...sh('sleep 30'), signal: abort.signal });
+    let containers: Docker.ContainerInfo[] = [];
+    while (containers.length === 0) {
+      containers = await docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-defaults`] } });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const { HostConfig } = await docker.getContainer(containers[0]!.Id).inspect();
+    abort.abort();
+    await run;
+    expect(HostConfig.Memory).toBe(1024 ** 3);
+    expect(HostConfig.MemorySwap).toBe(1024 ** 3);
+    expect(HostConfig.PidsLimit).toBe(256);
+    expect(HostConfig.NanoCpus).toBe(Math.min(2, availableParallelism()) * 1e9);
+  });
+
+  it('removes its leftovers and, on close, its running containers, never another owner\'s', async () => {
+    const mine = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine` });
+    const theirs = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-theirs` });
+    const running = (who: string) => docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-${who}`] } });
+    const until = async (who: string, n: number) => {
+      while ((await running(who)).length !== n) await new Promise((r) => setTimeout(r, 20));
+    };
+    const theirRun = theirs.run(sh('sleep 30'));
+    const myRun = mine.run(sh('sleep 30'));
+    await until('mine', 1);
+    await until('theirs', 1);
+    // A new runner of the same owner (the executor restarted) removes what the old one left.
+    const restarted = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine` });
+    expect(await restarted.removeLeftovers()).toBe(1);
+    expect((await myRun).exitCode).toBe(137);
+    expect(await running('theirs')).toHaveLength(1);
+    const again = mine.run(sh('sleep 30'));
+    await until('mine', 1);
+    await mine.close();
+    expect((await again).exitCode).toBe(137);
+    expect(await running('theirs')).toHaveLength(1);
+    await theirs.close();
+    expect((await theirRun).exitCode).toBe(137);
   });
 
   it('takes the image from the container-image platform property', async () => {
