@@ -1,0 +1,174 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Docker from 'dockerode';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { googleRpc } from '../../../src/core/index.js';
+import { ActionCgroups } from '../../../executor/runners/action-cgroups.js';
+import { OWNER_LABEL } from '../../../executor/runners/docker-runner.js';
+import { execute, shCommand, startClusterForTest, type TestCluster } from './cluster-fixture.js';
+
+// `kiln executor` as an operator runs it: the built binary in a process of its own, against a real
+// scheduler, killed with signals.
+const BINARY = fileURLToPath(new URL('../../../bin/kiln', import.meta.url));
+const BUILT = existsSync(fileURLToPath(new URL('../../../dist/bundle/kiln.js', import.meta.url)));
+const dockerHost = process.env.KILN_DOCKER_HOST;
+if (process.env.CI === 'true' && (!dockerHost || !BUILT)) throw new Error('CI runs these with the Docker engine of scripts/test-setup.d and a built dist/');
+
+const cgroups = ActionCgroups.open();
+const localLimits = cgroups instanceof ActionCgroups;
+if (localLimits) cgroups.close();
+
+interface ExecutorProcess {
+  readonly child: ChildProcess;
+  readonly workDirectory: string;
+  stderr(): string;
+  /** Resolves with the exit code once the process ends. */
+  readonly exited: Promise<number | null>;
+}
+
+/** Starts `kiln executor` and waits until it says it works for the scheduler. */
+async function startExecutorProcess(cluster: TestCluster, runner: 'docker' | 'local', workDirectory: string, flags: string[] = []): Promise<ExecutorProcess> {
+  const child = spawn(
+    BINARY,
+    ['executor', '--scheduler', cluster.server.endpoint, '--runner', runner, '--work-dir', workDirectory, '--slots', '1', '--name', `${runner}-process`, ...flags],
+    { env: { ...process.env, ...(dockerHost ? { DOCKER_HOST: dockerHost } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (/INFO: executor .* working for/.test(stderr)) resolve();
+    });
+    void exited.then((code) => reject(new Error(`kiln executor exited with ${code} before it started:\n${stderr}`)));
+  });
+  return { child, workDirectory, stderr: () => stderr, exited };
+}
+
+const until = async (condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+async function scratch(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'kiln-executor-process-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Forks 400 sleeping processes with the POSIX shell (which gives up at once when a fork fails). */
+const FORK_400 = 'i=0; while [ $i -lt 400 ]; do sleep 30 & i=$((i+1)); done; echo forked > out';
+/** Holds ~200 MB in the shell's memory. */
+const ALLOCATE_200MB = 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x} > out';
+
+async function expectLimitsEnforced(cluster: TestCluster, executor: ExecutorProcess): Promise<void> {
+  const forks = await execute(cluster, { actionDigest: await cluster.action(shCommand(FORK_400, { outputPaths: ['out'] })) });
+  expect(forks.response!.result!.exitCode).not.toBe(0);
+  expect(forks.response!.result!.outputFiles).toEqual([]);
+  const memory = await execute(cluster, { actionDigest: await cluster.action(shCommand(ALLOCATE_200MB, { outputPaths: ['out'] })) });
+  expect(memory.response!.result!.exitCode).toBe(137);
+  expect(memory.response!.result!.outputFiles).toEqual([]);
+  // Within the ceiling an action may raise its limit; beyond it, the action is rejected by name.
+  const raised = await cluster.action(shCommand('i=0; while [ $i -lt 80 ]; do sleep 30 & i=$((i+1)); done; echo forked > out', { outputPaths: ['out'] }), {}, {
+    platform: { properties: [{ name: 'max-pids', value: '120' }] },
+  });
+  expect((await execute(cluster, { actionDigest: raised })).response!.result!.exitCode).toBe(0);
+  const greedy = await cluster.action(shCommand('true'), {}, { platform: { properties: [{ name: 'max-pids', value: '100000' }] } });
+  const rejected = await execute(cluster, { actionDigest: greedy });
+  expect(rejected.response!.status).toMatchObject({ code: googleRpc.Code.INVALID_ARGUMENT, message: expect.stringContaining('platform property max-pids=100000 is above') });
+  expect(executor.stderr()).toMatch(/INFO: limits \((docker|cgroup v[12])\): memory 64m, pids 64, CPUs 1 per action \(max-mem, max-pids, max-cores may ask up to memory 64m, pids 128, CPUs 1\)/);
+}
+
+describe.skipIf(!dockerHost || !BUILT)('kiln executor --runner docker (a process of its own)', () => {
+  const docker = new Docker({ socketPath: (dockerHost ?? '').replace(/^unix:\/\//, '') });
+  const containersOf = (workDirectory: string) => docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${hostname()}:${workDirectory}`] } });
+
+  it('fails actions that fork 400 processes or allocate 200 MB under its limit flags', { timeout: 120_000 }, async () => {
+    const cluster = await startClusterForTest();
+    const work = join(await scratch(), 'work');
+    const executor = await startExecutorProcess(cluster, 'docker', work, ['--memory-limit', '64m', '--pids-limit', '64', '--cpu-limit', '1', '--max-pids-limit', '128']);
+    await expectLimitsEnforced(cluster, executor);
+    executor.child.kill('SIGTERM');
+    expect(await executor.exited).toBe(0);
+  });
+
+  it('applies the default limits; after SIGKILL the next start removes its containers and build directories, SIGTERM removes them at once', { timeout: 120_000 }, async () => {
+    const cluster = await startClusterForTest({ heartbeatIntervalMs: 500, heartbeatGraceMs: 500, maxSynchronizeWaitMs: 250 });
+    const work = join(await scratch(), 'work');
+    const first = await startExecutorProcess(cluster, 'docker', work);
+    const outcome = execute(cluster, { actionDigest: await cluster.action(shCommand('sleep 60; echo done > out', { outputPaths: ['out'] })) });
+    await until(async () => (await containersOf(work)).some((c) => c.State === 'running'), 'the action to run in a container');
+    const [container] = await containersOf(work);
+    const { HostConfig } = await docker.getContainer(container!.Id).inspect();
+    expect({ memory: HostConfig.Memory, swap: HostConfig.MemorySwap, pids: HostConfig.PidsLimit, cpus: HostConfig.NanoCpus }).toEqual({
+      memory: 1024 ** 3,
+      swap: 1024 ** 3,
+      pids: 256,
+      cpus: Math.min(2, availableParallelism()) * 1e9,
+    });
+    expect(first.stderr()).toContain('INFO: limits (docker): memory 1g, pids 256, CPUs');
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // What the killed executor could not clean up: its container runs on, its build directory stays.
+    expect((await containersOf(work)).map((c) => c.Id)).toEqual([container!.Id]);
+    expect(await readdir(join(work, 'build'))).not.toEqual([]);
+
+    const second = await startExecutorProcess(cluster, 'docker', work);
+    expect(second.stderr()).toContain('removed 1 container(s) left by an executor that was killed');
+    expect(second.stderr()).toMatch(/removed \d+ build directory\(ies\) and file\(s\) left in .*build by an executor that was killed/);
+    expect((await containersOf(work)).map((c) => c.Id)).not.toContain(container!.Id);
+
+    // The scheduler gives the action to the new executor; SIGTERM kills and removes its container.
+    await until(async () => (await containersOf(work)).some((c) => c.State === 'running'), 'the requeued action to run');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await containersOf(work)).toEqual([]);
+    expect(await readdir(join(work, 'build'))).toEqual([]);
+    void outcome;
+  });
+});
+
+describe.skipIf(!BUILT)('kiln executor --runner local (a process of its own)', () => {
+  it.skipIf(!localLimits)('fails actions that fork 400 processes or allocate 200 MB under its limit flags (cgroups)', { timeout: 120_000 }, async () => {
+    const cluster = await startClusterForTest();
+    const work = join(await scratch(), 'work');
+    const executor = await startExecutorProcess(cluster, 'local', work, ['--memory-limit', '64m', '--pids-limit', '64', '--cpu-limit', '1', '--max-pids-limit', '128']);
+    await expectLimitsEnforced(cluster, executor);
+    executor.child.kill('SIGTERM');
+    expect(await executor.exited).toBe(0);
+  });
+
+  it('after SIGKILL the next start removes the build directories it left; SIGTERM removes them at once', { timeout: 120_000 }, async () => {
+    const cluster = await startClusterForTest({ heartbeatIntervalMs: 500, heartbeatGraceMs: 500, maxSynchronizeWaitMs: 250 });
+    const work = join(await scratch(), 'work');
+    const first = await startExecutorProcess(cluster, 'local', work);
+    const outcome = execute(cluster, { actionDigest: await cluster.action(shCommand('echo started > started; sleep 60; echo done > out', { outputPaths: ['out'] })) });
+    const started = async () => {
+      for (const entry of await readdir(join(work, 'build')).catch(() => [])) if (existsSync(join(work, 'build', entry, 'started'))) return true;
+      return false;
+    };
+    await until(started, 'the action to start');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(await readdir(join(work, 'build'))).not.toEqual([]);
+
+    const second = await startExecutorProcess(cluster, 'local', work);
+    expect(second.stderr()).toMatch(/removed \d+ build directory\(ies\) and file\(s\) left in .*build by an executor that was killed/);
+    await until(started, 'the requeued action to start');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await readdir(join(work, 'build'))).toEqual([]);
+    void outcome;
+  });
+});
