@@ -124,6 +124,8 @@ export class BuildExecutor {
       if (outcome.timedOut) {
         return { result, status: { code: googleRpc.Code.DEADLINE_EXCEEDED, message: `the action exceeded its timeout of ${timeoutMs / 1000}s and was killed` } };
       }
+      // ExecuteResponse.message is shown to the user: exit 137 alone does not say why.
+      if (outcome.outOfMemory) return { result, status: { code: googleRpc.Code.OK }, message: 'the action was killed: it went beyond its memory limit (the platform property max-mem asks for more)' };
       return { result, status: { code: googleRpc.Code.OK } };
     } catch (e) {
       return { status: failureStatus(e, assignment.actionDigest ?? undefined) };

@@ -158,6 +158,7 @@ describe('kiln cluster up / scheduler / executor', () => {
     await writeFile(join(dir, 'executor.json'), JSON.stringify({ scheduler: 'grpc://127.0.0.1:1', 'cpu-limit': 'all' }));
     run(executorMain, ['--config', 'executor.json'], /executor\.json: cpu-limit: expected a number of CPUs/);
     run(main, ['up', '--pids-limit', '-3'], /--pids-limit: expected an integer/);
+    run(schedulerMain, ['--memory-limit', '1g'], /unrecognized option: --memory-limit \(start executors with 'kiln executor' or 'kiln cluster up'\)/);
     await writeFile(join(dir, 'limits.json'), JSON.stringify({ executor: { 'memory-limit': '1m' } }));
     run(main, ['up', '--config', 'limits.json'], /limits\.json: executor\.memory-limit: expected bytes .* of at least 6m/);
     await writeFile(join(dir, 'colour.json'), JSON.stringify({ executor: { colour: 'red' } }));

@@ -78,6 +78,7 @@ async function expectLimitsEnforced(cluster: TestCluster, executor: ExecutorProc
   const memory = await execute(cluster, { actionDigest: await cluster.action(shCommand(ALLOCATE_200MB, { outputPaths: ['out'] })) });
   expect(memory.response!.result!.exitCode).toBe(137);
   expect(memory.response!.result!.outputFiles).toEqual([]);
+  expect(memory.response!.message).toMatch(/the action was killed: it went beyond its memory limit/);
   // Within the ceiling an action may raise its limit; beyond it, the action is rejected by name.
   const raised = await cluster.action(shCommand('i=0; while [ $i -lt 80 ]; do sleep 30 & i=$((i+1)); done; echo forked > out', { outputPaths: ['out'] }), {}, {
     platform: { properties: [{ name: 'max-pids', value: '120' }] },
