@@ -280,33 +280,35 @@ function killMembers(dir: string): void {
   }
 }
 
-async function removeCgroup(dir: string): Promise<void> {
-  // rmdir fails with EBUSY while a killed process has not finished exiting: a few milliseconds.
-  for (let attempt = 0; ; attempt++) {
-    killMembers(dir);
-    try {
-      rmdirSync(dir);
-      return;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return;
-      if (code !== 'EBUSY' || attempt >= 200) throw e;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
+/** Kills what is left in the cgroup and removes it: true when it is gone, false while it is still busy. */
+function tryRemoveCgroup(dir: string): boolean {
+  killMembers(dir);
+  try {
+    rmdirSync(dir);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return true;
+    if (code !== 'EBUSY') throw e;
+    return false;
   }
 }
 
+/** rmdir fails with EBUSY while a killed process has not finished exiting: a few milliseconds. */
+const REMOVE_ATTEMPTS = 200;
+const REMOVE_PAUSE_MS = 5;
+
+async function removeCgroup(dir: string): Promise<void> {
+  for (let attempt = 0; !tryRemoveCgroup(dir); attempt++) {
+    if (attempt >= REMOVE_ATTEMPTS) throw new Error(`cannot remove the cgroup ${dir}: processes are still in it`);
+    await new Promise((resolve) => setTimeout(resolve, REMOVE_PAUSE_MS));
+  }
+}
+
+/** For start and close, when no action runs: the wait is rare and short. */
 function removeCgroupSync(dir: string): void {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    killMembers(dir);
-    try {
-      rmdirSync(dir);
-      return;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return;
-      if (code !== 'EBUSY') throw e;
-    }
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+  for (let attempt = 0; !tryRemoveCgroup(dir); attempt++) {
+    if (attempt >= REMOVE_ATTEMPTS) throw new Error(`cannot remove the cgroup ${dir}: processes are still in it`);
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, REMOVE_PAUSE_MS);
   }
 }

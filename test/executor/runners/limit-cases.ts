@@ -17,15 +17,9 @@ export const forkScript = (n: number) => `i=0; while [ $i -lt ${n} ]; do sleep 3
 /** Holds ~200 MB in the shell's memory. */
 export const allocateScript = 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}';
 
-/** What every runner that enforces TEST_LIMITS does; docker-runner and local-runner tests call this. */
-export function limitCases(getRunner: () => Runner): void {
-  let buildDirectory: string;
-  beforeEach(() => {
-    buildDirectory = mkdtempSync(join(tmpdir(), 'kiln-build-'));
-    chmodSync(buildDirectory, 0o755);
-  });
-  afterEach(() => rmSync(buildDirectory, { recursive: true, force: true }));
-  const sh = (script: string, platform: PlatformProperty[] = []): RunRequest => ({
+/** A request that runs `script` with /bin/sh in `buildDirectory`. */
+export function shRequest(buildDirectory: string, script: string, platform: PlatformProperty[] = []): RunRequest {
+  return {
     buildDirectory,
     arguments: ['/bin/sh', '-c', script],
     environment: { PATH: '/usr/bin:/bin' },
@@ -34,7 +28,18 @@ export function limitCases(getRunner: () => Runner): void {
     timeoutMs: 20_000,
     stdout: { kind: 'buffer', limitBytes: 1 << 16 },
     stderr: { kind: 'buffer', limitBytes: 1 << 16 },
+  };
+}
+
+/** What every runner that enforces TEST_LIMITS does; docker-runner and local-runner tests call this. */
+export function limitCases(getRunner: () => Runner): void {
+  let buildDirectory: string;
+  beforeEach(() => {
+    buildDirectory = mkdtempSync(join(tmpdir(), 'kiln-build-'));
+    chmodSync(buildDirectory, 0o755);
   });
+  afterEach(() => rmSync(buildDirectory, { recursive: true, force: true }));
+  const sh = (script: string, platform: PlatformProperty[] = []): RunRequest => shRequest(buildDirectory, script, platform);
 
   it('fails an action that forks 400 processes under the pids limit, quickly', async () => {
     const r = await getRunner().run(sh(forkScript(400)));

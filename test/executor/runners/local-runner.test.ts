@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ActionCgroups } from '../../../executor/runners/action-cgroups.js';
 import { detectSandboxSupport } from '../../../src/core/index.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
-import { limitCases, TEST_LIMITS } from './limit-cases.js';
+import { limitCases, shRequest, TEST_LIMITS } from './limit-cases.js';
 import { runnerCases } from './runner-cases.js';
 
 const support = await detectSandboxSupport();
@@ -47,16 +47,7 @@ describe.skipIf(!limitsHere)('LocalRunner limits', () => {
         'for c in memory pids cpu; do p=$(grep -E "^[0-9]+:([^:]*,)?$c(,[^:]*)?:" /proc/self/cgroup | cut -d: -f3); ' +
         '[ -n "$p" ] && echo "$c $(cat /sys/fs/cgroup/$c$p/memory.limit_in_bytes /sys/fs/cgroup/$c$p/pids.max /sys/fs/cgroup/$c$p/cpu.cfs_quota_us 2>/dev/null)"; done; ' +
         'p=$(grep "^0::" /proc/self/cgroup | cut -d: -f3); for f in memory.max memory.swap.max pids.max cpu.max; do [ -f /sys/fs/cgroup$p/$f ] && echo "$f $(cat /sys/fs/cgroup$p/$f)"; done; true';
-      const r = await runner.run({
-        buildDirectory: dir,
-        arguments: ['/bin/sh', '-c', script],
-        environment: { PATH: '/usr/bin:/bin' },
-        workingDirectory: '',
-        platform: [],
-        timeoutMs: 20_000,
-        stdout: { kind: 'buffer', limitBytes: 1 << 16 },
-        stderr: { kind: 'buffer', limitBytes: 1 << 16 },
-      });
+      const r = await runner.run(shRequest(dir, script));
       const out = r.stdout.toString();
       const cpus = Math.min(2, availableParallelism());
       if (runner.enforcesLimits === 'cgroup v1') {

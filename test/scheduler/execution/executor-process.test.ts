@@ -71,7 +71,11 @@ const FORK_400 = 'i=0; while [ $i -lt 400 ]; do sleep 30 & i=$((i+1)); done; ech
 /** Holds ~200 MB in the shell's memory. */
 const ALLOCATE_200MB = 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x} > out';
 
-async function expectLimitsEnforced(cluster: TestCluster, executor: ExecutorProcess): Promise<void> {
+/** An executor with small limits (64 MiB, 64 pids, 1 CPU; up to 128 pids per action) fails what goes beyond them. */
+async function expectLimitsEnforced(runner: 'docker' | 'local'): Promise<void> {
+  const cluster = await startClusterForTest();
+  const work = join(await scratch(), 'work');
+  const executor = await startExecutorProcess(cluster, runner, work, ['--memory-limit', '64m', '--pids-limit', '64', '--cpu-limit', '1', '--max-pids-limit', '128']);
   const forks = await execute(cluster, { actionDigest: await cluster.action(shCommand(FORK_400, { outputPaths: ['out'] })) });
   expect(forks.response!.result!.exitCode).not.toBe(0);
   expect(forks.response!.result!.outputFiles).toEqual([]);
@@ -88,20 +92,15 @@ async function expectLimitsEnforced(cluster: TestCluster, executor: ExecutorProc
   const rejected = await execute(cluster, { actionDigest: greedy });
   expect(rejected.response!.status).toMatchObject({ code: googleRpc.Code.INVALID_ARGUMENT, message: expect.stringContaining('platform property max-pids=100000 is above') });
   expect(executor.stderr()).toMatch(/INFO: limits \((docker|cgroup v[12])\): memory 64m, pids 64, CPUs 1 per action \(max-mem, max-pids, max-cores may ask up to memory 64m, pids 128, CPUs 1\)/);
+  executor.child.kill('SIGTERM');
+  expect(await executor.exited).toBe(0);
 }
 
 describe.skipIf(!dockerHost || !BUILT)('kiln executor --runner docker (a process of its own)', () => {
   const docker = new Docker({ socketPath: (dockerHost ?? '').replace(/^unix:\/\//, '') });
   const containersOf = (workDirectory: string) => docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${hostname()}:${workDirectory}`] } });
 
-  it('fails actions that fork 400 processes or allocate 200 MB under its limit flags', { timeout: 120_000 }, async () => {
-    const cluster = await startClusterForTest();
-    const work = join(await scratch(), 'work');
-    const executor = await startExecutorProcess(cluster, 'docker', work, ['--memory-limit', '64m', '--pids-limit', '64', '--cpu-limit', '1', '--max-pids-limit', '128']);
-    await expectLimitsEnforced(cluster, executor);
-    executor.child.kill('SIGTERM');
-    expect(await executor.exited).toBe(0);
-  });
+  it('fails actions that fork 400 processes or allocate 200 MB under its limit flags', { timeout: 120_000 }, () => expectLimitsEnforced('docker'));
 
   it('applies the default limits; after SIGKILL the next start removes its containers and build directories, SIGTERM removes them at once', { timeout: 120_000 }, async () => {
     const cluster = await startClusterForTest({ heartbeatIntervalMs: 500, heartbeatGraceMs: 500, maxSynchronizeWaitMs: 250 });
@@ -141,14 +140,9 @@ describe.skipIf(!dockerHost || !BUILT)('kiln executor --runner docker (a process
 });
 
 describe.skipIf(!BUILT)('kiln executor --runner local (a process of its own)', () => {
-  it.skipIf(!localLimits)('fails actions that fork 400 processes or allocate 200 MB under its limit flags (cgroups)', { timeout: 120_000 }, async () => {
-    const cluster = await startClusterForTest();
-    const work = join(await scratch(), 'work');
-    const executor = await startExecutorProcess(cluster, 'local', work, ['--memory-limit', '64m', '--pids-limit', '64', '--cpu-limit', '1', '--max-pids-limit', '128']);
-    await expectLimitsEnforced(cluster, executor);
-    executor.child.kill('SIGTERM');
-    expect(await executor.exited).toBe(0);
-  });
+  it.skipIf(!localLimits)('fails actions that fork 400 processes or allocate 200 MB under its limit flags (cgroups)', { timeout: 120_000 }, () =>
+    expectLimitsEnforced('local'),
+  );
 
   it('after SIGKILL the next start removes the build directories it left; SIGTERM removes them at once', { timeout: 120_000 }, async () => {
     const cluster = await startClusterForTest({ heartbeatIntervalMs: 500, heartbeatGraceMs: 500, maxSynchronizeWaitMs: 250 });
