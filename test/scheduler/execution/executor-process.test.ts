@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
@@ -149,7 +149,10 @@ describe.skipIf(!BUILT)('kiln executor --runner local (a process of its own)', (
     const cluster = await startClusterForTest({ heartbeatIntervalMs: 500, heartbeatGraceMs: 500, maxSynchronizeWaitMs: 250 });
     const work = join(await scratch(), 'work');
     const first = await startExecutorProcess(cluster, 'local', work);
-    const outcome = execute(cluster, { actionDigest: await cluster.action(shCommand('echo started > started; sleep 60; echo done > out', { outputPaths: ['out'] })) });
+    // A duration no other process of this machine sleeps, to find the action's processes by.
+    const marker = `sleep 61.${process.pid}`;
+    const outcome = execute(cluster, { actionDigest: await cluster.action(shCommand(`echo started > started; ${marker}; echo done > out`, { outputPaths: ['out'] })) });
+    const running = () => spawnSync('pgrep', ['-f', `^${marker}$`]).stdout.toString().trim().split('\n').filter(Boolean).length;
     const started = async () => {
       for (const entry of await readdir(join(work, 'build')).catch(() => [])) if (existsSync(join(work, 'build', entry, 'started'))) return true;
       return false;
@@ -162,9 +165,12 @@ describe.skipIf(!BUILT)('kiln executor --runner local (a process of its own)', (
     const second = await startExecutorProcess(cluster, 'local', work);
     expect(second.stderr()).toMatch(/removed \d+ build directory\(ies\) and file\(s\) left in .*build by an executor that was killed/);
     await until(started, 'the requeued action to start');
+    // The killed executor's run of the action is over: only the requeued one runs.
+    expect(running()).toBe(1);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     expect(await readdir(join(work, 'build'))).toEqual([]);
+    expect(running()).toBe(0);
     void outcome;
   });
 });
