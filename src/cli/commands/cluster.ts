@@ -231,8 +231,8 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
       started: async (server) => {
         if (parsed.executors === 0) return;
         // Named after this process, so that a later run removes it if this one is killed.
-        for (const path of await removeDeadWorkDirectories(tmpdir(), 'kiln-executors-')) log.info(`removed ${path}, left by a cluster that was killed`);
-        workDirectory = await mkdtemp(join(tmpdir(), `kiln-executors-${process.pid}-`));
+        for (const path of await removeDeadWorkDirectories(tmpdir(), 'kiln-cluster-executors-')) log.info(`removed ${path}, left by a cluster that was killed`);
+        workDirectory = await mkdtemp(join(tmpdir(), `kiln-cluster-executors-${process.pid}-`));
         for (let i = 0; i < parsed.executors; i++) {
           const running = await startExecutor(
             {
