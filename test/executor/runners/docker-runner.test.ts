@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { FailedPreconditionError } from '../../../src/core/index.js';
-import { CONTAINER_LABEL, DockerRunner, OWNER_LABEL, containerImageOf } from '../../../executor/runners/docker-runner.js';
+import { CONTAINER_LABEL, DockerRunner, OWNER_HOST_LABEL, OWNER_LABEL, OWNER_PID_LABEL, containerImageOf } from '../../../executor/runners/docker-runner.js';
 import type { RunRequest } from '../../../executor/runners/runner.js';
 import { limitCases, TEST_LIMITS } from './limit-cases.js';
 import { runnerCases } from './runner-cases.js';
@@ -105,6 +106,33 @@ describe.skipIf(!dockerHost)('DockerRunner', () => {
     expect(await running('theirs')).toHaveLength(1);
     await theirs.close();
     expect((await theirRun).exitCode).toBe(137);
+  });
+
+  it('removes as leftovers the containers of dead executor processes of this host, not of live ones or other hosts', async () => {
+    const dead = spawnSync('true').pid!;
+    const start = async (labels: Record<string, string>) => {
+      const container = await docker.createContainer({
+        Image: baseImage,
+        Cmd: ['sleep', '30'],
+        Labels: { [CONTAINER_LABEL]: 'docker', [OWNER_LABEL]: `${owner}-someone`, ...labels },
+        HostConfig: { NetworkMode: 'none' },
+      });
+      await container.start();
+      return container.id;
+    };
+    const ofDeadProcess = await start({ [OWNER_HOST_LABEL]: hostname(), [OWNER_PID_LABEL]: String(dead) });
+    const ofLiveProcess = await start({ [OWNER_HOST_LABEL]: hostname(), [OWNER_PID_LABEL]: String(process.pid) });
+    const ofOtherHost = await start({ [OWNER_HOST_LABEL]: `not-${hostname()}`, [OWNER_PID_LABEL]: String(dead) });
+    try {
+      const sweeper = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-sweeper` });
+      // At least that one (a test elsewhere on this host may have left more).
+      expect(await sweeper.removeLeftovers()).toBeGreaterThanOrEqual(1);
+      const left = (await docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}-someone`] } })).map((c) => c.Id);
+      expect(left.sort()).toEqual([ofLiveProcess, ofOtherHost].sort());
+      expect(left).not.toContain(ofDeadProcess);
+    } finally {
+      await Promise.all([ofDeadProcess, ofLiveProcess, ofOtherHost].map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)));
+    }
   });
 
   it('takes the image from the container-image platform property', async () => {

@@ -130,16 +130,21 @@ describe('kiln cluster up / scheduler / executor', () => {
   const dockerHost = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'];
   const noDocker = 'KILN_DOCKER_HOST is not set: run scripts/test-setup.d/20-docker.sh (or npm test) for the Docker runner';
   if (dockerHost) {
-    it('cluster up --runner docker runs actions in containers as a non-root user', { timeout: 120_000 }, async () => {
+    it('cluster up --runner docker runs actions in containers as a non-root user, under its limit flags', { timeout: 120_000 }, async () => {
       const f = fakeIO(dir, { DOCKER_HOST: dockerHost });
-      const exit = main(['up', '--executors', '1', '--runner', 'docker', '--slots', '1'], f.io);
+      const exit = main(['up', '--executors', '1', '--runner', 'docker', '--slots', '1', '--pids-limit', '64', '--memory-limit', '64m'], f.io);
       const endpoint = await f.firstLine;
       const response = await runThrough(endpoint, 'id -u > out');
       expect(response?.result?.exitCode).toBe(0);
       expect(response?.result?.outputFiles[0]?.digest).not.toEqual(digestOf(Buffer.from('0\n')));
+      const forks = await runThrough(endpoint, 'i=0; while [ $i -lt 400 ]; do sleep 30 & i=$((i+1)); done; echo forked > out');
+      expect(forks?.result?.exitCode).not.toBe(0);
+      const memory = await runThrough(endpoint, 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x} > out');
+      expect(memory?.result?.exitCode).toBe(137);
       f.interrupt();
       expect(await exit).toBe(0);
       expect(f.err()).toContain('runner docker');
+      expect(f.err()).toMatch(/INFO: limits \(docker\): memory 64m, pids 64, CPUs \S+ per action/);
     });
   } else if (process.env['CI'] === 'true') {
     it('needs Docker', () => expect.fail(noDocker));
