@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -6,13 +7,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Docker from 'dockerode';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { googleRpc } from '../../../src/core/index.js';
+import { encodeMessage, googleRpc, reapi } from '../../../src/core/index.js';
 import { ActionCgroups } from '../../../executor/runners/action-cgroups.js';
-import { OWNER_LABEL } from '../../../executor/runners/docker-runner.js';
+import { OWNER_HOST_LABEL, OWNER_LABEL, OWNER_PID_LABEL } from '../../../executor/runners/docker-runner.js';
+import { connect, must } from '../cache-server-fixture.js';
 import { execute, shCommand, startClusterForTest, type TestCluster } from './cluster-fixture.js';
 
-// `kiln executor` as an operator runs it: the built binary in a process of its own, against a real
-// scheduler, killed with signals.
+// `kiln executor` and `kiln cluster up` as an operator runs them: the built binary in a process of its
+// own, against a real scheduler, killed with signals.
 const BINARY = fileURLToPath(new URL('../../../bin/kiln', import.meta.url));
 const BUILT = existsSync(fileURLToPath(new URL('../../../dist/bundle/kiln.js', import.meta.url)));
 const dockerHost = process.env.KILN_DOCKER_HOST;
@@ -172,5 +174,75 @@ describe.skipIf(!BUILT)('kiln executor --runner local (a process of its own)', (
     expect(await readdir(join(work, 'build'))).toEqual([]);
     expect(running()).toBe(0);
     void outcome;
+  });
+});
+
+/** `kiln cluster up` with one docker executor, as a process; resolves once it printed its endpoint and started the executor. */
+async function startClusterProcess(): Promise<{ child: ChildProcess; endpoint: string; stderr(): string; exited: Promise<number | null> }> {
+  const child = spawn(BINARY, ['cluster', 'up', '--executors', '1', '--runner', 'docker', '--slots', '1'], {
+    env: { ...process.env, DOCKER_HOST: dockerHost },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('executor(s) started')) resolve();
+    });
+    void exited.then((code) => reject(new Error(`kiln cluster up exited with ${code} before it started:\n${stderr}`)));
+  });
+  return { child, endpoint: stdout.split('\n')[0]!, stderr: () => stderr, exited };
+}
+
+/** Uploads a `/bin/sh -c script` action to the endpoint and starts its Execute (the stream is left to end with the server). */
+async function startAction(endpoint: string, script: string): Promise<void> {
+  const clients = connect(endpoint);
+  const command = encodeMessage(reapi.Command, { arguments: ['/bin/sh', '-c', script], outputPaths: ['out'], environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }] });
+  const root = encodeMessage(reapi.Directory, {});
+  const action = encodeMessage(reapi.Action, { commandDigest: command.digest, inputRootDigest: root.digest });
+  await must(clients.cas, clients.cas.BatchUpdateBlobs, { requests: [command, root, action].map((m) => ({ digest: m.digest, data: m.data })) });
+  clients.close();
+  const Exec = grpc.makeGenericClientConstructor(reapi.ExecutionService as unknown as grpc.ServiceDefinition, 'Execution');
+  const exec = new Exec(endpoint.replace('grpc://', ''), grpc.credentials.createInsecure()) as unknown as reapi.ExecutionClient;
+  const stream = exec.Execute({ actionDigest: action.digest });
+  stream.on('error', () => undefined);
+  onTestFinished(() => {
+    stream.cancel();
+    exec.close();
+  });
+}
+
+describe.skipIf(!dockerHost || !BUILT)('kiln cluster up --runner docker (a process of its own)', () => {
+  const docker = new Docker({ socketPath: (dockerHost ?? '').replace(/^unix:\/\//, '') });
+  const containersOfProcess = (pid: number) => docker.listContainers({ all: true, filters: { label: [`${OWNER_PID_LABEL}=${pid}`, `${OWNER_HOST_LABEL}=${hostname()}`] } });
+  const workDirectoriesOf = async (pid: number) => (await readdir(tmpdir())).filter((entry) => entry.startsWith(`kiln-cluster-executors-${pid}-`));
+
+  it('after SIGKILL the next start removes its containers and work directory; SIGTERM removes them at once', { timeout: 120_000 }, async () => {
+    const first = await startClusterProcess();
+    await startAction(first.endpoint, 'sleep 60; echo done > out');
+    await until(async () => (await containersOfProcess(first.child.pid!)).some((c) => c.State === 'running'), 'the action to run in a container');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(await containersOfProcess(first.child.pid!)).toHaveLength(1);
+    expect(await workDirectoriesOf(first.child.pid!)).toHaveLength(1);
+
+    const second = await startClusterProcess();
+    expect(await containersOfProcess(first.child.pid!)).toEqual([]);
+    expect(await workDirectoriesOf(first.child.pid!)).toEqual([]);
+    expect(second.stderr()).toMatch(/removed [1-9]\d* container\(s\) left by an executor that was killed/);
+    expect(second.stderr()).toMatch(/removed .*kiln-cluster-executors-\d+-\w+, left by a cluster that was killed/);
+
+    await startAction(second.endpoint, 'sleep 60; echo done > out');
+    await until(async () => (await containersOfProcess(second.child.pid!)).some((c) => c.State === 'running'), 'the second action to run');
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await containersOfProcess(second.child.pid!)).toEqual([]);
+    expect(await workDirectoriesOf(second.child.pid!)).toEqual([]);
   });
 });
