@@ -65,6 +65,8 @@ export class ActionCgroups {
     for (const parent of parents) {
       removeDeadExecutors(dirname(parent));
       mkdirSync(parent, { recursive: true });
+      // v2 hands a controller down one level at a time: the actions below get what this enables.
+      if (version === 2) enableForChildren(parent);
     }
     return new ActionCgroups(version, parents);
   }
@@ -75,7 +77,7 @@ export class ActionCgroups {
     const dirs = this.parents.map((parent) => join(parent, name));
     for (const dir of dirs) mkdirSync(dir);
     try {
-      for (const dir of dirs) writeLimits(this.version, dir, limits);
+      writeLimits(this.version, dirs, limits);
     } catch (e) {
       for (const dir of dirs) removeCgroupSync(dir);
       throw e;
@@ -191,6 +193,13 @@ function enableV2Controllers(dir: string, available: readonly string[]): void {
   writeFileSync(join(dir, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
 }
 
+/** Enables for the cgroup's children the limiting controllers it has itself. */
+function enableForChildren(dir: string): void {
+  const available = readFileSync(join(dir, 'cgroup.controllers'), 'utf8').trim().split(/\s+/);
+  const wanted = ['memory', 'pids', 'cpu'].filter((c) => available.includes(c));
+  if (wanted.length > 0) writeFileSync(join(dir, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
+}
+
 function openV1(name: string, own: Map<string, string>, mounts: { point: string; fstype: string; options: string[] }[]): ActionCgroups | { reason: string } {
   const parents: string[] = [];
   for (const controller of ['memory', 'pids', 'cpu']) {
@@ -224,30 +233,37 @@ function writable(path: string): boolean {
 
 const CPU_PERIOD_US = 100_000;
 
-function writeLimits(version: 1 | 2, dir: string, limits: ResourceLimits): void {
-  const write = (file: string, value: string): void => {
-    // Each v1 directory holds only its own controller's files.
-    if (existsSync(join(dir, file))) writeFileSync(join(dir, file), value);
+/**
+ * Writes each limit into the action's directory that has its file (in v1 each hierarchy's directory
+ * holds only its own controller's files). Memory and pids limits must land somewhere: a cgroup
+ * without them would run the action unlimited while claiming otherwise. The CPU limit and the swap
+ * limit apply where the kernel offers them (the cpu controller, swap accounting).
+ */
+function writeLimits(version: 1 | 2, dirs: readonly string[], limits: ResourceLimits): void {
+  const write = (file: string, value: string, required: boolean): void => {
+    const where = dirs.filter((dir) => existsSync(join(dir, file)));
+    if (where.length === 0 && required) throw new Error(`cannot limit the action: its cgroup has no ${file} (is the controller enabled?)`);
+    for (const dir of where) writeFileSync(join(dir, file), value);
   };
   const quota = limits.cpus === 0 ? undefined : Math.max(1000, Math.round(limits.cpus * CPU_PERIOD_US));
   if (version === 2) {
     if (limits.memoryBytes) {
-      write('memory.max', String(limits.memoryBytes));
-      write('memory.swap.max', '0');
+      write('memory.max', String(limits.memoryBytes), true);
+      write('memory.swap.max', '0', false);
     }
-    if (limits.pids) write('pids.max', String(limits.pids));
-    if (quota) write('cpu.max', `${quota} ${CPU_PERIOD_US}`);
+    if (limits.pids) write('pids.max', String(limits.pids), true);
+    if (quota) write('cpu.max', `${quota} ${CPU_PERIOD_US}`, false);
     return;
   }
   if (limits.memoryBytes) {
-    write('memory.limit_in_bytes', String(limits.memoryBytes));
-    // Memory plus swap equal to memory: no swap (only where the kernel accounts swap).
-    write('memory.memsw.limit_in_bytes', String(limits.memoryBytes));
+    write('memory.limit_in_bytes', String(limits.memoryBytes), true);
+    // Memory plus swap equal to memory: no swap.
+    write('memory.memsw.limit_in_bytes', String(limits.memoryBytes), false);
   }
-  if (limits.pids) write('pids.max', String(limits.pids));
+  if (limits.pids) write('pids.max', String(limits.pids), true);
   if (quota) {
-    write('cpu.cfs_period_us', String(CPU_PERIOD_US));
-    write('cpu.cfs_quota_us', String(quota));
+    write('cpu.cfs_period_us', String(CPU_PERIOD_US), false);
+    write('cpu.cfs_quota_us', String(quota), false);
   }
 }
 

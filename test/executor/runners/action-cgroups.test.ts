@@ -34,20 +34,27 @@ describe('ActionCgroups.open', () => {
     expect(ActionCgroups.open(fakeMachine('', ''))).toEqual({ reason: 'no cgroup v2 hierarchy is mounted; cgroup v1: no memory hierarchy is mounted' });
   });
 
-  it('takes a delegated v2 cgroup: moves its processes to a leaf, enables the controllers for the actions', () => {
+  it('takes a delegated v2 cgroup: moves its processes to a leaf, enables the controllers one level down at a time', () => {
     const own = join(root, 'sys/fs/cgroup/service');
     mkdirSync(own, { recursive: true });
     writeFileSync(join(own, 'cgroup.controllers'), 'cpu memory pids\n');
     writeFileSync(join(own, 'cgroup.subtree_control'), '\n');
     writeFileSync(join(own, 'cgroup.procs'), `${process.pid}\n`);
     const opened = ActionCgroups.open(fakeMachine('0::/service\n', V2_MOUNT));
-    expect(opened).toBeInstanceOf(ActionCgroups);
-    const cgroups = opened as ActionCgroups;
-    expect(cgroups.version).toBe(2);
     expect(readFileSync(join(own, 'kiln-executor/cgroup.procs'), 'utf8')).toBe(String(process.pid));
     expect(readFileSync(join(own, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids +cpu');
-    const action = cgroups.make({ memoryBytes: 1 << 30, pids: 100, cpus: 1 });
-    expect(action.procsFiles).toEqual([expect.stringMatching(new RegExp(`^${own}/kiln-${process.pid}-\\d+/action-0/cgroup.procs$`))]);
+    // The kernel fills a new cgroup directory with its files; this fake does not, so the next level,
+    // the executor's directory, cannot hand the controllers on, and says so.
+    expect(opened).toEqual({ reason: expect.stringMatching(new RegExp(`^cgroup v2: cannot make action cgroups under ${own}: .*kiln-${process.pid}-\\d+/cgroup.controllers`)) });
+  });
+
+  it('refuses to run an action unlimited when its cgroup has no limit files', () => {
+    const mounts = '35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n39 31 0:36 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids\n';
+    for (const dir of ['memory', 'pids']) mkdirSync(join(root, 'sys/fs/cgroup', dir), { recursive: true });
+    const cgroups = ActionCgroups.open(fakeMachine('8:pids:/\n4:memory:/\n', mounts)) as ActionCgroups;
+    expect(() => cgroups.make({ memoryBytes: 1 << 30, pids: 100, cpus: 1 })).toThrow(/cannot limit the action: its cgroup has no memory.limit_in_bytes/);
+    // Without limits there is nothing to write.
+    expect(cgroups.make({ memoryBytes: 0, pids: 0, cpus: 0 }).procsFiles).toHaveLength(2);
   });
 
   it('takes writable v1 hierarchies of memory, pids and cpu (cpu,cpuacct mounted together)', () => {
@@ -58,7 +65,8 @@ describe('ActionCgroups.open', () => {
     for (const dir of ['cpu,cpuacct', 'memory/job', 'pids']) mkdirSync(join(root, 'sys/fs/cgroup', dir), { recursive: true });
     const opened = ActionCgroups.open(fakeMachine('8:pids:/\n4:memory:/job\n1:cpu,cpuacct:/\n0::/\n', mounts));
     expect(opened).toBeInstanceOf(ActionCgroups);
-    const action = (opened as ActionCgroups).make({ memoryBytes: 1 << 30, pids: 100, cpus: 1 });
+    expect((opened as ActionCgroups).version).toBe(1);
+    const action = (opened as ActionCgroups).make({ memoryBytes: 0, pids: 0, cpus: 0 });
     expect(action.procsFiles.map((f) => f.slice(root.length))).toEqual([
       expect.stringMatching(/^\/sys\/fs\/cgroup\/memory\/job\/kiln-\d+-\d+\/action-0\/cgroup.procs$/),
       expect.stringMatching(/^\/sys\/fs\/cgroup\/pids\/kiln-\d+-\d+\/action-0\/cgroup.procs$/),
