@@ -1,5 +1,5 @@
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { processExists } from './process-exists.js';
 import type { ResourceLimits } from './resource-limits.js';
 
@@ -153,7 +153,8 @@ function openV2(name: string, own: Map<string, string>, mounts: { point: string;
   const mount = mounts.find((m) => m.fstype === 'cgroup2');
   const path = own.get('');
   if (!mount || path === undefined) return { reason: 'no cgroup v2 hierarchy is mounted' };
-  const dir = join(mount.point, path);
+  // A second runner of this process finds it already moved to its leaf: the delegated cgroup is the leaf's parent.
+  const dir = join(mount.point, basename(path) === EXECUTOR_LEAF ? dirname(path) : path);
   let available: string[];
   try {
     available = readFileSync(join(dir, 'cgroup.controllers'), 'utf8').trim().split(/\s+/);
@@ -171,16 +172,19 @@ function openV2(name: string, own: Map<string, string>, mounts: { point: string;
   }
 }
 
+/** Where the executor's own processes go in a delegated v2 cgroup. */
+const EXECUTOR_LEAF = 'kiln-executor';
+
 /**
  * v2 lets a cgroup hand controllers to its children only while it holds no process itself: the
  * executor's processes move to a leaf of their own (`kiln-executor`) first, as a delegated service
  * manager does.
  */
 function enableV2Controllers(dir: string, available: readonly string[]): void {
-  const enabled = readFileSync(join(dir, 'cgroup.subtree_control'), 'utf8').trim().split(/\s+/);
+  const enabled = readFileSync(join(dir, 'cgroup.subtree_control'), 'utf8').trim().split(/\s+/).map((c) => c.replace(/^\+/, ''));
   const wanted = ['memory', 'pids', 'cpu'].filter((c) => available.includes(c) && !enabled.includes(c));
   if (wanted.length === 0) return;
-  const leaf = join(dir, 'kiln-executor');
+  const leaf = join(dir, EXECUTOR_LEAF);
   mkdirSync(leaf, { recursive: true });
   for (const pid of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
     try {
