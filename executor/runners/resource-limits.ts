@@ -52,9 +52,9 @@ export function limitsForAction(policy: ResourceLimitPolicy, platform: readonly 
     const name = ACTION_LIMIT_PROPERTIES[key];
     const property = platform.find((p) => p.name === name);
     if (!property) continue;
-    const asked = key === 'memoryBytes' ? parseByteSize(property.value) : key === 'pids' ? parseCount(property.value) : parseCpus(property.value);
+    const asked = parseLimit(key, property.value);
     if (asked === undefined || asked === 0 || (key === 'memoryBytes' && asked < MIN_MEMORY_BYTES)) {
-      throw new InvalidArgumentError(`platform property ${name}=${JSON.stringify(property.value)}: expected ${describe(key)} above ${key === 'memoryBytes' ? '6m' : '0'}`);
+      throw new InvalidArgumentError(`platform property ${name}=${JSON.stringify(property.value)}: expected ${expectedForm(key)} above ${key === 'memoryBytes' ? '6m' : '0'}`);
     }
     const ceiling = policy.ceilings[key];
     if (ceiling !== 0 && asked > ceiling) {
@@ -69,7 +69,7 @@ export function limitsForAction(policy: ResourceLimitPolicy, platform: readonly 
 
 const CEILING_FLAGS = { memoryBytes: '--max-memory-limit', pids: '--max-pids-limit', cpus: '--max-cpu-limit' } as const;
 
-function describe(key: keyof ResourceLimits): string {
+function expectedForm(key: keyof ResourceLimits): string {
   return key === 'memoryBytes' ? 'bytes (a number, or with a k, m or g suffix)' : key === 'pids' ? 'an integer' : 'a number of CPUs';
 }
 
@@ -90,6 +90,10 @@ export function parseByteSize(text: string): number | undefined {
   const scale = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[(m[2] ?? '').toLowerCase()]!;
   const bytes = Math.floor(Number(m[1]) * scale);
   return Number.isSafeInteger(bytes) ? bytes : undefined;
+}
+
+function parseLimit(key: keyof ResourceLimits, text: string): number | undefined {
+  return key === 'memoryBytes' ? parseByteSize(text) : key === 'pids' ? parseCount(text) : parseCpus(text);
 }
 
 function parseCount(text: string): number | undefined {
@@ -119,12 +123,9 @@ export function parseResourceLimitPolicy(
   const read = (field: string, key: keyof ResourceLimits, fallback: number): number => {
     const value = values[field];
     if (value === undefined) return fallback;
-    const text = String(value);
-    const parsed = typeof value === 'number' || typeof value === 'string'
-      ? key === 'memoryBytes' ? parseByteSize(text) : key === 'pids' ? parseCount(text) : parseCpus(text)
-      : undefined;
+    const parsed = typeof value === 'number' || typeof value === 'string' ? parseLimit(key, String(value)) : undefined;
     if (parsed === undefined || (key === 'memoryBytes' && parsed !== 0 && parsed < MIN_MEMORY_BYTES)) {
-      fail(field, `expected ${describe(key)}${key === 'memoryBytes' ? ' of at least 6m' : ''} (0 for no limit), got ${JSON.stringify(value)}`);
+      fail(field, `expected ${expectedForm(key)}${key === 'memoryBytes' ? ' of at least 6m' : ''} (0 for no limit), got ${JSON.stringify(value)}`);
     }
     return parsed;
   };
