@@ -61,11 +61,14 @@ export class DockerRunner implements Runner {
   private readonly gid: number;
   private readonly limits: ResourceLimitPolicy;
   private readonly labels: Record<string, string>;
+  /** Root in a container still owns root's files (no user namespace): only another uid is a stranger. */
+  readonly actionUser: 'separate' | 'sandboxed';
 
   constructor(private readonly options: DockerRunnerOptions = {}) {
     this.engine = options.dockerHost ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
     this.docker = new Docker(dockerConnection(this.engine));
     [this.uid, this.gid] = parseUser(options.user);
+    this.actionUser = this.uid !== 0 && this.uid !== process.getuid?.() ? 'separate' : 'sandboxed';
     this.limits = options.limits ?? defaultResourceLimitPolicy(availableParallelism());
     this.labels = {
       [CONTAINER_LABEL]: 'docker',

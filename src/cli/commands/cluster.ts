@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ExitCode, isStatusError } from '../../core/index.js';
@@ -233,6 +233,8 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
         // Named after this process, so that a later run removes it if this one is killed.
         for (const path of await removeDeadWorkDirectories(tmpdir(), 'kiln-cluster-executors-')) log.info(`removed ${path}, left by a cluster that was killed`);
         workDirectory = await mkdtemp(join(tmpdir(), `kiln-cluster-executors-${process.pid}-`));
+        // Searchable, not listable: a root executor's sandboxed actions run as nobody, which must reach their build directory.
+        await chmod(workDirectory, 0o711);
         for (let i = 0; i < parsed.executors; i++) {
           const running = await startExecutor(
             {

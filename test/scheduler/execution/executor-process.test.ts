@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,8 @@ const until = async (condition: () => Promise<boolean> | boolean, what: string, 
 
 async function scratch(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'kiln-executor-process-'));
+  // A root executor's sandboxed actions run as nobody, which must reach their build directory.
+  await chmod(dir, 0o711);
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
