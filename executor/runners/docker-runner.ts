@@ -38,6 +38,11 @@ export interface DockerRunnerOptions {
    */
   readonly owner?: string;
   /**
+   * This host's name in the labels, against which removeLeftovers() judges whether a pid is of this
+   * host (default the machine's host name; tests give their own to keep their sweeps apart).
+   */
+  readonly hostName?: string;
+  /**
    * Docker adds HOSTNAME, and HOME and PATH when unset, to every container. To give the command
    * exactly its environment the runner starts it through `env -i` from the image; set null for
    * images without /usr/bin/env (the command then also sees Docker's additions).
@@ -72,8 +77,8 @@ export class DockerRunner implements Runner {
     this.limits = options.limits ?? defaultResourceLimitPolicy(availableParallelism());
     this.labels = {
       [CONTAINER_LABEL]: 'docker',
-      [OWNER_LABEL]: options.owner ?? `${hostname()}:${process.pid}:${randomUUID()}`,
-      [OWNER_HOST_LABEL]: hostname(),
+      [OWNER_LABEL]: options.owner ?? `${options.hostName ?? hostname()}:${process.pid}:${randomUUID()}`,
+      [OWNER_HOST_LABEL]: options.hostName ?? hostname(),
       [OWNER_PID_LABEL]: String(process.pid),
     };
   }
@@ -84,7 +89,7 @@ export class DockerRunner implements Runner {
    * exist. Returns how many were removed.
    */
   async removeLeftovers(): Promise<number> {
-    const containers = await this.docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, OWNER_HOST_LABEL + '=' + hostname()] } });
+    const containers = await this.docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, `${OWNER_HOST_LABEL}=${this.labels[OWNER_HOST_LABEL]}`] } });
     const stale = containers.filter((c) => c.Labels[OWNER_LABEL] === this.labels[OWNER_LABEL] || !processExists(Number(c.Labels[OWNER_PID_LABEL])));
     await Promise.all(stale.map((c) => removeContainer(this.docker.getContainer(c.Id))));
     return stale.length;

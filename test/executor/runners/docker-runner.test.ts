@@ -19,6 +19,8 @@ if (!dockerHost) console.warn('skipping Docker runner tests: KILN_DOCKER_HOST is
 
 describe.skipIf(!dockerHost)('DockerRunner', () => {
   const owner = `docker-runner-test-${process.pid}`;
+  // The sweeping tests label as a host of their own: their sweeps never touch another test's containers.
+  const testHost = `${hostname()}-test-${process.pid}`;
   const runner = new DockerRunner({ dockerHost, defaultImage: baseImage, limits: TEST_LIMITS, owner });
   const docker = new Docker({ socketPath: (dockerHost ?? '').replace(/^unix:\/\//, '') });
   const ourContainers = () => docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}`] } });
@@ -84,8 +86,8 @@ describe.skipIf(!dockerHost)('DockerRunner', () => {
   });
 
   it('removes its leftovers and, on close, its running containers, never another owner\'s', async () => {
-    const mine = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine` });
-    const theirs = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-theirs` });
+    const mine = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine`, hostName: testHost });
+    const theirs = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-theirs`, hostName: testHost });
     const running = (who: string) => docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-${who}`] } });
     const until = async (who: string, n: number) => {
       while ((await running(who)).length !== n) await new Promise((r) => setTimeout(r, 20));
@@ -95,7 +97,7 @@ describe.skipIf(!dockerHost)('DockerRunner', () => {
     await until('mine', 1);
     await until('theirs', 1);
     // A new runner of the same owner (the executor restarted) removes what the old one left.
-    const restarted = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine` });
+    const restarted = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine`, hostName: testHost });
     expect(await restarted.removeLeftovers()).toBe(1);
     expect((await myRun).exitCode).toBe(137);
     expect(await running('theirs')).toHaveLength(1);
@@ -120,13 +122,12 @@ describe.skipIf(!dockerHost)('DockerRunner', () => {
       await container.start();
       return container.id;
     };
-    const ofDeadProcess = await start({ [OWNER_HOST_LABEL]: hostname(), [OWNER_PID_LABEL]: String(dead) });
-    const ofLiveProcess = await start({ [OWNER_HOST_LABEL]: hostname(), [OWNER_PID_LABEL]: String(process.pid) });
-    const ofOtherHost = await start({ [OWNER_HOST_LABEL]: `not-${hostname()}`, [OWNER_PID_LABEL]: String(dead) });
+    const ofDeadProcess = await start({ [OWNER_HOST_LABEL]: testHost, [OWNER_PID_LABEL]: String(dead) });
+    const ofLiveProcess = await start({ [OWNER_HOST_LABEL]: testHost, [OWNER_PID_LABEL]: String(process.pid) });
+    const ofOtherHost = await start({ [OWNER_HOST_LABEL]: `not-${testHost}`, [OWNER_PID_LABEL]: String(dead) });
     try {
-      const sweeper = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-sweeper` });
-      // At least that one (a test elsewhere on this host may have left more).
-      expect(await sweeper.removeLeftovers()).toBeGreaterThanOrEqual(1);
+      const sweeper = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-sweeper`, hostName: testHost });
+      expect(await sweeper.removeLeftovers()).toBe(1);
       const left = (await docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}-someone`] } })).map((c) => c.Id);
       expect(left.sort()).toEqual([ofLiveProcess, ofOtherHost].sort());
       expect(left).not.toContain(ofDeadProcess);

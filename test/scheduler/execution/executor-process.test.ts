@@ -129,9 +129,9 @@ describe.skipIf(!dockerHost || !BUILT)('kiln executor --runner docker (a process
     expect(await readdir(join(work, 'build'))).not.toEqual([]);
 
     const second = await startExecutorProcess(cluster, 'docker', work);
-    // At least its own (another test's killed executor of this host may have left more).
-    expect(second.stderr()).toMatch(/removed [1-9]\d* container\(s\) left by an executor that was killed/);
     expect(second.stderr()).toMatch(/removed \d+ build directory\(ies\) and file\(s\) left in .*build by an executor that was killed/);
+    // Gone once the new executor started. (Its log says how many it removed; not asserted here: any
+    // docker executor starting meanwhile on this host removes a dead executor's containers too.)
     expect((await containersOf(work)).map((c) => c.Id)).not.toContain(container!.Id);
 
     // The scheduler gives the action to the new executor; SIGTERM kills and removes its container.
@@ -237,8 +237,7 @@ describe.skipIf(!dockerHost || !BUILT)('kiln cluster up --runner docker (a proce
     const second = await startClusterProcess();
     expect(await containersOfProcess(first.child.pid!)).toEqual([]);
     expect(await workDirectoriesOf(first.child.pid!)).toEqual([]);
-    expect(second.stderr()).toMatch(/removed [1-9]\d* container\(s\) left by an executor that was killed/);
-    expect(second.stderr()).toMatch(/removed .*kiln-cluster-executors-\d+-\w+, left by a cluster that was killed/);
+    // (The log names what it removed; not asserted: a cluster starting meanwhile on this host removes them too.)
 
     await startAction(second.endpoint, 'sleep 60; echo done > out');
     await until(async () => (await containersOfProcess(second.child.pid!)).some((c) => c.State === 'running'), 'the second action to run');
