@@ -1,9 +1,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
+import { computeActionKey, localActionKey, type Action, type ActionKey, type InputFile } from '../actions/index.js';
 import { isKilnError, type ProcessResult, type SandboxSupport } from '../core/index.js';
 import type { RemoteClient } from '../remote/index.js';
-import { computeActionKey, localActionKey, type Action, type ActionKey, type InputFile } from '../actions/index.js';
 import { actionEnvironment } from './action-environment.js';
 import { ActionSpawners, type SandboxAvailability } from './action-spawners.js';
 import { buildActionGraph } from './action-graph.js';
@@ -11,6 +11,7 @@ import { scriptedCommand } from './command-script.js';
 import { deleteDeclaredOutputs, digestDeclaredOutputs, missingOutputsMessage } from './declared-outputs.js';
 import { DiskCache, type CachedOutput } from './disk-cache.js';
 import { DiskSpawnCache } from './disk-spawn-cache.js';
+import { DynamicStrategy } from './dynamic-strategy.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
 import { FileDigestCache } from './file-digest-cache.js';
 import { LocalActionCache } from './local-action-cache.js';
@@ -25,7 +26,6 @@ import { ScratchDirectories } from './scratch-directories.js';
 import type { CacheMiss, SpawnCache } from './spawn-cache.js';
 import { SpawnCacheChain } from './spawn-cache-chain.js';
 import type { SlotUse, SpawnStrategy } from './spawn-strategy.js';
-import { DynamicStrategy } from './dynamic-strategy.js';
 import { chooseStrategy, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
 
 /** Thrown through a strategy when the build stopped before the action's process could start. */
