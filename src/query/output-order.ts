@@ -1,5 +1,5 @@
-import type { QueryTarget } from './engine.js';
-import { compareLabels } from './engine.js';
+import type { QueryTarget } from './target-loader.js';
+import { compareLabels } from './target-loader.js';
 
 /** Canonical labels a target depends on inside its package graph. */
 function dependenciesOf(t: QueryTarget): readonly string[] {

@@ -1,4 +1,4 @@
-import type { QueryTarget } from '../engine.js';
+import type { QueryTarget } from '../target-loader.js';
 
 /** Turns a query result into output text; one formatter per --output value. */
 export interface OutputFormatter {
