@@ -1,28 +1,31 @@
 import type { Position } from '../core/index.js';
 import type { PackageLoader } from '../loading/index.js';
-import { parseQuery, type QueryExpr } from './parser.js';
+import { PackageQueryEnvironment } from './package-query-environment.js';
+import { parseQuery } from './parser.js';
+import { evaluateQuery } from './query-evaluator.js';
 import { compareLabels, TargetLoader, type QueryTarget } from './target-loader.js';
-import { resolveTargetPattern } from './target-pattern-resolver.js';
-import { parseTargetPattern } from './target-pattern.js';
 
 export interface QueryOptions {
   /** Report every broken package and go on with the rest (Bazel's --keep_going). */
   readonly keepGoing?: boolean;
   /** The working directory's path inside the workspace, for relative patterns. */
   readonly offset?: string;
+  /** Leave out dependencies from attribute defaults (Bazel's --noimplicit_deps). */
+  readonly noImplicitDeps?: boolean;
+  /** The universe of allrdeps and rbuildfiles (Bazel's --universe_scope); `//...` when absent. */
+  readonly universeScope?: readonly string[];
   /** Receives each loading error, once. */
   readonly onError?: (message: string, pos?: Position) => void;
 }
 
-/** Evaluates query expressions over packages loaded on demand. */
+/** Evaluates query expressions over the packages of a workspace, loaded on demand. */
 export class QueryEngine {
-  private readonly targets: TargetLoader;
+  readonly targets: TargetLoader;
+  readonly environment: PackageQueryEnvironment;
 
-  constructor(
-    loader: PackageLoader,
-    private readonly options: QueryOptions = {},
-  ) {
+  constructor(loader: PackageLoader, options: QueryOptions = {}) {
     this.targets = new TargetLoader(loader, options);
+    this.environment = new PackageQueryEnvironment(this.targets, options);
   }
 
   /** Set when an error was reported and evaluation went on (keep_going). */
@@ -32,29 +35,7 @@ export class QueryEngine {
 
   /** The targets the query denotes, sorted by label. */
   evaluate(query: string): QueryTarget[] {
-    const expr = parseQuery(query);
-    const result = this.eval(expr);
+    const result = evaluateQuery(parseQuery(query), this.environment);
     return [...result.values()].sort((a, b) => compareLabels(a.label, b.label));
-  }
-
-  private eval(e: QueryExpr): Map<string, QueryTarget> {
-    if (e.kind === 'pattern') {
-      const out = new Map<string, QueryTarget>();
-      for (const t of resolveTargetPattern(parseTargetPattern(e.text, this.options.offset ?? ''), this.targets)) out.set(t.label.toString(), t);
-      return out;
-    }
-    const left = this.eval(e.left);
-    const right = this.eval(e.right);
-    switch (e.op) {
-      case 'union':
-        for (const [k, v] of right) left.set(k, v);
-        return left;
-      case 'except':
-        for (const k of right.keys()) left.delete(k);
-        return left;
-      case 'intersect':
-        for (const k of [...left.keys()]) if (!right.has(k)) left.delete(k);
-        return left;
-    }
   }
 }

@@ -1,9 +1,13 @@
-/** The query language: lexer, parser, engine and output formatters. */
+/** The query language: target patterns, lexer, parser, functions, evaluation and output formatters. */
 export { QueryEngine, type QueryOptions } from './engine.js';
+export { parseQuery, type QueryExpr, type QueryArgument, type SetOperator } from './parser.js';
+export { QuerySyntaxError, tokenize, type Token, type TokenKind } from './lexer.js';
+export { parseTargetPattern, TargetPatternError, type TargetPattern } from './target-pattern.js';
 export { TargetLoader, QueryEvaluationError, compareLabels, type QueryTarget, type TargetLoaderOptions } from './target-loader.js';
 export { resolveTargetPatterns, resolveTargetPattern, isWildcardPattern, type ResolvedTarget, type TargetPatternOptions } from './target-pattern-resolver.js';
-export { parseQuery, type QueryExpr } from './parser.js';
-export { QuerySyntaxError, tokenize } from './lexer.js';
-export { parseTargetPattern, TargetPatternError, type TargetPattern } from './target-pattern.js';
+export { type QueryEnvironment, type TargetSet, type AttributeView } from './query-environment.js';
+export { PackageQueryEnvironment, type PackageQueryOptions } from './package-query-environment.js';
+export { evaluateQuery } from './query-evaluator.js';
+export { QUERY_FUNCTIONS, type QueryFunction, type ArgumentType } from './functions/index.js';
 export { OUTPUT_FORMATTERS, type OutputFormatter, type OutputEnvironment } from './output/index.js';
 export { orderForOutput } from './output-order.js';

@@ -94,14 +94,29 @@ export class TargetLoader {
     return qt;
   }
 
-  /** The target a label names; a missing package or target is reported (Bazel's words and hints). */
-  getTarget(label: Label): QueryTarget | undefined {
+  /**
+   * The target a label names; a missing package or target is reported (Bazel's words and hints,
+   * with the target whose attribute named it when there is one).
+   */
+  getTarget(label: Label, referencedBy?: string): QueryTarget | undefined {
     const l = label.repo !== '' && label.repo === this.loader.workspace.name ? new Label('', label.pkg, label.name) : label;
-    const p = this.loadPackage(l.repo, l.pkg);
+    const suffix = referencedBy === undefined ? '' : ` and referenced by '${referencedBy}'`;
+    let p: Package | undefined;
+    if (referencedBy === undefined) p = this.loadPackage(l.repo, l.pkg);
+    else {
+      try {
+        p = this.loader.loadPackage(l.repo, l.pkg);
+      } catch (e) {
+        if (!(e instanceof NoSuchPackageError)) throw e;
+        this.fail(`${e.message}${suffix}`);
+        return undefined;
+      }
+      p = this.loadPackage(l.repo, l.pkg);
+    }
     if (!p) return undefined;
     const t = p.targets.get(l.name);
     if (t) return this.wrap(p, t);
-    this.missingTarget(p, l);
+    this.missingTarget(p, l, suffix);
     return undefined;
   }
 
@@ -119,11 +134,11 @@ export class TargetLoader {
     return t ? this.wrap(p, t) : undefined;
   }
 
-  private missingTarget(p: Package, l: Label): void {
+  private missingTarget(p: Package, l: Label, suffix = ''): void {
     const ws = this.loader.repository(l.repo);
     const crossing = ws.subpackageCrossing(l);
     if (crossing) {
-      this.fail(`no such target '${l}': ${crossing}`);
+      this.fail(`no such target '${l}': ${crossing}${suffix}`);
       return;
     }
     const path = join(ws.dirOf(l.pkg), l.name);
@@ -131,7 +146,7 @@ export class TargetLoader {
       existsSync(path) && statSync(path).isFile()
         ? `; however, a source file of this name exists.  (Perhaps add 'exports_files(["${l.name}"])' to ${p.buildFile}?)`
         : '';
-    this.fail(`no such target '${l}': target '${l.name}' not declared in package '${l.pkg}'${hint} defined by ${p.buildFile}`);
+    this.fail(`no such target '${l}': target '${l.name}' not declared in package '${l.pkg}'${hint} defined by ${p.buildFile}${suffix}`);
   }
 }
 

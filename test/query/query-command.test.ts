@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/commands/query.js';
 import type { CliIO } from '../../src/cli/io.js';
-import { parseTargetPattern, parseQuery } from '../../src/query/index.js';
+import { parseTargetPattern } from '../../src/query/index.js';
 import { workspaceFixture } from '../loading/fixture.js';
 
 async function query(root: string, args: string[], cwd = root): Promise<{ code: number; out: string; err: string }> {
@@ -177,16 +177,6 @@ describe('target patterns', () => {
     expect(String((parseTargetPattern('//a') as { label: unknown }).label)).toBe('//a:a');
     expect(() => parseTargetPattern('/a')).toThrow('not a valid absolute pattern');
     expect(() => parseTargetPattern('//a/../b/...')).toThrow("Bad target pattern '//a/../b/...': package name component contains only '.' characters");
-  });
-
-  it('parses set operators left to right', () => {
-    expect(parseQuery('a + b - c')).toEqual({
-      kind: 'setop',
-      op: 'except',
-      left: { kind: 'setop', op: 'union', left: { kind: 'pattern', text: 'a' }, right: { kind: 'pattern', text: 'b' } },
-      right: { kind: 'pattern', text: 'c' },
-    });
-    expect(() => parseQuery('deps(//a)')).toThrow("query function 'deps' is not supported yet");
   });
 });
 
