@@ -3,7 +3,7 @@ import type { PackageLoader } from '../loading/index.js';
 import { PackageQueryEnvironment } from './package-query-environment.js';
 import { parseQuery } from './parser.js';
 import { evaluateQuery } from './query-evaluator.js';
-import { compareLabels, TargetLoader, type QueryTarget } from './target-loader.js';
+import { TargetLoader, type QueryTarget } from './target-loader.js';
 
 export interface QueryOptions {
   /** Report every broken package and go on with the rest (Bazel's --keep_going). */
@@ -12,6 +12,8 @@ export interface QueryOptions {
   readonly offset?: string;
   /** Leave out dependencies from attribute defaults (Bazel's --noimplicit_deps). */
   readonly noImplicitDeps?: boolean;
+  /** Leave out dependencies only tool attributes give (Bazel's --notool_deps). */
+  readonly noToolDeps?: boolean;
   /** The universe of allrdeps and rbuildfiles (Bazel's --universe_scope); `//...` when absent. */
   readonly universeScope?: readonly string[];
   /** Receives each loading error, once. */
@@ -33,9 +35,8 @@ export class QueryEngine {
     return this.targets.hadErrors;
   }
 
-  /** The targets the query denotes, sorted by label. */
+  /** The targets the query denotes, in evaluation order (see formatQueryResult for output order). */
   evaluate(query: string): QueryTarget[] {
-    const result = evaluateQuery(parseQuery(query), this.environment);
-    return [...result.values()].sort((a, b) => compareLabels(a.label, b.label));
+    return [...evaluateQuery(parseQuery(query), this.environment).values()];
   }
 }

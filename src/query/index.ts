@@ -9,5 +9,7 @@ export { type QueryEnvironment, type TargetSet, type AttributeView } from './que
 export { PackageQueryEnvironment, type PackageQueryOptions } from './package-query-environment.js';
 export { evaluateQuery } from './query-evaluator.js';
 export { QUERY_FUNCTIONS, type QueryFunction, type ArgumentType } from './functions/index.js';
-export { OUTPUT_FORMATTERS, type OutputFormatter, type OutputEnvironment } from './output/index.js';
+export { OUTPUT_FORMATTERS, targetMessage, type OutputFormatter, type OutputEnvironment, type OrderOutput } from './output/index.js';
+export { formatQueryResult, type QueryOutputOptions } from './query-output.js';
 export { orderForOutput } from './output-order.js';
+export { parseQueryOptions, defaultQueryOptions, type QueryOptionValues, type ParsedQueryOptions } from './query-options.js';

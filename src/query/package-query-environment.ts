@@ -25,11 +25,18 @@ export interface PackageQueryOptions {
   readonly offset?: string;
   /** Leave out dependencies the rule did not name (attribute defaults): Bazel's --noimplicit_deps. */
   readonly noImplicitDeps?: boolean;
+  /** Leave out dependencies only tool attributes give (genrule's tools and exec_tools): --notool_deps. */
+  readonly noToolDeps?: boolean;
   /** Patterns whose transitive closure is the universe of allrdeps and rbuildfiles (default `//...`). */
   readonly universeScope?: readonly string[];
   /** Set by genquery: a wildcard pattern in the expression is an error. */
   readonly forbidWildcards?: string;
 }
+
+/** Attributes built for the exec configuration: the tool dependencies --notool_deps leaves out. */
+const TOOL_ATTRIBUTES: readonly string[] = ['tools', 'exec_tools'];
+/** Label attributes that are no dependency edge in Bazel's graph (nodep labels). */
+const NODEP_ATTRIBUTES: readonly string[] = ['default_constraint_value'];
 
 /** More select() combinations than this are matched branch by branch instead of as whole values. */
 const MAX_COMBINATIONS = 64;
@@ -37,6 +44,12 @@ const MAX_COMBINATIONS = 64;
 /** The query environment over loaded packages: targets are QueryTargets, loaded on demand. */
 export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
   private readonly depsCache = new Map<string, QueryTarget[]>();
+  /**
+   * The edges evaluation has seen, as Bazel's query graph knows them: every edge a function
+   * followed, and the edges among the targets of one wildcard pattern. Output orders and draws the
+   * result with these (through targets left out of the result), so a union of single targets has none.
+   */
+  private readonly knownEdges = new Map<QueryTarget, Set<QueryTarget>>();
   private universeCache: QueryTarget[] | undefined;
 
   constructor(
@@ -65,10 +78,59 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     if (this.options.forbidWildcards !== undefined && pattern.kind !== 'single') {
       throw new QueryEvaluationError(`${this.options.forbidWildcards}: wildcard pattern '${text}' (column ${column}) is not allowed; name the targets`);
     }
-    return resolveTargetPattern(pattern, this.targets);
+    const targets = resolveTargetPattern(pattern, this.targets);
+    if (pattern.kind !== 'single') {
+      // Bazel 2.1 links a wildcard's targets by their attribute edges; package groups named by
+      // visibility become edges only when a function follows dependencies.
+      const matched = new Set(targets);
+      for (const t of targets) {
+        const visibility = t.target.kind === 'rule' ? t.target.attrs.get('visibility') : undefined;
+        const groups = new Set(Array.isArray(visibility) ? (visibility as string[]) : []);
+        for (const d of this.directDependencies(t)) if (matched.has(d) && !groups.has(this.keyOf(d))) this.noteEdge(t, d);
+      }
+    }
+    return targets;
   }
 
   dependencies(t: QueryTarget): QueryTarget[] {
+    const deps = this.directDependencies(t);
+    for (const d of deps) this.noteEdge(t, d);
+    return deps;
+  }
+
+  /**
+   * The result's graph for output: for each target of `result`, the targets of `result` it reaches
+   * through known edges without passing another target of the result (Bazel's extractSubgraph).
+   */
+  resultSuccessors(result: readonly QueryTarget[]): (t: QueryTarget) => readonly QueryTarget[] {
+    const inResult = new Set(result);
+    const memo = new Map<QueryTarget, QueryTarget[]>();
+    return (t) => {
+      let out = memo.get(t);
+      if (out) return out;
+      const found = new Set<QueryTarget>();
+      const seen = new Set<QueryTarget>([t]);
+      const pending = [...(this.knownEdges.get(t) ?? [])];
+      while (pending.length > 0) {
+        const d = pending.pop()!;
+        if (seen.has(d)) continue;
+        seen.add(d);
+        if (inResult.has(d)) found.add(d);
+        else pending.push(...(this.knownEdges.get(d) ?? []));
+      }
+      out = [...found];
+      memo.set(t, out);
+      return out;
+    };
+  }
+
+  private noteEdge(from: QueryTarget, to: QueryTarget): void {
+    let set = this.knownEdges.get(from);
+    if (!set) this.knownEdges.set(from, (set = new Set()));
+    set.add(to);
+  }
+
+  private directDependencies(t: QueryTarget): QueryTarget[] {
     const key = this.keyOf(t);
     let deps = this.depsCache.get(key);
     if (deps) return deps;
@@ -76,7 +138,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     const target = t.target;
     const labels =
       target.kind === 'rule'
-        ? [...target.dependencies, ...(this.options.noImplicitDeps ? [] : this.defaultLabels(target))]
+        ? [...this.ruleDependencies(target), ...(this.options.noImplicitDeps ? [] : this.defaultLabels(target))]
         : target.kind === 'generated'
           ? [t.label.sibling(target.generatingRule).toString()]
           : target.kind === 'package_group'
@@ -86,6 +148,8 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
       const d = this.targetOf(l, t);
       if (d) deps.push(d);
     }
+    // A test_suite without `tests` depends on the tests it stands for (Bazel's $implicit_tests).
+    if (this.isTestSuite(t) && !this.options.noImplicitDeps && this.attributeTargets(t, 'tests').length === 0) deps.push(...this.implicitTests(t));
     this.depsCache.set(key, deps);
     return deps;
   }
@@ -194,6 +258,20 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     this.targets.report(message);
   }
 
+  /**
+   * The labels a rule depends on: those it names, less visibility's package specs, labels only
+   * no-dependency attributes name (constraint_setting's default_constraint_value, as in Bazel), and
+   * under --notool_deps labels only tool attributes name.
+   */
+  private ruleDependencies(rule: RuleTarget): readonly string[] {
+    const deps = rule.dependencies.filter((d) => !d.endsWith(':__pkg__') && !d.endsWith(':__subpackages__'));
+    const left = [...NODEP_ATTRIBUTES, ...(this.options.noToolDeps ? TOOL_ATTRIBUTES : [])];
+    if (!left.some((a) => rule.attrs.has(a))) return deps;
+    const elsewhere = new Set<string>();
+    for (const [name, v] of rule.attrs) if (!left.includes(name)) for (const p of possibleValues(v)) for (const x of strings(p)) elsewhere.add(x);
+    return deps.filter((d) => elsewhere.has(d));
+  }
+
   /** Label defaults of attributes the rule did not set (implicit dependencies). */
   private defaultLabels(rule: RuleTarget): string[] {
     const cls = ruleClassOf(rule);
@@ -218,7 +296,8 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
         return rule ? this.visibilityOf(this.targets.wrap(t.pkg, rule)) : ['//visibility:private'];
       }
       case 'source':
-        return target.visibility ?? ['//visibility:public'];
+        // Bazel 2.1's visible(): a source file has the visibility exports_files gave it, else the package default.
+        return target.visibility ?? t.pkg.defaults.visibility ?? ['//visibility:private'];
       case 'package_group':
         return ['//visibility:public'];
     }
