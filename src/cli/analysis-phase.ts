@@ -88,6 +88,7 @@ function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: Cli
     analyzer = new Analyzer(ctx.graph, {
       configurations,
       buildSettings: (label) => ctx.graph.buildSetting(label),
+      packageLoader: ctx.loader,
       warn: (message, pos) => warn(`WARNING: ${formatPosition(pos)}: ${message}\n`),
     });
   } catch (e) {

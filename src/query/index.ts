@@ -10,6 +10,8 @@ export { PackageQueryEnvironment, type PackageQueryOptions } from './package-que
 export { evaluateQuery } from './query-evaluator.js';
 export { QUERY_FUNCTIONS, type QueryFunction, type ArgumentType } from './functions/index.js';
 export { OUTPUT_FORMATTERS, targetMessage, type OutputFormatter, type OutputEnvironment, type OrderOutput } from './output/index.js';
-export { formatQueryResult, type QueryOutputOptions } from './query-output.js';
+export { formatQueryResult, type QueryOutputOptions, type ResultGraphSource } from './query-output.js';
+export { ScopedQueryEnvironment, ScopeViolationError } from './scoped-query-environment.js';
 export { orderForOutput } from './output-order.js';
 export { parseQueryOptions, defaultQueryOptions, type QueryOptionValues, type ParsedQueryOptions } from './query-options.js';
+export { evaluateGenquery, type GenqueryRequest } from './genquery-evaluation.js';

@@ -1,7 +1,11 @@
 import type { OrderOutput, OutputFormatter } from './output/index.js';
 import { orderForOutput } from './output-order.js';
-import type { PackageQueryEnvironment } from './package-query-environment.js';
 import { compareLabels, type QueryTarget } from './target-loader.js';
+
+/** Where the result's edges come from (the environment that evaluated it). */
+export interface ResultGraphSource {
+  resultSuccessors(result: readonly QueryTarget[]): (t: QueryTarget) => readonly QueryTarget[];
+}
 
 export interface QueryOutputOptions {
   readonly orderOutput: OrderOutput;
@@ -21,7 +25,7 @@ export interface QueryOutputOptions {
 export function formatQueryResult(
   result: readonly QueryTarget[],
   formatter: OutputFormatter,
-  environment: PackageQueryEnvironment,
+  environment: ResultGraphSource,
   options: QueryOutputOptions,
 ): string | Uint8Array {
   const successors = environment.resultSuccessors(result);

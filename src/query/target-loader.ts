@@ -18,6 +18,8 @@ export interface TargetLoaderOptions {
   readonly keepGoing?: boolean;
   /** Receives each loading error, once. */
   readonly onError?: (message: string, pos?: Position) => void;
+  /** Receives warnings (a non-strict genquery leaving its scope); onError when not given. */
+  readonly onWarning?: (message: string) => void;
 }
 
 /**
@@ -49,7 +51,8 @@ export class TargetLoader {
 
   /** Reports a warning-level problem without failing (strict=False genquery, cycles under keep_going). */
   report(message: string, pos?: Position): void {
-    this.options.onError?.(message, pos);
+    if (this.options.onWarning) this.options.onWarning(message);
+    else this.options.onError?.(message, pos);
   }
 
   /** Loads a package, reporting its errors once; undefined when it cannot be used. */
