@@ -15,3 +15,4 @@ export { ScopedQueryEnvironment, ScopeViolationError } from './scoped-query-envi
 export { orderForOutput } from './output-order.js';
 export { parseQueryOptions, defaultQueryOptions, type QueryOptionValues, type ParsedQueryOptions } from './query-options.js';
 export { evaluateGenquery, type GenqueryRequest } from './genquery-evaluation.js';
+export { visibilityGrants, type PackageGroupLookup, type PackageGroupSpecs } from './target-visibility.js';

@@ -1,12 +1,17 @@
-import type { PackageGroupTarget } from '../loading/index.js';
+/** A package_group's specs as visibility reads them. */
+export interface PackageGroupSpecs {
+  readonly packages: readonly string[];
+  readonly includes: readonly string[];
+}
 
 /** Finds a package_group by its canonical label (undefined when it is none). */
-export type PackageGroupLookup = (label: string) => PackageGroupTarget | undefined;
+export type PackageGroupLookup = (label: string) => PackageGroupSpecs | undefined;
 
 /**
  * Whether a target with this visibility may be used from package `fromPackage` (`//p`, `@r//p`):
  * `//visibility:public`, `//visibility:private`, `//p:__pkg__`, `//p:__subpackages__` and
- * package_group labels (their `packages` specs, `-` exclusions winning, and `includes`).
+ * package_group labels (their `packages` specs, `-` exclusions winning, and `includes`). Query's
+ * visible() and analysis's visibility check both decide with this.
  */
 export function visibilityGrants(visibility: readonly string[], fromPackage: string, groups: PackageGroupLookup): boolean {
   return visibility.some((entry) => grants(entry, fromPackage, groups, new Set()));
