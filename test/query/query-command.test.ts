@@ -147,6 +147,16 @@ describe('kiln query', () => {
     expect(await query(root, ['--bogus', '//...'])).toMatchObject({ code: 2, err: 'ERROR: Unrecognized option: --bogus\n' });
   });
 
+  it('reads the query from --query_file, and rejects it together with a command-line query', async () => {
+    const root = workspaceFixture({ ...WS, 'q.txt': 'deps(//a:fg, 1)\n  - //a:c\n' });
+    expect(await query(root, ['--query_file=q.txt', '--noimplicit_deps'])).toMatchObject({ code: 0, out: '//a:fg\n//a:y.txt\n//a:x.txt\n//a:g\n' });
+    expect(await query(root, ['--query_file', 'q.txt', '//...'])).toMatchObject({ code: 2, err: 'ERROR: Command-line query and --query_file cannot both be specified\n' });
+    expect((await query(root, ['--query_file=nope.txt'])).err).toContain('ERROR: I/O error reading from');
+    expect(await query(root, ['--order_output=sideways', '//...'])).toMatchObject({ code: 2 });
+    expect(await query(root, ['--graph:node_limit=x', '//...'])).toMatchObject({ code: 2, err: "ERROR: While parsing option --graph:node_limit=x: 'x' is not an int\n" });
+    expect(await query(root, ['--keep_going=maybe', '//...'])).toMatchObject({ code: 2 });
+  });
+
   it('prints a generated file as its rule and nothing for source files (Bazel 2.1.0)', async () => {
     const root = workspaceFixture(WS);
     const out = (await query(root, ['--output=build', '//a:g.out + //a:x.txt + //a:g'])).out;
