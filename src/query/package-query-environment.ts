@@ -241,6 +241,11 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     return out;
   }
 
+  /** Labels of the .bzl files t's package loads, transitively (for output; no scope applies). */
+  loadsOf(t: QueryTarget): string[] {
+    return this.loadedFiles(t).map((f) => f.label.toString());
+  }
+
   isVisible(target: QueryTarget, from: QueryTarget): boolean {
     if (this.packageOf(target) === this.packageOf(from)) return true;
     const visibility = this.visibilityOf(target);

@@ -2,9 +2,10 @@ import type { OrderOutput, OutputFormatter } from './output/index.js';
 import { orderForOutput } from './output-order.js';
 import { compareLabels, type QueryTarget } from './target-loader.js';
 
-/** Where the result's edges come from (the environment that evaluated it). */
+/** What output needs of the environment that evaluated the result: its edges and packages' loads. */
 export interface ResultGraphSource {
   resultSuccessors(result: readonly QueryTarget[]): (t: QueryTarget) => readonly QueryTarget[];
+  loadsOf(t: QueryTarget): readonly string[];
 }
 
 export interface QueryOutputOptions {
@@ -35,6 +36,7 @@ export function formatQueryResult(
   return formatter.format(ordered, {
     absolutePath: options.absolutePath,
     successors,
+    loadsOf: (t) => environment.loadsOf(t),
     orderOutput: options.orderOutput,
     graphFactored: options.graphFactored ?? true,
     graphNodeLimit: options.graphNodeLimit ?? 512,

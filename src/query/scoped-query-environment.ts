@@ -110,6 +110,10 @@ export class ScopedQueryEnvironment implements QueryEnvironment<QueryTarget> {
     this.inner.warn(message);
   }
 
+  loadsOf(t: QueryTarget): string[] {
+    return this.inner.loadsOf(t);
+  }
+
   resultSuccessors(result: readonly QueryTarget[]): (t: QueryTarget) => readonly QueryTarget[] {
     return this.inner.resultSuccessors(result);
   }

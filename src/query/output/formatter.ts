@@ -18,6 +18,8 @@ export interface OutputEnvironment {
   absolutePath(displayPath: string): string;
   /** The result's dependency edges: the direct dependencies of a target that are in the result. */
   successors(t: QueryTarget): readonly QueryTarget[];
+  /** Labels of the .bzl files the package of `t` loads, transitively (for BUILD file targets). */
+  loadsOf(t: QueryTarget): readonly string[];
   readonly orderOutput: OrderOutput;
   /** --graph:factored (merge nodes with the same predecessors and successors). */
   readonly graphFactored: boolean;

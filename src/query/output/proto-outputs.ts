@@ -3,7 +3,7 @@ import type { PlainAttrValue } from '../../loading/index.js';
 import type { QueryTarget } from '../target-loader.js';
 import type { OutputEnvironment, OutputFormatter } from './formatter.js';
 import { formatLocation } from './location-output.js';
-import { ruleAttributes, type RuleAttribute } from './rule-attributes.js';
+import { packageSpecText, ruleAttributes, ruleInputs, type RuleAttribute } from './rule-attributes.js';
 
 const Discriminator = blazeQuery.Attribute_Discriminator;
 
@@ -62,16 +62,23 @@ export function targetMessage(t: QueryTarget, env: OutputEnvironment): blazeQuer
           ruleClass: target.ruleClass,
           location,
           attribute: ruleAttributes(target, true).map(attributeMessage),
-          ruleInput: [...new Set(target.dependencies)].sort(),
+          ruleInput: ruleInputs(target),
           ruleOutput: target.outputs.map((o) => t.label.sibling(o).toString()),
           ...(target.starlarkDefined ? { isSkylark: true } : {}),
         },
       };
-    case 'source':
+    case 'source': {
+      const isBuildFile = t.pkg.buildFile.endsWith(`/${target.name}`) || t.pkg.buildFile === target.name;
       return {
         type: blazeQuery.Target_Discriminator.SOURCE_FILE,
-        sourceFile: { name, location, visibilityLabel: [...(target.visibility ?? [])] },
+        sourceFile: {
+          name,
+          location,
+          visibilityLabel: [...(target.visibility ?? [])],
+          ...(isBuildFile ? { subinclude: [...env.loadsOf(t)], packageContainsErrors: t.pkg.errors.length > 0 } : {}),
+        },
       };
+    }
     case 'generated':
       return {
         type: blazeQuery.Target_Discriminator.GENERATED_FILE,
@@ -80,7 +87,7 @@ export function targetMessage(t: QueryTarget, env: OutputEnvironment): blazeQuer
     case 'package_group':
       return {
         type: blazeQuery.Target_Discriminator.PACKAGE_GROUP,
-        packageGroup: { name, containedPackage: [...target.packages], includedPackageGroup: [...target.includes] },
+        packageGroup: { name, containedPackage: target.packages.map(packageSpecText), includedPackageGroup: [...target.includes] },
       };
   }
 }

@@ -69,3 +69,26 @@ function inferType(v: AttrValue, deps: ReadonlySet<string>): AttrType {
   }
   return 'string';
 }
+
+/**
+ * The labels a rule reads, as build.proto's rule_input and xml's rule-input list them: its
+ * dependencies (select keys included) without what only `visibility` names, sorted.
+ */
+export function ruleInputs(rule: RuleTarget): string[] {
+  const visibility = rule.attrs.get('visibility');
+  const onlyVisibility = new Set(Array.isArray(visibility) ? (visibility as string[]) : []);
+  for (const [name, v] of rule.attrs) {
+    if (name === 'visibility') continue;
+    const values = isSelectValue(v) ? v.select.flatMap((p) => ('plain' in p ? [p.plain] : p.conditions.flatMap(([k, x]) => [k, x]))) : [v];
+    for (const x of values) for (const s of typeof x === 'string' ? [x] : Array.isArray(x) ? (x as unknown[]).flat(2) : []) if (typeof s === 'string') onlyVisibility.delete(s);
+  }
+  return [...new Set(rule.dependencies)].filter((d) => !onlyVisibility.has(d)).sort();
+}
+
+/** A package_group spec as Bazel prints it: `//a` as `a`, `//a/...` as `a/...`; `//...` and other repositories as written. */
+export function packageSpecText(spec: string): string {
+  const negative = spec.startsWith('-');
+  const body = negative ? spec.slice(1) : spec;
+  const text = body.startsWith('//') && body !== '//...' ? body.slice(2) : body;
+  return negative ? `-${text}` : text;
+}

@@ -2,7 +2,7 @@ import type { PlainAttrValue } from '../../loading/index.js';
 import type { QueryTarget } from '../target-loader.js';
 import type { OutputEnvironment, OutputFormatter } from './formatter.js';
 import { formatLocation } from './location-output.js';
-import { ruleAttributes } from './rule-attributes.js';
+import { packageSpecText, ruleAttributes, ruleInputs } from './rule-attributes.js';
 
 /** `--output=xml`: Bazel 2.1's `<query version="2">` document, explicit attributes only. */
 export const xmlOutput: OutputFormatter = {
@@ -30,14 +30,17 @@ function targetElement(t: QueryTarget, env: OutputEnvironment): string {
     case 'rule': {
       let out = `    <rule class="${escape(target.ruleClass)}" location="${location(t, env)}" name="${name}">\n`;
       for (const a of ruleAttributes(target, false)) out += attributeElement(a.name, a.type, a.value);
-      for (const input of [...new Set(target.dependencies)].sort()) out += `        <rule-input name="${escape(input)}"/>\n`;
+      for (const input of ruleInputs(target)) out += `        <rule-input name="${escape(input)}"/>\n`;
       for (const o of target.outputs) out += `        <rule-output name="${escape(t.label.sibling(o).toString())}"/>\n`;
       return `${out}    </rule>\n`;
     }
     case 'source': {
       const visibility = target.visibility ?? t.pkg.defaults.visibility ?? ['//visibility:private'];
+      // A BUILD file also says whether its package has errors and which .bzl files it loads.
+      const isBuildFile = t.pkg.buildFile.endsWith(`/${target.name}`) || t.pkg.buildFile === target.name;
       return (
-        `    <source-file location="${location(t, env)}" name="${name}">\n` +
+        `    <source-file location="${location(t, env)}" name="${name}"${isBuildFile ? ` package_contains_errors="${t.pkg.errors.length > 0}"` : ''}>\n` +
+        (isBuildFile ? env.loadsOf(t).map((l) => `        <load name="${escape(l)}"/>\n`).join('') : '') +
         visibility.map((v) => `        <visibility-label name="${escape(v)}"/>\n`).join('') +
         '    </source-file>\n'
       );
@@ -47,11 +50,16 @@ function targetElement(t: QueryTarget, env: OutputEnvironment): string {
     case 'package_group':
       return (
         `    <package-group location="${location(t, env)}" name="${name}">\n` +
-        target.packages.map((p) => `        <contained-package name="${escape(p)}"/>\n`).join('') +
-        target.includes.map((g) => `        <included-package-group name="${escape(g)}"/>\n`).join('') +
+        stringList('includes', target.includes) +
+        stringList('packages', target.packages.map(packageSpecText)) +
         '    </package-group>\n'
       );
   }
+}
+
+function stringList(name: string, values: readonly string[]): string {
+  if (values.length === 0) return `        <list name="${name}"/>\n`;
+  return `        <list name="${name}">\n${values.map((v) => `            <string value="${escape(v)}"/>\n`).join('')}        </list>\n`;
 }
 
 function attributeElement(name: string, type: string, value: PlainAttrValue | undefined): string {

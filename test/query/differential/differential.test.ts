@@ -3,7 +3,8 @@
  * on a temp copy of the fixture and must print exactly what `bazel query` printed, as recorded in
  * <fixture>.bazel.json by record-bazel.mjs (so CI needs no Bazel). A case where Kiln differs on
  * purpose carries a `reason`, and a `compare` mode says what still has to agree: `sorted` (the same
- * lines in any order) or `ignoreLines` (a regexp of lines only Bazel prints).
+ * lines in any order) or `ignoreLines` (a regexp of lines only Bazel prints). Recorded paths of the
+ * workspace read %WORKSPACE%.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,8 @@ for (const fixture of fixtures) {
     for (const c of cases) {
       const key = [...(c.args ?? []), c.query].join(' ');
       it(key, async () => {
-        const bazel = recorded[key];
+        const recording = recorded[key];
+        const bazel = recording && { ...recording, stdout: recording.stdout.replaceAll('%WORKSPACE%', workspace()) };
         expect(bazel, `no recording for '${key}': run record-bazel.mjs`).toBeDefined();
         const { stderr, ...kiln } = await kilnQuery(workspace(), [...(c.args ?? []), c.query]);
         if (c.reason === undefined) {

@@ -47,7 +47,8 @@ for (const fixture of fixtures) {
         timeout: 300_000,
       });
       if (r.error) throw new Error(`${bazel}: ${r.error.message}`);
-      recorded[caseKey(c)] = { stdout: r.stdout, exitCode: r.status };
+      // Paths of the temp copy become %WORKSPACE% so the recording does not depend on where it ran.
+      recorded[caseKey(c)] = { stdout: r.stdout.replaceAll(workspace, '%WORKSPACE%'), exitCode: r.status };
       process.stderr.write(`${fixture}: ${caseKey(c)} -> ${r.status}\n`);
     }
   } finally {
