@@ -139,7 +139,7 @@ describe('output formats', () => {
     const json = (await query(root, ['--output=streamed_jsonproto', '//b:leaf'])).out.trim().split('\n').map((l) => JSON.parse(l));
     expect(json).toHaveLength(1);
     expect(json[0]).toMatchObject({ type: 'RULE', rule: { name: '//b:leaf', ruleClass: 'filegroup', ruleInput: ['//b:l.txt'] } });
-    expect(json[0].rule.attribute.find((a: { name: string }) => a.name === 'visibility')).toMatchObject({ type: 'LABEL_LIST', stringListValue: ['//visibility:public'] });
+    expect(json[0].rule.attribute.find((a: { name: string }) => a.name === 'visibility')).toMatchObject({ type: 'STRING_LIST', stringListValue: ['//visibility:public'] });
   });
 
   it('xml and location name each target at its place', async () => {

@@ -74,7 +74,7 @@ export function targetMessage(t: QueryTarget, env: OutputEnvironment): blazeQuer
         sourceFile: {
           name,
           location,
-          visibilityLabel: [...(target.visibility ?? [])],
+          visibilityLabel: [...(target.visibility ?? t.pkg.defaults.visibility ?? ['//visibility:private'])],
           ...(isBuildFile ? { subinclude: [...env.loadsOf(t)], packageContainsErrors: t.pkg.errors.length > 0 } : {}),
         },
       };
@@ -92,7 +92,20 @@ export function targetMessage(t: QueryTarget, env: OutputEnvironment): blazeQuer
   }
 }
 
+/** Bazel's no-dependency label attributes, which build.proto types as strings. */
+const NODEP_LABEL_ATTRIBUTES: ReadonlyMap<string, blazeQuery.Attribute_Discriminator> = new Map([
+  ['visibility', Discriminator.STRING_LIST],
+  ['default_constraint_value', Discriminator.STRING],
+]);
+
 function attributeMessage(a: RuleAttribute): blazeQuery.AttributeInit {
+  const nodep = NODEP_LABEL_ATTRIBUTES.get(a.name);
+  if (nodep !== undefined) {
+    const value = a.value;
+    const base = { name: a.name, explicitlySpecified: a.explicit, type: nodep };
+    if (nodep === Discriminator.STRING) return typeof value === 'string' ? { ...base, stringValue: value } : base;
+    return { ...base, stringListValue: Array.isArray(value) ? (value as string[]) : [] };
+  }
   const base = { name: a.name, explicitlySpecified: a.explicit };
   const v = a.value;
   const strings = (x: PlainAttrValue | undefined) => (Array.isArray(x) ? (x as unknown[]).filter((s): s is string => typeof s === 'string') : []);

@@ -4,6 +4,7 @@
 // (differential.test.ts) compares Kiln with these recordings, so CI needs no Bazel.
 //
 //   KILN_BAZEL=/path/to/bazel-2.1.0 node test/query/differential/record-bazel.mjs [fixture...]
+//   KILN_RECORD_ONLY='--output=proto' ... records only the cases whose key contains that text
 //
 // Each fixture runs offline in a temp copy with its own --output_user_root (also a temp dir), in
 // --batch mode so no server outlives the run.
@@ -32,28 +33,34 @@ function makeWritable(dir) {
   }
 }
 
+// Cases given as KEY=... on the environment are recorded alone and merged into the existing recording.
+const only = process.env.KILN_RECORD_ONLY;
 for (const fixture of fixtures) {
-  const cases = JSON.parse(readFileSync(join(here, `${fixture}.cases.json`), 'utf8'));
+  const all = JSON.parse(readFileSync(join(here, `${fixture}.cases.json`), 'utf8'));
+  const cases = only ? all.filter((c) => caseKey(c).includes(only)) : all;
   const work = mkdtempSync(join(tmpdir(), `kiln-bazel-${fixture}-`));
   const workspace = join(work, 'ws');
   const userRoot = join(work, 'root');
   cpSync(join(here, fixture), workspace, { recursive: true });
-  const recorded = {};
+  const recordingPath = join(here, `${fixture}.bazel.json`);
+  const recorded = only ? JSON.parse(readFileSync(recordingPath, 'utf8')) : {};
   try {
     for (const c of cases) {
       const r = spawnSync(bazel, [`--output_user_root=${userRoot}`, '--batch', 'query', '--noshow_progress', ...(c.args ?? []), c.query], {
         cwd: workspace,
-        encoding: 'utf8',
         timeout: 300_000,
       });
       if (r.error) throw new Error(`${bazel}: ${r.error.message}`);
-      // Paths of the temp copy become %WORKSPACE% so the recording does not depend on where it ran.
-      recorded[caseKey(c)] = { stdout: r.stdout.replaceAll(workspace, '%WORKSPACE%'), exitCode: r.status };
+      // Binary outputs (proto) are kept as base64; in text, paths of the temp copy become %WORKSPACE%
+      // so the recording does not depend on where it ran.
+      recorded[caseKey(c)] = c.binary
+        ? { stdoutBase64: r.stdout.toString('base64'), exitCode: r.status }
+        : { stdout: r.stdout.toString('utf8').replaceAll(workspace, '%WORKSPACE%'), exitCode: r.status };
       process.stderr.write(`${fixture}: ${caseKey(c)} -> ${r.status}\n`);
     }
   } finally {
     makeWritable(work);
     rmSync(work, { recursive: true, force: true });
   }
-  writeFileSync(join(here, `${fixture}.bazel.json`), `${JSON.stringify(recorded, null, 2)}\n`);
+  writeFileSync(recordingPath, `${JSON.stringify(recorded, null, 2)}\n`);
 }
