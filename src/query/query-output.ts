@@ -37,7 +37,6 @@ export function formatQueryResult(
     absolutePath: options.absolutePath,
     successors,
     loadsOf: (t) => environment.loadsOf(t),
-    orderOutput: options.orderOutput,
     graphFactored: options.graphFactored ?? true,
     graphNodeLimit: options.graphNodeLimit ?? 512,
     graphConditionalEdgesLimit: options.graphConditionalEdgesLimit ?? 4,

@@ -83,7 +83,7 @@ describe('query parser', () => {
 
   // Any input gives a tree or a QuerySyntaxError, never another exception or a hang.
   it('survives arbitrary input (property test)', () => {
-    const vocabulary = ['deps', 'rdeps', 'somepath', 'kind', 'attr', 'set', 'let', 'in', 'x', '$x', '=', '(', ')', ',', '+', '-', '^', 'union', 'except', 'intersect', '//a:b', '//...', '"q r"', "'s", '3', '-1', '*', ' '];
+    const vocabulary = ['deps', 'rdeps', 'somepath', 'kind', 'attr', 'rbuildfiles', 'some', 'set', 'let', 'in', 'x', '$x', '=', '(', ')', ',', '+', '-', '^', 'union', 'except', 'intersect', '//a:b', '//...', '"q r"', "'s", '3', '-1', '*', ' '];
     const tokens = fc.array(fc.constantFrom(...vocabulary), { maxLength: 24 }).map((ws) => ws.join(' '));
     const check = (q: string) => {
       try {

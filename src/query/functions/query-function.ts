@@ -11,10 +11,13 @@ export interface QueryContext<T> {
   evaluate(expr: QueryExpr): TargetSet<T>;
 }
 
-/** One function of the query language: its argument types (the first `mandatoryArguments` required). */
+/**
+ * One function of the query language: its argument types (the first `mandatoryArguments` required;
+ * an endless iterable takes any number, as rbuildfiles does).
+ */
 export interface QueryFunction {
   readonly name: string;
-  readonly argumentTypes: readonly ArgumentType[];
+  readonly argumentTypes: Iterable<ArgumentType>;
   readonly mandatoryArguments: number;
   evaluate<T>(ctx: QueryContext<T>, args: readonly QueryArgument[]): TargetSet<T>;
 }

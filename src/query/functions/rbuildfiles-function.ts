@@ -9,8 +9,12 @@ import type { QueryContext, QueryFunction } from './query-function.js';
  */
 export const rbuildfilesFunction: QueryFunction = {
   name: 'rbuildfiles',
-  // Any number of words; the parser stops at ')' after the first.
-  argumentTypes: Array.from({ length: 256 }, () => 'word' as const),
+  // Any number of words: the parser stops at ')' after the first.
+  argumentTypes: {
+    *[Symbol.iterator]() {
+      for (;;) yield 'word' as const;
+    },
+  },
   mandatoryArguments: 1,
   evaluate: rbuildfiles,
 };

@@ -20,7 +20,6 @@ export interface OutputEnvironment {
   successors(t: QueryTarget): readonly QueryTarget[];
   /** Labels of the .bzl files the package of `t` loads, transitively (for BUILD file targets). */
   loadsOf(t: QueryTarget): readonly string[];
-  readonly orderOutput: OrderOutput;
   /** --graph:factored (merge nodes with the same predecessors and successors). */
   readonly graphFactored: boolean;
   /** --graph:node_limit: longest node label before it is cut (-1: no limit). */
