@@ -51,6 +51,23 @@ describe('query functions', () => {
     expect(await labels(root, 'allrdeps(//a:alt)', '--universe_scope=//a:top')).toEqual(['//a:alt', '//a:mid', '//a:top']);
   });
 
+  it("a test_suite without tests depends on its package's tests not tagged manual, unless --noimplicit_deps", async () => {
+    const root = workspaceFixture({
+      WORKSPACE: '',
+      'p/BUILD': 'sh_test(name = "t1", srcs = ["t.sh"])\nsh_test(name = "t2", srcs = ["t.sh"], tags = ["manual"])\ntest_suite(name = "s")\ntest_suite(name = "named", tests = [":t2"])\n',
+    });
+    expect(await labels(root, 'deps(//p:s)')).toEqual(['//p:s', '//p:t.sh', '//p:t1']);
+    expect(await labels(root, 'deps(//p:s)', '--noimplicit_deps')).toEqual(['//p:s']);
+    expect(await labels(root, 'deps(//p:named)', '--noimplicit_deps')).toEqual(['//p:named', '//p:t.sh', '//p:t2']);
+    expect(await labels(root, 'deps(//p:t1)', '--notool_deps')).toEqual(['//p:t.sh', '//p:t1']);
+  });
+
+  it('--notool_deps leaves out what only tools name', async () => {
+    const root = workspaceFixture(WS);
+    expect(await labels(root, 'deps(//a:gen, 1)')).toEqual(['//a:gen', '//a:mid', '//a:tool']);
+    expect(await labels(root, 'deps(//a:gen, 1)', '--notool_deps')).toEqual(['//a:gen', '//a:mid']);
+  });
+
   it('somepath, allpaths, kind, filter, attr, labels', async () => {
     const root = workspaceFixture(WS);
     expect((await query(root, ['somepath(//a:gen, //b:l.txt)'])).out.split('\n').length).toBe(6);
