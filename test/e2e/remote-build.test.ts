@@ -255,7 +255,8 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
 
   it('sends exec_properties (and --remote_default_exec_properties) as the action\'s platform: they choose the executor', { timeout: 60_000 }, async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ execution: { noExecutorWaitMs: 0 } }));
+    // An action no executor can run fails after this wait; the first build also waits this long for the executor to register.
+    writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ execution: { noExecutorWaitMs: 3000 } }));
     const cluster = await startKilnCluster(['--executors', '1', '--runner', 'local', '--config', 'cluster.json'], dir);
     const ws = new E2eWorkspace({
       'MODULE.bazel': '',
