@@ -201,6 +201,11 @@ export class RemoteCas {
         for await (const response of call as AsyncIterable<bytestream.ReadResponse>) {
           chunks.push(Buffer.from(response.data));
           received += response.data.length;
+          // A server sending more than the digest says is wrong: stop before holding it all.
+          if (!compressed && received > digest.sizeBytes) {
+            call.cancel();
+            throw new RemoteCallError(`ByteStream.Read of ${resourceName} on ${this.where}: more bytes than the digest's ${digest.sizeBytes}`, grpc.status.DATA_LOSS);
+          }
         }
       } catch (e) {
         throw remoteCallError(e, `ByteStream.Read of ${resourceName} on ${this.where}`);
