@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { computeActionKey, type Action } from '../../src/actions/index.js';
-import { digestOf, googleRpc, packAny, reapi, type Digest } from '../../src/core/index.js';
+import { bytestream, digestOf, googleRpc, packAny, reapi, type Digest } from '../../src/core/index.js';
 import {
   actionBlobs,
   downloadOutputs,
@@ -40,6 +40,9 @@ async function fakeServer(script: {
   capabilities?: (call: number) => grpc.ServiceError | undefined;
   findMissing?: (call: number) => grpc.ServiceError | undefined;
   tls?: { cert: Buffer; key: Buffer };
+  /** What ByteStream.Read streams, whatever was asked. */
+  read?: () => Buffer[];
+  maxBatchTotalSizeBytes?: number;
 }) {
   const seen: grpc.Metadata[] = [];
   let capabilityCalls = 0;
@@ -51,7 +54,13 @@ async function fakeServer(script: {
       const error = script.capabilities?.(capabilityCalls);
       capabilityCalls++;
       if (error) return callback(error);
-      callback(null, { cacheCapabilities: { digestFunctions: [reapi.DigestFunction_Value.SHA256], maxBatchTotalSizeBytes: 1 << 20 } });
+      callback(null, { cacheCapabilities: { digestFunctions: [reapi.DigestFunction_Value.SHA256], maxBatchTotalSizeBytes: script.maxBatchTotalSizeBytes ?? 1 << 20 } });
+    },
+  });
+  server.addService(bytestream.ByteStreamService as unknown as grpc.ServiceDefinition, {
+    Read: (call: grpc.ServerWritableStream<unknown, unknown>) => {
+      for (const data of script.read?.() ?? []) call.write({ data });
+      call.end();
     },
   });
   server.addService(reapi.ContentAddressableStorageService as unknown as grpc.ServiceDefinition, {
@@ -151,6 +160,25 @@ describe('RemoteClient against a scripted server', () => {
 });
 
 const HAS_OPENSSL = spawnSync('openssl', ['version']).status === 0;
+
+describe('a hostile or broken server', () => {
+  it('cannot make the client hold more than a blob\'s digest says, nor pass off other bytes', async () => {
+    const blob = Buffer.alloc(4096, 'b');
+    const chunk = Buffer.alloc(4096, 'b');
+    let reads = 0;
+    // First three times the blob's size, then the right size with other bytes.
+    const server = await fakeServer({ maxBatchTotalSizeBytes: 1024, read: () => (reads++ === 0 ? [chunk, chunk, chunk] : [chunk]) });
+    const client = new RemoteClient({ cache: server.endpoint, instanceName: '', timeoutMs: 5000, retries: 0, identity });
+    try {
+      await expect(client.read(digestOf(blob))).rejects.toThrow(/more bytes than the digest's 4096/);
+      const other = Buffer.alloc(4096, 'c');
+      await expect(client.read(digestOf(other))).rejects.toThrow(/does not match its digest/);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+});
 
 describe('grpcs:// with --tls_certificate', () => {
   it.skipIf(!HAS_OPENSSL)('trusts the given certificate authority, and fails naming the endpoint without it', async () => {
