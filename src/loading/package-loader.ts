@@ -33,7 +33,9 @@ import {
   selectBuiltin,
   type StatementInfo,
 } from './build-builtins.js';
-import { aspectBuiltin, attrModule, depsetBuiltin, exportGlobals, providerBuiltin, ruleBuiltin } from './bzl-builtins.js';
+import { aspectBuiltin, attrModule, configModule, exportGlobals, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
+import { depsetBuiltin } from './depset.js';
+import { BUILTIN_PROVIDERS, providerBuiltin } from './provider.js';
 import { Label, type PackageContext } from './label.js';
 import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
@@ -90,6 +92,8 @@ export class PackageLoader {
   private readonly loadedPackages = new Set<string>();
   private readonly buildPredeclared: Map<string, Value>;
   private readonly nativeFunctions: Map<string, Value>;
+  /** Starlark rules of the .bzl files evaluated in this run, by `//pkg:defs.bzl%name`. */
+  private readonly starlarkRules = new Map<string, StarlarkRuleFunction>();
 
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
@@ -149,6 +153,19 @@ export class PackageLoader {
     const key = `pkg:${packageId(repo, pkg)}`;
     this.loadedPackages.add(key);
     return this.evaluator.evaluate<Package>(key);
+  }
+
+  /**
+   * The Starlark rule a target's class names (`//pkg:defs.bzl%name`), evaluating its .bzl file when
+   * this run has not (the package may have come from the package cache).
+   */
+  starlarkRule(key: string): StarlarkRuleFunction | undefined {
+    let rule = this.starlarkRules.get(key);
+    if (!rule) {
+      this.evaluator.evaluate<ModuleGlobals>(`bzl:${key.slice(0, key.lastIndexOf('%'))}`);
+      rule = this.starlarkRules.get(key);
+    }
+    return rule;
   }
 
   /** Packages this loader has loaded (evaluated or taken from the package cache): Bazel's "packages loaded". */
@@ -330,7 +347,9 @@ export class PackageLoader {
       ['provider', providerBuiltin],
       ['rule', ruleBuiltin(declareStarlarkRule)],
       ['aspect', aspectBuiltin],
-      ['attr', attrModule],
+      ['attr', attrModule(context)],
+      ['config', configModule],
+      ...BUILTIN_PROVIDERS,
       ['select', selectBuiltin],
       ['json', jsonModule()],
       ['Label', labelBuiltin(context)],
@@ -340,7 +359,8 @@ export class PackageLoader {
       resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
       return execResolvedFile(thread, file, predeclared);
     })();
-    exportGlobals(globals);
+    exportGlobals(globals, label.toString());
+    for (const v of globals.values()) if (v instanceof StarlarkRuleFunction && v.ruleClass) this.starlarkRules.set(v.ruleClass.starlark!.key, v);
     const exported = new Map<string, Value>();
     for (const [k, v] of globals) if (!k.startsWith('_')) exported.set(k, v);
     return exported;

@@ -9,6 +9,9 @@ import { analyzeFilegroup } from '../rules/filegroup.js';
 import { analyzeGenrule } from '../rules/genrule.js';
 import type { RuleResult } from '../rules/rule-result.js';
 import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
+import { analyzeStarlarkRule } from '../rules/starlark-rule.js';
+import { userFlagValue, type BuildSettingValue } from '../options/user-defined-flag.js';
+import { StarList, type Value } from '../../starlark/index.js';
 import type { AnalysisTarget, ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from './configured-target.js';
 import { ruleError, type RuleContext } from './rule-context.js';
 import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, sourceExecPath, splitLabel } from './target-paths.js';
@@ -22,6 +25,10 @@ export interface AnalyzerOptions {
   readonly buildSettings?: BuildSettingLookup;
   /** The exec configuration's Java runtime, for $(JAVA) and friends. */
   readonly javaRuntime?: JavaRuntimeVariables;
+  /** The main repository's name, `ctx.workspace_name` (Bazel's default: `__main__`). */
+  readonly workspaceName?: string;
+  /** `print()` of rule implementations, with the target's label. */
+  readonly debug?: (message: string, label: string) => void;
 }
 
 type RuleImplementation = (ctx: RuleContext) => RuleResult;
@@ -114,7 +121,7 @@ export class Analyzer {
     const base = { label: target.label, target, config, outputGroups: new Map(), actions: [] };
     switch (target.kind) {
       case 'source': {
-        const file: FileEntry = { artifact: { kind: 'source', execPath: sourceExecPath(target.label) }, rootPath: rootPathOf(target.label) };
+        const file: FileEntry = { artifact: { kind: 'source', execPath: sourceExecPath(target.label) }, rootPath: rootPathOf(target.label), label: target.label };
         return { ...base, files: [file], runfiles: [], visibility: target.visibility ?? PUBLIC, testonly: false, kindName: 'source file' };
       }
       case 'generated': {
@@ -136,7 +143,7 @@ export class Analyzer {
   }
 
   private analyzeRule(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
-    const impl = RULES[target.ruleClass];
+    const impl = target.ruleDefinition !== undefined ? this.starlarkImplementation(target) : RULES[target.ruleClass];
     if (!impl) throw ruleError(target, undefined, `analysis of '${target.ruleClass}' rules is not supported`);
     const ctx = this.contextFor(target, config);
     let result: RuleResult;
@@ -174,6 +181,24 @@ export class Analyzer {
       testonly: this.testonlyOf(target),
       kindName: target.ruleClass,
       actions: result.actions ?? [],
+      ...(result.providers ? { providers: result.providers } : {}),
+      ...(result.executable ? { executable: result.executable } : {}),
+    };
+  }
+
+  /** A Starlark rule's analysis: its implementation function, run with `ctx`. */
+  private starlarkImplementation(target: RuleAnalysisTarget): RuleImplementation {
+    const rule = this.graph.starlarkRule?.(target.ruleDefinition!);
+    if (!rule?.ruleClass) throw ruleError(target, undefined, `rule class '${target.ruleDefinition}' is not defined`);
+    return (ctx) => {
+      const setting = rule.ruleClass!.starlark?.buildSetting;
+      const def = setting ? this.options.buildSettings?.(target.label) : undefined;
+      return analyzeStarlarkRule(ctx, {
+        rule,
+        workspaceName: this.options.workspaceName ?? '__main__',
+        ...(def ? { buildSettingValue: buildSettingStarlarkValue(userFlagValue(def, ctx.config.options.userFlags.get(target.label))) } : {}),
+        debug: (message) => this.options.debug?.(message, target.label),
+      });
     };
   }
 
@@ -228,8 +253,9 @@ export class Analyzer {
         };
       },
       deps: (attribute, opts = {}) => {
-        const value = attr<unknown>(attribute, [], opts.configurable ?? true);
-        const labels = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as string[]) : [];
+        const value = attr<unknown>(attribute, opts.fallback ?? [], opts.configurable ?? true);
+        // label, label_list, or label_keyed_string_dict ([label, string] pairs).
+        const labels = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).map((v) => (Array.isArray(v) ? (v[0] as string) : (v as string))) : [];
         const depConfig = opts.exec ? execConfig : config;
         const skipTestonly = opts.skipTestonly === true;
         return labels.map((raw) => {
@@ -294,4 +320,9 @@ export class Analyzer {
     if (target.ruleClass.endsWith('_test')) return true;
     return this.graph.defaultTestonly?.(packageKeyOf(target.label)) ?? false;
   }
+}
+
+/** A build setting's value as `ctx.build_setting_value` gives it. */
+function buildSettingStarlarkValue(v: BuildSettingValue): Value {
+  return Array.isArray(v) ? new StarList([...(v as readonly string[])]) : (v as string | number | boolean);
 }

@@ -1,5 +1,5 @@
 import { KilnError } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES, packageId, type Package, type PackageLoader, type Target } from '../../loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, packageId, type Package, type PackageLoader, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 import { splitLabel } from './target-paths.js';
@@ -35,6 +35,10 @@ export class LoadedTargetGraph implements TargetGraph {
 
   defaultTestonly(packageKey: string): boolean {
     return this.packageByKey(packageKey).defaults.testonly;
+  }
+
+  starlarkRule(key: string): StarlarkRuleFunction | undefined {
+    return this.loader.starlarkRule(key);
   }
 
   /** Build settings (`string_flag` & co.) for flag_values matching. */
@@ -78,7 +82,15 @@ function toAnalysisTarget(t: Target, repo: string, pkg: string): AnalysisTarget 
   const label = (name: string) => `${repo === '' ? '' : `@${repo}`}//${pkg}:${name}`;
   switch (t.kind) {
     case 'rule':
-      return { kind: 'rule', label: label(t.name), ruleClass: t.ruleClass, location: t.location, attrs: t.attrs, outputs: t.outputs };
+      return {
+        kind: 'rule',
+        label: label(t.name),
+        ruleClass: t.ruleClass,
+        location: t.location,
+        attrs: t.attrs,
+        outputs: t.outputs,
+        ...(t.ruleDefinition ? { ruleDefinition: t.ruleDefinition } : {}),
+      };
     case 'source':
       return { kind: 'source', label: label(t.name), location: t.location, ...(t.visibility ? { visibility: t.visibility } : {}) };
     case 'generated':
