@@ -1,13 +1,3 @@
-export {
-  type Action,
-  type Artifact,
-  type SourceArtifact,
-  type DerivedArtifact,
-  type ExecutionRequirement,
-  type InProcessWork,
-  EXECUTION_REQUIREMENTS,
-  executionRequirementsFromTags,
-} from './action.js';
 // Build options, configurations, config_setting matching, select() and platforms (README.md).
 export {
   type OptionValue,

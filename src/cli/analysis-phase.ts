@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { Analyzer, currentHost, type Action, type BuildOptions, type ConfiguredTarget } from '../analysis/index.js';
+import type { Action } from '../actions/index.js';
+import { Analyzer, currentHost, type BuildOptions, type ConfiguredTarget } from '../analysis/index.js';
 import { ExitCode, formatPosition, isKilnError } from '../core/index.js';
 import { QueryEngine, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';

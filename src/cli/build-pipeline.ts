@@ -247,7 +247,7 @@ class TargetLinesReporter implements ExecutionReporter {
   }
 }
 
-/** `kiln-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
+/** `bazel-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
 export function displayPath(execPath: string, dirs: OutputDirectories): string {
   const bin = `${dirs.bin}/`;
   if (execPath.startsWith(bin)) return `kiln-bin/${execPath.slice(bin.length)}`;

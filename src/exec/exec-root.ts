@@ -1,19 +1,19 @@
 import { lstat, mkdir, readdir, readlink, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** The directory under the execroot that holds every derived file (`kiln-out/<config>/bin`...). */
-export const OUTPUT_DIR_NAME = 'kiln-out';
+/** The directory under the execroot that holds every derived file (`bazel-out/<config>/bin`...), named as Bazel names it. */
+export const OUTPUT_DIR_NAME = 'bazel-out';
 
 /**
  * Makes `execRoot` the symlink forest Bazel builds: one symlink per top-level entry of the
- * workspace (so `pkg/file` resolves to the source), beside the real `kiln-out` directory that
- * holds derived files. Entries named `kiln-*` in the workspace (the convenience symlinks) are not
- * linked; links to entries that no longer exist are removed; a link pointing elsewhere is replaced.
+ * workspace (so `pkg/file` resolves to the source), beside the real `bazel-out` directory that
+ * holds derived files. Entries named `kiln-*` in the workspace (the convenience symlinks) and a
+ * workspace entry named `bazel-out` (Bazel's own convenience symlink) are not linked; links to entries that no longer exist are removed; a link pointing elsewhere is replaced.
  * Idempotent, and cheap when nothing changed (one readdir of each side).
  */
 export async function prepareExecRoot(workspaceRoot: string, execRoot: string): Promise<void> {
   await mkdir(join(execRoot, OUTPUT_DIR_NAME), { recursive: true });
-  const wanted = new Set((await readdir(workspaceRoot)).filter((name) => !name.startsWith('kiln-')));
+  const wanted = new Set((await readdir(workspaceRoot)).filter((name) => !name.startsWith('kiln-') && name !== OUTPUT_DIR_NAME));
   for (const name of await readdir(execRoot)) {
     if (name === OUTPUT_DIR_NAME) continue;
     const path = join(execRoot, name);

@@ -1,6 +1,6 @@
 import type { Position } from '../../core/index.js';
 import type { ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
-import type { Action, Artifact } from '../action.js';
+import type { Action, Artifact } from '../../actions/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { ConfigMatch } from '../config/config-matching.js';
 

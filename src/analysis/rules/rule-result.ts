@@ -1,5 +1,5 @@
 import type { ProviderInstance } from '../../loading/index.js';
-import type { Action } from '../action.js';
+import type { Action } from '../../actions/index.js';
 import type { ConfigMatch } from '../config/config-matching.js';
 import type { FileEntry } from '../configured/configured-target.js';
 

@@ -1,6 +1,6 @@
 import { Depset } from '../../loading/index.js';
 import { Builtin, None, StarDict, StarList, StarObject, StarStruct, StarTuple, StarlarkError, typeName, unpackArgs, type Kwargs, type Value } from '../../starlark/index.js';
-import { executionRequirementsFromTags, type Action, type Artifact, type DerivedArtifact, type InProcessWork } from '../action.js';
+import { executionRequirementsFromTags, type Action, type Artifact, type DerivedArtifact, type InProcessWork } from '../../actions/index.js';
 import { packageOutputDir, rootPathOf } from '../configured/target-paths.js';
 import { ArgsValue, paramFileContent } from './args-value.js';
 import { FileValue } from './file-value.js';

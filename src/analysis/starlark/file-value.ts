@@ -1,6 +1,6 @@
 import { Label, StarLabel } from '../../loading/index.js';
 import { StarObject, StarStruct, type Value } from '../../starlark/index.js';
-import type { Artifact } from '../action.js';
+import type { Artifact } from '../../actions/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
 
 /**

@@ -1,5 +1,5 @@
 import { digestOf, encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/index.js';
-import type { Action } from '../analysis/index.js';
+import type { Action } from './action.js';
 import { buildInputTree, compareUtf8, type InputFile, type InputTree } from './input-tree.js';
 
 /** An action described as REAPI v2 messages, and its key: the digest of the serialized Action. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Action } from '../analysis/index.js';
+import type { Action } from './action.js';
 import type { InputFile } from './input-tree.js';
 
 /** Changes whenever the encoding below changes, so old entries simply miss. */

@@ -17,11 +17,11 @@ export interface SourceArtifact {
   readonly execPath: string;
 }
 
-/** A file some action creates under an output root (`kiln-out/k8-fastbuild/bin/pkg/out.txt`). */
+/** A file some action creates under an output root (`bazel-out/k8-fastbuild/bin/pkg/out.txt`). */
 export interface DerivedArtifact {
   readonly kind: 'derived';
   readonly execPath: string;
-  /** The output root the file lives under: `kiln-out/<config>/bin` or `kiln-out/<config>/genfiles`. */
+  /** The output root the file lives under: `bazel-out/<config>/bin` or `bazel-out/<config>/genfiles`. */
   readonly root: string;
   /** Label of the target whose action creates it, e.g. `//pkg:gen`. */
   readonly owner: string;

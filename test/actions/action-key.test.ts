@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { reapi } from '../../src/core/index.js';
-import { buildInputTree, computeActionKey } from '../../src/exec/index.js';
-import { genrule, source } from './fixtures.js';
+import { buildInputTree, computeActionKey } from '../../src/actions/index.js';
+import { genrule, source } from '../exec/fixtures.js';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const contentDigest = (s: string) => ({ hash: sha(Buffer.from(s)), sizeBytes: Buffer.byteLength(s) });
@@ -20,8 +20,8 @@ describe('action keys', () => {
         { name: 'LANG', value: 'C' },
         { name: 'PATH', value: '/usr/bin:/bin' },
       ],
-      outputFiles: ['kiln-out/k8-fastbuild/bin/pkg/a.txt', 'kiln-out/k8-fastbuild/bin/pkg/b.txt'],
-      outputPaths: ['kiln-out/k8-fastbuild/bin/pkg/a.txt', 'kiln-out/k8-fastbuild/bin/pkg/b.txt'],
+      outputFiles: ['bazel-out/k8-fastbuild/bin/pkg/a.txt', 'bazel-out/k8-fastbuild/bin/pkg/b.txt'],
+      outputPaths: ['bazel-out/k8-fastbuild/bin/pkg/a.txt', 'bazel-out/k8-fastbuild/bin/pkg/b.txt'],
     });
     const pkgDir = reapi.Directory.encode({ files: [{ name: 'in.txt', digest: contentDigest('hello\n') }] });
     const rootDir = reapi.Directory.encode({ directories: [{ name: 'pkg', digest: { hash: sha(pkgDir), sizeBytes: pkgDir.length } }] });

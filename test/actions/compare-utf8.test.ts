@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareUtf8 } from '../../src/exec/input-tree.js';
+import { compareUtf8 } from '../../src/actions/index.js';
 
 const sign = (n: number) => Math.sign(n);
 
