@@ -89,6 +89,8 @@ function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: Cli
       configurations,
       buildSettings: (label) => ctx.graph.buildSetting(label),
       warn: (message, pos) => warn(`WARNING: ${formatPosition(pos)}: ${message}\n`),
+      workspaceName: ctx.workspace.name || '__main__',
+      debug: (message, file) => io.stderr.write(`DEBUG: ${file}: ${message}\n`),
     });
   } catch (e) {
     if (!isKilnError(e)) throw e;
@@ -116,7 +118,11 @@ function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: Cli
   printAnalyzed(io, configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount);
   return {
     graph: {
-      targets: configured.map((t) => ({ label: t.label, files: t.files.map((f) => f.artifact.execPath) })),
+      targets: configured.map((t) => ({
+        label: t.label,
+        files: t.files.map((f) => f.artifact.execPath),
+        ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
+      })),
       actions: actionsFor(configured, analyzer.actions(), request.command === 'run'),
       outputDirectories,
     },
@@ -178,6 +184,8 @@ function actionsFor(targets: readonly ConfiguredTarget[], registered: readonly A
   const pending: string[] = [];
   for (const t of targets) {
     for (const f of t.files) pending.push(f.artifact.execPath);
+    // As Bazel, a top-level executable is built even when its DefaultInfo files leave it out.
+    if (t.executable) pending.push(t.executable.artifact.execPath);
     if (withRunfiles) for (const f of t.runfiles) pending.push(f.artifact.execPath);
   }
   while (pending.length > 0) {

@@ -27,8 +27,8 @@ export interface AnalyzerOptions {
   readonly javaRuntime?: JavaRuntimeVariables;
   /** The main repository's name, `ctx.workspace_name` (Bazel's default: `__main__`). */
   readonly workspaceName?: string;
-  /** `print()` of rule implementations, with the target's label. */
-  readonly debug?: (message: string, label: string) => void;
+  /** `print()` of rule implementations, with the file of the implementation function. */
+  readonly debug?: (message: string, file: string) => void;
 }
 
 type RuleImplementation = (ctx: RuleContext) => RuleResult;
@@ -197,7 +197,7 @@ export class Analyzer {
         rule,
         workspaceName: this.options.workspaceName ?? '__main__',
         ...(def ? { buildSettingValue: buildSettingStarlarkValue(userFlagValue(def, ctx.config.options.userFlags.get(target.label))) } : {}),
-        debug: (message) => this.options.debug?.(message, target.label),
+        debug: (message, file) => this.options.debug?.(message, file),
       });
     };
   }

@@ -14,8 +14,8 @@ export interface StarlarkRuleAnalysis {
   readonly workspaceName: string;
   /** `ctx.build_setting_value`, for rules with `build_setting`. */
   readonly buildSettingValue?: Value;
-  /** `print()` from the implementation. */
-  readonly debug?: (message: string) => void;
+  /** `print()` from the implementation, with the file that defines it. */
+  readonly debug?: (message: string, file: string) => void;
 }
 
 function entriesOf(files: Depset | undefined): FileEntry[] {
@@ -49,7 +49,8 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     workspaceName: analysis.workspaceName,
     ...(analysis.buildSettingValue !== undefined ? { buildSettingValue: analysis.buildSettingValue } : {}),
   });
-  const thread = new Thread(`analysis of ${rc.target.label}`, { print: (_t, msg) => analysis.debug?.(msg) });
+  const file = implementationPosition(rule).replace(/:\d+:\d+$/, '');
+  const thread = new Thread(`analysis of ${rc.target.label}`, { print: (_t, msg) => analysis.debug?.(msg, file) });
   let returned: Value;
   try {
     returned = thread.call(rule.implementation, [ctx]);

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BAZEL_DIR } from '../analysis/starlark/bazel-fixture.js';
+import { E2eWorkspace } from './e2e-workspace.js';
+
+const LOCAL = '--spawn_strategy=local';
+
+/** The files of the workspace Bazel 2.1.0 built (test/analysis/starlark/bazel-2.1.0/workspace). */
+function recordedWorkspace(): Record<string, string> {
+  const root = join(BAZEL_DIR, 'workspace');
+  const files: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const full = join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else files[relative(root, full)] = readFileSync(full, 'utf8');
+    }
+  };
+  walk(root);
+  return files;
+}
+
+/** `== bazel-bin/ok/x` blocks of the recorded run: path to content. */
+function recordedOutputs(): Map<string, string> {
+  const lines = readFileSync(join(BAZEL_DIR, 'ok.recorded.txt'), 'utf8').split('\n').slice(0, -1);
+  const out = new Map<string, string>();
+  let current: string | undefined;
+  for (const l of lines.slice(lines.findIndex((x) => x.startsWith('== ')))) {
+    if (l.startsWith('== ')) out.set((current = l.slice(3).replace('bazel-bin/', '')), '');
+    else out.set(current!, `${out.get(current!)}${l}\n`);
+  }
+  return out;
+}
+
+describe('kiln build of Starlark rules', () => {
+  it('builds //ok:all to the same outputs as Bazel 2.1.0 (write, run_shell with Args, expand_template, output_group)', async () => {
+    const ws = new E2eWorkspace(recordedWorkspace());
+    const run = await ws.kiln(['build', LOCAL, '//ok:all']);
+    expect(run.stderr).toContain('DEBUG: ok/defs.bzl: label //ok:top top ok __main__');
+    expect(run.code).toBe(0);
+    for (const [path, content] of recordedOutputs()) {
+      expect(ws.read(`kiln-bin/${path}`).replace(/kiln-out|bazel-out/g, 'bazel-out'), path).toBe(content);
+    }
+    expect(statSync(join(ws.root, 'kiln-bin/ok/top.sh')).mode & 0o111).not.toBe(0);
+    // A second build finds every action, in-process ones included, up to date.
+    const again = await ws.kiln(['build', LOCAL, '//ok:all']);
+    expect(again.code).toBe(0);
+    expect(again.executed).toEqual([]);
+  });
+
+  it.skipIf(spawnSync('bwrap', ['--version']).status !== 0 && process.env.CI !== 'true')('runs run_shell sandboxed and writes in-process: the same outputs', async () => {
+    const ws = new E2eWorkspace(recordedWorkspace());
+    const run = await ws.kiln(['build', '--spawn_strategy=sandboxed', '//ok:top']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/\d+ internal, \d+ linux-sandbox/);
+    expect(ws.read('kiln-bin/ok/top.txt').replace(/kiln-out/g, 'bazel-out')).toBe(recordedOutputs().get('ok/top.txt'));
+  });
+
+  it('a changed template reruns only its expansion', async () => {
+    const ws = new E2eWorkspace(recordedWorkspace());
+    expect((await ws.kiln(['build', LOCAL, '//ok:top'])).code).toBe(0);
+    ws.write({ 'ok/t.tpl': 'X={X} N={NAME}\n' });
+    const run = await ws.kiln(['build', LOCAL, '//ok:top']);
+    expect(run.code).toBe(0);
+    expect(ws.read('kiln-bin/ok/top.tmpl.out')).toBe('X=y N=top\n');
+  });
+
+  it('kiln run starts the executable a Starlark rule returned', async () => {
+    const ws = new E2eWorkspace(recordedWorkspace());
+    const run = await ws.kiln(['run', LOCAL, '//ok:base']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('hi\n');
+  });
+
+  it('an implementation error stops the build with its position and backtrace', async () => {
+    const ws = new E2eWorkspace(recordedWorkspace());
+    const run = await ws.kiln(['build', LOCAL, '//e_field:t']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/ERROR: e_field\/defs\.bzl:6:\d+: in r rule \/\/e_field:t: 'P' value has no field or method 'nope'\nAvailable attributes: a\nTraceback \(most recent call last\):\n/);
+  });
+});
