@@ -78,8 +78,9 @@ function cfgOf(fn: string, v: Value | undefined): 'exec' | 'target' {
   throw new StarlarkError(`${fn}: cfg must be either 'target', 'exec' or 'host', got ${typeof v === 'string' ? `'${v}'` : typeName(v)}`);
 }
 
-function providerRef(fn: string, v: Value): { key: string; name: string } {
-  if (v instanceof Provider) return { key: v.key, name: v.name };
+/** A Provider is its own reference: its key and name are final once its global is exported. */
+function providerRef(fn: string, v: Value): { readonly key: string; readonly name: string } {
+  if (v instanceof Provider) return v;
   if (typeof v === 'string') return { key: v, name: v };
   throw new StarlarkError(`${fn}: for parameter providers: got ${typeName(v)}, want provider`);
 }
@@ -394,8 +395,7 @@ export const aspectBuiltin = new Builtin('aspect', () => new Aspect());
 
 /** Names Bazel assigns on export: rules and providers learn the global name they are bound to. */
 export function exportGlobals(globals: ReadonlyMap<string, Value>, bzlLabel: string): void {
-  for (const [name, v] of globals) {
-    if (v instanceof StarlarkRuleFunction) v.export(name, bzlLabel);
-    else if (v instanceof Provider) v.export(name, bzlLabel);
-  }
+  // Providers first: a rule's `provides` names them.
+  for (const [name, v] of globals) if (v instanceof Provider) v.export(name, bzlLabel);
+  for (const [name, v] of globals) if (v instanceof StarlarkRuleFunction) v.export(name, bzlLabel);
 }
