@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
-import { Analyzer, currentHost, type BuildOptions, type ConfiguredTarget } from '../analysis/index.js';
+import { Analyzer, currentHost, type BuildOptions, type ConfiguredTarget, type FileEntry } from '../analysis/index.js';
 import { ExitCode, formatPosition, isKilnError } from '../core/index.js';
 import { QueryEngine, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
@@ -120,10 +120,10 @@ function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: Cli
     graph: {
       targets: configured.map((t) => ({
         label: t.label,
-        files: t.files.map((f) => f.artifact.execPath),
+        files: filesToBuild(t, request.options.getList('output_groups')).map((f) => f.artifact.execPath),
         ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
       })),
-      actions: actionsFor(configured, analyzer.actions(), request.command === 'run'),
+      actions: actionsFor(configured, analyzer.actions(), request.command === 'run', request.options.getList('output_groups')),
       outputDirectories,
     },
     hadErrors: loadingFailed || analysisFailed,
@@ -177,13 +177,36 @@ function isManual(tags: unknown): boolean {
  * The actions the requested targets' files need (plus their runfiles for `run`): the producers of
  * those files and, transitively, of every derived input of those producers.
  */
-function actionsFor(targets: readonly ConfiguredTarget[], registered: readonly Action[], withRunfiles: boolean): Action[] {
+/**
+ * The files `--output_groups` asks for: the default output group (DefaultInfo files) unless named
+ * groups replace it; `+group` adds a group to the default one, `-group` takes one away.
+ */
+function filesToBuild(t: ConfiguredTarget, outputGroups: readonly string[]): FileEntry[] {
+  const relative = outputGroups.length > 0 && outputGroups.every((g) => g.startsWith('+') || g.startsWith('-'));
+  const groups = new Set(relative || outputGroups.length === 0 ? ['default'] : []);
+  for (const g of outputGroups) {
+    if (g.startsWith('-')) groups.delete(g.slice(1));
+    else groups.add(g.startsWith('+') ? g.slice(1) : g);
+  }
+  const seen = new Set<string>();
+  const out: FileEntry[] = [];
+  for (const g of groups) {
+    for (const f of g === 'default' ? t.files : (t.outputGroups.get(g) ?? [])) {
+      if (seen.has(f.artifact.execPath)) continue;
+      seen.add(f.artifact.execPath);
+      out.push(f);
+    }
+  }
+  return out;
+}
+
+function actionsFor(targets: readonly ConfiguredTarget[], registered: readonly Action[], withRunfiles: boolean, outputGroups: readonly string[]): Action[] {
   const producer = new Map<string, Action>();
   for (const a of registered) for (const o of a.outputs) producer.set(o.execPath, a);
   const needed = new Set<Action>();
   const pending: string[] = [];
   for (const t of targets) {
-    for (const f of t.files) pending.push(f.artifact.execPath);
+    for (const f of filesToBuild(t, outputGroups)) pending.push(f.artifact.execPath);
     // As Bazel, a top-level executable is built even when its DefaultInfo files leave it out.
     if (t.executable) pending.push(t.executable.artifact.execPath);
     if (withRunfiles) for (const f of t.runfiles) pending.push(f.artifact.execPath);

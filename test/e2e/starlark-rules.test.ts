@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BAZEL_DIR } from '../analysis/starlark/bazel-fixture.js';
@@ -56,6 +56,21 @@ describe('kiln build of Starlark rules', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/\d+ internal, \d+ linux-sandbox/);
     expect(ws.read('kiln-bin/ok/top.txt').replace(/kiln-out/g, 'bazel-out')).toBe(recordedOutputs().get('ok/top.txt'));
+  });
+
+  it('filegroup output_group and --output_groups build a rule\'s OutputGroupInfo', async () => {
+    const ws = new E2eWorkspace(recordedWorkspace());
+    const fg = await ws.kiln(['build', LOCAL, '//ok:extra']);
+    expect(fg.code, fg.stderr).toBe(0);
+    expect(ws.read('kiln-bin/ok/top.extra')).toBe('extra top\n');
+    expect(existsSync(join(ws.root, 'kiln-bin/ok/top.txt'))).toBe(false);
+    const only = await ws.kiln(['build', LOCAL, '--output_groups=extra', '//ok:base']);
+    expect(only.code, only.stderr).toBe(0);
+    expect(ws.read('kiln-bin/ok/base.extra')).toBe('extra base\n');
+    expect(existsSync(join(ws.root, 'kiln-bin/ok/base.txt'))).toBe(false);
+    const both = await ws.kiln(['build', LOCAL, '--output_groups=+extra', '//ok:top']);
+    expect(both.code, both.stderr).toBe(0);
+    expect(existsSync(join(ws.root, 'kiln-bin/ok/top.txt'))).toBe(true);
   });
 
   it('a changed template reruns only its expansion', async () => {
