@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
-import { Analyzer, currentHost, type BuildOptions, type ConfiguredTarget, type FileEntry } from '../analysis/index.js';
+import { Analyzer, bindUserFlagValues, currentHost, userFlagProblem, type BuildOptions, type ConfiguredTarget, type FileEntry } from '../analysis/index.js';
 import { ExitCode, formatPosition, isKilnError } from '../core/index.js';
 import { QueryEngine, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
@@ -53,7 +53,39 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io
   return outcome;
 }
 
-function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: CliIO, warn: (text: string) => void): AnalysisOutcome {
+/**
+ * User-defined flags need their build settings loaded: a bare non-boolean flag takes the next word
+ * as its value (`--//pkg:flag value`), and every flag must name a build setting and carry a value
+ * of its type. Returns the options and patterns to use, or the problem in Bazel's words.
+ */
+function bindUserFlags(ctx: WorkspaceContext, request: AnalysisRequest): { options: BuildOptions; patterns: readonly string[] } | string {
+  if (request.options.userFlags.size === 0) return { options: request.options, patterns: request.patterns };
+  const typeOf = (label: string) => {
+    try {
+      return ctx.graph.buildSetting(label)?.type;
+    } catch {
+      return undefined;
+    }
+  };
+  const bound = bindUserFlagValues({ options: request.options, residue: [...request.patterns] }, typeOf);
+  const problem = userFlagProblem(bound.options.userFlags, { buildSetting: (label) => ctx.graph.buildSettingForFlag(label) });
+  return problem ?? { options: bound.options, patterns: bound.residue };
+}
+
+function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: CliIO, warn: (text: string) => void): AnalysisOutcome {
+  let request = original;
+  try {
+    const bound = bindUserFlags(ctx, original);
+    if (typeof bound === 'string') {
+      printError(io, bound);
+      return { failed: ExitCode.BUILD_FAILURE };
+    }
+    request = { ...original, ...bound };
+  } catch (e) {
+    if (!isKilnError(e)) throw e;
+    printError(io, `Error loading option: ${e.message}`, e.pos);
+    return { failed: ExitCode.BUILD_FAILURE };
+  }
   const { keepGoing } = request;
   // Loading: target patterns to labels.
   let requested: RequestedTarget[];

@@ -138,7 +138,9 @@ export class Analyzer {
       case 'package_group':
         return { ...base, files: [], runfiles: [], visibility: PUBLIC, testonly: false, kindName: 'package group' };
       case 'rule':
-        return target.ruleClass === 'alias' ? this.analyzeAlias(target, config) : this.analyzeRule(target, config);
+        if (target.ruleClass === 'alias') return this.analyzeAlias(target, config);
+        if (target.ruleClass === 'label_flag' || target.ruleClass === 'label_setting') return this.analyzeLabelSetting(target, config);
+        return this.analyzeRule(target, config);
     }
   }
 
@@ -218,6 +220,18 @@ export class Analyzer {
       throw ctx.error('actual', `${what} '${actual.label}' cannot be aliased`);
     }
     return { ...actual, label: target.label, target, actions: [], visibility: this.visibilityOf(target) };
+  }
+
+  /** label_flag / label_setting: the providers of the target its value (command line, else default) names. */
+  private analyzeLabelSetting(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
+    const ctx = this.contextFor(target, config);
+    const fallback = target.attrs.get('build_setting_default') as string;
+    const def = { label: target.label, type: 'label' as const, defaultValue: fallback, isFlag: target.ruleClass === 'label_flag' };
+    const value = userFlagValue(def, config.options.userFlags.get(target.label)) as string;
+    if (!this.graph.target(value)) throw ctx.error('build_setting_default', `no such target '${value}'`);
+    const actual = this.analyze(value, config);
+    this.checkEdge(ctx, 'build_setting_default', actual, true);
+    return { ...actual, label: target.label, target, actions: [], visibility: this.visibilityOf(target), kindName: target.ruleClass };
   }
 
   private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration): RuleContext {

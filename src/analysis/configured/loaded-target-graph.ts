@@ -41,19 +41,41 @@ export class LoadedTargetGraph implements TargetGraph {
     return this.loader.starlarkRule(key);
   }
 
-  /** Build settings (`string_flag` & co.) for flag_values matching. */
+  /**
+   * Build settings for flag_values matching and command-line values: skylib-style rules
+   * (`string_flag` & co.), any Starlark rule with `build_setting = config.<type>(flag = ...)`,
+   * and label_flag / label_setting.
+   */
   buildSetting(label: string): BuildSettingDefinition | undefined {
     const t = this.target(label);
-    if (!t || t.kind !== 'rule' || !BUILD_SETTING_RULE_CLASSES.has(t.ruleClass)) return undefined;
+    if (!t || t.kind !== 'rule') return undefined;
+    const defaultValue = t.attrs.get('build_setting_default') as BuildSettingDefinition['defaultValue'];
+    if (t.ruleClass === 'label_flag' || t.ruleClass === 'label_setting') {
+      return { label, type: 'label', defaultValue, isFlag: t.ruleClass === 'label_flag' };
+    }
+    if (t.ruleDefinition !== undefined) {
+      const setting = this.loader.starlarkRule(t.ruleDefinition)?.ruleClass?.starlark?.buildSetting;
+      if (!setting) return undefined;
+      return { label, type: setting.type, defaultValue, isFlag: setting.flag };
+    }
+    if (!BUILD_SETTING_RULE_CLASSES.has(t.ruleClass)) return undefined;
     const type = t.ruleClass.replace(/_(flag|setting)$/, '') as BuildSettingType;
     const allowed = t.attrs.get('values');
     return {
       label,
       type,
-      defaultValue: t.attrs.get('build_setting_default') as BuildSettingDefinition['defaultValue'],
+      defaultValue,
       isFlag: t.ruleClass.endsWith('_flag'),
       ...(Array.isArray(allowed) && allowed.length > 0 ? { allowedValues: allowed as string[] } : {}),
     };
+  }
+
+  /** For checking `--//pkg:flag`: the setting, null for a target that is none, or why there is no target. */
+  buildSettingForFlag(label: string): BuildSettingDefinition | null | { readonly missing: string } {
+    const { pkg, name } = splitLabel(label);
+    const p = this.packageOf(label);
+    if (!p.targets.has(name)) return { missing: `no such target '${label}': target '${name}' not declared in package '${pkg}' defined by ${p.buildFile}` };
+    return this.buildSetting(label) ?? null;
   }
 
   private packageOf(label: string): Package {
