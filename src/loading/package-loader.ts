@@ -41,7 +41,7 @@ import { decodePackage, encodePackage, packageId, type Package, type PackageErro
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
 import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES } from './rules/native-rules.js';
 import { labelBuiltin } from './starlark-label.js';
-import { Workspace } from './workspace.js';
+import { readLocalRepositories, Workspace } from './workspace.js';
 
 /** `no such package` (Bazel's wording). */
 export class NoSuchPackageError extends KilnError {}
@@ -88,6 +88,7 @@ export class PackageLoader {
   private readonly evaluator: Evaluator;
   private readonly store: FileStore | undefined;
   private readonly repos = new Map<string, Workspace>();
+  private localRepositories: Map<string, string> | undefined;
   private readonly oracleCache = new Map<string, string>();
   private readonly loadedPackages = new Set<string>();
   private readonly buildPredeclared: Map<string, Value>;
@@ -127,6 +128,14 @@ export class PackageLoader {
     if (repo === '' || repo === this.workspace.name) return this.workspace;
     let ws = this.repos.get(repo);
     if (!ws) {
+      // A repository the workspace declares itself wins over a built-in one.
+      this.localRepositories ??= readLocalRepositories(this.workspace.root);
+      const local = this.localRepositories.get(repo);
+      if (local !== undefined) {
+        ws = new Workspace(local, repo, this.workspace.lister);
+        this.repos.set(repo, ws);
+        return ws;
+      }
       const files = BUILTIN_REPOSITORIES.get(repo);
       if (!files) throw new NoSuchPackageError(`No repository visible as '@${repo}' from main repository`);
       const root = join(this.outputBase, 'external', repo);

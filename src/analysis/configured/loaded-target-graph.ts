@@ -56,7 +56,9 @@ export class LoadedTargetGraph implements TargetGraph {
     if (t.ruleDefinition !== undefined) {
       const setting = this.loader.starlarkRule(t.ruleDefinition)?.ruleClass?.starlark?.buildSetting;
       if (!setting) return undefined;
-      return { label, type: setting.type, defaultValue, isFlag: setting.flag };
+      // skylib's string_flag `values`: checked on the command line, as its implementation would.
+      const allowed = setting.type === 'string' ? t.attrs.get('values') : undefined;
+      return { label, type: setting.type, defaultValue, isFlag: setting.flag, ...(Array.isArray(allowed) && allowed.length > 0 ? { allowedValues: allowed as string[] } : {}) };
     }
     if (!BUILD_SETTING_RULE_CLASSES.has(t.ruleClass)) return undefined;
     const type = t.ruleClass.replace(/_(flag|setting)$/, '') as BuildSettingType;
