@@ -35,7 +35,7 @@ import {
 } from './build-builtins.js';
 import { aspectBuiltin, attrModule, configModule, exportGlobals, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
 import { depsetBuiltin } from './depset.js';
-import { BUILTIN_PROVIDERS, providerBuiltin } from './provider.js';
+import { BUILTIN_PROVIDERS, coverageCommonModule, providerBuiltin } from './provider.js';
 import { Label, type PackageContext } from './label.js';
 import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
@@ -358,6 +358,7 @@ export class PackageLoader {
       ['aspect', aspectBuiltin],
       ['attr', attrModule(context)],
       ['config', configModule],
+      ['coverage_common', coverageCommonModule],
       ...BUILTIN_PROVIDERS,
       ['select', selectBuiltin],
       ['json', jsonModule()],

@@ -5,6 +5,7 @@ import {
   StarCallable,
   StarDict,
   StarList,
+  StarModule,
   StarObject,
   StarTuple,
   StarlarkError,
@@ -235,3 +236,17 @@ export const BUILTIN_PROVIDERS: ReadonlyMap<string, Provider> = new Map<string, 
   ['InstrumentedFilesInfo', INSTRUMENTED_FILES_INFO],
 ]);
 
+
+/** `coverage_common.instrumented_files_info(ctx, ...)`: accepted; Kiln collects no coverage, so it carries nothing. */
+export const coverageCommonModule = new StarModule(
+  'coverage_common',
+  new Map([
+    [
+      'instrumented_files_info',
+      new Builtin('instrumented_files_info', (_t, args, kwargs) => {
+        unpackArgs('instrumented_files_info', args, kwargs, ['ctx', 'source_attributes?', 'dependency_attributes?', 'extensions?', 'metadata_files?', 'baseline_coverage_files?']);
+        return INSTRUMENTED_FILES_INFO.instantiate([], []);
+      }),
+    ],
+  ]),
+);

@@ -82,6 +82,19 @@ describe('kiln build of Starlark rules', () => {
     expect(ws.read('kiln-bin/ok/top.tmpl.out')).toBe('X=y N=top\n');
   });
 
+  it('a changed rule implementation is analysed again (the analysis cache tracks the .bzl file)', async () => {
+    const ws = new E2eWorkspace(recordedWorkspace());
+    expect((await ws.kiln(['build', LOCAL, '--output_groups=extra', '//ok:base'])).code).toBe(0);
+    expect(ws.read('kiln-bin/ok/base.extra')).toBe('extra base\n');
+    const same = await ws.kiln(['build', LOCAL, '--output_groups=extra', '//ok:base']);
+    expect(same.code).toBe(0);
+    expect(same.stderr).toContain('0 packages loaded, 0 targets configured');
+    ws.write({ 'ok/defs.bzl': ws.read('ok/defs.bzl').replace('"extra " + ctx.label.name', '"more " + ctx.label.name') });
+    const changed = await ws.kiln(['build', LOCAL, '--output_groups=extra', '//ok:base']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(ws.read('kiln-bin/ok/base.extra')).toBe('more base\n');
+  });
+
   it('kiln run starts the executable a Starlark rule returned', async () => {
     const ws = new E2eWorkspace(recordedWorkspace());
     const run = await ws.kiln(['run', LOCAL, '//ok:base']);

@@ -145,6 +145,11 @@ r = rule(implementation = _impl, attrs = {"d": attr.label(providers = [P])})
     expect(errorOf(defs, 'load(":defs.bzl", "r")\nfilegroup(name = "fg")\nr(name = "t", d = ":fg")\n')).toBe("in d attribute of r rule //t:t: '//t:fg' does not have mandatory providers: 'P'");
   });
 
+  it('InstrumentedFilesInfo (coverage_common) is accepted', () => {
+    const defs = 'def _impl(ctx):\n    return [coverage_common.instrumented_files_info(ctx, source_attributes = ["srcs"])]\nr = rule(implementation = _impl, attrs = {"srcs": attr.label_list(allow_files = True)})\n';
+    expect(run(defs).ct.providers?.has('InstrumentedFilesInfo')).toBe(true);
+  });
+
   it('an executable rule must return or create its executable', () => {
     const defs = 'def _impl(ctx):\n    return []\nr = rule(implementation = _impl, executable = True)\n';
     expect(errorOf(defs)).toContain("The rule 'r' is executable. It needs to create an executable File and pass it as the 'executable' parameter to the DefaultInfo it returns.");
