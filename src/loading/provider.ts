@@ -1,20 +1,17 @@
 import {
   Builtin,
   None,
-  repr,
   StarCallable,
   StarDict,
   StarList,
   StarModule,
   StarObject,
+  StarStruct,
   StarTuple,
   StarlarkError,
-  equals,
-  hashValue,
   typeName,
   unpackArgs,
   type Kwargs,
-  type ReprPath,
   type Thread,
   type Value,
 } from '../starlark/index.js';
@@ -97,54 +94,22 @@ export class Provider extends StarCallable {
   }
 }
 
-/** An instance of a provider: immutable named fields, printed and compared like a struct. */
-export class ProviderInstance extends StarObject {
-  readonly names: string[];
-  readonly values: Value[];
+/** An instance of a provider: a struct (printed and compared like one) that knows its provider. */
+export class ProviderInstance extends StarStruct {
   constructor(
     readonly provider: Provider,
     fields: Iterable<[string, Value]>,
   ) {
-    super();
-    const sorted = [...fields].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    this.names = sorted.map((f) => f[0]);
-    this.values = sorted.map((f) => f[1]);
-  }
-  get type(): string {
-    return 'struct';
+    super(fields);
   }
   field(name: string): Value | undefined {
-    const i = this.names.indexOf(name);
-    return i < 0 ? undefined : this.values[i];
-  }
-  override attr(name: string): Value | undefined {
-    return this.field(name);
+    return this.attr(name);
   }
   override missingAttrMessage(name: string): string {
     return `'${this.provider.name}' value has no field or method '${name}'\nAvailable attributes: ${this.names.join(', ')}`;
   }
-  override attrNames(): string[] {
-    return [...this.names];
-  }
-  override markFrozen(pending: Value[]): void {
-    for (const v of this.values) pending.push(v);
-  }
-  override hash(): number {
-    let h = 0;
-    for (let i = 0; i < this.names.length; i++) h = (Math.imul(h, 31) + hashValue(this.names[i]!) + hashValue(this.values[i]!)) | 0;
-    return h;
-  }
   override equals(other: StarObject, depth: number): boolean {
-    const o = other as ProviderInstance;
-    if (o.provider !== this.provider || o.names.length !== this.names.length) return false;
-    return this.names.every((n, i) => n === o.names[i] && equals(this.values[i]!, o.values[i]!, depth));
-  }
-  repr(path: ReprPath): string {
-    if (path.includes(this)) return 'struct(...)';
-    path.push(this);
-    const parts = this.names.map((n, i) => `${n} = ${repr(this.values[i]!, path)}`);
-    path.pop();
-    return `struct(${parts.join(', ')})`;
+    return other instanceof ProviderInstance && other.provider === this.provider && super.equals(other, depth);
   }
 }
 

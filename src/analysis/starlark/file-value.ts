@@ -1,5 +1,5 @@
 import { Label, StarLabel } from '../../loading/index.js';
-import { StarObject, StarStruct, type Value } from '../../starlark/index.js';
+import { hashValue, StarObject, StarStruct, type Value } from '../../starlark/index.js';
 import type { Artifact } from '../../actions/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
 
@@ -27,10 +27,7 @@ export class FileValue extends StarObject {
     return 'File';
   }
   override hash(): number {
-    let h = 0;
-    const s = this.path;
-    for (let i = 0; i < s.length; i++) h = (Math.imul(h, 31) + s.charCodeAt(i)) | 0;
-    return h;
+    return hashValue(this.path);
   }
   override equals(other: StarObject): boolean {
     return other instanceof FileValue && other.path === this.path;

@@ -1,5 +1,5 @@
 import { DEFAULT_INFO, depsetOf, OUTPUT_GROUP_INFO, Provider, ProviderInstance, StarLabel, Label } from '../../loading/index.js';
-import { None, StarObject, StarStruct, StarlarkError, typeName, type Value } from '../../starlark/index.js';
+import { hashValue, None, StarObject, StarStruct, StarlarkError, typeName, type Value } from '../../starlark/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
 import { fileValueOf } from './file-value.js';
 import { RunfilesValue } from './runfiles-value.js';
@@ -71,7 +71,7 @@ export class TargetValue extends StarObject {
     return 'Target';
   }
   override hash(): number {
-    return new StarLabel(Label.parse(this.configured.label)).hash();
+    return hashValue(this.configured.label);
   }
   override equals(other: StarObject): boolean {
     return other instanceof TargetValue && other.configured === this.configured;
