@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import { Analyzer, bindUserFlagValues, currentHost, userFlagProblem, type BuildOptions, type ConfiguredTarget, type FileEntry } from '../analysis/index.js';
-import { ExitCode, formatPosition, isKilnError } from '../core/index.js';
+import { ExitCode, formatPosition, isKilnError, KilnError, UsageError } from '../core/index.js';
 import { QueryEngine, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
 import { configurationsFor, printError, type WorkspaceContext } from './workspace-context.js';
@@ -58,7 +58,7 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io
  * as its value (`--//pkg:flag value`), and every flag must name a build setting and carry a value
  * of its type. Returns the options and patterns to use, or the problem in Bazel's words.
  */
-function bindUserFlags(ctx: WorkspaceContext, request: AnalysisRequest): { options: BuildOptions; patterns: readonly string[] } | string {
+function bindUserFlags(ctx: WorkspaceContext, request: AnalysisRequest): { options: BuildOptions; patterns: readonly string[] } | KilnError {
   if (request.options.userFlags.size === 0) return { options: request.options, patterns: request.patterns };
   const typeOf = (label: string) => {
     try {
@@ -76,9 +76,9 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
   let request = original;
   try {
     const bound = bindUserFlags(ctx, original);
-    if (typeof bound === 'string') {
-      printError(io, bound);
-      return { failed: ExitCode.BUILD_FAILURE };
+    if (bound instanceof KilnError) {
+      printError(io, bound.message);
+      return { failed: bound instanceof UsageError ? ExitCode.COMMAND_LINE_ERROR : ExitCode.BUILD_FAILURE };
     }
     request = { ...original, ...bound };
   } catch (e) {

@@ -71,12 +71,22 @@ describe('build settings against Bazel 2.1.0', () => {
     expect(run.stderr).toContain(bazel.errors.at(-1)!);
   });
 
-  it('--no//pkg:flag sets a boolean flag to false (present-day Bazel; 2.1.0 rejected the form, run 3)', async () => {
+  it('--no//pkg:flag sets a boolean flag to false as Bazel 4.2.3 does (2.1.0 rejected the form, run 3)', async () => {
+    const bazel4 = readFileSync(join(DIR, '../bazel-4.2.3-settings/r1.recorded.txt'), 'utf8');
     const ws = new E2eWorkspace(files());
     const run = await ws.kiln(['build', LOCAL, '--//flags:fast', '--no//flags:fast', '//flags:s']);
     expect(run.code, run.stderr).toBe(0);
-    expect(ws.read('kiln-bin/flags/s.txt')).toBe('red,slow,not-two,no-b\n');
+    expect(`${ws.read('kiln-bin/flags/s.txt')}`).toBe(bazel4.slice(bazel4.indexOf('== bazel-bin/flags/s.txt\n') + 25));
     expect(recordedRun(3).errors).toEqual(['ERROR: Unrecognized option: --no//flags:fast']);
+  });
+
+  it('--no on a non-boolean flag: Bazel 4.2.3\'s message and exit code 2', async () => {
+    const bazel4 = readFileSync(join(DIR, '../bazel-4.2.3-settings/r2.recorded.txt'), 'utf8').split('\n');
+    const ws = new E2eWorkspace(files());
+    const run = await ws.kiln(['build', LOCAL, '--no//flags:color', '//flags:s']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(bazel4.find((l) => l.startsWith('ERROR: '))!);
+    expect(bazel4).toContain('rc=2');
   });
 
   it('a bare non-boolean flag takes the next word as its value (run 9)', async () => {

@@ -1,4 +1,4 @@
-import { UsageError } from '../../core/index.js';
+import { KilnError, UsageError } from '../../core/index.js';
 import type { UserFlagSetting } from './build-options.js';
 import { convertBool, OptionValueError } from './option-definition.js';
 import { canonicalFlagLabel } from './parse-build-options.js';
@@ -61,7 +61,8 @@ export function userFlagValue(def: BuildSettingDefinition, setting: UserFlagSett
   const bare = `${setting.label}${setting.value === undefined ? '' : `=${setting.value}`}`;
   if (!def.isFlag) throw new UsageError(`Unrecognized option: ${bare}`);
   if (setting.negated) {
-    if (def.type !== 'bool') throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${written}`);
+    // Bazel 4.2.3's words (2.1.0 knew no `no` prefix for Starlark flags).
+    if (def.type !== 'bool') throw new UsageError(`${setting.label} :: Illegal use of 'no' prefix on non-boolean option: ${setting.label}`);
     return false;
   }
   if (setting.value === undefined) {
@@ -85,18 +86,19 @@ export interface BuildSettingSource {
 /**
  * Checks every `--//pkg:flag` of the command line against its build setting, with Bazel's
  * messages: a missing target, a target that is not a build setting, a setting that is not a flag,
- * a value of the wrong type. Returns the first problem.
+ * a value of the wrong type. Returns the first problem: a UsageError (exit 2) or a KilnError (exit 1).
  */
-export function userFlagProblem(userFlags: ReadonlyMap<string, UserFlagSetting>, source: BuildSettingSource): string | undefined {
+export function userFlagProblem(userFlags: ReadonlyMap<string, UserFlagSetting>, source: BuildSettingSource): KilnError | undefined {
   for (const [label, setting] of userFlags) {
     const def = source.buildSetting(label);
-    if (def === null) return `Unrecognized option: ${label}`;
-    if ('missing' in def) return `Error loading option ${label}: ${def.missing}`;
+    if (def === null) return new KilnError(`Unrecognized option: ${label}`);
+    if ('missing' in def) return new KilnError(`Error loading option ${label}: ${def.missing}`);
     try {
       userFlagValue(def, setting);
     } catch (e) {
-      if (e instanceof UsageError) return e.message;
-      throw e;
+      if (!(e instanceof UsageError)) throw e;
+      // Bazel exits 2 for a misused `no` prefix, as for any malformed option, and 1 for the rest.
+      return setting.negated && def.type !== 'bool' ? e : new KilnError(e.message);
     }
   }
   return undefined;
