@@ -133,6 +133,7 @@ r = rule(implementation = _impl, outputs = {"out": "%{name}.gen"})
     expect(loadError('x = attr.string(default = 1)\n')).toContain("attr.string: for parameter default: expected value of type 'string'");
     expect(loadError('x = rule(implementation = 1)\n')).toContain('rule: for parameter implementation: got int, want function');
     expect(loadError('x = rule(implementation = print, attrs = {"name": attr.string()})\n')).toContain("There is already a built-in attribute 'name' which cannot be overridden");
+    expect(loadError('x = rule(implementation = print, test = True)\n')).toContain("Invalid rule class name 'x', test rule class names must end with '_test' and other rule classes must not");
   });
 
   it('providers = [...] on an attribute: the dependency must return them', () => {
