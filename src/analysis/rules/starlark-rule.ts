@@ -68,7 +68,10 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     if (problem.startsWith('file ')) throw new KilnError(problem);
     throw rc.error(undefined, problem);
   }
-  return { ...result, actions: registry.actions };
+  // Bazel leaves every output executable (0555); Kiln sets the bit where it matters: the rule's program.
+  const program = result.executable?.artifact.execPath;
+  const actions = registry.actions.map((a) => (program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? { ...a, executableOutputs: true } : a));
+  return { ...result, actions };
 }
 
 /** The providers returned: a list of provider instances, a legacy struct with `providers`, or None. */

@@ -256,3 +256,15 @@ genrule(name = "g", srcs = [":fg"], tools = [":tool"], outs = ["g.txt"], cmd = "
     expect(genrule.argv[2]).toMatch(/bazel-out\/k8-opt-exec\/bin\/t\/tool\.sh bazel-out\/k8-fastbuild\/bin\/t\/tool\.sh > /);
   });
 });
+
+describe('what Kiln does not support yet fails clearly', () => {
+  it('declare_directory and declare_symlink', () => {
+    expect(errorOf(RULE('ctx.actions.declare_directory("d")'))).toContain('declare_directory: directory outputs (tree artifacts) are not supported by Kiln yet');
+    expect(errorOf(RULE('ctx.actions.declare_symlink("s")'))).toContain('declare_symlink: symlink outputs are not supported by Kiln yet');
+  });
+
+  it("the executable an action makes gets the executable bit (Bazel's outputs are all 0555)", () => {
+    const defs = 'def _impl(ctx):\n    ctx.actions.run_shell(outputs = [ctx.outputs.executable], command = "echo > $1")\nr = rule(implementation = _impl, executable = True)\n';
+    expect(run(defs).ct.actions[0]!.executableOutputs).toBe(true);
+  });
+});
