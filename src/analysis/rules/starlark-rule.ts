@@ -7,6 +7,7 @@ import { ActionRegistry } from '../starlark/actions-value.js';
 import { CtxValue } from '../starlark/ctx-value.js';
 import { FileValue } from '../starlark/file-value.js';
 import { RunfilesValue } from '../starlark/runfiles-value.js';
+import type { WorkspaceStatus } from '../starlark/workspace-status.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 
 export interface StarlarkRuleAnalysis {
@@ -16,6 +17,8 @@ export interface StarlarkRuleAnalysis {
   readonly buildSettingValue?: Value;
   /** `print()` from the implementation, with the file that defines it. */
   readonly debug?: (message: string, file: string) => void;
+  /** The build's workspace status files (`ctx.info_file`, `ctx.version_file`). */
+  readonly workspaceStatus?: () => WorkspaceStatus;
 }
 
 function entriesOf(files: Depset | undefined): FileEntry[] {
@@ -47,6 +50,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     ruleClass,
     registry,
     workspaceName: analysis.workspaceName,
+    ...(analysis.workspaceStatus ? { workspaceStatus: analysis.workspaceStatus } : {}),
     ...(analysis.buildSettingValue !== undefined ? { buildSettingValue: analysis.buildSettingValue } : {}),
   });
   const file = implementationPosition(rule).replace(/:\d+:\d+$/, '');

@@ -21,6 +21,7 @@ import { ActionsValue, type ActionRegistry } from './actions-value.js';
 import { FileValue, fileValueOf } from './file-value.js';
 import { RunfilesValue, symlinkEntry } from './runfiles-value.js';
 import { defaultInfoOf, executableOf, TargetValue } from './target-value.js';
+import type { WorkspaceStatus } from './workspace-status.js';
 
 /** Label attributes every rule has that name no dependency of the implementation. */
 const NON_DEPENDENCY_ATTRIBUTES = new Set(['visibility', 'compatible_with', 'restricted_to', 'target_compatible_with', 'exec_compatible_with', 'toolchains', 'aspect_hints', 'package_metadata']);
@@ -34,6 +35,8 @@ export interface StarlarkRuleEnvironment {
   readonly workspaceName: string;
   /** `ctx.build_setting_value` of a build-setting rule. */
   readonly buildSettingValue?: Value;
+  /** The build's workspace status files, made on first use. */
+  readonly workspaceStatus?: () => WorkspaceStatus;
 }
 
 /** The dependencies of one label attribute, with the files the rule may use. */
@@ -301,6 +304,12 @@ export class CtxValue extends StarObject {
             throw e;
           }
         });
+      case 'info_file':
+      case 'version_file': {
+        const status = this.env.workspaceStatus?.();
+        if (!status) return undefined;
+        return new FileValue(name === 'info_file' ? status.stable : status.volatile, '//:workspace_status');
+      }
       case 'coverage_instrumented':
         return new Builtin('coverage_instrumented', (_t, args, kwargs) => (unpackArgs('coverage_instrumented', args, kwargs, ['target?']), false));
       default:
@@ -309,7 +318,7 @@ export class CtxValue extends StarObject {
   }
 
   override attrNames(): string[] {
-    return [...this.members.keys(), 'actions', 'coverage_instrumented', 'expand_location', 'expand_make_variables', 'outputs', 'runfiles'].sort();
+    return [...this.members.keys(), 'actions', 'coverage_instrumented', 'info_file', 'version_file', 'expand_location', 'expand_make_variables', 'outputs', 'runfiles'].sort();
   }
 
   /** `ctx.runfiles(files, transitive_files, collect_data, collect_default, symlinks, root_symlinks)`. */
