@@ -268,3 +268,11 @@ describe('what Kiln does not support yet fails clearly', () => {
     expect(run(defs).ct.actions[0]!.executableOutputs).toBe(true);
   });
 });
+
+describe('ctx values are frozen', () => {
+  it('lists and dicts of ctx.attr cannot be changed', () => {
+    const defs = RULE('ctx.attr.xs.append("z")', '{"xs": attr.string_list(default = ["a"])}');
+    expect(errorOf(defs)).toContain('cannot append to frozen list');
+    expect(errorOf(RULE('ctx.attr.d["k"] = "v"', '{"d": attr.string_dict()}'))).toContain('frozen');
+  });
+});
