@@ -246,7 +246,7 @@ export class CtxValue extends StarObject {
         throw rc.error(spec.name, `'${dep.label}' does not produce any ${rc.target.ruleClass} ${spec.name} files (${expectation(allowed)})`);
       }
       if (options.singleFile && usable.length !== 1) throw rc.error(spec.name, `'${dep.label}' must produce a single file`);
-      if (options.executable && !executableOf(dep) && dep.files.length !== 1) throw rc.error(spec.name, `'${dep.label}' must be an executable`);
+      if (options.executable && !executableOf(dep) && dep.files.length !== 1) throw rc.error(spec.name, `${dep.label} does not refer to a valid executable target`);
       if (options.providers.length > 0) {
         const has = (key: string) => key === 'DefaultInfo' || dep.providers?.has(key) === true || (key === 'OutputGroupInfo' && dep.outputGroups.size > 0);
         if (!options.providers.some((set) => set.every((p) => has(p.key)))) {

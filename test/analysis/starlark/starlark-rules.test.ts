@@ -120,6 +120,10 @@ describe('errors in Bazel 2.1.0 words', () => {
     expect(recorded('e_exec').filter((l) => l.startsWith('ERROR'))).toEqual([]);
   });
 
+  it('an executable attribute given a target with no program', () => {
+    expect(errorOf('//e_exec2:t')).toBe(recorded('e_exec2')[0]!.replace(/^ERROR: /, ''));
+  });
+
   it('dependencies against allow_files and allow_single_file', () => {
     const files = recorded('e_files').map((l) => l.replace(/^ERROR: /, ''));
     expect(errorOf('//e_files:t')).toBe(files.find((l) => l.includes('//e_files:t:')));
