@@ -35,7 +35,7 @@ import {
 } from './build-builtins.js';
 import { aspectBuiltin, attrModule, configModule, exportGlobals, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
 import { depsetBuiltin } from './depset.js';
-import { BUILTIN_PROVIDERS, coverageCommonModule, providerBuiltin } from './provider.js';
+import { BUILTIN_PROVIDERS, coverageCommonModule, Provider, providerBuiltin } from './provider.js';
 import { Label, type PackageContext } from './label.js';
 import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
@@ -95,6 +95,8 @@ export class PackageLoader {
   private readonly nativeFunctions: Map<string, Value>;
   /** Starlark rules of the .bzl files evaluated in this run, by `//pkg:defs.bzl%name`. */
   private readonly starlarkRules = new Map<string, StarlarkRuleFunction>();
+  /** Providers exported by the .bzl files evaluated in this run, by `//pkg:defs.bzl%Name`. */
+  private readonly starlarkProviders = new Map<string, Provider>();
 
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
@@ -175,6 +177,12 @@ export class PackageLoader {
       rule = this.starlarkRules.get(key);
     }
     return rule;
+  }
+
+  /** The provider exported as `//pkg:defs.bzl%Name`, evaluating the .bzl when this run has not. */
+  starlarkProvider(key: string): Provider | undefined {
+    if (!this.starlarkProviders.has(key)) this.evaluator.evaluate<ModuleGlobals>(`bzl:${key.slice(0, key.lastIndexOf('%'))}`);
+    return this.starlarkProviders.get(key);
   }
 
   /** Packages this loader has loaded (evaluated or taken from the package cache): Bazel's "packages loaded". */
@@ -370,7 +378,10 @@ export class PackageLoader {
       return execResolvedFile(thread, file, predeclared);
     })();
     exportGlobals(globals, label.toString());
-    for (const v of globals.values()) if (v instanceof StarlarkRuleFunction && v.ruleClass) this.starlarkRules.set(v.ruleClass.starlark!.key, v);
+    for (const v of globals.values()) {
+      if (v instanceof StarlarkRuleFunction && v.ruleClass) this.starlarkRules.set(v.ruleClass.starlark!.key, v);
+      else if (v instanceof Provider && v.key.startsWith(`${label}%`)) this.starlarkProviders.set(v.key, v);
+    }
     const exported = new Map<string, Value>();
     for (const [k, v] of globals) if (!k.startsWith('_')) exported.set(k, v);
     return exported;

@@ -1,5 +1,5 @@
 import type { Position } from '../../core/index.js';
-import type { ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
+import type { Provider, ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
 import type { Action, Artifact } from '../../actions/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { ConfigMatch } from '../config/config-matching.js';
@@ -55,6 +55,8 @@ export interface TargetGraph {
   defaultTestonly?(packageKey: string): boolean;
   /** The Starlark rule (its class and implementation) a rule target's `ruleDefinition` names. */
   starlarkRule?(key: string): StarlarkRuleFunction | undefined;
+  /** A provider exported by a .bzl file, by `//pkg:defs.bzl%Name`. */
+  starlarkProvider?(key: string): Provider | undefined;
 }
 
 /** Files and their runfiles-relative path. */
