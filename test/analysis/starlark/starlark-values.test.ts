@@ -291,3 +291,11 @@ r = rule(implementation = _impl, attrs = {"flag": attr.label()})
     expect(run(defs, build, {}, '//t:t', ['--//t:mode=slow']).debug).toEqual(['slow']);
   });
 });
+
+describe('declare_file(sibling = ...)', () => {
+  it('beside a source file means the same directory under bin, never the source tree', () => {
+    const defs = RULE('f = ctx.actions.declare_file("x.out", sibling = ctx.file.src)\nctx.actions.write(f, "")\nprint(f.path, f.short_path)', '{"src": attr.label(allow_single_file = True)}');
+    const { debug } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", src = "sub/a.txt")\n', { 't/sub/a.txt': '' });
+    expect(debug).toEqual(['bazel-out/k8-fastbuild/bin/t/sub/x.out t/sub/x.out']);
+  });
+});
