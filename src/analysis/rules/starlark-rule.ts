@@ -107,9 +107,17 @@ function providersOf(returned: Value, rc: RuleContext, rule: StarlarkRuleFunctio
   return out;
 }
 
+const implementationPositions = new WeakMap<StarlarkRuleFunction, string>();
+
+/** `file:line:col` of the implementation function's `def` (Bazel names it in some errors). */
 function implementationPosition(rule: StarlarkRuleFunction): string {
-  const code = (rule.implementation as { code?: { pos?: { file: string; line: number; col: number } } }).code;
-  return code?.pos ? `${code.pos.file}:${code.pos.line}:${code.pos.col}` : rule.name;
+  let where = implementationPositions.get(rule);
+  if (where === undefined) {
+    const code = (rule.implementation as { code?: { pos?: { file: string; line: number; col: number } } }).code;
+    where = code?.pos ? `${code.pos.file}:${code.pos.line}:${code.pos.col}` : rule.name;
+    implementationPositions.set(rule, where);
+  }
+  return where;
 }
 
 function interpret(providers: readonly ProviderInstance[], ctx: CtxValue, rc: RuleContext, ruleClass: RuleClass, rule: StarlarkRuleFunction): Omit<RuleResult, 'actions'> {
