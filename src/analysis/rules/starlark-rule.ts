@@ -15,8 +15,8 @@ export interface StarlarkRuleAnalysis {
   readonly workspaceName: string;
   /** `ctx.build_setting_value`, for rules with `build_setting`. */
   readonly buildSettingValue?: Value;
-  /** `print()` from the implementation, with the file that defines it. */
-  readonly debug?: (message: string, file: string) => void;
+  /** `print()` from the implementation, with where it was called (`file:line:col`). */
+  readonly debug?: (message: string, where: string) => void;
   /** The build's workspace status files (`ctx.info_file`, `ctx.version_file`). */
   readonly workspaceStatus?: () => WorkspaceStatus;
 }
@@ -53,8 +53,12 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     ...(analysis.workspaceStatus ? { workspaceStatus: analysis.workspaceStatus } : {}),
     ...(analysis.buildSettingValue !== undefined ? { buildSettingValue: analysis.buildSettingValue } : {}),
   });
-  const file = implementationPosition(rule).replace(/:\d+:\d+$/, '');
-  const thread = new Thread(`analysis of ${rc.target.label}`, { print: (_t, msg) => analysis.debug?.(msg, file) });
+  const thread = new Thread(`analysis of ${rc.target.label}`, {
+    print: (t, msg) => {
+      const at = t.printPosition;
+      analysis.debug?.(msg, at ? `${at.file}:${at.line}:${at.col}` : implementationPosition(rule).replace(/:\d+:\d+$/, ''));
+    },
+  });
   let returned: Value;
   try {
     returned = thread.call(rule.implementation, [ctx]);
