@@ -160,6 +160,7 @@ export class ActionsValue extends StarObject {
   private progress(message: Value | undefined, fallback: string, outputs: readonly FileValue[], inputs: readonly Artifact[]): string {
     if (!isSet(message)) return fallback;
     if (typeof message !== 'string') throw new StarlarkError(`progress_message: got ${typeName(message)}, want string`);
+    if (!message.includes('%{')) return message;
     return message
       .replace(/%\{label\}/g, this.registry.owner.label)
       .replace(/%\{output\}/g, outputs[0]?.path ?? '')
