@@ -29,6 +29,8 @@ export function localActionKey(
     action.outputs.map((o) => o.execPath).sort(),
     [...inputs].sort(byPath).map((f) => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]),
     action.executionRequirements.includes('no-cache'),
+    // In-process work (a file's content, a template's substitutions) decides the output as argv does.
+    ...(action.inProcess ? [action.inProcess] : []),
   ];
   // Platform properties (remote builds) come last and only when present, so local keys stay as they were.
   const properties = Object.keys(platform).sort();

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { computeActionKey, localActionKey, type Action, type ActionKey, type InputFile } from '../actions/index.js';
 import { isKilnError, type ProcessResult, type SandboxSupport } from '../core/index.js';
 import type { RemoteClient } from '../remote/index.js';
@@ -14,6 +14,7 @@ import { DiskSpawnCache } from './disk-spawn-cache.js';
 import { DynamicStrategy } from './dynamic-strategy.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
 import { FileDigestCache } from './file-digest-cache.js';
+import { inProcessContent } from './in-process-work.js';
 import { LocalActionCache } from './local-action-cache.js';
 import { LocalActionSpawnCache } from './local-action-spawn-cache.js';
 import { LocalStrategy } from './local-strategy.js';
@@ -247,6 +248,7 @@ class ActionRunner {
       this.reporter.actionFinished(action, found.processKind);
       return true;
     }
+    if (action.inProcess) return this.runInProcess(action, found);
     const strategy = await this.strategyFor(action);
     if (!strategy) return false;
     if (this.stopping()) return 'skipped';
@@ -339,6 +341,34 @@ class ActionRunner {
     } finally {
       this.scratch.release(scratchDir);
     }
+  }
+
+  /**
+   * Writes an in-process action's one output here (no process, no slot), then records it like any
+   * output. Only the local action cache keeps it: the REAPI key does not cover in-process work.
+   */
+  private async runInProcess(action: Action, cache: CacheMiss): Promise<boolean> {
+    const execRoot = this.options.execRoot;
+    await deleteDeclaredOutputs(action, execRoot, this.digestCache);
+    const output = action.outputs[0]!;
+    const path = join(execRoot, output.execPath);
+    try {
+      // Its template or link target may be an output a remote action left on the server.
+      await this.remoteOutputs?.fetchInputs(action);
+      const content = await inProcessContent(action.inProcess!, execRoot);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, content);
+    } catch (e) {
+      await deleteDeclaredOutputs(action, execRoot, this.digestCache);
+      return this.fail({ action, message: `${action.progressMessage} failed: ${(e as Error).message}` });
+    }
+    const { outputs, missing } = await digestDeclaredOutputs(action, execRoot, this.digestCache);
+    if (missing.length > 0) return this.fail({ action, message: `${action.progressMessage} failed: ${missingOutputsMessage(missing)}` });
+    this.recordOutputs(outputs);
+    await cache.store({ outputs, ranAs: 'internal' });
+    this.count('internal');
+    this.reporter.actionFinished(action, 'internal');
+    return true;
   }
 
   /** The digests of an action's inputs (hashed concurrently), or the message of the first problem. */

@@ -56,7 +56,8 @@ export const NOT_CACHED: CacheMiss = { kind: 'miss', store: async () => {} };
 export function cachePolicy(action: Action): { readonly local: boolean; readonly shared: boolean } {
   const requirements = new Set<string>(action.executionRequirements);
   const local = !requirements.has('no-cache');
-  // no-remote-cache, no-remote and local keep results off the disk and remote caches.
-  const shared = local && !requirements.has('no-remote-cache') && !requirements.has('no-remote') && !requirements.has('local');
+  // no-remote-cache, no-remote and local keep results off the disk and remote caches; so does
+  // in-process work, which the REAPI key does not describe (its content is no Command).
+  const shared = local && !action.inProcess && !requirements.has('no-remote-cache') && !requirements.has('no-remote') && !requirements.has('local');
   return { local, shared };
 }
