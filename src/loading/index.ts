@@ -28,3 +28,8 @@ export { StarlarkRuleFunction } from './bzl-builtins.js';
 export { implicitOutputName } from './package-builder.js';
 export { type StarlarkRuleInfo, type BuildSettingSpec } from './rules/rule-class.js';
 export { type StarlarkAttributeOptions } from './rules/attribute.js';
+export { type BzlModule } from './bzl-module.js';
+export { StarlarkAspect } from './starlark-aspect.js';
+export { RepositoryRule } from './repository-rule.js';
+export { ModuleExtension, TagClass } from './module-extension.js';
+export { SymbolicMacro } from './symbolic-macro.js';
