@@ -83,6 +83,8 @@ export interface Action {
 /** What an in-process action does: its one output gets this content. */
 export type InProcessWork =
   | { readonly kind: 'write'; readonly content: string }
+  /** Bytes that are not text (a binary protobuf), base64-encoded so the action stays plain data. */
+  | { readonly kind: 'write_binary'; readonly base64: string }
   /** The template (an input, by exec path) with each key replaced by its value, in order. */
   | { readonly kind: 'expand_template'; readonly template: string; readonly substitutions: readonly (readonly [string, string])[] }
   /** A copy of the target file (an input, by exec path): the same bytes as a symlink would show. */

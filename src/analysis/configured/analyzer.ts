@@ -7,6 +7,7 @@ import type { JavaRuntimeVariables } from '../expansion/genrule-command.js';
 import { analyzeConfigSetting } from '../rules/config-setting.js';
 import { analyzeFilegroup } from '../rules/filegroup.js';
 import { analyzeGenrule } from '../rules/genrule.js';
+import { analyzeStarlarkDocExtract, type StarlarkModules } from '../rules/starlark-doc-extract.js';
 import type { RuleResult } from '../rules/rule-result.js';
 import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
 import { analyzeStarlarkRule } from '../rules/starlark-rule.js';
@@ -131,7 +132,11 @@ export class Analyzer {
         }
         const name = splitLabel(target.label).name;
         const index = rule.target.kind === 'rule' ? rule.target.outputs.indexOf(name) : -1;
-        const file = rule.files[index];
+        // An output that is not a default file (starlark_doc_extract's .textproto) is found among the
+        // outputs of the rule's actions.
+        const file =
+          rule.files[index] ??
+          rule.actions.flatMap((a) => a.outputs).map((artifact): FileEntry => ({ artifact, rootPath: rootPathOf(target.label) })).find((f) => f.artifact.execPath.endsWith(`/${sourceExecPath(target.label)}`));
         if (!file) throw new KilnError(`generated file '${target.label}' is not an output of ${target.generatingRule}`);
         return { ...base, files: [file], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file' };
       }
@@ -145,7 +150,12 @@ export class Analyzer {
   }
 
   private analyzeRule(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
-    const impl = target.ruleDefinition !== undefined ? this.starlarkImplementation(target) : RULES[target.ruleClass];
+    const impl =
+      target.ruleDefinition !== undefined
+        ? this.starlarkImplementation(target)
+        : target.ruleClass === 'starlark_doc_extract'
+          ? (ctx: RuleContext) => analyzeStarlarkDocExtract(ctx, this.starlarkModules())
+          : RULES[target.ruleClass];
     if (!impl) throw ruleError(target, undefined, `analysis of '${target.ruleClass}' rules is not supported`);
     const ctx = this.contextFor(target, config);
     let result: RuleResult;
@@ -185,6 +195,19 @@ export class Analyzer {
       actions: result.actions ?? [],
       ...(result.providers ? { providers: result.providers } : {}),
       ...(result.executable ? { executable: result.executable } : {}),
+    };
+  }
+
+  /** What starlark_doc_extract reads: loading's evaluated modules and the main repository's name. */
+  private starlarkModules(): StarlarkModules {
+    const graph = this.graph;
+    return {
+      module: (label) => {
+        if (!graph.bzlModule) throw new KilnError('starlark_doc_extract needs evaluated .bzl modules, which this target graph does not provide');
+        return graph.bzlModule(label);
+      },
+      moduleAt: (path) => graph.bzlModuleAt?.(path),
+      mainRepoName: this.options.workspaceName ?? '',
     };
   }
 

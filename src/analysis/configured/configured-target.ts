@@ -1,5 +1,5 @@
 import type { Position } from '../../core/index.js';
-import type { ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
+import type { BzlModule, ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
 import type { Action, Artifact } from '../../actions/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { ConfigMatch } from '../config/config-matching.js';
@@ -55,6 +55,10 @@ export interface TargetGraph {
   defaultTestonly?(packageKey: string): boolean;
   /** The Starlark rule (its class and implementation) a rule target's `ruleDefinition` names. */
   starlarkRule?(key: string): StarlarkRuleFunction | undefined;
+  /** The evaluated module of a .bzl or .scl file (evaluating it once); throws its errors. */
+  bzlModule?(label: string): BzlModule;
+  /** The evaluated module whose file has this display path (where a function was defined). */
+  bzlModuleAt?(displayPath: string): BzlModule | undefined;
 }
 
 /** Files and their runfiles-relative path. */
