@@ -43,11 +43,14 @@ export class DockerRunner implements Runner {
   private readonly engine: string;
   private readonly uid: number;
   private readonly gid: number;
+  /** Root in a container still owns root's files (no user namespace): only another uid is a stranger. */
+  readonly actionUser: 'separate' | 'sandboxed';
 
   constructor(private readonly options: DockerRunnerOptions = {}) {
     this.engine = options.dockerHost ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
     this.docker = new Docker(dockerConnection(this.engine));
     [this.uid, this.gid] = parseUser(options.user);
+    this.actionUser = this.uid !== 0 && this.uid !== process.getuid?.() ? 'separate' : 'sandboxed';
   }
 
   /** Fails with a message that says how to start an engine when none answers. */

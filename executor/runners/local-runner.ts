@@ -7,7 +7,10 @@ import {
   type ProcessRunner,
   type ProcessStarter,
 } from '../../src/core/index.js';
+import { awaitSandboxExit } from './await-sandbox-exit.js';
+import { grantBuildDirectory } from './grant-build-directory.js';
 import type { RunRequest, RunResult, Runner } from './runner.js';
+import { probeHostUser, SANDBOX_HOST_USER, checkReachableBy } from './sandbox-host-user.js';
 import { resolveWorkingDirectory } from './working-directory.js';
 
 export interface LocalRunnerOptions {
@@ -33,20 +36,36 @@ export class LocalRunner implements Runner {
   private constructor(
     private readonly processes: ProcessRunner,
     private readonly server: ProcessStarter | undefined,
+    readonly actionUser: 'separate' | 'sandboxed' | 'unconfined',
+    /** The sandbox's bwrap, to wait for after a kill (see awaitSandboxExit). */
+    private readonly bwrapPath?: string,
+    /** The host user actions run as when it is not the executor's (their build directory is handed to it). */
+    private readonly hostUser?: { readonly uid: number; readonly gid: number },
   ) {}
 
   static async create(options: LocalRunnerOptions = {}): Promise<LocalRunner> {
     const server = options.spawnServer === false ? undefined : createProcessStarter();
     const spawn = server?.run;
-    if (options.sandbox === 'off') return new LocalRunner(new LocalProcessRunner(spawn), server);
+    const log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
+    if (options.sandbox === 'off') return new LocalRunner(new LocalProcessRunner(spawn), server, 'unconfined');
     const support = await detectSandboxSupport();
     if (!support.available) {
-      (options.log ?? ((m) => process.stderr.write(`${m}\n`)))(`local runner: running actions without a sandbox: ${support.reason}`);
-      return new LocalRunner(new LocalProcessRunner(spawn), server);
+      log(`local runner: running actions without a sandbox: ${support.reason}`);
+      return new LocalRunner(new LocalProcessRunner(spawn), server, 'unconfined');
     }
-    // A root executor runs sandboxed actions as nobody, as the Docker runner uses a non-root user.
-    const ids = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...ids, ...(spawn ? { spawn } : {}) }), server);
+    const spawnOption = spawn ? { spawn } : {};
+    if (process.getuid?.() !== 0) {
+      // Unprivileged: the sandbox can map only the executor's own user, so inputs are copies.
+      return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...spawnOption }), server, 'sandboxed', support.bwrapPath);
+    }
+    // A root executor runs sandboxed actions as the host user nobody, a stranger to the executor's files.
+    const hostUser = await probeHostUser(support.bwrapPath);
+    if ('reason' in hostUser) {
+      log(`local runner: sandboxed actions run in a user namespace of root, and get copies of their inputs: ${hostUser.reason}`);
+      return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...SANDBOX_HOST_USER, ...spawnOption }), server, 'sandboxed', support.bwrapPath);
+    }
+    const processes = new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...SANDBOX_HOST_USER, hostUser, ...spawnOption });
+    return new LocalRunner(processes, server, 'separate', support.bwrapPath, SANDBOX_HOST_USER);
   }
 
   get name(): string {
@@ -55,6 +74,10 @@ export class LocalRunner implements Runner {
 
   async run(request: RunRequest): Promise<RunResult> {
     const cwd = resolveWorkingDirectory(request.buildDirectory, request.workingDirectory);
+    if (this.hostUser) {
+      await checkReachableBy(request.buildDirectory, this.hostUser);
+      await grantBuildDirectory(request.buildDirectory, this.hostUser.uid, this.hostUser.gid);
+    }
     const startedAtMs = Date.now();
     const result = await this.processes.run({
       argv: request.arguments,
@@ -66,6 +89,8 @@ export class LocalRunner implements Runner {
       writablePaths: [request.buildDirectory],
       signal: request.signal,
     });
+    // A killed sandbox's last processes die just after bwrap: the caller looks at the build directory next.
+    if (this.bwrapPath && (result.timedOut || request.signal?.aborted)) await awaitSandboxExit(this.bwrapPath, request.buildDirectory);
     return {
       exitCode: exitStatusOf(result),
       timedOut: result.timedOut,

@@ -1,3 +1,4 @@
+import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import { Analyzer, bindUserFlagValues, currentHost, userFlagProblem, type BuildOptions, type ConfiguredTarget, type FileEntry } from '../analysis/index.js';
@@ -122,6 +123,14 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
       buildSettings: (label) => ctx.graph.buildSetting(label),
       warn: (message, pos) => warn(`WARNING: ${formatPosition(pos)}: ${message}\n`),
       workspaceName: ctx.workspace.name || '__main__',
+      workspaceStatus: {
+        stable: new Map([
+          ['BUILD_EMBED_LABEL', ''],
+          ['BUILD_HOST', hostname()],
+          ['BUILD_USER', io.env.USER ?? userInfo().username],
+        ]),
+        volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))]]),
+      },
       debug: (message, file) => io.stderr.write(`DEBUG: ${file}: ${message}\n`),
     });
   } catch (e) {

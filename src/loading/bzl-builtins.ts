@@ -245,6 +245,9 @@ export class StarlarkRuleFunction extends StarCallable {
   export(name: string, bzlLabel: string): void {
     if (this.ruleClass) return;
     const { test, executable, buildSetting } = this.options;
+    if (test !== name.endsWith('_test')) {
+      throw new StarlarkError(`Invalid rule class name '${name}', test rule class names must end with '_test' and other rule classes must not`);
+    }
     const rc = defineRuleClass(name, {
       common: WITH_EXEC,
       isTest: test,

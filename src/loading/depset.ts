@@ -97,34 +97,32 @@ export class Depset extends StarObject {
       seen.set(v, None);
       out.push(v);
     };
-    const visited = new Set<Depset>();
-    if (this.order === 'topological') {
-      // Bazel's link order: a reversed post-order walk, children and elements right to left, reversed.
-      const walk = (d: Depset) => {
-        if (visited.has(d)) return;
-        visited.add(d);
-        for (let i = d.transitive.length - 1; i >= 0; i--) walk(d.transitive[i]!);
-        for (let i = d.direct.length - 1; i >= 0; i--) add(d.direct[i]!);
-      };
-      walk(this);
-      out.reverse();
-    } else if (this.order === 'preorder') {
-      const walk = (d: Depset) => {
-        if (visited.has(d)) return;
-        visited.add(d);
-        for (const e of d.direct) add(e);
-        for (const t of d.transitive) walk(t);
-      };
-      walk(this);
-    } else {
-      const walk = (d: Depset) => {
-        if (visited.has(d)) return;
-        visited.add(d);
-        for (const t of d.transitive) walk(t);
-        for (const e of d.direct) add(e);
-      };
-      walk(this);
+    // Iterative walks (a chain of depsets can be as deep as the dependency graph), each node once.
+    const visited = new Set<Depset>([this]);
+    const stack: [Depset, number][] = [[this, 0]];
+    const reversed = this.order === 'topological';
+    const pre = this.order === 'preorder';
+    if (pre) this.direct.forEach(add);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const [node, next] = top;
+      const n = node.transitive.length;
+      if (next < n) {
+        top[1]++;
+        // Bazel's link order: a post-order walk with children and elements right to left, reversed.
+        const child = node.transitive[reversed ? n - 1 - next : next]!;
+        if (visited.has(child)) continue;
+        visited.add(child);
+        if (pre) child.direct.forEach(add);
+        stack.push([child, 0]);
+        continue;
+      }
+      stack.pop();
+      if (pre) continue;
+      if (reversed) for (let i = node.direct.length - 1; i >= 0; i--) add(node.direct[i]!);
+      else node.direct.forEach(add);
     }
+    if (reversed) out.reverse();
     this.flattened = out;
     return out;
   }

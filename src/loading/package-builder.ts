@@ -207,9 +207,7 @@ export class PackageBuilder {
       }
     };
     // A Starlark rule's label defaults (implicit dependencies such as `_tool`) are dependencies too.
-    const defaults = ruleClass.starlarkDefined
-      ? [...ruleClass.attributes.values()].filter((spec) => !attrs.has(spec.name) && isLabelType(spec.type) && spec.defaultValue !== null).map((spec) => [spec.name, spec.defaultValue] as const)
-      : [];
+    const defaults = ruleClass.starlarkDefined ? labelDefaultsOf(ruleClass).filter(([name]) => !attrs.has(name)) : [];
     for (const [name, v] of [...attrs, ...defaults]) {
       const spec = ruleClass.attributes.get(name)!;
       if (!isLabelType(spec.type)) continue;
@@ -282,4 +280,16 @@ export function implicitOutputName(template: string, name: string, attrs: Readon
     return v.includes(':') ? v.slice(v.lastIndexOf(':') + 1) : v;
   });
   return ok ? out : undefined;
+}
+
+const labelDefaults = new WeakMap<RuleClass, (readonly [string, AttrValue])[]>();
+
+/** A rule class's label attributes that have a default, computed once per class. */
+function labelDefaultsOf(ruleClass: RuleClass): readonly (readonly [string, AttrValue])[] {
+  let found = labelDefaults.get(ruleClass);
+  if (!found) {
+    found = [...ruleClass.attributes.values()].filter((spec) => isLabelType(spec.type) && spec.defaultValue !== null && !(Array.isArray(spec.defaultValue) && spec.defaultValue.length === 0)).map((spec) => [spec.name, spec.defaultValue] as const);
+    labelDefaults.set(ruleClass, found);
+  }
+  return found;
 }

@@ -96,6 +96,21 @@ describe('build settings against Bazel 2.1.0', () => {
     expect(ws.read('kiln-bin/flags/s.txt')).toBe('blue,slow,not-two,no-b\n');
   });
 
+  it('flag_values on a label_flag: the expected label is relative to the config_setting', async () => {
+    const ws = new E2eWorkspace({
+      ...files(),
+      'flags/extra/BUILD': `config_setting(name = "uses_b", values = {"compilation_mode": "fastbuild"}, flag_values = {"//flags:impl": "//flags:b_impl"})
+config_setting(name = "uses_b_rel", values = {"compilation_mode": "fastbuild"}, flag_values = {"//flags:impl": ":b_impl"})
+genrule(name = "which", outs = ["which.txt"], cmd = "echo " + select({":uses_b": "b", "//conditions:default": "a"}) + select({":uses_b_rel": "-rel", "//conditions:default": ""}) + " > $@")
+`,
+    });
+    expect((await ws.kiln(['build', LOCAL, '//flags/extra:which'])).code).toBe(0);
+    expect(ws.read('kiln-bin/flags/extra/which.txt')).toBe('a\n');
+    const b = await ws.kiln(['build', LOCAL, '--//flags:impl=//flags:b_impl', '//flags/extra:which']);
+    expect(b.code, b.stderr).toBe(0);
+    expect(ws.read('kiln-bin/flags/extra/which.txt')).toBe('b\n');
+  });
+
   it('a changed value is a new configuration: analysis runs again, the output is rebuilt', async () => {
     const ws = new E2eWorkspace(files());
     expect((await ws.kiln(['build', LOCAL, '//flags:s'])).code).toBe(0);

@@ -95,6 +95,24 @@ describe('kiln build of Starlark rules', () => {
     expect(ws.read('kiln-bin/ok/base.extra')).toBe('more base\n');
   });
 
+  it('ctx.info_file and ctx.version_file: the workspace status files, written once per build', async () => {
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      'pkg/defs.bzl': `
+def _impl(ctx):
+    out = ctx.actions.declare_file(ctx.label.name + ".txt")
+    ctx.actions.run_shell(outputs = [out], inputs = [ctx.info_file, ctx.version_file], command = "cut -d' ' -f1 %s %s > %s" % (ctx.info_file.path, ctx.version_file.path, out.path))
+    return [DefaultInfo(files = depset([out]))]
+stamped = rule(implementation = _impl)
+`,
+      'pkg/BUILD': 'load(":defs.bzl", "stamped")\nstamped(name = "a")\nstamped(name = "b")\n',
+    });
+    const run = await ws.kiln(['build', LOCAL, '//pkg:a', '//pkg:b']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(ws.read('kiln-bin/pkg/a.txt')).toBe('BUILD_EMBED_LABEL\nBUILD_HOST\nBUILD_USER\nBUILD_TIMESTAMP\n');
+    expect(ws.read('kiln-out/stable-status.txt')).toMatch(/^BUILD_EMBED_LABEL \nBUILD_HOST \S+\nBUILD_USER \S+\n$/);
+  });
+
   it('kiln run starts the executable a Starlark rule returned', async () => {
     const ws = new E2eWorkspace(recordedWorkspace());
     const run = await ws.kiln(['run', LOCAL, '//ok:base']);

@@ -11,6 +11,7 @@ import { analyzeStarlarkDocExtract, type StarlarkModules } from '../rules/starla
 import type { RuleResult } from '../rules/rule-result.js';
 import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
 import { analyzeStarlarkRule } from '../rules/starlark-rule.js';
+import { workspaceStatus, type WorkspaceStatus, type WorkspaceStatusValues } from '../starlark/workspace-status.js';
 import { userFlagValue, type BuildSettingValue } from '../options/user-defined-flag.js';
 import { StarList, type Value } from '../../starlark/index.js';
 import type { AnalysisTarget, ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from './configured-target.js';
@@ -28,6 +29,8 @@ export interface AnalyzerOptions {
   readonly javaRuntime?: JavaRuntimeVariables;
   /** The main repository's name, `ctx.workspace_name` (Bazel's default: `__main__`). */
   readonly workspaceName?: string;
+  /** The workspace status (`ctx.info_file`, `ctx.version_file`): BUILD_HOST, BUILD_USER, BUILD_TIMESTAMP... */
+  readonly workspaceStatus?: WorkspaceStatusValues;
   /** `print()` of rule implementations, with the file of the implementation function. */
   readonly debug?: (message: string, file: string) => void;
 }
@@ -68,6 +71,8 @@ const PRIVATE = ['//visibility:private'];
 export class Analyzer {
   private readonly done = new Map<string, ConfiguredTarget>();
   private readonly inProgress = new Set<string>();
+  /** Made when a rule first asks for `ctx.info_file` or `ctx.version_file`. */
+  private status: WorkspaceStatus | undefined;
 
   constructor(
     private readonly graph: TargetGraph,
@@ -115,7 +120,7 @@ export class Analyzer {
 
   /** Every action registered by the targets analysed so far. */
   actions(): ConfiguredTarget['actions'] {
-    return [...this.done.values()].flatMap((ct) => ct.actions);
+    return [...[...this.done.values()].flatMap((ct) => ct.actions), ...(this.status?.actions ?? [])];
   }
 
   private analyzeTarget(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
@@ -223,6 +228,11 @@ export class Analyzer {
         workspaceName: this.options.workspaceName ?? '__main__',
         ...(def ? { buildSettingValue: buildSettingStarlarkValue(userFlagValue(def, ctx.config.options.userFlags.get(target.label))) } : {}),
         debug: (message, file) => this.options.debug?.(message, file),
+        workspaceStatus: () => {
+          const root = ctx.config.outputDirectories.root;
+          this.status ??= workspaceStatus(root.slice(0, root.lastIndexOf('/')), this.options.workspaceStatus ?? { stable: new Map([['BUILD_EMBED_LABEL', '']]), volatile: new Map() });
+          return this.status;
+        },
       });
     };
   }

@@ -67,8 +67,6 @@ export interface FileEntry {
   readonly rootPath: string;
   /** The source file's own label (a File's `owner`), when the entry is a source target. */
   readonly label?: string;
-  /** A directory output (`declare_directory`). */
-  readonly isDirectory?: boolean;
 }
 
 /**

@@ -7,6 +7,7 @@ import { ActionRegistry } from '../starlark/actions-value.js';
 import { CtxValue } from '../starlark/ctx-value.js';
 import { FileValue } from '../starlark/file-value.js';
 import { RunfilesValue } from '../starlark/runfiles-value.js';
+import type { WorkspaceStatus } from '../starlark/workspace-status.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 
 export interface StarlarkRuleAnalysis {
@@ -16,6 +17,8 @@ export interface StarlarkRuleAnalysis {
   readonly buildSettingValue?: Value;
   /** `print()` from the implementation, with the file that defines it. */
   readonly debug?: (message: string, file: string) => void;
+  /** The build's workspace status files (`ctx.info_file`, `ctx.version_file`). */
+  readonly workspaceStatus?: () => WorkspaceStatus;
 }
 
 function entriesOf(files: Depset | undefined): FileEntry[] {
@@ -47,6 +50,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     ruleClass,
     registry,
     workspaceName: analysis.workspaceName,
+    ...(analysis.workspaceStatus ? { workspaceStatus: analysis.workspaceStatus } : {}),
     ...(analysis.buildSettingValue !== undefined ? { buildSettingValue: analysis.buildSettingValue } : {}),
   });
   const file = implementationPosition(rule).replace(/:\d+:\d+$/, '');
@@ -68,7 +72,10 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     if (problem.startsWith('file ')) throw new KilnError(problem);
     throw rc.error(undefined, problem);
   }
-  return { ...result, actions: registry.actions };
+  // Bazel leaves every output executable (0555); Kiln sets the bit where it matters: the rule's program.
+  const program = result.executable?.artifact.execPath;
+  const actions = registry.actions.map((a) => (program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? { ...a, executableOutputs: true } : a));
+  return { ...result, actions };
 }
 
 /** The providers returned: a list of provider instances, a legacy struct with `providers`, or None. */

@@ -46,7 +46,7 @@ export class ActionRegistry {
   constructor(readonly owner: ActionOwner) {}
 
   /** A file of this rule under its package's output directory (or beside `sibling`). */
-  declare(method: string, filename: string, sibling: FileValue | undefined, isDirectory = false): FileValue {
+  declare(method: string, filename: string, sibling: FileValue | undefined): FileValue {
     if (filename === '' || filename.startsWith('/') || filename.split('/').some((s) => s === '..' || s === '.' || s === '')) {
       throw new StarlarkError(`${method}: invalid file name '${filename}': must be a relative path without '.' or '..' segments`);
     }
@@ -61,7 +61,7 @@ export class ActionRegistry {
     let file = this.declared.get(execPath);
     if (!file) {
       const artifact: DerivedArtifact = { kind: 'derived', execPath, root: this.owner.root, owner: this.owner.label };
-      file = new FileValue({ artifact, rootPath, ...(isDirectory ? { isDirectory: true } : {}) }, this.owner.label, isDirectory);
+      file = new FileValue({ artifact, rootPath }, this.owner.label);
       this.declared.set(execPath, file);
     }
     return file;
@@ -239,7 +239,9 @@ export class ActionsValue extends StarObject {
           const [filename, sibling] = unpackArgs(name, args, kwargs, ['filename', 'sibling?']);
           if (typeof filename !== 'string') throw wrongType(name, 'filename', 'string');
           if (isSet(sibling) && !(sibling instanceof FileValue)) throw wrongType(name, 'sibling', 'File or NoneType');
-          return this.registry.declare(name, filename, isSet(sibling) ? sibling : undefined, name === 'declare_directory');
+          // Execution keys, caches and sandboxes files only: a tree or symlink output would fail late and obscurely.
+          if (name !== 'declare_file') throw new StarlarkError(`${name}: ${name === 'declare_directory' ? 'directory outputs (tree artifacts)' : 'symlink outputs'} are not supported by Kiln yet; declare the files with declare_file`);
+          return this.registry.declare(name, filename, isSet(sibling) ? sibling : undefined);
         });
       case 'write':
         return new Builtin('write', (_t, args, kwargs) => {

@@ -21,6 +21,7 @@ import { ActionsValue, type ActionRegistry } from './actions-value.js';
 import { FileValue, fileValueOf } from './file-value.js';
 import { RunfilesValue, symlinkEntry } from './runfiles-value.js';
 import { defaultInfoOf, executableOf, TargetValue } from './target-value.js';
+import type { WorkspaceStatus } from './workspace-status.js';
 
 /** Label attributes every rule has that name no dependency of the implementation. */
 const NON_DEPENDENCY_ATTRIBUTES = new Set(['visibility', 'compatible_with', 'restricted_to', 'target_compatible_with', 'exec_compatible_with', 'toolchains', 'aspect_hints', 'package_metadata']);
@@ -34,6 +35,8 @@ export interface StarlarkRuleEnvironment {
   readonly workspaceName: string;
   /** `ctx.build_setting_value` of a build-setting rule. */
   readonly buildSettingValue?: Value;
+  /** The build's workspace status files, made on first use. */
+  readonly workspaceStatus?: () => WorkspaceStatus;
 }
 
 /** The dependencies of one label attribute, with the files the rule may use. */
@@ -53,17 +56,28 @@ function expectation(allowed: true | readonly string[] | undefined): string {
   return `expected ${allowed.join(' or ')}`;
 }
 
-/** Values of ctx.attr: Starlark lists, dicts and structs are frozen, as Bazel's are. */
+/**
+ * A frozen list of immutable values (targets, labels, files, strings, numbers), as Bazel's ctx values
+ * are: marked directly, without freeze()'s walk over elements that cannot change anyway.
+ */
+function frozenList(elems: Value[]): StarList {
+  const list = new StarList(elems);
+  list.frozen = true;
+  return list;
+}
+
+/** Values of ctx.attr: Starlark lists and dicts are frozen, as Bazel's are. */
 function starlarkValue(v: unknown): Value {
   if (v === null || v === undefined) return None;
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
-  if (Array.isArray(v)) return new StarList(v.map(starlarkValue));
+  if (Array.isArray(v)) return frozenList(v.map(starlarkValue));
   throw new Error(`unexpected attribute value ${JSON.stringify(v)}`);
 }
 
 function dictOf(entries: readonly (readonly [Value, Value])[]): StarDict {
   const d = new StarDict();
   for (const [k, v] of entries) d.set(k, v);
+  d.freeze();
   return d;
 }
 
@@ -95,7 +109,7 @@ export class CtxValue extends StarObject {
       attrs.push([spec.name, value]);
       const deps = this.deps.get(spec.name);
       if (!deps) continue;
-      files.push([spec.name, new StarList(deps.files.map(fileValueOf))]);
+      files.push([spec.name, frozenList(deps.files.map(fileValueOf))]);
       const options = spec.starlark;
       if (options?.singleFile) file.push([spec.name, deps.files[0] ? fileValueOf(deps.files[0]) : None]);
       if (options?.executable) {
@@ -104,11 +118,8 @@ export class CtxValue extends StarObject {
       }
     }
     this.outputs = new OutputsValue(rc, env, this.ownOutputs());
-    const struct = (fields: [string, Value][]) => {
-      const s = new StarStruct(fields);
-      s.freeze();
-      return s;
-    };
+    // Structs are immutable; what they hold is frozen where it is made.
+    const struct = (fields: [string, Value][]) => new StarStruct(fields);
     const config = rc.config;
     this.members.set('attr', struct(attrs));
     this.members.set('files', struct(files));
@@ -120,23 +131,22 @@ export class CtxValue extends StarObject {
     this.members.set('workspace_name', env.workspaceName);
     this.members.set('build_setting_value', env.buildSettingValue ?? None);
     const vars = dictOf([...configurationMakeVariables(config)]);
-    vars.freeze();
     this.members.set('var', vars);
     const features = [...rc.attr<readonly string[]>('features', [], true), ...config.options.getList('features')];
-    this.members.set('features', new StarList(features.filter((f) => !f.startsWith('-'))));
-    this.members.set('disabled_features', new StarList(features.filter((f) => f.startsWith('-')).map((f) => f.slice(1))));
+    this.members.set('features', frozenList(features.filter((f) => !f.startsWith('-'))));
+    this.members.set('disabled_features', frozenList(features.filter((f) => f.startsWith('-')).map((f) => f.slice(1))));
     this.members.set(
       'configuration',
       struct([
         ['host_path_separator', ':'],
-        ['default_shell_env', new StarDict()],
-        ['test_env', new StarDict()],
+        ['default_shell_env', dictOf([])],
+        ['test_env', dictOf([])],
         ['coverage_enabled', false],
         ['is_tool_configuration', config.isExec],
       ]),
     );
     this.members.set('fragments', struct([]));
-    this.members.set('toolchains', new StarDict());
+    this.members.set('toolchains', dictOf([]));
     this.members.set('build_file_path', rc.target.location.file);
   }
 
@@ -193,23 +203,23 @@ export class CtxValue extends StarObject {
         if (NON_DEPENDENCY_ATTRIBUTES.has(spec.name) || !spec.starlark) {
           const labels = (typeof raw === 'string' ? [raw] : Array.isArray(raw) ? (raw as unknown[]).map((e) => (Array.isArray(e) ? e[0] : e)) : []) as string[];
           const values = labels.map((l) => new StarLabel(Label.parse(rc.canonicalize(l) ?? l)));
-          return spec.type === 'label' ? (values[0] ?? None) : new StarList(values);
+          return spec.type === 'label' ? (values[0] ?? None) : frozenList(values);
         }
         const targets = this.analyzeDeps(spec);
         const values = targets.map((t) => new TargetValue(t));
         if (spec.type === 'label') return values[0] ?? None;
-        if (spec.type === 'label_list') return new StarList(values);
+        if (spec.type === 'label_list') return frozenList(values);
         const pairs = (raw as [string, string][]) ?? [];
         return dictOf(pairs.map(([, s], i) => [values[i]!, s] as const));
       }
       case 'output':
         return typeof raw === 'string' ? new StarLabel(Label.parse(raw)) : None;
       case 'output_list':
-        return new StarList(((raw as string[]) ?? []).map((l) => new StarLabel(Label.parse(l))));
+        return frozenList(((raw as string[]) ?? []).map((l) => new StarLabel(Label.parse(l))));
       case 'string_dict':
         return dictOf(((raw as [string, string][]) ?? []).map(([k, v]) => [k, v] as const));
       case 'string_list_dict':
-        return dictOf(((raw as [string, string[]][]) ?? []).map(([k, v]) => [k, new StarList([...v])] as const));
+        return dictOf(((raw as [string, string[]][]) ?? []).map(([k, v]) => [k, frozenList([...v])] as const));
       default:
         return starlarkValue(raw);
     }
@@ -236,7 +246,7 @@ export class CtxValue extends StarObject {
         throw rc.error(spec.name, `'${dep.label}' does not produce any ${rc.target.ruleClass} ${spec.name} files (${expectation(allowed)})`);
       }
       if (options.singleFile && usable.length !== 1) throw rc.error(spec.name, `'${dep.label}' must produce a single file`);
-      if (options.executable && !executableOf(dep) && dep.files.length !== 1) throw rc.error(spec.name, `'${dep.label}' must be an executable`);
+      if (options.executable && !executableOf(dep) && dep.files.length !== 1) throw rc.error(spec.name, `${dep.label} does not refer to a valid executable target`);
       if (options.providers.length > 0) {
         const has = (key: string) => key === 'DefaultInfo' || dep.providers?.has(key) === true || (key === 'OutputGroupInfo' && dep.outputGroups.size > 0);
         if (!options.providers.some((set) => set.every((p) => has(p.key)))) {
@@ -301,6 +311,12 @@ export class CtxValue extends StarObject {
             throw e;
           }
         });
+      case 'info_file':
+      case 'version_file': {
+        const status = this.env.workspaceStatus?.();
+        if (!status) return undefined;
+        return new FileValue(name === 'info_file' ? status.stable : status.volatile, '//:workspace_status');
+      }
       case 'coverage_instrumented':
         return new Builtin('coverage_instrumented', (_t, args, kwargs) => (unpackArgs('coverage_instrumented', args, kwargs, ['target?']), false));
       default:
@@ -309,7 +325,7 @@ export class CtxValue extends StarObject {
   }
 
   override attrNames(): string[] {
-    return [...this.members.keys(), 'actions', 'coverage_instrumented', 'expand_location', 'expand_make_variables', 'outputs', 'runfiles'].sort();
+    return [...this.members.keys(), 'actions', 'coverage_instrumented', 'info_file', 'version_file', 'expand_location', 'expand_make_variables', 'outputs', 'runfiles'].sort();
   }
 
   /** `ctx.runfiles(files, transitive_files, collect_data, collect_default, symlinks, root_symlinks)`. */

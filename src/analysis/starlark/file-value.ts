@@ -12,7 +12,6 @@ export class FileValue extends StarObject {
     readonly entry: FileEntry,
     /** Label of the source file, or of the target whose action makes the file. */
     readonly owner: string,
-    readonly isDirectory = false,
   ) {
     super();
   }
@@ -59,7 +58,7 @@ export class FileValue extends StarObject {
       case 'is_source':
         return this.artifact.kind === 'source';
       case 'is_directory':
-        return this.isDirectory;
+        return false; // Kiln has no tree artifacts yet
       case 'owner':
         return new StarLabel(Label.parse(this.owner));
       case 'tree_relative_path':
@@ -80,5 +79,5 @@ export class FileValue extends StarObject {
 /** The File of an entry: its owner is the entry's label, else the deriving target, else its own path. */
 export function fileValueOf(entry: FileEntry): FileValue {
   const owner = entry.label ?? (entry.artifact.kind === 'derived' ? entry.artifact.owner : `//:${entry.artifact.execPath}`);
-  return new FileValue(entry, owner, entry.isDirectory === true);
+  return new FileValue(entry, owner);
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ExitCode, isStatusError } from '../../core/index.js';
@@ -187,6 +187,8 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
       started: async (server) => {
         if (parsed.executors === 0) return;
         workDirectory = await mkdtemp(join(tmpdir(), 'kiln-executors-'));
+        // Searchable, not listable: a root executor's sandboxed actions run as nobody, which must reach their build directory.
+        await chmod(workDirectory, 0o711);
         for (let i = 0; i < parsed.executors; i++) {
           const running = await startExecutor(
             {

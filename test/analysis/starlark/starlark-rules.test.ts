@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { errorsOf, newLoader } from '../../loading/load-helper.js';
 import { analyzerFor, recorded, recordedError } from './bazel-fixture.js';
 
 /** Kiln's output paths written as Bazel 2.1.0's: `bazel-out/<cpu>-<mode>`, exec configuration `host`. */
@@ -105,6 +106,22 @@ describe('errors in Bazel 2.1.0 words', () => {
     expect(errorOf('//e_ret:t')).toBe(recorded('e_ret')[0]!.replace(/^ERROR: /, ''));
     // Kiln places a function at its `def`, Bazel 2.1.0 at its name.
     expect(errorOf('//e_retlist:t')).toBe(recordedError('e_retlist').replace('defs.bzl:1:5:', 'defs.bzl:1:1:'));
+  });
+
+  it('a mandatory attribute left out (reported by loading, at the rule)', () => {
+    const { root } = analyzerFor();
+    const pkg = newLoader(root).loadPackage('', 'e_mand');
+    expect(errorsOf(pkg)).toEqual([recorded('e_mand')[0]!.replace(/^ERROR: /, '')]);
+  });
+
+  it('an executable attribute takes a single-file filegroup, as Bazel 2.1.0 did (e_exec built)', () => {
+    const { analyzer } = analyzerFor();
+    expect(analyzer.analyzeTopLevel('//e_exec:t').label).toBe('//e_exec:t');
+    expect(recorded('e_exec').filter((l) => l.startsWith('ERROR'))).toEqual([]);
+  });
+
+  it('an executable attribute given a target with no program', () => {
+    expect(errorOf('//e_exec2:t')).toBe(recorded('e_exec2')[0]!.replace(/^ERROR: /, ''));
   });
 
   it('dependencies against allow_files and allow_single_file', () => {

@@ -133,6 +133,7 @@ r = rule(implementation = _impl, outputs = {"out": "%{name}.gen"})
     expect(loadError('x = attr.string(default = 1)\n')).toContain("attr.string: for parameter default: expected value of type 'string'");
     expect(loadError('x = rule(implementation = 1)\n')).toContain('rule: for parameter implementation: got int, want function');
     expect(loadError('x = rule(implementation = print, attrs = {"name": attr.string()})\n')).toContain("There is already a built-in attribute 'name' which cannot be overridden");
+    expect(loadError('x = rule(implementation = print, test = True)\n')).toContain("Invalid rule class name 'x', test rule class names must end with '_test' and other rule classes must not");
   });
 
   it('providers = [...] on an attribute: the dependency must return them', () => {
@@ -253,5 +254,25 @@ genrule(name = "g", srcs = [":fg"], tools = [":tool"], outs = ["g.txt"], cmd = "
     const { ct } = run(defs, build, {}, '//t:g');
     const genrule = ct.actions.find((a) => a.mnemonic === 'Genrule')!;
     expect(genrule.argv[2]).toMatch(/bazel-out\/k8-opt-exec\/bin\/t\/tool\.sh bazel-out\/k8-fastbuild\/bin\/t\/tool\.sh > /);
+  });
+});
+
+describe('what Kiln does not support yet fails clearly', () => {
+  it('declare_directory and declare_symlink', () => {
+    expect(errorOf(RULE('ctx.actions.declare_directory("d")'))).toContain('declare_directory: directory outputs (tree artifacts) are not supported by Kiln yet');
+    expect(errorOf(RULE('ctx.actions.declare_symlink("s")'))).toContain('declare_symlink: symlink outputs are not supported by Kiln yet');
+  });
+
+  it("the executable an action makes gets the executable bit (Bazel's outputs are all 0555)", () => {
+    const defs = 'def _impl(ctx):\n    ctx.actions.run_shell(outputs = [ctx.outputs.executable], command = "echo > $1")\nr = rule(implementation = _impl, executable = True)\n';
+    expect(run(defs).ct.actions[0]!.executableOutputs).toBe(true);
+  });
+});
+
+describe('ctx values are frozen', () => {
+  it('lists and dicts of ctx.attr cannot be changed', () => {
+    const defs = RULE('ctx.attr.xs.append("z")', '{"xs": attr.string_list(default = ["a"])}');
+    expect(errorOf(defs)).toContain('cannot append to frozen list');
+    expect(errorOf(RULE('ctx.attr.d["k"] = "v"', '{"d": attr.string_dict()}'))).toContain('frozen');
   });
 });

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,8 @@ async function runThrough(endpoint: string, script: string): Promise<reapi.Execu
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kiln-cluster-up-'));
+  // A root executor's sandboxed actions run as nobody, which must reach the work directory.
+  await chmod(dir, 0o711);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
