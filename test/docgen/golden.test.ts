@@ -48,7 +48,7 @@ function check(path: string, actual: string): void {
   expect(actual).toBe(readFileSync(path, 'utf8'));
 }
 
-describe.each(readdirSync(GOLDEN).sort())('starlark_doc_extract golden %s', (name) => {
+describe.each(readdirSync(GOLDEN).filter((d) => existsSync(join(GOLDEN, d, 'workspace'))).sort())('starlark_doc_extract golden %s', (name) => {
   const dir = join(GOLDEN, name);
   it.each(extractTargets(dir))('%s', (target) => {
     // Each target gets a fresh workspace: temp dirs are removed after each test.
