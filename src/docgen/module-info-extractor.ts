@@ -114,6 +114,8 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
   const wanted = (name: string) => options.symbolNames.length === 0 || options.symbolNames.includes(name);
   const attributes = (specs: Parameters<typeof documentableAttributes>[0]) => documentableAttributes(specs, renderer, providerGroup);
 
+  const exportedOrigin = (e: { readonly name: string; readonly bzlLabel: string }): OriginKeyInit => ({ name: e.name, file: renderer.render(e.bzlLabel) });
+
   traverse(module, wanted, (name, v) => {
     const comment = name.includes('.') ? undefined : docComments.byGlobal.get(name);
     const elsewhere = documentedElsewhere(v);
@@ -135,12 +137,12 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
         ...(v.options.test || v.options.executable ? { executable: true } : {}),
       });
     } else if (v instanceof SymbolicMacro) {
-      if (!v.exportedAs) return;
+      if (!v.exported.value) return;
       info.macroInfo!.push({
         macroName: name,
         ...docString(v.doc),
         attribute: [...IMPLICIT_MACRO_ATTRIBUTES, ...attributes(v.attributes).filter((a) => a.name !== 'name' && a.name !== 'visibility')],
-        originKey: { name: v.exportedAs.name, file: renderer.render(v.exportedAs.bzlLabel) },
+        originKey: exportedOrigin(v.exported.value),
         ...(v.finalizer ? { finalizer: true } : {}),
       });
     } else if (v instanceof Provider) {
@@ -156,22 +158,22 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
     } else if (v instanceof StarFunction) {
       info.funcInfo!.push(functionInfo(functions, name, v));
     } else if (v instanceof StarlarkAspect) {
-      if (!v.exportedAs) return;
+      if (!v.exported.value) return;
       info.aspectInfo!.push({
         aspectName: name,
         ...docString(v.doc),
         aspectAttribute: v.attrAspects.filter(isPublic),
         attribute: attributes(v.attributes),
-        originKey: { name: v.exportedAs.name, file: renderer.render(v.exportedAs.bzlLabel) },
+        originKey: exportedOrigin(v.exported.value),
       });
     } else if (v instanceof RepositoryRule) {
-      if (!v.exportedAs) return;
+      if (!v.exported.value) return;
       info.repositoryRuleInfo!.push({
         ruleName: name,
         ...docString(v.doc),
         attribute: [...IMPLICIT_REPOSITORY_RULE_ATTRIBUTES, ...attributes(v.attributes).filter((a) => a.name !== 'name' && a.name !== 'repo_mapping')],
         environ: [...v.environ],
-        originKey: { name: v.exportedAs.name, file: renderer.render(v.exportedAs.bzlLabel) },
+        originKey: exportedOrigin(v.exported.value),
       });
     } else if (v instanceof ModuleExtension) {
       info.moduleExtensionInfo!.push({

@@ -13,6 +13,7 @@ export function exportGlobals(globals: ReadonlyMap<string, Value>, bzlLabel: str
   // Providers first: a rule's `provides` names them.
   for (const [name, v] of globals) if (v instanceof Provider) v.export(name, bzlLabel);
   for (const [name, v] of globals) {
-    if (v instanceof StarlarkRuleFunction || v instanceof StarlarkAspect || v instanceof RepositoryRule || v instanceof SymbolicMacro) v.export(name, bzlLabel);
+    if (v instanceof StarlarkRuleFunction) v.export(name, bzlLabel);
+    else if (v instanceof StarlarkAspect || v instanceof RepositoryRule || v instanceof SymbolicMacro) v.exported.set(name, bzlLabel);
   }
 }

@@ -1,7 +1,7 @@
 import { Builtin, None, StarCallable, StarDict, StarObject, StarlarkError, typeName, unpackArgs, type Value } from '../starlark/index.js';
 import type { AttributeSpec } from './rules/attribute.js';
 import { ruleAttributes } from './bzl-builtins.js';
-import { optionalDoc } from './repository-rule.js';
+import { optionalDoc } from './bzl-params.js';
 
 /** The value of `tag_class(attrs, doc)`: the schema of one tag of a module extension. */
 export class TagClass extends StarObject {

@@ -1,4 +1,6 @@
-import { Builtin, None, StarCallable, StarList, StarTuple, StarlarkError, typeName, unpackArgs, type Kwargs, type Thread, type Value } from '../starlark/index.js';
+import { Builtin, StarCallable, StarlarkError, typeName, unpackArgs, type Kwargs, type Thread, type Value } from '../starlark/index.js';
+import { BzlExport } from './bzl-export.js';
+import { optionalDoc, stringSequence } from './bzl-params.js';
 import type { AttributeSpec } from './rules/attribute.js';
 import { ruleAttributes } from './bzl-builtins.js';
 
@@ -7,7 +9,8 @@ import { ruleAttributes } from './bzl-builtins.js';
  * calling one is an error; the value exists so .bzl files that declare one load and are documented.
  */
 export class RepositoryRule extends StarCallable {
-  private exported: { readonly name: string; readonly bzlLabel: string } | undefined;
+  /** The global it is exported as. */
+  readonly exported = new BzlExport();
   constructor(
     readonly implementation: StarCallable,
     readonly doc: string,
@@ -18,19 +21,10 @@ export class RepositoryRule extends StarCallable {
     super();
   }
   get name(): string {
-    return this.exported?.name ?? 'repository_rule';
+    return this.exported.value?.name ?? 'repository_rule';
   }
   get type(): string {
     return 'repository_rule';
-  }
-  get isExported(): boolean {
-    return this.exported !== undefined;
-  }
-  get exportedAs(): { readonly name: string; readonly bzlLabel: string } | undefined {
-    return this.exported;
-  }
-  export(name: string, bzlLabel: string): void {
-    this.exported ??= { name, bzlLabel };
   }
   call(_thread: Thread, _args: Value[], _kwargs: Kwargs | null): Value {
     throw new StarlarkError(`repository rule ${this.name} can only be called from a WORKSPACE file or a module extension, which Kiln does not evaluate`);
@@ -38,21 +32,6 @@ export class RepositoryRule extends StarCallable {
   repr(): string {
     return `<repository_rule ${this.name}>`;
   }
-}
-
-export function stringSequence(fn: string, param: string, v: Value | undefined): string[] {
-  if (v === undefined || v === None) return [];
-  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want sequence of strings`);
-  return v.elems.map((e) => {
-    if (typeof e !== 'string') throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(e)} in the list, want string`);
-    return e;
-  });
-}
-
-export function optionalDoc(fn: string, v: Value | undefined): string {
-  if (v === undefined || v === None) return '';
-  if (typeof v !== 'string') throw new StarlarkError(`${fn}: for parameter doc: got ${typeName(v)}, want string`);
-  return v;
 }
 
 const PARAMS = ['implementation', 'attrs?', 'local?', 'environ?', 'configure?', 'remotable?', 'doc?'];

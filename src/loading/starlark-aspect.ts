@@ -1,4 +1,6 @@
-import { Builtin, None, StarCallable, StarList, StarObject, StarTuple, StarlarkError, typeName, unpackArgs, type Value } from '../starlark/index.js';
+import { Builtin, StarCallable, StarList, StarObject, StarTuple, StarlarkError, typeName, unpackArgs } from '../starlark/index.js';
+import { BzlExport } from './bzl-export.js';
+import { optionalDoc, stringSequence } from './bzl-params.js';
 import { Provider } from './provider.js';
 import type { AttributeSpec } from './rules/attribute.js';
 import { ruleAttributes } from './bzl-builtins.js';
@@ -8,7 +10,8 @@ import { ruleAttributes } from './bzl-builtins.js';
  * attributes. Like a rule, it takes the name of the first global it is bound to.
  */
 export class StarlarkAspect extends StarObject {
-  private exported: { readonly name: string; readonly bzlLabel: string } | undefined;
+  /** The global it is exported as. */
+  readonly exported = new BzlExport();
   constructor(
     readonly implementation: StarCallable,
     readonly doc: string,
@@ -21,16 +24,6 @@ export class StarlarkAspect extends StarObject {
   }
   get type(): string {
     return 'Aspect';
-  }
-  get isExported(): boolean {
-    return this.exported !== undefined;
-  }
-  /** The global name and the .bzl file label it was exported from. */
-  get exportedAs(): { readonly name: string; readonly bzlLabel: string } | undefined {
-    return this.exported;
-  }
-  export(name: string, bzlLabel: string): void {
-    this.exported ??= { name, bzlLabel };
   }
   repr(): string {
     return '<aspect>';
@@ -57,15 +50,6 @@ const ASPECT_PARAMS = [
   'subrules?',
 ];
 
-function stringList(fn: string, param: string, v: Value | undefined): string[] {
-  if (v === undefined || v === None) return [];
-  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want sequence of strings`);
-  return v.elems.map((e) => {
-    if (typeof e !== 'string') throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(e)} in the list, want string`);
-    return e;
-  });
-}
-
 /** `aspect(implementation, attr_aspects = [], attrs = {}, ..., doc = None, provides = [])`. */
 export const aspectBuiltin = new Builtin('aspect', (_t, args, kwargs) => {
   if (args.length > 1) throw new StarlarkError(`aspect: got ${args.length} positional arguments, want at most 1`);
@@ -73,12 +57,10 @@ export const aspectBuiltin = new Builtin('aspect', (_t, args, kwargs) => {
   const arg = (p: string) => got[ASPECT_PARAMS.findIndex((x) => x.replace('?', '') === p)];
   const implementation = arg('implementation')!;
   if (!(implementation instanceof StarCallable)) throw new StarlarkError(`aspect: for parameter implementation: got ${typeName(implementation)}, want function`);
-  const doc = arg('doc');
-  if (doc !== undefined && doc !== None && typeof doc !== 'string') throw new StarlarkError(`aspect: for parameter doc: got ${typeName(doc)}, want string`);
   const provides = arg('provides');
   const providers = (provides instanceof StarList || provides instanceof StarTuple ? provides.elems : []).map((p) => {
     if (!(p instanceof Provider)) throw new StarlarkError(`aspect: for parameter provides: got ${typeName(p)}, want provider`);
     return p;
   });
-  return new StarlarkAspect(implementation, typeof doc === 'string' ? doc : '', stringList('aspect', 'attr_aspects', arg('attr_aspects')), ruleAttributes(arg('attrs'), 'aspect'), providers);
+  return new StarlarkAspect(implementation, optionalDoc('aspect', arg('doc')), stringSequence('aspect', 'attr_aspects', arg('attr_aspects')), ruleAttributes(arg('attrs'), 'aspect'), providers);
 });

@@ -1,14 +1,16 @@
 import { Builtin, StarCallable, StarlarkError, typeName, unpackArgs, type Kwargs, type Thread, type Value } from '../starlark/index.js';
 import type { AttributeSpec } from './rules/attribute.js';
 import { ruleAttributes } from './bzl-builtins.js';
-import { optionalDoc } from './repository-rule.js';
+import { BzlExport } from './bzl-export.js';
+import { optionalDoc } from './bzl-params.js';
 
 /**
  * The value of `macro(...)` (a symbolic macro). Kiln documents symbolic macros but does not expand
  * them in BUILD files yet: calling one is an error that says so.
  */
 export class SymbolicMacro extends StarCallable {
-  private exported: { readonly name: string; readonly bzlLabel: string } | undefined;
+  /** The global it is exported as. */
+  readonly exported = new BzlExport();
   constructor(
     readonly implementation: StarCallable,
     readonly doc: string,
@@ -18,19 +20,10 @@ export class SymbolicMacro extends StarCallable {
     super();
   }
   get name(): string {
-    return this.exported?.name ?? 'macro';
+    return this.exported.value?.name ?? 'macro';
   }
   get type(): string {
     return 'macro';
-  }
-  get isExported(): boolean {
-    return this.exported !== undefined;
-  }
-  get exportedAs(): { readonly name: string; readonly bzlLabel: string } | undefined {
-    return this.exported;
-  }
-  export(name: string, bzlLabel: string): void {
-    this.exported ??= { name, bzlLabel };
   }
   call(_thread: Thread, _args: Value[], _kwargs: Kwargs | null): Value {
     throw new StarlarkError(`symbolic macro ${this.name}: Kiln does not expand symbolic macros; use a legacy macro (a def) instead`);
