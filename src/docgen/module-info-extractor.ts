@@ -186,7 +186,22 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
       info.starlarkOtherSymbolInfo!.push({ name, doc: comment.doc, typeName: typeName(v) });
     }
   });
-  return info;
+  return withoutDefaults(info);
+}
+
+/**
+ * The message without singular fields at their proto3 default ('', 0, false): protobufjs writes a
+ * field that is present even at its default, Java (Bazel) never does, and the bytes must be Bazel's.
+ */
+function withoutDefaults<T>(message: T): T {
+  if (Array.isArray(message)) return message.map(withoutDefaults) as T;
+  if (message === null || typeof message !== 'object') return message;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(message)) {
+    if (v === '' || v === 0 || v === false || v === undefined) continue;
+    out[k] = withoutDefaults(v);
+  }
+  return out as T;
 }
 
 const docString = (doc: string): { docString?: string } => {
