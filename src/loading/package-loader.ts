@@ -41,7 +41,7 @@ import { repositoryRuleBuiltin } from './repository-rule.js';
 import { aspectBuiltin } from './starlark-aspect.js';
 import { macroBuiltin } from './symbolic-macro.js';
 import { depsetBuiltin } from './depset.js';
-import { BUILTIN_PROVIDERS, coverageCommonModule, providerBuiltin } from './provider.js';
+import { BUILTIN_PROVIDERS, coverageCommonModule, Provider, providerBuiltin } from './provider.js';
 import { Label, type PackageContext } from './label.js';
 import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
@@ -104,6 +104,8 @@ export class PackageLoader {
   /** Every .bzl module evaluated in this run, by label and by display path. */
   private readonly bzlModules = new Map<string, BzlModule>();
   private readonly bzlModulesByPath = new Map<string, BzlModule>();
+  /** Providers exported by the .bzl files evaluated in this run, by `//pkg:defs.bzl%Name`. */
+  private readonly starlarkProviders = new Map<string, Provider>();
 
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
@@ -202,6 +204,12 @@ export class PackageLoader {
   /** The evaluated module whose file has this display path (a function's defining module), if any. */
   bzlModuleAt(displayPath: string): BzlModule | undefined {
     return this.bzlModulesByPath.get(displayPath);
+  }
+
+  /** The provider exported as `//pkg:defs.bzl%Name`, evaluating the .bzl when this run has not. */
+  starlarkProvider(key: string): Provider | undefined {
+    if (!this.starlarkProviders.has(key)) this.evaluator.evaluate<ModuleGlobals>(`bzl:${key.slice(0, key.lastIndexOf('%'))}`);
+    return this.starlarkProviders.get(key);
   }
 
   /** Packages this loader has loaded (evaluated or taken from the package cache): Bazel's "packages loaded". */
@@ -402,7 +410,10 @@ export class PackageLoader {
     const module: BzlModule = { label: label.toString(), displayPath: file.path, source, file, globals };
     this.bzlModules.set(module.label, module);
     this.bzlModulesByPath.set(module.displayPath, module);
-    for (const v of globals.values()) if (v instanceof StarlarkRuleFunction && v.ruleClass) this.starlarkRules.set(v.ruleClass.starlark!.key, v);
+    for (const v of globals.values()) {
+      if (v instanceof StarlarkRuleFunction && v.ruleClass) this.starlarkRules.set(v.ruleClass.starlark!.key, v);
+      else if (v instanceof Provider && v.key.startsWith(`${label}%`)) this.starlarkProviders.set(v.key, v);
+    }
     const exported = new Map<string, Value>();
     for (const [k, v] of globals) if (!k.startsWith('_')) exported.set(k, v);
     return exported;

@@ -1,22 +1,13 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { E2eWorkspace } from './e2e-workspace.js';
+import { E2eWorkspace, filesBelow } from './e2e-workspace.js';
 
 const LOCAL = '--spawn_strategy=local';
 const DIR = join(import.meta.dirname, '../analysis/starlark/bazel-2.1.0-settings');
 
 function files(): Record<string, string> {
-  const root = join(DIR, 'workspace');
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else out[relative(root, full)] = readFileSync(full, 'utf8');
-    }
-  };
-  walk(root);
+  const out = filesBelow(join(DIR, 'workspace'));
   // The spec requires values, define_values or constraint_values besides flag_values (Bazel 2.1.0
   // accepted flag_values alone): each config_setting also names the default compilation mode,
   // which matches in every run here, so the recorded results still apply.

@@ -37,6 +37,9 @@ export interface AnalyzerOptions {
 
 type RuleImplementation = (ctx: RuleContext) => RuleResult;
 
+/** bazel_skylib's provider of a build setting's value. */
+const BUILD_SETTING_INFO = '@bazel_skylib//rules:common_settings.bzl%BuildSettingInfo';
+
 /** Rules analysis implements, by class. Rules that only carry data for others provide nothing. */
 const RULES: Readonly<Record<string, RuleImplementation>> = {
   filegroup: analyzeFilegroup,
@@ -49,8 +52,7 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   constraint_value: () => ({ files: [], runfiles: [] }),
   platform: () => ({ files: [], runfiles: [] }),
   test_suite: () => ({ files: [], runfiles: [] }),
-  // Build settings carry a value for flag_values matching (read through LoadedTargetGraph.buildSetting), no files.
-  ...Object.fromEntries([...BUILD_SETTING_RULE_CLASSES.keys()].map((name) => [name, () => ({ files: [], runfiles: [] })])),
+
 };
 
 /** Thrown inside a rule's analysis when it, or a dependency, is incompatible with the platform. */
@@ -160,7 +162,9 @@ export class Analyzer {
         ? this.starlarkImplementation(target)
         : target.ruleClass === 'starlark_doc_extract'
           ? (ctx: RuleContext) => analyzeStarlarkDocExtract(ctx, this.starlarkModules())
-          : RULES[target.ruleClass];
+          : BUILD_SETTING_RULE_CLASSES.has(target.ruleClass)
+            ? (ctx: RuleContext) => this.nativeBuildSetting(ctx)
+            : RULES[target.ruleClass];
     if (!impl) throw ruleError(target, undefined, `analysis of '${target.ruleClass}' rules is not supported`);
     const ctx = this.contextFor(target, config);
     let result: RuleResult;
@@ -214,6 +218,18 @@ export class Analyzer {
       moduleAt: (path) => graph.bzlModuleAt?.(path),
       mainRepoName: this.options.workspaceName ?? '',
     };
+  }
+
+  /**
+   * The native skylib-style settings (`string_flag` & co. without a load): no files, and skylib's
+   * BuildSettingInfo with the value in this configuration, as the Starlark ones provide.
+   */
+  private nativeBuildSetting(ctx: RuleContext): RuleResult {
+    const def = this.options.buildSettings?.(ctx.target.label);
+    const provider = this.graph.starlarkProvider?.(BUILD_SETTING_INFO);
+    if (!def || !provider) return { files: [], runfiles: [] };
+    const value = buildSettingStarlarkValue(userFlagValue(def, ctx.config.options.userFlags.get(ctx.target.label)));
+    return { files: [], runfiles: [], providers: new Map([[provider.key, provider.instantiate([], [['value', value]])]]) };
   }
 
   /** A Starlark rule's analysis: its implementation function, run with `ctx`. */

@@ -1,5 +1,5 @@
 import type { Position } from '../../core/index.js';
-import type { BzlModule, ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
+import type { BzlModule, Provider, ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
 import type { Action, Artifact } from '../../actions/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { ConfigMatch } from '../config/config-matching.js';
@@ -59,6 +59,8 @@ export interface TargetGraph {
   bzlModule?(label: string): BzlModule;
   /** The evaluated module whose file has this display path (where a function was defined). */
   bzlModuleAt?(displayPath: string): BzlModule | undefined;
+  /** A provider exported by a .bzl file, by `//pkg:defs.bzl%Name`. */
+  starlarkProvider?(key: string): Provider | undefined;
 }
 
 /** Files and their runfiles-relative path. */

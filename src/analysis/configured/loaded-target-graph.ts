@@ -1,5 +1,5 @@
 import { KilnError } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES, packageId, type BzlModule, type Package, type PackageLoader, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, packageId, type BzlModule, type Package, type PackageLoader, type Provider, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 import { splitLabel } from './target-paths.js';
@@ -47,6 +47,14 @@ export class LoadedTargetGraph implements TargetGraph {
 
   bzlModuleAt(displayPath: string): BzlModule | undefined {
     return this.loader.bzlModuleAt(displayPath);
+  }
+
+  starlarkProvider(key: string): Provider | undefined {
+    try {
+      return this.loader.starlarkProvider(key);
+    } catch {
+      return undefined; // a workspace whose bazel_skylib cannot be loaded
+    }
   }
 
   /**

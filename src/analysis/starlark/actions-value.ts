@@ -54,7 +54,10 @@ export class ActionRegistry {
     let execPath = `${pkgDir}/${filename}`;
     let rootPath = rootPathOf(`${this.owner.label.slice(0, this.owner.label.lastIndexOf(':'))}:${filename}`);
     if (sibling) {
-      const dir = sibling.path.slice(0, sibling.path.lastIndexOf('/'));
+      // Beside the sibling, always under this rule's output root: a source file's sibling goes to the
+      // same directory below bin, never into the source tree.
+      const siblingDir = sibling.path.slice(0, Math.max(0, sibling.path.lastIndexOf('/')));
+      const dir = sibling.artifact.kind === 'source' ? (siblingDir === '' ? this.owner.root : `${this.owner.root}/${siblingDir}`) : siblingDir;
       execPath = `${dir}/${filename}`;
       rootPath = `${sibling.entry.rootPath.slice(0, sibling.entry.rootPath.lastIndexOf('/') + 1)}${filename}`;
     }

@@ -276,3 +276,26 @@ describe('ctx values are frozen', () => {
     expect(errorOf(RULE('ctx.attr.d["k"] = "v"', '{"d": attr.string_dict()}'))).toContain('frozen');
   });
 });
+
+describe('native skylib-style settings', () => {
+  it("provide bazel_skylib's BuildSettingInfo with the configuration's value", () => {
+    const defs = `
+load("@bazel_skylib//rules:common_settings.bzl", "BuildSettingInfo")
+def _impl(ctx):
+    print(ctx.attr.flag[BuildSettingInfo].value)
+    return []
+r = rule(implementation = _impl, attrs = {"flag": attr.label()})
+`;
+    const build = 'load(":defs.bzl", "r")\nstring_flag(name = "mode", build_setting_default = "fast")\nr(name = "t", flag = ":mode")\n';
+    expect(run(defs, build).debug).toEqual(['fast']);
+    expect(run(defs, build, {}, '//t:t', ['--//t:mode=slow']).debug).toEqual(['slow']);
+  });
+});
+
+describe('declare_file(sibling = ...)', () => {
+  it('beside a source file means the same directory under bin, never the source tree', () => {
+    const defs = RULE('f = ctx.actions.declare_file("x.out", sibling = ctx.file.src)\nctx.actions.write(f, "")\nprint(f.path, f.short_path)', '{"src": attr.label(allow_single_file = True)}');
+    const { debug } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", src = "sub/a.txt")\n', { 't/sub/a.txt': '' });
+    expect(debug).toEqual(['bazel-out/k8-fastbuild/bin/t/sub/x.out t/sub/x.out']);
+  });
+});
