@@ -1,11 +1,12 @@
 import { KilnError, type Position } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES } from '../../loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, type PackageLoader } from '../../loading/index.js';
 import type { BuildConfiguration, ConfigurationPair } from '../config/build-configuration.js';
 import type { BuildSettingLookup, ConfigMatch } from '../config/config-matching.js';
 import { resolveSelect } from '../config/select.js';
 import type { JavaRuntimeVariables } from '../expansion/genrule-command.js';
 import { analyzeConfigSetting } from '../rules/config-setting.js';
 import { analyzeFilegroup } from '../rules/filegroup.js';
+import { analyzeGenquery } from '../rules/genquery.js';
 import { analyzeGenrule } from '../rules/genrule.js';
 import { analyzeStarlarkDocExtract, type StarlarkModules } from '../rules/starlark-doc-extract.js';
 import type { RuleResult } from '../rules/rule-result.js';
@@ -33,6 +34,8 @@ export interface AnalyzerOptions {
   readonly workspaceStatus?: WorkspaceStatusValues;
   /** `print()` of rule implementations, with the file of the implementation function. */
   readonly debug?: (message: string, file: string) => void;
+  /** Loads packages for genquery, which runs a query over its scope during analysis. */
+  readonly packageLoader?: PackageLoader;
 }
 
 type RuleImplementation = (ctx: RuleContext) => RuleResult;
@@ -44,6 +47,7 @@ const BUILD_SETTING_INFO = '@bazel_skylib//rules:common_settings.bzl%BuildSettin
 const RULES: Readonly<Record<string, RuleImplementation>> = {
   filegroup: analyzeFilegroup,
   genrule: analyzeGenrule,
+  genquery: analyzeGenquery,
   config_setting: analyzeConfigSetting,
   sh_library: analyzeShLibrary,
   sh_binary: analyzeShExecutable,
@@ -304,6 +308,8 @@ export class Analyzer {
       execConfig,
       ...(this.options.buildSettings ? { buildSettings: this.options.buildSettings } : {}),
       ...(this.options.javaRuntime ? { javaRuntime: this.options.javaRuntime } : {}),
+      ...(this.options.packageLoader ? { packageLoader: this.options.packageLoader } : {}),
+      warn: (message) => this.options.warn?.(message, target.location),
       attr,
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),
