@@ -17,10 +17,14 @@ const RULES_BZL = `"""Genrule-like Starlark rules: one run_shell action each."""
 
 def _command(ctx, outs):
     srcs = ctx.files.srcs
-    cmd = ctx.attr.cmd.replace("$(SRCS)", " ".join([f.path for f in srcs]))
-    if srcs:
+    cmd = ctx.attr.cmd
+    if "$(SRCS)" in cmd:
+        cmd = cmd.replace("$(SRCS)", " ".join([f.path for f in srcs]))
+    if srcs and "$<" in cmd:
         cmd = cmd.replace("$<", srcs[0].path)
     cmd = cmd.replace("$@", outs[0].path)
+    if "$(location" not in cmd:
+        return cmd
     for out in outs:
         cmd = cmd.replace("$(location %s)" % out.short_path[len(ctx.label.package) + 1:], out.path)
     return ctx.expand_location(cmd, ctx.attr.srcs + ctx.attr.tools)

@@ -132,7 +132,7 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
         ]),
         volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))]]),
       },
-      debug: (message, file) => io.stderr.write(`DEBUG: ${file}: ${message}\n`),
+      debug: (message, where) => io.stderr.write(`DEBUG: ${where}: ${message}\n`),
     });
   } catch (e) {
     if (!isKilnError(e)) throw e;

@@ -392,7 +392,7 @@ export class PackageLoader {
     const context: PackageContext = { repo: label.repo, pkg: label.pkg };
     const thread = new Thread(`load ${label}`, {
       load: (_t, module) => this.loadModule(module, context, env),
-      print: (_t, msg) => this.options.onEvent?.('DEBUG', `${this.displayPath(label.repo, relPath)}: ${msg}`),
+      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.printPosition, this.displayPath(label.repo, relPath))}: ${msg}`),
     });
     const predeclared = new Map<string, Value>([
       ['native', nativeModule(this.nativeFunctions)],

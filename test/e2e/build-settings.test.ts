@@ -29,8 +29,8 @@ function recordedRun(n: number) {
   };
 }
 
-/** Kiln prints a rule implementation's DEBUG lines with the file only; Bazel analyses in another order. */
-const debugOf = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('DEBUG: flags/defs.bzl: ')).map((l) => l.replace('DEBUG: flags/defs.bzl: ', ''));
+/** The DEBUG messages of the rules' implementations (Bazel analyses in another order). */
+const debugOf = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('DEBUG: flags/defs.bzl:')).map((l) => l.replace(/^DEBUG: flags\/defs\.bzl:\d+:\d+: /, ''));
 
 describe('build settings against Bazel 2.1.0', () => {
   it.each([

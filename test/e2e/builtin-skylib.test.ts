@@ -49,7 +49,7 @@ describe('the built-in @bazel_skylib', () => {
     const plain = await ws.kiln(['build', LOCAL, '//:show']);
     expect(plain.code, plain.stderr).toBe(0);
     expect(ws.read('kiln-bin/show.txt')).toBe('fast,False:quick,none,not-all\n');
-    expect(plain.stderr).toContain('DEBUG: defs.bzl: a/b/c y.txt x a/c b/c ("d/f", ".tar") f.o True');
+    expect(plain.stderr).toContain('DEBUG: defs.bzl:8:5: a/b/c y.txt x a/c b/c ("d/f", ".tar") f.o True');
     expect((await ws.kiln(['build', LOCAL, '--//:mode=tiny', '//:show'])).code).toBe(0);
     expect(ws.read('kiln-bin/show.txt')).toBe('tiny,False:careful,any,not-all\n');
     expect((await ws.kiln(['build', LOCAL, '--//:mode=slow', '--//:loud', '//:show'])).code).toBe(0);

@@ -26,7 +26,7 @@ describe('kiln build of Starlark rules', () => {
   it('builds //ok:all to the same outputs as Bazel 2.1.0 (write, run_shell with Args, expand_template, output_group)', async () => {
     const ws = new E2eWorkspace(recordedWorkspace());
     const run = await ws.kiln(['build', LOCAL, '//ok:all']);
-    expect(run.stderr).toContain('DEBUG: ok/defs.bzl: label //ok:top top ok __main__');
+    expect(run.stderr).toContain('DEBUG: ok/defs.bzl:26:5: label //ok:top top ok __main__');
     expect(run.code).toBe(0);
     for (const [path, content] of recordedOutputs()) {
       expect(ws.read(`kiln-bin/${path}`).replace(/kiln-out|bazel-out/g, 'bazel-out'), path).toBe(content);

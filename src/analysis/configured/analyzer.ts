@@ -32,8 +32,8 @@ export interface AnalyzerOptions {
   readonly workspaceName?: string;
   /** The workspace status (`ctx.info_file`, `ctx.version_file`): BUILD_HOST, BUILD_USER, BUILD_TIMESTAMP... */
   readonly workspaceStatus?: WorkspaceStatusValues;
-  /** `print()` of rule implementations, with the file of the implementation function. */
-  readonly debug?: (message: string, file: string) => void;
+  /** `print()` of rule implementations, with where it was called (`file:line:col`). */
+  readonly debug?: (message: string, where: string) => void;
   /** Loads packages for genquery, which runs a query over its scope during analysis. */
   readonly packageLoader?: PackageLoader;
 }
@@ -247,7 +247,7 @@ export class Analyzer {
         rule,
         workspaceName: this.options.workspaceName ?? '__main__',
         ...(def ? { buildSettingValue: buildSettingStarlarkValue(userFlagValue(def, ctx.config.options.userFlags.get(target.label))) } : {}),
-        debug: (message, file) => this.options.debug?.(message, file),
+        debug: (message, where) => this.options.debug?.(message, where),
         workspaceStatus: () => {
           const root = ctx.config.outputDirectories.root;
           this.status ??= workspaceStatus(root.slice(0, root.lastIndexOf('/')), this.options.workspaceStatus ?? { stable: new Map([['BUILD_EMBED_LABEL', '']]), volatile: new Map() });

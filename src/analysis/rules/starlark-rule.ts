@@ -15,8 +15,8 @@ export interface StarlarkRuleAnalysis {
   readonly workspaceName: string;
   /** `ctx.build_setting_value`, for rules with `build_setting`. */
   readonly buildSettingValue?: Value;
-  /** `print()` from the implementation, with the file that defines it. */
-  readonly debug?: (message: string, file: string) => void;
+  /** `print()` from the implementation, with where it was called (`file:line:col`). */
+  readonly debug?: (message: string, where: string) => void;
   /** The build's workspace status files (`ctx.info_file`, `ctx.version_file`). */
   readonly workspaceStatus?: () => WorkspaceStatus;
 }
@@ -53,8 +53,12 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     ...(analysis.workspaceStatus ? { workspaceStatus: analysis.workspaceStatus } : {}),
     ...(analysis.buildSettingValue !== undefined ? { buildSettingValue: analysis.buildSettingValue } : {}),
   });
-  const file = implementationPosition(rule).replace(/:\d+:\d+$/, '');
-  const thread = new Thread(`analysis of ${rc.target.label}`, { print: (_t, msg) => analysis.debug?.(msg, file) });
+  const thread = new Thread(`analysis of ${rc.target.label}`, {
+    print: (t, msg) => {
+      const at = t.printPosition;
+      analysis.debug?.(msg, at ? `${at.file}:${at.line}:${at.col}` : implementationPosition(rule).replace(/:\d+:\d+$/, ''));
+    },
+  });
   let returned: Value;
   try {
     returned = thread.call(rule.implementation, [ctx]);
@@ -107,9 +111,17 @@ function providersOf(returned: Value, rc: RuleContext, rule: StarlarkRuleFunctio
   return out;
 }
 
+const implementationPositions = new WeakMap<StarlarkRuleFunction, string>();
+
+/** `file:line:col` of the implementation function's `def` (Bazel names it in some errors). */
 function implementationPosition(rule: StarlarkRuleFunction): string {
-  const code = (rule.implementation as { code?: { pos?: { file: string; line: number; col: number } } }).code;
-  return code?.pos ? `${code.pos.file}:${code.pos.line}:${code.pos.col}` : rule.name;
+  let where = implementationPositions.get(rule);
+  if (where === undefined) {
+    const code = (rule.implementation as { code?: { pos?: { file: string; line: number; col: number } } }).code;
+    where = code?.pos ? `${code.pos.file}:${code.pos.line}:${code.pos.col}` : rule.name;
+    implementationPositions.set(rule, where);
+  }
+  return where;
 }
 
 function interpret(providers: readonly ProviderInstance[], ctx: CtxValue, rc: RuleContext, ruleClass: RuleClass, rule: StarlarkRuleFunction): Omit<RuleResult, 'actions'> {

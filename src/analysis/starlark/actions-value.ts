@@ -160,6 +160,7 @@ export class ActionsValue extends StarObject {
   private progress(message: Value | undefined, fallback: string, outputs: readonly FileValue[], inputs: readonly Artifact[]): string {
     if (!isSet(message)) return fallback;
     if (typeof message !== 'string') throw new StarlarkError(`progress_message: got ${typeName(message)}, want string`);
+    if (!message.includes('%{')) return message;
     return message
       .replace(/%\{label\}/g, this.registry.owner.label)
       .replace(/%\{output\}/g, outputs[0]?.path ?? '')
@@ -233,7 +234,19 @@ export class ActionsValue extends StarObject {
     });
   }
 
+  /** Methods are made once per rule (an implementation calls them in loops). */
+  private readonly methods = new Map<string, Value>();
+
   override attr(name: string): Value | undefined {
+    let method = this.methods.get(name);
+    if (method === undefined) {
+      method = this.method(name);
+      if (method !== undefined) this.methods.set(name, method);
+    }
+    return method;
+  }
+
+  private method(name: string): Value | undefined {
     switch (name) {
       case 'declare_file':
       case 'declare_directory':
@@ -348,10 +361,15 @@ const RUN_PARAMS: Readonly<Record<'run' | 'run_shell', readonly string[]>> = {
 };
 
 /** run and run_shell take keyword arguments only (Bazel's signature), `outputs` and the program mandatory. */
+const OPTIONAL_RUN_PARAMS = {
+  run: RUN_PARAMS.run.map((p) => `${p}?`),
+  run_shell: RUN_PARAMS.run_shell.map((p) => `${p}?`),
+};
+
 function keywordsOnly(method: 'run' | 'run_shell', args: Value[], kwargs: Kwargs | null): Map<string, Value> {
   if (args.length > 0) throw new StarlarkError(`${method}: got ${args.length} positional arguments, want 0`);
   const params = RUN_PARAMS[method];
-  const got = unpackArgs(method, args, kwargs, params.map((p) => `${p}?`));
+  const got = unpackArgs(method, args, kwargs, OPTIONAL_RUN_PARAMS[method]);
   const named = new Map<string, Value>();
   params.forEach((p, i) => {
     if (got[i] !== undefined) named.set(p, got[i]!);

@@ -1,4 +1,4 @@
-import { Label, StarLabel, type RuleClass, type AttributeSpec, Depset, depsetOf, implicitOutputName, type StarlarkRuleFunction } from '../../loading/index.js';
+import { isSelectValue, Label, StarLabel, type AttrValue, type RuleClass, type AttributeSpec, Depset, depsetOf, implicitOutputName, type StarlarkRuleFunction } from '../../loading/index.js';
 import {
   Builtin,
   None,
@@ -8,8 +8,10 @@ import {
   StarStruct,
   StarTuple,
   StarlarkError,
+  repr,
   typeName,
   unpackArgs,
+  type ReprPath,
   type Value,
 } from '../../starlark/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
@@ -81,10 +83,67 @@ function dictOf(entries: readonly (readonly [Value, Value])[]): StarDict {
   return d;
 }
 
+/** What every target of one configuration shares: built once, immutable. */
+interface ConfigurationMembers {
+  readonly binDir: StarStruct;
+  readonly genfilesDir: StarStruct;
+  readonly vars: StarDict;
+  readonly configuration: StarStruct;
+}
+
+const configurationMembers = new WeakMap<RuleContext['config'], ConfigurationMembers>();
+
+function membersOf(config: RuleContext['config']): ConfigurationMembers {
+  let m = configurationMembers.get(config);
+  if (!m) {
+    m = {
+      binDir: new StarStruct([['path', config.outputDirectories.bin]]),
+      genfilesDir: new StarStruct([['path', config.outputDirectories.genfiles]]),
+      vars: dictOf([...configurationMakeVariables(config)]),
+      configuration: new StarStruct([
+        ['host_path_separator', ':'],
+        ['default_shell_env', dictOf([])],
+        ['test_env', dictOf([])],
+        ['coverage_enabled', false],
+        ['is_tool_configuration', config.isExec],
+      ]),
+    };
+    configurationMembers.set(config, m);
+  }
+  return m;
+}
+
+/** A rule class's attributes split once: dependencies (analysed before the implementation runs) and outputs. */
+interface ClassShape {
+  readonly dependencies: readonly AttributeSpec[];
+  readonly outputs: readonly AttributeSpec[];
+  /** Every attribute name, sorted (what `dir(ctx.attr)` lists). */
+  readonly names: readonly string[];
+}
+
+const shapes = new WeakMap<RuleClass, ClassShape>();
+
+function shapeOf(ruleClass: RuleClass): ClassShape {
+  let shape = shapes.get(ruleClass);
+  if (!shape) {
+    const specs = [...ruleClass.attributes.values()];
+    shape = {
+      dependencies: specs.filter((spec) => spec.starlark !== undefined && (spec.type === 'label' || spec.type === 'label_list' || spec.type === 'label_keyed_string_dict') && !NON_DEPENDENCY_ATTRIBUTES.has(spec.name)),
+      outputs: specs.filter((spec) => spec.type === 'output' || spec.type === 'output_list'),
+      names: specs.map((spec) => spec.name).sort(),
+    };
+    shapes.set(ruleClass, shape);
+  }
+  return shape;
+}
+
+const EMPTY_STRUCT = new StarStruct([]);
+
 /**
- * Builds Bazel's `ctx` for one rule target: resolves each attribute in this configuration,
- * analyses the dependencies (checking allow_files, allow_single_file, executable and providers),
- * and exposes files, outputs, actions and the configuration's variables.
+ * Builds Bazel's `ctx` for one rule target: analyses the dependencies first (checking allow_files,
+ * allow_single_file, executable and providers, as Bazel does before the implementation runs),
+ * resolves other attributes when the implementation reads them, and exposes files, outputs,
+ * actions and the configuration's variables.
  */
 export class CtxValue extends StarObject {
   private readonly members = new Map<string, Value>();
@@ -100,53 +159,48 @@ export class CtxValue extends StarObject {
   ) {
     super();
     this.actions = new ActionsValue(env.registry);
-    const attrs: [string, Value][] = [];
+    const shape = shapeOf(env.ruleClass);
+    const attrValues = new Map<string, Value>();
     const files: [string, Value][] = [];
     const file: [string, Value][] = [];
     const executable: [string, Value][] = [];
-    for (const spec of env.ruleClass.attributes.values()) {
-      const value = this.attributeValue(spec);
-      attrs.push([spec.name, value]);
-      const deps = this.deps.get(spec.name);
-      if (!deps) continue;
+    for (const spec of shape.dependencies) {
+      attrValues.set(spec.name, this.attributeValue(spec));
+      const deps = this.deps.get(spec.name)!;
       files.push([spec.name, frozenList(deps.files.map(fileValueOf))]);
-      const options = spec.starlark;
-      if (options?.singleFile) file.push([spec.name, deps.files[0] ? fileValueOf(deps.files[0]) : None]);
-      if (options?.executable) {
-        const program = deps.targets[0] ? executableOf(deps.targets[0]) ?? (deps.targets[0].files.length === 1 ? deps.targets[0].files[0] : undefined) : undefined;
+      const options = spec.starlark!;
+      if (options.singleFile) file.push([spec.name, deps.files[0] ? fileValueOf(deps.files[0]) : None]);
+      if (options.executable) {
+        const program = deps.targets[0] ? (executableOf(deps.targets[0]) ?? (deps.targets[0].files.length === 1 ? deps.targets[0].files[0] : undefined)) : undefined;
         executable.push([spec.name, program ? fileValueOf(program) : None]);
       }
     }
-    this.outputs = new OutputsValue(rc, env, this.ownOutputs());
-    // Structs are immutable; what they hold is frozen where it is made.
-    const struct = (fields: [string, Value][]) => new StarStruct(fields);
-    const config = rc.config;
-    this.members.set('attr', struct(attrs));
-    this.members.set('files', struct(files));
-    this.members.set('file', struct(file));
-    this.members.set('executable', struct(executable));
-    this.members.set('label', new StarLabel(Label.parse(rc.target.label)));
-    this.members.set('bin_dir', struct([['path', config.outputDirectories.bin]]));
-    this.members.set('genfiles_dir', struct([['path', config.outputDirectories.genfiles]]));
+    // select()s are resolved before the implementation runs, as in Bazel, so a select with no match fails even unread.
+    for (const [name, raw] of rc.target.attrs) {
+      if (!attrValues.has(name) && isSelectValue(raw as AttrValue)) attrValues.set(name, this.attributeValue(env.ruleClass.attributes.get(name)!));
+    }
+    this.outputs = new OutputsValue(rc, env, this.ownOutputs(shape));
+    const shared = membersOf(rc.config);
+    this.members.set('attr', new AttrsValue(shape.names, (name) => {
+      let v = attrValues.get(name);
+      if (v === undefined) {
+        const spec = env.ruleClass.attributes.get(name);
+        if (!spec) return undefined;
+        v = this.attributeValue(spec);
+        attrValues.set(name, v);
+      }
+      return v;
+    }));
+    this.members.set('files', files.length === 0 ? EMPTY_STRUCT : new StarStruct(files));
+    this.members.set('file', file.length === 0 ? EMPTY_STRUCT : new StarStruct(file));
+    this.members.set('executable', executable.length === 0 ? EMPTY_STRUCT : new StarStruct(executable));
+    this.members.set('bin_dir', shared.binDir);
+    this.members.set('genfiles_dir', shared.genfilesDir);
     this.members.set('workspace_name', env.workspaceName);
     this.members.set('build_setting_value', env.buildSettingValue ?? None);
-    const vars = dictOf([...configurationMakeVariables(config)]);
-    this.members.set('var', vars);
-    const features = [...rc.attr<readonly string[]>('features', [], true), ...config.options.getList('features')];
-    this.members.set('features', frozenList(features.filter((f) => !f.startsWith('-'))));
-    this.members.set('disabled_features', frozenList(features.filter((f) => f.startsWith('-')).map((f) => f.slice(1))));
-    this.members.set(
-      'configuration',
-      struct([
-        ['host_path_separator', ':'],
-        ['default_shell_env', dictOf([])],
-        ['test_env', dictOf([])],
-        ['coverage_enabled', false],
-        ['is_tool_configuration', config.isExec],
-      ]),
-    );
-    this.members.set('fragments', struct([]));
-    this.members.set('toolchains', dictOf([]));
+    this.members.set('var', shared.vars);
+    this.members.set('configuration', shared.configuration);
+    this.members.set('fragments', EMPTY_STRUCT);
     this.members.set('build_file_path', rc.target.location.file);
   }
 
@@ -155,7 +209,7 @@ export class CtxValue extends StarObject {
   }
 
   /** Files of output attributes and implicit outputs, in declaration order, by attribute or key. */
-  private ownOutputs(): [string, FileValue | FileValue[] | null][] {
+  private ownOutputs(shape: ClassShape): [string, FileValue | FileValue[] | null][] {
     const out: [string, FileValue | FileValue[] | null][] = [];
     const root = this.env.registry.owner.root;
     const toBindir = root === this.rc.config.outputDirectories.bin;
@@ -166,11 +220,11 @@ export class CtxValue extends StarObject {
       return f;
     };
     const nameOf = (label: string) => label.slice(label.lastIndexOf(':') + 1);
-    for (const spec of this.env.ruleClass.attributes.values()) {
+    for (const spec of shape.outputs) {
       if (spec.type === 'output') {
         const v = this.rc.target.attrs.get(spec.name);
         out.push([spec.name, typeof v === 'string' ? fileOf(nameOf(v)) : null]);
-      } else if (spec.type === 'output_list') {
+      } else {
         const v = this.rc.target.attrs.get(spec.name);
         out.push([spec.name, Array.isArray(v) ? (v as string[]).map((l) => fileOf(nameOf(l))) : []]);
       }
@@ -276,10 +330,46 @@ export class CtxValue extends StarObject {
     const member = this.members.get(name);
     if (member !== undefined) return member;
     switch (name) {
+      case 'label': {
+        const label = new StarLabel(Label.parse(this.rc.target.label));
+        this.members.set(name, label);
+        return label;
+      }
+      case 'features':
+      case 'disabled_features': {
+        const features = [...this.rc.attr<readonly string[]>('features', [], true), ...this.rc.config.options.getList('features')];
+        this.members.set('features', frozenList(features.filter((f) => !f.startsWith('-'))));
+        this.members.set('disabled_features', frozenList(features.filter((f) => f.startsWith('-')).map((f) => f.slice(1))));
+        return this.members.get(name);
+      }
+      case 'toolchains':
+        return dictOf([]);
+      case 'runfiles':
+      case 'expand_location':
+      case 'expand_make_variables':
+      case 'coverage_instrumented': {
+        const method = this.method(name);
+        this.members.set(name, method);
+        return method;
+      }
+      case 'info_file':
+      case 'version_file': {
+        const status = this.env.workspaceStatus?.();
+        if (!status) return undefined;
+        return new FileValue(name === 'info_file' ? status.stable : status.volatile, '//:workspace_status');
+      }
       case 'actions':
         return this.actions;
       case 'outputs':
         return this.outputs;
+      default:
+        return undefined;
+    }
+  }
+
+  /** The builtins of ctx, made once per target when first read. */
+  private method(name: 'runfiles' | 'expand_location' | 'expand_make_variables' | 'coverage_instrumented'): Builtin {
+    switch (name) {
       case 'runfiles':
         return new Builtin('runfiles', (_t, args, kwargs) => this.runfiles(args, kwargs));
       case 'expand_location':
@@ -311,21 +401,13 @@ export class CtxValue extends StarObject {
             throw e;
           }
         });
-      case 'info_file':
-      case 'version_file': {
-        const status = this.env.workspaceStatus?.();
-        if (!status) return undefined;
-        return new FileValue(name === 'info_file' ? status.stable : status.volatile, '//:workspace_status');
-      }
       case 'coverage_instrumented':
         return new Builtin('coverage_instrumented', (_t, args, kwargs) => (unpackArgs('coverage_instrumented', args, kwargs, ['target?']), false));
-      default:
-        return undefined;
     }
   }
 
   override attrNames(): string[] {
-    return [...this.members.keys(), 'actions', 'coverage_instrumented', 'info_file', 'version_file', 'expand_location', 'expand_make_variables', 'outputs', 'runfiles'].sort();
+    return [...this.members.keys(), 'actions', 'coverage_instrumented', 'disabled_features', 'features', 'info_file', 'label', 'toolchains', 'version_file', 'expand_location', 'expand_make_variables', 'outputs', 'runfiles'].sort();
   }
 
   /** `ctx.runfiles(files, transitive_files, collect_data, collect_default, symlinks, root_symlinks)`. */
@@ -407,5 +489,30 @@ class OutputsValue extends StarObject {
   }
   repr(): string {
     return 'ctx.outputs(for ' + this.rc.target.label + ')';
+  }
+}
+
+/**
+ * `ctx.attr`: a struct whose fields are resolved when first read (dependencies were analysed
+ * already), so an implementation pays only for the attributes it uses.
+ */
+class AttrsValue extends StarObject {
+  constructor(
+    private readonly names: readonly string[],
+    private readonly fieldOf: (name: string) => Value | undefined,
+  ) {
+    super();
+  }
+  get type(): string {
+    return 'struct';
+  }
+  override attr(name: string): Value | undefined {
+    return this.fieldOf(name);
+  }
+  override attrNames(): string[] {
+    return [...this.names];
+  }
+  repr(path: ReprPath): string {
+    return `struct(${this.names.map((n) => `${n} = ${repr(this.fieldOf(n)!, path)}`).join(', ')})`;
   }
 }

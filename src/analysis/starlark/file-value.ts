@@ -38,18 +38,17 @@ export class FileValue extends StarObject {
 
   override attr(name: string): Value | undefined {
     const path = this.path;
-    const slash = path.lastIndexOf('/');
-    const basename = path.slice(slash + 1);
     switch (name) {
       case 'path':
         return path;
       case 'short_path':
         return this.entry.rootPath;
       case 'basename':
-        return basename;
+        return path.slice(path.lastIndexOf('/') + 1);
       case 'dirname':
-        return slash < 0 ? '' : path.slice(0, slash);
+        return path.lastIndexOf('/') < 0 ? '' : path.slice(0, path.lastIndexOf('/'));
       case 'extension': {
+        const basename = path.slice(path.lastIndexOf('/') + 1);
         const dot = basename.lastIndexOf('.');
         return dot < 0 ? '' : basename.slice(dot + 1);
       }

@@ -26,8 +26,17 @@ export function analyzerFor(args: string[] = [], extra: Record<string, string> =
   const graph = new LoadedTargetGraph(loader);
   const configurations = createConfigurations(parseBuildOptions(args).options, { host: LINUX_X64, platforms: platformDeclarationsFrom(graph) });
   const debug: string[] = [];
-  const analyzer = new Analyzer(graph, { configurations, buildSettings: (l) => graph.buildSetting(l), debug: (m) => void debug.push(m) });
-  return { analyzer, debug, events, root, configurations };
+  /** DEBUG lines as Bazel prints them (`file:line:col: message`). */
+  const debugLines: string[] = [];
+  const analyzer = new Analyzer(graph, {
+    configurations,
+    buildSettings: (l) => graph.buildSetting(l),
+    debug: (m, where) => {
+      debug.push(m);
+      debugLines.push(`DEBUG: ${where}: ${m}`);
+    },
+  });
+  return { analyzer, debug, debugLines, events, root, configurations };
 }
 
 /** The first error Bazel reported for a package, blank lines kept, without `ERROR: `. */

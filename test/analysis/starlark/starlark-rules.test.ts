@@ -8,14 +8,12 @@ function asBazel(text: string): string {
 }
 
 describe('Starlark rules against Bazel 2.1.0', () => {
-  it('runs implementations with ctx: the DEBUG lines of //ok:all match', () => {
-    const { analyzer, debug } = analyzerFor();
+  it('runs implementations with ctx: the DEBUG lines of //ok:all match, positions included', () => {
+    const { analyzer, debugLines } = analyzerFor();
     for (const name of ['gen', 'fg', 'tool', 'base', 'top', 'extra']) analyzer.analyzeTopLevel(`//ok:${name}`);
-    const bazel = recorded('ok')
-      .filter((l) => l.startsWith('DEBUG: ok/defs.bzl:') && !/: (depset|repr|struct|provider|type) /.test(l))
-      .map((l) => l.replace(/^DEBUG: ok\/defs\.bzl:\d+:\d+: /, ''));
+    const bazel = recorded('ok').filter((l) => l.startsWith('DEBUG: ok/defs.bzl:') && !/: (depset|repr|struct|provider|type) /.test(l));
     expect(bazel.length).toBeGreaterThan(15);
-    expect(debug.map(asBazel)).toEqual(bazel);
+    expect(debugLines.map(asBazel)).toEqual(bazel);
   });
 });
 
@@ -27,7 +25,9 @@ describe('Starlark values against Bazel 2.1.0', () => {
       .filter((l) => /^DEBUG: ok\/defs\.bzl:\d+:\d+: (depset|repr|struct|provider|type) /.test(l))
       .map((l) => l.replace(/^DEBUG: ok\/defs\.bzl:\d+:\d+: /, ''));
     expect(bazel).toHaveLength(12);
-    expect(events.map((e) => e.replace(/^DEBUG: ok\/defs\.bzl(:\d+:\d+)?: /, ''))).toEqual(bazel);
+    expect(events.map((e) => e.replace(/^DEBUG: ok\/defs\.bzl:\d+:\d+: /, ''))).toEqual(bazel);
+    // Positions as Bazel's: the `print` call.
+    expect(events[0]).toBe(recorded('ok').find((l) => l.startsWith('DEBUG: ok/defs.bzl:5:5: depset default')));
   });
 });
 

@@ -228,6 +228,12 @@ r = rule(implementation = _impl)
     expect(shell.inputs).toContainEqual(params.outputs[0]);
   });
 
+  it('symlink: an in-process copy of its target, executable when asked', () => {
+    const defs = RULE('out = ctx.actions.declare_file("link.sh")\nctx.actions.symlink(output = out, target_file = ctx.file.src, is_executable = True)', '{"src": attr.label(allow_single_file = True)}');
+    const { ct } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", src = "a.sh")\n', { 't/a.sh': '' });
+    expect(ct.actions[0]).toMatchObject({ mnemonic: 'Symlink', argv: [], executableOutputs: true, inputs: [{ execPath: 't/a.sh' }], inProcess: { kind: 'symlink', target: 't/a.sh' } });
+  });
+
   it('an output of another rule, or no outputs, is an error', () => {
     expect(errorOf(RULE('ctx.actions.run_shell(outputs = [], command = "true")'))).toContain("param 'outputs' may not be empty");
     expect(errorOf(RULE('ctx.actions.write(ctx.file.src, "x")', '{"src": attr.label(allow_single_file = True)}'), 'load(":defs.bzl", "r")\nr(name = "t", src = "a.txt")\n', { 't/a.txt': '' })).toContain(
