@@ -73,4 +73,10 @@ export interface Action {
   readonly executionRequirements: readonly ExecutionRequirement[];
   /** Outputs get the executable bit (executable genrules, tools). */
   readonly executableOutputs: boolean;
+  /**
+   * A test run (Bazel's TestRunnerAction): a non-zero exit is the test's result, not a failure of the
+   * build. Its outputs (log, XML) are kept and checked as after success, but such a result is never
+   * cached, so a failed test runs again next time.
+   */
+  readonly exitCodeIsResult?: boolean;
 }

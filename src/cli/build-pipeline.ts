@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { parseBuildOptions, type BuildOptions, type OutputDirectories } from '../analysis/index.js';
+import { parseBuildOptions, type BuildOptions, type OutputDirectories, type TestSettings } from '../analysis/index.js';
 import { ExitCode, isKilnError, UsageError } from '../core/index.js';
 import {
   ActionSpawners,
@@ -21,6 +21,10 @@ import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { openWorkspace, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
+import { printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes } from './test-phase.js';
+import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
+import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
+import type { TestOutcome } from './test-summary.js';
 
 /** What a finished build hands to `run`: the requested targets and where their outputs live. */
 export interface BuildResult {
@@ -31,11 +35,12 @@ export interface BuildResult {
 }
 
 /**
- * The whole of `kiln build` (and the build half of `kiln run`): flags, workspace, target patterns,
- * loading, analysis, execution of the actions the requested targets' default outputs need,
- * convenience symlinks, Bazel's closing lines. Never throws for user errors.
+ * The whole of `kiln build` (and the build half of `kiln run`; `kiln test` also runs the tests,
+ * retries flaky ones and prints the test summary): flags, workspace, target patterns, loading,
+ * analysis, execution of the actions the requested targets' default outputs need, convenience
+ * symlinks, Bazel's closing lines. Never throws for user errors.
  */
-export async function runBuild(args: readonly string[], io: CliIO, command: 'build' | 'run'): Promise<BuildResult> {
+export async function runBuild(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test'): Promise<BuildResult> {
   const spawners = new ActionSpawners(io.env);
   try {
     return await buildWith(args, io, command, spawners);
@@ -44,7 +49,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   }
 }
 
-async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run', spawners: ActionSpawners): Promise<BuildResult> {
+async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test', spawners: ActionSpawners): Promise<BuildResult> {
   const startedAt = performance.now();
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
   const startup = takeOutputBaseFlag(args);
@@ -60,9 +65,15 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let options: BuildOptions;
   let patterns: readonly string[];
   let strategies: StrategyFlags;
+  let testSettings: TestSettings | undefined;
+  let attemptsFor: (flaky: boolean) => number = () => 1;
   try {
     ({ options, residue: patterns } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
     strategies = strategyFlags(options);
+    if (command === 'test') {
+      testSettings = testSettingsFrom(options, io.env, ctx.workspace.name);
+      attemptsFor = flakyAttemptsFrom(options);
+    }
   } catch (e) {
     if (e instanceof UsageError) {
       printError(io, e.message);
@@ -85,7 +96,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     return { exitCode, targets: [], ctx };
   };
 
-  const analysis = analyzeBuild(ctx, { command, patterns, options, keepGoing }, io);
+  const analysis = analyzeBuild(ctx, { command, patterns, options, keepGoing, ...(testSettings ? { testSettings } : {}) }, io);
   if ('failed' in analysis) return buildFailed(analysis.failed);
   const { graph } = analysis;
   const built = (exitCode: number): BuildResult => ({ exitCode, targets: graph.targets, outputDirectories: graph.outputDirectories, ctx });
@@ -105,26 +116,36 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let summary: ExecutionSummary;
   const abort = new AbortController();
   void io.interrupted?.then(() => abort.abort());
+  const tests = command === 'test' ? (graph.tests ?? []) : undefined;
+  let outcomes: TestOutcome[] = [];
+  const streams = { stdout: (text: string) => void io.stdout.write(text), stderr: (text: string) => void io.stderr.write(text) };
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
     const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
-    const reporter = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
+    const lines = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
+    const testReporter = tests && new TestRunReporter(lines, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams);
+    const reporter = testReporter ?? lines;
+    const executionOptions = {
+      execRoot: layout.execRoot,
+      outputBase: layout.outputBase,
+      clientEnv: io.env,
+      ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
+      keepGoing,
+      ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
+      strategies,
+      signal: abort.signal,
+      spawners,
+    };
     try {
-      summary = await executeActions(
-        graph.actions,
-        {
-          execRoot: layout.execRoot,
-          outputBase: layout.outputBase,
-          clientEnv: io.env,
-          ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
-          keepGoing,
-          ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
-          strategies,
-          signal: abort.signal,
-          spawners,
-        },
-        reporter,
-      );
+      summary = await executeActions(graph.actions, executionOptions, reporter);
+      if (testReporter && tests) {
+        if (!abort.signal.aborted) {
+          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, graph.actions, (actions) => executeActions(actions, executionOptions, testReporter));
+        }
+        outcomes = testOutcomes(tests, testReporter, graph.actions);
+        sink.beforeNextLine(summaryBlocks(outcomes));
+        testReporter.finish(outcomes.filter((o) => o.status === 'FAILED' || o.status === 'TIMEOUT').length);
+      }
     } catch (e) {
       if (!isKilnError(e)) throw e;
       printError(io, e.message, e.pos);
@@ -135,8 +156,15 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   } finally {
     await release();
   }
+  if (tests) {
+    if (tests.length > 0) printTestSummary(outcomes, tests, options.getBool('test_verbose_timeout_warnings'), streams);
+    else printError(io, 'No test targets were found, yet testing was requested');
+  }
   if (abort.signal.aborted) return built(ExitCode.INTERRUPTED);
-  return built(summary.success && !earlierErrors ? ExitCode.SUCCESS : ExitCode.BUILD_FAILURE);
+  if (!summary.success || earlierErrors) return built(ExitCode.BUILD_FAILURE);
+  if (tests?.length === 0) return built(ExitCode.NO_TESTS_FOUND);
+  if (outcomes.some((o) => o.status !== 'PASSED' && o.status !== 'FLAKY')) return built(ExitCode.TESTS_FAILED);
+  return built(ExitCode.SUCCESS);
 }
 
 function strategyFlags(options: BuildOptions): StrategyFlags {

@@ -55,7 +55,7 @@ export function expandTestSuites<T>(targets: Iterable<T>, graph: TestSuiteGraph<
       if (graph.isTestSuite(m)) visit(m);
       else if (!graph.isTestRule(m)) {
         const member = graph.labelOf(m);
-        errors.push({ suite, member, message: `in test_suite rule ${suite}: expecting a test or a test_suite rule but '${member}' is not one` });
+        errors.push({ suite, member, message: `in test_suite rule '${suite}': expecting a test or a test_suite rule but '${member}' is not one.` });
       } else if (filter([...graph.tagsOf(m), graph.sizeOf(m)])) visit(m);
     }
   };

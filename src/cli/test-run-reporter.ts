@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Action } from '../actions/index.js';
+import type { TestRun, TestTarget } from '../analysis/index.js';
+import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessKind } from '../exec/index.js';
+import { readRunResult, type RunResult } from './test-results.js';
+
+export type TestOutputMode = 'summary' | 'errors' | 'all' | 'streamed';
+
+/** Where the reporter writes: Bazel prints test logs and the summary on stdout, the rest on stderr. */
+export interface TestOutputStreams {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** One finished attempt of one run. */
+export interface AttemptRecord {
+  readonly result: RunResult;
+  readonly cached: boolean;
+  /** Where its log is now (moved under test_attempts/ when the run was tried again). */
+  logPath: string;
+}
+
+/**
+ * Watches a `kiln test` execution: records how each test action ended (result, from a cache or
+ * not), prints Bazel's `FAIL: //x (see log)` lines and, per --test_output, the logs of finished
+ * tests; every other event goes to the build's reporter. The build's closing lines are held back
+ * until `finish`, so flaky attempts can run first and the closing line can count failed tests.
+ */
+export class TestRunReporter implements ExecutionReporter {
+  private readonly runOf = new Map<Action, TestRun>();
+  private readonly targetOf = new Map<Action, TestTarget>();
+  readonly attempts = new Map<TestRun, AttemptRecord[]>();
+  readonly failedActions = new Set<Action>();
+  private held: ExecutionSummary | undefined;
+
+  constructor(
+    private readonly inner: ExecutionReporter,
+    tests: readonly TestTarget[],
+    private readonly execRoot: string,
+    private readonly mode: TestOutputMode,
+    private readonly out: TestOutputStreams,
+  ) {
+    for (const t of tests) {
+      for (const r of t.runs) {
+        this.runOf.set(r.action, r);
+        this.targetOf.set(r.action, t);
+      }
+    }
+  }
+
+  buildStarted(total: number): void {
+    if (!this.held) this.inner.buildStarted(total);
+  }
+  actionStarted(...args: Parameters<ExecutionReporter['actionStarted']>): void {
+    this.inner.actionStarted(...args);
+  }
+  actionFailed(failure: ActionFailure): void {
+    this.failedActions.add(failure.action);
+    this.inner.actionFailed(failure);
+  }
+  warning(message: string): void {
+    this.inner.warning(message);
+  }
+  flush(): void {
+    this.inner.flush?.();
+  }
+
+  actionFinished(action: Action, kind: ProcessKind | undefined): void {
+    this.inner.actionFinished(action, kind);
+    const run = this.runOf.get(action);
+    if (!run) return;
+    const logPath = join(this.execRoot, run.logDir, 'test.log');
+    const result = readRunResult(this.execRoot, run.logDir) ?? { status: 'FAILED', durationMs: 0, exitCode: -1 };
+    const cached = kind === undefined || kind === 'disk cache hit' || kind === 'remote cache hit';
+    const list = this.attempts.get(run) ?? [];
+    list.push({ result, cached, logPath });
+    this.attempts.set(run, list);
+    const name = action.progressMessage.replace(/^Testing /, '');
+    this.inner.flush?.();
+    if (result.status === 'FAILED') this.out.stderr(`FAIL: ${name} (see ${logPath})\n`);
+    const failed = result.status !== 'PASSED';
+    if (!cached && (this.mode === 'all' || (this.mode === 'errors' && failed))) {
+      this.out.stderr(`INFO: From Testing ${name}:\n`);
+      this.out.stdout(`==================== Test output for ${name}:\n${logBody(logPath)}${'='.repeat(80)}\n`);
+    } else if (!cached && this.mode === 'streamed') {
+      this.out.stdout(logBody(logPath));
+    }
+  }
+
+  /** Holds the closing lines back (see `finish`). */
+  buildFinished(summary: ExecutionSummary): void {
+    this.held = this.held ? merge(this.held, summary) : summary;
+  }
+
+  /** Prints the build's closing lines, saying how many tests failed. */
+  finish(failedTests: number): void {
+    if (!this.held) return;
+    this.inner.buildFinished({ ...this.held, failedTests });
+  }
+}
+
+/** Two executions of one command (a flaky test's later attempts) as one summary. */
+function merge(a: ExecutionSummary, b: ExecutionSummary): ExecutionSummary {
+  const processes = { ...a.processes };
+  for (const [k, v] of Object.entries(b.processes) as [ProcessKind, number][]) processes[k] += v;
+  return { success: a.success && b.success, totalActions: a.totalActions, processes, failures: [...a.failures, ...b.failures] };
+}
+
+/** A test log without the header the setup script writes (up to the line of dashes), as Bazel prints it. */
+export function logBody(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+  const marker = '\n-----------------------------------------------------------------------------\n';
+  const at = text.indexOf(marker);
+  const body = at < 0 ? text : text.slice(at + marker.length);
+  return body === '' || body.endsWith('\n') ? body : `${body}\n`;
+}
