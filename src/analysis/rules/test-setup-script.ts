@@ -10,9 +10,11 @@
  * `test.outputs/outputs.zip` (the files the test left in TEST_UNDECLARED_OUTPUTS_DIR, zipped as Bazel
  * does; an empty archive when there are none) and `test.status` (`exit_code`, `timed_out`,
  * `duration_ms`: what the summary reports, kept with a cached result). The timeout is enforced by
- * coreutils' `timeout`, which signals the test's whole process group: SIGTERM, then SIGKILL 15
- * seconds later (Bazel's --local_termination_grace_seconds). The script exits 0 exactly when the test
- * passed.
+ * coreutils' `timeout`, which leads the test's process group and signals all of it: SIGTERM, then
+ * SIGKILL 15 seconds later (Bazel's --local_termination_grace_seconds); whatever is left in the group
+ * when the test ends is killed. (A process that leaves the group with setsid escapes this in the
+ * local strategy; a sandboxed test's whole pid namespace ends with it.) The script exits 0 exactly
+ * when the test passed.
  */
 // Written with `$\{` where bash has `${` (a template literal would interpolate it); replaced below.
 export const TEST_SETUP_SCRIPT = String.raw`set -u
@@ -46,11 +48,17 @@ cd "$RUNFILES_DIR/$TEST_WORKSPACE" || { echo "kiln: no runfiles directory $RUNFI
 program="$RUNFILES_DIR/$TEST_WORKSPACE/$TEST_BINARY"
 start=$(date +%s%3N)
 if command -v timeout > /dev/null; then
-  timeout -k 15 "$timeout_s" "$program" "$@" >> "$log" 2>&1 < /dev/null
+  # timeout leads a process group of its own: the test and everything it starts.
+  timeout -k 15 "$timeout_s" "$program" "$@" >> "$log" 2>&1 < /dev/null &
+  group=$!
+  wait "$group"
+  code=$?
+  # Whatever the test left running in its group goes with it, as Bazel ends a test's process tree.
+  kill -KILL -- "-$group" 2> /dev/null
 else
   "$program" "$@" >> "$log" 2>&1 < /dev/null
+  code=$?
 fi
-code=$?
 end=$(date +%s%3N)
 duration_ms=$((end - start))
 timed_out=0
