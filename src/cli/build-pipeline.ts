@@ -123,7 +123,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
     const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
     const lines = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
-    const testReporter = tests && new TestRunReporter(lines, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams);
+    const testReporter = tests && new TestRunReporter(lines, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
     const reporter = testReporter ?? lines;
     const executionOptions = {
       execRoot: layout.execRoot,

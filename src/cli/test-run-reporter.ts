@@ -40,6 +40,8 @@ export class TestRunReporter implements ExecutionReporter {
     private readonly execRoot: string,
     private readonly mode: TestOutputMode,
     private readonly out: TestOutputStreams,
+    /** Attempts a failing run gets (`--flaky_test_attempts`): a run tried again has its log moved first. */
+    private readonly attemptsFor: (flaky: boolean) => number = () => 1,
   ) {
     for (const t of tests) {
       for (const r of t.runs) {
@@ -78,7 +80,9 @@ export class TestRunReporter implements ExecutionReporter {
     this.attempts.set(run, list);
     const name = action.progressMessage.replace(/^Testing /, '');
     this.inner.flush?.();
-    if (result.status === 'FAILED') this.out.stderr(`FAIL: ${name} (see ${logPath})\n`);
+    const retried = list.length < this.attemptsFor(this.targetOf.get(action)!.flaky);
+    const shownLog = retried ? join(this.execRoot, run.logDir, 'test_attempts', `attempt_${list.length}.log`) : logPath;
+    if (result.status === 'FAILED') this.out.stderr(`FAIL: ${name} (see ${shownLog})\n`);
     const failed = result.status !== 'PASSED';
     if (!cached && (this.mode === 'all' || (this.mode === 'errors' && failed))) {
       this.out.stderr(`INFO: From Testing ${name}:\n`);

@@ -1,19 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandTestSuites, Label, PackageTestSuiteGraph, suiteTagFilter } from '../../src/loading/index.js';
 import { loadFixture } from './load-helper.js';
 
+// The suites of the kiln test fixture (also recorded with Bazel), and a few more.
 const BUILD = `
-exports_files(["pass.sh"])
-sh_test(name = "pass_small", srcs = ["pass.sh"], size = "small", tags = ["fast"])
-sh_test(name = "pass_medium", srcs = ["pass.sh"], tags = ["fast", "slowish"])
-sh_test(name = "manual_test", srcs = ["pass.sh"], size = "small", tags = ["manual", "fast"])
-sh_test(name = "large", srcs = ["pass.sh"], size = "large")
-test_suite(name = "all_implicit")
-test_suite(name = "fast", tags = ["fast"])
-test_suite(name = "not_small", tags = ["-small"])
-test_suite(name = "plus", tags = ["+fast", "-medium"], tests = [":pass_small", ":pass_medium", ":manual_test"])
-test_suite(name = "nested", tests = [":fast", ":large", ":plus"], tags = ["-large", "-small"])
-test_suite(name = "manual_suite", tests = [":manual_test"], tags = ["manual"])
+${readFileSync(join(import.meta.dirname, '../e2e/test-command/workspace/pkg/BUILD'), 'utf8')}
 test_suite(name = "cycle_a", tests = [":cycle_b"])
 test_suite(name = "cycle_b", tests = [":cycle_a", ":large"])
 sh_binary(name = "bin", srcs = ["pass.sh"])
