@@ -43,17 +43,35 @@ export interface BuildExecutorOptions {
  */
 export class BuildExecutor {
   private readonly directories: BuildDirectories;
+  /** Executions not yet over (their build directory not yet removed). */
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(private readonly options: BuildExecutorOptions) {
     this.directories = new BuildDirectories(options.buildRoot);
   }
 
-  /** Removes the build directories kept for reuse; call once no action runs. */
-  close(): void {
+  /**
+   * Waits for the executions still running (abort them first: the executor stops) to end, each
+   * removing its process or container and build directory, then removes the directories kept for reuse.
+   */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.running]);
     this.directories.close();
   }
 
-  async execute(
+  execute(
+    assignment: kilnWorker.Assignment,
+    reportStage: (stage: kilnWorker.TaskStage) => void,
+    signal: AbortSignal,
+  ): Promise<reapi.ExecuteResponseInit> {
+    const execution = this.executeOnce(assignment, reportStage, signal);
+    this.running.add(execution);
+    const forget = (): void => void this.running.delete(execution);
+    execution.then(forget, forget);
+    return execution;
+  }
+
+  private async executeOnce(
     assignment: kilnWorker.Assignment,
     reportStage: (stage: kilnWorker.TaskStage) => void,
     signal: AbortSignal,
@@ -113,6 +131,8 @@ export class BuildExecutor {
       if (outcome.timedOut) {
         return { result, status: { code: googleRpc.Code.DEADLINE_EXCEEDED, message: `the action exceeded its timeout of ${timeoutMs / 1000}s and was killed` } };
       }
+      // ExecuteResponse.message is shown to the user: exit 137 alone does not say why.
+      if (outcome.outOfMemory) return { result, status: { code: googleRpc.Code.OK }, message: 'the action was killed: it went beyond its memory limit (the platform property max-mem asks for more)' };
       return { result, status: { code: googleRpc.Code.OK } };
     } catch (e) {
       return { status: failureStatus(e, assignment.actionDigest ?? undefined) };

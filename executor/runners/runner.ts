@@ -48,6 +48,8 @@ export interface RunResult {
 export interface Runner {
   /** `docker`, `linux-sandbox` or `local`. */
   readonly name: string;
+  /** How the runner enforces each action's memory, pids and CPU limits (`docker`, `cgroup v2`...), or false when it does not. */
+  readonly enforcesLimits?: string | false;
   /**
    * Who the action's processes are to the executor's files: `separate`, another user without
    * capabilities (read-only cached files owned by the executor can be hard-linked in); `sandboxed`,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import { Analyzer, currentHost, testTargetOf, type BuildOptions, type ConfiguredTarget, type TestSettings, type TestTarget } from '../analysis/index.js';
 import { ExitCode, formatPosition, isKilnError } from '../core/index.js';
-import { QueryEngine, TargetPatternError } from '../query/index.js';
+import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
 import { configurationsFor, printError, type WorkspaceContext } from './workspace-context.js';
 import type { CliIO } from './io.js';
@@ -114,6 +114,7 @@ function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: Cli
     analyzer = new Analyzer(ctx.graph, {
       configurations,
       buildSettings: (label) => ctx.graph.buildSetting(label),
+      packageLoader: ctx.loader,
       warn: (message, pos) => warn(`WARNING: ${formatPosition(pos)}: ${message}\n`),
     });
   } catch (e) {
@@ -195,28 +196,9 @@ interface RequestedTarget {
  * only and skip targets tagged `manual`, as `bazel build` does.
  */
 function expandTargetPatterns(ctx: WorkspaceContext, patterns: readonly string[], keepGoing: boolean, io: CliIO): { targets: RequestedTarget[]; hadErrors: boolean } {
-  const engine = new QueryEngine(ctx.loader, { keepGoing, offset: ctx.offset, onError: (message, pos) => printError(io, message, pos) });
-  const chosen = new Map<string, RequestedTarget>();
-  for (const raw of patterns) {
-    const negative = raw.startsWith('-');
-    const pattern = negative ? raw.slice(1) : raw;
-    if (pattern.includes('"')) throw new TargetPatternError(`invalid target format '${raw}': quotes are not allowed`);
-    const single = !/(^|\/)\.\.\.(:|$)|:(all|\*|all-targets)$/.test(pattern);
-    for (const t of engine.evaluate(`"${pattern}"`)) {
-      const label = t.label.toString();
-      if (negative) {
-        chosen.delete(label);
-        continue;
-      }
-      if (!single && t.target.kind === 'rule' && isManual(t.target.attrs.get('tags'))) continue;
-      if (!chosen.has(label) || single) chosen.set(label, { label, fromWildcard: !single });
-    }
-  }
-  return { targets: [...chosen.values()], hadErrors: engine.hadErrors };
-}
-
-function isManual(tags: unknown): boolean {
-  return Array.isArray(tags) && tags.includes('manual');
+  const targets = new TargetLoader(ctx.loader, { keepGoing, onError: (message, pos) => printError(io, message, pos) });
+  const resolved = resolveTargetPatterns(patterns, { targets, offset: ctx.offset, excludeManual: true });
+  return { targets: resolved.map((r) => ({ label: r.target.label.toString(), fromWildcard: r.fromWildcard })), hadErrors: targets.hadErrors };
 }
 
 /**

@@ -151,6 +151,16 @@ export class PackageLoader {
     return this.evaluator.evaluate<Package>(key);
   }
 
+  /**
+   * The files a package's evaluation read: its BUILD file and every .bzl file it loaded, transitively
+   * (absolute paths). Loads the package first; a missing package throws NoSuchPackageError.
+   */
+  filesReadBy(repo: string, pkg: string): string[] {
+    this.loadPackage(repo, pkg);
+    const inputs = this.evaluator.inputsOf(`pkg:${packageId(repo, pkg)}`) ?? new Map<string, string>();
+    return [...inputs].filter(([id, fp]) => id.startsWith('file:') && fp !== '!').map(([id]) => id.slice(5));
+  }
+
   /** Packages this loader has loaded (evaluated or taken from the package cache): Bazel's "packages loaded". */
   get packagesLoaded(): number {
     return this.loadedPackages.size;

@@ -1,11 +1,12 @@
 import { KilnError, type Position } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES } from '../../loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, type PackageLoader } from '../../loading/index.js';
 import type { BuildConfiguration, ConfigurationPair } from '../config/build-configuration.js';
 import type { BuildSettingLookup, ConfigMatch } from '../config/config-matching.js';
 import { resolveSelect } from '../config/select.js';
 import type { JavaRuntimeVariables } from '../expansion/genrule-command.js';
 import { analyzeConfigSetting } from '../rules/config-setting.js';
 import { analyzeFilegroup } from '../rules/filegroup.js';
+import { analyzeGenquery } from '../rules/genquery.js';
 import { analyzeGenrule } from '../rules/genrule.js';
 import type { RuleResult } from '../rules/rule-result.js';
 import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
@@ -22,6 +23,8 @@ export interface AnalyzerOptions {
   readonly buildSettings?: BuildSettingLookup;
   /** The exec configuration's Java runtime, for $(JAVA) and friends. */
   readonly javaRuntime?: JavaRuntimeVariables;
+  /** Loads packages for genquery, which runs a query over its scope during analysis. */
+  readonly packageLoader?: PackageLoader;
 }
 
 type RuleImplementation = (ctx: RuleContext) => RuleResult;
@@ -30,6 +33,7 @@ type RuleImplementation = (ctx: RuleContext) => RuleResult;
 const RULES: Readonly<Record<string, RuleImplementation>> = {
   filegroup: analyzeFilegroup,
   genrule: analyzeGenrule,
+  genquery: analyzeGenquery,
   config_setting: analyzeConfigSetting,
   sh_library: analyzeShLibrary,
   sh_binary: analyzeShExecutable,
@@ -216,6 +220,8 @@ export class Analyzer {
       execConfig,
       ...(this.options.buildSettings ? { buildSettings: this.options.buildSettings } : {}),
       ...(this.options.javaRuntime ? { javaRuntime: this.options.javaRuntime } : {}),
+      ...(this.options.packageLoader ? { packageLoader: this.options.packageLoader } : {}),
+      warn: (message) => this.options.warn?.(message, target.location),
       attr,
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),

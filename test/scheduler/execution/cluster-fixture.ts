@@ -127,7 +127,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
     async stop() {
       for (const e of executors) {
         await e.loop.stop();
-        e.executor.close();
+        await e.executor.close();
         e.cas.close();
         await e.ownRunner?.close?.();
       }
