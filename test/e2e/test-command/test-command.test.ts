@@ -1,30 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { E2eWorkspace, tempDir } from '../e2e-workspace.js';
-
-/** The fixture workspace the differential test also uses, as a file map. */
-export function fixtureFiles(): Record<string, string> {
-  const root = join(import.meta.dirname, 'workspace');
-  const files: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const full = join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else files[relative(root, full)] = readFileSync(full, 'utf8');
-    }
-  };
-  walk(root);
-  return files;
-}
-
-/** Writes the fixture with its scripts executable. */
-export function fixtureWorkspace(extra: Record<string, string> = {}): E2eWorkspace {
-  const ws = new E2eWorkspace({ ...fixtureFiles(), ...extra });
-  execFileSync('/bin/sh', ['-c', 'chmod +x */*.sh'], { cwd: ws.root });
-  return ws;
-}
+import { tempDir, type E2eWorkspace } from '../e2e-workspace.js';
+import { fixtureWorkspace } from './fixture-workspace.js';
 
 const LOCAL = '--spawn_strategy=local';
 
