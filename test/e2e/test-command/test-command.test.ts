@@ -142,6 +142,32 @@ describe('kiln test', () => {
     expect(none.stdout).toContain('Executed 1 out of 1 test: 1 test passes.');
   });
 
+  it('takes a passing result from the disk cache in a fresh output base, as any other action', async () => {
+    const cache = tempDir();
+    const first = fixtureWorkspace();
+    expect((await first.kiln(['test', LOCAL, `--disk_cache=${cache}`, '//failing:all'])).code).toBe(3);
+    const second = fixtureWorkspace();
+    const run = await second.kiln(['test', LOCAL, `--disk_cache=${cache}`, '//failing:all']);
+    expect(statuses(run.stdout)).toEqual(['//failing:pass (cached) PASSED', '//failing:fail FAILED']);
+    expect(run.stderr).toMatch(/INFO: \d+ processes: \d+ disk cache hit/);
+    expect(testlogs(second, 'failing/pass/test.log')).toContain('pass //failing:pass');
+  });
+
+  it('rejects malformed test flags with exit code 2', async () => {
+    const ws = fixtureWorkspace();
+    for (const [flag, message] of [
+      ['--test_timeout=1,2', 'While parsing option --test_timeout=1,2'],
+      ['--test_output=loud', "While parsing option --test_output=loud: Not a valid test output mode: 'loud'"],
+      ['--flaky_test_attempts=0', 'While parsing option --flaky_test_attempts=0'],
+      ['--runs_per_test=0', 'While parsing option --runs_per_test=0'],
+      ['--cache_test_results=maybe', 'While parsing option --cache_test_results=maybe'],
+    ] as const) {
+      const run = await ws.kiln(['test', flag, '//pkg:pass_small']);
+      expect(run.code, flag).toBe(2);
+      expect(run.stderr).toContain(message);
+    }
+  });
+
   it('splits a sharded test into shards with their own index, logs and stats', async () => {
     const ws = fixtureWorkspace();
     const run = await ws.kiln(['test', LOCAL, '//shard:sharded']);
