@@ -256,6 +256,10 @@ class TargetLinesReporter implements ExecutionReporter {
   warning(message: string): void {
     this.inner.warning(message);
   }
+  interject(write: () => void): void {
+    if (this.inner.interject) this.inner.interject(write);
+    else write();
+  }
   buildFinished(summary: ExecutionSummary): void {
     let text = '';
     if (summary.success && !this.earlierErrors && this.graph.targets.length <= SHOW_RESULT) {

@@ -67,6 +67,10 @@ export class TestRunReporter implements ExecutionReporter {
   flush(): void {
     this.inner.flush?.();
   }
+  interject(write: () => void): void {
+    if (this.inner.interject) this.inner.interject(write);
+    else write();
+  }
 
   actionFinished(action: Action, kind: ProcessKind | undefined): void {
     this.inner.actionFinished(action, kind);
@@ -78,8 +82,12 @@ export class TestRunReporter implements ExecutionReporter {
     const list = this.attempts.get(run) ?? [];
     list.push({ result, cached, logPath });
     this.attempts.set(run, list);
+    this.interject(() => this.report(run, action, list, result, cached, logPath));
+  }
+
+  /** Bazel's lines for a finished run: FAIL with the log, and the log itself per --test_output. */
+  private report(run: TestRun, action: Action, list: readonly AttemptRecord[], result: RunResult, cached: boolean, logPath: string): void {
     const name = action.progressMessage.replace(/^Testing /, '');
-    this.inner.flush?.();
     const retried = list.length < this.attemptsFor(this.targetOf.get(action)!.flaky);
     const shownLog = retried ? join(this.execRoot, run.logDir, 'test_attempts', `attempt_${list.length}.log`) : logPath;
     if (result.status === 'FAILED') this.out.stderr(`FAIL: ${name} (see ${shownLog})\n`);

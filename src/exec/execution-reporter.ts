@@ -42,6 +42,11 @@ export interface ExecutionReporter {
   buildFinished(summary: ExecutionSummary): void;
   /** Writes any progress it holds back, so that what the caller writes next comes after it. */
   flush?(): void;
+  /**
+   * Runs `write`, which prints lines of the caller's own (on any stream), where they cannot clash with
+   * the reporter's output: after pending progress, with a terminal's status block erased and redrawn below.
+   */
+  interject?(write: () => void): void;
 }
 
 /** `INFO: 7 processes: 2 disk cache hit, 5 linux-sandbox.` (only non-zero kinds, Bazel's order). */
