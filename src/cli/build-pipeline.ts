@@ -21,7 +21,7 @@ import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { openWorkspace, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
-import { printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes } from './test-phase.js';
+import { printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withProducers } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
@@ -137,8 +137,14 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       spawners,
     };
     try {
-      summary = await executeActions(graph.actions, executionOptions, reporter);
+      // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests).
+      const exclusive = new Set((tests ?? []).filter((t) => t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
+      summary = await executeActions(exclusive.size > 0 ? graph.actions.filter((a) => !exclusive.has(a)) : graph.actions, executionOptions, reporter);
       if (testReporter && tests) {
+        for (const action of exclusive) {
+          if (abort.signal.aborted || (!summary.success && !keepGoing)) break;
+          await executeActions(withProducers([action], graph.actions), { ...executionOptions, jobs: 1 }, testReporter);
+        }
         if (!abort.signal.aborted) {
           await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, graph.actions, (actions) => executeActions(actions, executionOptions, testReporter));
         }

@@ -43,7 +43,7 @@ export async function retryFailedRuns(
 }
 
 /** `roots` and the producers of their derived inputs, transitively (found up to date when run again). */
-function withProducers(roots: readonly Action[], actions: readonly Action[]): Action[] {
+export function withProducers(roots: readonly Action[], actions: readonly Action[]): Action[] {
   const producer = new Map<string, Action>();
   for (const a of actions) for (const o of a.outputs) producer.set(o.execPath, a);
   const needed = new Set<Action>(roots);

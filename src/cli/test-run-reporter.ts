@@ -112,11 +112,19 @@ export class TestRunReporter implements ExecutionReporter {
   }
 }
 
-/** Two executions of one command (a flaky test's later attempts) as one summary. */
+/**
+ * Two executions of one command (exclusive tests, a flaky test's later attempts) as one summary:
+ * the later one's actions are counted when they ran a process (the producers it found up to date
+ * were counted by the first).
+ */
 function merge(a: ExecutionSummary, b: ExecutionSummary): ExecutionSummary {
   const processes = { ...a.processes };
-  for (const [k, v] of Object.entries(b.processes) as [ProcessKind, number][]) processes[k] += v;
-  return { success: a.success && b.success, totalActions: a.totalActions, processes, failures: [...a.failures, ...b.failures] };
+  let ran = 0;
+  for (const [k, v] of Object.entries(b.processes) as [ProcessKind, number][]) {
+    processes[k] += v;
+    ran += v;
+  }
+  return { success: a.success && b.success, totalActions: a.totalActions + ran, processes, failures: [...a.failures, ...b.failures] };
 }
 
 /** A test log without the header the setup script writes (up to the line of dashes), as Bazel prints it. */

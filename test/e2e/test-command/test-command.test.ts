@@ -168,6 +168,22 @@ describe('kiln test', () => {
     }
   });
 
+  it('runs a test tagged exclusive alone, after the others', async () => {
+    const ws = fixtureWorkspace({
+      'exclusive/BUILD':
+        'sh_test(name = "normal", srcs = ["normal.sh"], size = "small", tags = ["no-sandbox"])\n' +
+        'sh_test(name = "alone", srcs = ["alone.sh"], size = "small", tags = ["exclusive", "no-sandbox"])\n',
+      // Without exclusive, alone would run while normal waits (--jobs=4).
+      'exclusive/normal.sh': '#!/bin/sh\necho "normal start" >> "$ORDER"; sleep 0.5; echo "normal end" >> "$ORDER"\n',
+      'exclusive/alone.sh': '#!/bin/sh\necho alone >> "$ORDER"\n',
+    });
+    execFileSync('chmod', ['+x', join(ws.root, 'exclusive/normal.sh'), join(ws.root, 'exclusive/alone.sh')]);
+    const order = join(tempDir(), 'order');
+    const run = await ws.kiln(['test', LOCAL, '--jobs=4', `--test_env=ORDER=${order}`, '//exclusive:all']);
+    expect(run.code).toBe(0);
+    expect(readFileSync(order, 'utf8')).toBe('normal start\nnormal end\nalone\n');
+  });
+
   it('splits a sharded test into shards with their own index, logs and stats', async () => {
     const ws = fixtureWorkspace();
     const run = await ws.kiln(['test', LOCAL, '//shard:sharded']);
