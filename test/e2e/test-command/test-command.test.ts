@@ -48,6 +48,14 @@ describe('kiln test', () => {
     expect(statuses(named.stdout)).toEqual(['//manual:m PASSED']);
   });
 
+  it('kiln build of a test_suite builds the tests it stands for', async () => {
+    const ws = fixtureWorkspace();
+    const run = await ws.kiln(['build', LOCAL, '//pkg:fast']);
+    expect(run.code).toBe(0);
+    for (const t of ['pass_small', 'pass_medium']) expect(existsSync(join(ws.root, 'kiln-bin/pkg', t))).toBe(true);
+    expect(existsSync(join(ws.root, 'kiln-bin/pkg/large'))).toBe(false);
+  });
+
   it('rejects a *_binary or a non-test in a test_suite, and an alias of a test_suite; an alias of a test is no test', async () => {
     const ws = fixtureWorkspace();
     const binary = await ws.kiln(['test', LOCAL, '//bad:with_binary']);
