@@ -21,7 +21,7 @@ import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { openWorkspace, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
-import { printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withProducers } from './test-phase.js';
+import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withProducers } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
@@ -137,6 +137,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       spawners,
     };
     try {
+      if (tests) clearAttemptLogs(tests, layout.execRoot);
       // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests).
       const exclusive = new Set((tests ?? []).filter((t) => t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
       summary = await executeActions(exclusive.size > 0 ? graph.actions.filter((a) => !exclusive.has(a)) : graph.actions, executionOptions, reporter);

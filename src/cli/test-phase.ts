@@ -1,9 +1,14 @@
-import { mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
 import type { TestRunReporter, TestOutputStreams } from './test-run-reporter.js';
 import { formatExecutedLine, formatTestLines, sortOutcomes, type TestOutcome } from './test-summary.js';
+
+/** Removes the attempt logs an earlier command left (`test_attempts/`), before the tests run again. */
+export function clearAttemptLogs(tests: readonly TestTarget[], execRoot: string): void {
+  for (const t of tests) for (const run of t.runs) rmSync(join(execRoot, run.logDir, 'test_attempts'), { recursive: true, force: true });
+}
 
 /**
  * Runs the failed runs of each test again while it has attempts left (`--flaky_test_attempts`, or

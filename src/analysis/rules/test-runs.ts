@@ -112,7 +112,6 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
         KILN_RUNFILES_DIR: tree.dir,
         ...(shardCount > 0 ? { TEST_TOTAL_SHARDS: String(shardCount), TEST_SHARD_INDEX: String(shard) } : {}),
         ...(settings.filter ? { TESTBRIDGE_TEST_ONLY: settings.filter } : {}),
-        ...(runs > 1 ? { TEST_RUN_NUMBER: String(run + 1) } : {}),
       };
       const action: Action = {
         owner: ct.label,

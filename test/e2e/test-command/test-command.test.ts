@@ -233,6 +233,10 @@ describe('kiln test', () => {
     expect(testlogs(ws, 'flaky/flaky/test_attempts/attempt_1.log')).toContain('attempt 1');
     expect(testlogs(ws, 'flaky/flaky/test.log')).toContain('attempt 2');
     expect(readFileSync(join(dir, 'count'), 'utf8').trim()).toBe('2');
+    // The next run passes at once: no attempt logs are left from the last one.
+    const next = await ws.kiln(['test', LOCAL, '--nocache_test_results', '--flaky_test_attempts=3', `--test_env=FLAKY_DIR=${dir}`, '//flaky:flaky']);
+    expect(statuses(next.stdout)).toEqual(['//flaky:flaky PASSED']);
+    expect(existsSync(join(ws.root, 'kiln-testlogs/flaky/flaky/test_attempts'))).toBe(false);
   });
 
   it('--test_tag_filters and --test_size_filters choose the tests; --build_tests_only builds only them', async () => {
