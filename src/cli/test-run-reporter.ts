@@ -92,7 +92,8 @@ export class TestRunReporter implements ExecutionReporter {
     const shownLog = retried ? join(this.execRoot, run.logDir, 'test_attempts', `attempt_${list.length}.log`) : logPath;
     if (result.status === 'FAILED') this.out.stderr(`FAIL: ${name} (see ${shownLog})\n`);
     const failed = result.status !== 'PASSED';
-    if (!cached && (this.mode === 'all' || (this.mode === 'errors' && failed))) {
+    // As Bazel, --test_output=all shows a cached result's log too.
+    if (this.mode === 'all' || (this.mode === 'errors' && failed)) {
       this.out.stderr(`INFO: From Testing ${name}:\n`);
       this.out.stdout(`==================== Test output for ${name}:\n${logBody(logPath)}${'='.repeat(80)}\n`);
     } else if (!cached && this.mode === 'streamed') {

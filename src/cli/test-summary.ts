@@ -48,8 +48,8 @@ export function formatExecutedLine(outcomes: readonly TestOutcome[]): string {
   const noStatus = count('NO STATUS');
   const parts: string[] = [];
   if (passed > 0) parts.push(`${passed} test${passed === 1 ? ' passes' : 's pass'}`);
-  if (failed > 0) parts.push(`${failed} fail${failed === 1 ? 's' : ''} locally`);
   if (failedToBuild > 0) parts.push(`${failedToBuild} fail${failedToBuild === 1 ? 's' : ''} to build`);
+  if (failed > 0) parts.push(`${failed} fail${failed === 1 ? 's' : ''} locally`);
   if (noStatus > 0) parts.push(`${noStatus} ${noStatus === 1 ? 'was' : 'were'} skipped`);
   const joined = parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
   return `Executed ${executed} out of ${total} test${total === 1 ? '' : 's'}: ${joined}.`;
