@@ -76,6 +76,7 @@ export {
   prepareGenruleCommand,
 } from './expansion/genrule-command.js';
 export { configurationMakeVariables } from './expansion/configuration-make-variables.js';
+export { expandRunArguments, expandRunValue, tokenize } from './expansion/run-arguments.js';
 // Configured-target analysis (README.md).
 export {
   type AnalysisTarget,
@@ -86,6 +87,7 @@ export {
   type TargetGraph,
   type FileEntry,
   type ConfiguredTarget,
+  type RunEnvironment,
 } from './configured/configured-target.js';
 export { Analyzer, type AnalyzerOptions } from './configured/analyzer.js';
 export { RuleError, type RuleContext } from './configured/rule-context.js';

@@ -82,9 +82,17 @@ export interface ConfiguredTarget {
   /** Rule class, or the kind for non-rules; for an alias: the actual's. */
   readonly kindName: string;
   readonly actions: readonly Action[];
+  /** An executable or test rule's `args` and `env` after `$(location)` and Make variable expansion. */
+  readonly runEnvironment?: RunEnvironment;
   /**
    * Set when the target is incompatible with the configuration's platform (target_compatible_with,
    * or a dependency that is): the dependency chain, from this target down to the unmet constraint.
    */
   readonly incompatible?: readonly string[];
+}
+
+/** The arguments and environment an executable or test rule gives its program (Bazel's RunEnvironmentInfo). */
+export interface RunEnvironment {
+  readonly args: readonly string[];
+  readonly env: readonly (readonly [string, string])[];
 }

@@ -1,6 +1,6 @@
 import type { Action } from '../../actions/index.js';
 import type { ConfigMatch } from '../config/config-matching.js';
-import type { FileEntry } from '../configured/configured-target.js';
+import type { FileEntry, RunEnvironment } from '../configured/configured-target.js';
 
 /** What a rule implementation returns; the analyzer adds label, configuration, visibility and testonly. */
 export interface RuleResult {
@@ -10,6 +10,8 @@ export interface RuleResult {
   readonly configMatch?: ConfigMatch;
   readonly templateVariables?: ReadonlyMap<string, string>;
   readonly actions?: readonly Action[];
+  /** An executable or test rule's `args` and `env`, expanded (see ConfiguredTarget.runEnvironment). */
+  readonly runEnvironment?: RunEnvironment;
 }
 
 /** Keeps the first of each exec path, in order. */

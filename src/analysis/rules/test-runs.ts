@@ -85,8 +85,10 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
   if (!executable || executable.artifact.kind !== 'derived') throw ruleError(target, undefined, 'a test rule must have an executable output');
   const tree = runfilesTree(executable, ct.runfiles, settings.workspaceName, ct.label);
 
-  const ruleEnv = Object.fromEntries(attr<readonly (readonly [string, string])[]>('env', []));
-  const args = [...attr<readonly string[]>('args', []), ...settings.args];
+  // Expanded by the rule where it knows how ($(location), Make variables), else as written.
+  const run = ct.runEnvironment ?? { args: attr<readonly string[]>('args', []), env: attr<readonly (readonly [string, string])[]>('env', []) };
+  const ruleEnv = Object.fromEntries(run.env);
+  const args = [...run.args, ...settings.args];
   const baseDir = `${packageOutputDir(ct.config.outputDirectories.testlogs, ct.label)}/${ct.label.slice(ct.label.lastIndexOf(':') + 1)}`;
   const requirements = new Set<ExecutionRequirement>(executionRequirementsFromTags(tags));
   if (attr<boolean>('local', false) === true) requirements.add('local');

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, type E2eWorkspace } from '../e2e-workspace.js';
-import { fixtureWorkspace } from './fixture-workspace.js';
+import { fixtureFiles, fixtureWorkspace } from './fixture-workspace.js';
 
 const LOCAL = '--spawn_strategy=local';
 
@@ -110,6 +110,24 @@ describe('kiln test', () => {
     expect(xml).toContain('<system-out><![CDATA[');
     const listing = execFileSync('unzip', ['-l', join(ws.root, 'kiln-testlogs/env/env/test.outputs/outputs.zip')], { encoding: 'utf8' });
     expect(listing).toContain('extra.txt');
+  });
+
+  it("expands $(location) (a runfiles path) and Make variables in the rule's args and env", async () => {
+    const ws = fixtureWorkspace({
+      'loc/BUILD':
+        'sh_test(name = "loc", srcs = ["loc.sh"], data = ["//env:data.txt"], size = "small",\n' +
+        '    args = ["$(location //env:data.txt)", "\'two words\'"], env = {"MODE": "$(COMPILATION_MODE)", "DATA": "$(rootpath //env:data.txt)"})\n',
+      'loc/loc.sh': '#!/bin/sh\nprintf "[%s]" "$@"; echo; echo "$MODE $DATA"; cat "$1"\n',
+      'env/BUILD': 'exports_files(["data.txt"])\n' + fixtureFiles()['env/BUILD'],
+    });
+    execFileSync('chmod', ['+x', join(ws.root, 'loc/loc.sh')]);
+    const run = await ws.kiln(['test', LOCAL, '--test_output=all', '//loc:loc']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('[env/data.txt][two words]\nfastbuild env/data.txt\nsome data\n');
+    ws.write({ 'loc/BUILD': 'sh_test(name = "loc", srcs = ["loc.sh"], args = ["$(location //env:data.txt)"])\n' });
+    const missing = await ws.kiln(['test', LOCAL, '//loc:loc']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/ERROR: loc\/BUILD:1:1: in args attribute of sh_test rule \/\/loc:loc: .*not a declared prerequisite/);
   });
 
   it('keeps an XML file the test writes itself', async () => {
