@@ -23,7 +23,10 @@ export interface RuleContext {
   /** The attribute's value in this configuration (select resolved), or `fallback` when not set. */
   attr<T>(name: string, fallback: T, configurable?: boolean): T;
   /** Analyses the labels of a label or label-list attribute, checking visibility and testonly. */
-  deps(attribute: string, options?: { readonly exec?: boolean; readonly configurable?: boolean; readonly skipTestonly?: boolean }): ConfiguredTarget[];
+  deps(
+    attribute: string,
+    options?: { readonly exec?: boolean; readonly configurable?: boolean; readonly skipTestonly?: boolean; readonly fallback?: unknown },
+  ): ConfiguredTarget[];
   /** Makes a label written in this package canonical. */
   canonicalize(raw: string): string | undefined;
   /** Source or derived file of an output of this rule. */

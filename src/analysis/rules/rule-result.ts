@@ -1,3 +1,4 @@
+import type { ProviderInstance } from '../../loading/index.js';
 import type { Action } from '../../actions/index.js';
 import type { ConfigMatch } from '../config/config-matching.js';
 import type { FileEntry, RunEnvironment } from '../configured/configured-target.js';
@@ -12,6 +13,9 @@ export interface RuleResult {
   readonly actions?: readonly Action[];
   /** An executable or test rule's `args` and `env`, expanded (see ConfiguredTarget.runEnvironment). */
   readonly runEnvironment?: RunEnvironment;
+  /** A Starlark rule's providers by key (see ConfiguredTarget.providers). */
+  readonly providers?: ReadonlyMap<string, ProviderInstance>;
+  readonly executable?: FileEntry;
 }
 
 /** Keeps the first of each exec path, in order. */

@@ -59,8 +59,7 @@ export interface TestTarget {
 
 /** The file a test runs: the rule's executable, else its single output. */
 export function testExecutable(ct: ConfiguredTarget): FileEntry | undefined {
-  const declared = (ct as ConfiguredTarget & { readonly executable?: FileEntry }).executable;
-  return declared ?? (ct.files.length === 1 ? ct.files[0] : undefined);
+  return ct.executable ?? (ct.files.length === 1 ? ct.files[0] : undefined);
 }
 
 /**

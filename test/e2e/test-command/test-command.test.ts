@@ -130,6 +130,30 @@ describe('kiln test', () => {
     expect(missing.stderr).toMatch(/ERROR: loc\/BUILD:1:1: in args attribute of sh_test rule \/\/loc:loc: .*not a declared prerequisite/);
   });
 
+  it('runs Starlark rules with test = True like any test: executable, runfiles, args, size, suites', async () => {
+    const ws = fixtureWorkspace({
+      'star/defs.bzl': [
+        'def _impl(ctx):',
+        '    out = ctx.actions.declare_file(ctx.label.name + ".sh")',
+        '    ctx.actions.write(out, "#!/bin/sh\\necho starlark $1 $TEST_SIZE\\ncat star/data.txt\\nexit %d\\n" % ctx.attr.code, is_executable = True)',
+        '    return [DefaultInfo(executable = out, runfiles = ctx.runfiles(files = ctx.files.data))]',
+        'my_test = rule(implementation = _impl, test = True, attrs = {"code": attr.int(), "data": attr.label_list(allow_files = True)})',
+        '',
+      ].join('\n'),
+      'star/data.txt': 'hello\n',
+      'star/BUILD':
+        'load(":defs.bzl", "my_test")\n' +
+        'my_test(name = "ok_test", data = ["data.txt"], args = ["arg1"], size = "small")\n' +
+        'my_test(name = "bad_test", code = 2, data = ["data.txt"])\n' +
+        'test_suite(name = "suite")\n',
+    });
+    const run = await ws.kiln(['test', LOCAL, '--test_output=all', '//star:suite']);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toContain('==================== Test output for //star:ok_test:\nstarlark arg1 small\nhello\n');
+    expect(statuses(run.stdout)).toEqual(['//star:ok_test PASSED', '//star:bad_test FAILED']);
+    expect(testlogs(ws, 'star/bad_test/test.xml')).toContain('<error message="exited with error code 2"></error>');
+  });
+
   it('keeps an XML file the test writes itself', async () => {
     const ws = fixtureWorkspace({
       'xml/BUILD': 'sh_test(name = "own", srcs = ["own.sh"], size = "small")\n',
