@@ -139,8 +139,10 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     };
     try {
       if (tests) clearAttemptLogs(tests, layout.execRoot);
-      // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests).
-      const exclusive = new Set((tests ?? []).filter((t) => t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
+      // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with
+      // --test_output=streamed every test does, so their output can be shown as it comes.
+      const streamed = options.getString('test_output') === 'streamed';
+      const exclusive = new Set((tests ?? []).filter((t) => streamed || t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
       summary = await executeActions(exclusive.size > 0 ? graph.actions.filter((a) => !exclusive.has(a)) : graph.actions, executionOptions, reporter);
       if (testReporter && tests) {
         for (const action of exclusive) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
 import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessKind } from '../exec/index.js';
+import { TestLogTail } from './test-log-tail.js';
 import { readRunResult, type RunResult } from './test-results.js';
 
 export type TestOutputMode = 'summary' | 'errors' | 'all' | 'streamed';
@@ -33,6 +34,7 @@ export class TestRunReporter implements ExecutionReporter {
   readonly attempts = new Map<TestRun, AttemptRecord[]>();
   readonly failedActions = new Set<Action>();
   private held: ExecutionSummary | undefined;
+  private readonly tails = new Map<TestRun, TestLogTail>();
 
   constructor(
     private readonly inner: ExecutionReporter,
@@ -56,9 +58,14 @@ export class TestRunReporter implements ExecutionReporter {
   }
   actionStarted(...args: Parameters<ExecutionReporter['actionStarted']>): void {
     this.inner.actionStarted(...args);
+    const run = this.runOf.get(args[0]);
+    // Streamed: tests run one at a time, their output shown as it comes.
+    if (run && this.mode === 'streamed') this.tails.set(run, new TestLogTail(join(this.execRoot, run.logDir, 'test.log'), (text) => this.interject(() => this.out.stdout(text))));
   }
   actionFailed(failure: ActionFailure): void {
     this.failedActions.add(failure.action);
+    const run = this.runOf.get(failure.action);
+    if (run) this.tails.get(run)?.stop();
     this.inner.actionFailed(failure);
   }
   warning(message: string): void {
@@ -76,6 +83,8 @@ export class TestRunReporter implements ExecutionReporter {
     this.inner.actionFinished(action, kind);
     const run = this.runOf.get(action);
     if (!run) return;
+    this.tails.get(run)?.stop();
+    this.tails.delete(run);
     const logPath = join(this.execRoot, run.logDir, 'test.log');
     const result = readRunResult(this.execRoot, run.logDir) ?? { status: 'FAILED', durationMs: 0, exitCode: -1 };
     const cached = kind === undefined || kind === 'disk cache hit' || kind === 'remote cache hit';
@@ -96,8 +105,6 @@ export class TestRunReporter implements ExecutionReporter {
     if (this.mode === 'all' || (this.mode === 'errors' && failed)) {
       this.out.stderr(`INFO: From Testing ${name}:\n`);
       this.out.stdout(`==================== Test output for ${name}:\n${logBody(logPath)}${'='.repeat(80)}\n`);
-    } else if (!cached && this.mode === 'streamed') {
-      this.out.stdout(logBody(logPath));
     }
   }
 

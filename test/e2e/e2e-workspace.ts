@@ -45,9 +45,10 @@ export class E2eWorkspace {
   }
 
   /**
-   * Runs `kiln ARGS`. `interruptWhen` plays the user pressing Ctrl-C as soon as stderr satisfies it.
+   * Runs `kiln ARGS`. `interruptWhen` plays the user pressing Ctrl-C as soon as stderr satisfies it;
+   * `onStdout` sees the whole stdout so far after each write (what a user watching it sees).
    */
-  async kiln(args: string[], cwd = this.root, interruptWhen?: (stderr: string) => boolean): Promise<CliRun> {
+  async kiln(args: string[], cwd = this.root, interruptWhen?: (stderr: string) => boolean, onStdout?: (stdout: string) => void): Promise<CliRun> {
     let stdout = '';
     let stderr = '';
     let interrupt = () => {};
@@ -60,7 +61,13 @@ export class E2eWorkspace {
     const code = await runCli(
       args,
       {
-        stdout: { write: (c) => (stdout += text(c)) },
+        stdout: {
+          write: (c) => {
+            stdout += text(c);
+            onStdout?.(stdout);
+            return true;
+          },
+        },
         stderr: { write: (c) => (stderr += text(c)) },
         cwd,
         env: { HOME: this.home, PATH: process.env.PATH },

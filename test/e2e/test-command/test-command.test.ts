@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, type E2eWorkspace } from '../e2e-workspace.js';
@@ -152,6 +152,19 @@ describe('kiln test', () => {
     expect(run.stdout).toContain('==================== Test output for //star:ok_test:\nstarlark arg1 small\nhello\n');
     expect(statuses(run.stdout)).toEqual(['//star:ok_test PASSED', '//star:bad_test FAILED']);
     expect(testlogs(ws, 'star/bad_test/test.xml')).toContain('<error message="exited with error code 2"></error>');
+  });
+
+  it('--test_output=streamed runs the tests one at a time and shows their output as it comes', async () => {
+    const ws = fixtureWorkspace({
+      // Each test waits for the line it printed to reach kiln's stdout: only live streaming lets it finish.
+      'streamed/BUILD': 'sh_test(name = "a", srcs = ["t.sh"], size = "small")\nsh_test(name = "b", srcs = ["t.sh"], size = "small")\n',
+      'streamed/t.sh': '#!/bin/sh\necho "live from $TEST_TARGET"\nwhile ! grep -q "live from $TEST_TARGET" "$SEEN" 2>/dev/null; do sleep 0.05; done\necho "done $TEST_TARGET"\n',
+    });
+    execFileSync('chmod', ['+x', join(ws.root, 'streamed/t.sh')]);
+    const seen = join(tempDir(), 'seen');
+    const run = await ws.kiln(['test', LOCAL, '--test_output=streamed', `--test_env=SEEN=${seen}`, '//streamed:all'], ws.root, undefined, (stdout) => writeFileSync(seen, stdout));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^live from \/\/streamed:a\ndone \/\/streamed:a\nlive from \/\/streamed:b\ndone \/\/streamed:b\n/);
   });
 
   it('keeps an XML file the test writes itself', async () => {
