@@ -22,7 +22,7 @@ import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { openWorkspace, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
-import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withProducers } from './test-phase.js';
+import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv, withProducers } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
@@ -117,7 +117,10 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let summary: ExecutionSummary;
   const abort = new AbortController();
   void io.interrupted?.then(() => abort.abort());
-  const tests = command === 'test' ? (graph.tests ?? []) : undefined;
+  // env_inherit values come from this command's environment, never from the cached graph.
+  const inherited = command === 'test' ? withInheritedEnv(graph.tests ?? [], graph.actions, io.env) : undefined;
+  const tests = inherited?.tests;
+  const actions = inherited?.actions ?? graph.actions;
   let outcomes: TestOutcome[] = [];
   const streams = { stdout: (text: string) => void io.stdout.write(text), stderr: (text: string) => void io.stderr.write(text) };
   try {
@@ -143,16 +146,16 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       // --test_output=streamed every test does, so their output can be shown as it comes.
       const streamed = options.getString('test_output') === 'streamed';
       const exclusive = new Set((tests ?? []).filter((t) => streamed || t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
-      summary = await executeActions(exclusive.size > 0 ? graph.actions.filter((a) => !exclusive.has(a)) : graph.actions, executionOptions, reporter);
+      summary = await executeActions(exclusive.size > 0 ? actions.filter((a) => !exclusive.has(a)) : actions, executionOptions, reporter);
       if (testReporter && tests) {
         for (const action of exclusive) {
           if (abort.signal.aborted || (!summary.success && !keepGoing)) break;
-          await executeActions(withProducers([action], graph.actions), { ...executionOptions, jobs: 1 }, testReporter);
+          await executeActions(withProducers([action], actions), { ...executionOptions, jobs: 1 }, testReporter);
         }
         if (!abort.signal.aborted) {
-          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, graph.actions, (actions) => executeActions(actions, executionOptions, testReporter));
+          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, actions, (retried) => executeActions(retried, executionOptions, testReporter));
         }
-        outcomes = testOutcomes(tests, testReporter, graph.actions);
+        outcomes = testOutcomes(tests, testReporter, actions);
         sink.beforeNextLine(summaryBlocks(outcomes));
         testReporter.finish(outcomes.filter((o) => o.status === 'FAILED' || o.status === 'TIMEOUT').length);
       }

@@ -5,6 +5,31 @@ import type { TestRun, TestTarget } from '../analysis/index.js';
 import type { TestRunReporter, TestOutputStreams } from './test-run-reporter.js';
 import { formatExecutedLine, formatTestLines, sortOutcomes, type TestOutcome } from './test-summary.js';
 
+/**
+ * The graph's test actions with the client's values of their `env_inherit` names (unset names are left
+ * out), read when the command runs (so the analysis cache never holds them); `--test_env` and the
+ * rule's `env` win over them, as in Bazel.
+ */
+export function withInheritedEnv(
+  tests: readonly TestTarget[],
+  actions: readonly Action[],
+  clientEnv: Readonly<Record<string, string | undefined>>,
+): { tests: TestTarget[]; actions: Action[] } {
+  const replaced = new Map<Action, Action>();
+  const out = tests.map((t) => {
+    if (t.envInherit.length === 0) return t;
+    const inherited: Record<string, string> = {};
+    for (const name of t.envInherit) if (clientEnv[name] !== undefined) inherited[name] = clientEnv[name]!;
+    const runs = t.runs.map((r) => {
+      const action = { ...r.action, env: { ...inherited, ...r.action.env } };
+      replaced.set(r.action, action);
+      return { ...r, action };
+    });
+    return { ...t, runs };
+  });
+  return { tests: out, actions: replaced.size === 0 ? [...actions] : actions.map((a) => replaced.get(a) ?? a) };
+}
+
 /** Removes the attempt logs an earlier command left (`test_attempts/`), before the tests run again. */
 export function clearAttemptLogs(tests: readonly TestTarget[], execRoot: string): void {
   for (const t of tests) for (const run of t.runs) rmSync(join(execRoot, run.logDir, 'test_attempts'), { recursive: true, force: true });

@@ -52,6 +52,8 @@ export interface TestTarget {
   /** 0 when not sharded. */
   readonly shardCount: number;
   readonly tags: readonly string[];
+  /** `env_inherit`: names whose values the test takes from the client's environment when it runs. */
+  readonly envInherit: readonly string[];
   readonly runs: readonly TestRun[];
   /** The runfiles tree's action (the test's executable and data as the test sees them). */
   readonly runfilesAction: Action;
@@ -130,7 +132,8 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
       testRuns.push({ ...(shardCount > 0 ? { shard } : {}), run, logDir, action });
     }
   }
-  return { label: ct.label, size, timeout, timeoutSeconds, flaky, shardCount, tags, runs: testRuns, runfilesAction: tree.action };
+  const envInherit = attr<readonly string[]>('env_inherit', []);
+  return { label: ct.label, size, timeout, timeoutSeconds, flaky, shardCount, tags, envInherit, runs: testRuns, runfilesAction: tree.action };
 }
 
 /** `--test_timeout`: one value for every test, or one per timeout name; -1 keeps the default. */

@@ -167,6 +167,20 @@ describe('kiln test', () => {
     expect(run.stdout).toMatch(/^live from \/\/streamed:a\ndone \/\/streamed:a\nlive from \/\/streamed:b\ndone \/\/streamed:b\n/);
   });
 
+  it("env_inherit takes the client's value when the test runs; the rule's env wins", async () => {
+    const ws = fixtureWorkspace({
+      'inherit/BUILD': 'sh_test(name = "i", srcs = ["i.sh"], size = "small", env_inherit = ["KILN_E2E_A", "KILN_E2E_B", "KILN_E2E_UNSET"], env = {"KILN_E2E_B": "rule"})\n',
+      'inherit/i.sh': '#!/bin/sh\necho "A=$KILN_E2E_A B=$KILN_E2E_B unset=${KILN_E2E_UNSET-none}"\n',
+    });
+    execFileSync('chmod', ['+x', join(ws.root, 'inherit/i.sh')]);
+    const run = (a: string) => ws.kiln(['test', LOCAL, '--test_output=all', '//inherit:i'], ws.root, undefined, undefined, { KILN_E2E_A: a, KILN_E2E_B: 'client' });
+    expect((await run('one')).stdout).toContain('A=one B=rule unset=none\n');
+    // Another value is another action: not the cached result of the first.
+    const second = await run('two');
+    expect(second.stdout).toContain('A=two B=rule unset=none\n');
+    expect(statuses(second.stdout)).toEqual(['//inherit:i PASSED']);
+  });
+
   it('keeps an XML file the test writes itself', async () => {
     const ws = fixtureWorkspace({
       'xml/BUILD': 'sh_test(name = "own", srcs = ["own.sh"], size = "small")\n',
