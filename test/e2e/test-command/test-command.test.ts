@@ -120,7 +120,6 @@ describe('kiln test', () => {
       'loc/loc.sh': '#!/bin/sh\nprintf "[%s]" "$@"; echo; echo "$MODE $DATA"; cat "$1"\n',
       'env/BUILD': 'exports_files(["data.txt"])\n' + fixtureFiles()['env/BUILD'],
     });
-    execFileSync('chmod', ['+x', join(ws.root, 'loc/loc.sh')]);
     const run = await ws.kiln(['test', LOCAL, '--test_output=all', '//loc:loc']);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('[env/data.txt][two words]\nfastbuild env/data.txt\nsome data\n');
@@ -160,7 +159,6 @@ describe('kiln test', () => {
       'streamed/BUILD': 'sh_test(name = "a", srcs = ["t.sh"], size = "small")\nsh_test(name = "b", srcs = ["t.sh"], size = "small")\n',
       'streamed/t.sh': '#!/bin/sh\necho "live from $TEST_TARGET"\nwhile ! grep -q "live from $TEST_TARGET" "$SEEN" 2>/dev/null; do sleep 0.05; done\necho "done $TEST_TARGET"\n',
     });
-    execFileSync('chmod', ['+x', join(ws.root, 'streamed/t.sh')]);
     const seen = join(tempDir(), 'seen');
     const run = await ws.kiln(['test', LOCAL, '--test_output=streamed', `--test_env=SEEN=${seen}`, '//streamed:all'], ws.root, undefined, (stdout) => writeFileSync(seen, stdout));
     expect(run.code).toBe(0);
@@ -172,7 +170,6 @@ describe('kiln test', () => {
       'inherit/BUILD': 'sh_test(name = "i", srcs = ["i.sh"], size = "small", env_inherit = ["KILN_E2E_A", "KILN_E2E_B", "KILN_E2E_UNSET"], env = {"KILN_E2E_B": "rule"})\n',
       'inherit/i.sh': '#!/bin/sh\necho "A=$KILN_E2E_A B=$KILN_E2E_B unset=${KILN_E2E_UNSET-none}"\n',
     });
-    execFileSync('chmod', ['+x', join(ws.root, 'inherit/i.sh')]);
     const run = (a: string) => ws.kiln(['test', LOCAL, '--test_output=all', '//inherit:i'], ws.root, undefined, undefined, { KILN_E2E_A: a, KILN_E2E_B: 'client' });
     expect((await run('one')).stdout).toContain('A=one B=rule unset=none\n');
     // Another value is another action: not the cached result of the first.
@@ -186,7 +183,6 @@ describe('kiln test', () => {
       'xml/BUILD': 'sh_test(name = "own", srcs = ["own.sh"], size = "small")\n',
       'xml/own.sh': '#!/bin/sh\necho "<testsuites><testsuite name=\\"mine\\"/></testsuites>" > "$XML_OUTPUT_FILE"\n',
     });
-    execFileSync('chmod', ['+x', join(ws.root, 'xml/own.sh')]);
     expect((await ws.kiln(['test', LOCAL, '//xml:own'])).code).toBe(0);
     expect(testlogs(ws, 'xml/own/test.xml')).toBe('<testsuites><testsuite name="mine"/></testsuites>\n');
   });
@@ -254,7 +250,6 @@ describe('kiln test', () => {
       'exclusive/normal.sh': '#!/bin/sh\necho "normal start" >> "$ORDER"; sleep 0.5; echo "normal end" >> "$ORDER"\n',
       'exclusive/alone.sh': '#!/bin/sh\necho alone >> "$ORDER"\n',
     });
-    execFileSync('chmod', ['+x', join(ws.root, 'exclusive/normal.sh'), join(ws.root, 'exclusive/alone.sh')]);
     const order = join(tempDir(), 'order');
     const run = await ws.kiln(['test', LOCAL, '--jobs=4', `--test_env=ORDER=${order}`, '//exclusive:all']);
     expect(run.code).toBe(0);
