@@ -74,6 +74,12 @@ export interface Action {
   /** Outputs get the executable bit (executable genrules, tools). */
   readonly executableOutputs: boolean;
   /**
+   * A test run (Bazel's TestRunnerAction): a non-zero exit is the test's result, not a failure of the
+   * build. Its outputs (log, XML) are kept and checked as after success, but such a result is never
+   * cached, so a failed test runs again next time.
+   */
+  readonly exitCodeIsResult?: boolean;
+  /**
    * Work execution does itself instead of starting a process (`argv` is then empty): writing a
    * file, expanding a template, linking a file. Keyed and cached like any other action.
    */

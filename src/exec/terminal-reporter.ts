@@ -99,6 +99,12 @@ export class TerminalReporter implements ExecutionReporter {
     for (const line of formatCompletion(summary)) this.out.write(`${line}\n`);
   }
 
+  interject(write: () => void): void {
+    this.erase();
+    write();
+    this.draw();
+  }
+
   /** The status block as lines, without escape codes (also what tests check). */
   statusLines(): string[] {
     const now = this.now();

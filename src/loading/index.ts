@@ -22,6 +22,8 @@ export { type RuleClass } from './rules/rule-class.js';
 export { NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES } from './rules/native-rules.js';
 export { SelectorList, Selector } from './select.js';
 export { StarLabel } from './starlark-label.js';
+export { expandTestSuites, suiteTagFilter, splitTagFilter, type TestSuiteGraph, type TestSuiteError } from './test-suite-expansion.js';
+export { PackageTestSuiteGraph, isTestRuleClass, ruleStringList, type LoadedTarget } from './package-test-suite-graph.js';
 export { Depset, depsetOf, type DepsetOrder } from './depset.js';
 export { Provider, ProviderInstance, DEFAULT_INFO, OUTPUT_GROUP_INFO, INSTRUMENTED_FILES_INFO } from './provider.js';
 export { StarlarkRuleFunction } from './bzl-builtins.js';

@@ -202,6 +202,7 @@ export class Analyzer {
       outputGroups: result.outputGroups ?? new Map(),
       ...(result.configMatch ? { configMatch: result.configMatch } : {}),
       ...(result.templateVariables ? { templateVariables: result.templateVariables } : {}),
+      ...(result.runEnvironment ? { runEnvironment: result.runEnvironment } : {}),
       visibility: this.visibilityOf(target),
       testonly: this.testonlyOf(target),
       kindName: target.ruleClass,

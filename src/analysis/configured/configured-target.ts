@@ -95,6 +95,8 @@ export interface ConfiguredTarget {
   /** Rule class, or the kind for non-rules; for an alias: the actual's. */
   readonly kindName: string;
   readonly actions: readonly Action[];
+  /** An executable or test rule's `args` and `env` after `$(location)` and Make variable expansion. */
+  readonly runEnvironment?: RunEnvironment;
   /** The file `bazel run` runs: an executable rule's output. */
   readonly executable?: FileEntry;
   /** Providers a Starlark rule returned, by provider key (DefaultInfo and OutputGroupInfo included). */
@@ -104,4 +106,10 @@ export interface ConfiguredTarget {
    * or a dependency that is): the dependency chain, from this target down to the unmet constraint.
    */
   readonly incompatible?: readonly string[];
+}
+
+/** The arguments and environment an executable or test rule gives its program (Bazel's RunEnvironmentInfo). */
+export interface RunEnvironment {
+  readonly args: readonly string[];
+  readonly env: readonly (readonly [string, string])[];
 }
