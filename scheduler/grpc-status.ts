@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import {
+  durationFromMs,
   FailedPreconditionError,
   googleRpc,
   grpcStatusOf,
@@ -37,7 +38,7 @@ function statusDetails(e: unknown): { typeUrl: string; value: Buffer }[] {
     const ms = e.retryAfterMs ?? 1000;
     return [
       packAny(googleRpc.RetryInfo, {
-        retryDelay: { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 },
+        retryDelay: durationFromMs(ms),
       }),
     ];
   }

@@ -3,6 +3,7 @@ import {
   FailedPreconditionError,
   InvalidArgumentError,
   isEmptyDigest,
+  msFromDuration,
   NotFoundError,
   parseDigest,
   reapi,
@@ -84,8 +85,8 @@ export async function validateAction(cas: BlobAccess, actionDigest: Digest, limi
 
 function effectiveTimeout(action: reapi.Action, limits: ActionLimits): number {
   if (!action.timeout) return limits.defaultTimeoutMs;
-  const ms = action.timeout.seconds * 1000 + Math.floor(action.timeout.nanos / 1e6);
-  if (ms < 0 || action.timeout.nanos < 0) throw new InvalidArgumentError('Action.timeout: must not be negative');
+  const ms = msFromDuration(action.timeout, 'Action.timeout');
+  if (ms < 0) throw new InvalidArgumentError('Action.timeout: must not be negative');
   if (ms === 0) return limits.defaultTimeoutMs;
   if (ms > limits.maxTimeoutMs) {
     throw new InvalidArgumentError(`Action.timeout: ${ms / 1000}s is above this server's maximum of ${limits.maxTimeoutMs / 1000}s`);

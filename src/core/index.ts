@@ -3,6 +3,8 @@ export { KilnError, UsageError, isKilnError } from './errors.js';
 export { codeStamp } from './code-stamp.js';
 export { ExitCode } from './exit-codes.js';
 export * from './proto.js';
+export { durationFromMs, timestampFromMs, msFromDuration, msFromTimestamp } from './proto-time.js';
+export { type Clock, systemClock } from './clock.js';
 export {
   StatusError,
   InvalidArgumentError,
