@@ -48,7 +48,7 @@ function statusDetails(e: unknown): { typeUrl: string; value: Buffer }[] {
   return [];
 }
 
-/** Adds `context: ` to a StatusError's message (the RPC and field), leaving other values alone. */
+/** A StatusError with `context: ` (the RPC and field) before its message (a new error; `e` is left as it is); other values as they are. */
 export function withContext(e: unknown, context: string): unknown {
   return isStatusError(e) ? e.withContext(context) : e;
 }
