@@ -52,8 +52,8 @@ export const DEFAULT_LIMITS: CacheServerLimits = {
   defaultTreePageSize: 1000,
 };
 
-export const DEFAULT_MEMORY_BYTES = 1024 * 1024 * 1024;
-export const DEFAULT_DISK_BYTES = 64 * 1024 * 1024 * 1024;
+const DEFAULT_MEMORY_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_DISK_BYTES = 64 * 1024 * 1024 * 1024;
 
 /** Storage given in short form: one kind for every instance. */
 export type StorageShorthand =

@@ -10,7 +10,7 @@ import {
 } from '../src/core/index.js';
 
 /** The trailer in which gRPC carries a serialized google.rpc.Status with typed details. */
-export const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
+const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
 
 /**
  * The gRPC status a thrown value is answered with. A StatusError keeps its code and message (never

@@ -109,9 +109,9 @@ function quote(text: string): string {
  * an executor's build directory, which 2 bytes a level ("a/") exhaust at ~2,000; Bazel's deepest
  * trees are a few dozen levels.
  */
-export const MAX_INPUT_TREE_DEPTH = 512;
+const MAX_INPUT_TREE_DEPTH = 512;
 /** Bytes of an input path below the input root; the rest of PATH_MAX is the build directory's own path. */
-export const MAX_INPUT_PATH_BYTES = 3072;
+const MAX_INPUT_PATH_BYTES = 3072;
 
 /**
  * A path in REAPI's form (working directory, output paths): relative, `/`-separated, no empty,
