@@ -73,4 +73,17 @@ export interface Action {
   readonly executionRequirements: readonly ExecutionRequirement[];
   /** Outputs get the executable bit (executable genrules, tools). */
   readonly executableOutputs: boolean;
+  /**
+   * Work execution does itself instead of starting a process (`argv` is then empty): writing a
+   * file, expanding a template, linking a file. Keyed and cached like any other action.
+   */
+  readonly inProcess?: InProcessWork;
 }
+
+/** What an in-process action does: its one output gets this content. */
+export type InProcessWork =
+  | { readonly kind: 'write'; readonly content: string }
+  /** The template (an input, by exec path) with each key replaced by its value, in order. */
+  | { readonly kind: 'expand_template'; readonly template: string; readonly substitutions: readonly (readonly [string, string])[] }
+  /** A copy of the target file (an input, by exec path): the same bytes as a symlink would show. */
+  | { readonly kind: 'symlink'; readonly target: string };

@@ -5,6 +5,7 @@ export {
   type SourceArtifact,
   type DerivedArtifact,
   type ExecutionRequirement,
+  type InProcessWork,
   EXECUTION_REQUIREMENTS,
   executionRequirementsFromTags,
 } from './action.js';

@@ -24,6 +24,8 @@ export function localActionKey(action: Action, env: Readonly<Record<string, stri
     action.outputs.map((o) => o.execPath).sort(),
     [...inputs].sort(byPath).map((f) => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]),
     action.executionRequirements.includes('no-cache'),
+    // In-process work (a file's content, a template's substitutions) decides the output as argv does.
+    ...(action.inProcess ? [action.inProcess] : []),
   ]);
   return createHash('sha256').update(text).digest('hex');
 }

@@ -15,6 +15,8 @@ export {
   type BuildSettingDefinition,
   convertBuildSettingText,
   userFlagValue,
+  userFlagProblem,
+  type BuildSettingSource,
 } from './options/user-defined-flag.js';
 export {
   type ConstraintValue,

@@ -11,6 +11,8 @@ export interface BuiltTarget {
   readonly label: string;
   /** Exec paths of its default outputs (DefaultInfo files), in order. */
   readonly files: readonly string[];
+  /** Exec path of the program `kiln run` starts, when the rule says which (Starlark rules' DefaultInfo). */
+  readonly executable?: string;
 }
 
 /** What loading and analysis hand to execution: plain data, so a later command can reuse it whole. */

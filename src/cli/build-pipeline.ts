@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { Action } from '../actions/index.js';
 import { parseBuildOptions, type BuildOptions, type OutputDirectories } from '../analysis/index.js';
 import { ExitCode, isKilnError, UsageError } from '../core/index.js';
 import {
@@ -106,7 +107,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   const abort = new AbortController();
   void io.interrupted?.then(() => abort.abort());
   try {
-    await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
+    await prepareExecRoot(layout.workspaceRoot, layout.execRoot, externalRepositoriesOf(graph.actions, ctx));
     const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
     const reporter = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
     try {
@@ -254,4 +255,17 @@ export function displayPath(execPath: string, dirs: OutputDirectories): string {
   const genfiles = `${dirs.genfiles}/`;
   if (execPath.startsWith(genfiles)) return `kiln-genfiles/${execPath.slice(genfiles.length)}`;
   return execPath;
+}
+
+/** The other repositories whose sources the actions read (`external/<name>/...`), with their directories. */
+function externalRepositoriesOf(actions: readonly Action[], ctx: WorkspaceContext): Map<string, string> {
+  const repos = new Map<string, string>();
+  for (const action of actions) {
+    for (const input of action.inputs) {
+      if (input.kind !== 'source' || !input.execPath.startsWith('external/')) continue;
+      const name = input.execPath.split('/')[1]!;
+      if (!repos.has(name)) repos.set(name, ctx.loader.repository(name).root);
+    }
+  }
+  return repos;
 }
