@@ -118,7 +118,7 @@ describe('kiln cluster up / scheduler / executor', () => {
     await writeFile(join(dir, 'rules.json'), JSON.stringify({ execution: { platformRules: { cores: 'fewest' } } }));
     const rules = fakeIO(dir);
     expect(await main(['up', '--config', 'rules.json'], rules.io)).toBe(2);
-    expect(rules.err()).toMatch(/execution\.platformRules\.cores: expected exact, minimum or ignore/);
+    expect(rules.err()).toMatch(/execution\.platformRules\.cores: expected one of "exact", "minimum", "ignore"/);
     // A no-executor wait of 0: an action nobody can run fails at once, naming the property.
     await writeFile(join(dir, 'fast.json'), JSON.stringify({ execution: { noExecutorWaitMs: 0 } }));
     const fast = fakeIO(dir);
