@@ -93,7 +93,7 @@ describe('reporters', () => {
   it('terminal: a status block redrawn in place with the running actions and their elapsed times', () => {
     let now = 0;
     let text = '';
-    const r = new TerminalReporter({ write: (s) => (text += s) }, { now: () => now, refreshMs: 0 });
+    const r = new TerminalReporter({ write: (s) => (text += s) }, { clock: { now: () => now }, refreshMs: 0 });
     r.buildStarted(40);
     r.actionStarted(a, 'linux-sandbox', 'cmd a');
     now = 2000;
