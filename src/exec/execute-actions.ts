@@ -296,7 +296,7 @@ class ActionRunner {
           this.reporter.actionStarted(action, how.runnerName ?? strategy.runnerName, command);
           const result = await start();
           // Said before the slot passes on, so without --keep_going no further process starts.
-          if (result.exitCode !== 0 && !how.abandoned?.()) this.processFailed = true;
+          if (result.exitCode !== 0 && !how.abandoned?.() && !action.exitCodeIsResult) this.processFailed = true;
           return result;
         } finally {
           release();
@@ -313,7 +313,9 @@ class ActionRunner {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         return this.fail({ action, message: `${action.progressMessage} interrupted` });
       }
-      if (result.exitCode !== 0) {
+      // A test's non-zero exit is its result: outputs kept, nothing cached (see Action.exitCodeIsResult).
+      const resultIsFailure = result.exitCode !== 0;
+      if (resultIsFailure && !action.exitCodeIsResult) {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         const where = result.detail ? `${command}\n(${result.detail})` : command;
         return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command: where, stdout: result.stdout, stderr: result.stderr });
@@ -334,7 +336,7 @@ class ActionRunner {
       this.recordOutputs(outputs);
       const ranAs = result.ranAs ?? strategy.runnerName;
       if (result.remoteOutputs) this.remoteOutputs?.leftRemote(outputs);
-      await cache.store({ outputs, ranAs, ...(result.remoteOutputs ? { remoteOnly: true } : {}) });
+      if (!resultIsFailure) await cache.store({ outputs, ranAs, ...(result.remoteOutputs ? { remoteOnly: true } : {}) });
       this.count(ranAs);
       this.reporter.actionFinished(action, ranAs);
       return true;
