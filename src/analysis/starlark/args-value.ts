@@ -1,5 +1,6 @@
 import { Depset, StarLabel } from '../../loading/index.js';
 import { Builtin, None, StarList, StarObject, StarTuple, StarlarkError, str, typeName, unpackArgs, type Thread, type Value } from '../../starlark/index.js';
+import { shellQuote } from '../../core/index.js';
 import { FileValue } from './file-value.js';
 
 export type ParamFileFormat = 'shell' | 'multiline' | 'flag_per_line';
@@ -180,9 +181,4 @@ export function paramFileContent(args: readonly string[], format: ParamFileForma
     return lines.join('\n') + (lines.length > 0 ? '\n' : '');
   }
   return args.join('\n') + (args.length > 0 ? '\n' : '');
-}
-
-function shellQuote(s: string): string {
-  if (s !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -194,8 +194,8 @@ describe('Make variables', () => {
 });
 
 describe('Bash command', () => {
-  it('runs bash -c with set -e -o pipefail', () => {
-    expect(prepareGenruleCommand(input('cat $< > $@')).argv).toEqual(['/bin/bash', '-c', `set -e -o pipefail; cat a/s1 > ${BIN}/a/out.txt`]);
+  it('runs bash -c with set -euo pipefail', () => {
+    expect(prepareGenruleCommand(input('cat $< > $@')).argv).toEqual(['/bin/bash', '-c', `set -euo pipefail; cat a/s1 > ${BIN}/a/out.txt`]);
   });
 
   it('cmd_bash wins over cmd on Linux', () => {
@@ -228,7 +228,7 @@ describe('Bash command', () => {
     const long = `echo ${'x'.repeat(MAX_COMMAND_LENGTH)}`;
     const c = prepareGenruleCommand(input(long));
     expect(c.argv).toEqual(['/bin/bash', `${BIN}/a/g.genrule_script.sh`]);
-    expect(c.script).toEqual({ path: `${BIN}/a/g.genrule_script.sh`, content: `#!/bin/bash\nset -e -o pipefail\n${long}\n` });
+    expect(c.script).toEqual({ path: `${BIN}/a/g.genrule_script.sh`, content: `#!/bin/bash\nset -euo pipefail\n${long}\n` });
     expect(prepareGenruleCommand(input('echo short')).script).toBeUndefined();
   });
 });
