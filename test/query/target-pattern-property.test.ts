@@ -31,6 +31,17 @@ describe('target pattern parser properties', () => {
     fc.assert(fc.property(fc.string({ maxLength: 40 }), check), { numRuns: 2000 });
   });
 
+  it('a pattern with one slash or more than two in front is not a valid absolute pattern (Bazel 2.1.0)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('/', '///', '////'), packageName, (slashes, pkg) => {
+        expect(() => parseTargetPattern(`${slashes}${pkg}`)).toThrow(
+          `not a valid absolute pattern (absolute target patterns must start with exactly two slashes): '${slashes}${pkg}'`,
+        );
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('a label is the pattern for that one target', () => {
     fc.assert(
       fc.property(repoName, packageName, targetName, (repo, pkg, name) => {
