@@ -9,24 +9,16 @@
 // Each fixture runs offline in a temp copy with its own --output_user_root (also a temp dir), in
 // --batch mode so no server outlives the run.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeBazelTree } from '../../setup/remove-bazel-tree.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bazel = process.env.KILN_BAZEL ?? join(here, '../../../.cache/bazel/2.1.0/bazel');
 const fixtures = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(here).filter((f) => f.endsWith('.cases.json')).map((f) => f.slice(0, -'.cases.json'.length));
 
-function makeWritable(dir) {
-  for (const entry of readdirSync(dir)) {
-    const p = join(dir, entry);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st || st.isSymbolicLink()) continue;
-    chmodSync(p, st.mode | 0o200);
-    if (st.isDirectory()) makeWritable(p);
-  }
-}
 
 for (const fixture of fixtures) {
   const cases = JSON.parse(readFileSync(join(here, `${fixture}.cases.json`), 'utf8'));
@@ -50,8 +42,7 @@ for (const fixture of fixtures) {
       process.stderr.write(`${fixture}: ${c.args.join(' ')} -> ${r.status}\n`);
     }
   } finally {
-    makeWritable(work);
-    rmSync(work, { recursive: true, force: true });
+    removeBazelTree(work);
   }
   writeFileSync(join(here, `${fixture}.bazel.json`), `${JSON.stringify(recorded, null, 2)}\n`);
 }
