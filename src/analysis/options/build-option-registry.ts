@@ -1,4 +1,5 @@
 import type { OptionDefinition } from './option-definition.js';
+import { TEST_OPTION_DEFINITIONS } from './test-option-definitions.js';
 
 /**
  * Every build option Kiln knows, by full name and by one-letter abbreviation. Names, defaults
@@ -126,6 +127,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     repeatable('sandbox_writable_path', 'Extra writable path inside the sandbox.'),
     repeatable('sandbox_tmpfs_path', 'Path mounted as an empty tmpfs inside the sandbox.'),
   ]),
+  ...TEST_OPTION_DEFINITIONS,
 ];
 
 export const BUILD_OPTIONS = new BuildOptionRegistry(BUILD_OPTION_DEFINITIONS);
