@@ -1,5 +1,6 @@
 import { Depset, StarLabel } from '../../loading/index.js';
 import { Builtin, None, StarCallable, StarList, StarObject, StarTuple, StarlarkError, Thread, str, typeName, unpackArgs, type Value } from '../../starlark/index.js';
+import { shellQuote } from '../../core/index.js';
 import { FileValue } from './file-value.js';
 
 export type ParamFileFormat = 'shell' | 'multiline' | 'flag_per_line';
@@ -247,9 +248,4 @@ export function paramFileContent(args: readonly string[], format: ParamFileForma
     return lines.join('\n') + (lines.length > 0 ? '\n' : '');
   }
   return args.join('\n') + (args.length > 0 ? '\n' : '');
-}
-
-function shellQuote(s: string): string {
-  if (s !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }
