@@ -12,7 +12,7 @@ export function takeOutputBaseFlag(args: readonly string[]): { rest: string[]; o
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') {
-      rest.push(...args.slice(i));
+      for (const a of args.slice(i)) rest.push(a);
       break;
     }
     if (a === '--output_base') {

@@ -30,7 +30,7 @@ export class BuildOptionsParser {
     for (let i = 0; i < args.length; i++) {
       const arg = args[i]!;
       if (arg === '--') {
-        this.residue.push(...args.slice(i + 1));
+        for (const a of args.slice(i + 1)) this.residue.push(a);
         break;
       }
       if (arg.startsWith('--')) {

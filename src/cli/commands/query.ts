@@ -29,7 +29,7 @@ function parseArgs(args: string[]): QueryInvocation | string {
     const name = a.startsWith('--') ? (eq >= 0 ? a.slice(2, eq) : a.slice(2)) : undefined;
     const takeValue = (): string | undefined => (eq >= 0 ? a.slice(eq + 1) : args[++i]);
     if (a === '--') {
-      words.push(...args.slice(i + 1));
+      for (const a of args.slice(i + 1)) words.push(a);
       break;
     } else if (a === '-k' || name === 'keep_going') inv.keepGoing = true;
     else if (name === 'nokeep_going') inv.keepGoing = false;
