@@ -20,7 +20,8 @@ import type { BuildGraph, BuiltTarget } from './build-graph-cache.js';
 import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
-import { openWorkspace, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
+import { whyDirectoryIsUnusable } from './usable-directory.js';
+import { openWorkspace, outputBaseProblem, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
 
 /** What a finished build hands to `run`: the requested targets and where their outputs live. */
 export interface BuildResult {
@@ -57,12 +58,19 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     printError(io, ctx);
     return fail(ExitCode.COMMAND_LINE_ERROR);
   }
+  // Loading already keeps its caches in the output base: check it before anything is read.
+  const unusable = outputBaseProblem(ctx, startup.outputBase);
+  if (unusable !== undefined) {
+    printError(io, unusable);
+    return fail(ExitCode.COMMAND_LINE_ERROR);
+  }
   let options: BuildOptions;
   let patterns: readonly string[];
   let strategies: StrategyFlags;
   try {
     ({ options, residue: patterns } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
     strategies = strategyFlags(options);
+    checkExecutionDirectories(options, io.cwd);
   } catch (e) {
     if (e instanceof UsageError) {
       printError(io, e.message);
@@ -99,12 +107,15 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
 
   // Execution.
   const { layout } = ctx;
-  const release = await lockOutputBase(layout.outputBase, (pid) =>
-    io.stderr.write(`Another command (pid=${pid}) is using the output base ${layout.outputBase}. Waiting for it to complete...\n`),
-  );
-  let summary: ExecutionSummary;
   const abort = new AbortController();
   void io.interrupted?.then(() => abort.abort());
+  const release = await lockOutputBase(
+    layout.outputBase,
+    (pid) => io.stderr.write(`Another command (pid=${pid}) is using the output base ${layout.outputBase}. Waiting for it to complete...\n`),
+    abort.signal,
+  );
+  if (release === undefined) return buildFailed(ExitCode.INTERRUPTED);
+  let summary: ExecutionSummary;
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
     const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
@@ -137,6 +148,14 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   }
   if (abort.signal.aborted) return built(ExitCode.INTERRUPTED);
   return built(summary.success && !earlierErrors ? ExitCode.SUCCESS : ExitCode.BUILD_FAILURE);
+}
+
+/** Directory flags of execution, checked before loading so that a bad one fails at once, named. */
+function checkExecutionDirectories(options: BuildOptions, cwd: string): void {
+  if (!options.getBool('build')) return;
+  const diskCache = options.getString('disk_cache');
+  const problem = diskCache === '' ? undefined : whyDirectoryIsUnusable(resolve(cwd, diskCache));
+  if (problem !== undefined) throw new UsageError(`--disk_cache=${diskCache}: ${problem}`);
 }
 
 function strategyFlags(options: BuildOptions): StrategyFlags {
