@@ -68,7 +68,9 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let patterns: readonly string[];
   let strategies: StrategyFlags;
   try {
-    ({ options, residue: patterns } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
+    let warnings: readonly string[];
+    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
+    for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
     checkExecutionDirectories(options, io.cwd);
   } catch (e) {
