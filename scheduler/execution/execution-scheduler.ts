@@ -4,6 +4,7 @@ import type { ValidatedAction } from './action-validator.js';
 import type { Clock } from './clock.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { PlatformRules, type PlatformProperty } from './platform-rules.js';
+import { quotedName } from '../instance-name.js';
 import type { SchedulerConfig } from './scheduler-config.js';
 
 const Stage = reapi.ExecutionStage_Value;
@@ -324,7 +325,7 @@ export class ExecutionScheduler {
 
   private record(name: string): OperationRecord {
     const op = this.operations.get(name);
-    if (!op) throw new NotFoundError(`operation ${JSON.stringify(name)} is not known to this scheduler`);
+    if (!op) throw new NotFoundError(`operation ${quotedName(name)} is not known to this scheduler`);
     return op;
   }
 
