@@ -1,6 +1,8 @@
 import { lstatSync, mkdirSync, readdirSync, rmdirSync, type Stats } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { dirname, join, normalize } from 'node:path';
+import { join, posix } from 'node:path';
+import { InvalidArgumentError } from '../src/core/index.js';
+import { DirectoryHandle, openDirectoryBeneath } from './directory-handle.js';
 
 /**
  * Makes an action's build directory (a new, empty directory under the build root) and,
@@ -20,15 +22,35 @@ export function createBuildDirectory(buildDirectory: string): void {
   }
 }
 
-/** The working directory and every output's parent exist afterwards (REAPI: the worker makes them). */
-export function prepareOutputParents(buildDirectory: string, workingDirectory: string, outputs: readonly string[]): string {
-  const cwd = join(buildDirectory, workingDirectory);
-  const parents = new Set(outputs.map((o) => dirname(join(cwd, o))));
-  parents.add(cwd);
-  // The build directory itself exists already.
-  parents.delete(normalize(buildDirectory));
-  for (const parent of parents) mkdirSync(parent, { recursive: true });
-  return cwd;
+/**
+ * The working directory and every output's parent exist afterwards (REAPI: the worker makes them),
+ * made one component at a time from the build directory without following a symlink: the input
+ * root may hold symlinks where an output's parents go, and the executor must never make a directory
+ * where one leads. Such a symlink (or a file) in the way is INVALID_ARGUMENT naming the output.
+ */
+export async function prepareOutputParents(buildDirectory: string, workingDirectory: string, outputs: readonly string[]): Promise<void> {
+  const parents = new Set(outputs.map((o) => posix.dirname(o)).filter((p) => p !== '.'));
+  // Nothing to make: most actions write straight into an existing working directory.
+  if (parents.size === 0 && (workingDirectory === '' || workingDirectory === '.')) return;
+  const root = await DirectoryHandle.openRoot(buildDirectory);
+  try {
+    const cwd = await openDirectoryBeneath(root, workingDirectory, true);
+    if (!cwd) throw new InvalidArgumentError(`Command.working_directory ${JSON.stringify(workingDirectory)}: a symlink or a file of the input root is in its way`);
+    try {
+      for (const parent of parents) {
+        const made = await openDirectoryBeneath(cwd, parent, true);
+        if (!made) {
+          const output = outputs.find((o) => posix.dirname(o) === parent)!;
+          throw new InvalidArgumentError(`output ${JSON.stringify(output)}: its parent directory cannot be made, a symlink or a file of the input root is in its way`);
+        }
+        await made.close();
+      }
+    } finally {
+      await cwd.close();
+    }
+  } finally {
+    await root.close();
+  }
 }
 
 /** Removes the build directory: one rmdir when the action left it empty, else the whole tree. */

@@ -4,9 +4,15 @@ import { googleRpc, grpcStatusOf, kilnWorker, NotFoundError, packAny, reapi, par
 import { BuildDirectories, prepareOutputParents } from './build-directory.js';
 import type { CasClient } from './cas-client.js';
 import type { Runner } from './runners/runner.js';
-import type { FileCache } from './file-cache.js';
+import type { FileCache, InputHandOut } from './file-cache.js';
 import { materializeInputRoot } from './input-root.js';
 import { collectOutputs } from './output-collector.js';
+
+/** Hard links into the file cache only for actions that cannot change them (see Runner.actionUser). */
+const INPUT_HAND_OUT: Record<NonNullable<Runner['actionUser']>, InputHandOut> = { separate: 'link', sandboxed: 'copy', unconfined: 'verified-copy' };
+
+/** Error messages sent back are cut here: they may quote paths an action or a client chose. */
+const MESSAGE_CHARS = 1000;
 
 type Timestamp = { seconds: number; nanos: number };
 const timestamp = (ms = Date.now()): Timestamp => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 });
@@ -37,17 +43,35 @@ export interface BuildExecutorOptions {
  */
 export class BuildExecutor {
   private readonly directories: BuildDirectories;
+  /** Executions not yet over (their build directory not yet removed). */
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(private readonly options: BuildExecutorOptions) {
     this.directories = new BuildDirectories(options.buildRoot);
   }
 
-  /** Removes the build directories kept for reuse; call once no action runs. */
-  close(): void {
+  /**
+   * Waits for the executions still running (abort them first: the executor stops) to end, each
+   * removing its process or container and build directory, then removes the directories kept for reuse.
+   */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.running]);
     this.directories.close();
   }
 
-  async execute(
+  execute(
+    assignment: kilnWorker.Assignment,
+    reportStage: (stage: kilnWorker.TaskStage) => void,
+    signal: AbortSignal,
+  ): Promise<reapi.ExecuteResponseInit> {
+    const execution = this.executeOnce(assignment, reportStage, signal);
+    this.running.add(execution);
+    const forget = (): void => void this.running.delete(execution);
+    execution.then(forget, forget);
+    return execution;
+  }
+
+  private async executeOnce(
     assignment: kilnWorker.Assignment,
     reportStage: (stage: kilnWorker.TaskStage) => void,
     signal: AbortSignal,
@@ -68,9 +92,9 @@ export class BuildExecutor {
       reportStage(kilnWorker.TaskStage.FETCHING_INPUTS);
       metadata.inputFetchStartTimestamp = timestamp();
       buildDirectory = this.directories.acquire(assignment.taskId.replace(/[^A-Za-z0-9_-]/g, '_'));
-      await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory);
+      await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory, INPUT_HAND_OUT[runner.actionUser ?? 'unconfined']);
       const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
-      const workingDirectory = prepareOutputParents(buildDirectory, command.workingDirectory, outputs);
+      await prepareOutputParents(buildDirectory, command.workingDirectory, outputs);
       metadata.inputFetchCompletedTimestamp = timestamp();
       signal.throwIfAborted();
 
@@ -96,7 +120,8 @@ export class BuildExecutor {
 
       reportStage(kilnWorker.TaskStage.UPLOADING_OUTPUTS);
       metadata.outputUploadStartTimestamp = timestamp();
-      const collected = await collectOutputs(cas, workingDirectory, command, {
+      // Confining runners return once every process of the action is gone; collection never follows a link anyway.
+      const collected = await collectOutputs(cas, buildDirectory, command, {
         stdout: outcome.stdoutSpilled ? { path: logs.stdoutPath } : outcome.stdout,
         stderr: outcome.stderrSpilled ? { path: logs.stderrPath } : outcome.stderr,
       });
@@ -106,6 +131,8 @@ export class BuildExecutor {
       if (outcome.timedOut) {
         return { result, status: { code: googleRpc.Code.DEADLINE_EXCEEDED, message: `the action exceeded its timeout of ${timeoutMs / 1000}s and was killed` } };
       }
+      // ExecuteResponse.message is shown to the user: exit 137 alone does not say why.
+      if (outcome.outOfMemory) return { result, status: { code: googleRpc.Code.OK }, message: 'the action was killed: it went beyond its memory limit (the platform property max-mem asks for more)' };
       return { result, status: { code: googleRpc.Code.OK } };
     } catch (e) {
       return { status: failureStatus(e, assignment.actionDigest ?? undefined) };
@@ -129,5 +156,14 @@ function failureStatus(e: unknown, actionDigest: Digest | undefined): googleRpc.
   }
   if (e instanceof Error && e.name === 'AbortError') return { code: googleRpc.Code.CANCELLED, message: 'the execution was cancelled' };
   const { code, message } = grpcStatusOf(e);
-  return { code, message: `executor: ${message}` };
+  const errno = (e as NodeJS.ErrnoException).code;
+  // The input root asks for a path this file system cannot hold: the request's fault, not ours.
+  if (errno === 'ENAMETOOLONG' || errno === 'ELOOP') {
+    return { code: googleRpc.Code.FAILED_PRECONDITION, message: truncate(`executor: the input root cannot be laid out here: ${message}`) };
+  }
+  return { code, message: truncate(`executor: ${message}`) };
+}
+
+function truncate(message: string): string {
+  return message.length <= MESSAGE_CHARS ? message : `${message.slice(0, MESSAGE_CHARS)}… (${message.length} characters)`;
 }

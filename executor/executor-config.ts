@@ -1,3 +1,4 @@
+import type { ResourceLimitPolicy } from './runners/resource-limits.js';
 import type { PlatformProperty } from './runners/runner.js';
 
 /** Everything `kiln executor` (and `kiln cluster up`) configures about one executor. */
@@ -12,6 +13,8 @@ export interface ExecutorConfig {
   readonly runner: 'docker' | 'local';
   /** Holds the file cache and the build directories (one file system, for hard links). */
   readonly workDirectory: string;
+  /** Memory, pids and CPU limits of each action; default defaultResourceLimitPolicy. */
+  readonly limits?: ResourceLimitPolicy;
   /** Bound of the file cache. */
   readonly cacheBytes: number;
   /** Announced to the scheduler; OSFamily=linux is added when absent. */

@@ -7,5 +7,16 @@ export { collectOutputs } from './output-collector.js';
 export { BuildExecutor, type BuildExecutorOptions } from './build-executor.js';
 export { SynchronizeLoop, type SynchronizeLoopOptions } from './synchronize-loop.js';
 export { type ExecutorConfig, DEFAULT_CACHE_BYTES } from './executor-config.js';
-export { startExecutor, createRunner, type RunningExecutor } from './main.js';
+export { startExecutor, createRunner, executorIdentity, pingDockerEngine, type RunningExecutor } from './main.js';
+export {
+  ACTION_LIMIT_PROPERTIES,
+  DEFAULT_RESOURCE_LIMITS,
+  RESOURCE_LIMIT_KEYS,
+  defaultResourceLimitPolicy,
+  describeResourceLimitPolicy,
+  parseResourceLimitPolicy,
+  type ResourceLimitPolicy,
+  type ResourceLimits,
+} from './runners/resource-limits.js';
 export { ensureBaseImage } from './base-image.js';
+export { removeDeadWorkDirectories } from './dead-work-directories.js';

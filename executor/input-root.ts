@@ -1,8 +1,9 @@
 import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { digestKey, parseDigest, reapi, type Digest } from '../src/core/index.js';
+import { digestKey, InvalidArgumentError, parseDigest, reapi, type Digest } from '../src/core/index.js';
 import type { CasClient } from './cas-client.js';
-import type { FileCache } from './file-cache.js';
+import { checkEntryName } from './directory-handle.js';
+import type { FileCache, InputHandOut } from './file-cache.js';
 
 /** Files linked at once, to bound open file handles. */
 const LINK_CONCURRENCY = 64;
@@ -11,27 +12,43 @@ async function inBatches<T>(items: readonly T[], size: number, each: (item: T) =
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(each));
 }
 
+/** Every name of one Directory is a single plain component, used once across files, directories and symlinks. */
+function checkNames(directory: reapi.Directory, path: string): void {
+  const where = `input directory ${JSON.stringify(path.slice(0, 120))}`;
+  const names = new Set<string>();
+  for (const { name } of [...directory.directories, ...directory.files, ...directory.symlinks]) {
+    checkEntryName(name, where);
+    if (names.has(name)) throw new InvalidArgumentError(`${where}: duplicate entry ${JSON.stringify(name.slice(0, 120))}`);
+    names.add(name);
+  }
+}
+
 /**
- * Lays out the input root `rootDigest` under `dir` (which exists): directories created, files hard
- * linked from the file cache, symlinks made as given (the scheduler checked they stay inside).
+ * Lays out the input root `rootDigest` under `dir` (which exists and is empty): directories
+ * created, files handed out by the file cache (hard links or verified copies, per `handOut`),
+ * symlinks made as given. Nothing here follows a symlink on the host: every name is checked to be one
+ * plain component used once per directory, so each path's parents are directories this function
+ * made itself, and mkdir, link, symlink and exclusive creation never follow their last component.
+ * No action runs in the directory meanwhile.
  */
-export async function materializeInputRoot(cas: CasClient, cache: FileCache, rootDigest: Digest, dir: string): Promise<void> {
-  let level: { digest: Digest; path: string }[] = [{ digest: rootDigest, path: dir }];
+export async function materializeInputRoot(cas: CasClient, cache: FileCache, rootDigest: Digest, dir: string, handOut: InputHandOut = 'link'): Promise<void> {
+  let level: { digest: Digest; path: string; relative: string }[] = [{ digest: rootDigest, path: dir, relative: '' }];
   while (level.length > 0) {
     const blobs = await cas.getMany(level.map((l) => l.digest));
-    const next: { digest: Digest; path: string }[] = [];
+    const next: typeof level = [];
     const files: { digest: Digest; executable: boolean; path: string }[] = [];
-    for (const { digest, path } of level) {
+    for (const { digest, path, relative } of level) {
       const directory = reapi.Directory.decode(blobs.get(digestKey(digest))!);
+      checkNames(directory, relative);
       for (const sub of directory.directories) {
         const subPath = join(path, sub.name);
         await mkdir(subPath);
-        next.push({ digest: parseDigest(sub.digest, 'DirectoryNode.digest'), path: subPath });
+        next.push({ digest: parseDigest(sub.digest, 'DirectoryNode.digest'), path: subPath, relative: relative === '' ? sub.name : `${relative}/${sub.name}` });
       }
       for (const f of directory.files) files.push({ digest: parseDigest(f.digest, 'FileNode.digest'), executable: f.isExecutable, path: join(path, f.name) });
       for (const s of directory.symlinks) await symlink(s.target, join(path, s.name));
     }
-    await inBatches(files, LINK_CONCURRENCY, (f) => cache.linkInto(f.digest, f.executable, f.path));
+    await inBatches(files, LINK_CONCURRENCY, (f) => cache.handOut(f.digest, f.executable, f.path, handOut));
     level = next;
   }
 }

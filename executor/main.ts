@@ -1,5 +1,6 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { BuildExecutor } from './build-executor.js';
 import { CasClient } from './cas-client.js';
 import type { ExecutorConfig } from './executor-config.js';
@@ -12,29 +13,63 @@ import { SynchronizeLoop } from './synchronize-loop.js';
 export interface RunningExecutor {
   readonly name: string;
   readonly runner: string;
+  /** How the runner enforces the resource limits, or false when it cannot here. */
+  readonly limits: string | false;
   /** Stops taking work, kills running actions, closes connections. */
   stop(): Promise<void>;
 }
 
 /**
  * The runner of the config. Docker: the engine must answer first (UnavailableError saying how to
- * start one otherwise).
+ * start one otherwise); containers a killed run of this executor left are removed. Local: says
+ * through `log` when it cannot enforce the limits.
  */
-export async function createRunner(kind: ExecutorConfig['runner'], log: (message: string) => void, dockerHost?: string): Promise<Runner> {
-  if (kind === 'docker') {
-    const docker = new DockerRunner(dockerHost ? { dockerHost } : {});
+export async function createRunner(
+  config: Pick<ExecutorConfig, 'runner' | 'dockerHost' | 'limits' | 'workDirectory'>,
+  log: (message: string) => void,
+): Promise<Runner> {
+  if (config.runner === 'docker') {
+    const docker = new DockerRunner({
+      ...(config.dockerHost ? { dockerHost: config.dockerHost } : {}),
+      ...(config.limits ? { limits: config.limits } : {}),
+      owner: executorIdentity(config.workDirectory),
+    });
     await docker.ping();
+    const removed = await docker.removeLeftovers();
+    if (removed > 0) log(`removed ${removed} container(s) left by an executor that was killed`);
     return docker;
   }
-  return LocalRunner.create({ log });
+  return LocalRunner.create({ log, ...(config.limits ? { limits: config.limits } : {}) });
+}
+
+/** Fails with UnavailableError, saying how to start one, when no Docker engine answers there. */
+export async function pingDockerEngine(dockerHost: string | undefined): Promise<void> {
+  await new DockerRunner(dockerHost ? { dockerHost } : {}).ping();
+}
+
+/**
+ * Who owns an executor's containers: the same across its restarts (its work directory, which no
+ * other executor of the host may share), different from any other executor on the same engine.
+ */
+export function executorIdentity(workDirectory: string): string {
+  return `${hostname()}:${resolve(workDirectory)}`;
+}
+
+/** Build directories and spill files a killed run left behind: the build root is this executor's alone. */
+async function removeStaleBuildDirectories(buildRoot: string, log: (message: string) => void): Promise<void> {
+  const entries = await readdir(buildRoot);
+  if (entries.length === 0) return;
+  await Promise.all(entries.map((entry) => rm(join(buildRoot, entry), { recursive: true, force: true })));
+  log(`removed ${entries.length} build directory(ies) and file(s) left in ${buildRoot} by an executor that was killed`);
 }
 
 /** The executor's main: wires CAS client, file cache, runner and the synchronize loop, and starts it. */
 export async function startExecutor(config: ExecutorConfig, log: (message: string) => void, runner?: Runner): Promise<RunningExecutor> {
   const address = config.scheduler.replace(/^grpc:\/\//, '');
-  const chosen = runner ?? (await createRunner(config.runner, log, config.dockerHost));
+  const chosen = runner ?? (await createRunner(config, log));
   const buildRoot = join(config.workDirectory, 'build');
   await mkdir(buildRoot, { recursive: true });
+  await removeStaleBuildDirectories(buildRoot, log);
   const cas = new CasClient(address, config.instanceName);
   const fileCache = await FileCache.open(join(config.workDirectory, 'cache'), config.cacheBytes, (d, p) => cas.download(d, p));
   const executor = new BuildExecutor({ cas, fileCache, runner: chosen, buildRoot, workerName: config.name });
@@ -44,12 +79,16 @@ export async function startExecutor(config: ExecutorConfig, log: (message: strin
   return {
     name: config.name,
     runner: chosen.name,
+    limits: chosen.enforcesLimits ?? false,
     stop: async () => {
+      // Running actions are aborted: their processes or containers are killed and removed, and
+      // their build directories too, before the runner's close removes anything still left.
       await loop.stop();
-      executor.close();
+      await executor.close();
       cas.close();
       // A runner passed in belongs to the caller.
       if (!runner) await chosen.close?.();
+      await removeStaleBuildDirectories(buildRoot, () => undefined);
     },
   };
 }

@@ -1,15 +1,12 @@
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { posix } from 'node:path';
 import { digestKey, digestOf, encodeMessage, reapi, type Digest } from '../src/core/index.js';
 import type { CasClient } from './cas-client.js';
+import { DirectoryHandle, openDirectoryBeneath, openParentBeneath } from './directory-handle.js';
 
 /** Blobs to upload: their bytes are read only if the CAS lacks them. */
 class UploadSet {
   private readonly sources = new Map<string, { digest: Digest; load: () => Promise<Buffer> }>();
-
-  addFile(digest: Digest, path: string): void {
-    this.sources.set(digestKey(digest), { digest, load: () => readFile(path) });
-  }
 
   addBytes(digest: Digest, data: Buffer): void {
     this.sources.set(digestKey(digest), { digest, load: async () => data });
@@ -32,21 +29,27 @@ const bytesOf = (stream: CapturedStream): Promise<Buffer> =>
 const isExecutable = (mode: number) => (mode & 0o111) !== 0;
 const byName = (a: { name?: string | null }, b: { name?: string | null }) => Buffer.compare(Buffer.from(a.name ?? ''), Buffer.from(b.name ?? ''));
 
-/** A Directory message for `path` and every directory below it (deduplicated), in Tree form. */
-async function treeOf(path: string, uploads: UploadSet, children: Map<string, reapi.DirectoryInit>): Promise<{ directory: reapi.DirectoryInit; digest: Digest }> {
+/** A Directory message for `dir` and every directory below it (deduplicated), in Tree form; links are never followed. */
+async function treeOf(dir: DirectoryHandle, uploads: UploadSet, children: Map<string, reapi.DirectoryInit>): Promise<{ directory: reapi.DirectoryInit; digest: Digest }> {
   const directory = { files: [] as reapi.FileNodeInit[], directories: [] as reapi.DirectoryNodeInit[], symlinks: [] as reapi.SymlinkNodeInit[] };
-  for (const entry of await readdir(path, { withFileTypes: true })) {
-    const full = join(path, entry.name);
-    if (entry.isSymbolicLink()) directory.symlinks.push({ name: entry.name, target: await readlink(full) });
+  for (const entry of await dir.entries()) {
+    if (entry.isSymbolicLink()) directory.symlinks.push({ name: entry.name, target: await dir.readlink(entry.name) });
     else if (entry.isDirectory()) {
-      const sub = await treeOf(full, uploads, children);
-      children.set(digestKey(sub.digest), sub.directory);
-      directory.directories.push({ name: entry.name, digest: sub.digest });
+      const handle = await dir.openDirectory(entry.name);
+      if (!handle) continue;
+      try {
+        const sub = await treeOf(handle, uploads, children);
+        children.set(digestKey(sub.digest), sub.directory);
+        directory.directories.push({ name: entry.name, digest: sub.digest });
+      } finally {
+        await handle.close();
+      }
     } else if (entry.isFile()) {
-      const data = await readFile(full);
-      const digest = digestOf(data);
-      uploads.addBytes(digest, data);
-      directory.files.push({ name: entry.name, digest, isExecutable: isExecutable((await lstat(full)).mode) });
+      const file = await dir.readFile(entry.name);
+      if (!file) continue;
+      const digest = digestOf(file.data);
+      uploads.addBytes(digest, file.data);
+      directory.files.push({ name: entry.name, digest, isExecutable: isExecutable(file.mode) });
     }
   }
   directory.files.sort(byName);
@@ -59,12 +62,14 @@ async function treeOf(path: string, uploads: UploadSet, children: Map<string, re
  * Gathers an action's outputs after it ran: the paths of Command.output_paths (REAPI 2.1+) or of
  * output_files / output_directories (2.0), relative to the working directory, each reported by what
  * it turned out to be (file, directory as a Tree, symlink); absent outputs are left out, as REAPI
- * allows. stdout and stderr are uploaded from memory or their spill files. Every referenced blob ends
- * up in the CAS.
+ * allows. Every path is walked from the build directory one component at a time without following a
+ * symlink (DirectoryHandle): an output under a symlinked parent is absent, an output that is a
+ * symlink is reported as one, and a directory's links are listed, never entered. stdout and stderr
+ * are uploaded from memory or their spill files. Every referenced blob ends up in the CAS.
  */
 export async function collectOutputs(
   cas: CasClient,
-  workingDirectory: string,
+  buildDirectory: string,
   command: reapi.Command,
   streams: { stdout: CapturedStream; stderr: CapturedStream },
 ): Promise<reapi.ActionResultInit> {
@@ -83,29 +88,16 @@ export async function collectOutputs(
         ...command.outputFiles.map((path) => ({ path, declared: 'file' as const })),
         ...command.outputDirectories.map((path) => ({ path, declared: 'directory' as const })),
       ];
-  for (const { path, declared } of wanted) {
-    const full = join(workingDirectory, path);
-    const stat = await lstat(full).catch(() => undefined);
-    if (!stat) continue;
-    const clean = posix.normalize(path);
-    if (stat.isSymbolicLink()) {
-      const symlink = { path: clean, target: await readlink(full) };
-      if (declared === 'path') result.outputSymlinks.push(symlink);
-      else if (declared === 'file') result.outputFileSymlinks.push(symlink);
-      else result.outputDirectorySymlinks.push(symlink);
-    } else if (stat.isDirectory()) {
-      const children = new Map<string, reapi.DirectoryInit>();
-      const root = await treeOf(full, uploads, children);
-      const tree = encodeMessage(reapi.Tree, { root: root.directory, children: [...children.values()] });
-      uploads.addBytes(tree.digest, tree.data);
-      uploads.addBytes(root.digest, encodeMessage(reapi.Directory, root.directory).data);
-      result.outputDirectories.push({ path: clean, treeDigest: tree.digest, rootDirectoryDigest: root.digest });
-    } else if (stat.isFile()) {
-      const data = await readFile(full);
-      const digest = digestOf(data);
-      uploads.addBytes(digest, data);
-      result.outputFiles.push({ path: clean, digest, isExecutable: isExecutable(stat.mode) });
+  const root = await DirectoryHandle.openRoot(buildDirectory);
+  try {
+    const cwd = wanted.length > 0 ? await openDirectoryBeneath(root, command.workingDirectory) : undefined;
+    try {
+      for (const { path, declared } of cwd ? wanted : []) await collectOne(cwd!, path, declared, uploads, result);
+    } finally {
+      await cwd?.close();
     }
+  } finally {
+    await root.close();
   }
   const stdout = await bytesOf(streams.stdout);
   const stderr = await bytesOf(streams.stderr);
@@ -115,4 +107,71 @@ export async function collectOutputs(
   uploads.addBytes(stderrDigest, stderr);
   await uploads.upload(cas);
   return { ...result, stdoutDigest, stderrDigest };
+}
+
+type CollectedOutputs = {
+  outputFiles: reapi.OutputFileInit[];
+  outputDirectories: reapi.OutputDirectoryInit[];
+  outputSymlinks: reapi.OutputSymlinkInit[];
+  outputFileSymlinks: reapi.OutputSymlinkInit[];
+  outputDirectorySymlinks: reapi.OutputSymlinkInit[];
+};
+
+async function collectOne(cwd: DirectoryHandle, path: string, declared: 'path' | 'file' | 'directory', uploads: UploadSet, result: CollectedOutputs): Promise<void> {
+  const clean = path === '' ? '' : posix.normalize(path);
+  if (clean === '' || clean === '.') {
+    // The working directory itself (an output directory '' in REAPI).
+    const handle = await cwd.reopen();
+    try {
+      const children = new Map<string, reapi.DirectoryInit>();
+      addDirectory(result, uploads, '', await treeOf(handle, uploads, children), children);
+    } finally {
+      await handle.close();
+    }
+    return;
+  }
+  const located = await openParentBeneath(cwd, clean);
+  // A parent that is missing, a symlink or a file: the output is absent.
+  if (!located) return;
+  const { parent, name } = located;
+  try {
+    const stat = await parent.lstat(name);
+    if (!stat) return;
+    if (stat.isSymbolicLink()) {
+      const symlink = { path: clean, target: await parent.readlink(name) };
+      if (declared === 'path') result.outputSymlinks.push(symlink);
+      else if (declared === 'file') result.outputFileSymlinks.push(symlink);
+      else result.outputDirectorySymlinks.push(symlink);
+    } else if (stat.isDirectory()) {
+      const handle = await parent.openDirectory(name);
+      if (!handle) return;
+      try {
+        const children = new Map<string, reapi.DirectoryInit>();
+        addDirectory(result, uploads, clean, await treeOf(handle, uploads, children), children);
+      } finally {
+        await handle.close();
+      }
+    } else if (stat.isFile()) {
+      const file = await parent.readFile(name);
+      if (!file) return;
+      const digest = digestOf(file.data);
+      uploads.addBytes(digest, file.data);
+      result.outputFiles.push({ path: clean, digest, isExecutable: isExecutable(file.mode) });
+    }
+  } finally {
+    if (parent !== cwd) await parent.close();
+  }
+}
+
+function addDirectory(
+  result: CollectedOutputs,
+  uploads: UploadSet,
+  path: string,
+  root: { directory: reapi.DirectoryInit; digest: Digest },
+  children: Map<string, reapi.DirectoryInit>,
+): void {
+  const tree = encodeMessage(reapi.Tree, { root: root.directory, children: [...children.values()] });
+  uploads.addBytes(tree.digest, tree.data);
+  uploads.addBytes(root.digest, encodeMessage(reapi.Directory, root.directory).data);
+  result.outputDirectories.push({ path, treeDigest: tree.digest, rootDirectoryDigest: root.digest });
 }

@@ -126,7 +126,8 @@ export function parseCacheServerConfig(
   };
   const obj = record(value, 'config', fail);
   // `execution` is the scheduler's section, parsed by parseSchedulerConfig (execution/scheduler-config.ts).
-  allowOnly(obj, 'config', ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'execution'], fail);
+  // `executor`: the limits of the executors `kiln cluster up` starts (read by the CLI).
+  allowOnly(obj, 'config', ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'execution', 'executor'], fail);
 
   const host = overrides.host ?? optionalString(obj['host'], 'host', fail) ?? '127.0.0.1';
   const port = overrides.port ?? optionalInteger(obj['port'], 'port', 0, 65535, fail) ?? 0;

@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { availableParallelism, hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
 import { FailedPreconditionError, InvalidArgumentError, UnavailableError } from '../../src/core/index.js';
 import { grantBuildDirectory } from './grant-build-directory.js';
 import { OutputSinkStream } from './output-sink-stream.js';
+import { processExists } from './process-exists.js';
+import { defaultResourceLimitPolicy, limitsForAction, type ResourceLimitPolicy, type ResourceLimits } from './resource-limits.js';
 import type { PlatformProperty, RunRequest, RunResult, Runner } from './runner.js';
 import { resolveWorkingDirectory } from './working-directory.js';
 
@@ -12,6 +16,10 @@ export const KILN_BASE_IMAGE = 'kiln/base:latest';
 
 /** Labels every container the runner creates, so leftovers can be found (there should be none). */
 export const CONTAINER_LABEL = 'kiln.runner';
+/** The owning executor's identity (see DockerRunnerOptions.owner), and the host and pid of its process. */
+export const OWNER_LABEL = 'kiln.executor';
+export const OWNER_HOST_LABEL = 'kiln.executor.host';
+export const OWNER_PID_LABEL = 'kiln.executor.pid';
 
 export interface DockerRunnerOptions {
   /** Engine address `unix:///path` or `tcp://127.0.0.1:PORT`; default $DOCKER_HOST, then /var/run/docker.sock. */
@@ -20,10 +28,20 @@ export interface DockerRunnerOptions {
   readonly defaultImage?: string;
   /** The container user `uid:gid`; default the executor's own ids, or 1000:1000 (`kiln`) when it runs as root. */
   readonly user?: string;
-  readonly memoryBytes?: number;
-  readonly pidsLimit?: number;
-  /** CPUs the container may use (fractions allowed). */
-  readonly cpus?: number;
+  /** Memory, pids and CPU limits of every container; default defaultResourceLimitPolicy. */
+  readonly limits?: ResourceLimitPolicy;
+  /**
+   * Who owns the containers: one executor, the same across its restarts and different from any other
+   * executor on the engine (the executor uses its host name and work directory). Its containers, and
+   * those of dead executor processes on this host, are removed by removeLeftovers() and close().
+   * Default: unique to this runner object.
+   */
+  readonly owner?: string;
+  /**
+   * This host's name in the labels, against which removeLeftovers() judges whether a pid is of this
+   * host (default the machine's host name; tests give their own to keep their sweeps apart).
+   */
+  readonly hostName?: string;
   /**
    * Docker adds HOSTNAME, and HOME and PATH when unset, to every container. To give the command
    * exactly its environment the runner starts it through `env -i` from the image; set null for
@@ -34,20 +52,53 @@ export interface DockerRunnerOptions {
 
 /**
  * Runs each Command in a fresh container: the build directory bind-mounted at its host path,
- * no network (NetworkMode none), a non-root user, memory, pids and CPU limits, every capability
- * dropped. A timeout or abort kills the container; the container is removed in every case.
+ * no network (NetworkMode none), a non-root user, memory (no swap), pids and CPU limits (the
+ * policy's defaults, or what the action's limit properties ask within its ceilings), every
+ * capability dropped. A timeout or abort kills the container; the container is removed in every
+ * case, and containers labelled with its owner are removed by removeLeftovers() and close().
  */
 export class DockerRunner implements Runner {
   readonly name = 'docker';
+  readonly enforcesLimits = 'docker';
   private readonly docker: Docker;
   private readonly engine: string;
   private readonly uid: number;
   private readonly gid: number;
+  private readonly limits: ResourceLimitPolicy;
+  private readonly labels: Record<string, string>;
+  /** Root in a container still owns root's files (no user namespace): only another uid is a stranger. */
+  readonly actionUser: 'separate' | 'sandboxed';
 
   constructor(private readonly options: DockerRunnerOptions = {}) {
     this.engine = options.dockerHost ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
     this.docker = new Docker(dockerConnection(this.engine));
     [this.uid, this.gid] = parseUser(options.user);
+    this.actionUser = this.uid !== 0 && this.uid !== process.getuid?.() ? 'separate' : 'sandboxed';
+    this.limits = options.limits ?? defaultResourceLimitPolicy(availableParallelism());
+    this.labels = {
+      [CONTAINER_LABEL]: 'docker',
+      [OWNER_LABEL]: options.owner ?? `${options.hostName ?? hostname()}:${process.pid}:${randomUUID()}`,
+      [OWNER_HOST_LABEL]: options.hostName ?? hostname(),
+      [OWNER_PID_LABEL]: String(process.pid),
+    };
+  }
+
+  /**
+   * Removes what an earlier run of this executor left (it was killed before it could): containers
+   * labelled with this owner, and containers of executor processes of this host that no longer
+   * exist. Returns how many were removed.
+   */
+  async removeLeftovers(): Promise<number> {
+    const containers = await this.docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, `${OWNER_HOST_LABEL}=${this.labels[OWNER_HOST_LABEL]}`] } });
+    const stale = containers.filter((c) => c.Labels[OWNER_LABEL] === this.labels[OWNER_LABEL] || !processExists(Number(c.Labels[OWNER_PID_LABEL])));
+    await Promise.all(stale.map((c) => removeContainer(this.docker.getContainer(c.Id))));
+    return stale.length;
+  }
+
+  /** Kills and removes every container of this owner (runs still pending end as killed). */
+  async close(): Promise<void> {
+    const containers = await this.docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${this.labels[OWNER_LABEL]}`] } });
+    await Promise.all(containers.map((c) => removeContainer(this.docker.getContainer(c.Id))));
   }
 
   /** Fails with a message that says how to start an engine when none answers. */
@@ -65,9 +116,10 @@ export class DockerRunner implements Runner {
     const image = containerImageOf(request.platform) ?? this.options.defaultImage ?? KILN_BASE_IMAGE;
     const cwd = resolveWorkingDirectory(request.buildDirectory, request.workingDirectory);
     const argv = this.commandLine(request);
+    const limits = limitsForAction(this.limits, request.platform);
     await grantBuildDirectory(request.buildDirectory, this.uid, this.gid);
 
-    const container = await this.create(image, argv, cwd, request);
+    const container = await this.create(image, argv, cwd, request, limits);
     const stdout = new OutputSinkStream(request.stdout);
     const stderr = new OutputSinkStream(request.stderr);
     let timedOut = false;
@@ -99,7 +151,8 @@ export class DockerRunner implements Runner {
       const { StatusCode } = (await container.wait()) as { StatusCode: number };
       const completedAtMs = Date.now();
       await streamEnded;
-      const outOfMemory = StatusCode === 137 && (await container.inspect()).State.OOMKilled;
+      // The container may be gone already: removed by close() or removeLeftovers() (the executor stops).
+      const outOfMemory = StatusCode === 137 && (await container.inspect().then((c) => c.State.OOMKilled, () => false));
       await Promise.all([stdout.finish(), stderr.finish()]);
       return {
         exitCode: StatusCode,
@@ -134,7 +187,7 @@ export class DockerRunner implements Runner {
     return [...wrapper, ...environmentList(request.environment), ...request.arguments];
   }
 
-  private async create(image: string, argv: string[], cwd: string, request: RunRequest): Promise<Docker.Container> {
+  private async create(image: string, argv: string[], cwd: string, request: RunRequest, limits: ResourceLimits): Promise<Docker.Container> {
     const [entrypoint, ...cmd] = argv;
     if (entrypoint === undefined) throw new InvalidArgumentError('Command.arguments is empty');
     try {
@@ -146,7 +199,7 @@ export class DockerRunner implements Runner {
         WorkingDir: cwd,
         User: `${this.uid}:${this.gid}`,
         Hostname: 'localhost',
-        Labels: { [CONTAINER_LABEL]: 'docker' },
+        Labels: this.labels,
         AttachStdout: true,
         AttachStderr: true,
         Tty: false,
@@ -154,11 +207,13 @@ export class DockerRunner implements Runner {
         HostConfig: {
           NetworkMode: 'none',
           Mounts: [{ Type: 'bind', Source: request.buildDirectory, Target: request.buildDirectory, ReadOnly: false }],
-          Memory: this.options.memoryBytes,
+          // 0: no limit (Docker's meaning too).
+          Memory: limits.memoryBytes,
           // Equal to Memory: no swap on top of the limit.
-          MemorySwap: this.options.memoryBytes,
-          PidsLimit: this.options.pidsLimit,
-          NanoCpus: this.options.cpus ? Math.round(this.options.cpus * 1e9) : undefined,
+          MemorySwap: limits.memoryBytes === 0 ? 0 : limits.memoryBytes,
+          PidsLimit: limits.pids === 0 ? -1 : limits.pids,
+          // Docker refuses more CPUs than the machine has.
+          NanoCpus: Math.round(Math.min(limits.cpus || Infinity, availableParallelism()) * 1e9),
           CapDrop: ['ALL'],
           SecurityOpt: ['no-new-privileges'],
           AutoRemove: false,

@@ -48,6 +48,16 @@ export interface RunResult {
 export interface Runner {
   /** `docker`, `linux-sandbox` or `local`. */
   readonly name: string;
+  /** How the runner enforces each action's memory, pids and CPU limits (`docker`, `cgroup v2`...), or false when it does not. */
+  readonly enforcesLimits?: string | false;
+  /**
+   * Who the action's processes are to the executor's files: `separate`, another user without
+   * capabilities (read-only cached files owned by the executor can be hard-linked in); `sandboxed`,
+   * the executor's user (or root) seeing only the build directory (inputs must be copies: it could
+   * chmod a shared inode); `unconfined`, a plain process (copies, checked against their digest, since
+   * it could have rewritten the cache). Absent: `unconfined`.
+   */
+  readonly actionUser?: 'separate' | 'sandboxed' | 'unconfined';
   run(request: RunRequest): Promise<RunResult>;
   /** Releases what the runner holds beyond its runs (the local runner's helper process). */
   close?(): Promise<void>;

@@ -10,6 +10,7 @@ import {
   type Digest,
   type PreconditionViolation,
 } from '../../src/core/index.js';
+import { checkSymlinkTarget, SymlinkResolver } from './input-symlinks.js';
 import type { PlatformProperty } from './platform-rules.js';
 
 /** An Action that passed validation, with what the scheduler needs to queue it. */
@@ -92,15 +93,48 @@ function effectiveTimeout(action: reapi.Action, limits: ActionLimits): number {
   return ms;
 }
 
-/** A relative path that stays inside the input root once `.` and `..` are resolved (empty = root). */
+/** Entry names and paths quoted in messages are cut to this many characters. */
+const QUOTED_CHARS = 120;
+
+/** `text` as a JSON string, cut in the middle when long: a message stays short whatever the client sent. */
+function quote(text: string): string {
+  if (text.length <= QUOTED_CHARS) return JSON.stringify(text);
+  const half = QUOTED_CHARS / 2;
+  return `${JSON.stringify(text.slice(0, half))}…${JSON.stringify(text.slice(-half))} (${text.length} characters)`;
+}
+
+/**
+ * Directories an input tree may nest: every input path must fit Linux's PATH_MAX (4,096 bytes) under
+ * an executor's build directory, which 2 bytes a level ("a/") exhaust at ~2,000; Bazel's deepest
+ * trees are a few dozen levels.
+ */
+export const MAX_INPUT_TREE_DEPTH = 512;
+/** Bytes of an input path below the input root; the rest of PATH_MAX is the build directory's own path. */
+export const MAX_INPUT_PATH_BYTES = 3072;
+
+/**
+ * A path in REAPI's form (working directory, output paths): relative, `/`-separated, no empty,
+ * `.` or `..` component (so no leading or trailing slash, no `a//b`); empty only where allowed.
+ */
 function checkRelativePath(path: string, field: string, allowEmpty: boolean): void {
   if (path === '' && allowEmpty) return;
-  if (path === '' || path.startsWith('/')) throw new InvalidArgumentError(`${field}: ${JSON.stringify(path)} must be a non-empty relative path`);
-  let depth = 0;
+  const bad = (why: string) => new InvalidArgumentError(`${field}: ${quote(path)} ${why}`);
+  if (path === '') throw bad('must be a non-empty relative path');
+  if (path.startsWith('/')) throw bad('must be relative (REAPI: no leading slash)');
+  if (path.endsWith('/')) throw bad('must not end with a slash');
+  if (path.includes('\0')) throw bad('contains a NUL character');
   for (const part of path.split('/')) {
-    if (part === '..') depth--;
-    else if (part !== '' && part !== '.') depth++;
-    if (depth < 0) throw new InvalidArgumentError(`${field}: ${JSON.stringify(path)} escapes the input root`);
+    if (part === '') throw bad('has an empty component (a double slash)');
+    if (part === '.' || part === '..') throw bad(`has a '${part}' component; REAPI paths are normalised and stay below the working directory`);
+  }
+}
+
+/** REAPI: sorted by UTF-8 bytes, without duplicates. */
+function checkSortedUnique(values: readonly string[], field: string): void {
+  for (let i = 1; i < values.length; i++) {
+    const order = Buffer.compare(Buffer.from(values[i - 1]!), Buffer.from(values[i]!));
+    if (order === 0) throw new InvalidArgumentError(`${field}: ${quote(values[i]!)} is listed twice`);
+    if (order > 0) throw new InvalidArgumentError(`${field}: not sorted (${quote(values[i - 1]!)} comes before ${quote(values[i]!)}); REAPI requires byte order`);
   }
 }
 
@@ -112,23 +146,39 @@ function checkCommand(command: reapi.Command): void {
     ['Command.output_directories', command.outputDirectories],
     ['Command.output_paths', command.outputPaths],
   ];
-  for (const [field, paths] of fields) for (const p of paths) checkRelativePath(p, field, field !== 'Command.output_files');
-  for (const v of command.environmentVariables) {
-    if (v.name === '' || v.name.includes('=')) throw new InvalidArgumentError(`Command.environment_variables: bad name ${JSON.stringify(v.name)}`);
+  for (const [field, paths] of fields) {
+    // '' (the working directory itself) is allowed for directories by REAPI; never for a file.
+    for (const p of paths) checkRelativePath(p, field, field !== 'Command.output_files');
+    checkSortedUnique(paths, field);
   }
+  const directories = new Set(command.outputDirectories);
+  const files = new Set(command.outputFiles);
+  for (const file of command.outputFiles) {
+    if (directories.has(file)) throw new InvalidArgumentError(`Command.output_files: ${quote(file)} is also an output directory`);
+    // A file cannot be the parent of another output file.
+    for (let slash = file.indexOf('/'); slash >= 0; slash = file.indexOf('/', slash + 1)) {
+      if (files.has(file.slice(0, slash))) throw new InvalidArgumentError(`Command.output_files: ${quote(file.slice(0, slash))} is a parent of output file ${quote(file)}`);
+    }
+  }
+  const names: string[] = [];
+  for (const v of command.environmentVariables) {
+    if (v.name === '' || v.name.includes('=') || v.name.includes('\0')) throw new InvalidArgumentError(`Command.environment_variables: bad name ${quote(v.name)}`);
+    names.push(v.name);
+  }
+  checkSortedUnique(names, 'Command.environment_variables');
 }
 
 function checkName(name: string, where: string): void {
   if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
-    throw new InvalidArgumentError(`${where}: bad entry name ${JSON.stringify(name)}`);
+    throw new InvalidArgumentError(`${where}: bad entry name ${quote(name)}`);
   }
 }
 
 function checkSorted(names: string[], where: string, kind: string): void {
   for (let i = 1; i < names.length; i++) {
-    if (names[i - 1]! === names[i]!) throw new InvalidArgumentError(`${where}: duplicate ${kind} ${JSON.stringify(names[i])}`);
+    if (names[i - 1]! === names[i]!) throw new InvalidArgumentError(`${where}: duplicate ${kind} ${quote(names[i]!)}`);
     if (Buffer.compare(Buffer.from(names[i - 1]!), Buffer.from(names[i]!)) > 0) {
-      throw new InvalidArgumentError(`${where}: ${kind} are not sorted (${JSON.stringify(names[i - 1])} before ${JSON.stringify(names[i])})`);
+      throw new InvalidArgumentError(`${where}: ${kind} are not sorted (${quote(names[i - 1]!)} before ${quote(names[i]!)})`);
     }
   }
 }
@@ -138,18 +188,23 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
   const violations: PreconditionViolation[] = [];
   const files = new Map<string, Digest>();
   const seen = new Set<string>();
+  const directories = new Map<string, reapi.Directory>();
+  /** Targets with a '..' after a name: resolved through the tree once it is all read. */
+  const toResolve: { dir: reapi.Directory; target: string; refuse: (why: string) => Error }[] = [];
   let level: { digest: Digest; path: string }[] = [{ digest: root, path: '' }];
-  while (level.length > 0) {
+  for (let depth = 0; level.length > 0; depth++) {
+    if (depth > MAX_INPUT_TREE_DEPTH) {
+      throw new InvalidArgumentError(`the input tree nests directories deeper than ${MAX_INPUT_TREE_DEPTH} levels (at ${quote(level[0]!.path)})`);
+    }
     const next: { digest: Digest; path: string }[] = [];
     const fetched = await Promise.all(level.map(async (d) => ({ ...d, bytes: isEmptyDigest(d.digest) ? Buffer.alloc(0) : await getOrNull(cas, d.digest) })));
     for (const { digest, path, bytes } of fetched) {
       if (!bytes) {
-        violations.push(missing(digest, `directory ${JSON.stringify(path || '.')}`));
+        violations.push(missing(digest, `directory ${quote(path || '.')}`));
         continue;
       }
-      const where = `input directory ${JSON.stringify(path || '.')} (${digestKey(digest)})`;
+      const where = `input directory ${quote(path || '.')} (${digestKey(digest)})`;
       const dir = decode(reapi.Directory, bytes, where);
-      const depth = path === '' ? 0 : path.split('/').length;
       const all = new Set<string>();
       const kinds: [string, string[]][] = [
         ['files', dir.files.map((f) => f.name)],
@@ -160,42 +215,43 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
         checkSorted(names, where, kind);
         for (const n of names) {
           checkName(n, where);
-          if (all.has(n)) throw new InvalidArgumentError(`${where}: duplicate entry ${JSON.stringify(n)}`);
+          if (all.has(n)) throw new InvalidArgumentError(`${where}: duplicate entry ${quote(n)}`);
           all.add(n);
+          const bytesBelowRoot = Buffer.byteLength(path) + 1 + Buffer.byteLength(n);
+          if (bytesBelowRoot > MAX_INPUT_PATH_BYTES) {
+            throw new InvalidArgumentError(`${where}: the path of ${quote(n)} is ${bytesBelowRoot} bytes long, above this server's limit of ${MAX_INPUT_PATH_BYTES}`);
+          }
         }
       }
       for (const f of dir.files) {
-        const d = parseDigest(f.digest, `${where}: file ${JSON.stringify(f.name)}`);
+        const d = parseDigest(f.digest, `${where}: file ${quote(f.name)}`);
         if (!isEmptyDigest(d)) files.set(digestKey(d), d);
       }
-      for (const s of dir.symlinks) checkSymlink(s, depth, where);
+      directories.set(digestKey(digest), dir);
+      for (const s of dir.symlinks) {
+        const refuse = (why: string) => new InvalidArgumentError(`${where}: symlink ${quote(s.name)} -> ${quote(s.target)} ${why}`);
+        if (checkSymlinkTarget(s.target, depth, refuse) === 'resolve') toResolve.push({ dir, target: s.target, refuse });
+      }
       for (const sub of dir.directories) {
-        const d = parseDigest(sub.digest, `${where}: directory ${JSON.stringify(sub.name)}`);
-        // The same directory at another depth resolves its symlinks differently: check it there too.
-        const key = `${digestKey(d)}@${depth + 1}`;
+        const d = parseDigest(sub.digest, `${where}: directory ${quote(sub.name)}`);
+        const subPath = path === '' ? sub.name : `${path}/${sub.name}`;
+        // Symlinks are checked against their depth and names against the path's length: the same
+        // directory is walked again where either differs.
+        const key = `${digestKey(d)}@${depth + 1}@${Buffer.byteLength(subPath)}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        next.push({ digest: d, path: path === '' ? sub.name : `${path}/${sub.name}` });
+        next.push({ digest: d, path: subPath });
       }
     }
     level = next;
+  }
+  if (violations.length === 0) {
+    const resolver = new SymlinkResolver(directories);
+    for (const { dir, target, refuse } of toResolve) resolver.check(dir, target, refuse);
   }
   const fileDigests = [...files.values()];
   for (let i = 0; i < fileDigests.length; i += 10_000) {
     for (const d of await cas.findMissing(fileDigests.slice(i, i + 10_000))) violations.push(missing(d, 'an input file'));
   }
   return violations;
-}
-
-/** A symlink's target, resolved from its directory at `depth`, must stay inside the input root. */
-function checkSymlink(s: reapi.SymlinkNode, depth: number, where: string): void {
-  if (s.target === '' || s.target.startsWith('/')) {
-    throw new InvalidArgumentError(`${where}: symlink ${JSON.stringify(s.name)} -> ${JSON.stringify(s.target)} escapes the input root`);
-  }
-  let d = depth;
-  for (const part of s.target.split('/')) {
-    if (part === '..') d--;
-    else if (part !== '' && part !== '.') d++;
-    if (d < 0) throw new InvalidArgumentError(`${where}: symlink ${JSON.stringify(s.name)} -> ${JSON.stringify(s.target)} escapes the input root`);
-  }
 }

@@ -1,12 +1,3 @@
-export {
-  type Action,
-  type Artifact,
-  type SourceArtifact,
-  type DerivedArtifact,
-  type ExecutionRequirement,
-  EXECUTION_REQUIREMENTS,
-  executionRequirementsFromTags,
-} from './action.js';
 // Build options, configurations, config_setting matching, select() and platforms (README.md).
 export {
   type OptionValue,
@@ -24,6 +15,8 @@ export {
   type BuildSettingDefinition,
   convertBuildSettingText,
   userFlagValue,
+  userFlagProblem,
+  type BuildSettingSource,
 } from './options/user-defined-flag.js';
 export {
   type ConstraintValue,

@@ -1,7 +1,9 @@
+import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { Analyzer, currentHost, type Action, type BuildOptions, type ConfiguredTarget } from '../analysis/index.js';
-import { ExitCode, formatPosition, isKilnError } from '../core/index.js';
-import { QueryEngine, TargetPatternError } from '../query/index.js';
+import type { Action } from '../actions/index.js';
+import { Analyzer, bindUserFlagValues, currentHost, userFlagProblem, type BuildOptions, type ConfiguredTarget, type FileEntry } from '../analysis/index.js';
+import { ExitCode, formatPosition, isKilnError, KilnError, UsageError } from '../core/index.js';
+import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
 import { configurationsFor, printError, type WorkspaceContext } from './workspace-context.js';
 import type { CliIO } from './io.js';
@@ -52,7 +54,39 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io
   return outcome;
 }
 
-function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: CliIO, warn: (text: string) => void): AnalysisOutcome {
+/**
+ * User-defined flags need their build settings loaded: a bare non-boolean flag takes the next word
+ * as its value (`--//pkg:flag value`), and every flag must name a build setting and carry a value
+ * of its type. Returns the options and patterns to use, or the problem in Bazel's words.
+ */
+function bindUserFlags(ctx: WorkspaceContext, request: AnalysisRequest): { options: BuildOptions; patterns: readonly string[] } | KilnError {
+  if (request.options.userFlags.size === 0) return { options: request.options, patterns: request.patterns };
+  const typeOf = (label: string) => {
+    try {
+      return ctx.graph.buildSetting(label)?.type;
+    } catch {
+      return undefined;
+    }
+  };
+  const bound = bindUserFlagValues({ options: request.options, residue: [...request.patterns], warnings: [] }, typeOf);
+  const problem = userFlagProblem(bound.options.userFlags, { buildSetting: (label) => ctx.graph.buildSettingForFlag(label) });
+  return problem ?? { options: bound.options, patterns: bound.residue };
+}
+
+function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: CliIO, warn: (text: string) => void): AnalysisOutcome {
+  let request = original;
+  try {
+    const bound = bindUserFlags(ctx, original);
+    if (bound instanceof KilnError) {
+      printError(io, bound.message);
+      return { failed: bound instanceof UsageError ? ExitCode.COMMAND_LINE_ERROR : ExitCode.BUILD_FAILURE };
+    }
+    request = { ...original, ...bound };
+  } catch (e) {
+    if (!isKilnError(e)) throw e;
+    printError(io, `Error loading option: ${e.message}`, e.pos);
+    return { failed: ExitCode.BUILD_FAILURE };
+  }
   const { keepGoing } = request;
   // Loading: target patterns to labels.
   let requested: RequestedTarget[];
@@ -87,7 +121,18 @@ function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: Cli
     analyzer = new Analyzer(ctx.graph, {
       configurations,
       buildSettings: (label) => ctx.graph.buildSetting(label),
+      packageLoader: ctx.loader,
       warn: (message, pos) => warn(`WARNING: ${formatPosition(pos)}: ${message}\n`),
+      workspaceName: ctx.workspace.name || '__main__',
+      workspaceStatus: {
+        stable: new Map([
+          ['BUILD_EMBED_LABEL', ''],
+          ['BUILD_HOST', hostname()],
+          ['BUILD_USER', io.env.USER ?? userInfo().username],
+        ]),
+        volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))]]),
+      },
+      debug: (message, where) => io.stderr.write(`DEBUG: ${where}: ${message}\n`),
     });
   } catch (e) {
     if (!isKilnError(e)) throw e;
@@ -115,8 +160,12 @@ function loadAndAnalyze(ctx: WorkspaceContext, request: AnalysisRequest, io: Cli
   printAnalyzed(io, configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount);
   return {
     graph: {
-      targets: configured.map((t) => ({ label: t.label, files: t.files.map((f) => f.artifact.execPath) })),
-      actions: actionsFor(configured, analyzer.actions(), request.command === 'run'),
+      targets: configured.map((t) => ({
+        label: t.label,
+        files: filesToBuild(t, request.options.getList('output_groups')).map((f) => f.artifact.execPath),
+        ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
+      })),
+      actions: actionsFor(configured, analyzer.actions(), request.command === 'run', request.options.getList('output_groups')),
       outputDirectories,
     },
     hadErrors: loadingFailed || analysisFailed,
@@ -142,41 +191,47 @@ interface RequestedTarget {
  * only and skip targets tagged `manual`, as `bazel build` does.
  */
 function expandTargetPatterns(ctx: WorkspaceContext, patterns: readonly string[], keepGoing: boolean, io: CliIO): { targets: RequestedTarget[]; hadErrors: boolean } {
-  const engine = new QueryEngine(ctx.loader, { keepGoing, offset: ctx.offset, onError: (message, pos) => printError(io, message, pos) });
-  const chosen = new Map<string, RequestedTarget>();
-  for (const raw of patterns) {
-    const negative = raw.startsWith('-');
-    const pattern = negative ? raw.slice(1) : raw;
-    if (pattern.includes('"')) throw new TargetPatternError(`invalid target format '${raw}': quotes are not allowed`);
-    const single = !/(^|\/)\.\.\.(:|$)|:(all|\*|all-targets)$/.test(pattern);
-    for (const t of engine.evaluate(`"${pattern}"`)) {
-      const label = t.label.toString();
-      if (negative) {
-        chosen.delete(label);
-        continue;
-      }
-      if (!single && t.target.kind === 'rule' && isManual(t.target.attrs.get('tags'))) continue;
-      if (!chosen.has(label) || single) chosen.set(label, { label, fromWildcard: !single });
-    }
-  }
-  return { targets: [...chosen.values()], hadErrors: engine.hadErrors };
-}
-
-function isManual(tags: unknown): boolean {
-  return Array.isArray(tags) && tags.includes('manual');
+  const targets = new TargetLoader(ctx.loader, { keepGoing, onError: (message, pos) => printError(io, message, pos) });
+  const resolved = resolveTargetPatterns(patterns, { targets, offset: ctx.offset, excludeManual: true });
+  return { targets: resolved.map((r) => ({ label: r.target.label.toString(), fromWildcard: r.fromWildcard })), hadErrors: targets.hadErrors };
 }
 
 /**
  * The actions the requested targets' files need (plus their runfiles for `run`): the producers of
  * those files and, transitively, of every derived input of those producers.
  */
-function actionsFor(targets: readonly ConfiguredTarget[], registered: readonly Action[], withRunfiles: boolean): Action[] {
+/**
+ * The files `--output_groups` asks for: the default output group (DefaultInfo files) unless named
+ * groups replace it; `+group` adds a group to the default one, `-group` takes one away.
+ */
+function filesToBuild(t: ConfiguredTarget, outputGroups: readonly string[]): FileEntry[] {
+  const relative = outputGroups.length > 0 && outputGroups.every((g) => g.startsWith('+') || g.startsWith('-'));
+  const groups = new Set(relative || outputGroups.length === 0 ? ['default'] : []);
+  for (const g of outputGroups) {
+    if (g.startsWith('-')) groups.delete(g.slice(1));
+    else groups.add(g.startsWith('+') ? g.slice(1) : g);
+  }
+  const seen = new Set<string>();
+  const out: FileEntry[] = [];
+  for (const g of groups) {
+    for (const f of g === 'default' ? t.files : (t.outputGroups.get(g) ?? [])) {
+      if (seen.has(f.artifact.execPath)) continue;
+      seen.add(f.artifact.execPath);
+      out.push(f);
+    }
+  }
+  return out;
+}
+
+function actionsFor(targets: readonly ConfiguredTarget[], registered: readonly Action[], withRunfiles: boolean, outputGroups: readonly string[]): Action[] {
   const producer = new Map<string, Action>();
   for (const a of registered) for (const o of a.outputs) producer.set(o.execPath, a);
   const needed = new Set<Action>();
   const pending: string[] = [];
   for (const t of targets) {
-    for (const f of t.files) pending.push(f.artifact.execPath);
+    for (const f of filesToBuild(t, outputGroups)) pending.push(f.artifact.execPath);
+    // As Bazel, a top-level executable is built even when its DefaultInfo files leave it out.
+    if (t.executable) pending.push(t.executable.artifact.execPath);
     if (withRunfiles) for (const f of t.runfiles) pending.push(f.artifact.execPath);
   }
   while (pending.length > 0) {

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import type { Action, OutputDirectories } from '../analysis/index.js';
+import type { Action } from '../actions/index.js';
+import type { OutputDirectories } from '../analysis/index.js';
 import { codeStamp } from '../core/index.js';
 
 /** A requested target as execution and the closing lines need it: its label and default outputs. */
@@ -10,6 +11,8 @@ export interface BuiltTarget {
   readonly label: string;
   /** Exec paths of its default outputs (DefaultInfo files), in order. */
   readonly files: readonly string[];
+  /** Exec path of the program `kiln run` starts, when the rule says which (Starlark rules' DefaultInfo). */
+  readonly executable?: string;
 }
 
 /** What loading and analysis hand to execution: plain data, so a later command can reuse it whole. */

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { Action } from '../actions/index.js';
 import { parseBuildOptions, type BuildOptions, type OutputDirectories } from '../analysis/index.js';
 import { ExitCode, isKilnError, UsageError } from '../core/index.js';
 import {
@@ -119,7 +120,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   if (release === undefined) return buildFailed(ExitCode.INTERRUPTED);
   let summary: ExecutionSummary;
   try {
-    await prepareExecRoot(layout.workspaceRoot, layout.execRoot);
+    await prepareExecRoot(layout.workspaceRoot, layout.execRoot, externalRepositoriesOf(graph.actions, ctx));
     const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
     const reporter = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
     try {
@@ -268,11 +269,24 @@ class TargetLinesReporter implements ExecutionReporter {
   }
 }
 
-/** `kiln-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
+/** `bazel-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
 export function displayPath(execPath: string, dirs: OutputDirectories): string {
   const bin = `${dirs.bin}/`;
   if (execPath.startsWith(bin)) return `kiln-bin/${execPath.slice(bin.length)}`;
   const genfiles = `${dirs.genfiles}/`;
   if (execPath.startsWith(genfiles)) return `kiln-genfiles/${execPath.slice(genfiles.length)}`;
   return execPath;
+}
+
+/** The other repositories whose sources the actions read (`external/<name>/...`), with their directories. */
+function externalRepositoriesOf(actions: readonly Action[], ctx: WorkspaceContext): Map<string, string> {
+  const repos = new Map<string, string>();
+  for (const action of actions) {
+    for (const input of action.inputs) {
+      if (input.kind !== 'source' || !input.execPath.startsWith('external/')) continue;
+      const name = input.execPath.split('/')[1]!;
+      if (!repos.has(name)) repos.set(name, ctx.loader.repository(name).root);
+    }
+  }
+  return repos;
 }

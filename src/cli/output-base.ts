@@ -7,7 +7,7 @@ import { CONVENIENCE_SYMLINKS } from '../loading/index.js';
 export interface OutputLayout {
   readonly workspaceRoot: string;
   readonly outputBase: string;
-  /** Actions run here: the symlink forest of the workspace plus the real `kiln-out/`. */
+  /** Actions run here: the symlink forest of the workspace plus the real `bazel-out/`. */
   readonly execRoot: string;
 }
 

@@ -1,4 +1,4 @@
-import type { Action } from '../analysis/index.js';
+import type { Action } from '../actions/index.js';
 
 /** Bazel's PATH for actions when the client has none. */
 export const DEFAULT_ACTION_PATH = '/bin:/usr/bin:/usr/local/bin';

@@ -1,5 +1,5 @@
 import { KilnError } from '../core/index.js';
-import type { Action } from '../analysis/index.js';
+import type { Action } from '../actions/index.js';
 
 /** Actions with the edges "B reads a file A writes" resolved, checked for conflicts and cycles. */
 export interface ActionGraph {

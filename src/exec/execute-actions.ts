@@ -1,20 +1,18 @@
 import { unlinkSync } from 'node:fs';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isKilnError, type Digest, type ProcessResult, type SandboxSupport } from '../core/index.js';
-import type { Action } from '../analysis/index.js';
+import { computeActionKey, localActionKey, type Action, type InputFile } from '../actions/index.js';
 import { actionEnvironment } from './action-environment.js';
 import { ActionSpawners, type SandboxAvailability } from './action-spawners.js';
 import { buildActionGraph } from './action-graph.js';
-import { computeActionKey } from './action-key.js';
 import { scriptedCommand } from './command-script.js';
 import { DiskCache, type CachedOutput } from './disk-cache.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
 import { FileDigestCache } from './file-digest-cache.js';
-import type { InputFile } from './input-tree.js';
+import { inProcessContent } from './in-process-work.js';
 import { LocalActionCache } from './local-action-cache.js';
-import { localActionKey } from './local-action-key.js';
 import { LocalStrategy } from './local-strategy.js';
 import { ProcessSlots } from './process-slots.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
@@ -198,6 +196,7 @@ class ActionRunner {
       this.reporter.actionFinished(action, undefined);
       return true;
     }
+    if (action.inProcess) return this.runInProcess(action, localKey, cacheable);
     const diskCache = useDiskCache && this.openDiskCache ? await this.openDiskCache() : undefined;
     // The REAPI key addresses the shared caches; a build without one never needs it.
     const shared = diskCache ? { cache: diskCache, digest: computeActionKey(action, { env, inputs }).digest } : undefined;
@@ -308,6 +307,29 @@ class ActionRunner {
     } finally {
       this.scratch.release(scratchDir);
     }
+  }
+
+  /** Writes an in-process action's one output here (no process, no slot), then records it like any output. */
+  private async runInProcess(action: Action, localKey: string, cacheable: boolean): Promise<boolean> {
+    await this.deleteOutputs(action);
+    const output = action.outputs[0]!;
+    const path = join(this.options.execRoot, output.execPath);
+    try {
+      const content = await inProcessContent(action.inProcess!, this.options.execRoot);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, content);
+    } catch (e) {
+      await this.deleteOutputs(action);
+      return this.fail({ action, message: `${action.progressMessage} failed: ${(e as Error).message}` });
+    }
+    const file = await this.digestOutput(path, action.executableOutputs);
+    if (!file) return this.fail({ action, message: `${action.progressMessage} failed: declared output '${output.execPath}' was not created` });
+    const outputs: CachedOutput[] = [{ path: output.execPath, digest: file.digest, isExecutable: file.isExecutable }];
+    await this.recordOutputs(outputs);
+    if (cacheable) this.actionCache.put(localKey, outputs);
+    this.count('internal');
+    this.reporter.actionFinished(action, 'internal');
+    return true;
   }
 
   /** The digests of an action's inputs (hashed concurrently), or the message of the first problem. */

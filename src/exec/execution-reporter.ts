@@ -1,5 +1,5 @@
 import { formatPosition } from '../core/index.js';
-import type { Action } from '../analysis/index.js';
+import type { Action } from '../actions/index.js';
 
 /** How a finished action was satisfied, named as Bazel's process summary names it. */
 export type ProcessKind = 'disk cache hit' | 'remote cache hit' | 'internal' | 'remote' | 'linux-sandbox' | 'local';

@@ -25,8 +25,6 @@ export {
   parseMnemonicStrategy,
   mayUseSandbox,
 } from './strategy-selection.js';
-export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
-export { buildInputTree, type InputFile, type InputTree } from './input-tree.js';
 export { actionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js';
 export { FileDigestCache } from './file-digest-cache.js';
 export { LocalActionCache } from './local-action-cache.js';

@@ -1,5 +1,5 @@
 import type { ProcessResult } from '../core/index.js';
-import type { Action } from '../analysis/index.js';
+import type { Action } from '../actions/index.js';
 
 /** Everything a strategy needs to run one action's process. */
 export interface Spawn {

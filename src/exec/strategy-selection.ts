@@ -1,5 +1,5 @@
 import { UsageError } from '../core/index.js';
-import type { Action } from '../analysis/index.js';
+import type { Action } from '../actions/index.js';
 
 export type StrategyName = 'local' | 'sandboxed';
 

@@ -1,4 +1,4 @@
-import type { Action } from '../analysis/index.js';
+import type { Action } from '../actions/index.js';
 import {
   formatCompletion,
   formatFailure,

@@ -1,6 +1,8 @@
+import { BAZEL_SKYLIB_FILES } from './builtin-skylib.js';
+
 /**
  * Repositories Kiln provides itself so real workspaces load unchanged: `@platforms` (the standard
- * os and cpu constraints) and `@bazel_skylib` (rules/common_settings.bzl's build settings).
+ * os and cpu constraints) and `@bazel_skylib` (builtin-skylib.ts).
  */
 
 const OS = ['android', 'chromiumos', 'emscripten', 'freebsd', 'fuchsia', 'haiku', 'ios', 'linux', 'macos', 'netbsd', 'nixos', 'none', 'openbsd', 'qnx', 'tvos', 'uefi', 'visionos', 'vxworks', 'wasi', 'watchos', 'windows'];
@@ -13,8 +15,6 @@ function constraintPackage(setting: string, values: readonly string[], aliases: 
   return s;
 }
 
-const SETTINGS = ['string_flag', 'bool_flag', 'int_flag', 'string_list_flag', 'string_setting', 'bool_setting', 'int_setting', 'string_list_setting'];
-
 export const BUILTIN_REPOSITORIES: ReadonlyMap<string, Readonly<Record<string, string>>> = new Map<string, Record<string, string>>([
   [
     'platforms',
@@ -26,16 +26,5 @@ export const BUILTIN_REPOSITORIES: ReadonlyMap<string, Readonly<Record<string, s
       'cpu/BUILD': constraintPackage('cpu', CPU),
     },
   ],
-  [
-    'bazel_skylib',
-    {
-      'MODULE.bazel': 'module(name = "bazel_skylib")\n',
-      'BUILD': '',
-      'rules/BUILD': 'exports_files(["common_settings.bzl"])\n',
-      'rules/common_settings.bzl':
-        '"""Common build settings (Kiln built-in; same rule names and attributes as bazel_skylib)."""\n\n' +
-        'BuildSettingInfo = provider(doc = "A singleton provider that contains the raw value of a build setting", fields = ["value"])\n\n' +
-        SETTINGS.map((s) => `${s} = native.${s}\n`).join(''),
-    },
-  ],
+  ['bazel_skylib', BAZEL_SKYLIB_FILES],
 ]);

@@ -1,23 +1,24 @@
 import {
   Builtin,
   None,
-  repr,
   StarCallable,
   StarDict,
   StarList,
   StarModule,
   StarObject,
-  StarStruct,
   StarTuple,
   StarlarkError,
+  typeName,
   unpackArgs,
   type Kwargs,
-  type ReprPath,
   type Thread,
   type Value,
 } from '../starlark/index.js';
-import { attr as attrSpec, type AttrType, type AttributeSpec, type PlainAttrValue } from './rules/attribute.js';
-import { defineRuleClass, WITH_EXEC, type RuleClass } from './rules/rule-class.js';
+import type { PackageContext } from './label.js';
+import { Provider } from './provider.js';
+import { attr as attrSpec, type AttrType, type AttributeSpec, type PlainAttrValue, type StarlarkAttributeOptions } from './rules/attribute.js';
+import { ConversionError, convertAttribute } from './rules/convert.js';
+import { defineRuleClass, WITH_EXEC, type BuildSettingSpec, type RuleClass } from './rules/rule-class.js';
 
 /** `attr.string(...)` and friends: an attribute schema waiting for its name. */
 export class AttrDescriptor extends StarObject {
@@ -26,6 +27,7 @@ export class AttrDescriptor extends StarObject {
     readonly mandatory: boolean,
     readonly defaultValue: PlainAttrValue | undefined,
     readonly values: readonly (string | number)[] | undefined,
+    readonly options: StarlarkAttributeOptions,
   ) {
     super();
   }
@@ -37,64 +39,194 @@ export class AttrDescriptor extends StarObject {
   }
 }
 
-function plainDefault(v: Value | undefined): PlainAttrValue | undefined {
-  if (v === undefined || v === None) return undefined;
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
-  if (v instanceof StarList || v instanceof StarTuple) return v.elems.filter((e) => typeof e === 'string') as string[];
-  if (v instanceof StarDict) {
-    const out: [string, string][] = [];
-    for (const k of v.iterate()) if (typeof k === 'string' && typeof v.get(k) === 'string') out.push([k, v.get(k) as string]);
-    return out;
-  }
-  return undefined;
-}
-
-const ATTR_FUNCTIONS: Readonly<Record<string, AttrType>> = {
-  string: 'string',
-  int: 'int',
-  bool: 'bool',
-  label: 'label',
-  label_list: 'label_list',
-  string_list: 'string_list',
-  int_list: 'string_list',
-  string_dict: 'string_dict',
-  string_list_dict: 'string_list_dict',
-  label_keyed_string_dict: 'label_keyed_string_dict',
-  output: 'output',
-  output_list: 'output_list',
-  license: 'license',
+/** Parameters of each `attr.*` function after the common `default`, `doc`, `mandatory`. */
+const LABEL_PARAMS = ['allow_files?', 'allow_rules?', 'providers?', 'flags?', 'cfg?', 'aspects?'];
+const ATTR_FUNCTIONS: Readonly<Record<string, { type: AttrType; params: readonly string[] }>> = {
+  bool: { type: 'bool', params: [] },
+  int: { type: 'int', params: ['values?'] },
+  int_list: { type: 'int_list', params: ['allow_empty?'] },
+  string: { type: 'string', params: ['values?'] },
+  string_list: { type: 'string_list', params: ['allow_empty?'] },
+  string_dict: { type: 'string_dict', params: ['allow_empty?'] },
+  string_list_dict: { type: 'string_list_dict', params: ['allow_empty?'] },
+  label: { type: 'label', params: ['executable?', 'allow_single_file?', 'skip_validations?', ...LABEL_PARAMS] },
+  label_list: { type: 'label_list', params: ['allow_empty?', ...LABEL_PARAMS] },
+  label_keyed_string_dict: { type: 'label_keyed_string_dict', params: ['allow_empty?', ...LABEL_PARAMS] },
+  output: { type: 'output', params: [] },
+  output_list: { type: 'output_list', params: ['allow_empty?'] },
+  license: { type: 'license', params: [] },
 };
 
-/** The `attr` module of .bzl files. Keyword arguments other than default/mandatory/values are accepted as data. */
-export const attrModule = new StarModule(
-  'attr',
-  new Map(
-    Object.entries(ATTR_FUNCTIONS).map(([fn, type]) => [
-      fn,
-      new Builtin(`attr.${fn}`, (_t, args, kwargs) => {
-        if (args.length > 0) throw new StarlarkError(`attr.${fn}: got ${args.length} positional arguments, want 0`);
-        let mandatory = false;
-        let def: Value | undefined;
-        let values: (string | number)[] | undefined;
-        for (const [k, v] of kwargs ?? []) {
-          if (k === 'mandatory') mandatory = v === true;
-          else if (k === 'default') def = v;
-          else if (k === 'values' && (v instanceof StarList || v instanceof StarTuple)) {
-            values = v.elems.filter((e) => typeof e === 'string' || typeof e === 'number') as (string | number)[];
-          }
-        }
-        return new AttrDescriptor(type, mandatory, plainDefault(def), values?.length ? values : undefined);
-      }),
-    ]),
-  ),
+/** `cfg = "exec"` and friends, and `config.exec()` / `config.target()` values. */
+class ConfigTransition extends StarObject {
+  constructor(readonly cfg: 'exec' | 'target') {
+    super();
+  }
+  get type(): string {
+    return 'transition';
+  }
+  repr(): string {
+    return `<transition ${this.cfg}>`;
+  }
+}
+
+function cfgOf(fn: string, v: Value | undefined): 'exec' | 'target' {
+  if (v === undefined || v === None) return 'target';
+  if (v instanceof ConfigTransition) return v.cfg;
+  if (v === 'exec' || v === 'host') return 'exec';
+  if (v === 'target') return 'target';
+  throw new StarlarkError(`${fn}: cfg must be either 'target', 'exec' or 'host', got ${typeof v === 'string' ? `'${v}'` : typeName(v)}`);
+}
+
+/** A Provider is its own reference: its key and name are final once its global is exported. */
+function providerRef(fn: string, v: Value): { readonly key: string; readonly name: string } {
+  if (v instanceof Provider) return v;
+  if (typeof v === 'string') return { key: v, name: v };
+  throw new StarlarkError(`${fn}: for parameter providers: got ${typeName(v)}, want provider`);
+}
+
+/** `providers = [A, B]` (one set) or `[[A], [B, C]]` (alternatives). */
+function providerSets(fn: string, v: Value | undefined): StarlarkAttributeOptions['providers'] {
+  if (v === undefined || v === None) return [];
+  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter providers: got ${typeName(v)}, want list`);
+  if (v.elems.length === 0) return [];
+  if (v.elems.every((e) => e instanceof StarList || e instanceof StarTuple)) {
+    return v.elems.map((set) => (set as StarList).elems.map((p) => providerRef(fn, p)));
+  }
+  return [v.elems.map((p) => providerRef(fn, p))];
+}
+
+function allowFilesOf(fn: string, param: string, v: Value | undefined): true | readonly string[] | undefined {
+  if (v === undefined || v === None || v === false) return undefined;
+  if (v === true) return true;
+  if (v instanceof StarList || v instanceof StarTuple) {
+    return v.elems.map((e) => {
+      if (typeof e !== 'string') throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(e)} in the list, want string`);
+      return e;
+    });
+  }
+  throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want bool or sequence of strings`);
+}
+
+function attrFunction(fn: string, type: AttrType, params: readonly string[], context: PackageContext): Builtin {
+  const name = `attr.${fn}`;
+  const all = ['default?', 'doc?', 'mandatory?', ...params];
+  return new Builtin(name, (_t, args, kwargs) => {
+    if (args.length > 0) throw new StarlarkError(`${name}: got ${args.length} positional arguments, want 0`);
+    const got = unpackArgs(name, args, kwargs, all);
+    const arg = (p: string) => got[all.findIndex((x) => x.replace('?', '') === p)];
+    const flag = (p: string) => {
+      const v = arg(p);
+      if (v === undefined) return undefined;
+      if (typeof v !== 'boolean') throw new StarlarkError(`${name}: for parameter ${p}: got ${typeName(v)}, want bool`);
+      return v;
+    };
+    const doc = arg('doc');
+    if (doc !== undefined && doc !== None && typeof doc !== 'string') throw new StarlarkError(`${name}: for parameter doc: got ${typeName(doc)}, want string`);
+    const single = allowFilesOf(name, 'allow_single_file', arg('allow_single_file'));
+    const allowFiles = allowFilesOf(name, 'allow_files', arg('allow_files'));
+    if (single !== undefined && allowFiles !== undefined) throw new StarlarkError('Cannot specify both allow_files and allow_single_file');
+    const executable = flag('executable') ?? false;
+    if (executable && (arg('cfg') === undefined || arg('cfg') === None)) throw new StarlarkError('cfg parameter is mandatory when executable=True is provided.');
+    const valuesArg = arg('values');
+    let values: (string | number)[] | undefined;
+    if (valuesArg !== undefined && valuesArg !== None) {
+      if (!(valuesArg instanceof StarList || valuesArg instanceof StarTuple)) throw new StarlarkError(`${name}: for parameter values: got ${typeName(valuesArg)}, want list`);
+      values = valuesArg.elems.map((e) => {
+        if (typeof e !== (type === 'int' ? 'number' : 'string')) throw new StarlarkError(`${name}: for parameter values: got ${typeName(e)} in the list, want ${type === 'int' ? 'int' : 'string'}`);
+        return e as string | number;
+      });
+    }
+    const options: StarlarkAttributeOptions = {
+      doc: typeof doc === 'string' ? doc : '',
+      ...(single !== undefined ? { allowFiles: single } : allowFiles !== undefined ? { allowFiles } : {}),
+      singleFile: single !== undefined,
+      executable,
+      cfg: cfgOf(name, arg('cfg')),
+      providers: providerSets(name, arg('providers')),
+      allowEmpty: flag('allow_empty') ?? true,
+    };
+    // The default is checked like any value of the type; labels are relative to the .bzl file's package.
+    const defaultArg = arg('default');
+    let defaultValue: PlainAttrValue | undefined;
+    if (defaultArg !== undefined && !(defaultArg === None && (type === 'label' || type === 'output'))) {
+      try {
+        defaultValue = convertAttribute(attrSpec('default', type), defaultArg, context, name) as PlainAttrValue;
+      } catch (e) {
+        if (e instanceof ConversionError) throw new StarlarkError(`${name}: for parameter default: ${e.message}`);
+        throw e;
+      }
+    }
+    return new AttrDescriptor(type, flag('mandatory') ?? false, defaultValue, values?.length ? values : undefined, options);
+  });
+}
+
+/** The `attr` module of a .bzl file (label defaults are relative to `context`, the file's package). */
+export function attrModule(context: PackageContext): StarModule {
+  return new StarModule('attr', new Map(Object.entries(ATTR_FUNCTIONS).map(([fn, { type, params }]) => [fn, attrFunction(fn, type, params, context)])));
+}
+
+/** `config.string(flag = False)`...: what a rule's `build_setting` is. */
+export class BuildSettingDescriptor extends StarObject {
+  constructor(readonly spec: BuildSettingSpec) {
+    super();
+  }
+  get type(): string {
+    return 'BuildSetting';
+  }
+  repr(): string {
+    return `<build_setting ${this.spec.type}>`;
+  }
+}
+
+function settingFunction(type: BuildSettingSpec['type']): Builtin {
+  return new Builtin(`config.${type}`, (_t, args, kwargs) => {
+    const [flag] = unpackArgs(`config.${type}`, args, kwargs, type === 'string_list' ? ['flag?', 'repeatable?'] : ['flag?']);
+    if (flag !== undefined && typeof flag !== 'boolean') throw new StarlarkError(`config.${type}: for parameter flag: got ${typeName(flag)}, want bool`);
+    return new BuildSettingDescriptor({ type, flag: flag === true });
+  });
+}
+
+/** The `config` module: build setting types and the `exec`/`target` transitions. */
+export const configModule = new StarModule(
+  'config',
+  new Map<string, Value>([
+    ['string', settingFunction('string')],
+    ['int', settingFunction('int')],
+    ['bool', settingFunction('bool')],
+    ['string_list', settingFunction('string_list')],
+    ['exec', new Builtin('config.exec', (_t, args, kwargs) => (unpackArgs('config.exec', args, kwargs, ['exec_group?']), new ConfigTransition('exec')))],
+    ['target', new Builtin('config.target', (_t, args, kwargs) => (unpackArgs('config.target', args, kwargs, []), new ConfigTransition('target')))],
+  ]),
 );
+
+/** Attributes Bazel gives every executable or test rule, and test rules only. */
+const EXECUTABLE_ATTRIBUTES = [attrSpec('args', 'string_list'), attrSpec('env', 'string_dict'), attrSpec('output_licenses', 'license')];
+const TEST_ATTRIBUTES = [
+  attrSpec('size', 'string', { configurable: false, default: 'medium', values: ['small', 'medium', 'large', 'enormous'] }),
+  attrSpec('timeout', 'string', { configurable: false, default: null, values: ['short', 'moderate', 'long', 'eternal'] }),
+  attrSpec('flaky', 'bool', { configurable: false }),
+  attrSpec('shard_count', 'int', { configurable: false, default: -1 }),
+  attrSpec('local', 'bool'),
+];
+
+export interface StarlarkRuleOptions {
+  readonly implementation: StarCallable;
+  readonly test: boolean;
+  readonly executable: boolean;
+  readonly doc: string;
+  readonly implicitOutputs: readonly (readonly [string, string])[];
+  readonly provides: readonly { readonly key: string; readonly name: string }[];
+  readonly buildSetting?: BuildSettingSpec;
+  readonly outputToGenfiles: boolean;
+}
 
 /** The value of `rule(...)`: exported under a global name, then callable from BUILD threads. */
 export class StarlarkRuleFunction extends StarCallable {
   ruleClass: RuleClass | undefined;
   constructor(
-    private readonly attributes: readonly AttributeSpec[],
-    private readonly options: { test: boolean; executable: boolean },
+    readonly attributes: readonly AttributeSpec[],
+    readonly options: StarlarkRuleOptions,
     /** Declares a target; supplied by the BUILD-file environment. */
     private readonly declare: (thread: Thread, ruleClass: RuleClass, kwargs: Kwargs | null) => void,
   ) {
@@ -106,33 +238,42 @@ export class StarlarkRuleFunction extends StarCallable {
   get type(): string {
     return 'rule';
   }
+  get implementation(): StarCallable {
+    return this.options.implementation;
+  }
   /** Bazel names a Starlark rule after the global it is first assigned to. */
-  export(name: string): void {
+  export(name: string, bzlLabel: string): void {
     if (this.ruleClass) return;
-    const test = this.options.test;
+    const { test, executable, buildSetting } = this.options;
+    if (test !== name.endsWith('_test')) {
+      throw new StarlarkError(`Invalid rule class name '${name}', test rule class names must end with '_test' and other rule classes must not`);
+    }
     const rc = defineRuleClass(name, {
       common: WITH_EXEC,
       isTest: test,
-      executable: this.options.executable || test,
+      executable: executable || test,
       attributes: [
-        ...(this.options.executable || test ? [attrSpec('args', 'string_list'), attrSpec('env', 'string_dict'), attrSpec('output_licenses', 'license')] : []),
-        ...(test
-          ? [
-              attrSpec('size', 'string', { configurable: false, default: 'medium', values: ['small', 'medium', 'large', 'enormous'] }),
-              attrSpec('timeout', 'string', { configurable: false, default: null, values: ['short', 'moderate', 'long', 'eternal'] }),
-              attrSpec('flaky', 'bool', { configurable: false }),
-              attrSpec('shard_count', 'int', { configurable: false, default: -1 }),
-              attrSpec('local', 'bool'),
-            ]
-          : []),
+        ...(executable || test ? EXECUTABLE_ATTRIBUTES : []),
+        ...(test ? TEST_ATTRIBUTES : []),
         attrSpec('toolchains', 'label_list', { configurable: false }),
+        ...(buildSetting ? [attrSpec('build_setting_default', buildSetting.type === 'label' ? 'label' : buildSetting.type, { mandatory: true, configurable: false })] : []),
         ...this.attributes,
       ],
     });
-    this.ruleClass = { ...rc, starlarkDefined: true };
+    this.ruleClass = {
+      ...rc,
+      starlarkDefined: true,
+      starlark: {
+        key: `${bzlLabel}%${name}`,
+        doc: this.options.doc,
+        implicitOutputs: this.options.implicitOutputs,
+        provides: this.options.provides.map((p) => p.name),
+        ...(buildSetting ? { buildSetting } : {}),
+      },
+    };
   }
   call(thread: Thread, args: Value[], kwargs: Kwargs | null): Value {
-    if (!this.ruleClass) throw new StarlarkError('Invalid rule class hasn\'t been exported by a bzl file');
+    if (!this.ruleClass) throw new StarlarkError("Invalid rule class hasn't been exported by a bzl file");
     if (args.length > 0) throw new StarlarkError(`${this.ruleClass.name}: unexpected positional arguments`);
     this.declare(thread, this.ruleClass, kwargs);
     return None;
@@ -142,61 +283,107 @@ export class StarlarkRuleFunction extends StarCallable {
   }
 }
 
-/** `rule(implementation, attrs = {...}, executable, test, ...)`. */
+const RULE_PARAMS = [
+  'implementation',
+  'test?',
+  'attrs?',
+  'outputs?',
+  'executable?',
+  'output_to_genfiles?',
+  'fragments?',
+  'host_fragments?',
+  '_skylark_testable?',
+  'toolchains?',
+  'doc?',
+  'provides?',
+  'exec_compatible_with?',
+  'analysis_test?',
+  'build_setting?',
+  'cfg?',
+  'exec_groups?',
+  'initializer?',
+  'parent?',
+  'extendable?',
+  'subrules?',
+];
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const BUILT_IN_ATTRIBUTES = new Set(['name']);
+
+function ruleAttributes(attrs: Value | undefined): AttributeSpec[] {
+  const specs: AttributeSpec[] = [];
+  if (attrs === undefined || attrs === None) return specs;
+  if (!(attrs instanceof StarDict)) throw new StarlarkError(`rule: for parameter attrs: got ${typeName(attrs)}, want dict`);
+  for (const k of attrs.iterate()) {
+    const d = attrs.get(k);
+    if (typeof k !== 'string') throw new StarlarkError(`rule: for parameter attrs: got ${typeName(k)} key, want string`);
+    if (!IDENTIFIER.test(k)) throw new StarlarkError(`attribute name \`${k}\` is not a valid identifier.`);
+    if (BUILT_IN_ATTRIBUTES.has(k)) throw new StarlarkError(`There is already a built-in attribute '${k}' which cannot be overridden`);
+    if (!(d instanceof AttrDescriptor)) throw new StarlarkError(`rule: for parameter attrs: got ${typeName(d!)} for '${k}', want Attribute`);
+    specs.push(
+      attrSpec(k, d.attrType, {
+        mandatory: d.mandatory,
+        ...(d.defaultValue !== undefined ? { default: d.defaultValue } : {}),
+        ...(d.values ? { values: d.values } : {}),
+        starlark: d.options,
+      }),
+    );
+  }
+  return specs;
+}
+
+function implicitOutputsOf(outputs: Value | undefined): [string, string][] {
+  if (outputs === undefined || outputs === None) return [];
+  if (!(outputs instanceof StarDict)) throw new StarlarkError(`rule: for parameter outputs: got ${typeName(outputs)}, want dict or None`);
+  const out: [string, string][] = [];
+  for (const k of outputs.iterate()) {
+    const template = outputs.get(k)!;
+    if (typeof k !== 'string' || !IDENTIFIER.test(k)) throw new StarlarkError(`rule: outputs: invalid key ${typeof k === 'string' ? `'${k}'` : typeName(k)}`);
+    if (typeof template !== 'string') throw new StarlarkError(`rule: outputs: expected string template for '${k}', got ${typeName(template)}`);
+    out.push([k, template]);
+  }
+  return out;
+}
+
+/** `rule(implementation, test, attrs, outputs, executable, ..., doc, provides, build_setting, ...)`. */
 export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwargs: Kwargs | null) => void): Builtin {
   return new Builtin('rule', (_t, args, kwargs) => {
-    let attrs: Value | undefined;
-    let test = false;
-    let executable = false;
     if (args.length > 1) throw new StarlarkError(`rule: got ${args.length} positional arguments, want at most 1`);
-    for (const [k, v] of kwargs ?? []) {
-      if (k === 'attrs') attrs = v;
-      else if (k === 'test') test = v === true;
-      else if (k === 'executable') executable = v === true;
+    const got = unpackArgs('rule', args, kwargs, RULE_PARAMS);
+    const arg = (p: string) => got[RULE_PARAMS.findIndex((x) => x.replace('?', '') === p)];
+    const implementation = arg('implementation')!;
+    if (!(implementation instanceof StarCallable)) throw new StarlarkError(`rule: for parameter implementation: got ${typeName(implementation)}, want function`);
+    const bool = (p: string) => {
+      const v = arg(p);
+      if (v === undefined || v === None) return false;
+      if (typeof v !== 'boolean') throw new StarlarkError(`rule: for parameter ${p}: got ${typeName(v)}, want bool`);
+      return v;
+    };
+    const doc = arg('doc');
+    if (doc !== undefined && doc !== None && typeof doc !== 'string') throw new StarlarkError(`rule: for parameter doc: got ${typeName(doc)}, want string`);
+    const setting = arg('build_setting');
+    if (setting !== undefined && setting !== None && !(setting instanceof BuildSettingDescriptor)) {
+      throw new StarlarkError(`rule: for parameter build_setting: got ${typeName(setting)}, want BuildSetting or None`);
     }
-    const specs: AttributeSpec[] = [];
-    if (attrs instanceof StarDict) {
-      for (const k of attrs.iterate()) {
-        const d = attrs.get(k);
-        if (typeof k !== 'string' || !(d instanceof AttrDescriptor)) throw new StarlarkError(`rule: attrs: expected Attribute for ${repr(k)}`);
-        const name = k;
-        specs.push(
-          attrSpec(name, d.attrType, {
-            mandatory: d.mandatory,
-            ...(d.defaultValue !== undefined ? { default: d.defaultValue } : {}),
-            ...(d.values ? { values: d.values } : {}),
-          }),
-        );
-      }
-    } else if (attrs !== undefined && attrs !== None) throw new StarlarkError(`rule: for parameter attrs: got ${typeof attrs === 'object' ? attrs.type : typeof attrs}, want dict`);
-    return new StarlarkRuleFunction(specs, { test, executable }, declare);
+    const provides = arg('provides');
+    if (provides !== undefined && !(provides instanceof StarList || provides instanceof StarTuple)) throw new StarlarkError(`rule: for parameter provides: got ${typeName(provides)}, want list`);
+    const test = bool('test');
+    return new StarlarkRuleFunction(
+      ruleAttributes(arg('attrs')),
+      {
+        implementation,
+        test,
+        executable: bool('executable'),
+        doc: typeof doc === 'string' ? doc : '',
+        implicitOutputs: implicitOutputsOf(arg('outputs')),
+        provides: (provides?.elems ?? []).map((p) => providerRef('rule', p)),
+        outputToGenfiles: bool('output_to_genfiles'),
+        ...(setting instanceof BuildSettingDescriptor ? { buildSetting: setting.spec } : {}),
+      },
+      declare,
+    );
   });
 }
-
-/** `provider(doc, fields)`: a callable whose instances are structs. */
-class Provider extends StarCallable {
-  constructor(private exportedName = 'provider') {
-    super();
-  }
-  get name(): string {
-    return this.exportedName;
-  }
-  get type(): string {
-    return 'Provider';
-  }
-  export(name: string): void {
-    if (this.exportedName === 'provider') this.exportedName = name;
-  }
-  call(_t: Thread, args: Value[], kwargs: Kwargs | null): Value {
-    if (args.length > 0) throw new StarlarkError(`${this.exportedName}: unexpected positional arguments`);
-    return new StarStruct(kwargs ?? []);
-  }
-  repr(): string {
-    return `<provider ${this.exportedName}>`;
-  }
-}
-
-export const providerBuiltin = new Builtin('provider', () => new Provider());
 
 class Aspect extends StarObject {
   get type(): string {
@@ -209,50 +396,9 @@ class Aspect extends StarObject {
 
 export const aspectBuiltin = new Builtin('aspect', () => new Aspect());
 
-/** A depset kept as data: its elements in the requested order (duplicates removed). */
-export class Depset extends StarObject {
-  constructor(readonly elems: readonly Value[]) {
-    super();
-  }
-  get type(): string {
-    return 'depset';
-  }
-  override truth(): boolean {
-    return this.elems.length > 0;
-  }
-  override attr(name: string): Value | undefined {
-    if (name === 'to_list') return new Builtin('to_list', () => new StarList([...this.elems]));
-    return undefined;
-  }
-  override attrNames(): string[] {
-    return ['to_list'];
-  }
-  repr(path: ReprPath): string {
-    return `depset([${this.elems.map((e) => repr(e, path)).join(', ')}])`;
-  }
-}
-
-export const depsetBuiltin = new Builtin('depset', (_t, args, kwargs) => {
-  const [direct, , transitive] = unpackArgs('depset', args, kwargs, ['direct?', 'order?', 'transitive?']);
-  const out: Value[] = [];
-  const seen = new Set<Value>();
-  const add = (v: Value) => {
-    const key = typeof v === 'object' ? v : v;
-    if (!seen.has(key)) {
-      seen.add(key);
-      out.push(v);
-    }
-  };
-  for (const t of transitive instanceof StarList || transitive instanceof StarTuple ? transitive.elems : []) {
-    if (t instanceof Depset) t.elems.forEach(add);
-  }
-  if (direct instanceof StarList || direct instanceof StarTuple) direct.elems.forEach(add);
-  return new Depset(out);
-});
-
 /** Names Bazel assigns on export: rules and providers learn the global name they are bound to. */
-export function exportGlobals(globals: ReadonlyMap<string, Value>): void {
-  for (const [name, v] of globals) {
-    if (v instanceof StarlarkRuleFunction || v instanceof Provider) v.export(name);
-  }
+export function exportGlobals(globals: ReadonlyMap<string, Value>, bzlLabel: string): void {
+  // Providers first: a rule's `provides` names them.
+  for (const [name, v] of globals) if (v instanceof Provider) v.export(name, bzlLabel);
+  for (const [name, v] of globals) if (v instanceof StarlarkRuleFunction) v.export(name, bzlLabel);
 }

@@ -114,6 +114,11 @@ export class PackageBuilder {
       // Stored as labels, as Bazel prints them (`outs = ["//pkg:a.out"]`).
       if (v !== undefined) attrs.set(spec.name, typeof v === 'string' ? (canonical[0] ?? v) : canonical);
     }
+    for (const [, template] of ruleClass.starlark?.implicitOutputs ?? []) {
+      const out = implicitOutputName(template, nameValue, attrs);
+      if (out === undefined) fail(`implicit output template '${template}' names an attribute that is not a string or label`);
+      else if (this.outputName(out, 'outputs', ruleClass.name, fail) !== undefined) outputs.push(out);
+    }
     if (!ok) return;
 
     const rule: RuleTarget = {
@@ -126,6 +131,7 @@ export class PackageBuilder {
       dependencies: [],
       ...(generator ? { generator } : {}),
       ...(ruleClass.starlarkDefined ? { starlarkDefined: true } : {}),
+      ...(ruleClass.starlark ? { ruleDefinition: ruleClass.starlark.key } : {}),
     };
     for (const check of ruleClass.checks) {
       check(rule, (attribute, message) => {
@@ -200,7 +206,9 @@ export class PackageBuilder {
         }
       }
     };
-    for (const [name, v] of attrs) {
+    // A Starlark rule's label defaults (implicit dependencies such as `_tool`) are dependencies too.
+    const defaults = ruleClass.starlarkDefined ? labelDefaultsOf(ruleClass).filter(([name]) => !attrs.has(name)) : [];
+    for (const [name, v] of [...attrs, ...defaults]) {
       const spec = ruleClass.attributes.get(name)!;
       if (!isLabelType(spec.type)) continue;
       if (name === 'visibility') {
@@ -253,4 +261,35 @@ export class PackageBuilder {
       this.targets.set(name, { kind: 'source', name, location: pos });
     }
   }
+}
+
+/**
+ * The file name of an implicit output (`outputs = {"out": "%{name}.txt"}`): `%{name}` and
+ * `%{attr}` become the target's name and the attribute's value (a label's name). Undefined when a
+ * placeholder names something other than a string or label.
+ */
+export function implicitOutputName(template: string, name: string, attrs: ReadonlyMap<string, AttrValue>): string | undefined {
+  let ok = true;
+  const out = template.replace(/%\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, attribute: string) => {
+    if (attribute === 'name') return name;
+    const v = attrs.get(attribute);
+    if (typeof v !== 'string') {
+      ok = false;
+      return '';
+    }
+    return v.includes(':') ? v.slice(v.lastIndexOf(':') + 1) : v;
+  });
+  return ok ? out : undefined;
+}
+
+const labelDefaults = new WeakMap<RuleClass, (readonly [string, AttrValue])[]>();
+
+/** A rule class's label attributes that have a default, computed once per class. */
+function labelDefaultsOf(ruleClass: RuleClass): readonly (readonly [string, AttrValue])[] {
+  let found = labelDefaults.get(ruleClass);
+  if (!found) {
+    found = [...ruleClass.attributes.values()].filter((spec) => isLabelType(spec.type) && spec.defaultValue !== null && !(Array.isArray(spec.defaultValue) && spec.defaultValue.length === 0)).map((spec) => [spec.name, spec.defaultValue] as const);
+    labelDefaults.set(ruleClass, found);
+  }
+  return found;
 }

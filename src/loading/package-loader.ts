@@ -33,13 +33,15 @@ import {
   selectBuiltin,
   type StatementInfo,
 } from './build-builtins.js';
-import { aspectBuiltin, attrModule, depsetBuiltin, exportGlobals, providerBuiltin, ruleBuiltin } from './bzl-builtins.js';
+import { aspectBuiltin, attrModule, configModule, exportGlobals, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
+import { depsetBuiltin } from './depset.js';
+import { BUILTIN_PROVIDERS, coverageCommonModule, Provider, providerBuiltin } from './provider.js';
 import { Label, type PackageContext } from './label.js';
 import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
 import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES } from './rules/native-rules.js';
 import { labelBuiltin } from './starlark-label.js';
-import { Workspace } from './workspace.js';
+import { readLocalRepositories, Workspace } from './workspace.js';
 
 /** `no such package` (Bazel's wording). */
 export class NoSuchPackageError extends KilnError {}
@@ -86,10 +88,15 @@ export class PackageLoader {
   private readonly evaluator: Evaluator;
   private readonly store: FileStore | undefined;
   private readonly repos = new Map<string, Workspace>();
+  private localRepositories: Map<string, string> | undefined;
   private readonly oracleCache = new Map<string, string>();
   private readonly loadedPackages = new Set<string>();
   private readonly buildPredeclared: Map<string, Value>;
   private readonly nativeFunctions: Map<string, Value>;
+  /** Starlark rules of the .bzl files evaluated in this run, by `//pkg:defs.bzl%name`. */
+  private readonly starlarkRules = new Map<string, StarlarkRuleFunction>();
+  /** Providers exported by the .bzl files evaluated in this run, by `//pkg:defs.bzl%Name`. */
+  private readonly starlarkProviders = new Map<string, Provider>();
 
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
@@ -123,6 +130,14 @@ export class PackageLoader {
     if (repo === '' || repo === this.workspace.name) return this.workspace;
     let ws = this.repos.get(repo);
     if (!ws) {
+      // A repository the workspace declares itself wins over a built-in one.
+      this.localRepositories ??= readLocalRepositories(this.workspace.root);
+      const local = this.localRepositories.get(repo);
+      if (local !== undefined) {
+        ws = new Workspace(local, repo, this.workspace.lister);
+        this.repos.set(repo, ws);
+        return ws;
+      }
       const files = BUILTIN_REPOSITORIES.get(repo);
       if (!files) throw new NoSuchPackageError(`No repository visible as '@${repo}' from main repository`);
       const root = join(this.outputBase, 'external', repo);
@@ -149,6 +164,35 @@ export class PackageLoader {
     const key = `pkg:${packageId(repo, pkg)}`;
     this.loadedPackages.add(key);
     return this.evaluator.evaluate<Package>(key);
+  }
+
+  /**
+   * The Starlark rule a target's class names (`//pkg:defs.bzl%name`), evaluating its .bzl file when
+   * this run has not (the package may have come from the package cache).
+   */
+  starlarkRule(key: string): StarlarkRuleFunction | undefined {
+    let rule = this.starlarkRules.get(key);
+    if (!rule) {
+      this.evaluator.evaluate<ModuleGlobals>(`bzl:${key.slice(0, key.lastIndexOf('%'))}`);
+      rule = this.starlarkRules.get(key);
+    }
+    return rule;
+  }
+
+  /** The provider exported as `//pkg:defs.bzl%Name`, evaluating the .bzl when this run has not. */
+  starlarkProvider(key: string): Provider | undefined {
+    if (!this.starlarkProviders.has(key)) this.evaluator.evaluate<ModuleGlobals>(`bzl:${key.slice(0, key.lastIndexOf('%'))}`);
+    return this.starlarkProviders.get(key);
+  }
+
+  /**
+   * The files a package's evaluation read: its BUILD file and every .bzl file it loaded, transitively
+   * (absolute paths). Loads the package first; a missing package throws NoSuchPackageError.
+   */
+  filesReadBy(repo: string, pkg: string): string[] {
+    this.loadPackage(repo, pkg);
+    const inputs = this.evaluator.inputsOf(`pkg:${packageId(repo, pkg)}`) ?? new Map<string, string>();
+    return [...inputs].filter(([id, fp]) => id.startsWith('file:') && fp !== '!').map(([id]) => id.slice(5));
   }
 
   /** Packages this loader has loaded (evaluated or taken from the package cache): Bazel's "packages loaded". */
@@ -321,7 +365,7 @@ export class PackageLoader {
     const context: PackageContext = { repo: label.repo, pkg: label.pkg };
     const thread = new Thread(`load ${label}`, {
       load: (_t, module) => this.loadModule(module, context, env),
-      print: (_t, msg) => this.options.onEvent?.('DEBUG', `${this.displayPath(label.repo, relPath)}: ${msg}`),
+      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.printPosition, this.displayPath(label.repo, relPath))}: ${msg}`),
     });
     const predeclared = new Map<string, Value>([
       ['native', nativeModule(this.nativeFunctions)],
@@ -330,7 +374,10 @@ export class PackageLoader {
       ['provider', providerBuiltin],
       ['rule', ruleBuiltin(declareStarlarkRule)],
       ['aspect', aspectBuiltin],
-      ['attr', attrModule],
+      ['attr', attrModule(context)],
+      ['config', configModule],
+      ['coverage_common', coverageCommonModule],
+      ...BUILTIN_PROVIDERS,
       ['select', selectBuiltin],
       ['json', jsonModule()],
       ['Label', labelBuiltin(context)],
@@ -340,7 +387,11 @@ export class PackageLoader {
       resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
       return execResolvedFile(thread, file, predeclared);
     })();
-    exportGlobals(globals);
+    exportGlobals(globals, label.toString());
+    for (const v of globals.values()) {
+      if (v instanceof StarlarkRuleFunction && v.ruleClass) this.starlarkRules.set(v.ruleClass.starlark!.key, v);
+      else if (v instanceof Provider && v.key.startsWith(`${label}%`)) this.starlarkProviders.set(v.key, v);
+    }
     const exported = new Map<string, Value>();
     for (const [k, v] of globals) if (!k.startsWith('_')) exported.set(k, v);
     return exported;

@@ -51,7 +51,7 @@ export function encodePackage(p: Package): EncodedPackage {
   const t = [...p.targets.values()].map((x): unknown => {
     switch (x.kind) {
       case 'rule':
-        return ['r', x.name, where(x.location, b), x.ruleClass, [...x.attrs], x.outputs, x.dependencies, x.generator ?? 0, x.starlarkDefined ? 1 : 0];
+        return ['r', x.name, where(x.location, b), x.ruleClass, [...x.attrs], x.outputs, x.dependencies, x.generator ?? 0, x.starlarkDefined ? 1 : 0, x.ruleDefinition ?? 0];
       case 'source':
         return ['s', x.name, where(x.location, b), x.visibility ?? 0];
       case 'generated':
@@ -84,6 +84,7 @@ export function decodePackage(data: unknown): Package {
           dependencies: raw[6] as string[],
           ...(generator ? { generator } : {}),
           ...(raw[8] === 1 ? { starlarkDefined: true } : {}),
+          ...(raw[9] ? { ruleDefinition: raw[9] as string } : {}),
         };
         break;
       }

@@ -13,8 +13,10 @@ export interface RuleTarget {
   readonly outputs: string[];
   /** Canonical labels of every target the rule depends on (label attributes, select keys, visibility groups). */
   readonly dependencies: string[];
-  /** The rule class was defined in Starlark by `rule()` (analysis cannot run its implementation yet). */
+  /** The rule class was defined in Starlark by `rule()`. */
   readonly starlarkDefined?: boolean;
+  /** For a Starlark rule: `//pkg:defs.bzl%name`, where analysis finds its implementation. */
+  readonly ruleDefinition?: string;
   /** Set when a macro declared the rule: the outermost BUILD-file call (Bazel's generator_*). */
   readonly generator?: GeneratorInfo;
 }

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { KilnError } from '../core/index.js';
 import { DirectoryLister, EntryKind } from './directory-lister.js';
 import type { Label } from './label.js';
@@ -39,6 +39,28 @@ export function readWorkspaceName(root: string): string {
     return /\bname\s*=\s*["']([^"']*)["']/.exec(call[1]!)?.[1];
   };
   return tryFile('MODULE.bazel', 'module') ?? tryFile('WORKSPACE.bazel', 'workspace') ?? tryFile('WORKSPACE', 'workspace') ?? '';
+}
+
+/**
+ * Repositories the main workspace declares on disk: `local_repository(name, path)` in
+ * WORKSPACE(.bazel) and `local_path_override(module_name, path)` in MODULE.bazel, paths resolved
+ * against the workspace root. Such a repository wins over Kiln's built-in one of the same name.
+ */
+export function readLocalRepositories(root: string): Map<string, string> {
+  const repos = new Map<string, string>();
+  const scan = (file: string, fn: string, nameParam: string) => {
+    const path = join(root, file);
+    if (!existsSync(path)) return;
+    const text = readFileSync(path, 'utf8');
+    for (const call of text.matchAll(new RegExp(`(?:^|\\n)\\s*${fn}\\s*\\(([^)]*)\\)`, 'g'))) {
+      const name = new RegExp(`\\b${nameParam}\\s*=\\s*["']([^"']*)["']`).exec(call[1]!)?.[1];
+      const dir = /\bpath\s*=\s*["']([^"']*)["']/.exec(call[1]!)?.[1];
+      if (name && dir !== undefined && !repos.has(name)) repos.set(name, resolve(root, dir));
+    }
+  };
+  scan('MODULE.bazel', 'local_path_override', 'module_name');
+  scan(existsSync(join(root, 'WORKSPACE.bazel')) ? 'WORKSPACE.bazel' : 'WORKSPACE', 'local_repository', 'name');
+  return repos;
 }
 
 /** Directories a `//...` walk never enters: convenience symlinks and output trees. */

@@ -10,8 +10,9 @@ export const DIRECT_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
   'src/loading': ['src/starlark', 'src/skyframe'],
   'src/query': ['src/loading'],
   'src/docgen': ['src/loading'],
-  'src/analysis': ['src/query', 'src/docgen'],
-  'src/remote': ['src/core'],
+  'src/actions': ['src/core'],
+  'src/analysis': ['src/query', 'src/docgen', 'src/actions'],
+  'src/remote': ['src/core', 'src/actions'],
   'src/exec': ['src/analysis', 'src/remote'],
   // The CLI is the top: `kiln scheduler`, `kiln executor` and `kiln cluster up` start those mains.
   'src/cli': ['src/exec', 'scheduler', 'executor'],

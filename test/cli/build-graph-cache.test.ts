@@ -24,22 +24,22 @@ const KEY: BuildGraphKey = {
 };
 
 const GRAPH: BuildGraph = {
-  targets: [{ label: '//a:b', files: ['kiln-out/k8-fastbuild/bin/a/b.txt'] }],
+  targets: [{ label: '//a:b', files: ['bazel-out/k8-fastbuild/bin/a/b.txt'] }],
   actions: [
     {
       owner: '//a:b',
       location: { file: 'a/BUILD', line: 1, col: 1 },
       mnemonic: 'Genrule',
       progressMessage: 'Executing genrule //a:b',
-      argv: ['/bin/bash', '-c', 'echo b > kiln-out/k8-fastbuild/bin/a/b.txt'],
+      argv: ['/bin/bash', '-c', 'echo b > bazel-out/k8-fastbuild/bin/a/b.txt'],
       env: {},
       inputs: [{ kind: 'source', execPath: 'a/in.txt' }],
-      outputs: [{ kind: 'derived', execPath: 'kiln-out/k8-fastbuild/bin/a/b.txt', root: 'kiln-out/k8-fastbuild/bin', owner: '//a:b' }],
+      outputs: [{ kind: 'derived', execPath: 'bazel-out/k8-fastbuild/bin/a/b.txt', root: 'bazel-out/k8-fastbuild/bin', owner: '//a:b' }],
       executionRequirements: [],
       executableOutputs: false,
     },
   ],
-  outputDirectories: { root: 'kiln-out/k8-fastbuild', bin: 'kiln-out/k8-fastbuild/bin', genfiles: 'kiln-out/k8-fastbuild/bin', testlogs: 'kiln-out/k8-fastbuild/testlogs' },
+  outputDirectories: { root: 'bazel-out/k8-fastbuild', bin: 'bazel-out/k8-fastbuild/bin', genfiles: 'bazel-out/k8-fastbuild/bin', testlogs: 'bazel-out/k8-fastbuild/testlogs' },
 };
 
 describe('BuildGraphCache', () => {

@@ -79,7 +79,7 @@ describe('kiln build', () => {
     // The tool ran from the exec configuration's directory, which kiln-out shows.
     expect(existsSync(join(ws.root, 'kiln-out/k8-opt-exec/bin/tools/upper.sh'))).toBe(true);
     for (const link of ['kiln-bin', 'kiln-genfiles', 'kiln-out', 'kiln-testlogs']) expect(lstatSync(join(ws.root, link)).isSymbolicLink()).toBe(true);
-    expect(readlinkSync(join(ws.root, 'kiln-bin'))).toMatch(/^.*\/home\/\.cache\/kiln\/[0-9a-f]{32}\/execroot\/__main__\/kiln-out\/k8-fastbuild\/bin$/);
+    expect(readlinkSync(join(ws.root, 'kiln-bin'))).toMatch(/^.*\/home\/\.cache\/kiln\/[0-9a-f]{32}\/execroot\/__main__\/bazel-out\/k8-fastbuild\/bin$/);
   });
 
   it('a second build runs nothing; a changed leaf reruns only its dependents', async () => {
@@ -138,7 +138,7 @@ describe('kiln build', () => {
     const ws = new E2eWorkspace(CHAIN);
     const run = await ws.kiln(['build', LOCAL, '--subcommands', '--jobs=1', '//lib:lonely']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/SUBCOMMAND: # \/\/lib:lonely \[action 'Executing genrule \/\/lib:lonely', mnemonic: Genrule\]\n.*cat lib\/c.txt > kiln-out\/k8-fastbuild\/bin\/lib\/lonely.txt/s);
+    expect(run.stderr).toMatch(/SUBCOMMAND: # \/\/lib:lonely \[action 'Executing genrule \/\/lib:lonely', mnemonic: Genrule\]\n.*cat lib\/c.txt > bazel-out\/k8-fastbuild\/bin\/lib\/lonely.txt/s);
     expect(run.stderr).toMatch(/INFO: Elapsed time: \d+\.\d{3}s\nINFO: 1 process: 1 local\.\n/);
   });
 
@@ -290,7 +290,7 @@ describe('kiln clean and kiln info', () => {
     expect(outputBase.startsWith(join(ws.home, '.cache/kiln/'))).toBe(true);
     const all = (await ws.kiln(['info', '-c', 'opt'])).stdout;
     expect(all).toContain(`execution_root: ${outputBase}/execroot/__main__\n`);
-    expect(all).toContain(`kiln-bin: ${outputBase}/execroot/__main__/kiln-out/k8-opt/bin\n`);
+    expect(all).toContain(`kiln-bin: ${outputBase}/execroot/__main__/bazel-out/k8-opt/bin\n`);
     expect(all).toContain(`workspace: ${ws.root}\n`);
     expect((await ws.kiln(['info', 'nope'])).code).toBe(2);
 

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterEach } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
 
@@ -83,3 +83,17 @@ export function tempDir(): string {
 afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** Every file below `dir` (a recorded workspace), by path relative to it, as E2eWorkspace takes them. */
+export function filesBelow(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const full = join(d, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else files[relative(dir, full)] = readFileSync(full, 'utf8');
+    }
+  };
+  walk(dir);
+  return files;
+}

@@ -16,14 +16,23 @@ function examplesCopy(): E2eWorkspace {
 }
 
 describe('examples/ (the README\'s first command)', () => {
-  it('builds //... in process: tool in exec config, selects across packages, kiln run of a genrule and an sh_binary', async () => {
+  it('builds //... in process: tool in exec config, selects across packages, a Starlark rule, a skylib flag, an output group, kiln run of a genrule and an sh_binary', async () => {
     const ws = examplesCopy();
     const run = await ws.kiln(['build', '--spawn_strategy=local', '//...']);
     expect(run.code, run.stderr).toBe(0);
-    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: development\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nhi\n');
+    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: development\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nhi\ncounts: 2 files, style plain\n');
+    // The Starlark rule's default output, and its output group through the filegroup.
+    expect(ws.read('kiln-bin/stats/counts.counts')).toBe('1 text/hello.txt\n1 text/world.txt\n2 total\n');
+    expect(ws.read('kiln-bin/stats/counts.summary')).toBe('counts: 2 files, style plain\n');
+    // The skylib-style flag, through a select() in every compilation mode.
+    for (const mode of ['fastbuild', 'opt']) {
+      const loud = await ws.kiln(['build', '--spawn_strategy=local', '-c', mode, '--//config:style=loud', '//app:report']);
+      expect(loud.code, loud.stderr).toBe(0);
+      expect(ws.read('kiln-bin/app/report.txt')).toMatch(/counts: 2 files, style LOUD\n$/);
+    }
     const opt = await ws.kiln(['build', '--spawn_strategy=local', '-c', 'opt', '--define=greeting=formal', '//app:report']);
     expect(opt.code, opt.stderr).toBe(0);
-    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: optimized\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nGood day\n');
+    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: optimized\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nGood day\ncounts: 2 files, style plain\n');
     const hello = await ws.kiln(['run', '--spawn_strategy=local', '//app:hello', '--', 'Kiln']);
     expect(hello.code, hello.stderr).toBe(0);
     expect(hello.stdout).toBe('hi, Kiln!\n');
@@ -38,10 +47,10 @@ describe('examples/ (the README\'s first command)', () => {
     const env = { HOME: ws.home, PATH: process.env.PATH };
     const first = spawnSync(BINARY, ['build', '--spawn_strategy=local', '//...'], { cwd: ws.root, env, encoding: 'utf8' });
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stderr).toContain('INFO: Build completed successfully, 8 total actions');
+    expect(first.stderr).toContain('INFO: Build completed successfully, 10 total actions');
     expect(ws.read('kiln-bin/text/rest/others.txt')).toBe('world\n');
     const second = spawnSync(BINARY, ['build', '--spawn_strategy=local', '//...'], { cwd: join(ws.root, 'app'), env, encoding: 'utf8' });
     expect(second.status, second.stderr).toBe(0);
-    expect(second.stderr).toContain('INFO: 0 processes.\nINFO: Build completed successfully, 8 total actions');
+    expect(second.stderr).toContain('INFO: 0 processes.\nINFO: Build completed successfully, 10 total actions');
   });
 });

@@ -22,12 +22,23 @@ describe('prepareExecRoot', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  it('links each top-level entry of the workspace, keeps kiln-out real, follows changes', async () => {
+  it('links other repositories under external/, replacing and dropping stale links', async () => {
+    const skylib = join(root, 'skylib');
+    await mkdir(skylib);
+    await prepareExecRoot(ws, execRoot, new Map([['bazel_skylib', skylib], ['platforms', join(root, 'p')]]));
+    expect(await readlink(join(execRoot, 'external', 'bazel_skylib'))).toBe(skylib);
+    await prepareExecRoot(ws, execRoot, new Map([['bazel_skylib', join(root, 'other')]]));
+    expect(await readlink(join(execRoot, 'external', 'bazel_skylib'))).toBe(join(root, 'other'));
+    await expect(lstat(join(execRoot, 'external', 'platforms'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('links each top-level entry of the workspace, keeps bazel-out real, follows changes', async () => {
     await mkdir(join(ws, 'kiln-bin'));
+    await mkdir(join(ws, 'bazel-out')); // as Bazel's own convenience symlink would be: never linked over the real one
     await prepareExecRoot(ws, execRoot);
     expect(await readlink(join(execRoot, 'pkg'))).toBe(join(ws, 'pkg'));
     expect(await readlink(join(execRoot, 'WORKSPACE'))).toBe(join(ws, 'WORKSPACE'));
-    expect((await lstat(join(execRoot, 'kiln-out'))).isDirectory()).toBe(true);
+    expect((await lstat(join(execRoot, 'bazel-out'))).isDirectory()).toBe(true);
     await expect(lstat(join(execRoot, 'kiln-bin'))).rejects.toMatchObject({ code: 'ENOENT' });
 
     await rm(join(ws, 'WORKSPACE'));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Action } from '../../src/analysis/index.js';
+import type { Action } from '../../src/actions/index.js';
 import { executeActions, executionPaths, FileDigestCache, MAX_COMMAND_LINE_BYTES, type ExecutionOptions } from '../../src/exec/index.js';
 import { genrule, makeWorkspace, out, ran, RecordingReporter, source, derived, type Workspace } from './fixtures.js';
 

@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Action, Artifact, DerivedArtifact, ExecutionRequirement } from '../../src/analysis/index.js';
+import type { Action, Artifact, DerivedArtifact, ExecutionRequirement } from '../../src/actions/index.js';
 import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessKind } from '../../src/exec/index.js';
 
-export const BIN = 'kiln-out/k8-fastbuild/bin';
+export const BIN = 'bazel-out/k8-fastbuild/bin';
 
 export function source(execPath: string): Artifact {
   return { kind: 'source', execPath };

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:net';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Action } from '../../src/analysis/index.js';
+import type { Action } from '../../src/actions/index.js';
 import { detectSandboxSupport, type SandboxSupport } from '../../src/core/index.js';
 import { executeActions, type ExecutionOptions, type StrategyName } from '../../src/exec/index.js';
 import { genrule, makeWorkspace, out, RecordingReporter, source, type Workspace } from './fixtures.js';

@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BuildDirectories } from '../../executor/build-directory.js';
+import { InvalidArgumentError } from '../../src/core/index.js';
+import { BuildDirectories, prepareOutputParents } from '../../executor/build-directory.js';
 
 let root: string | undefined;
 afterEach(() => {
@@ -48,5 +49,24 @@ describe('BuildDirectories', () => {
     await dirs.release(dir);
     dirs.close();
     expect(readdirSync(join(root!, 'missing', 'build'))).toEqual([]);
+  });
+});
+
+describe('prepareOutputParents', () => {
+  it('makes the working directory and missing output parents, never through a symlink of the input root', async () => {
+    const base = fresh();
+    const build = join(base, 'build');
+    const outside = join(base, 'outside');
+    mkdirSync(build);
+    mkdirSync(outside);
+    await prepareOutputParents(build, 'w', ['a/b/out', 'c', 'a/d']);
+    expect(statSync(join(build, 'w', 'a', 'b')).isDirectory()).toBe(true);
+    expect(existsSync(join(build, 'w', 'c'))).toBe(false);
+    symlinkSync(outside, join(build, 'w', 'link'));
+    await expect(prepareOutputParents(build, 'w', ['link/made/out'])).rejects.toThrow(
+      new InvalidArgumentError('output "link/made/out": its parent directory cannot be made, a symlink or a file of the input root is in its way'),
+    );
+    await expect(prepareOutputParents(build, 'w/link/x', [])).rejects.toThrow(/Command.working_directory "w\/link\/x": a symlink or a file/);
+    expect(readdirSync(outside)).toEqual([]);
   });
 });

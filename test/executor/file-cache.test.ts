@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,6 +36,27 @@ describe('FileCache', () => {
     const s = await stat(join(dir, 'a'));
     expect(s.nlink).toBe(3);
     expect(s.mode & 0o777).toBe(0o444);
+  });
+
+  it('hands out copies, and checks the cached file against its digest first for a verified copy', async () => {
+    const data = Buffer.from('cached input');
+    const cas = fakeCas([data]);
+    const cache = await FileCache.open(join(dir, 'cache'), 1024, cas.download);
+    await cache.handOut(digestOf(data), false, join(dir, 'copy'), 'copy');
+    const copy = await stat(join(dir, 'copy'));
+    expect(copy.nlink).toBe(1);
+    expect(copy.mode & 0o777).toBe(0o444);
+    // A plain process rewrote the cached file: the verified copy fetches it again.
+    const cached = join(dir, 'cache', `${digestOf(data).hash}-${data.length}`);
+    await chmod(cached, 0o644);
+    await writeFile(cached, 'poisoned!!!!');
+    await cache.handOut(digestOf(data), false, join(dir, 'checked'), 'verified-copy');
+    expect(await readFile(join(dir, 'checked'), 'utf8')).toBe('cached input');
+    expect(cas.downloads).toHaveLength(2);
+    // A copy never goes through a symlink already at its destination.
+    await symlink(join(dir, 'elsewhere'), join(dir, 'trap'));
+    await expect(cache.handOut(digestOf(data), false, join(dir, 'trap'), 'copy')).rejects.toThrow(/EEXIST/);
+    await expect(stat(join(dir, 'elsewhere'))).rejects.toThrow(/ENOENT/);
   });
 
   it('keeps executable and plain copies apart', async () => {

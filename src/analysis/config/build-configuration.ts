@@ -42,7 +42,7 @@ export class BuildConfiguration {
     readonly options: BuildOptions,
     readonly platform: Platform,
     host: HostEnvironment,
-    outputRoot = 'kiln-out',
+    outputRoot = 'bazel-out',
   ) {
     this.hostCpu = options.getString('host_cpu') || hostCpuName(host);
     this.cpu = options.getString('cpu') || hostCpuName(host);

@@ -7,6 +7,7 @@ import {
   type BuildSettingValue,
 } from '../options/user-defined-flag.js';
 import type { BuildConfiguration } from './build-configuration.js';
+import { canonicalizeIn } from '../configured/target-paths.js';
 import type { ConfigSetting } from './config-setting.js';
 
 /** A config_setting evaluated in one configuration: the provider select() consumes. */
@@ -45,7 +46,8 @@ function matches(setting: ConfigSetting, config: BuildConfiguration, buildSettin
     }
     let expected: BuildSettingValue;
     try {
-      expected = convertBuildSettingText(def, text);
+      // A label_flag's expected value is a label written in the config_setting's package.
+      expected = def.type === 'label' ? (canonicalizeIn(setting.label, text) ?? convertBuildSettingText(def, text)) : convertBuildSettingText(def, text);
     } catch (e) {
       throw new KilnError(
         `in flag_values attribute of config_setting rule ${setting.label}: error while parsing user-defined configuration values: ${(e as Error).message}`,

@@ -1,14 +1,19 @@
 import { KilnError, type Position } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES } from '../../loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, type PackageLoader } from '../../loading/index.js';
 import type { BuildConfiguration, ConfigurationPair } from '../config/build-configuration.js';
 import type { BuildSettingLookup, ConfigMatch } from '../config/config-matching.js';
 import { resolveSelect } from '../config/select.js';
 import type { JavaRuntimeVariables } from '../expansion/genrule-command.js';
 import { analyzeConfigSetting } from '../rules/config-setting.js';
 import { analyzeFilegroup } from '../rules/filegroup.js';
+import { analyzeGenquery } from '../rules/genquery.js';
 import { analyzeGenrule } from '../rules/genrule.js';
 import type { RuleResult } from '../rules/rule-result.js';
 import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
+import { analyzeStarlarkRule } from '../rules/starlark-rule.js';
+import { workspaceStatus, type WorkspaceStatus, type WorkspaceStatusValues } from '../starlark/workspace-status.js';
+import { userFlagValue, type BuildSettingValue } from '../options/user-defined-flag.js';
+import { StarList, type Value } from '../../starlark/index.js';
 import type { AnalysisTarget, ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from './configured-target.js';
 import { ruleError, type RuleContext } from './rule-context.js';
 import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, sourceExecPath, splitLabel } from './target-paths.js';
@@ -22,14 +27,26 @@ export interface AnalyzerOptions {
   readonly buildSettings?: BuildSettingLookup;
   /** The exec configuration's Java runtime, for $(JAVA) and friends. */
   readonly javaRuntime?: JavaRuntimeVariables;
+  /** The main repository's name, `ctx.workspace_name` (Bazel's default: `__main__`). */
+  readonly workspaceName?: string;
+  /** The workspace status (`ctx.info_file`, `ctx.version_file`): BUILD_HOST, BUILD_USER, BUILD_TIMESTAMP... */
+  readonly workspaceStatus?: WorkspaceStatusValues;
+  /** `print()` of rule implementations, with where it was called (`file:line:col`). */
+  readonly debug?: (message: string, where: string) => void;
+  /** Loads packages for genquery, which runs a query over its scope during analysis. */
+  readonly packageLoader?: PackageLoader;
 }
 
 type RuleImplementation = (ctx: RuleContext) => RuleResult;
+
+/** bazel_skylib's provider of a build setting's value. */
+const BUILD_SETTING_INFO = '@bazel_skylib//rules:common_settings.bzl%BuildSettingInfo';
 
 /** Rules analysis implements, by class. Rules that only carry data for others provide nothing. */
 const RULES: Readonly<Record<string, RuleImplementation>> = {
   filegroup: analyzeFilegroup,
   genrule: analyzeGenrule,
+  genquery: analyzeGenquery,
   config_setting: analyzeConfigSetting,
   sh_library: analyzeShLibrary,
   sh_binary: analyzeShExecutable,
@@ -38,8 +55,7 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   constraint_value: () => ({ files: [], runfiles: [] }),
   platform: () => ({ files: [], runfiles: [] }),
   test_suite: () => ({ files: [], runfiles: [] }),
-  // Build settings carry a value for flag_values matching (read through LoadedTargetGraph.buildSetting), no files.
-  ...Object.fromEntries([...BUILD_SETTING_RULE_CLASSES.keys()].map((name) => [name, () => ({ files: [], runfiles: [] })])),
+
 };
 
 /** Thrown inside a rule's analysis when it, or a dependency, is incompatible with the platform. */
@@ -61,6 +77,8 @@ export class Analyzer {
   private readonly done = new Map<string, ConfiguredTarget>();
   /** The targets being analysed, outermost first (key → label): the path a cycle is reported with. */
   private readonly inProgress = new Map<string, string>();
+  /** Made when a rule first asks for `ctx.info_file` or `ctx.version_file`. */
+  private status: WorkspaceStatus | undefined;
 
   constructor(
     private readonly graph: TargetGraph,
@@ -128,14 +146,14 @@ export class Analyzer {
 
   /** Every action registered by the targets analysed so far. */
   actions(): ConfiguredTarget['actions'] {
-    return [...this.done.values()].flatMap((ct) => ct.actions);
+    return [...[...this.done.values()].flatMap((ct) => ct.actions), ...(this.status?.actions ?? [])];
   }
 
   private analyzeTarget(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
     const base = { label: target.label, target, config, outputGroups: new Map(), actions: [] };
     switch (target.kind) {
       case 'source': {
-        const file: FileEntry = { artifact: { kind: 'source', execPath: sourceExecPath(target.label) }, rootPath: rootPathOf(target.label) };
+        const file: FileEntry = { artifact: { kind: 'source', execPath: sourceExecPath(target.label) }, rootPath: rootPathOf(target.label), label: target.label };
         return { ...base, files: [file], runfiles: [], visibility: target.visibility ?? PUBLIC, testonly: false, kindName: 'source file' };
       }
       case 'generated': {
@@ -152,12 +170,19 @@ export class Analyzer {
       case 'package_group':
         return { ...base, files: [], runfiles: [], visibility: PUBLIC, testonly: false, kindName: 'package group' };
       case 'rule':
-        return target.ruleClass === 'alias' ? this.analyzeAlias(target, config) : this.analyzeRule(target, config);
+        if (target.ruleClass === 'alias') return this.analyzeAlias(target, config);
+        if (target.ruleClass === 'label_flag' || target.ruleClass === 'label_setting') return this.analyzeLabelSetting(target, config);
+        return this.analyzeRule(target, config);
     }
   }
 
   private analyzeRule(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
-    const impl = RULES[target.ruleClass];
+    const impl =
+      target.ruleDefinition !== undefined
+        ? this.starlarkImplementation(target)
+        : BUILD_SETTING_RULE_CLASSES.has(target.ruleClass)
+          ? (ctx: RuleContext) => this.nativeBuildSetting(ctx)
+          : RULES[target.ruleClass];
     if (!impl) throw ruleError(target, undefined, `analysis of '${target.ruleClass}' rules is not supported`);
     const ctx = this.contextFor(target, config);
     let result: RuleResult;
@@ -195,6 +220,41 @@ export class Analyzer {
       testonly: this.testonlyOf(target),
       kindName: target.ruleClass,
       actions: result.actions ?? [],
+      ...(result.providers ? { providers: result.providers } : {}),
+      ...(result.executable ? { executable: result.executable } : {}),
+    };
+  }
+
+  /**
+   * The native skylib-style settings (`string_flag` & co. without a load): no files, and skylib's
+   * BuildSettingInfo with the value in this configuration, as the Starlark ones provide.
+   */
+  private nativeBuildSetting(ctx: RuleContext): RuleResult {
+    const def = this.options.buildSettings?.(ctx.target.label);
+    const provider = this.graph.starlarkProvider?.(BUILD_SETTING_INFO);
+    if (!def || !provider) return { files: [], runfiles: [] };
+    const value = buildSettingStarlarkValue(userFlagValue(def, ctx.config.options.userFlags.get(ctx.target.label)));
+    return { files: [], runfiles: [], providers: new Map([[provider.key, provider.instantiate([], [['value', value]])]]) };
+  }
+
+  /** A Starlark rule's analysis: its implementation function, run with `ctx`. */
+  private starlarkImplementation(target: RuleAnalysisTarget): RuleImplementation {
+    const rule = this.graph.starlarkRule?.(target.ruleDefinition!);
+    if (!rule?.ruleClass) throw ruleError(target, undefined, `rule class '${target.ruleDefinition}' is not defined`);
+    return (ctx) => {
+      const setting = rule.ruleClass!.starlark?.buildSetting;
+      const def = setting ? this.options.buildSettings?.(target.label) : undefined;
+      return analyzeStarlarkRule(ctx, {
+        rule,
+        workspaceName: this.options.workspaceName ?? '__main__',
+        ...(def ? { buildSettingValue: buildSettingStarlarkValue(userFlagValue(def, ctx.config.options.userFlags.get(target.label))) } : {}),
+        debug: (message, where) => this.options.debug?.(message, where),
+        workspaceStatus: () => {
+          const root = ctx.config.outputDirectories.root;
+          this.status ??= workspaceStatus(root.slice(0, root.lastIndexOf('/')), this.options.workspaceStatus ?? { stable: new Map([['BUILD_EMBED_LABEL', '']]), volatile: new Map() });
+          return this.status;
+        },
+      });
     };
   }
 
@@ -214,6 +274,18 @@ export class Analyzer {
       throw ctx.error('actual', `${what} '${actual.label}' cannot be aliased`);
     }
     return { ...actual, label: target.label, target, actions: [], visibility: this.visibilityOf(target) };
+  }
+
+  /** label_flag / label_setting: the providers of the target its value (command line, else default) names. */
+  private analyzeLabelSetting(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
+    const ctx = this.contextFor(target, config);
+    const fallback = target.attrs.get('build_setting_default') as string;
+    const def = { label: target.label, type: 'label' as const, defaultValue: fallback, isFlag: target.ruleClass === 'label_flag' };
+    const value = userFlagValue(def, config.options.userFlags.get(target.label)) as string;
+    if (!this.graph.target(value)) throw ctx.error('build_setting_default', `no such target '${value}'`);
+    const actual = this.analyze(value, config);
+    this.checkEdge(ctx, 'build_setting_default', actual, true);
+    return { ...actual, label: target.label, target, actions: [], visibility: this.visibilityOf(target), kindName: target.ruleClass };
   }
 
   private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration): RuleContext {
@@ -237,6 +309,8 @@ export class Analyzer {
       execConfig,
       ...(this.options.buildSettings ? { buildSettings: this.options.buildSettings } : {}),
       ...(this.options.javaRuntime ? { javaRuntime: this.options.javaRuntime } : {}),
+      ...(this.options.packageLoader ? { packageLoader: this.options.packageLoader } : {}),
+      warn: (message) => this.options.warn?.(message, target.location),
       attr,
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),
@@ -249,8 +323,9 @@ export class Analyzer {
         };
       },
       deps: (attribute, opts = {}) => {
-        const value = attr<unknown>(attribute, [], opts.configurable ?? true);
-        const labels = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as string[]) : [];
+        const value = attr<unknown>(attribute, opts.fallback ?? [], opts.configurable ?? true);
+        // label, label_list, or label_keyed_string_dict ([label, string] pairs).
+        const labels = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).map((v) => (Array.isArray(v) ? (v[0] as string) : (v as string))) : [];
         const depConfig = opts.exec ? execConfig : config;
         const skipTestonly = opts.skipTestonly === true;
         return labels.map((raw) => {
@@ -315,4 +390,9 @@ export class Analyzer {
     if (target.ruleClass.endsWith('_test')) return true;
     return this.graph.defaultTestonly?.(packageKeyOf(target.label)) ?? false;
   }
+}
+
+/** A build setting's value as `ctx.build_setting_value` gives it. */
+function buildSettingStarlarkValue(v: BuildSettingValue): Value {
+  return Array.isArray(v) ? new StarList([...(v as readonly string[])]) : (v as string | number | boolean);
 }

@@ -1,5 +1,6 @@
 import type { Position } from '../../core/index.js';
-import type { Action, Artifact } from '../action.js';
+import type { Provider, ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
+import type { Action, Artifact } from '../../actions/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { ConfigMatch } from '../config/config-matching.js';
 
@@ -22,6 +23,8 @@ export interface RuleAnalysisTarget extends TargetBase {
   readonly attrs: ReadonlyMap<string, unknown>;
   /** Output files, package-relative, in declaration order. */
   readonly outputs: readonly string[];
+  /** For a Starlark rule: `//pkg:defs.bzl%name`, which {@link TargetGraph.starlarkRule} resolves. */
+  readonly ruleDefinition?: string;
 }
 
 export interface SourceAnalysisTarget extends TargetBase {
@@ -50,12 +53,18 @@ export interface TargetGraph {
   defaultVisibility?(packageKey: string): readonly string[] | undefined;
   /** `package(default_testonly = ...)`. */
   defaultTestonly?(packageKey: string): boolean;
+  /** The Starlark rule (its class and implementation) a rule target's `ruleDefinition` names. */
+  starlarkRule?(key: string): StarlarkRuleFunction | undefined;
+  /** A provider exported by a .bzl file, by `//pkg:defs.bzl%Name`. */
+  starlarkProvider?(key: string): Provider | undefined;
 }
 
 /** Files and their runfiles-relative path. */
 export interface FileEntry {
   readonly artifact: Artifact;
   readonly rootPath: string;
+  /** The source file's own label (a File's `owner`), when the entry is a source target. */
+  readonly label?: string;
 }
 
 /**
@@ -82,6 +91,10 @@ export interface ConfiguredTarget {
   /** Rule class, or the kind for non-rules; for an alias: the actual's. */
   readonly kindName: string;
   readonly actions: readonly Action[];
+  /** The file `bazel run` runs: an executable rule's output. */
+  readonly executable?: FileEntry;
+  /** Providers a Starlark rule returned, by provider key (DefaultInfo and OutputGroupInfo included). */
+  readonly providers?: ReadonlyMap<string, ProviderInstance>;
   /**
    * Set when the target is incompatible with the configuration's platform (target_compatible_with,
    * or a dependency that is): the dependency chain, from this target down to the unmet constraint.

@@ -1,5 +1,5 @@
 import { KilnError } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES, packageId, type Package, type PackageLoader, type Target } from '../../loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, packageId, type Package, type PackageLoader, type Provider, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 import { splitLabel } from './target-paths.js';
@@ -37,19 +37,55 @@ export class LoadedTargetGraph implements TargetGraph {
     return this.packageByKey(packageKey).defaults.testonly;
   }
 
-  /** Build settings (`string_flag` & co.) for flag_values matching. */
+  starlarkRule(key: string): StarlarkRuleFunction | undefined {
+    return this.loader.starlarkRule(key);
+  }
+
+  starlarkProvider(key: string): Provider | undefined {
+    try {
+      return this.loader.starlarkProvider(key);
+    } catch {
+      return undefined; // a workspace whose bazel_skylib cannot be loaded
+    }
+  }
+
+  /**
+   * Build settings for flag_values matching and command-line values: skylib-style rules
+   * (`string_flag` & co.), any Starlark rule with `build_setting = config.<type>(flag = ...)`,
+   * and label_flag / label_setting.
+   */
   buildSetting(label: string): BuildSettingDefinition | undefined {
     const t = this.target(label);
-    if (!t || t.kind !== 'rule' || !BUILD_SETTING_RULE_CLASSES.has(t.ruleClass)) return undefined;
+    if (!t || t.kind !== 'rule') return undefined;
+    const defaultValue = t.attrs.get('build_setting_default') as BuildSettingDefinition['defaultValue'];
+    if (t.ruleClass === 'label_flag' || t.ruleClass === 'label_setting') {
+      return { label, type: 'label', defaultValue, isFlag: t.ruleClass === 'label_flag' };
+    }
+    if (t.ruleDefinition !== undefined) {
+      const setting = this.loader.starlarkRule(t.ruleDefinition)?.ruleClass?.starlark?.buildSetting;
+      if (!setting) return undefined;
+      // skylib's string_flag `values`: checked on the command line, as its implementation would.
+      const allowed = setting.type === 'string' ? t.attrs.get('values') : undefined;
+      return { label, type: setting.type, defaultValue, isFlag: setting.flag, ...(Array.isArray(allowed) && allowed.length > 0 ? { allowedValues: allowed as string[] } : {}) };
+    }
+    if (!BUILD_SETTING_RULE_CLASSES.has(t.ruleClass)) return undefined;
     const type = t.ruleClass.replace(/_(flag|setting)$/, '') as BuildSettingType;
     const allowed = t.attrs.get('values');
     return {
       label,
       type,
-      defaultValue: t.attrs.get('build_setting_default') as BuildSettingDefinition['defaultValue'],
+      defaultValue,
       isFlag: t.ruleClass.endsWith('_flag'),
       ...(Array.isArray(allowed) && allowed.length > 0 ? { allowedValues: allowed as string[] } : {}),
     };
+  }
+
+  /** For checking `--//pkg:flag`: the setting, null for a target that is none, or why there is no target. */
+  buildSettingForFlag(label: string): BuildSettingDefinition | null | { readonly missing: string } {
+    const { pkg, name } = splitLabel(label);
+    const p = this.packageOf(label);
+    if (!p.targets.has(name)) return { missing: `no such target '${label}': target '${name}' not declared in package '${pkg}' defined by ${p.buildFile}` };
+    return this.buildSetting(label) ?? null;
   }
 
   private packageOf(label: string): Package {
@@ -78,7 +114,15 @@ function toAnalysisTarget(t: Target, repo: string, pkg: string): AnalysisTarget 
   const label = (name: string) => `${repo === '' ? '' : `@${repo}`}//${pkg}:${name}`;
   switch (t.kind) {
     case 'rule':
-      return { kind: 'rule', label: label(t.name), ruleClass: t.ruleClass, location: t.location, attrs: t.attrs, outputs: t.outputs };
+      return {
+        kind: 'rule',
+        label: label(t.name),
+        ruleClass: t.ruleClass,
+        location: t.location,
+        attrs: t.attrs,
+        outputs: t.outputs,
+        ...(t.ruleDefinition ? { ruleDefinition: t.ruleDefinition } : {}),
+      };
     case 'source':
       return { kind: 'source', label: label(t.name), location: t.location, ...(t.visibility ? { visibility: t.visibility } : {}) };
     case 'generated':

@@ -1,4 +1,5 @@
 import { KilnError } from '../../core/index.js';
+import type { PackageLoader } from '../../loading/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { BuildSettingLookup } from '../config/config-matching.js';
 import type { JavaRuntimeVariables } from '../expansion/genrule-command.js';
@@ -15,10 +16,17 @@ export interface RuleContext {
   readonly execConfig: BuildConfiguration;
   readonly buildSettings?: BuildSettingLookup;
   readonly javaRuntime?: JavaRuntimeVariables;
+  /** Loads packages for rules that read the target graph themselves (genquery). */
+  readonly packageLoader?: PackageLoader;
+  /** A warning about this rule, printed with its location. */
+  warn(message: string): void;
   /** The attribute's value in this configuration (select resolved), or `fallback` when not set. */
   attr<T>(name: string, fallback: T, configurable?: boolean): T;
   /** Analyses the labels of a label or label-list attribute, checking visibility and testonly. */
-  deps(attribute: string, options?: { readonly exec?: boolean; readonly configurable?: boolean; readonly skipTestonly?: boolean }): ConfiguredTarget[];
+  deps(
+    attribute: string,
+    options?: { readonly exec?: boolean; readonly configurable?: boolean; readonly skipTestonly?: boolean; readonly fallback?: unknown },
+  ): ConfiguredTarget[];
   /** Makes a label written in this package canonical. */
   canonicalize(raw: string): string | undefined;
   /** Source or derived file of an output of this rule. */

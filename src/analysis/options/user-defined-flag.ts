@@ -1,9 +1,10 @@
-import { UsageError } from '../../core/index.js';
+import { KilnError, UsageError } from '../../core/index.js';
 import type { UserFlagSetting } from './build-options.js';
 import { convertBool, OptionValueError } from './option-definition.js';
+import { canonicalFlagLabel } from './parse-build-options.js';
 
 /** The kinds of Starlark build settings (`config.string`, `config.bool`, ...). */
-export type BuildSettingType = 'string' | 'bool' | 'int' | 'string_list';
+export type BuildSettingType = 'string' | 'bool' | 'int' | 'string_list' | 'label';
 
 export type BuildSettingValue = string | boolean | number | readonly string[];
 
@@ -36,10 +37,16 @@ export function convertBuildSettingText(def: BuildSettingDefinition, text: strin
     case 'bool':
       return convertBool(text);
     case 'int':
-      if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new OptionValueError(`'${text}' is not an int`);
+      // Bazel's converter's words.
+      if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new OptionValueError(`'${text}' is not a int`);
       return Number(text);
     case 'string_list':
       return text === '' ? [] : text.split(',');
+    case 'label': {
+      const label = canonicalFlagLabel(text);
+      if (label === undefined) throw new OptionValueError(`invalid label: ${text}`);
+      return label;
+    }
   }
 }
 
@@ -50,9 +57,12 @@ export function convertBuildSettingText(def: BuildSettingDefinition, text: strin
 export function userFlagValue(def: BuildSettingDefinition, setting: UserFlagSetting | undefined): BuildSettingValue {
   if (setting === undefined) return def.defaultValue;
   const written = `--${setting.negated ? 'no' : ''}${setting.label}${setting.value === undefined ? '' : `=${setting.value}`}`;
-  if (!def.isFlag) throw new UsageError(`Unrecognized option: ${written}`);
+  // Bazel 2.1.0 names a Starlark flag without its dashes in these messages.
+  const bare = `${setting.label}${setting.value === undefined ? '' : `=${setting.value}`}`;
+  if (!def.isFlag) throw new UsageError(`Unrecognized option: ${bare}`);
   if (setting.negated) {
-    if (def.type !== 'bool') throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${written}`);
+    // Bazel 4.2.3's words (2.1.0 knew no `no` prefix for Starlark flags).
+    if (def.type !== 'bool') throw new UsageError(`${setting.label} :: Illegal use of 'no' prefix on non-boolean option: ${setting.label}`);
     return false;
   }
   if (setting.value === undefined) {
@@ -62,7 +72,34 @@ export function userFlagValue(def: BuildSettingDefinition, setting: UserFlagSett
   try {
     return convertBuildSettingText(def, setting.value);
   } catch (e) {
-    if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${written}: ${e.message}`);
+    if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${bare}: ${e.message}`);
     throw e;
   }
+}
+
+/** What checking the command line's user-defined flags needs from loading. */
+export interface BuildSettingSource {
+  /** undefined: no such target (with loading's message); null: a target that is no build setting. */
+  buildSetting(label: string): BuildSettingDefinition | null | { readonly missing: string };
+}
+
+/**
+ * Checks every `--//pkg:flag` of the command line against its build setting, with Bazel's
+ * messages: a missing target, a target that is not a build setting, a setting that is not a flag,
+ * a value of the wrong type. Returns the first problem: a UsageError (exit 2) or a KilnError (exit 1).
+ */
+export function userFlagProblem(userFlags: ReadonlyMap<string, UserFlagSetting>, source: BuildSettingSource): KilnError | undefined {
+  for (const [label, setting] of userFlags) {
+    const def = source.buildSetting(label);
+    if (def === null) return new KilnError(`Unrecognized option: ${label}`);
+    if ('missing' in def) return new KilnError(`Error loading option ${label}: ${def.missing}`);
+    try {
+      userFlagValue(def, setting);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      // Bazel exits 2 for a misused `no` prefix, as for any malformed option, and 1 for the rest.
+      return setting.negated && def.type !== 'bool' ? e : new KilnError(e.message);
+    }
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
-import type { Action, Artifact, DerivedArtifact } from '../action.js';
-import { executionRequirementsFromTags } from '../action.js';
+import type { Action, Artifact, DerivedArtifact } from '../../actions/index.js';
+import { executionRequirementsFromTags } from '../../actions/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { packageOutputDir } from '../configured/target-paths.js';

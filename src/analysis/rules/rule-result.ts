@@ -1,4 +1,5 @@
-import type { Action } from '../action.js';
+import type { ProviderInstance } from '../../loading/index.js';
+import type { Action } from '../../actions/index.js';
 import type { ConfigMatch } from '../config/config-matching.js';
 import type { FileEntry } from '../configured/configured-target.js';
 
@@ -10,6 +11,9 @@ export interface RuleResult {
   readonly configMatch?: ConfigMatch;
   readonly templateVariables?: ReadonlyMap<string, string>;
   readonly actions?: readonly Action[];
+  /** A Starlark rule's providers by key (see ConfiguredTarget.providers). */
+  readonly providers?: ReadonlyMap<string, ProviderInstance>;
+  readonly executable?: FileEntry;
 }
 
 /** Keeps the first of each exec path, in order. */

@@ -1,5 +1,5 @@
-import type { Action, DerivedArtifact } from '../action.js';
-import { executionRequirementsFromTags } from '../action.js';
+import type { Action, DerivedArtifact } from '../../actions/index.js';
+import { executionRequirementsFromTags } from '../../actions/index.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 

@@ -6,7 +6,7 @@ import type { CliIO } from '../io.js';
 import { lockOutputBase, removeConvenienceSymlinks } from '../output-base.js';
 
 /**
- * `kiln clean`: removes every build output (the execroot with `kiln-out/`) and the caches that
+ * `kiln clean`: removes every build output (the execroot with `bazel-out/`) and the caches that
  * describe them, plus the convenience symlinks. `--expunge` removes the whole output base
  * (downloaded repositories, every cache). The disk cache is never touched: it is shared.
  */

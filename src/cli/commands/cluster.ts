@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ExitCode, isStatusError } from '../../core/index.js';
@@ -10,7 +10,19 @@ import {
   runCacheServer,
   type ConfigOverrides,
 } from '../../../scheduler/index.js';
-import { createRunner, DEFAULT_CACHE_BYTES, ensureBaseImage, startExecutor, type RunningExecutor } from '../../../executor/index.js';
+import {
+  DEFAULT_CACHE_BYTES,
+  RESOURCE_LIMIT_KEYS,
+  defaultResourceLimitPolicy,
+  describeResourceLimitPolicy,
+  ensureBaseImage,
+  parseResourceLimitPolicy,
+  pingDockerEngine,
+  removeDeadWorkDirectories,
+  startExecutor,
+  type ResourceLimitPolicy,
+  type RunningExecutor,
+} from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 
 const USAGE = `Usage: kiln cluster up [options]
@@ -27,7 +39,14 @@ Options:
   --port N         port to listen on; 0 picks a free one (default 0, or the config's)
   --host ADDR      address to listen on (default 127.0.0.1)
   --storage DIR    keep blobs on disk in DIR (default: in memory)
-  --config FILE    JSON config: storage, limits, instance names (see scheduler/README.md)
+  --memory-limit SIZE, --pids-limit N, --cpu-limit N
+                   each action's memory (512m, 1g; no swap), processes and CPUs; 0: none
+                   (default 1g, 256, 2)
+  --max-memory-limit SIZE, --max-pids-limit N, --max-cpu-limit N
+                   how far an action may raise them with the platform properties max-mem,
+                   max-pids and max-cores (default: no higher than the limits above)
+  --config FILE    JSON config: storage, limits, instance names (see scheduler/README.md), and an
+                   "executor" object with the limit keys above (e.g. {"memory-limit": "2g"})
 `;
 
 interface ClusterUpArgs {
@@ -38,14 +57,16 @@ interface ClusterUpArgs {
   host?: string;
   storage?: string;
   config?: string;
+  /** The resource-limit flags as given (RESOURCE_LIMIT_KEYS). */
+  limits: Record<string, string>;
 }
 
 class UsageProblem extends Error {}
 
-const VALUE_FLAGS = new Set(['executors', 'runner', 'slots', 'port', 'host', 'storage', 'config']);
+const VALUE_FLAGS = new Set<string>(['executors', 'runner', 'slots', 'port', 'host', 'storage', 'config', ...RESOURCE_LIMIT_KEYS]);
 
 function parseUpArgs(args: string[]): ClusterUpArgs {
-  const parsed: ClusterUpArgs = { executors: 0, runner: 'local' };
+  const parsed: ClusterUpArgs = { executors: 0, runner: 'local', limits: {} };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
@@ -83,9 +104,26 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
         if (value === '') throw new UsageProblem('--config expects a file');
         parsed.config = value;
         break;
+      default:
+        // A resource-limit flag, checked with the config's values.
+        parsed.limits[flag] = value;
     }
   }
   return parsed;
+}
+
+/** The config's `executor` object: resource-limit keys only. */
+function executorSectionOf(section: unknown, where: string): Record<string, unknown> {
+  if (section === undefined) return {};
+  if (typeof section !== 'object' || section === null || Array.isArray(section)) {
+    throw new CacheServerConfigError(`${where}: executor: must be an object`);
+  }
+  for (const key of Object.keys(section)) {
+    if (!(RESOURCE_LIMIT_KEYS as readonly string[]).includes(key)) {
+      throw new CacheServerConfigError(`${where}: executor.${key}: unknown field (allowed: ${RESOURCE_LIMIT_KEYS.join(', ')})`);
+    }
+  }
+  return section as Record<string, unknown>;
 }
 
 function integerFlag(flag: string, value: string, min: number, max: number): number {
@@ -127,7 +165,9 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
   };
   let config;
   let schedulerConfig;
+  let limits: ResourceLimitPolicy;
   try {
+    let executorSection: Record<string, unknown> = {};
     if (parsed.config !== undefined) {
       const file = resolve(io.cwd, parsed.config);
       let text: string;
@@ -149,9 +189,13 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
       schedulerConfig = parseSchedulerConfig((json as Record<string, unknown>)['execution'], (field, message) => {
         throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
       });
+      executorSection = executorSectionOf((json as Record<string, unknown>)['executor'], where);
     } else {
       config = parseCacheServerConfig({}, '(defaults)', io.cwd, overrides);
     }
+    limits = parseResourceLimitPolicy({ ...executorSection, ...parsed.limits }, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
+      throw new CacheServerConfigError(field in parsed.limits ? `--${field}: ${message}` : `${parsed.config}: executor.${field}: ${message}`);
+    });
   } catch (e) {
     if (!(e instanceof CacheServerConfigError)) throw e;
     io.stderr.write(`ERROR: ${e.message}\n`);
@@ -164,7 +208,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
   };
   if (parsed.executors > 0 && parsed.runner === 'docker') {
     try {
-      await createRunner('docker', (m) => log.warn(m), io.env.DOCKER_HOST);
+      await pingDockerEngine(io.env.DOCKER_HOST);
       await ensureBaseImage(io.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock', (m) => log.info(m));
     } catch (e) {
       if (!isStatusError(e)) throw e;
@@ -186,7 +230,11 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
       executionCapabilities: execution.capabilities,
       started: async (server) => {
         if (parsed.executors === 0) return;
-        workDirectory = await mkdtemp(join(tmpdir(), 'kiln-executors-'));
+        // Named after this process, so that a later run removes it if this one is killed.
+        for (const path of await removeDeadWorkDirectories(tmpdir(), 'kiln-cluster-executors-')) log.info(`removed ${path}, left by a cluster that was killed`);
+        workDirectory = await mkdtemp(join(tmpdir(), `kiln-cluster-executors-${process.pid}-`));
+        // Searchable, not listable: a root executor's sandboxed actions run as nobody, which must reach their build directory.
+        await chmod(workDirectory, 0o711);
         for (let i = 0; i < parsed.executors; i++) {
           const running = await startExecutor(
             {
@@ -197,6 +245,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
               runner: parsed.runner,
               workDirectory: join(workDirectory, `executor-${i}`),
               cacheBytes: DEFAULT_CACHE_BYTES,
+              limits,
               platform: [],
               ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
             },
@@ -205,6 +254,8 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
           executors.push(running);
         }
         log.info(`${parsed.executors} executor(s) started, runner ${executors[0]?.runner}, ${parsed.slots ?? availableParallelism()} slot(s) each`);
+        const enforced = executors[0]?.limits;
+        log.info(enforced ? `limits (${enforced}): ${describeResourceLimitPolicy(limits)}` : 'no limits: actions may use all memory, processes and CPUs');
       },
     });
   } catch (e) {

@@ -2,7 +2,17 @@ import { readFile, rm } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExitCode, isStatusError } from '../../core/index.js';
-import { DEFAULT_CACHE_BYTES, ensureBaseImage, startExecutor, type ExecutorConfig } from '../../../executor/index.js';
+import {
+  DEFAULT_CACHE_BYTES,
+  RESOURCE_LIMIT_KEYS,
+  defaultResourceLimitPolicy,
+  describeResourceLimitPolicy,
+  ensureBaseImage,
+  parseResourceLimitPolicy,
+  removeDeadWorkDirectories,
+  startExecutor,
+  type ExecutorConfig,
+} from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 
 const USAGE = `Usage: kiln executor --scheduler grpc://HOST:PORT [options]
@@ -19,12 +29,21 @@ Options:
   --work-dir DIR       file cache and build directories (default: one under the temp dir, removed on stop)
   --cache-size BYTES   bound of the local file cache (default 8 GiB)
   --name NAME          shown in logs and ExecutedActionMetadata.worker (default: the host name)
+  --memory-limit SIZE  memory of each action, no swap (1073741824, 512m, 1g; 0: none) (default 1g)
+  --pids-limit N       processes and threads of each action at once (0: none) (default 256)
+  --cpu-limit N        CPUs' worth of time of each action (fractions allowed; 0: none) (default 2)
+  --max-memory-limit SIZE, --max-pids-limit N, --max-cpu-limit N
+                       how far an action may raise its limits with the platform properties max-mem,
+                       max-pids and max-cores (default: the limits above, so actions may only lower them)
   --config FILE        JSON object with any of the keys above (flags win)
+
+The docker runner enforces the limits in each container; the local runner through cgroups, where
+this process may make them (cgroup v2 delegated to it, or v1 as root), and says at start when not.
 `;
 
 class UsageProblem extends Error {}
 
-const FLAGS = ['scheduler', 'runner', 'slots', 'platform', 'instance', 'work-dir', 'cache-size', 'name', 'config'] as const;
+const FLAGS = ['scheduler', 'runner', 'slots', 'platform', 'instance', 'work-dir', 'cache-size', 'name', ...RESOURCE_LIMIT_KEYS, 'config'] as const;
 type Flag = (typeof FLAGS)[number];
 
 function parseArgs(args: string[]): Map<Flag, string[]> {
@@ -78,6 +97,11 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     if (eq <= 0) throw new UsageProblem(`--platform: expected NAME=VALUE, got '${p}'`);
     return { name: p.slice(0, eq), value: p.slice(eq + 1) };
   });
+  const limitValues: Record<string, unknown> = {};
+  for (const key of RESOURCE_LIMIT_KEYS) if (pick(key) !== undefined) limitValues[key] = pick(key);
+  const limits = parseResourceLimitPolicy(limitValues, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
+    throw new UsageProblem(flags.has(field as Flag) ? `--${field}: ${message}` : `${configPath}: ${field}: ${message}`);
+  });
   const name = String(pick('name') ?? hostname());
   const workDir = pick('work-dir');
   return {
@@ -88,14 +112,19 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     runner,
     workDirectory: workDir === undefined ? defaultWorkDirectory() : resolve(io.cwd, String(workDir)),
     cacheBytes: pick('cache-size') === undefined ? DEFAULT_CACHE_BYTES : integer('cache-size', pick('cache-size'), 1),
+    limits,
     platform,
     ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
   };
 }
 
-/** Where an executor works when not told: a directory of its own, removed when it stops. */
+/**
+ * Where an executor works when not told: a directory of its own, removed when it stops (and, when it
+ * was killed, by the next executor that starts).
+ */
+const DEFAULT_WORK_DIRECTORY_PREFIX = 'kiln-executor-';
 function defaultWorkDirectory(): string {
-  return join(tmpdir(), `kiln-executor-${process.pid}`);
+  return join(tmpdir(), `${DEFAULT_WORK_DIRECTORY_PREFIX}${process.pid}`);
 }
 
 /** `kiln executor`: one worker connected to a scheduler. */
@@ -113,6 +142,9 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     return ExitCode.COMMAND_LINE_ERROR;
   }
   const log = (m: string) => io.stderr.write(`WARNING: ${m}\n`);
+  for (const path of await removeDeadWorkDirectories(tmpdir(), DEFAULT_WORK_DIRECTORY_PREFIX)) {
+    io.stderr.write(`INFO: removed ${path}, left by an executor that was killed\n`);
+  }
   let running;
   try {
     if (config.runner === 'docker') await ensureBaseImage(config.dockerHost ?? 'unix:///var/run/docker.sock', (m) => io.stderr.write(`INFO: ${m}\n`));
@@ -123,6 +155,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     return ExitCode.BUILD_FAILURE;
   }
   io.stderr.write(`INFO: executor ${config.name} (${running.runner}, ${config.slots} slot(s)) working for ${config.scheduler}\n`);
+  io.stderr.write(`INFO: ${running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs'}\n`);
   await (io.interrupted ?? new Promise<void>(() => undefined));
   io.stderr.write('INFO: interrupted: stopping\n');
   await running.stop();

@@ -1,66 +1,53 @@
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { ExitCode, formatPosition, isKilnError, type Position } from '../../core/index.js';
+import { ExitCode, formatPosition, isKilnError, UsageError, type Position } from '../../core/index.js';
 import { findWorkspaceRoot, PackageLoader, readWorkspaceName, Workspace } from '../../loading/index.js';
-import { orderForOutput, OUTPUT_FORMATTERS, QueryEngine, QuerySyntaxError, TargetPatternError } from '../../query/index.js';
+import { formatQueryResult, OUTPUT_FORMATTERS, parseQueryOptions, QueryEngine, QuerySyntaxError, TargetPatternError, type QueryOptionValues } from '../../query/index.js';
 import type { CliIO } from '../io.js';
 
-/** Bazel's query exit codes beyond the common ones: 3 = partial result (--keep_going), 7 = query failed. */
-const PARTIAL_SUCCESS = 3;
-const QUERY_FAILURE = 7;
-
 interface QueryInvocation {
-  expression: string;
-  output: string;
-  keepGoing: boolean;
-  outputBase: string | undefined;
+  readonly expression: string;
+  readonly options: QueryOptionValues;
+  readonly outputBase: string | undefined;
 }
 
-function usage(io: CliIO, message: string): number {
-  io.stderr.write(`ERROR: ${message}\n`);
-  return ExitCode.COMMAND_LINE_ERROR;
-}
-
-function parseArgs(args: string[]): QueryInvocation | string {
-  const inv: QueryInvocation = { expression: '', output: 'label', keepGoing: false, outputBase: undefined };
-  const words: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const eq = a.indexOf('=');
-    const name = a.startsWith('--') ? (eq >= 0 ? a.slice(2, eq) : a.slice(2)) : undefined;
-    const takeValue = (): string | undefined => (eq >= 0 ? a.slice(eq + 1) : args[++i]);
-    if (a === '--') {
-      for (const a of args.slice(i + 1)) words.push(a);
-      break;
-    } else if (a === '-k' || name === 'keep_going') inv.keepGoing = true;
-    else if (name === 'nokeep_going') inv.keepGoing = false;
-    else if (name === 'output') {
-      const v = takeValue();
-      if (v === undefined) return "expected a value after '--output'";
-      inv.output = v;
-    } else if (name === 'output_base') {
-      const v = takeValue();
-      if (v === undefined) return "expected a value after '--output_base'";
-      inv.outputBase = v;
-    } else if (name === 'order_output' || name === 'universe_scope') takeValue();
-    else if (name !== undefined) return `Unrecognized option: ${a}`;
-    else words.push(a);
+function parseArgs(args: string[], cwd: string): QueryInvocation {
+  let outputBase: string | undefined;
+  const { options, residue } = parseQueryOptions(args, (name, value) => {
+    if (name !== 'output_base') return false;
+    outputBase = value();
+    return true;
+  });
+  let expression = residue.join(' ');
+  if (options.queryFile !== undefined) {
+    if (residue.length > 0) throw new UsageError('Command-line query and --query_file cannot both be specified');
+    const path = resolve(cwd, options.queryFile);
+    try {
+      expression = readFileSync(path, 'utf8');
+    } catch (e) {
+      throw new UsageError(`I/O error reading from ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
   }
-  if (words.length === 0) return "missing query expression. Type 'kiln help query' for syntax and help.";
-  inv.expression = words.join(' ');
-  return inv;
+  if (expression.trim() === '') throw new UsageError("missing query expression. Type 'kiln help query' for syntax and help.");
+  return { expression, options, outputBase };
 }
 
 /** `kiln query EXPR`: evaluates a query over the workspace's packages and prints the result. */
 export async function main(args: string[], io: CliIO): Promise<number> {
-  const inv = parseArgs(args);
-  if (typeof inv === 'string') return usage(io, inv);
-  const formatter = OUTPUT_FORMATTERS.get(inv.output);
-  if (!formatter) {
-    return usage(io, `Invalid output format '${inv.output}'. Valid values are: ${[...OUTPUT_FORMATTERS.keys()].join(', ')}`);
+  const printError = (message: string, pos?: Position) =>
+    io.stderr.write(`ERROR: ${pos ? `${pos.col > 0 ? formatPosition(pos) : `${pos.file}:${pos.line}`}: ` : ''}${message}\n`);
+  let inv: QueryInvocation;
+  try {
+    inv = parseArgs(args, io.cwd);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    printError(e.message);
+    return ExitCode.COMMAND_LINE_ERROR;
   }
   const root = findWorkspaceRoot(io.cwd);
   if (root === undefined) {
-    return usage(io, 'The query command is only supported from within a workspace (below a directory having a MODULE.bazel, WORKSPACE or WORKSPACE.bazel file).');
+    printError('The query command is only supported from within a workspace (below a directory having a MODULE.bazel, WORKSPACE or WORKSPACE.bazel file).');
+    return ExitCode.COMMAND_LINE_ERROR;
   }
   const workspace = new Workspace(root, readWorkspaceName(root));
   const loader = new PackageLoader({
@@ -68,25 +55,30 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     ...(inv.outputBase ? { outputBase: resolve(io.cwd, inv.outputBase) } : {}),
     onEvent: (kind, message) => io.stderr.write(`${kind}: ${message}\n`),
   });
-  const printError = (message: string, pos?: Position) =>
-    io.stderr.write(`ERROR: ${pos ? `${pos.col > 0 ? formatPosition(pos) : `${pos.file}:${pos.line}`}: ` : ''}${message}\n`);
   const offset = relative(root, io.cwd);
+  const { options } = inv;
   const engine = new QueryEngine(loader, {
-    keepGoing: inv.keepGoing,
+    keepGoing: options.keepGoing,
     offset: offset.startsWith('..') || isAbsolute(offset) ? '' : offset.split('\\').join('/'),
+    noImplicitDeps: !options.implicitDeps,
+    noToolDeps: !options.toolDeps,
+    ...(options.universeScope.length > 0 ? { universeScope: options.universeScope } : {}),
     onError: printError,
   });
   try {
-    const targets = inv.output === 'package' ? engine.evaluate(inv.expression) : orderForOutput(engine.evaluate(inv.expression));
+    const targets = engine.evaluate(inv.expression);
     loader.flush();
-    io.stdout.write(
-      formatter.format(targets, {
-        absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(root, p)),
-      }),
-    );
+    const output = formatQueryResult(targets, OUTPUT_FORMATTERS.get(options.output)!, engine.environment, {
+      orderOutput: options.orderOutput,
+      graphFactored: options.graphFactored,
+      graphNodeLimit: options.graphNodeLimit,
+      graphConditionalEdgesLimit: options.graphConditionalEdgesLimit,
+      absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(root, p)),
+    });
+    io.stdout.write(output);
     if (engine.hadErrors) io.stderr.write('WARNING: --keep_going specified, ignoring errors.  Results may be inaccurate\n');
     if (targets.length === 0) io.stderr.write('INFO: Empty results\n');
-    return engine.hadErrors ? PARTIAL_SUCCESS : ExitCode.SUCCESS;
+    return engine.hadErrors ? ExitCode.PARTIAL_ANALYSIS_FAILURE : ExitCode.SUCCESS;
   } catch (e) {
     loader.flush();
     if (e instanceof QuerySyntaxError || e instanceof TargetPatternError) {
@@ -95,7 +87,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     }
     if (isKilnError(e)) {
       printError(e.message, e.pos);
-      return QUERY_FAILURE;
+      return ExitCode.ANALYSIS_FAILURE;
     }
     throw e;
   }

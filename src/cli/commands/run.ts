@@ -23,7 +23,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   if (built.exitCode !== ExitCode.SUCCESS) return built.exitCode;
   const target = built.targets[0]!;
   const ctx = built.ctx!;
-  const executable = target.files.length === 1 ? target.files[0]! : undefined;
+  const executable = target.executable ?? (target.files.length === 1 ? target.files[0]! : undefined);
   const path = executable ? join(ctx.layout.execRoot, executable) : '';
   if (!executable || !(await isExecutableFile(path))) {
     printError(io, `Cannot run target ${target.label}: Not executable`);

@@ -21,7 +21,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stdout.write(USAGE);
     return ExitCode.SUCCESS;
   }
-  const own = args.find((a) => /^--(executors|runner|slots)(=|$)/.test(a));
+  const own = args.find((a) => /^--(executors|runner|slots|(max-)?(memory|pids|cpu)-limit)(=|$)/.test(a));
   if (own) {
     io.stderr.write(`ERROR: unrecognized option: ${own.split('=')[0]} (start executors with 'kiln executor' or 'kiln cluster up')\n${USAGE}`);
     return ExitCode.COMMAND_LINE_ERROR;

@@ -14,6 +14,12 @@ export interface BubblewrapProcessRunnerOptions {
    */
   readonly uid?: number;
   readonly gid?: number;
+  /**
+   * bwrap itself starts as this host user (through util-linux's `setpriv`), so the sandbox's user
+   * namespace maps the process to it. With only `uid`/`gid`, a root Kiln's process is still host
+   * root inside, owner of every root-owned file it can see; this makes it a stranger to them.
+   */
+  readonly hostUser?: { readonly uid: number; readonly gid: number; readonly setprivPath: string };
   /** Starts bwrap: in-process by default, or a SpawnServer's `run`. */
   readonly spawn?: ProcessGroupSpawner;
   /**
@@ -58,7 +64,7 @@ export class BubblewrapProcessRunner implements ProcessRunner {
       ...spec,
       // bwrap itself starts on the host; a tree's working directory exists only inside.
       cwd: spec.tree ? '/' : spec.cwd,
-      argv: [this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec, steps, this.options.inIsolatedNetwork ?? false), '--', ...exactPwd(spec), ...spec.argv],
+      argv: [...hostUserPrefix(this.options), this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec, steps, this.options.inIsolatedNetwork ?? false), '--', ...exactPwd(spec), ...spec.argv],
       });
     } finally {
       // Symlinks the tree made on host mounts go, as the native sandbox removes them itself.
@@ -87,6 +93,11 @@ function bubblewrapStep(step: SandboxStep): string[] {
     case 'dev':
       return [`--${step.kind}`, step.at];
   }
+}
+
+function hostUserPrefix({ hostUser }: BubblewrapProcessRunnerOptions): string[] {
+  if (!hostUser) return [];
+  return [hostUser.setprivPath, `--reuid=${hostUser.uid}`, `--regid=${hostUser.gid}`, '--clear-groups', '--'];
 }
 
 function identity(options: BubblewrapProcessRunnerOptions): string[] {

@@ -8,6 +8,7 @@ export {
   exitStatusOf,
 } from './process-runner.js';
 export { LocalProcessRunner } from './local-process-runner.js';
+export { spawnProcessGroup, type ProcessGroupSpec } from './spawn-process-group.js';
 export { SpawnServer, type ProcessGroupSpawner, type SpawnServerOptions } from './spawn-server.js';
 export { NativeSpawner, nativeSpawnerBinary, type NativeRunSpec, type NativeSpawnerOptions } from './native-spawner.js';
 export { createProcessStarter, type ProcessStarter } from './process-starter.js';

@@ -8,6 +8,7 @@ export type AttrType =
   | 'label_list'
   | 'string'
   | 'string_list'
+  | 'int_list'
   | 'string_dict'
   | 'string_list_dict'
   | 'label_keyed_string_dict'
@@ -24,6 +25,7 @@ export const TYPE_NAMES: Readonly<Record<AttrType, string>> = {
   label_list: 'list(label)',
   string: 'string',
   string_list: 'list(string)',
+  int_list: 'list(int)',
   string_dict: 'dict(string, string)',
   string_list_dict: 'dict(string, list(string))',
   label_keyed_string_dict: 'dict(label, string)',
@@ -42,6 +44,7 @@ export type PlainAttrValue =
   | boolean
   | null
   | readonly string[]
+  | readonly number[]
   | readonly (readonly [string, string])[]
   | readonly (readonly [string, readonly string[]])[];
 
@@ -73,6 +76,24 @@ export interface AttributeSpec {
   readonly defaultValue: PlainAttrValue;
   /** When set, the only values accepted (strings or ints). */
   readonly allowedValues?: readonly (string | number)[];
+  /** What a Starlark rule's `attr.*` said beyond the schema; analysis checks dependencies against it. */
+  readonly starlark?: StarlarkAttributeOptions;
+}
+
+/** `attr.label(allow_files = ..., executable = ..., cfg = ..., providers = ...)` and friends. */
+export interface StarlarkAttributeOptions {
+  readonly doc: string;
+  /** true: any file; a list: files with one of these endings; undefined: no files (rules only). */
+  readonly allowFiles?: true | readonly string[];
+  /** `allow_single_file`: exactly one file, `ctx.file.<name>`. */
+  readonly singleFile: boolean;
+  /** The dependency must be executable; `ctx.executable.<name>`. */
+  readonly executable: boolean;
+  /** Configuration of the dependency. */
+  readonly cfg: 'target' | 'exec';
+  /** Alternatives of provider sets the dependency must have (provider keys and names). */
+  readonly providers: readonly (readonly { readonly key: string; readonly name: string }[])[];
+  readonly allowEmpty: boolean;
 }
 
 /** The empty value of each type, Bazel's default when a rule declares none. */
@@ -99,6 +120,7 @@ export interface AttrOptions {
   readonly configurable?: boolean;
   readonly default?: PlainAttrValue;
   readonly values?: readonly (string | number)[];
+  readonly starlark?: StarlarkAttributeOptions;
 }
 
 /** Declares an attribute; configurable unless said otherwise, defaulting to the type's empty value. */
@@ -110,6 +132,7 @@ export function attr(name: string, type: AttrType, options: AttrOptions = {}): A
     configurable: options.configurable ?? true,
     defaultValue: options.default !== undefined ? options.default : emptyValueOf(type),
     ...(options.values ? { allowedValues: options.values } : {}),
+    ...(options.starlark ? { starlark: options.starlark } : {}),
   };
 }
 

@@ -98,6 +98,8 @@ function convertPlain(spec: AttributeSpec, v: Value, ctx: PackageContext, what: 
     case 'license':
     case 'output_list':
       return elements(v, typeName, what).map((e, i) => (typeof e === 'string' ? e : mismatch('string', `element ${i} of ${what}`, e)));
+    case 'int_list':
+      return elements(v, typeName, what).map((e, i) => (typeof e === 'number' ? e : mismatch('int', `element ${i} of ${what}`, e)));
     case 'label_list':
       return elements(v, typeName, what).map((e, i) => parseLabel(str(e, `element ${i} of ${what}`), ctx, `element ${i} of ${what}`));
     case 'string_dict':

@@ -170,9 +170,13 @@ function buildSetting(name: string, type: 'string' | 'bool' | 'int' | 'string_li
   });
 }
 
+/** label_flag and label_setting: a build setting whose value is a label; the target forwards that target's providers. */
+const labelFlag = defineRuleClass('label_flag', { common: BASE, attributes: [attr('build_setting_default', 'label', { mandatory: true, configurable: false })] });
+const labelSetting = defineRuleClass('label_setting', { common: BASE, attributes: [attr('build_setting_default', 'label', { mandatory: true, configurable: false })] });
+
 /** Rule classes available as native functions in BUILD files and under `native.` in .bzl files. */
 export const NATIVE_RULE_CLASSES: ReadonlyMap<string, RuleClass> = new Map(
-  [alias, configSetting, filegroup, genquery, genrule, starlarkDocExtract, testSuite, constraintSetting, constraintValue, platform, shBinary, shTest, shLibrary].map(
+  [alias, configSetting, filegroup, genquery, genrule, starlarkDocExtract, testSuite, constraintSetting, constraintValue, platform, shBinary, shTest, shLibrary, labelFlag, labelSetting].map(
     (r) => [r.name, r],
   ),
 );

@@ -11,8 +11,29 @@ export interface RuleClass {
   readonly isTest: boolean;
   readonly executable: boolean;
   readonly checks: readonly RuleCheck[];
-  /** Defined in Starlark by `rule()` (its targets load and query; analysis does not run them yet). */
+  /** Defined in Starlark by `rule()`. */
   readonly starlarkDefined?: boolean;
+  /** For a Starlark rule: what loading knows beyond the attributes. */
+  readonly starlark?: StarlarkRuleInfo;
+}
+
+/** The build setting a rule declares with `build_setting = config.<type>(flag = ...)`. */
+export interface BuildSettingSpec {
+  readonly type: 'string' | 'bool' | 'int' | 'string_list' | 'label';
+  /** Settable on the command line (`--//pkg:name=value`). */
+  readonly flag: boolean;
+}
+
+/** A Starlark rule class beyond its attributes. */
+export interface StarlarkRuleInfo {
+  /** `//pkg:defs.bzl%name`: where analysis finds the rule (its implementation function). */
+  readonly key: string;
+  readonly doc: string;
+  /** `outputs = {"key": "%{name}.txt"}` (deprecated form): implicit outputs by key. */
+  readonly implicitOutputs: readonly (readonly [string, string])[];
+  readonly buildSetting?: BuildSettingSpec;
+  /** `provides`: provider names the implementation promises to return. */
+  readonly provides: readonly string[];
 }
 
 /** Attributes every rule shares, by name; each rule picks the subset Bazel gives it. */

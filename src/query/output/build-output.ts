@@ -29,6 +29,7 @@ function value(v: AttrValue, dict: boolean): string {
  * canonical form, preceded by a comment with its location (as Bazel 2.1.0's BuildOutputFormatter).
  */
 export const buildOutput: OutputFormatter = {
+  ordering: 'targets',
   format: (targets, env) => {
     let out = '';
     const printed = new Set<RuleTarget>();

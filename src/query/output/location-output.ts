@@ -11,6 +11,7 @@ export function formatLocation(file: string, line: number, col: number): string 
  * rule first named it (the BUILD file itself: line 1, no column), as in Bazel 2.1.
  */
 export const locationOutput: OutputFormatter = {
+  ordering: 'targets',
   format: (targets, env) =>
     targets
       .map((t) => {

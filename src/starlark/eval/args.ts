@@ -27,7 +27,8 @@ export function unpackArgs(fn: string, args: Value[], kwargs: Kwargs | null, par
   for (let i = 0; i < args.length; i++) out[i] = args[i];
   if (kwargs) {
     for (const [name, v] of kwargs) {
-      const i = params.findIndex((p) => (p.endsWith('?') ? p.slice(0, -1) : p) === name);
+      // `name` or `name?`, compared without slicing (builtins with many keywords are called in loops).
+      const i = params.findIndex((p) => p === name || (p.length === name.length + 1 && p.charCodeAt(name.length) === 63 && p.startsWith(name)));
       if (i < 0) {
         const hint = nearestName(name, params.map((p) => (p.endsWith('?') ? p.slice(0, -1) : p)));
         throw new StarlarkError(`${fn}: unexpected keyword argument ${quoteString(name)}${hint ? ` (did you mean ${hint}?)` : ''}`);

@@ -27,6 +27,8 @@ function methodsOf(v: Value): ReadonlyMap<string, MethodImpl<never>> | undefined
 }
 
 function missing(v: Value, name: string): never {
+  const own = v instanceof StarObject ? v.missingAttrMessage(name) : undefined;
+  if (own !== undefined) throw new StarlarkError(own);
   const hint = nearestName(name, attrNames(v));
   const suffix = hint ? ` (did you mean .${hint}?)` : '';
   if (v instanceof StarStruct) throw new StarlarkError(`struct has no .${name} field${suffix}`);

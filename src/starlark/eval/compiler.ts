@@ -1068,6 +1068,19 @@ export class Compiler {
   }
 
   private call(e: ast.CallExpr): ExprCode {
+    const code = this.callCode(e);
+    // `print(...)` tells the thread where it is, so the embedder can position the message (Bazel's
+    // `DEBUG: file:line:col: ...`); no other call pays for it.
+    const callee = unparen(e.fn);
+    if (callee.kind !== 'Identifier' || callee.name !== 'print' || callee.binding?.scope !== 'universal') return code;
+    const at = callee.pos;
+    return (fr) => {
+      fr.thread.printPosition = at;
+      return code(fr);
+    };
+  }
+
+  private callCode(e: ast.CallExpr): ExprCode {
     const pos = e.lparen;
     const fnName = this.fnName;
     const simple = e.args.every((a) => a.mode === 'positional');

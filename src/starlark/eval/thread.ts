@@ -1,3 +1,4 @@
+import type { Position } from '../../core/index.js';
 import { StarlarkError } from './starlark-error.js';
 import { StarCallable, type Kwargs } from './values/callable.js';
 import { typeName } from './values/describe.js';
@@ -43,6 +44,8 @@ export class Thread {
   readonly printHook: ThreadHooks['print'];
   /** Current Starlark call depth. */
   depth = 0;
+  /** Where the `print` call that is running is (set just before it runs), for the print hook. */
+  printPosition: Position | undefined;
   /** Embedder-owned data (e.g. the loading phase's package context). */
   readonly locals = new Map<string, unknown>();
 

@@ -9,16 +9,16 @@ describe('configurations', () => {
     expect(target.cpu).toBe('k8');
     expect(target.mnemonic).toBe('k8-fastbuild');
     expect(target.outputDirectories).toEqual({
-      root: 'kiln-out/k8-fastbuild',
-      bin: 'kiln-out/k8-fastbuild/bin',
-      genfiles: 'kiln-out/k8-fastbuild/bin',
-      testlogs: 'kiln-out/k8-fastbuild/testlogs',
+      root: 'bazel-out/k8-fastbuild',
+      bin: 'bazel-out/k8-fastbuild/bin',
+      genfiles: 'bazel-out/k8-fastbuild/bin',
+      testlogs: 'bazel-out/k8-fastbuild/testlogs',
     });
     expect(configs(['--cpu=arm', '-c', 'dbg']).target.mnemonic).toBe('arm-dbg');
   });
 
   it('genfiles is its own directory with --noincompatible_merge_genfiles_directory', () => {
-    expect(configs(['--noincompatible_merge_genfiles_directory']).target.outputDirectories.genfiles).toBe('kiln-out/k8-fastbuild/genfiles');
+    expect(configs(['--noincompatible_merge_genfiles_directory']).target.outputDirectories.genfiles).toBe('bazel-out/k8-fastbuild/genfiles');
   });
 
   it('exec configuration: cpu from host_cpu, opt, host_copt, its own directory', () => {

@@ -137,10 +137,10 @@ describe('config_setting flag_values', () => {
       "invalid value 'green'. Allowed values are [\"red\", \"blue\"]",
     );
     expect(() => matchesTarget(withValues([['//flags:color', 'blue']]), ['--//flags:color=green'])).toThrow(
-      "While parsing option --//flags:color=green: invalid value 'green'",
+      "While parsing option //flags:color=green: invalid value 'green'",
     );
     expect(() => matchesTarget(withValues([['//flags:level', '1']]), ['--//flags:level'])).toThrow('Expected value after --//flags:level');
-    expect(() => matchesTarget(withValues([['//flags:internal', 'x']]), ['--//flags:internal=y'])).toThrow('Unrecognized option: --//flags:internal=y');
+    expect(() => matchesTarget(withValues([['//flags:internal', 'x']]), ['--//flags:internal=y'])).toThrow('Unrecognized option: //flags:internal=y');
   });
 });
 

@@ -75,7 +75,7 @@ describe('filegroup', () => {
   });
 
   it('a consumer may name one output file of a genrule', () => {
-    expect(paths(analyzer().analyzeTopLevel('//a:use_out').files)).toEqual(['kiln-out/k8-fastbuild/bin/a/gen.out']);
+    expect(paths(analyzer().analyzeTopLevel('//a:use_out').files)).toEqual(['bazel-out/k8-fastbuild/bin/a/gen.out']);
   });
 });
 
@@ -87,34 +87,34 @@ describe('genrule', () => {
     expect(action!.argv).toEqual([
       '/bin/bash',
       '-c',
-      'set -e -o pipefail; kiln-out/k8-opt-exec/bin/a/tool.sh a/s1 a/s2 > kiln-out/k8-fastbuild/bin/a/gen.out',
+      'set -e -o pipefail; bazel-out/k8-opt-exec/bin/a/tool.sh a/s1 a/s2 > bazel-out/k8-fastbuild/bin/a/gen.out',
     ]);
     expect(action!.mnemonic).toBe('Genrule');
     expect(action!.progressMessage).toBe('Executing genrule //a:gen');
     expect(action!.executionRequirements).toEqual(['no-remote']);
-    expect(action!.inputs.map((x) => x.execPath)).toEqual(['a/s1', 'a/s2', 'kiln-out/k8-opt-exec/bin/a/tool.sh']);
-    expect(action!.outputs.map((x) => x.execPath)).toEqual(['kiln-out/k8-fastbuild/bin/a/gen.out']);
+    expect(action!.inputs.map((x) => x.execPath)).toEqual(['a/s1', 'a/s2', 'bazel-out/k8-opt-exec/bin/a/tool.sh']);
+    expect(action!.outputs.map((x) => x.execPath)).toEqual(['bazel-out/k8-fastbuild/bin/a/gen.out']);
     // The tool genrule was analysed in the exec configuration: its own srcs and outs follow.
     const toolAction = a.actions().find((x) => x.owner === '//a:tool')!;
-    expect(toolAction.argv[2]).toBe('set -e -o pipefail; cp a/tool.sh.in kiln-out/k8-opt-exec/bin/a/tool.sh');
+    expect(toolAction.argv[2]).toBe('set -e -o pipefail; cp a/tool.sh.in bazel-out/k8-opt-exec/bin/a/tool.sh');
     expect(toolAction.executableOutputs).toBe(true);
   });
 
   it('the same genrule top-level stays in the target configuration', () => {
-    expect(paths(analyzer().analyzeTopLevel('//a:tool').files)).toEqual(['kiln-out/k8-fastbuild/bin/a/tool.sh']);
+    expect(paths(analyzer().analyzeTopLevel('//a:tool').files)).toEqual(['bazel-out/k8-fastbuild/bin/a/tool.sh']);
   });
 
   it('select() in cmd resolves per configuration (string concatenation)', () => {
-    expect(analyzer().analyzeTopLevel('//a:sel').actions[0]!.argv[2]).toBe('set -e -o pipefail; echo D > kiln-out/k8-fastbuild/bin/a/sel.out');
-    expect(analyzer(['-c', 'opt']).analyzeTopLevel('//a:sel').actions[0]!.argv[2]).toBe('set -e -o pipefail; echo O > kiln-out/k8-opt/bin/a/sel.out');
+    expect(analyzer().analyzeTopLevel('//a:sel').actions[0]!.argv[2]).toBe('set -e -o pipefail; echo D > bazel-out/k8-fastbuild/bin/a/sel.out');
+    expect(analyzer(['-c', 'opt']).analyzeTopLevel('//a:sel').actions[0]!.argv[2]).toBe('set -e -o pipefail; echo O > bazel-out/k8-opt/bin/a/sel.out');
   });
 
   it('output_to_bindir chooses bin over genfiles when genfiles is separate', () => {
     const g = rule('//a:g2', 'genrule', { cmd: 'touch $@', output_to_bindir: true }, ['g2.out']);
     const h = rule('//a:g3', 'genrule', { cmd: 'touch $@' }, ['g3.out']);
     const a = analyzer(['--noincompatible_merge_genfiles_directory'], [g, h]);
-    expect(paths(a.analyzeTopLevel('//a:g2').files)).toEqual(['kiln-out/k8-fastbuild/bin/a/g2.out']);
-    expect(paths(a.analyzeTopLevel('//a:g3').files)).toEqual(['kiln-out/k8-fastbuild/genfiles/a/g3.out']);
+    expect(paths(a.analyzeTopLevel('//a:g2').files)).toEqual(['bazel-out/k8-fastbuild/bin/a/g2.out']);
+    expect(paths(a.analyzeTopLevel('//a:g3').files)).toEqual(['bazel-out/k8-fastbuild/genfiles/a/g3.out']);
   });
 
   it('local = True and message', () => {
@@ -319,9 +319,9 @@ describe('sh rules', () => {
 
   it('sh_binary: the executable in bin, a copy action, runfiles of deps', () => {
     const bin = analyzer([], targets).analyzeTopLevel('//s:bin');
-    expect(paths(bin.files)).toEqual(['kiln-out/k8-fastbuild/bin/s/bin']);
-    expect(paths(bin.runfiles)).toEqual(['kiln-out/k8-fastbuild/bin/s/bin', 's/run.sh', 's/lib.sh', 's/data.txt']);
-    expect(bin.actions[0]!.argv).toEqual(['/bin/cp', 's/run.sh', 'kiln-out/k8-fastbuild/bin/s/bin']);
+    expect(paths(bin.files)).toEqual(['bazel-out/k8-fastbuild/bin/s/bin']);
+    expect(paths(bin.runfiles)).toEqual(['bazel-out/k8-fastbuild/bin/s/bin', 's/run.sh', 's/lib.sh', 's/data.txt']);
+    expect(bin.actions[0]!.argv).toEqual(['/bin/cp', 's/run.sh', 'bazel-out/k8-fastbuild/bin/s/bin']);
     expect(bin.actions[0]!.executableOutputs).toBe(true);
     expect(() => analyzer([], targets).analyzeTopLevel('//s:two')).toThrow("in srcs attribute of sh_binary rule //s:two: you must specify exactly one file in 'srcs'");
   });

@@ -13,9 +13,9 @@ import { configs } from '../config/config-fixture.js';
 
 // Modelled on a Bazel 2.1.0 run (package a: sources s1 s2, filegroup grp = [s1, s2], tool.sh from a genrule
 // built in the exec configuration). Bazel printed `$(location :tool)` as bazel-out/host/bin/a/tool.sh and
-// `$(rootpath :tool)` as a/tool.sh; Kiln's exec directory is kiln-out/k8-opt-exec.
-const BIN = 'kiln-out/k8-fastbuild/bin';
-const EXEC_BIN = 'kiln-out/k8-opt-exec/bin';
+// `$(rootpath :tool)` as a/tool.sh; Kiln's exec directory is bazel-out/k8-opt-exec.
+const BIN = 'bazel-out/k8-fastbuild/bin';
+const EXEC_BIN = 'bazel-out/k8-opt-exec/bin';
 const PREREQUISITES = new Map<string, LocationEntry>([
   ['//a:s1', { execPaths: ['a/s1'], rootPaths: ['a/s1'] }],
   ['//a:s2', { execPaths: ['a/s2'], rootPaths: ['a/s2'] }],

@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeEach, afterEach, describe, expect, it } from 'vitest';
 import { FailedPreconditionError } from '../../../src/core/index.js';
-import { CONTAINER_LABEL, DockerRunner, containerImageOf } from '../../../executor/runners/docker-runner.js';
+import { CONTAINER_LABEL, DockerRunner, OWNER_HOST_LABEL, OWNER_LABEL, OWNER_PID_LABEL, containerImageOf } from '../../../executor/runners/docker-runner.js';
 import type { RunRequest } from '../../../executor/runners/runner.js';
+import { limitCases, TEST_LIMITS } from './limit-cases.js';
 import { runnerCases } from './runner-cases.js';
 
 const dockerHost = process.env.KILN_DOCKER_HOST;
@@ -16,9 +18,12 @@ if (!dockerHost && process.env.CI === 'true') {
 if (!dockerHost) console.warn('skipping Docker runner tests: KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh');
 
 describe.skipIf(!dockerHost)('DockerRunner', () => {
-  const runner = new DockerRunner({ dockerHost, defaultImage: baseImage, memoryBytes: 64 << 20, pidsLimit: 64, cpus: 1 });
+  const owner = `docker-runner-test-${process.pid}`;
+  // The sweeping tests label as a host of their own: their sweeps never touch another test's containers.
+  const testHost = `${hostname()}-test-${process.pid}`;
+  const runner = new DockerRunner({ dockerHost, defaultImage: baseImage, limits: TEST_LIMITS, owner });
   const docker = new Docker({ socketPath: (dockerHost ?? '').replace(/^unix:\/\//, '') });
-  const ourContainers = () => docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL] } });
+  const ourContainers = () => docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}`] } });
 
   afterAll(async () => {
     // Every container the runner made, on success, failure and timeout alike, is gone.
@@ -26,6 +31,7 @@ describe.skipIf(!dockerHost)('DockerRunner', () => {
   });
 
   runnerCases(() => runner, { confines: true });
+  limitCases(() => runner);
 
   let buildDirectory: string;
   beforeEach(() => {
@@ -61,11 +67,73 @@ describe.skipIf(!dockerHost)('DockerRunner', () => {
     expect(Number(refused)).toBeGreaterThan(0);
   });
 
-  it('kills a command that allocates beyond the memory limit', async () => {
-    const r = await runner.run(sh('x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}'));
-    expect(r.exitCode).toBe(137);
-    expect(r.outOfMemory).toBe(true);
-    expect(r.stdout.toString()).toBe('');
+  it('applies the default limits when none are given: 1 GiB without swap, 256 pids, 2 CPUs', async () => {
+    const plain = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-defaults` });
+    const abort = new AbortController();
+    const run = plain.run({ ...sh('sleep 30'), signal: abort.signal });
+    let containers: Docker.ContainerInfo[] = [];
+    while (containers.length === 0) {
+      containers = await docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-defaults`] } });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const { HostConfig } = await docker.getContainer(containers[0]!.Id).inspect();
+    abort.abort();
+    await run;
+    expect(HostConfig.Memory).toBe(1024 ** 3);
+    expect(HostConfig.MemorySwap).toBe(1024 ** 3);
+    expect(HostConfig.PidsLimit).toBe(256);
+    expect(HostConfig.NanoCpus).toBe(Math.min(2, availableParallelism()) * 1e9);
+  });
+
+  it('removes its leftovers and, on close, its running containers, never another owner\'s', async () => {
+    const mine = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine`, hostName: testHost });
+    const theirs = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-theirs`, hostName: testHost });
+    const running = (who: string) => docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-${who}`] } });
+    const until = async (who: string, n: number) => {
+      while ((await running(who)).length !== n) await new Promise((r) => setTimeout(r, 20));
+    };
+    const theirRun = theirs.run(sh('sleep 30'));
+    const myRun = mine.run(sh('sleep 30'));
+    await until('mine', 1);
+    await until('theirs', 1);
+    // A new runner of the same owner (the executor restarted) removes what the old one left.
+    const restarted = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine`, hostName: testHost });
+    expect(await restarted.removeLeftovers()).toBe(1);
+    expect((await myRun).exitCode).toBe(137);
+    expect(await running('theirs')).toHaveLength(1);
+    const again = mine.run(sh('sleep 30'));
+    await until('mine', 1);
+    await mine.close();
+    expect((await again).exitCode).toBe(137);
+    expect(await running('theirs')).toHaveLength(1);
+    await theirs.close();
+    expect((await theirRun).exitCode).toBe(137);
+  });
+
+  it('removes as leftovers the containers of dead executor processes of this host, not of live ones or other hosts', async () => {
+    const dead = spawnSync('true').pid!;
+    const start = async (labels: Record<string, string>) => {
+      const container = await docker.createContainer({
+        Image: baseImage,
+        Cmd: ['sleep', '30'],
+        Labels: { [CONTAINER_LABEL]: 'docker', [OWNER_LABEL]: `${owner}-someone`, ...labels },
+        HostConfig: { NetworkMode: 'none' },
+      });
+      await container.start();
+      return container.id;
+    };
+    const ofDeadProcess = await start({ [OWNER_HOST_LABEL]: testHost, [OWNER_PID_LABEL]: String(dead) });
+    const ofLiveProcess = await start({ [OWNER_HOST_LABEL]: testHost, [OWNER_PID_LABEL]: String(process.pid) });
+    const ofOtherHost = await start({ [OWNER_HOST_LABEL]: `not-${testHost}`, [OWNER_PID_LABEL]: String(dead) });
+    try {
+      const sweeper = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-sweeper`, hostName: testHost });
+      expect(await sweeper.removeLeftovers()).toBe(1);
+      const left = (await docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}-someone`] } })).map((c) => c.Id);
+      expect(left.sort()).toEqual([ofLiveProcess, ofOtherHost].sort());
+      expect(left).not.toContain(ofDeadProcess);
+    } finally {
+      await Promise.all([ofDeadProcess, ofLiveProcess, ofOtherHost].map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)));
+    }
   });
 
   it('takes the image from the container-image platform property', async () => {

@@ -1,6 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ActionCgroups } from '../../../executor/runners/action-cgroups.js';
 import { detectSandboxSupport } from '../../../src/core/index.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
+import { limitCases, shRequest, TEST_LIMITS } from './limit-cases.js';
 import { runnerCases } from './runner-cases.js';
 
 const support = await detectSandboxSupport();
@@ -9,16 +14,67 @@ if (!support.available && process.env.CI === 'true') {
 }
 if (!support.available) console.warn(`local runner tests run without the sandbox: ${support.reason} (run scripts/test-setup.d/10-bubblewrap.sh)`);
 
+// Whether this machine lets the executor make cgroups (v2 delegated, or v1 as root).
+const cgroups = ActionCgroups.open();
+const limitsHere = cgroups instanceof ActionCgroups;
+if (limitsHere) cgroups.close();
+else console.warn(`local runner limit tests skipped: ${cgroups.reason}`);
+
 describe.skipIf(!support.available)('LocalRunner in the namespace sandbox', async () => {
-  const runner = await LocalRunner.create({ log: (m) => expect.fail(`unexpected fallback: ${m}`) });
+  const runner = await LocalRunner.create({ log: (m) => expect.fail(`unexpected fallback: ${m}`), limits: TEST_LIMITS });
+  afterAll(() => runner.close());
   it('uses the sandbox', () => expect(runner.name).toBe('linux-sandbox'));
   runnerCases(() => runner, { confines: true });
+  describe.skipIf(!limitsHere)('under cgroup limits', () => limitCases(() => runner));
 });
 
 describe('LocalRunner as a plain process', async () => {
-  const runner = await LocalRunner.create({ sandbox: 'off' });
+  const runner = await LocalRunner.create({ sandbox: 'off', limits: TEST_LIMITS, log: () => undefined });
+  afterAll(() => runner.close());
   it('is the local runner', () => expect(runner.name).toBe('local'));
   runnerCases(() => runner, { confines: false });
+  describe.skipIf(!limitsHere)('under cgroup limits', () => limitCases(() => runner));
+});
+
+describe.skipIf(!limitsHere)('LocalRunner limits', () => {
+  it('applies the default limits when none are given: 1 GiB without swap, 256 pids, 2 CPUs', async () => {
+    const runner = await LocalRunner.create({ sandbox: 'off' });
+    const dir = mkdtempSync(join(tmpdir(), 'kiln-build-'));
+    try {
+      expect(runner.enforcesLimits).toMatch(/^cgroup v[12]$/);
+      // The command reads its own cgroup's limit files (v1: one hierarchy per controller; v2: one).
+      const script =
+        'for c in memory pids cpu; do p=$(grep -E "^[0-9]+:([^:]*,)?$c(,[^:]*)?:" /proc/self/cgroup | cut -d: -f3); ' +
+        '[ -n "$p" ] && echo "$c $(cat /sys/fs/cgroup/$c$p/memory.limit_in_bytes /sys/fs/cgroup/$c$p/pids.max /sys/fs/cgroup/$c$p/cpu.cfs_quota_us 2>/dev/null)"; done; ' +
+        'p=$(grep "^0::" /proc/self/cgroup | cut -d: -f3); for f in memory.max memory.swap.max pids.max cpu.max; do [ -f /sys/fs/cgroup$p/$f ] && echo "$f $(cat /sys/fs/cgroup$p/$f)"; done; true';
+      const r = await runner.run(shRequest(dir, script));
+      const out = r.stdout.toString();
+      const cpus = Math.min(2, availableParallelism());
+      if (runner.enforcesLimits === 'cgroup v1') {
+        expect(out).toContain(`memory ${1024 ** 3}`);
+        expect(out).toContain('pids 256');
+        expect(out).toContain(`cpu ${cpus * 100000}`);
+      } else {
+        expect(out).toContain(`memory.max ${1024 ** 3}`);
+        expect(out).toContain('memory.swap.max 0');
+        expect(out).toContain('pids.max 256');
+        expect(out).toContain(`cpu.max ${cpus * 100000} 100000`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await runner.close();
+    }
+  });
+});
+
+describe.skipIf(limitsHere)('LocalRunner without cgroups', () => {
+  it('says at start that actions run without limits, and why', async () => {
+    const messages: string[] = [];
+    const runner = await LocalRunner.create({ sandbox: 'off', log: (m) => messages.push(m) });
+    await runner.close();
+    expect(runner.enforcesLimits).toBe(false);
+    expect(messages).toEqual([expect.stringMatching(/^local runner: actions run without memory, pids or CPU limits: .*cgroup/)]);
+  });
 });
 
 describe('LocalRunner.create', () => {
@@ -27,8 +83,9 @@ describe('LocalRunner.create', () => {
     const previous = process.env.KILN_BWRAP;
     process.env.KILN_BWRAP = '/bin/false';
     try {
-      const runner = await LocalRunner.create({ log: (m) => messages.push(m) });
+      const runner = await LocalRunner.create({ log: (m) => messages.push(m), limits: null });
       expect(runner.name).toBe('local');
+      await runner.close();
     } finally {
       if (previous === undefined) delete process.env.KILN_BWRAP;
       else process.env.KILN_BWRAP = previous;

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,18 @@ const PATH = '/usr/bin:/bin';
 export interface RunnerCaseOptions {
   /** The runner keeps the command off the network and away from root (not the plain local process). */
   readonly confines: boolean;
+}
+
+/** Live processes (not zombies) whose command line holds `marker`. */
+function processesNamed(marker: string): string[] {
+  const commandLine = (pid: string) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`);
+    } catch {
+      return Buffer.alloc(0); // ended meanwhile
+    }
+  };
+  return readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && commandLine(pid).includes(marker));
 }
 
 /** The behaviour every executor Runner shares; docker-runner and local-runner tests both call this. */
@@ -141,6 +153,21 @@ export function runnerCases(getRunner: () => Runner, options: RunnerCaseOptions)
     const r = await running;
     expect(r.exitCode).toBe(137);
     expect(r.timedOut).toBe(false);
+  });
+
+  it.runIf(options.confines)('after a timeout or cancel, no process of the command is left when the run returns', async () => {
+    // Busy processes in sessions of their own (out of the killed process group), their output
+    // closed (the run does not wait for pipes they hold), named by a marker.
+    const marker = `kiln-leftover-${process.pid}-${Date.now()}`;
+    const script = `for i in 1 2 3 4; do setsid bash -c 'while :; do :; done' ${marker} >/dev/null 2>&1 </dev/null & done; sleep 100`;
+    const timedOut = await getRunner().run(sh(script, { timeoutMs: 300 }));
+    expect(timedOut.timedOut).toBe(true);
+    expect(processesNamed(marker)).toEqual([]);
+    const controller = new AbortController();
+    const running = getRunner().run(sh(script, { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 300);
+    await running;
+    expect(processesNamed(marker)).toEqual([]);
   });
 
   it.runIf(options.confines)('has no network: a loopback server on the host is unreachable', async () => {

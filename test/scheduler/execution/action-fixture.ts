@@ -26,8 +26,10 @@ export class ActionFixture {
     doNotCache?: boolean;
     salt?: string;
     store?: { command?: boolean; action?: boolean };
+    /** Fields of the Command that replace the defaults. */
+    command?: Partial<reapi.CommandInit>;
   } = {}): Promise<Digest> {
-    const command: reapi.CommandInit = { arguments: options.args ?? ['/bin/true'], outputPaths: ['out'] };
+    const command: reapi.CommandInit = { arguments: options.args ?? ['/bin/true'], outputPaths: ['out'], ...options.command };
     if (options.platform) command.platform = { properties: options.platform };
     const commandBytes = reapi.Command.encode(command);
     const commandDigest = digestOf(commandBytes);

@@ -57,6 +57,35 @@ describe('validateAction', () => {
     ['an absolute symlink', { inputRoot: { symlinks: [{ name: 'l', target: '/etc/passwd' }] } }, /escapes the input root/],
     ['a timeout above the maximum', { timeoutSeconds: 601 }, /Action.timeout: 601s is above this server's maximum of 600s/],
     ['no arguments', { args: [] }, /Command.arguments/],
+    ['an output path with a trailing slash', { command: { outputPaths: ['a/'] } }, /output_paths: "a\/" must not end with a slash/],
+    ['an output path with a double slash', { command: { outputPaths: ['a//b'] } }, /output_paths: "a\/\/b" has an empty component/],
+    ['the output path .', { command: { outputPaths: ['.'] } }, /output_paths: "\." has a '\.' component/],
+    ['an absolute output path', { command: { outputPaths: ['/etc/passwd'] } }, /must be relative/],
+    ['an output path with ..', { command: { outputPaths: ['a/../b'] } }, /has a '\.\.' component/],
+    ['an output file with ..', { command: { outputPaths: [], outputFiles: ['../x'] } }, /output_files: "\.\.\/x" has a '\.\.' component/],
+    ['a working directory with ..', { command: { workingDirectory: 'a/..' } }, /working_directory/],
+    ['unsorted output paths', { command: { outputPaths: ['b', 'a'] } }, /output_paths: not sorted \("b" comes before "a"\)/],
+    ['duplicate output paths', { command: { outputPaths: ['a', 'a'] } }, /output_paths: "a" is listed twice/],
+    ['unsorted output directories', { command: { outputPaths: [], outputDirectories: ['z', 'y'] } }, /output_directories: not sorted/],
+    ['an output file that is also an output directory', { command: { outputPaths: [], outputFiles: ['a'], outputDirectories: ['a'] } }, /"a" is also an output directory/],
+    ['an output file under another output file', { command: { outputPaths: [], outputFiles: ['a', 'a/b'] } }, /"a" is a parent of output file "a\/b"/],
+    [
+      'unsorted environment variables',
+      { command: { environmentVariables: [{ name: 'PATH', value: '/bin' }, { name: 'HOME', value: '/' }] } },
+      /environment_variables: not sorted \("PATH" comes before "HOME"\)/,
+    ],
+    ['a duplicate environment variable', { command: { environmentVariables: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] } }, /environment_variables: "A" is listed twice/],
+    ['a symlink climbing out after a name', { inputRoot: { symlinks: [{ name: 'l', target: 'a/../../b' }] } }, /climbs above its own directory/],
+    [
+      'a symlink climbing out through another one',
+      { inputRoot: { symlinks: [{ name: 's', target: '.' }, { name: 't', target: 's/..' }] } },
+      /symlink "t" -> "s\/\.\." climbs above its own directory/,
+    ],
+    [
+      'a cycle of symlinks resolved through the tree',
+      { inputRoot: { symlinks: [{ name: 'a', target: 'b/..' }, { name: 'b', target: 'a/..' }] } },
+      /goes through more than 40 symlinks/,
+    ],
   ];
   for (const [what, options, message] of invalid) {
     it(`rejects ${what} with INVALID_ARGUMENT`, async () => {
@@ -76,6 +105,61 @@ describe('validateAction', () => {
     const deeper = await f.putMessage(reapi.Directory, { symlinks: [{ name: 'up', target: '../../../x' }] });
     const bad = await f.action({ inputRoot: { directories: [{ name: 'sub', digest: deeper }] } });
     await expect(validateAction(f.cas, bad, limits)).rejects.toThrow(/sub.*escapes the input root/);
+  });
+
+  it('refuses a chain of symlinks that together leave the input root, though each stays inside on paper', async () => {
+    // a1/.../a10/s -> ../../.. (to a7), and y -> a1/.../a10/s/../../../../../../../../../..: lexically
+    // y stays at depth 1, but through s it climbs 3 levels above the root.
+    const f = new ActionFixture();
+    let child = await f.putMessage(reapi.Directory, { symlinks: [{ name: 's', target: '../../..' }] });
+    for (let i = 10; i >= 2; i--) child = await f.putMessage(reapi.Directory, { directories: [{ name: `a${i}`, digest: child }] });
+    const chain = `${Array.from({ length: 10 }, (_, i) => `a${i + 1}`).join('/')}/s/${Array(10).fill('..').join('/')}`;
+    const digest = await f.action({ inputRoot: { directories: [{ name: 'a1', digest: child }], symlinks: [{ name: 'y', target: chain }] } });
+    const err = await validateAction(f.cas, digest, limits).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as Error).message).toMatch(/symlink "y" -> .* climbs above its own directory/);
+    // The first link alone, and canonical links through it, are fine.
+    const inside = await f.action({ inputRoot: { directories: [{ name: 'a1', digest: child }], symlinks: [{ name: 'z', target: 'a1/a2/a3/a4/a5/a6/a7/a8/a9/a10/s/x' }] } });
+    await expect(validateAction(f.cas, inside, limits)).resolves.toBeDefined();
+  });
+
+  it("accepts '..' after a name when the tree shows it stays inside (REAPI allows it anywhere)", async () => {
+    const f = new ActionFixture();
+    const leaf = await f.putMessage(reapi.Directory, { symlinks: [{ name: 'up', target: '..' }] });
+    const dir = await f.putMessage(reapi.Directory, { directories: [{ name: 'b', digest: leaf }] });
+    const digest = await f.action({
+      inputRoot: {
+        directories: [{ name: 'a', digest: dir }],
+        symlinks: [
+          { name: 'c', target: 'a/b/up/../x' }, // a/b/up -> a/b/.. = a; a/.. = the root; x
+          { name: 'd', target: 'missing/../a' },
+        ],
+      },
+    });
+    await expect(validateAction(f.cas, digest, limits)).resolves.toBeDefined();
+    // Leading '..' and a '..' after a name: neither rule can vouch for it.
+    const mixed = await f.putMessage(reapi.Directory, { symlinks: [{ name: 'l', target: '../a/../b' }] });
+    const refused = await f.action({ inputRoot: { directories: [{ name: 'sub', digest: mixed }] } });
+    await expect(validateAction(f.cas, refused, limits)).rejects.toThrow(/"l" -> "\.\.\/a\/\.\.\/b" has '\.\.' both before and after a name/);
+  });
+
+  it('refuses an input tree 3,000 directories deep with a short INVALID_ARGUMENT', async () => {
+    const f = new ActionFixture();
+    let child = await f.putMessage(reapi.Directory, {});
+    for (let i = 0; i < 3000; i++) child = await f.putMessage(reapi.Directory, { directories: [{ name: 'd', digest: child }] });
+    const digest = await f.action({ inputRoot: { directories: [{ name: 'd', digest: child }] } });
+    const err = await validateAction(f.cas, digest, limits).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentError);
+    expect((err as Error).message).toMatch(/the input tree nests directories deeper than 512 levels/);
+    expect((err as Error).message.length).toBeLessThan(400);
+  });
+
+  it('refuses input paths too long for an executor to create', async () => {
+    const f = new ActionFixture();
+    let child = await f.putMessage(reapi.Directory, {});
+    for (let i = 0; i < 20; i++) child = await f.putMessage(reapi.Directory, { directories: [{ name: 'n'.repeat(200), digest: child }] });
+    const digest = await f.action({ inputRoot: { directories: [{ name: 'top', digest: child }] } });
+    await expect(validateAction(f.cas, digest, limits)).rejects.toThrow(/above this server's limit of 3072/);
   });
 
   it('rejects bytes that are not a Directory', async () => {

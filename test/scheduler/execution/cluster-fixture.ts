@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
@@ -40,6 +40,8 @@ export async function startClusterForTest(config: Partial<SchedulerConfig> = {})
 
 export async function startTestCluster(config: Partial<SchedulerConfig> = {}): Promise<TestCluster> {
   const work = await mkdtemp(join(tmpdir(), 'kiln-cluster-test-'));
+  // A root executor's sandboxed actions run as nobody, which must reach their build directories.
+  await chmod(work, 0o711);
   const start = async (port: number) => {
     const execution = createExecutionServer({ config: { stageUpdateDelayMs: 0, ...config }, tickMs: 50 });
     const cacheConfig = parseCacheServerConfig({}, 'test config', process.cwd(), { host: '127.0.0.1', port });
@@ -125,7 +127,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
     async stop() {
       for (const e of executors) {
         await e.loop.stop();
-        e.executor.close();
+        await e.executor.close();
         e.cas.close();
         await e.ownRunner?.close?.();
       }

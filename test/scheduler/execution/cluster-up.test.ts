@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,8 @@ async function runThrough(endpoint: string, script: string): Promise<reapi.Execu
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kiln-cluster-up-'));
+  // A root executor's sandboxed actions run as nobody, which must reach the work directory.
+  await chmod(dir, 0o711);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -130,22 +132,67 @@ describe('kiln cluster up / scheduler / executor', () => {
   const dockerHost = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'];
   const noDocker = 'KILN_DOCKER_HOST is not set: run scripts/test-setup.d/20-docker.sh (or npm test) for the Docker runner';
   if (dockerHost) {
-    it('cluster up --runner docker runs actions in containers as a non-root user', { timeout: 120_000 }, async () => {
+    it('cluster up --runner docker runs actions in containers as a non-root user, under its limit flags', { timeout: 120_000 }, async () => {
       const f = fakeIO(dir, { DOCKER_HOST: dockerHost });
-      const exit = main(['up', '--executors', '1', '--runner', 'docker', '--slots', '1'], f.io);
+      const exit = main(['up', '--executors', '1', '--runner', 'docker', '--slots', '1', '--pids-limit', '64', '--memory-limit', '64m'], f.io);
       const endpoint = await f.firstLine;
       const response = await runThrough(endpoint, 'id -u > out');
       expect(response?.result?.exitCode).toBe(0);
       expect(response?.result?.outputFiles[0]?.digest).not.toEqual(digestOf(Buffer.from('0\n')));
+      const forks = await runThrough(endpoint, 'i=0; while [ $i -lt 400 ]; do sleep 30 & i=$((i+1)); done; echo forked > out');
+      expect(forks?.result?.exitCode).not.toBe(0);
+      const memory = await runThrough(endpoint, 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x} > out');
+      expect(memory?.result?.exitCode).toBe(137);
       f.interrupt();
       expect(await exit).toBe(0);
       expect(f.err()).toContain('runner docker');
+      expect(f.err()).toMatch(/INFO: limits \(docker\): memory 64m, pids 64, CPUs \S+ per action/);
     });
   } else if (process.env['CI'] === 'true') {
     it('needs Docker', () => expect.fail(noDocker));
   } else {
     it.skip(noDocker, () => undefined);
   }
+
+  it('names a bad resource-limit flag or config key of kiln executor and kiln cluster up', async () => {
+    const cases: [Promise<number>, ReturnType<typeof fakeIO>, RegExp][] = [];
+    const run = (command: typeof main, args: string[], message: RegExp) => {
+      const f = fakeIO(dir);
+      cases.push([command(args, f.io), f, message]);
+    };
+    run(executorMain, ['--scheduler', 'grpc://127.0.0.1:1', '--memory-limit', 'lots'], /--memory-limit: expected bytes \(a number, or with a k, m or g suffix\) of at least 6m \(0 for no limit\), got "lots"/);
+    run(executorMain, ['--scheduler', 'grpc://127.0.0.1:1', '--max-pids-limit=10'], /--max-pids-limit: the ceiling 10 is below the default limit 256/);
+    await writeFile(join(dir, 'executor.json'), JSON.stringify({ scheduler: 'grpc://127.0.0.1:1', 'cpu-limit': 'all' }));
+    run(executorMain, ['--config', 'executor.json'], /executor\.json: cpu-limit: expected a number of CPUs/);
+    run(main, ['up', '--pids-limit', '-3'], /--pids-limit: expected an integer/);
+    run(schedulerMain, ['--memory-limit', '1g'], /unrecognized option: --memory-limit \(start executors with 'kiln executor' or 'kiln cluster up'\)/);
+    await writeFile(join(dir, 'limits.json'), JSON.stringify({ executor: { 'memory-limit': '1m' } }));
+    run(main, ['up', '--config', 'limits.json'], /limits\.json: executor\.memory-limit: expected bytes .* of at least 6m/);
+    await writeFile(join(dir, 'colour.json'), JSON.stringify({ executor: { colour: 'red' } }));
+    run(main, ['up', '--config', 'colour.json'], /colour\.json: executor\.colour: unknown field \(allowed: memory-limit, pids-limit, cpu-limit, max-memory-limit/);
+    for (const [exit, f, message] of cases) {
+      expect(await exit).toBe(2);
+      expect(f.err()).toMatch(message);
+    }
+  });
+
+  it('cluster up applies the limits of its flags and config to its executors and says which', async () => {
+    await writeFile(join(dir, 'executor-limits.json'), JSON.stringify({ executor: { 'memory-limit': '512m', 'pids-limit': 100 } }));
+    const f = fakeIO(dir);
+    const exit = main(['up', '--executors', '1', '--runner', 'local', '--slots', '1', '--config', 'executor-limits.json', '--pids-limit', '64'], f.io);
+    const endpoint = await f.firstLine;
+    // 80 processes are beyond the flag's 64 (it wins over the config's 100), where cgroups exist.
+    const response = await runThrough(endpoint, 'i=0; while [ $i -lt 80 ]; do sleep 30 & i=$((i+1)); done; echo forked > out');
+    f.interrupt();
+    expect(await exit).toBe(0);
+    if (f.err().includes('INFO: limits (cgroup')) {
+      expect(f.err()).toMatch(/INFO: limits \(cgroup v[12]\): memory 512m, pids 64, CPUs \S+ per action/);
+      expect(response?.result?.exitCode).not.toBe(0);
+    } else {
+      expect(f.err()).toMatch(/local runner: actions run without memory, pids or CPU limits: .*cgroup/);
+      expect(f.err()).toContain('no limits: actions may use all memory, processes and CPUs');
+    }
+  });
 
   it('kiln executor requires --scheduler', async () => {
     const f = fakeIO(dir);

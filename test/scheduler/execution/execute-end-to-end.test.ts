@@ -14,7 +14,7 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
       {
         ...sh('mkdir -p out/dir/sub && tr a-z A-Z < in.txt > out/upper.txt && echo deep > out/dir/sub/f && ln -s upper.txt out/link && echo to-stdout && echo to-stderr >&2 && printf "%s" "$GREETING" > out/env.txt'),
         environmentVariables: [{ name: 'GREETING', value: 'hi there' }, { name: 'PATH', value: '/usr/bin:/bin' }],
-        outputPaths: ['out/upper.txt', 'out/dir', 'out/link', 'out/env.txt', 'out/never-written'],
+        outputPaths: ['out/dir', 'out/env.txt', 'out/link', 'out/never-written', 'out/upper.txt'],
       },
       { 'in.txt': 'hello kiln\n' },
     );

@@ -145,6 +145,19 @@ describe('ExecutionScheduler', () => {
     expect(big.response.assignments!.map(commandOf)).toEqual(['needs8']);
   });
 
+  it('ignores the executors\' limit properties (max-mem, max-cores, max-pids) for matching unless a rule names them', () => {
+    const sized = [{ name: 'max-cores', value: '1' }, { name: 'max-mem', value: '512m' }, { name: 'max-pids', value: '64' }, { name: 'OSFamily', value: 'linux' }];
+    const { scheduler } = setup();
+    submit(scheduler, validated('sized', sized));
+    expect(sync(scheduler, 'plain', [], { properties: [{ name: 'OSFamily', value: 'linux' }] }).response.assignments!.map(commandOf)).toEqual(['sized']);
+    const strict = setup({ platformRules: { 'max-mem': 'exact' } }).scheduler;
+    submit(strict, validated('sized', sized));
+    expect(sync(strict, 'plain', [], { properties: [{ name: 'OSFamily', value: 'linux' }] }).response.assignments).toEqual([]);
+    // A property named like an Object.prototype member has no rule: it matches exactly.
+    submit(strict, validated('odd', [{ name: 'constructor', value: 'x' }]));
+    expect(sync(strict, 'other', [], { properties: [{ name: 'constructor', value: 'x' }] }).response.assignments!.map(commandOf)).toEqual(['odd']);
+  });
+
   it('re-queues the action of a vanished executor, then fails it with UNAVAILABLE after the retry limit', () => {
     const { clock, scheduler } = setup({ maxRetries: 1 });
     const op = submit(scheduler, validated('a'));

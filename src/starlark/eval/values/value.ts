@@ -65,6 +65,10 @@ export abstract class StarObject {
   attrNames(): string[] {
     return [];
   }
+  /** The embedder's own wording for a missing field (Bazel's providers), or undefined for the default. */
+  missingAttrMessage(_name: string): string | undefined {
+    return undefined;
+  }
   /**
    * `x op y` for operators the built-in types do not define (starlark-go's HasBinary): `side` says
    * whether this value is the left operand. Undefined means unsupported. Embedders use it for

@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// Query benchmark: deps(//...), rdeps(//..., leaf) and somepath(top, leaf) on generated workspaces
+// (bench/loading's generator: N packages of ~10 rules, each package depending on the one before),
+// each timed for Kiln cold (empty output base) and cached (second run, no server), and for Bazel
+// 2.1.0 with --batch, a cold server and a warm server; prints wall time, peak RSS and the goal
+// ratios (Kiln cold <= 1/5 of Bazel --batch, Kiln cached <= Bazel warm, RSS <= 1/3 of Bazel's).
+//
+//   node bench/query/run.mjs [--sizes=1000,5000] [--kiln=PATH] [--bazel=PATH|none]
+// Needs `npm run build` first (bin/kiln runs dist/). Bazel comes from KILN_BAZEL or
+// .cache/bazel/2.1.0/bazel (scripts/test-setup.d/30-bazel.sh); without it only Kiln is timed.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bazelServerPeakRssMb, defaultBazel, measure as measureCommand } from '../common/measure.mjs';
+import { generateWorkspace } from '../loading/generate.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '../..');
+
+function parseFlags(argv) {
+  const flags = { sizes: [1000, 5000], kiln: join(REPO, 'bin/kiln'), bazel: defaultBazel(REPO) };
+  for (const a of argv) {
+    const m = /^--(sizes|kiln|bazel)=(.+)$/.exec(a);
+    if (!m) throw new Error(`unknown argument ${a}`);
+    flags[m[1]] = m[1] === 'sizes' ? m[2].split(',').map(Number) : m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
+  }
+  return flags;
+}
+
+/** The package of the generator's i-th package. */
+const pkg = (i) => `//p${String(Math.floor(i / 100)).padStart(2, '0')}/pkg${String(i).padStart(5, '0')}`;
+
+function measure(argv, cwd) {
+  const m = measureCommand(argv, cwd);
+  return { ...m, lines: m.stdout.split('\n').filter(Boolean).length };
+}
+
+const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall (${m.cpuS.toFixed(2)} s CPU), ${m.rssMb.toFixed(0)} MB, ${m.lines} lines`;
+
+const flags = parseFlags(process.argv.slice(2));
+for (const size of flags.sizes) {
+  const queries = {
+    'deps(//...)': 'deps(//...)',
+    'rdeps(//..., leaf)': `rdeps(//..., ${pkg(0)}:a.txt)`,
+    'somepath(top, leaf)': `somepath(${pkg(size - 1)}:core, ${pkg(0)}:a.txt)`,
+  };
+  const dir = mkdtempSync(join(tmpdir(), `kiln-bench-query-${size}-`));
+  try {
+    const ws = join(dir, 'ws');
+    generateWorkspace(ws, size);
+    for (const [name, q] of Object.entries(queries)) {
+      const kilnBase = join(dir, `kiln-ob-${name.replace(/\W/g, '')}`);
+      const kilnCold = measure([flags.kiln, 'query', `--output_base=${kilnBase}`, q], ws);
+      const kilnCached = measure([flags.kiln, 'query', `--output_base=${kilnBase}`, q], ws);
+      console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)}; kiln cached ${fmt(kilnCached)}`);
+      if (!flags.bazel) continue;
+      const batchBase = join(dir, 'bazel-batch');
+      const serverBase = join(dir, 'bazel-server');
+      const batch = measure([flags.bazel, `--output_base=${batchBase}`, '--batch', 'query', q], ws);
+      const cold = measure([flags.bazel, `--output_base=${serverBase}`, 'query', q], ws);
+      const warm = measure([flags.bazel, `--output_base=${serverBase}`, 'query', q], ws);
+      const serverRssMb = bazelServerPeakRssMb(serverBase);
+      spawnSync(flags.bazel, [`--output_base=${serverBase}`, 'shutdown'], { cwd: ws });
+      console.log(`  bazel --batch ${fmt(batch)}; cold server ${fmt(cold)}; warm server ${fmt(warm)}; server peak RSS ${serverRssMb.toFixed(0)} MB`);
+      console.log(
+        `  ratios: kiln cold / bazel --batch = ${(kilnCold.ms / batch.ms).toFixed(3)} (goal <= 0.2); ` +
+          `kiln cached / bazel warm = ${(kilnCached.ms / warm.ms).toFixed(2)} (goal <= 1); ` +
+          `kiln peak RSS / bazel batch RSS = ${(Math.max(kilnCold.rssMb, kilnCached.rssMb) / batch.rssMb).toFixed(2)} (goal <= 0.33)`,
+      );
+      if (kilnCold.lines !== batch.lines) console.log(`  NOTE: line counts differ (kiln ${kilnCold.lines}, bazel ${batch.lines}): implicit dependencies, see src/query/README.md`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// Starlark-rule build benchmark: on bench/starlark-rules/generate.mjs's workspace (the build
+// benchmark's, every target a Starlark rule doing ctx.actions.run_shell), times in one run
+//   - Kiln: analysis alone (`--nobuild`) of the Starlark workspace and of the genrule one, a cold
+//     build with the default strategy, the null build — each a new process, no server;
+//   - Bazel 2.1.0: cold `--batch` build, cold with its server, then the null build against the
+//     warm server;
+// and prints the issue's ratios: Kiln cold / Bazel --batch cold (goal <= 1/3), Kiln null / Bazel warm
+// null (goal <= 1), Kiln analysis of Starlark rules / of genrules (goal <= 1.5).
+//
+//   node bench/starlark-rules/run.mjs [--sizes=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N]
+// Needs `npm run build` first. Bazel comes from KILN_BAZEL or .cache/bazel/2.1.0/bazel.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bazelServerPeakRssMb, defaultBazel, measure } from '../common/measure.mjs';
+import { generateWorkspace as generateGenrules } from '../build/generate.mjs';
+import { ACTIONS_PER_PACKAGE, generateWorkspace } from './generate.mjs';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+function parseFlags(argv) {
+  const flags = { sizes: [1000], kiln: join(REPO, 'bin/kiln'), bazel: defaultBazel(REPO), jobs: availableParallelism() };
+  for (const a of argv) {
+    const m = /^--(sizes|kiln|bazel|jobs)=(.+)$/.exec(a);
+    if (!m) throw new Error(`unknown argument ${a}`);
+    if (m[1] === 'sizes') flags.sizes = m[2].split(',').map(Number);
+    else if (m[1] === 'jobs') flags.jobs = Number(m[2]);
+    else flags[m[1]] = m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
+  }
+  return flags;
+}
+
+const processesLine = (m) => /INFO: (\d+ processes[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
+const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const fmt = (m) => `${secs(m.ms)} wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (${processesLine(m)})`;
+
+const flags = parseFlags(process.argv.slice(2));
+for (const size of flags.sizes) {
+  const dir = mkdtempSync(join(tmpdir(), `kiln-bench-starlark-rules-${size}-`));
+  try {
+    const ws = join(dir, 'ws');
+    const genrules = join(dir, 'genrules');
+    generateWorkspace(ws, size);
+    generateGenrules(genrules, size);
+    const jobs = `--jobs=${flags.jobs}`;
+    console.log(`${size} packages, ${size * ACTIONS_PER_PACKAGE + 2} actions, ${flags.jobs} at a time`);
+
+    const kiln = (root, base, ...args) => measure([flags.kiln, 'build', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], root);
+    // Analysis alone, twice each, in alternation; the cache of packages is warm for the second pair.
+    const analysis = [];
+    for (let i = 0; i < 2; i++) {
+      analysis.push([kiln(ws, `kiln-analysis-${i}`, '--nobuild'), kiln(genrules, `kiln-analysis-genrules-${i}`, '--nobuild')]);
+    }
+    const kilnCold = kiln(ws, 'kiln-ob');
+    const kilnNull = kiln(ws, 'kiln-ob');
+    analysis.forEach(([s, g], i) => console.log(`  kiln analysis #${i + 1}: Starlark rules ${fmt(s)}; genrules ${fmt(g)}; ratio ${(s.ms / g.ms).toFixed(2)} (goal <= 1.5)`));
+    console.log(`  kiln cold (default strategy)   ${fmt(kilnCold)}`);
+    console.log(`  kiln null build                ${fmt(kilnNull)}`);
+
+    if (flags.bazel) {
+      const bazel = (base, startup) => measure([flags.bazel, `--output_base=${join(dir, base)}`, ...startup, 'build', jobs, '--symlink_prefix=/', '//...'], ws);
+      const batch = bazel('bazel-batch', ['--batch']);
+      const cold = bazel('bazel-server', []);
+      const warmNull = bazel('bazel-server', []);
+      const serverRss = bazelServerPeakRssMb(join(dir, 'bazel-server'));
+      spawnSync(flags.bazel, [`--output_base=${join(dir, 'bazel-server')}`, 'shutdown'], { cwd: ws });
+      console.log(`  bazel --batch cold             ${fmt(batch)}`);
+      console.log(`  bazel server cold              ${fmt(cold)}; server peak RSS ${serverRss.toFixed(0)} MB`);
+      console.log(`  bazel warm null build          ${fmt(warmNull)}`);
+      console.log(
+        `  ratios: kiln cold / bazel --batch cold = ${(kilnCold.ms / batch.ms).toFixed(3)} (goal <= 0.333); ` +
+          `kiln null / bazel warm null = ${(kilnNull.ms / warmNull.ms).toFixed(2)} (goal <= 1)`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,1 @@
+{NAME}: {FILES} files, style {STYLE}

@@ -1,0 +1,89 @@
+import type { Position } from '../core/index.js';
+
+/**
+ * The contract between analysis and execution: plain data, no behaviour, so analysis can build it,
+ * tests can write it literally, and execution can key, cache and run it.
+ */
+
+/**
+ * A file an action reads or writes, named by its exec path: relative to the execroot, `/`-separated,
+ * never absolute, never containing `.` or `..` segments.
+ */
+export type Artifact = SourceArtifact | DerivedArtifact;
+
+/** A file of the source tree (`pkg/data.txt`; `external/repo/...` for other repositories). */
+export interface SourceArtifact {
+  readonly kind: 'source';
+  readonly execPath: string;
+}
+
+/** A file some action creates under an output root (`bazel-out/k8-fastbuild/bin/pkg/out.txt`). */
+export interface DerivedArtifact {
+  readonly kind: 'derived';
+  readonly execPath: string;
+  /** The output root the file lives under: `bazel-out/<config>/bin` or `bazel-out/<config>/genfiles`. */
+  readonly root: string;
+  /** Label of the target whose action creates it, e.g. `//pkg:gen`. */
+  readonly owner: string;
+}
+
+/**
+ * Execution requirements, as Bazel derives them from a target's tags (and `local = True`): each
+ * name present switches on one restriction. The values are Bazel's tag spellings.
+ */
+export const EXECUTION_REQUIREMENTS = [
+  'local', // run locally, not sandboxed, not remote, no remote cache
+  'no-sandbox', // may not be sandboxed
+  'no-cache', // no cache of any kind: neither looked up nor written
+  'no-remote', // neither executed remotely nor cached remotely/on disk
+  'no-remote-exec', // not executed remotely (caching allowed)
+  'no-remote-cache', // skip the disk and remote caches; the local action cache still applies
+  'requires-network', // needs the network: sandboxed runs keep it
+  'block-network', // must not reach the network
+] as const;
+
+export type ExecutionRequirement = (typeof EXECUTION_REQUIREMENTS)[number];
+
+/** The execution requirements among a target's tags (other tags are for query and test filtering). */
+export function executionRequirementsFromTags(tags: readonly string[]): ExecutionRequirement[] {
+  const known = new Set<string>(EXECUTION_REQUIREMENTS);
+  const found = new Set<ExecutionRequirement>();
+  for (const tag of tags) if (known.has(tag)) found.add(tag as ExecutionRequirement);
+  return [...found].sort();
+}
+
+/** One process to run: what execution keys, caches, schedules and spawns. */
+export interface Action {
+  /** Label of the target that registered it, e.g. `//pkg:gen`. */
+  readonly owner: string;
+  /** Where the owner is declared (for error messages `ERROR: pkg/BUILD:3:1: ...`). */
+  readonly location?: Position;
+  /** The kind of action, e.g. `Genrule`; selects the strategy with `--strategy=Genrule=...`. */
+  readonly mnemonic: string;
+  /** Shown while it runs, e.g. `Executing genrule //pkg:gen`. */
+  readonly progressMessage: string;
+  /** The command as given to exec(2): argv[0] is the program. Genrules: `/bin/bash -c '...'`. */
+  readonly argv: readonly string[];
+  /** Variables the action sets itself; PATH and the core variables are added by execution. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Every file it reads, tools included. */
+  readonly inputs: readonly Artifact[];
+  /** Every file it must create; at least one. */
+  readonly outputs: readonly DerivedArtifact[];
+  readonly executionRequirements: readonly ExecutionRequirement[];
+  /** Outputs get the executable bit (executable genrules, tools). */
+  readonly executableOutputs: boolean;
+  /**
+   * Work execution does itself instead of starting a process (`argv` is then empty): writing a
+   * file, expanding a template, linking a file. Keyed and cached like any other action.
+   */
+  readonly inProcess?: InProcessWork;
+}
+
+/** What an in-process action does: its one output gets this content. */
+export type InProcessWork =
+  | { readonly kind: 'write'; readonly content: string }
+  /** The template (an input, by exec path) with each key replaced by its value, in order. */
+  | { readonly kind: 'expand_template'; readonly template: string; readonly substitutions: readonly (readonly [string, string])[] }
+  /** A copy of the target file (an input, by exec path): the same bytes as a symlink would show. */
+  | { readonly kind: 'symlink'; readonly target: string };

@@ -1,0 +1,14 @@
+// Action, Artifact and the action keys: what analysis registers and exec, remote and the CLI run (README.md).
+export {
+  type Action,
+  type Artifact,
+  type SourceArtifact,
+  type DerivedArtifact,
+  type ExecutionRequirement,
+  type InProcessWork,
+  EXECUTION_REQUIREMENTS,
+  executionRequirementsFromTags,
+} from './action.js';
+export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
+export { localActionKey } from './local-action-key.js';
+export { buildInputTree, compareUtf8, type InputFile, type InputTree } from './input-tree.js';

@@ -1,0 +1,31 @@
+import { createHash } from 'node:crypto';
+import type { Action } from './action.js';
+import type { InputFile } from './input-tree.js';
+
+/** Changes whenever the encoding below changes, so old entries simply miss. */
+const ENCODING_VERSION = 1;
+
+const byPath = (a: InputFile, b: InputFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/**
+ * The local action cache's key: the SHA-256 of everything the REAPI Action digest covers (arguments,
+ * environment, outputs, every input with its digest and executable bit, do_not_cache), written as one
+ * unambiguous JSON text. The REAPI key needs a Command, a Directory per input folder and an Action
+ * encoded and hashed; a null build checks every action, so it uses this one and encodes the REAPI
+ * messages only when an action must go further (the disk cache, execution).
+ */
+export function localActionKey(action: Action, env: Readonly<Record<string, string>>, inputs: readonly InputFile[]): string {
+  const text = JSON.stringify([
+    ENCODING_VERSION,
+    action.argv,
+    Object.keys(env)
+      .sort()
+      .map((name) => [name, env[name]]),
+    action.outputs.map((o) => o.execPath).sort(),
+    [...inputs].sort(byPath).map((f) => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]),
+    action.executionRequirements.includes('no-cache'),
+    // In-process work (a file's content, a template's substitutions) decides the output as argv does.
+    ...(action.inProcess ? [action.inProcess] : []),
+  ]);
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,167 @@
+import { KilnError } from '../../core/index.js';
+import { DEFAULT_INFO, Depset, depsetOf, OUTPUT_GROUP_INFO, ProviderInstance, type RuleClass, type StarlarkRuleFunction } from '../../loading/index.js';
+import { EvalError, None, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
+import type { FileEntry } from '../configured/configured-target.js';
+import type { RuleContext } from '../configured/rule-context.js';
+import { ActionRegistry } from '../starlark/actions-value.js';
+import { CtxValue } from '../starlark/ctx-value.js';
+import { FileValue } from '../starlark/file-value.js';
+import { RunfilesValue } from '../starlark/runfiles-value.js';
+import type { WorkspaceStatus } from '../starlark/workspace-status.js';
+import { uniqueFiles, type RuleResult } from './rule-result.js';
+
+export interface StarlarkRuleAnalysis {
+  readonly rule: StarlarkRuleFunction;
+  readonly workspaceName: string;
+  /** `ctx.build_setting_value`, for rules with `build_setting`. */
+  readonly buildSettingValue?: Value;
+  /** `print()` from the implementation, with where it was called (`file:line:col`). */
+  readonly debug?: (message: string, where: string) => void;
+  /** The build's workspace status files (`ctx.info_file`, `ctx.version_file`). */
+  readonly workspaceStatus?: () => WorkspaceStatus;
+}
+
+function entriesOf(files: Depset | undefined): FileEntry[] {
+  return (files?.toList() ?? []).filter((f): f is FileValue => f instanceof FileValue).map((f) => f.entry);
+}
+
+function runfilesEntries(r: Value | undefined): FileEntry[] {
+  return r instanceof RunfilesValue ? entriesOf(r.files) : [];
+}
+
+/**
+ * Runs a Starlark rule's implementation function with `ctx` and turns what it returns into the
+ * configured target's providers: DefaultInfo (files to build, runfiles, executable),
+ * OutputGroupInfo and the rule's own providers. Errors are Bazel's, at the implementation's
+ * position with the Starlark backtrace.
+ */
+export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnalysis): RuleResult {
+  const rule = analysis.rule;
+  const ruleClass: RuleClass = rule.ruleClass!;
+  const dirs = rc.config.outputDirectories;
+  const registry = new ActionRegistry({
+    label: rc.target.label,
+    ruleClass: ruleClass.name,
+    location: rc.target.location,
+    root: rule.options.outputToGenfiles ? dirs.genfiles : dirs.bin,
+  });
+  const ctx = new CtxValue(rc, {
+    rule,
+    ruleClass,
+    registry,
+    workspaceName: analysis.workspaceName,
+    ...(analysis.workspaceStatus ? { workspaceStatus: analysis.workspaceStatus } : {}),
+    ...(analysis.buildSettingValue !== undefined ? { buildSettingValue: analysis.buildSettingValue } : {}),
+  });
+  const thread = new Thread(`analysis of ${rc.target.label}`, {
+    print: (t, msg) => {
+      const at = t.printPosition;
+      analysis.debug?.(msg, at ? `${at.file}:${at.line}:${at.col}` : implementationPosition(rule).replace(/:\d+:\d+$/, ''));
+    },
+  });
+  let returned: Value;
+  try {
+    returned = thread.call(rule.implementation, [ctx]);
+  } catch (e) {
+    if (e instanceof EvalError) {
+      throw new KilnError(`in ${ruleClass.name} rule ${rc.target.label}: ${e.message}\n${e.backtrace()}`, e.pos);
+    }
+    if (e instanceof StarlarkError) throw rc.error(undefined, e.message);
+    throw e;
+  }
+  const providers = providersOf(returned, rc, rule);
+  const result = interpret(providers, ctx, rc, ruleClass, rule);
+  const problem = registry.check(rc.config.id);
+  if (problem !== undefined) {
+    if (problem.startsWith('file ')) throw new KilnError(problem);
+    throw rc.error(undefined, problem);
+  }
+  // Bazel leaves every output executable (0555); Kiln sets the bit where it matters: the rule's program.
+  const program = result.executable?.artifact.execPath;
+  const actions = registry.actions.map((a) => (program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? { ...a, executableOutputs: true } : a));
+  return { ...result, actions };
+}
+
+/** The providers returned: a list of provider instances, a legacy struct with `providers`, or None. */
+function providersOf(returned: Value, rc: RuleContext, rule: StarlarkRuleFunction): ProviderInstance[] {
+  let list: readonly Value[];
+  if (returned === None) list = [];
+  else if (returned instanceof StarList || returned instanceof StarTuple) list = returned.elems;
+  else if (returned instanceof ProviderInstance) list = [returned];
+  else if (returned instanceof StarStruct) {
+    const p = returned.attr('providers');
+    list = p instanceof StarList || p instanceof StarTuple ? p.elems : [];
+  } else throw rc.error(undefined, `Rule should return a struct or a list, but got ${typeName(returned)}`);
+  const out: ProviderInstance[] = [];
+  const seen = new Set<string>();
+  const pos = implementationPosition(rule);
+  for (const v of list) {
+    if (!(v instanceof ProviderInstance)) {
+      throw rc.error(undefined, `\n\n\n${pos}: A return value of a rule implementation function should be a sequence of declared providers`);
+    }
+    if (seen.has(v.provider.key)) throw rc.error(undefined, `Multiple conflicting returned providers with key ${v.provider.name}`);
+    seen.add(v.provider.key);
+    out.push(v);
+  }
+  for (const name of rule.ruleClass!.starlark?.provides ?? []) {
+    if (!out.some((p) => p.provider.name === name)) {
+      throw rc.error(undefined, `The rule '${rule.name}' promises to provide '${name}' in its 'provides' attribute, but the implementation function does not return it.`);
+    }
+  }
+  return out;
+}
+
+const implementationPositions = new WeakMap<StarlarkRuleFunction, string>();
+
+/** `file:line:col` of the implementation function's `def` (Bazel names it in some errors). */
+function implementationPosition(rule: StarlarkRuleFunction): string {
+  let where = implementationPositions.get(rule);
+  if (where === undefined) {
+    const code = (rule.implementation as { code?: { pos?: { file: string; line: number; col: number } } }).code;
+    where = code?.pos ? `${code.pos.file}:${code.pos.line}:${code.pos.col}` : rule.name;
+    implementationPositions.set(rule, where);
+  }
+  return where;
+}
+
+function interpret(providers: readonly ProviderInstance[], ctx: CtxValue, rc: RuleContext, ruleClass: RuleClass, rule: StarlarkRuleFunction): Omit<RuleResult, 'actions'> {
+  const byKey = new Map(providers.map((p) => [p.provider.key, p]));
+  const info = byKey.get(DEFAULT_INFO.key);
+  const given = (name: string) => {
+    const v = info?.field(name);
+    return v === undefined || v === None ? undefined : v;
+  };
+  let executable = given('executable') as FileValue | undefined;
+  executable ??= ctx.executableOutput();
+  if (ruleClass.executable && !executable) {
+    throw rc.error(
+      undefined,
+      `The rule '${rule.name}' is executable. It needs to create an executable File and pass it as the 'executable' parameter to the DefaultInfo it returns.`,
+    );
+  }
+  const predeclared = ctx.predeclaredOutputs();
+  const filesDepset = (given('files') as Depset | undefined) ?? depsetOf([...predeclared, ...(executable ? [executable] : [])]);
+  const files = uniqueFiles(entriesOf(filesDepset));
+  const defaultRunfiles = (given('runfiles') ?? given('default_runfiles')) as RunfilesValue | undefined;
+  const dataRunfiles = (given('data_runfiles') ?? defaultRunfiles) as RunfilesValue | undefined;
+  const runfiles = uniqueFiles([...(executable ? [executable.entry] : []), ...runfilesEntries(defaultRunfiles)]);
+  const outputGroups = new Map<string, FileEntry[]>();
+  const groups = byKey.get(OUTPUT_GROUP_INFO.key);
+  if (groups) for (const name of groups.names) outputGroups.set(name, uniqueFiles(entriesOf(groups.field(name) as Depset)));
+  // DefaultInfo as dependents see it: files always set, runfiles and files_to_run filled in.
+  const normalized = new ProviderInstance(DEFAULT_INFO, [
+    ['files', filesDepset],
+    ['default_runfiles', defaultRunfiles ?? RunfilesValue.EMPTY],
+    ['data_runfiles', dataRunfiles ?? RunfilesValue.EMPTY],
+    ['files_to_run', new StarStruct([['executable', executable ?? None]])],
+    ...(executable ? ([['executable', executable]] as [string, Value][]) : []),
+  ]);
+  byKey.set(DEFAULT_INFO.key, normalized);
+  return {
+    files,
+    runfiles,
+    outputGroups,
+    providers: byKey,
+    ...(executable ? { executable: executable.entry } : {}),
+  };
+}

@@ -1,0 +1,518 @@
+import { isSelectValue, Label, StarLabel, type AttrValue, type RuleClass, type AttributeSpec, Depset, depsetOf, implicitOutputName, type StarlarkRuleFunction } from '../../loading/index.js';
+import {
+  Builtin,
+  None,
+  StarDict,
+  StarList,
+  StarObject,
+  StarStruct,
+  StarTuple,
+  StarlarkError,
+  repr,
+  typeName,
+  unpackArgs,
+  type ReprPath,
+  type Value,
+} from '../../starlark/index.js';
+import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
+import type { RuleContext } from '../configured/rule-context.js';
+import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
+import { ExpansionFailure, expandLocations, type LocationEntry } from '../expansion/location-expander.js';
+import { expandMakeVariables } from '../expansion/make-variable-expander.js';
+import { ActionsValue, type ActionRegistry } from './actions-value.js';
+import { FileValue, fileValueOf } from './file-value.js';
+import { RunfilesValue, symlinkEntry } from './runfiles-value.js';
+import { defaultInfoOf, executableOf, TargetValue } from './target-value.js';
+import type { WorkspaceStatus } from './workspace-status.js';
+
+/** Label attributes every rule has that name no dependency of the implementation. */
+const NON_DEPENDENCY_ATTRIBUTES = new Set(['visibility', 'compatible_with', 'restricted_to', 'target_compatible_with', 'exec_compatible_with', 'toolchains', 'aspect_hints', 'package_metadata']);
+
+/** What the implementation of one Starlark rule target sees besides its analysis context. */
+export interface StarlarkRuleEnvironment {
+  readonly rule: StarlarkRuleFunction;
+  readonly ruleClass: RuleClass;
+  readonly registry: ActionRegistry;
+  /** The main repository's name (`__main__` unless the WORKSPACE names it). */
+  readonly workspaceName: string;
+  /** `ctx.build_setting_value` of a build-setting rule. */
+  readonly buildSettingValue?: Value;
+  /** The build's workspace status files, made on first use. */
+  readonly workspaceStatus?: () => WorkspaceStatus;
+}
+
+/** The dependencies of one label attribute, with the files the rule may use. */
+interface AttributeDeps {
+  readonly spec: AttributeSpec;
+  readonly targets: readonly ConfiguredTarget[];
+  readonly files: readonly FileEntry[];
+}
+
+function extensionMatches(path: string, allowed: readonly string[]): boolean {
+  return allowed.some((ext) => path.endsWith(ext));
+}
+
+function expectation(allowed: true | readonly string[] | undefined): string {
+  if (allowed === undefined) return 'expected no files';
+  if (allowed === true) return 'expected any file';
+  return `expected ${allowed.join(' or ')}`;
+}
+
+/**
+ * A frozen list of immutable values (targets, labels, files, strings, numbers), as Bazel's ctx values
+ * are: marked directly, without freeze()'s walk over elements that cannot change anyway.
+ */
+function frozenList(elems: Value[]): StarList {
+  const list = new StarList(elems);
+  list.frozen = true;
+  return list;
+}
+
+/** Values of ctx.attr: Starlark lists and dicts are frozen, as Bazel's are. */
+function starlarkValue(v: unknown): Value {
+  if (v === null || v === undefined) return None;
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
+  if (Array.isArray(v)) return frozenList(v.map(starlarkValue));
+  throw new Error(`unexpected attribute value ${JSON.stringify(v)}`);
+}
+
+function dictOf(entries: readonly (readonly [Value, Value])[]): StarDict {
+  const d = new StarDict();
+  for (const [k, v] of entries) d.set(k, v);
+  d.freeze();
+  return d;
+}
+
+/** What every target of one configuration shares: built once, immutable. */
+interface ConfigurationMembers {
+  readonly binDir: StarStruct;
+  readonly genfilesDir: StarStruct;
+  readonly vars: StarDict;
+  readonly configuration: StarStruct;
+}
+
+const configurationMembers = new WeakMap<RuleContext['config'], ConfigurationMembers>();
+
+function membersOf(config: RuleContext['config']): ConfigurationMembers {
+  let m = configurationMembers.get(config);
+  if (!m) {
+    m = {
+      binDir: new StarStruct([['path', config.outputDirectories.bin]]),
+      genfilesDir: new StarStruct([['path', config.outputDirectories.genfiles]]),
+      vars: dictOf([...configurationMakeVariables(config)]),
+      configuration: new StarStruct([
+        ['host_path_separator', ':'],
+        ['default_shell_env', dictOf([])],
+        ['test_env', dictOf([])],
+        ['coverage_enabled', false],
+        ['is_tool_configuration', config.isExec],
+      ]),
+    };
+    configurationMembers.set(config, m);
+  }
+  return m;
+}
+
+/** A rule class's attributes split once: dependencies (analysed before the implementation runs) and outputs. */
+interface ClassShape {
+  readonly dependencies: readonly AttributeSpec[];
+  readonly outputs: readonly AttributeSpec[];
+  /** Every attribute name, sorted (what `dir(ctx.attr)` lists). */
+  readonly names: readonly string[];
+}
+
+const shapes = new WeakMap<RuleClass, ClassShape>();
+
+function shapeOf(ruleClass: RuleClass): ClassShape {
+  let shape = shapes.get(ruleClass);
+  if (!shape) {
+    const specs = [...ruleClass.attributes.values()];
+    shape = {
+      dependencies: specs.filter((spec) => spec.starlark !== undefined && (spec.type === 'label' || spec.type === 'label_list' || spec.type === 'label_keyed_string_dict') && !NON_DEPENDENCY_ATTRIBUTES.has(spec.name)),
+      outputs: specs.filter((spec) => spec.type === 'output' || spec.type === 'output_list'),
+      names: specs.map((spec) => spec.name).sort(),
+    };
+    shapes.set(ruleClass, shape);
+  }
+  return shape;
+}
+
+const EMPTY_STRUCT = new StarStruct([]);
+
+/**
+ * Builds Bazel's `ctx` for one rule target: analyses the dependencies first (checking allow_files,
+ * allow_single_file, executable and providers, as Bazel does before the implementation runs),
+ * resolves other attributes when the implementation reads them, and exposes files, outputs,
+ * actions and the configuration's variables.
+ */
+export class CtxValue extends StarObject {
+  private readonly members = new Map<string, Value>();
+  private readonly deps = new Map<string, AttributeDeps>();
+  private readonly actions: ActionsValue;
+  private readonly outputs: OutputsValue;
+  /** Labels of the predeclared outputs by exec path, for `$(location)`. */
+  private readonly outputLabels = new Map<string, string>();
+
+  constructor(
+    private readonly rc: RuleContext,
+    private readonly env: StarlarkRuleEnvironment,
+  ) {
+    super();
+    this.actions = new ActionsValue(env.registry);
+    const shape = shapeOf(env.ruleClass);
+    const attrValues = new Map<string, Value>();
+    const files: [string, Value][] = [];
+    const file: [string, Value][] = [];
+    const executable: [string, Value][] = [];
+    for (const spec of shape.dependencies) {
+      attrValues.set(spec.name, this.attributeValue(spec));
+      const deps = this.deps.get(spec.name)!;
+      files.push([spec.name, frozenList(deps.files.map(fileValueOf))]);
+      const options = spec.starlark!;
+      if (options.singleFile) file.push([spec.name, deps.files[0] ? fileValueOf(deps.files[0]) : None]);
+      if (options.executable) {
+        const program = deps.targets[0] ? (executableOf(deps.targets[0]) ?? (deps.targets[0].files.length === 1 ? deps.targets[0].files[0] : undefined)) : undefined;
+        executable.push([spec.name, program ? fileValueOf(program) : None]);
+      }
+    }
+    // select()s are resolved before the implementation runs, as in Bazel, so a select with no match fails even unread.
+    for (const [name, raw] of rc.target.attrs) {
+      if (!attrValues.has(name) && isSelectValue(raw as AttrValue)) attrValues.set(name, this.attributeValue(env.ruleClass.attributes.get(name)!));
+    }
+    this.outputs = new OutputsValue(rc, env, this.ownOutputs(shape));
+    const shared = membersOf(rc.config);
+    this.members.set('attr', new AttrsValue(shape.names, (name) => {
+      let v = attrValues.get(name);
+      if (v === undefined) {
+        const spec = env.ruleClass.attributes.get(name);
+        if (!spec) return undefined;
+        v = this.attributeValue(spec);
+        attrValues.set(name, v);
+      }
+      return v;
+    }));
+    this.members.set('files', files.length === 0 ? EMPTY_STRUCT : new StarStruct(files));
+    this.members.set('file', file.length === 0 ? EMPTY_STRUCT : new StarStruct(file));
+    this.members.set('executable', executable.length === 0 ? EMPTY_STRUCT : new StarStruct(executable));
+    this.members.set('bin_dir', shared.binDir);
+    this.members.set('genfiles_dir', shared.genfilesDir);
+    this.members.set('workspace_name', env.workspaceName);
+    this.members.set('build_setting_value', env.buildSettingValue ?? None);
+    this.members.set('var', shared.vars);
+    this.members.set('configuration', shared.configuration);
+    this.members.set('fragments', EMPTY_STRUCT);
+    this.members.set('build_file_path', rc.target.location.file);
+  }
+
+  get type(): string {
+    return 'ctx';
+  }
+
+  /** Files of output attributes and implicit outputs, in declaration order, by attribute or key. */
+  private ownOutputs(shape: ClassShape): [string, FileValue | FileValue[] | null][] {
+    const out: [string, FileValue | FileValue[] | null][] = [];
+    const root = this.env.registry.owner.root;
+    const toBindir = root === this.rc.config.outputDirectories.bin;
+    const fileOf = (name: string) => {
+      const f = fileValueOf(this.rc.outputFile(name, toBindir));
+      this.env.registry.adopt(f);
+      this.outputLabels.set(f.path, `${this.rc.target.label.slice(0, this.rc.target.label.lastIndexOf(':'))}:${name}`);
+      return f;
+    };
+    const nameOf = (label: string) => label.slice(label.lastIndexOf(':') + 1);
+    for (const spec of shape.outputs) {
+      if (spec.type === 'output') {
+        const v = this.rc.target.attrs.get(spec.name);
+        out.push([spec.name, typeof v === 'string' ? fileOf(nameOf(v)) : null]);
+      } else {
+        const v = this.rc.target.attrs.get(spec.name);
+        out.push([spec.name, Array.isArray(v) ? (v as string[]).map((l) => fileOf(nameOf(l))) : []]);
+      }
+    }
+    const name = nameOf(this.rc.target.label);
+    for (const [key, template] of this.env.ruleClass.starlark?.implicitOutputs ?? []) {
+      const file = implicitOutputName(template, name, this.rc.target.attrs as ReadonlyMap<string, never>);
+      if (file !== undefined) out.push([key, fileOf(file)]);
+    }
+    return out;
+  }
+
+  /** The predeclared outputs (output attributes, implicit outputs): a rule's default files. */
+  predeclaredOutputs(): FileValue[] {
+    return this.outputs.predeclared();
+  }
+
+  /** ctx.outputs.executable, when the implementation asked for it. */
+  executableOutput(): FileValue | undefined {
+    return this.outputs.executableFile;
+  }
+
+  private attributeValue(spec: AttributeSpec): Value {
+    const rc = this.rc;
+    const raw = rc.attr<unknown>(spec.name, spec.defaultValue, spec.configurable);
+    switch (spec.type) {
+      case 'label':
+      case 'label_list':
+      case 'label_keyed_string_dict': {
+        if (NON_DEPENDENCY_ATTRIBUTES.has(spec.name) || !spec.starlark) {
+          const labels = (typeof raw === 'string' ? [raw] : Array.isArray(raw) ? (raw as unknown[]).map((e) => (Array.isArray(e) ? e[0] : e)) : []) as string[];
+          const values = labels.map((l) => new StarLabel(Label.parse(rc.canonicalize(l) ?? l)));
+          return spec.type === 'label' ? (values[0] ?? None) : frozenList(values);
+        }
+        const targets = this.analyzeDeps(spec);
+        const values = targets.map((t) => new TargetValue(t));
+        if (spec.type === 'label') return values[0] ?? None;
+        if (spec.type === 'label_list') return frozenList(values);
+        const pairs = (raw as [string, string][]) ?? [];
+        return dictOf(pairs.map(([, s], i) => [values[i]!, s] as const));
+      }
+      case 'output':
+        return typeof raw === 'string' ? new StarLabel(Label.parse(raw)) : None;
+      case 'output_list':
+        return frozenList(((raw as string[]) ?? []).map((l) => new StarLabel(Label.parse(l))));
+      case 'string_dict':
+        return dictOf(((raw as [string, string][]) ?? []).map(([k, v]) => [k, v] as const));
+      case 'string_list_dict':
+        return dictOf(((raw as [string, string[]][]) ?? []).map(([k, v]) => [k, frozenList([...v])] as const));
+      default:
+        return starlarkValue(raw);
+    }
+  }
+
+  /** Analyses one label attribute's dependencies and checks them against the attribute's options. */
+  private analyzeDeps(spec: AttributeSpec): ConfiguredTarget[] {
+    const options = spec.starlark!;
+    const rc = this.rc;
+    const targets = rc.deps(spec.name, { exec: options.cfg === 'exec', fallback: spec.defaultValue });
+    if (!options.allowEmpty && targets.length === 0 && spec.type !== 'label') throw rc.error(spec.name, 'attribute must be non empty');
+    const files: FileEntry[] = [];
+    const allowed = options.allowFiles;
+    for (const dep of targets) {
+      const kind = dep.target.kind;
+      if (kind === 'source' || kind === 'generated') {
+        const what = kind === 'source' ? 'source file' : 'generated file';
+        if (allowed === undefined || (allowed !== true && !extensionMatches(dep.label, allowed))) {
+          throw rc.error(spec.name, `${what} '${dep.label}' is misplaced here (${expectation(allowed)})`);
+        }
+      }
+      const usable = allowed === undefined || allowed === true ? dep.files : dep.files.filter((f) => extensionMatches(f.artifact.execPath, allowed));
+      if (allowed !== undefined && allowed !== true && dep.files.length > 0 && usable.length === 0) {
+        throw rc.error(spec.name, `'${dep.label}' does not produce any ${rc.target.ruleClass} ${spec.name} files (${expectation(allowed)})`);
+      }
+      if (options.singleFile && usable.length !== 1) throw rc.error(spec.name, `'${dep.label}' must produce a single file`);
+      if (options.executable && !executableOf(dep) && dep.files.length !== 1) throw rc.error(spec.name, `${dep.label} does not refer to a valid executable target`);
+      if (options.providers.length > 0) {
+        const has = (key: string) => key === 'DefaultInfo' || dep.providers?.has(key) === true || (key === 'OutputGroupInfo' && dep.outputGroups.size > 0);
+        if (!options.providers.some((set) => set.every((p) => has(p.key)))) {
+          const alternatives = options.providers.map((set) => `'${set.map((p) => p.name).join("', '")}'`).join(' or ');
+          throw rc.error(spec.name, `'${dep.label}' does not have mandatory providers: ${alternatives}`);
+        }
+      }
+      files.push(...usable);
+    }
+    this.deps.set(spec.name, { spec, targets, files });
+    return targets;
+  }
+
+  /** The files `$(location)` may name: dependencies of every label attribute, and the rule's outputs. */
+  private locationEntries(extra: readonly TargetValue[]): Map<string, LocationEntry> {
+    const map = new Map<string, LocationEntry>();
+    const add = (label: string, entries: readonly FileEntry[]) => {
+      map.set(label, { execPaths: entries.map((e) => e.artifact.execPath), rootPaths: entries.map((e) => e.rootPath) });
+    };
+    for (const deps of this.deps.values()) for (const t of deps.targets) add(t.label, t.files);
+    for (const t of extra) add(t.configured.label, t.configured.files);
+    for (const f of this.outputs.predeclared()) add(this.outputLabels.get(f.path)!, [f.entry]);
+    return map;
+  }
+
+  override attr(name: string): Value | undefined {
+    const member = this.members.get(name);
+    if (member !== undefined) return member;
+    switch (name) {
+      case 'label': {
+        const label = new StarLabel(Label.parse(this.rc.target.label));
+        this.members.set(name, label);
+        return label;
+      }
+      case 'features':
+      case 'disabled_features': {
+        const features = [...this.rc.attr<readonly string[]>('features', [], true), ...this.rc.config.options.getList('features')];
+        this.members.set('features', frozenList(features.filter((f) => !f.startsWith('-'))));
+        this.members.set('disabled_features', frozenList(features.filter((f) => f.startsWith('-')).map((f) => f.slice(1))));
+        return this.members.get(name);
+      }
+      case 'toolchains':
+        return dictOf([]);
+      case 'runfiles':
+      case 'expand_location':
+      case 'expand_make_variables':
+      case 'coverage_instrumented': {
+        const method = this.method(name);
+        this.members.set(name, method);
+        return method;
+      }
+      case 'info_file':
+      case 'version_file': {
+        const status = this.env.workspaceStatus?.();
+        if (!status) return undefined;
+        return new FileValue(name === 'info_file' ? status.stable : status.volatile, '//:workspace_status');
+      }
+      case 'actions':
+        return this.actions;
+      case 'outputs':
+        return this.outputs;
+      default:
+        return undefined;
+    }
+  }
+
+  /** The builtins of ctx, made once per target when first read. */
+  private method(name: 'runfiles' | 'expand_location' | 'expand_make_variables' | 'coverage_instrumented'): Builtin {
+    switch (name) {
+      case 'runfiles':
+        return new Builtin('runfiles', (_t, args, kwargs) => this.runfiles(args, kwargs));
+      case 'expand_location':
+        return new Builtin('expand_location', (_t, args, kwargs) => {
+          const [input, targets] = unpackArgs('expand_location', args, kwargs, ['input', 'targets?']);
+          if (typeof input !== 'string') throw new StarlarkError(`expand_location: for parameter input: got ${typeName(input!)}, want string`);
+          const extra = targets === undefined || targets === None ? [] : targets instanceof StarList || targets instanceof StarTuple ? targets.elems : undefined;
+          if (!extra || extra.some((t) => !(t instanceof TargetValue))) throw new StarlarkError('expand_location: for parameter targets: want a sequence of Targets');
+          try {
+            return expandLocations(input, { prerequisites: this.locationEntries(extra as TargetValue[]), canonicalize: (raw) => this.rc.canonicalize(raw) }).replace(/\$\$/g, '$');
+          } catch (e) {
+            if (e instanceof ExpansionFailure) throw new StarlarkError(e.message);
+            throw e;
+          }
+        });
+      case 'expand_make_variables':
+        return new Builtin('expand_make_variables', (_t, args, kwargs) => {
+          const [attribute, command, additional] = unpackArgs('expand_make_variables', args, kwargs, ['attribute_name', 'command', 'additional_substitutions']);
+          if (typeof command !== 'string') throw new StarlarkError(`expand_make_variables: for parameter command: got ${typeName(command!)}, want string`);
+          if (!(additional instanceof StarDict)) throw new StarlarkError(`expand_make_variables: for parameter additional_substitutions: got ${typeName(additional!)}, want dict`);
+          const vars = configurationMakeVariables(this.rc.config);
+          try {
+            return expandMakeVariables(command, (n) => {
+              const v = additional.get(n);
+              return typeof v === 'string' ? v : vars.get(n);
+            });
+          } catch (e) {
+            if (e instanceof ExpansionFailure) throw new StarlarkError(`${String(attribute)}: ${e.message}`);
+            throw e;
+          }
+        });
+      case 'coverage_instrumented':
+        return new Builtin('coverage_instrumented', (_t, args, kwargs) => (unpackArgs('coverage_instrumented', args, kwargs, ['target?']), false));
+    }
+  }
+
+  override attrNames(): string[] {
+    return [...this.members.keys(), 'actions', 'coverage_instrumented', 'disabled_features', 'features', 'info_file', 'label', 'toolchains', 'version_file', 'expand_location', 'expand_make_variables', 'outputs', 'runfiles'].sort();
+  }
+
+  /** `ctx.runfiles(files, transitive_files, collect_data, collect_default, symlinks, root_symlinks)`. */
+  private runfiles(args: Value[], kwargs: [string, Value][] | null): RunfilesValue {
+    const [files, transitive, collectData, collectDefault, symlinks, rootSymlinks] = unpackArgs('runfiles', args, kwargs, [
+      'files?',
+      'transitive_files?',
+      'collect_data?',
+      'collect_default?',
+      'symlinks?',
+      'root_symlinks?',
+    ]);
+    const direct = files === undefined || files === None ? [] : files instanceof StarList || files instanceof StarTuple ? files.elems : undefined;
+    if (!direct || direct.some((f) => !(f instanceof FileValue))) throw new StarlarkError('runfiles: for parameter files: want a sequence of Files');
+    if (transitive !== undefined && transitive !== None && !(transitive instanceof Depset)) throw new StarlarkError(`runfiles: for parameter transitive_files: got ${typeName(transitive)}, want depset or None`);
+    const merged: RunfilesValue[] = [];
+    if (collectData === true || collectDefault === true) {
+      for (const name of ['srcs', 'deps', 'data']) {
+        for (const t of this.deps.get(name)?.targets ?? []) {
+          const info = defaultInfoOf(t);
+          const r = info.field(collectDefault === true ? 'default_runfiles' : 'data_runfiles');
+          if (r instanceof RunfilesValue) merged.push(r);
+          if (collectData === true && t.target.kind !== 'rule') merged.push(new RunfilesValue(depsetOf(t.files.map(fileValueOf))));
+        }
+      }
+    }
+    const links = (v: Value | undefined, param: string) => {
+      if (v === undefined || v === None) return Depset.EMPTY;
+      if (!(v instanceof StarDict)) throw new StarlarkError(`runfiles: for parameter ${param}: got ${typeName(v)}, want dict`);
+      const entries: Value[] = [];
+      for (const k of v.iterate()) {
+        const target = v.get(k)!;
+        if (typeof k !== 'string' || !(target instanceof FileValue)) throw new StarlarkError(`runfiles: for parameter ${param}: want a dict of string to File`);
+        entries.push(symlinkEntry(k, target));
+      }
+      return depsetOf(entries);
+    };
+    const own = new RunfilesValue(
+      depsetOf(direct, transitive instanceof Depset ? [transitive] : []),
+      links(symlinks, 'symlinks'),
+      links(rootSymlinks, 'root_symlinks'),
+    );
+    return merged.length === 0 ? own : own.merge(merged);
+  }
+
+  repr(): string {
+    return `<rule context for ${this.rc.target.label}>`;
+  }
+}
+
+/** `ctx.outputs`: output attributes, implicit outputs, and `executable` (declared when first asked for). */
+class OutputsValue extends StarObject {
+  executableFile: FileValue | undefined;
+  constructor(
+    private readonly rc: RuleContext,
+    private readonly env: StarlarkRuleEnvironment,
+    private readonly own: readonly [string, FileValue | FileValue[] | null][],
+  ) {
+    super();
+  }
+  get type(): string {
+    return 'ctx.outputs';
+  }
+  predeclared(): FileValue[] {
+    return this.own.flatMap(([, v]) => (v === null ? [] : Array.isArray(v) ? v : [v]));
+  }
+  override attr(name: string): Value | undefined {
+    if (name === 'executable' && this.env.ruleClass.executable) {
+      this.executableFile ??= this.env.registry.declare('ctx.outputs.executable', this.rc.target.label.slice(this.rc.target.label.lastIndexOf(':') + 1), undefined);
+      return this.executableFile;
+    }
+    const entry = this.own.find(([k]) => k === name);
+    if (!entry) return undefined;
+    const v = entry[1];
+    return v === null ? None : Array.isArray(v) ? new StarList(v) : v;
+  }
+  override attrNames(): string[] {
+    return [...this.own.map(([k]) => k), ...(this.env.ruleClass.executable ? ['executable'] : [])].sort();
+  }
+  repr(): string {
+    return 'ctx.outputs(for ' + this.rc.target.label + ')';
+  }
+}
+
+/**
+ * `ctx.attr`: a struct whose fields are resolved when first read (dependencies were analysed
+ * already), so an implementation pays only for the attributes it uses.
+ */
+class AttrsValue extends StarObject {
+  constructor(
+    private readonly names: readonly string[],
+    private readonly fieldOf: (name: string) => Value | undefined,
+  ) {
+    super();
+  }
+  get type(): string {
+    return 'struct';
+  }
+  override attr(name: string): Value | undefined {
+    return this.fieldOf(name);
+  }
+  override attrNames(): string[] {
+    return [...this.names];
+  }
+  repr(path: ReprPath): string {
+    return `struct(${this.names.map((n) => `${n} = ${repr(this.fieldOf(n)!, path)}`).join(', ')})`;
+  }
+}

@@ -1,0 +1,47 @@
+import { QueryEvaluationError } from '../target-loader.js';
+import type { QueryArgument } from '../parser.js';
+import type { TargetSet } from '../query-environment.js';
+import type { QueryContext, QueryFunction } from './query-function.js';
+
+/**
+ * `rbuildfiles(path, ...)`: the BUILD files of the packages in the universe whose BUILD file is one
+ * of the paths (workspace-relative) or loads one of them, transitively.
+ */
+export const rbuildfilesFunction: QueryFunction = {
+  name: 'rbuildfiles',
+  // Any number of words: the parser stops at ')' after the first.
+  argumentTypes: {
+    *[Symbol.iterator]() {
+      for (;;) yield 'word' as const;
+    },
+  },
+  mandatoryArguments: 1,
+  evaluate: rbuildfiles,
+};
+
+function rbuildfiles<T>(ctx: QueryContext<T>, args: readonly QueryArgument[]): TargetSet<T> {
+  const env = ctx.env;
+  const paths = new Set(args.map((a) => (a.kind === 'word' ? a.text.replace(/^\/\//, '').replace(':', '/') : '')));
+  for (const p of paths) if (p === '' || p.startsWith('/')) throw new QueryEvaluationError(`rbuildfiles takes workspace-relative file paths, not '${p}'`);
+  const out: TargetSet<T> = new Map();
+  const seen = new Set<string>();
+  for (const t of env.universe()) {
+    const pkg = env.packageOf(t);
+    if (seen.has(pkg)) continue;
+    seen.add(pkg);
+    const build = env.buildFile(t);
+    if (build === undefined) continue;
+    const files = [build, ...env.loadedFiles(t)];
+    if (files.some((f) => paths.has(pathOfLabel(env.labelOf(f))))) out.set(env.keyOf(build), build);
+  }
+  return out;
+}
+
+/** `//a/b:c.bzl` → `a/b/c.bzl` (main repository), `@r//a:x` → `external/r/a/x`. */
+function pathOfLabel(label: string): string {
+  const m = /^(?:@([^/]*))?\/\/([^:]*):(.*)$/.exec(label);
+  if (!m) return label;
+  const [, repo, pkg, name] = m;
+  const path = pkg === '' ? name! : `${pkg}/${name}`;
+  return repo ? `external/${repo}/${path}` : path;
+}

@@ -1,0 +1,3 @@
+def _impl(ctx):
+    return "nope"
+r = rule(implementation = _impl)

@@ -1,0 +1,3 @@
+def _impl(ctx):
+    return [DefaultInfo(), 3]
+r = rule(implementation = _impl)
