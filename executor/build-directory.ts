@@ -12,7 +12,7 @@ import { DirectoryHandle, openDirectoryBeneath } from './directory-handle.js';
  * than the promise API's dispatch to the thread pool and back (measured: 60 vs 150 µs of CPU per
  * mkdir + rmdir pair).
  */
-export function createBuildDirectory(buildDirectory: string): void {
+function createBuildDirectory(buildDirectory: string): void {
   try {
     mkdirSync(buildDirectory);
   } catch (e) {
@@ -54,7 +54,7 @@ export async function prepareOutputParents(buildDirectory: string, workingDirect
 }
 
 /** Removes the build directory: one rmdir when the action left it empty, else the whole tree. */
-export async function removeBuildDirectory(buildDirectory: string): Promise<void> {
+async function removeBuildDirectory(buildDirectory: string): Promise<void> {
   try {
     rmdirSync(buildDirectory);
   } catch (e) {

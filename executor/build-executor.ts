@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { googleRpc, grpcStatusOf, kilnWorker, NotFoundError, packAny, reapi, parseDigest, type Digest } from '../src/core/index.js';
+import { googleRpc, grpcStatusOf, kilnWorker, msFromDuration, NotFoundError, packAny, reapi, parseDigest, timestampFromMs, type Digest } from '../src/core/index.js';
 import { BuildDirectories, prepareOutputParents } from './build-directory.js';
 import type { CasClient } from './cas-client.js';
 import type { Runner } from './runners/runner.js';
@@ -14,9 +14,6 @@ const INPUT_HAND_OUT: Record<NonNullable<Runner['actionUser']>, InputHandOut> = 
 /** Error messages sent back are cut here: they may quote paths an action or a client chose. */
 const MESSAGE_CHARS = 1000;
 
-type Timestamp = { seconds: number; nanos: number };
-const timestamp = (ms = Date.now()): Timestamp => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 });
-const durationMs = (d: { seconds: number; nanos: number } | null | undefined) => (d ? d.seconds * 1000 + Math.floor(d.nanos / 1e6) : 0);
 
 /**
  * stdout/stderr stay in memory up to this size (one batch-sized blob) and go to a file beyond it:
@@ -80,7 +77,7 @@ export class BuildExecutor {
     const metadata: reapi.ExecutedActionMetadataInit = {
       worker: this.options.workerName,
       queuedTimestamp: assignment.queuedTimestamp ?? undefined,
-      workerStartTimestamp: timestamp(),
+      workerStartTimestamp: timestampFromMs(Date.now()),
     };
     let buildDirectory: string | undefined;
     const logs = { stdoutPath: join(this.options.buildRoot, `${assignment.taskId}.stdout`), stderrPath: join(this.options.buildRoot, `${assignment.taskId}.stderr`) };
@@ -90,17 +87,17 @@ export class BuildExecutor {
       const action = assignment.action!;
       const command = assignment.command!;
       reportStage(kilnWorker.TaskStage.FETCHING_INPUTS);
-      metadata.inputFetchStartTimestamp = timestamp();
+      metadata.inputFetchStartTimestamp = timestampFromMs(Date.now());
       buildDirectory = this.directories.acquire(assignment.taskId.replace(/[^A-Za-z0-9_-]/g, '_'));
       await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory, INPUT_HAND_OUT[runner.actionUser ?? 'unconfined']);
       const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
       await prepareOutputParents(buildDirectory, command.workingDirectory, outputs);
-      metadata.inputFetchCompletedTimestamp = timestamp();
+      metadata.inputFetchCompletedTimestamp = timestampFromMs(Date.now());
       signal.throwIfAborted();
 
       reportStage(kilnWorker.TaskStage.RUNNING);
-      metadata.executionStartTimestamp = timestamp();
-      const timeoutMs = durationMs(assignment.timeout);
+      metadata.executionStartTimestamp = timestampFromMs(Date.now());
+      const timeoutMs = assignment.timeout ? msFromDuration(assignment.timeout, 'assignment timeout') : 0;
       spilled = true;
       const outcome = await runner.run({
         buildDirectory,
@@ -114,19 +111,19 @@ export class BuildExecutor {
         signal,
       });
       spilled = outcome.stdoutSpilled || outcome.stderrSpilled;
-      metadata.executionStartTimestamp = timestamp(outcome.startedAtMs);
-      metadata.executionCompletedTimestamp = timestamp(outcome.completedAtMs);
+      metadata.executionStartTimestamp = timestampFromMs(outcome.startedAtMs);
+      metadata.executionCompletedTimestamp = timestampFromMs(outcome.completedAtMs);
       signal.throwIfAborted();
 
       reportStage(kilnWorker.TaskStage.UPLOADING_OUTPUTS);
-      metadata.outputUploadStartTimestamp = timestamp();
+      metadata.outputUploadStartTimestamp = timestampFromMs(Date.now());
       // Confining runners return once every process of the action is gone; collection never follows a link anyway.
       const collected = await collectOutputs(cas, buildDirectory, command, {
         stdout: outcome.stdoutSpilled ? { path: logs.stdoutPath } : outcome.stdout,
         stderr: outcome.stderrSpilled ? { path: logs.stderrPath } : outcome.stderr,
       });
-      metadata.outputUploadCompletedTimestamp = timestamp();
-      metadata.workerCompletedTimestamp = timestamp();
+      metadata.outputUploadCompletedTimestamp = timestampFromMs(Date.now());
+      metadata.workerCompletedTimestamp = timestampFromMs(Date.now());
       const result: reapi.ActionResultInit = { ...collected, exitCode: outcome.exitCode, executionMetadata: metadata };
       if (outcome.timedOut) {
         return { result, status: { code: googleRpc.Code.DEADLINE_EXCEEDED, message: `the action exceeded its timeout of ${timeoutMs / 1000}s and was killed` } };

@@ -28,7 +28,7 @@ export function unary<Res>(client: grpc.Client, method: unknown, request: unknow
   });
 }
 
-export function fromServiceError(err: grpc.ServiceError): Error {
+function fromServiceError(err: grpc.ServiceError): Error {
   if (err.code === grpc.status.NOT_FOUND) return new NotFoundError(err.details);
   if (err.code === grpc.status.UNAVAILABLE) return new UnavailableError(err.details);
   return new InternalError(`${grpc.status[err.code] ?? err.code}: ${err.details}`);

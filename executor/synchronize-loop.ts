@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
-import { kilnWorker } from '../src/core/index.js';
+import { kilnWorker, msFromDuration } from '../src/core/index.js';
 import type { BuildExecutor } from './build-executor.js';
 import type { PlatformProperty } from './runners/runner.js';
 
@@ -86,7 +86,7 @@ export class SynchronizeLoop {
         });
         backoff = RETRY_MIN_MS;
         if (response.heartbeatInterval) {
-          this.heartbeatMs = Math.max(100, response.heartbeatInterval.seconds * 1000 + Math.floor(response.heartbeatInterval.nanos / 1e6));
+          this.heartbeatMs = Math.max(100, msFromDuration(response.heartbeatInterval, 'heartbeat_interval'));
         }
         for (const r of reports) if (r.stage === kilnWorker.TaskStage.COMPLETED) this.tasks.delete(r.taskId!);
         for (const id of response.cancelTaskIds) {

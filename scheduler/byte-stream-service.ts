@@ -144,7 +144,7 @@ class WriteStream {
     if (data.length > 0) {
       this.admission?.resize(data.length);
       await this.contentStep(() =>
-        session.run(this.id, Date.now(), async () => {
+        session.run(this.id, this.sessions.clock.now(), async () => {
           if (this.decoder) for (const part of this.decoder.push(data)) await session.write(part);
           else await session.write(data);
         }),
@@ -153,7 +153,7 @@ class WriteStream {
     }
     if (request.finishWrite) {
       await this.contentStep(() =>
-        session.run(this.id, Date.now(), async () => {
+        session.run(this.id, this.sessions.clock.now(), async () => {
           this.decoder?.finish();
           await session.commit();
         }),
@@ -195,7 +195,7 @@ class WriteStream {
     const session = this.sessions.open(name.uploadKey, name.digest, cas);
     session.takeOver(this.id);
     this.session = session;
-    await session.run(this.id, Date.now(), async () => {
+    await session.run(this.id, this.sessions.clock.now(), async () => {
       if (compressed || request.writeOffset === 0) {
         if (compressed && request.writeOffset !== 0) {
           throw new InvalidArgumentError(`write_offset: a compressed upload restarts at 0 (QueryWriteStatus reports 0), got ${request.writeOffset}`);

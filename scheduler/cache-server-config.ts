@@ -1,5 +1,15 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { KilnError, parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/index.js';
+import {
+  KilnError,
+  parseBlobAccessConfig,
+  readInteger,
+  readNonEmptyString,
+  readObject,
+  readOneOf,
+  readString,
+  type BlobAccessConfig,
+  type ConfigFail,
+} from '../src/core/index.js';
 import { FAST_CDC_MAX_AVERAGE_BYTES, FAST_CDC_MIN_AVERAGE_BYTES } from './fast-cdc-2020.js';
 import { instanceNameProblem } from './instance-name.js';
 
@@ -52,8 +62,8 @@ export const DEFAULT_LIMITS: CacheServerLimits = {
   defaultTreePageSize: 1000,
 };
 
-export const DEFAULT_MEMORY_BYTES = 1024 * 1024 * 1024;
-export const DEFAULT_DISK_BYTES = 64 * 1024 * 1024 * 1024;
+const DEFAULT_MEMORY_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_DISK_BYTES = 64 * 1024 * 1024 * 1024;
 
 /** Storage given in short form: one kind for every instance. */
 export type StorageShorthand =
@@ -196,28 +206,23 @@ export function parseCacheServerConfig(
   return { host, port, instances, limits, chunking };
 }
 
-function parseStorage(value: unknown, baseDir: string, fail: (f: string, m: string) => never): StorageShorthand {
+function parseStorage(value: unknown, baseDir: string, fail: ConfigFail): StorageShorthand {
   const s = record(value, 'storage', fail);
-  if (s['kind'] === 'memory') {
+  const kind = readOneOf(s['kind'], 'storage.kind', ['memory', 'disk', 'blocks'] as const, fail);
+  if (kind === 'memory') {
     allowOnly(s, 'storage', ['kind', 'maxBytes'], fail);
-    return { kind: 'memory', maxBytes: optionalInteger(s['maxBytes'], 'storage.maxBytes', 1, Number.MAX_SAFE_INTEGER, fail) ?? DEFAULT_MEMORY_BYTES };
+    return { kind, maxBytes: optionalInteger(s['maxBytes'], 'storage.maxBytes', 1, Number.MAX_SAFE_INTEGER, fail) ?? DEFAULT_MEMORY_BYTES };
   }
-  if (s['kind'] === 'disk' || s['kind'] === 'blocks') {
-    const kind = s['kind'];
-    allowOnly(s, 'storage', ['kind', 'path', 'maxBytes'], fail);
-    const path = optionalString(s['path'], 'storage.path', fail);
-    if (!path) fail('storage.path', 'must be a non-empty string');
-    return {
-      kind,
-      path: resolve(baseDir, path!),
-      maxBytes: optionalInteger(s['maxBytes'], 'storage.maxBytes', 1, Number.MAX_SAFE_INTEGER, fail) ?? DEFAULT_DISK_BYTES,
-    };
-  }
-  return fail('storage.kind', `must be "memory", "disk" or "blocks", got ${JSON.stringify(s['kind'])}`);
+  allowOnly(s, 'storage', ['kind', 'path', 'maxBytes'], fail);
+  return {
+    kind,
+    path: resolve(baseDir, readNonEmptyString(s['path'], 'storage.path', fail)),
+    maxBytes: optionalInteger(s['maxBytes'], 'storage.maxBytes', 1, Number.MAX_SAFE_INTEGER, fail) ?? DEFAULT_DISK_BYTES,
+  };
 }
 
 /** Validates a full BlobAccessConfig and makes its disk paths absolute. */
-function blobAccessConfig(value: unknown, field: string, baseDir: string, fail: (f: string, m: string) => never): BlobAccessConfig {
+function blobAccessConfig(value: unknown, field: string, baseDir: string, fail: ConfigFail): BlobAccessConfig {
   let parsed: BlobAccessConfig;
   try {
     parsed = parseBlobAccessConfig(value, field);
@@ -236,33 +241,18 @@ function absolutePaths(config: BlobAccessConfig, baseDir: string): BlobAccessCon
   return config;
 }
 
-function record(value: unknown, field: string, fail: (f: string, m: string) => never): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(field, 'must be an object');
-  return value as Record<string, unknown>;
+function record(value: unknown, field: string, fail: ConfigFail): Record<string, unknown> {
+  return readObject(value, field, undefined, fail);
 }
 
-function allowOnly(obj: Record<string, unknown>, field: string, allowed: readonly string[], fail: (f: string, m: string) => never): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) fail(field === 'config' ? key : `${field}.${key}`, `unknown field (allowed: ${allowed.join(', ')})`);
-  }
+function allowOnly(obj: Record<string, unknown>, field: string, allowed: readonly string[], fail: ConfigFail): void {
+  readObject(obj, field === 'config' ? '' : field, allowed, fail);
 }
 
-function optionalString(value: unknown, field: string, fail: (f: string, m: string) => never): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') fail(field, `must be a string, got ${JSON.stringify(value)}`);
-  return value as string;
+function optionalString(value: unknown, field: string, fail: ConfigFail): string | undefined {
+  return value === undefined ? undefined : readString(value, field, fail);
 }
 
-function optionalInteger(
-  value: unknown,
-  field: string,
-  min: number,
-  max: number,
-  fail: (f: string, m: string) => never,
-): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    fail(field, `must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
-  }
-  return value as number;
+function optionalInteger(value: unknown, field: string, min: number, max: number, fail: ConfigFail): number | undefined {
+  return value === undefined ? undefined : readInteger(value, field, min, max, fail);
 }

@@ -27,7 +27,7 @@ export function capabilitiesService(ctx: ServiceContext, execution?: ExecutionCa
   };
 }
 
-export function cacheServerCapabilities(ctx: ServiceContext): reapi.ServerCapabilitiesInit {
+function cacheServerCapabilities(ctx: ServiceContext): reapi.ServerCapabilitiesInit {
   const { limits, chunking } = ctx.config;
   return {
     cacheCapabilities: {

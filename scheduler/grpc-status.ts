@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import {
+  durationFromMs,
   FailedPreconditionError,
   googleRpc,
   grpcStatusOf,
@@ -9,7 +10,7 @@ import {
 } from '../src/core/index.js';
 
 /** The trailer in which gRPC carries a serialized google.rpc.Status with typed details. */
-export const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
+const STATUS_DETAILS_KEY = 'grpc-status-details-bin';
 
 /**
  * The gRPC status a thrown value is answered with. A StatusError keeps its code and message (never
@@ -37,7 +38,7 @@ function statusDetails(e: unknown): { typeUrl: string; value: Buffer }[] {
     const ms = e.retryAfterMs ?? 1000;
     return [
       packAny(googleRpc.RetryInfo, {
-        retryDelay: { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 },
+        retryDelay: durationFromMs(ms),
       }),
     ];
   }
@@ -47,7 +48,7 @@ function statusDetails(e: unknown): { typeUrl: string; value: Buffer }[] {
   return [];
 }
 
-/** Adds `context: ` to a StatusError's message (the RPC and field), leaving other values alone. */
+/** A StatusError with `context: ` (the RPC and field) before its message (a new error; `e` is left as it is); other values as they are. */
 export function withContext(e: unknown, context: string): unknown {
   return isStatusError(e) ? e.withContext(context) : e;
 }

@@ -1,4 +1,4 @@
-import { digestKey, googleRpc, StatusError, type BlobAccess, type BlobWriter, type Digest } from '../src/core/index.js';
+import { digestKey, googleRpc, StatusError, systemClock, type BlobAccess, type BlobWriter, type Clock, type Digest } from '../src/core/index.js';
 
 /** Another stream took over this upload (a client resumed it); the old stream must stop. */
 export class AbortedError extends StatusError {
@@ -98,7 +98,8 @@ export class UploadSessions {
 
   constructor(
     private readonly idleTimeoutMs: number,
-    private readonly now: () => number = Date.now,
+    /** Idle times are measured with it (the byte-stream service stamps activity with it too). */
+    readonly clock: Clock = systemClock,
     private readonly maxSessions = 1000,
   ) {
     this.sweeper = setInterval(() => void this.sweep(), Math.max(1000, Math.min(60_000, idleTimeoutMs / 2)));
@@ -113,7 +114,7 @@ export class UploadSessions {
     let session = this.sessions.get(key);
     if (!session) {
       this.makeRoom();
-      session = new UploadSession(key, digest, cas, this.now());
+      session = new UploadSession(key, digest, cas, this.clock.now());
       this.sessions.set(key, session);
     }
     return session;
@@ -136,7 +137,7 @@ export class UploadSessions {
 
   /** Discards uploads that nobody has written to for the idle timeout. */
   async sweep(): Promise<void> {
-    const cutoff = this.now() - this.idleTimeoutMs;
+    const cutoff = this.clock.now() - this.idleTimeoutMs;
     for (const session of [...this.sessions.values()]) {
       if (!session.owned && session.lastActiveMs < cutoff) await this.close(session);
     }

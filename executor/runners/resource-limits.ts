@@ -34,7 +34,7 @@ export const DEFAULT_RESOURCE_LIMITS: ResourceLimits = { memoryBytes: 1024 * 102
 export const ACTION_LIMIT_PROPERTIES = { memoryBytes: 'max-mem', cpus: 'max-cores', pids: 'max-pids' } as const;
 
 /** Docker's smallest memory limit; cgroups take less, but nothing useful runs in less. */
-export const MIN_MEMORY_BYTES = 6 * 1024 * 1024;
+const MIN_MEMORY_BYTES = 6 * 1024 * 1024;
 
 /** The default policy, its CPU limit bounded by this machine's CPUs (Docker refuses more). */
 export function defaultResourceLimitPolicy(hostCpus: number): ResourceLimitPolicy {
@@ -74,7 +74,7 @@ function expectedForm(key: keyof ResourceLimits): string {
 }
 
 /** A limit as its flag would take it (0: none). */
-export function formatLimit(key: keyof ResourceLimits, value: number): string {
+function formatLimit(key: keyof ResourceLimits, value: number): string {
   if (value === 0) return 'none';
   if (key !== 'memoryBytes') return String(value);
   for (const [suffix, scale] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) {

@@ -3,6 +3,7 @@ import {
   FailedPreconditionError,
   InvalidArgumentError,
   isEmptyDigest,
+  msFromDuration,
   NotFoundError,
   parseDigest,
   reapi,
@@ -84,8 +85,8 @@ export async function validateAction(cas: BlobAccess, actionDigest: Digest, limi
 
 function effectiveTimeout(action: reapi.Action, limits: ActionLimits): number {
   if (!action.timeout) return limits.defaultTimeoutMs;
-  const ms = action.timeout.seconds * 1000 + Math.floor(action.timeout.nanos / 1e6);
-  if (ms < 0 || action.timeout.nanos < 0) throw new InvalidArgumentError('Action.timeout: must not be negative');
+  const ms = msFromDuration(action.timeout, 'Action.timeout');
+  if (ms < 0) throw new InvalidArgumentError('Action.timeout: must not be negative');
   if (ms === 0) return limits.defaultTimeoutMs;
   if (ms > limits.maxTimeoutMs) {
     throw new InvalidArgumentError(`Action.timeout: ${ms / 1000}s is above this server's maximum of ${limits.maxTimeoutMs / 1000}s`);
@@ -108,9 +109,9 @@ function quote(text: string): string {
  * an executor's build directory, which 2 bytes a level ("a/") exhaust at ~2,000; Bazel's deepest
  * trees are a few dozen levels.
  */
-export const MAX_INPUT_TREE_DEPTH = 512;
+const MAX_INPUT_TREE_DEPTH = 512;
 /** Bytes of an input path below the input root; the rest of PATH_MAX is the build directory's own path. */
-export const MAX_INPUT_PATH_BYTES = 3072;
+const MAX_INPUT_PATH_BYTES = 3072;
 
 /**
  * A path in REAPI's form (working directory, output paths): relative, `/`-separated, no empty,

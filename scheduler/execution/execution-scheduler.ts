@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { digestKey, googleRpc, kilnWorker, NotFoundError, reapi, type Digest } from '../../src/core/index.js';
+import { digestKey, durationFromMs, googleRpc, kilnWorker, NotFoundError, reapi, timestampFromMs, type Clock, type Digest } from '../../src/core/index.js';
 import type { ValidatedAction } from './action-validator.js';
-import type { Clock } from './clock.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { PlatformRules, type PlatformProperty } from './platform-rules.js';
 import { quotedName } from '../instance-name.js';
@@ -251,7 +250,7 @@ export class ExecutionScheduler {
     executor.cancelled.clear();
     const assignments = this.assign(executor);
     return {
-      response: { assignments, cancelTaskIds, heartbeatInterval: durationOf(this.config.heartbeatIntervalMs) },
+      response: { assignments, cancelTaskIds, heartbeatInterval: durationFromMs(this.config.heartbeatIntervalMs) },
       mayHold: request.mayWait && assignments.length === 0 && cancelTaskIds.length === 0,
     };
   }
@@ -283,7 +282,7 @@ export class ExecutionScheduler {
   /** The answer for a held call once it ends: work for free slots and cancellations since. */
   release(executorId: string): kilnWorker.SynchronizeResponseInit {
     const executor = this.executors.get(executorId);
-    const heartbeatInterval = durationOf(this.config.heartbeatIntervalMs);
+    const heartbeatInterval = durationFromMs(this.config.heartbeatIntervalMs);
     if (!executor) return { heartbeatInterval };
     executor.lastSeen = this.clock.now();
     const cancelTaskIds = [...executor.cancelled];
@@ -508,19 +507,11 @@ export class ExecutionScheduler {
         actionDigest: validated.actionDigest,
         action: validated.action,
         command: validated.command,
-        timeout: durationOf(validated.timeoutMs),
-        queuedTimestamp: timestampOf(execution.queuedAt),
+        timeout: durationFromMs(validated.timeoutMs),
+        queuedTimestamp: timestampFromMs(execution.queuedAt),
       });
       for (const op of execution.operations) this.setStage(op, Stage.EXECUTING);
     }
     return out;
   }
-}
-
-export function durationOf(ms: number): { seconds: number; nanos: number } {
-  return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 };
-}
-
-export function timestampOf(ms: number): { seconds: number; nanos: number } {
-  return { seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1_000_000 };
 }

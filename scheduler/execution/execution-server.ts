@@ -1,8 +1,7 @@
-import { kilnWorker, longrunning, reapi } from '../../src/core/index.js';
+import { kilnWorker, longrunning, reapi, systemClock, type Clock } from '../../src/core/index.js';
 import type { ExecutionCapabilitiesSource } from '../capabilities-service.js';
 import type { ServiceRegistration } from '../grpc-server.js';
 import type { ServiceContext } from '../service-context.js';
-import { systemClock, type Clock } from './clock.js';
 import { ExecutionScheduler } from './execution-scheduler.js';
 import { executionService } from './execution-service.js';
 import { operationsService } from './operations-service.js';

@@ -36,7 +36,7 @@ export function invocationIdOf(metadata: grpc.Metadata): string {
  * A client that goes away stops watching; the scheduler cancels the execution if nobody else waits
  * for it.
  */
-export function streamOperation(
+function streamOperation(
   scheduler: ExecutionScheduler,
   name: string,
   call: grpc.ServerWritableStream<unknown, unknown>,

@@ -1,5 +1,4 @@
 // The Execution API, the Operations API and the worker protocol of Kiln's scheduler.
-export { type Clock, systemClock } from './clock.js';
 export { DEFAULT_SCHEDULER_CONFIG, parseSchedulerConfig, type SchedulerConfig } from './scheduler-config.js';
 export { PlatformRules, type PropertyMatch, type PlatformProperty } from './platform-rules.js';
 export { ExecutionQueue } from './execution-queue.js';

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, longrunning } from '../../src/core/index.js';
+import { InvalidArgumentError, longrunning, msFromDuration } from '../../src/core/index.js';
 import { unaryHandler, type ServiceContext } from '../service-context.js';
 import type { ExecutionScheduler } from './execution-scheduler.js';
 import { operationMessage } from './operation-message.js';
@@ -29,7 +29,7 @@ export function operationsService(ctx: ServiceContext, scheduler: ExecutionSched
       return {};
     }),
     WaitOperation: unaryHandler(ctx, 'WaitOperation', () => 0, async (request, call) => {
-      const timeoutMs = request.timeout ? request.timeout.seconds * 1000 + request.timeout.nanos / 1e6 : 60_000;
+      const timeoutMs = request.timeout ? msFromDuration(request.timeout, 'WaitOperationRequest.timeout') : 60_000;
       return await new Promise((resolve) => {
         let stop: (() => void) | undefined;
         let settled = false;

@@ -1,3 +1,4 @@
+import { fieldPath, readNonNegativeInteger, readObject, readOneOf, type ConfigFail } from '../../src/core/index.js';
 import type { PropertyMatch } from './platform-rules.js';
 
 /** The knobs of the execution scheduler; every time is in milliseconds. */
@@ -66,24 +67,18 @@ const DURATION_KEYS = [
  * `maxRetries`, `platformRules` as {"name": "exact" | "minimum" | "ignore"}). Problems are reported
  * through `fail` with the field's path.
  */
-export function parseSchedulerConfig(value: unknown, fail: (field: string, message: string) => never): SchedulerConfig {
+export function parseSchedulerConfig(value: unknown, fail: ConfigFail): SchedulerConfig {
   if (value === undefined) return DEFAULT_SCHEDULER_CONFIG;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('execution', 'expected an object');
-  const obj = value as Record<string, unknown>;
+  const obj = readObject(value, 'execution', [...DURATION_KEYS, 'maxRetries', 'platformRules'], fail);
   const out: { -readonly [K in keyof SchedulerConfig]: SchedulerConfig[K] } = { ...DEFAULT_SCHEDULER_CONFIG };
   for (const [key, v] of Object.entries(obj)) {
-    const field = `execution.${key}`;
-    if ((DURATION_KEYS as readonly string[]).includes(key) || key === 'maxRetries') {
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(field, `expected a non-negative integer, got ${JSON.stringify(v)}`);
-      out[key as (typeof DURATION_KEYS)[number] | 'maxRetries'] = v as number;
-    } else if (key === 'platformRules') {
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(field, 'expected an object of property name to exact, minimum or ignore');
-      for (const [name, rule] of Object.entries(v as Record<string, unknown>)) {
-        if (rule !== 'exact' && rule !== 'minimum' && rule !== 'ignore') fail(`${field}.${name}`, `expected exact, minimum or ignore, got ${JSON.stringify(rule)}`);
-      }
-      out.platformRules = v as Record<string, PropertyMatch>;
+    const field = fieldPath('execution', key);
+    if (key === 'platformRules') {
+      const rules = readObject(v, field, undefined, fail);
+      for (const [name, rule] of Object.entries(rules)) readOneOf(rule, fieldPath(field, name), ['exact', 'minimum', 'ignore'] as const, fail);
+      out.platformRules = rules as Record<string, PropertyMatch>;
     } else {
-      fail(field, `unknown field (allowed: ${[...DURATION_KEYS, 'maxRetries', 'platformRules'].join(', ')})`);
+      out[key as (typeof DURATION_KEYS)[number] | 'maxRetries'] = readNonNegativeInteger(v, field, fail);
     }
   }
   if (out.maxSynchronizeWaitMs >= out.heartbeatIntervalMs) fail('execution.maxSynchronizeWaitMs', 'must be below heartbeatIntervalMs');

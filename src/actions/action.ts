@@ -74,6 +74,12 @@ export interface Action {
   /** Outputs get the executable bit (executable genrules, tools). */
   readonly executableOutputs: boolean;
   /**
+   * A test run (Bazel's TestRunnerAction): a non-zero exit is the test's result, not a failure of the
+   * build. Its outputs (log, XML) are kept and checked as after success, but such a result is never
+   * cached, so a failed test runs again next time.
+   */
+  readonly exitCodeIsResult?: boolean;
+  /**
    * Work execution does itself instead of starting a process (`argv` is then empty): writing a
    * file, expanding a template, linking a file. Keyed and cached like any other action.
    */
@@ -83,6 +89,8 @@ export interface Action {
 /** What an in-process action does: its one output gets this content. */
 export type InProcessWork =
   | { readonly kind: 'write'; readonly content: string }
+  /** Bytes that are not text (a binary protobuf), base64-encoded so the action stays plain data. */
+  | { readonly kind: 'write_binary'; readonly base64: string }
   /** The template (an input, by exec path) with each key replaced by its value, in order. */
   | { readonly kind: 'expand_template'; readonly template: string; readonly substitutions: readonly (readonly [string, string])[] }
   /** A copy of the target file (an input, by exec path): the same bytes as a symlink would show. */

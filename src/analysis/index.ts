@@ -78,6 +78,7 @@ export {
   prepareGenruleCommand,
 } from './expansion/genrule-command.js';
 export { configurationMakeVariables } from './expansion/configuration-make-variables.js';
+export { expandRunArguments, expandRunValue, tokenize } from './expansion/run-arguments.js';
 // Configured-target analysis (README.md).
 export {
   type AnalysisTarget,
@@ -88,9 +89,14 @@ export {
   type TargetGraph,
   type FileEntry,
   type ConfiguredTarget,
+  type RunEnvironment,
 } from './configured/configured-target.js';
 export { Analyzer, type AnalyzerOptions } from './configured/analyzer.js';
 export { RuleError, type RuleContext } from './configured/rule-context.js';
 export { isVisible } from './configured/visibility.js';
 export { platformDeclarationsFrom, constraintValueOf } from './configured/platform-declarations.js';
 export { LoadedTargetGraph } from './configured/loaded-target-graph.js';
+// Tests: the runfiles tree and the test actions of a test rule (README.md).
+export { runfilesTree, runfilesPath, type RunfilesTree } from './rules/runfiles-tree.js';
+export { testTargetOf, testExecutable, TEST_TIMEOUTS, type TestSettings, type TestTarget, type TestRun } from './rules/test-runs.js';
+export { TEST_SETUP_SCRIPT } from './rules/test-setup-script.js';

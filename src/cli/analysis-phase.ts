@@ -1,15 +1,29 @@
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
-import { Analyzer, bindUserFlagValues, currentHost, userFlagProblem, type BuildOptions, type ConfiguredTarget, type FileEntry } from '../analysis/index.js';
+import {
+  Analyzer,
+  bindUserFlagValues,
+  currentHost,
+  testTargetOf,
+  userFlagProblem,
+  type BuildOptions,
+  type ConfiguredTarget,
+  type FileEntry,
+  type TestSettings,
+  type TestTarget,
+} from '../analysis/index.js';
 import { ExitCode, formatPosition, isKilnError, KilnError, UsageError } from '../core/index.js';
 import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
 import { configurationsFor, printError, type WorkspaceContext } from './workspace-context.js';
 import type { CliIO } from './io.js';
+import { selectTests } from './test-selection.js';
 
 export interface AnalysisRequest {
-  readonly command: 'build' | 'run';
+  readonly command: 'build' | 'run' | 'test';
+  /** `kiln test`: how test actions are made (their key depends on it, so it keys the cache too). */
+  readonly testSettings?: TestSettings;
   readonly patterns: readonly string[];
   readonly options: BuildOptions;
   readonly keepGoing: boolean;
@@ -35,11 +49,12 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io
     workspaceName: ctx.workspace.name,
     ignoredDirectories: [...ctx.workspace.ignored].sort(),
     host: { platform: host.platform, arch: host.arch },
+    ...(request.testSettings ? { testSettings: request.testSettings } : {}),
   });
   const cached = cache.lookup(key, (inputs) => ctx.loader.inputsUnchanged(inputs));
   if (cached) {
     for (const warning of cached.warnings) io.stderr.write(warning);
-    printAnalyzed(io, cached.graph.targets.length, 0, 0);
+    printAnalyzed(io, cached.graph.targets.length, 0, 0, cached.graph.tests?.length);
     return { graph: cached.graph, hadErrors: false };
   }
   const warnings: string[] = [];
@@ -107,6 +122,28 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
     }
     throw e;
   }
+  let testLabels: readonly string[] = [];
+  if (request.command !== 'run') {
+    // test_suites stand for their tests; `kiln test` runs those that pass the test filters.
+    try {
+      const selection = selectTests(ctx.loader, requested, {
+        tagFilters: request.options.getList('test_tag_filters'),
+        sizeFilters: request.options.getList('test_size_filters'),
+        buildTestsOnly: request.options.getBool('build_tests_only'),
+      });
+      for (const e of selection.errors) printError(io, e.message, e.suite.target.location);
+      if (selection.errors.length > 0) {
+        loadingFailed = true;
+        if (!keepGoing) return { failed: ExitCode.BUILD_FAILURE };
+      }
+      requested = [...selection.build];
+      if (request.command === 'test') testLabels = selection.tests;
+    } catch (e) {
+      if (!isKilnError(e)) throw e;
+      printError(io, e.message, e.pos);
+      return { failed: ExitCode.BUILD_FAILURE };
+    }
+  }
   if (request.command === 'run' && requested.length !== 1) {
     printError(io, `Only a single target can be run. Your target pattern(s) ${request.patterns.join(' ')} matched ${requested.length} targets`);
     return { failed: ExitCode.COMMAND_LINE_ERROR };
@@ -157,7 +194,24 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
     printError(io, 'Analysis of target(s) failed; build aborted');
     return { failed: ExitCode.BUILD_FAILURE };
   }
-  printAnalyzed(io, configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount);
+  const tests: TestTarget[] = [];
+  if (request.testSettings) {
+    const byLabel = new Map(configured.map((ct) => [ct.label, ct]));
+    for (const label of testLabels) {
+      const ct = byLabel.get(label);
+      if (!ct) continue; // failed analysis (reported) or incompatible with the platform
+      try {
+        tests.push(testTargetOf(ct, request.testSettings));
+      } catch (e) {
+        if (!isKilnError(e)) throw e;
+        printError(io, e.message, e.pos);
+        analysisFailed = true;
+        if (!keepGoing) return { failed: ExitCode.BUILD_FAILURE };
+      }
+    }
+  }
+  printAnalyzed(io, configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount, request.testSettings ? tests.length : undefined);
+  const testActions = tests.flatMap((t) => [t.runfilesAction, ...t.runs.map((r) => r.action)]);
   return {
     graph: {
       targets: configured.map((t) => ({
@@ -165,18 +219,27 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
         files: filesToBuild(t, request.options.getList('output_groups')).map((f) => f.artifact.execPath),
         ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
       })),
-      actions: actionsFor(configured, analyzer.actions(), request.command === 'run', request.options.getList('output_groups')),
+      actions: actionsFor(configured, [...analyzer.actions(), ...testActions], request.command === 'run', request.options.getList('output_groups'), testActions),
       outputDirectories,
+      ...(request.testSettings ? { tests } : {}),
     },
     hadErrors: loadingFailed || analysisFailed,
   };
 }
 
 /** Bazel's lines; a reused build graph loaded and configured nothing. */
-function printAnalyzed(io: CliIO, n: number, packagesLoaded: number, targetsConfigured: number): void {
+function printAnalyzed(io: CliIO, n: number, packagesLoaded: number, targetsConfigured: number, tests?: number): void {
   const plural = n === 1 ? '' : 's';
   const counts = `${packagesLoaded} package${packagesLoaded === 1 ? '' : 's'} loaded, ${targetsConfigured} target${targetsConfigured === 1 ? '' : 's'} configured`;
-  io.stderr.write(`INFO: Analyzed ${n} target${plural} (${counts}).\nINFO: Found ${n} target${plural}...\n`);
+  io.stderr.write(`INFO: Analyzed ${n} target${plural} (${counts}).\nINFO: Found ${foundTargets(n, tests)}...\n`);
+}
+
+/** `3 targets`; for `kiln test`, `2 test targets` or `1 target and 0 test targets` (the others). */
+function foundTargets(n: number, tests: number | undefined): string {
+  const targets = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
+  if (tests === undefined) return targets(n, 'target');
+  const others = n - tests;
+  return others > 0 ? `${targets(others, 'target')} and ${targets(tests, 'test target')}` : targets(tests, 'test target');
 }
 
 interface RequestedTarget {
@@ -196,10 +259,6 @@ function expandTargetPatterns(ctx: WorkspaceContext, patterns: readonly string[]
   return { targets: resolved.map((r) => ({ label: r.target.label.toString(), fromWildcard: r.fromWildcard })), hadErrors: targets.hadErrors };
 }
 
-/**
- * The actions the requested targets' files need (plus their runfiles for `run`): the producers of
- * those files and, transitively, of every derived input of those producers.
- */
 /**
  * The files `--output_groups` asks for: the default output group (DefaultInfo files) unless named
  * groups replace it; `+group` adds a group to the default one, `-group` takes one away.
@@ -223,11 +282,22 @@ function filesToBuild(t: ConfiguredTarget, outputGroups: readonly string[]): Fil
   return out;
 }
 
-function actionsFor(targets: readonly ConfiguredTarget[], registered: readonly Action[], withRunfiles: boolean, outputGroups: readonly string[]): Action[] {
+/**
+ * The actions the requested targets' files need (plus their runfiles for `run`): the producers of
+ * those files and, transitively, of every derived input of those producers. `alsoNeeded`: actions
+ * wanted besides (kiln test's test actions), with the producers of their inputs.
+ */
+function actionsFor(
+  targets: readonly ConfiguredTarget[],
+  registered: readonly Action[],
+  withRunfiles: boolean,
+  outputGroups: readonly string[],
+  alsoNeeded: readonly Action[] = [],
+): Action[] {
   const producer = new Map<string, Action>();
   for (const a of registered) for (const o of a.outputs) producer.set(o.execPath, a);
   const needed = new Set<Action>();
-  const pending: string[] = [];
+  const pending: string[] = alsoNeeded.flatMap((a) => a.outputs.map((o) => o.execPath));
   for (const t of targets) {
     for (const f of filesToBuild(t, outputGroups)) pending.push(f.artifact.execPath);
     // As Bazel, a top-level executable is built even when its DefaultInfo files leave it out.

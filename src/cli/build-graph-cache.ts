@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { dirname, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Action } from '../actions/index.js';
-import type { OutputDirectories } from '../analysis/index.js';
+import type { OutputDirectories, TestSettings, TestTarget } from '../analysis/index.js';
 import { codeStamp } from '../core/index.js';
 
 /** A requested target as execution and the closing lines need it: its label and default outputs. */
@@ -23,6 +23,8 @@ export interface BuildGraph {
   readonly actions: readonly Action[];
   /** The target configuration's output directories (convenience symlinks, display paths). */
   readonly outputDirectories: OutputDirectories;
+  /** `kiln test`: the tests to run, with their actions (also in `actions`). */
+  readonly tests?: readonly TestTarget[];
 }
 
 /** What the graph's analysis depended on besides its inputs: equal keys, equal graph. */
@@ -36,6 +38,8 @@ export interface BuildGraphKey {
   readonly workspaceName: string;
   readonly ignoredDirectories: readonly string[];
   readonly host: { readonly platform: string; readonly arch: string };
+  /** `kiln test`: the test settings, with the client's values of inherited `--test_env` names. */
+  readonly testSettings?: TestSettings;
 }
 
 interface Entry {

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Action } from '../actions/index.js';
-import { parseBuildOptions, type BuildOptions, type OutputDirectories } from '../analysis/index.js';
+import { parseBuildOptions, type BuildOptions, type OutputDirectories, type TestSettings } from '../analysis/index.js';
 import { ExitCode, isKilnError, UsageError } from '../core/index.js';
 import {
   ActionSpawners,
@@ -23,6 +23,10 @@ import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { whyDirectoryIsUnusable } from './usable-directory.js';
 import { openWorkspace, outputBaseProblem, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
+import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv, withProducers } from './test-phase.js';
+import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
+import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
+import type { TestOutcome } from './test-summary.js';
 
 /** What a finished build hands to `run`: the requested targets and where their outputs live. */
 export interface BuildResult {
@@ -33,11 +37,12 @@ export interface BuildResult {
 }
 
 /**
- * The whole of `kiln build` (and the build half of `kiln run`): flags, workspace, target patterns,
- * loading, analysis, execution of the actions the requested targets' default outputs need,
- * convenience symlinks, Bazel's closing lines. Never throws for user errors.
+ * The whole of `kiln build` (and the build half of `kiln run`; `kiln test` also runs the tests,
+ * retries flaky ones and prints the test summary): flags, workspace, target patterns, loading,
+ * analysis, execution of the actions the requested targets' default outputs need, convenience
+ * symlinks, Bazel's closing lines. Never throws for user errors.
  */
-export async function runBuild(args: readonly string[], io: CliIO, command: 'build' | 'run'): Promise<BuildResult> {
+export async function runBuild(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test'): Promise<BuildResult> {
   const spawners = new ActionSpawners(io.env);
   try {
     return await buildWith(args, io, command, spawners);
@@ -46,7 +51,7 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   }
 }
 
-async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run', spawners: ActionSpawners): Promise<BuildResult> {
+async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test', spawners: ActionSpawners): Promise<BuildResult> {
   const startedAt = performance.now();
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
   const startup = takeOutputBaseFlag(args);
@@ -68,12 +73,18 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let options: BuildOptions;
   let patterns: readonly string[];
   let strategies: StrategyFlags;
+  let testSettings: TestSettings | undefined;
+  let attemptsFor: (flaky: boolean) => number = () => 1;
   try {
     let warnings: readonly string[];
     ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
     checkExecutionDirectories(options, io.cwd);
+    if (command === 'test') {
+      testSettings = testSettingsFrom(options, io.env, ctx.workspace.name);
+      attemptsFor = flakyAttemptsFrom(options);
+    }
   } catch (e) {
     if (e instanceof UsageError) {
       printError(io, e.message);
@@ -96,7 +107,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     return { exitCode, targets: [], ctx };
   };
 
-  const analysis = analyzeBuild(ctx, { command, patterns, options, keepGoing }, io);
+  const analysis = analyzeBuild(ctx, { command, patterns, options, keepGoing, ...(testSettings ? { testSettings } : {}) }, io);
   if ('failed' in analysis) return buildFailed(analysis.failed);
   const { graph } = analysis;
   const built = (exitCode: number): BuildResult => ({ exitCode, targets: graph.targets, outputDirectories: graph.outputDirectories, ctx });
@@ -119,26 +130,48 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   );
   if (release === undefined) return buildFailed(ExitCode.INTERRUPTED);
   let summary: ExecutionSummary;
+  // env_inherit values come from this command's environment, never from the cached graph.
+  const inherited = command === 'test' ? withInheritedEnv(graph.tests ?? [], graph.actions, io.env) : undefined;
+  const tests = inherited?.tests;
+  const actions = inherited?.actions ?? graph.actions;
+  let outcomes: TestOutcome[] = [];
+  const streams = { stdout: (text: string) => void io.stdout.write(text), stderr: (text: string) => void io.stderr.write(text) };
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot, externalRepositoriesOf(graph.actions, ctx));
     const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
-    const reporter = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
+    const lines = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
+    const testReporter = tests && new TestRunReporter(lines, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
+    const reporter = testReporter ?? lines;
+    const executionOptions = {
+      execRoot: layout.execRoot,
+      outputBase: layout.outputBase,
+      clientEnv: io.env,
+      ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
+      keepGoing,
+      ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
+      strategies,
+      signal: abort.signal,
+      spawners,
+    };
     try {
-      summary = await executeActions(
-        graph.actions,
-        {
-          execRoot: layout.execRoot,
-          outputBase: layout.outputBase,
-          clientEnv: io.env,
-          ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
-          keepGoing,
-          ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
-          strategies,
-          signal: abort.signal,
-          spawners,
-        },
-        reporter,
-      );
+      if (tests) clearAttemptLogs(tests, layout.execRoot);
+      // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with
+      // --test_output=streamed every test does, so their output can be shown as it comes.
+      const streamed = options.getString('test_output') === 'streamed';
+      const exclusive = new Set((tests ?? []).filter((t) => streamed || t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
+      summary = await executeActions(exclusive.size > 0 ? actions.filter((a) => !exclusive.has(a)) : actions, executionOptions, reporter);
+      if (testReporter && tests) {
+        for (const action of exclusive) {
+          if (abort.signal.aborted || (!summary.success && !keepGoing)) break;
+          await executeActions(withProducers([action], actions), { ...executionOptions, jobs: 1 }, testReporter);
+        }
+        if (!abort.signal.aborted) {
+          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, actions, (retried) => executeActions(retried, executionOptions, testReporter));
+        }
+        outcomes = testOutcomes(tests, testReporter, actions);
+        sink.beforeNextLine(summaryBlocks(outcomes));
+        testReporter.finish(outcomes.filter((o) => o.status === 'FAILED' || o.status === 'TIMEOUT').length);
+      }
     } catch (e) {
       if (!isKilnError(e)) throw e;
       printError(io, e.message, e.pos);
@@ -149,8 +182,15 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   } finally {
     await release();
   }
+  if (tests) {
+    if (tests.length > 0) printTestSummary(outcomes, tests, options.getBool('test_verbose_timeout_warnings'), streams);
+    else printError(io, 'No test targets were found, yet testing was requested');
+  }
   if (abort.signal.aborted) return built(ExitCode.INTERRUPTED);
-  return built(summary.success && !earlierErrors ? ExitCode.SUCCESS : ExitCode.BUILD_FAILURE);
+  if (!summary.success || earlierErrors) return built(ExitCode.BUILD_FAILURE);
+  if (tests?.length === 0) return built(ExitCode.NO_TESTS_FOUND);
+  if (outcomes.some((o) => o.status !== 'PASSED' && o.status !== 'FLAKY')) return built(ExitCode.TESTS_FAILED);
+  return built(ExitCode.SUCCESS);
 }
 
 /** Directory flags of execution, checked before loading so that a bad one fails at once, named. */
@@ -249,6 +289,10 @@ class TargetLinesReporter implements ExecutionReporter {
   }
   warning(message: string): void {
     this.inner.warning(message);
+  }
+  interject(write: () => void): void {
+    if (this.inner.interject) this.inner.interject(write);
+    else write();
   }
   buildFinished(summary: ExecutionSummary): void {
     let text = '';

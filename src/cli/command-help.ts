@@ -1,7 +1,7 @@
 import { BUILD_OPTIONS, type OptionDefinition } from '../analysis/index.js';
 
 /** Commands whose options are the build options (Bazel's `help build` lists the same set). */
-const BUILDING_COMMANDS = new Set(['build', 'run']);
+const BUILDING_COMMANDS = new Set(['build', 'run', 'test']);
 
 /**
  * `kiln help <command>`: the command's usage and, for the commands that build, every option of the

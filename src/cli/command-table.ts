@@ -17,4 +17,5 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   info: { summary: 'Displays where the workspace\'s outputs live (output base, execroot, kiln-bin...).', load: () => import('./commands/info.js') },
   query: { summary: 'Executes a dependency graph query.', load: () => import('./commands/query.js') },
   starlark: { summary: 'Evaluates a Starlark file.', load: () => import('./commands/starlark.js') },
+  test: { summary: 'Builds and runs the specified test targets.', load: () => import('./commands/test.js') },
 };

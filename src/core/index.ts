@@ -3,6 +3,22 @@ export { KilnError, UsageError, isKilnError } from './errors.js';
 export { codeStamp } from './code-stamp.js';
 export { ExitCode } from './exit-codes.js';
 export * from './proto.js';
+export { durationFromMs, timestampFromMs, msFromDuration, msFromTimestamp } from './proto-time.js';
+export { type Clock, systemClock } from './clock.js';
+export {
+  ConfigError,
+  throwConfigError,
+  fieldPath,
+  readObject,
+  readInteger,
+  readPositiveInteger,
+  readNonNegativeInteger,
+  readString,
+  readNonEmptyString,
+  readBoolean,
+  readOneOf,
+  type ConfigFail,
+} from './json-config.js';
 export {
   StatusError,
   InvalidArgumentError,

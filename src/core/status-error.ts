@@ -9,10 +9,17 @@ import { googleRpc } from './proto.js';
 export abstract class StatusError extends KilnError {
   abstract readonly code: googleRpc.Code;
 
-  /** Prefixes the message with `context: ` (e.g. the RPC field concerned) and returns this error for rethrowing. */
+  /**
+   * A new error of the same class and fields whose message starts with `context: ` (e.g. the RPC field
+   * concerned), with this one as its `cause`. This error is left as it is: one failure can be shared by
+   * several requests (a de-duplicated action, a cached rejection), and each adds its own context.
+   */
   withContext(context: string): this {
-    this.message = `${context}: ${this.message}`;
-    return this;
+    const copy = Object.create(Object.getPrototypeOf(this) as object) as this;
+    Object.defineProperties(copy, Object.getOwnPropertyDescriptors(this));
+    Object.defineProperty(copy, 'message', { value: `${context}: ${this.message}`, writable: true, configurable: true });
+    Object.defineProperty(copy, 'cause', { value: this, writable: true, configurable: true });
+    return copy;
   }
 }
 

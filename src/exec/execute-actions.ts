@@ -255,7 +255,7 @@ class ActionRunner {
           this.reporter.actionStarted(action, strategy.runnerName, command);
           const result = await start();
           // Said before the slot passes on, so without --keep_going no further process starts.
-          if (result.exitCode !== 0) this.processFailed = true;
+          if (result.exitCode !== 0 && !action.exitCodeIsResult) this.processFailed = true;
           return result;
         } finally {
           release();
@@ -272,7 +272,9 @@ class ActionRunner {
         await this.deleteOutputs(action);
         return this.fail({ action, message: `${action.progressMessage} interrupted` });
       }
-      if (result.exitCode !== 0) {
+      // A test's non-zero exit is its result: outputs kept, nothing cached (see Action.exitCodeIsResult).
+      const resultIsFailure = result.exitCode !== 0;
+      if (resultIsFailure && !action.exitCodeIsResult) {
         await this.deleteOutputs(action);
         return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command, stdout: result.stdout, stderr: result.stderr });
       }
@@ -297,8 +299,8 @@ class ActionRunner {
         });
       }
       await this.recordOutputs(outputs);
-      if (cacheable) this.actionCache.put(localKey, outputs);
-      if (shared) {
+      if (cacheable && !resultIsFailure) this.actionCache.put(localKey, outputs);
+      if (shared && !resultIsFailure) {
         await shared.cache.store(shared.digest, outputs, execRoot).catch((e: Error) => this.reporter.warning(`writing to the disk cache failed: ${e.message}`));
       }
       this.count(strategy.runnerName);

@@ -26,6 +26,8 @@ export interface ExecutionSummary {
   /** Processes by kind; actions the local action cache found up to date are not processes. */
   readonly processes: Readonly<Record<ProcessKind, number>>;
   readonly failures: readonly ActionFailure[];
+  /** `kiln test`: tests that failed (or timed out); the closing line then says so, as Bazel's does. */
+  readonly failedTests?: number;
 }
 
 /** Receives execution events; the CLI renders them on a terminal or as plain lines. */
@@ -40,6 +42,11 @@ export interface ExecutionReporter {
   buildFinished(summary: ExecutionSummary): void;
   /** Writes any progress it holds back, so that what the caller writes next comes after it. */
   flush?(): void;
+  /**
+   * Runs `write`, which prints lines of the caller's own (on any stream), where they cannot clash with
+   * the reporter's output: after pending progress, with a terminal's status block erased and redrawn below.
+   */
+  interject?(write: () => void): void;
 }
 
 /** `INFO: 7 processes: 2 disk cache hit, 5 linux-sandbox.` (only non-zero kinds, Bazel's order). */
@@ -54,7 +61,10 @@ export function formatProcessSummary(processes: Readonly<Record<ProcessKind, num
 export function formatCompletion(summary: ExecutionSummary): string[] {
   if (summary.success) {
     const n = summary.totalActions;
-    return [`INFO: Build completed successfully, ${n} total action${n === 1 ? '' : 's'}`];
+    const actions = `${n} total action${n === 1 ? '' : 's'}`;
+    const failed = summary.failedTests ?? 0;
+    if (failed > 0) return [`INFO: Build completed, ${failed} test${failed === 1 ? '' : 's'} FAILED, ${actions}`];
+    return [`INFO: Build completed successfully, ${actions}`];
   }
   return ['FAILED: Build did NOT complete successfully'];
 }

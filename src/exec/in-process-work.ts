@@ -12,6 +12,8 @@ export async function inProcessContent(work: InProcessWork, execRoot: string): P
   switch (work.kind) {
     case 'write':
       return Buffer.from(work.content, 'utf8');
+    case 'write_binary':
+      return Buffer.from(work.base64, 'base64');
     case 'expand_template': {
       let text = await readFile(join(execRoot, work.template), 'utf8');
       for (const [key, value] of work.substitutions) text = text.split(key).join(value);

@@ -58,6 +58,11 @@ export class PlainReporter implements ExecutionReporter {
     this.write(`${formatProcessSummary(summary.processes)}\n${formatCompletion(summary).map((line) => `${line}\n`).join('')}`);
   }
 
+  interject(write: () => void): void {
+    this.flush();
+    write();
+  }
+
   /** Writes the pending progress lines now. */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);

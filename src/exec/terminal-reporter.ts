@@ -1,4 +1,5 @@
 import type { Action } from '../actions/index.js';
+import { systemClock, type Clock } from '../core/index.js';
 import {
   formatCompletion,
   formatFailure,
@@ -15,8 +16,8 @@ export interface TerminalReporterOptions {
   readonly verboseFailures?: boolean;
   /** `--subcommands`: print each command before it runs. */
   readonly subcommands?: boolean;
-  /** Milliseconds since some origin; injectable so tests control elapsed times. */
-  readonly now?: () => number;
+  /** Measures elapsed times; injectable so tests control them. */
+  readonly clock?: Clock;
   /** Redraw period for the elapsed times; 0 disables the timer (tests redraw on events only). */
   readonly refreshMs?: number;
   /** Least time between two redraws caused by events (the timer and printed messages always redraw). */
@@ -55,7 +56,7 @@ export class TerminalReporter implements ExecutionReporter {
     private readonly out: TextSink,
     private readonly options: TerminalReporterOptions = {},
   ) {
-    this.now = options.now ?? (() => Date.now());
+    this.now = () => (options.clock ?? systemClock).now();
     this.startedAt = this.now();
   }
 
@@ -97,6 +98,12 @@ export class TerminalReporter implements ExecutionReporter {
     this.erase();
     this.out.write(`${formatProcessSummary(summary.processes)}\n`);
     for (const line of formatCompletion(summary)) this.out.write(`${line}\n`);
+  }
+
+  interject(write: () => void): void {
+    this.erase();
+    write();
+    this.draw();
   }
 
   /** The status block as lines, without escape codes (also what tests check). */

@@ -310,16 +310,17 @@ const RULE_PARAMS = [
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BUILT_IN_ATTRIBUTES = new Set(['name']);
 
-function ruleAttributes(attrs: Value | undefined): AttributeSpec[] {
+/** The `attrs` dict of `rule()` (and of `aspect()`, `macro()`, `repository_rule()`, `tag_class()`, named by `fn`). */
+export function ruleAttributes(attrs: Value | undefined, fn = 'rule'): AttributeSpec[] {
   const specs: AttributeSpec[] = [];
   if (attrs === undefined || attrs === None) return specs;
-  if (!(attrs instanceof StarDict)) throw new StarlarkError(`rule: for parameter attrs: got ${typeName(attrs)}, want dict`);
+  if (!(attrs instanceof StarDict)) throw new StarlarkError(`${fn}: for parameter attrs: got ${typeName(attrs)}, want dict`);
   for (const k of attrs.iterate()) {
     const d = attrs.get(k);
-    if (typeof k !== 'string') throw new StarlarkError(`rule: for parameter attrs: got ${typeName(k)} key, want string`);
+    if (typeof k !== 'string') throw new StarlarkError(`${fn}: for parameter attrs: got ${typeName(k)} key, want string`);
     if (!IDENTIFIER.test(k)) throw new StarlarkError(`attribute name \`${k}\` is not a valid identifier.`);
     if (BUILT_IN_ATTRIBUTES.has(k)) throw new StarlarkError(`There is already a built-in attribute '${k}' which cannot be overridden`);
-    if (!(d instanceof AttrDescriptor)) throw new StarlarkError(`rule: for parameter attrs: got ${typeName(d!)} for '${k}', want Attribute`);
+    if (!(d instanceof AttrDescriptor)) throw new StarlarkError(`${fn}: for parameter attrs: got ${typeName(d!)} for '${k}', want Attribute`);
     specs.push(
       attrSpec(k, d.attrType, {
         mandatory: d.mandatory,
@@ -383,22 +384,4 @@ export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwar
       declare,
     );
   });
-}
-
-class Aspect extends StarObject {
-  get type(): string {
-    return 'Aspect';
-  }
-  repr(): string {
-    return '<aspect>';
-  }
-}
-
-export const aspectBuiltin = new Builtin('aspect', () => new Aspect());
-
-/** Names Bazel assigns on export: rules and providers learn the global name they are bound to. */
-export function exportGlobals(globals: ReadonlyMap<string, Value>, bzlLabel: string): void {
-  // Providers first: a rule's `provides` names them.
-  for (const [name, v] of globals) if (v instanceof Provider) v.export(name, bzlLabel);
-  for (const [name, v] of globals) if (v instanceof StarlarkRuleFunction) v.export(name, bzlLabel);
 }

@@ -114,7 +114,7 @@ export class PackageBuilder {
       // Stored as labels, as Bazel prints them (`outs = ["//pkg:a.out"]`).
       if (v !== undefined) attrs.set(spec.name, typeof v === 'string' ? (canonical[0] ?? v) : canonical);
     }
-    for (const [, template] of ruleClass.starlark?.implicitOutputs ?? []) {
+    for (const [, template] of ruleClass.implicitOutputs ?? ruleClass.starlark?.implicitOutputs ?? []) {
       const out = implicitOutputName(template, nameValue, attrs);
       if (out === undefined) fail(`implicit output template '${template}' names an attribute that is not a string or label`);
       else if (this.outputName(out, 'outputs', ruleClass.name, fail) !== undefined) outputs.push(out);

@@ -33,7 +33,13 @@ import {
   selectBuiltin,
   type StatementInfo,
 } from './build-builtins.js';
-import { aspectBuiltin, attrModule, configModule, exportGlobals, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
+import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
+import type { BzlModule } from './bzl-module.js';
+import { exportGlobals } from './export-globals.js';
+import { moduleExtensionBuiltin, tagClassBuiltin } from './module-extension.js';
+import { repositoryRuleBuiltin } from './repository-rule.js';
+import { aspectBuiltin } from './starlark-aspect.js';
+import { macroBuiltin } from './symbolic-macro.js';
 import { depsetBuiltin } from './depset.js';
 import { BUILTIN_PROVIDERS, coverageCommonModule, Provider, providerBuiltin } from './provider.js';
 import { Label, type PackageContext } from './label.js';
@@ -95,6 +101,9 @@ export class PackageLoader {
   private readonly nativeFunctions: Map<string, Value>;
   /** Starlark rules of the .bzl files evaluated in this run, by `//pkg:defs.bzl%name`. */
   private readonly starlarkRules = new Map<string, StarlarkRuleFunction>();
+  /** Every .bzl module evaluated in this run, by label and by display path. */
+  private readonly bzlModules = new Map<string, BzlModule>();
+  private readonly bzlModulesByPath = new Map<string, BzlModule>();
   /** Providers exported by the .bzl files evaluated in this run, by `//pkg:defs.bzl%Name`. */
   private readonly starlarkProviders = new Map<string, Provider>();
 
@@ -177,6 +186,24 @@ export class PackageLoader {
       rule = this.starlarkRules.get(key);
     }
     return rule;
+  }
+
+  /**
+   * A .bzl or .scl module with all its globals and its syntax tree, evaluating it when this run has
+   * not (documentation extraction reads what evaluation made). Evaluation errors are thrown.
+   */
+  bzlModule(label: string): BzlModule {
+    let module = this.bzlModules.get(label);
+    if (!module) {
+      this.evaluator.evaluate<ModuleGlobals>(`bzl:${label}`);
+      module = this.bzlModules.get(label)!;
+    }
+    return module;
+  }
+
+  /** The evaluated module whose file has this display path (a function's defining module), if any. */
+  bzlModuleAt(displayPath: string): BzlModule | undefined {
+    return this.bzlModulesByPath.get(displayPath);
   }
 
   /** The provider exported as `//pkg:defs.bzl%Name`, evaluating the .bzl when this run has not. */
@@ -374,6 +401,10 @@ export class PackageLoader {
       ['provider', providerBuiltin],
       ['rule', ruleBuiltin(declareStarlarkRule)],
       ['aspect', aspectBuiltin],
+      ['macro', macroBuiltin],
+      ['repository_rule', repositoryRuleBuiltin],
+      ['module_extension', moduleExtensionBuiltin(label.toString())],
+      ['tag_class', tagClassBuiltin],
       ['attr', attrModule(context)],
       ['config', configModule],
       ['coverage_common', coverageCommonModule],
@@ -382,12 +413,13 @@ export class PackageLoader {
       ['json', jsonModule()],
       ['Label', labelBuiltin(context)],
     ]);
-    const globals = (() => {
-      const file = parseFile(source, this.displayPath(label.repo, relPath));
-      resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
-      return execResolvedFile(thread, file, predeclared);
-    })();
+    const file = parseFile(source, this.displayPath(label.repo, relPath));
+    resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
+    const globals = execResolvedFile(thread, file, predeclared);
     exportGlobals(globals, label.toString());
+    const module: BzlModule = { label: label.toString(), displayPath: file.path, source, file, globals };
+    this.bzlModules.set(module.label, module);
+    this.bzlModulesByPath.set(module.displayPath, module);
     for (const v of globals.values()) {
       if (v instanceof StarlarkRuleFunction && v.ruleClass) this.starlarkRules.set(v.ruleClass.starlark!.key, v);
       else if (v instanceof Provider && v.key.startsWith(`${label}%`)) this.starlarkProviders.set(v.key, v);

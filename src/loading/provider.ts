@@ -33,7 +33,7 @@ export class Provider extends StarCallable {
     /** Allowed field names (from `fields`), or undefined for any; with their docs. */
     readonly fields: ReadonlyMap<string, string> | undefined,
     /** `init`: receives the call's arguments and returns the dict of fields. */
-    private readonly init: Value | undefined,
+    readonly init: Value | undefined,
     builtinName?: string,
   ) {
     super();

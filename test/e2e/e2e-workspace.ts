@@ -45,9 +45,17 @@ export class E2eWorkspace {
   }
 
   /**
-   * Runs `kiln ARGS`. `interruptWhen` plays the user pressing Ctrl-C as soon as stderr satisfies it.
+   * Runs `kiln ARGS`. `interruptWhen` plays the user pressing Ctrl-C as soon as stderr satisfies it;
+   * `onStdout` sees the whole stdout so far after each write (what a user watching it sees);
+   * `env` adds variables to the client's environment (HOME and PATH).
    */
-  async kiln(args: string[], cwd = this.root, interruptWhen?: (stderr: string) => boolean): Promise<CliRun> {
+  async kiln(
+    args: string[],
+    cwd = this.root,
+    interruptWhen?: (stderr: string) => boolean,
+    onStdout?: (stdout: string) => void,
+    env: Record<string, string> = {},
+  ): Promise<CliRun> {
     let stdout = '';
     let stderr = '';
     let interrupt = () => {};
@@ -60,10 +68,16 @@ export class E2eWorkspace {
     const code = await runCli(
       args,
       {
-        stdout: { write: (c) => (stdout += text(c)) },
+        stdout: {
+          write: (c) => {
+            stdout += text(c);
+            onStdout?.(stdout);
+            return true;
+          },
+        },
         stderr: { write: (c) => (stderr += text(c)) },
         cwd,
-        env: { HOME: this.home, PATH: process.env.PATH },
+        env: { HOME: this.home, PATH: process.env.PATH, ...env },
         interrupted,
       },
       'e2e',

@@ -3,6 +3,7 @@ import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E2eWorkspace } from './e2e-workspace.js';
+import { needTool } from '../setup/need-tool.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const BINARY = join(REPO, 'bin/kiln');
@@ -42,7 +43,7 @@ describe('examples/ (the README\'s first command)', () => {
   });
 
   // The built binary, once, as a user runs it (npm run build makes dist/ before the tests).
-  it.skipIf(!BUILT && process.env.CI !== 'true')('the built bin/kiln builds it and a second run is a null build', () => {
+  it.skipIf(!needTool('the built bin/kiln', BUILT, 'npm run build'))('the built bin/kiln builds it and a second run is a null build', () => {
     const ws = examplesCopy();
     const env = { HOME: ws.home, PATH: process.env.PATH };
     const first = spawnSync(BINARY, ['build', '--spawn_strategy=local', '//...'], { cwd: ws.root, env, encoding: 'utf8' });

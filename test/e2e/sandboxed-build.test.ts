@@ -4,16 +4,19 @@ import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { E2eWorkspace } from './e2e-workspace.js';
+import { needTool } from '../setup/need-tool.js';
 
 const BINARY = fileURLToPath(new URL('../../bin/kiln', import.meta.url));
 const BUILT = existsSync(fileURLToPath(new URL('../../dist/bundle/kiln.js', import.meta.url)));
 
 // The sandbox itself is tested by exec; this checks the CLI wires --spawn_strategy=sandboxed
-// through. bubblewrap comes from scripts/test-setup.d; without it (outside CI) the case is skipped.
+// through. bubblewrap comes from scripts/test-setup.d.
 const HAS_BWRAP = spawnSync('bwrap', ['--version']).status === 0;
 
 describe('kiln build --spawn_strategy=sandboxed', () => {
-  it.skipIf(!HAS_BWRAP && process.env.CI !== 'true')('hides an undeclared input that the local strategy sees', async () => {
+  const sandboxHere = needTool('bubblewrap', HAS_BWRAP, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)');
+  const builtHere = needTool('the built bin/kiln', BUILT, 'npm run build');
+  it.skipIf(!sandboxHere)('hides an undeclared input that the local strategy sees', async () => {
     const ws = new E2eWorkspace({
       WORKSPACE: '',
       'pkg/secret.txt': 'undeclared\n',
@@ -32,7 +35,7 @@ describe('kiln build --spawn_strategy=sandboxed', () => {
 
   // As a user runs it: a separate process whose spawn servers (one in an isolated network
   // namespace for the sandboxes) must keep it alive exactly as long as it needs them.
-  it.skipIf((!HAS_BWRAP || !BUILT) && process.env.CI !== 'true')('the built bin/kiln builds in the sandbox, without network, and exits', async () => {
+  it.skipIf(!sandboxHere || !builtHere)('the built bin/kiln builds in the sandbox, without network, and exits', async () => {
     // A listening socket on the host's loopback: the kernel completes the handshake even while
     // spawnSync blocks this process, so only a missing network makes the action's connect fail.
     const server = createServer();
@@ -65,7 +68,7 @@ describe('kiln build --spawn_strategy=sandboxed', () => {
 
   // A terminal's Ctrl-C reaches the whole foreground process group; the spawn servers must survive it
   // so that Kiln reports the action as interrupted, and nothing may outlive Kiln.
-  it.skipIf((!HAS_BWRAP || !BUILT) && process.env.CI !== 'true')('the built bin/kiln stops cleanly on Ctrl-C to its process group', async () => {
+  it.skipIf(!sandboxHere || !builtHere)('the built bin/kiln stops cleanly on Ctrl-C to its process group', async () => {
     const marker = `kiln-ctrl-c-${process.pid}-${Date.now()}`;
     const ws = new E2eWorkspace({ WORKSPACE: '', 'pkg/BUILD': `genrule(name = "slow", outs = ["slow.txt"], cmd = "echo started >&2; exec -a ${marker} sleep 60")\n` });
     const child = spawn(BINARY, ['build', '--spawn_strategy=sandboxed', '//pkg:slow'], { cwd: ws.root, env: { HOME: ws.home, PATH: process.env.PATH }, detached: true });

@@ -93,7 +93,7 @@ describe('reporters', () => {
   it('terminal: a status block redrawn in place with the running actions and their elapsed times', () => {
     let now = 0;
     let text = '';
-    const r = new TerminalReporter({ write: (s) => (text += s) }, { now: () => now, refreshMs: 0 });
+    const r = new TerminalReporter({ write: (s) => (text += s) }, { clock: { now: () => now }, refreshMs: 0 });
     r.buildStarted(40);
     r.actionStarted(a, 'linux-sandbox', 'cmd a');
     now = 2000;
@@ -110,5 +110,27 @@ describe('reporters', () => {
     expect(text).toContain('\r\x1b[1A\x1b[JWARNING: careful\n[1 / 40] Executing genrule //p:b; 3s local\n');
     r.buildFinished({ ...summary, totalActions: 40 });
     expect(text.endsWith('\x1b[JINFO: 2 processes: 2 local.\nINFO: Build completed successfully, 40 total actions\n')).toBe(true);
+  });
+
+  it("interject: the caller's lines go above a terminal's status block, after a plain reporter's pending progress", () => {
+    let text = '';
+    const terminal = new TerminalReporter({ write: (s) => (text += s) }, { now: () => 0, refreshMs: 0 });
+    terminal.buildStarted(2);
+    terminal.actionStarted(a, 'local', 'cmd a');
+    terminal.interject(() => (text += 'FAIL: //p:t\n'));
+    expect(text).toContain('\r\x1b[1A\x1b[JFAIL: //p:t\n[0 / 2] Executing genrule //p:a; 0s local\n');
+    let plain = '';
+    const p = new PlainReporter({ write: (s) => (plain += s) }, { flushMs: 60_000 });
+    p.buildStarted(2);
+    p.actionStarted(a, 'local', 'cmd a');
+    p.interject(() => (plain += 'FAIL: //p:t\n'));
+    expect(plain).toBe('[0 / 2] Executing genrule //p:a\nFAIL: //p:t\n');
+  });
+
+  it('a closing line that counts failed tests, as Bazel prints it for kiln test', () => {
+    let text = '';
+    const p = new PlainReporter({ write: (s) => (text += s) });
+    p.buildFinished({ ...summary, totalActions: 9, failedTests: 2 });
+    expect(text).toContain('INFO: Build completed, 2 tests FAILED, 9 total actions\n');
   });
 });

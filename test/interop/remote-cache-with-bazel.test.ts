@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCacheServerConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
+import { needTool } from '../setup/need-tool.js';
 
 // Bazel 2.1.0, installed by scripts/test-setup.d/30-bazel.sh, builds a genrule workspace against
 // Kiln's cache server; after `bazel clean` the rebuild must run nothing and hit the cache for all.
@@ -28,11 +29,7 @@ interface Run {
 }
 
 describe('Bazel 2.1.0 against kiln cache server', () => {
-  if (!BAZEL) {
-    if (process.env['CI'] === 'true') it('needs Bazel', () => expect.fail(MISSING));
-    else it.skip(MISSING, () => undefined);
-    return;
-  }
+  if (!needTool('Bazel 2.1.0', BAZEL !== undefined, MISSING)) return;
   const bazel = BAZEL;
   let root: string;
   let server: CacheServer;

@@ -80,13 +80,17 @@ describe('kiln cluster up', () => {
   });
 
   it.each([
-    ['{"limits": {"maxBatchTotalSizeBytes": -1}}', /bad\.json: limits\.maxBatchTotalSizeBytes: must be an integer/],
+    ['{"limits": {"maxBatchTotalSizeBytes": -1}}', /bad\.json: limits\.maxBatchTotalSizeBytes: expected a positive integer, got -1/],
     ['{"instanceNames": ["ok", "a/blobs"]}', /bad\.json: instanceNames\[1\]: .*reserved segment "blobs"/],
-    ['{"storage": {"kind": "tape"}}', /bad\.json: storage\.kind: must be "memory", "disk" or "blocks"/],
+    ['{"storage": {"kind": "tape"}}', /bad\.json: storage\.kind: expected one of "memory", "disk", "blocks", got "tape"/],
     ['{"instances": {"x": {"cas": {"kind": "memory"}, "actionCache": {"kind": "memory", "maxBytes": 1}}}}', /bad\.json: instances\["x"\]\.cas\.maxBytes/],
     ['{"chunking": {"avgChunkSizeBytes": 3000}}', /bad\.json: chunking\.avgChunkSizeBytes: must be a power of two/],
-    ['{"port": "x"}', /bad\.json: port: must be an integer/],
+    ['{"port": "x"}', /bad\.json: port: expected an integer from 0 to 65535, got "x"/],
     ['{"colour": 1}', /bad\.json: colour: unknown field/],
+    ['{"storage": {"kind": "disk", "path": ""}}', /bad\.json: storage\.path: expected a non-empty string, got ""/],
+    ['{"execution": {"platformRules": {"OSFamily": "loose"}}}', /bad\.json: execution\.platformRules\.OSFamily: expected one of "exact", "minimum", "ignore", got "loose"/],
+    ['{"execution": {"heartbeatIntervalMs": 1.5}}', /bad\.json: execution\.heartbeatIntervalMs: expected a non-negative integer, got 1\.5/],
+    ['{"execution": {"colour": 1}}', /bad\.json: execution\.colour: unknown field \(allowed: heartbeatIntervalMs/],
     ['{not json', /bad\.json: not valid JSON/],
   ])('rejects the config %s naming the field', async (text, message) => {
     await writeFile(join(dir, 'bad.json'), text);

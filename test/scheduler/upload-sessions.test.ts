@@ -9,7 +9,7 @@ describe('UploadSessions', () => {
   it('keeps a released session for a resume and discards it after the idle timeout (fake clock)', async () => {
     let now = 1_000;
     const cas = new VerifyingBlobAccess(new MemoryBlobAccess({ maxBytes: 1 << 20 }));
-    const sessions = new UploadSessions(60_000, () => now);
+    const sessions = new UploadSessions(60_000, { now: () => now });
     try {
       const first = Symbol('first stream');
       const session = sessions.open('uploads/u/blobs/x', digest, cas);
@@ -32,7 +32,7 @@ describe('UploadSessions', () => {
 
   it('a stream that took over makes the old stream fail with ABORTED; the new one completes the blob', async () => {
     const cas = new VerifyingBlobAccess(new MemoryBlobAccess({ maxBytes: 1 << 20 }));
-    const sessions = new UploadSessions(60_000, () => 0);
+    const sessions = new UploadSessions(60_000, { now: () => 0 });
     try {
       const session = sessions.open('k', digest, cas);
       const old = Symbol('old');
@@ -54,7 +54,7 @@ describe('UploadSessions', () => {
   it('keeps at most maxSessions, dropping the longest-idle unowned one first', async () => {
     let now = 0;
     const cas = new VerifyingBlobAccess(new MemoryBlobAccess({ maxBytes: 1 << 20 }));
-    const sessions = new UploadSessions(60_000, () => now, 2);
+    const sessions = new UploadSessions(60_000, { now: () => now }, 2);
     try {
       const writing = Symbol('writing');
       const a = sessions.open('a', digest, cas);

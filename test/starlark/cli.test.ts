@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStarlark } from './run-starlark-cli.js';
+import { needTool } from '../setup/need-tool.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -316,10 +317,8 @@ describe('kiln starlark: --assert helpers', () => {
 
 // End-to-end through the real launcher and the compiled output of `npm run build`.
 const built = existsSync(join(REPO, 'dist/src/cli/index.js'));
-const ci = process.env.CI === 'true';
-if (!built && !ci) console.warn('cli.test.ts: dist/ is missing; run `npm run build` to include the binary end-to-end tests');
 
-describe.skipIf(!built && !ci)('kiln starlark: the built binary', () => {
+describe.skipIf(!needTool('the built kiln (dist/)', built, 'npm run build'))('kiln starlark: the built binary', () => {
   const kiln = (args: string[]) =>
     spawnSync(process.execPath, [join(REPO, 'bin/kiln.js'), 'starlark', ...args], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
 

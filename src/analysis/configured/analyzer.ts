@@ -8,6 +8,7 @@ import { analyzeConfigSetting } from '../rules/config-setting.js';
 import { analyzeFilegroup } from '../rules/filegroup.js';
 import { analyzeGenquery } from '../rules/genquery.js';
 import { analyzeGenrule } from '../rules/genrule.js';
+import { analyzeStarlarkDocExtract, type StarlarkModules } from '../rules/starlark-doc-extract.js';
 import type { RuleResult } from '../rules/rule-result.js';
 import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
 import { analyzeStarlarkRule } from '../rules/starlark-rule.js';
@@ -163,7 +164,11 @@ export class Analyzer {
         }
         const name = splitLabel(target.label).name;
         const index = rule.target.kind === 'rule' ? rule.target.outputs.indexOf(name) : -1;
-        const file = rule.files[index];
+        // An output that is not a default file (starlark_doc_extract's .textproto) is found among the
+        // outputs of the rule's actions.
+        const file =
+          rule.files[index] ??
+          rule.actions.flatMap((a) => a.outputs).map((artifact): FileEntry => ({ artifact, rootPath: rootPathOf(target.label) })).find((f) => f.artifact.execPath.endsWith(`/${sourceExecPath(target.label)}`));
         if (!file) throw new KilnError(`generated file '${target.label}' is not an output of ${target.generatingRule}`);
         return { ...base, files: [file], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file' };
       }
@@ -180,9 +185,11 @@ export class Analyzer {
     const impl =
       target.ruleDefinition !== undefined
         ? this.starlarkImplementation(target)
-        : BUILD_SETTING_RULE_CLASSES.has(target.ruleClass)
-          ? (ctx: RuleContext) => this.nativeBuildSetting(ctx)
-          : RULES[target.ruleClass];
+        : target.ruleClass === 'starlark_doc_extract'
+          ? (ctx: RuleContext) => analyzeStarlarkDocExtract(ctx, this.starlarkModules())
+          : BUILD_SETTING_RULE_CLASSES.has(target.ruleClass)
+            ? (ctx: RuleContext) => this.nativeBuildSetting(ctx)
+            : RULES[target.ruleClass];
     if (!impl) throw ruleError(target, undefined, `analysis of '${target.ruleClass}' rules is not supported`);
     const ctx = this.contextFor(target, config);
     let result: RuleResult;
@@ -216,12 +223,26 @@ export class Analyzer {
       outputGroups: result.outputGroups ?? new Map(),
       ...(result.configMatch ? { configMatch: result.configMatch } : {}),
       ...(result.templateVariables ? { templateVariables: result.templateVariables } : {}),
+      ...(result.runEnvironment ? { runEnvironment: result.runEnvironment } : {}),
       visibility: this.visibilityOf(target),
       testonly: this.testonlyOf(target),
       kindName: target.ruleClass,
       actions: result.actions ?? [],
       ...(result.providers ? { providers: result.providers } : {}),
       ...(result.executable ? { executable: result.executable } : {}),
+    };
+  }
+
+  /** What starlark_doc_extract reads: loading's evaluated modules and the main repository's name. */
+  private starlarkModules(): StarlarkModules {
+    const graph = this.graph;
+    return {
+      module: (label) => {
+        if (!graph.bzlModule) throw new KilnError('starlark_doc_extract needs evaluated .bzl modules, which this target graph does not provide');
+        return graph.bzlModule(label);
+      },
+      moduleAt: (path) => graph.bzlModuleAt?.(path),
+      mainRepoName: this.options.workspaceName ?? '',
     };
   }
 

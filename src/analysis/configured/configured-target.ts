@@ -1,5 +1,5 @@
 import type { Position } from '../../core/index.js';
-import type { Provider, ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
+import type { BzlModule, Provider, ProviderInstance, StarlarkRuleFunction } from '../../loading/index.js';
 import type { Action, Artifact } from '../../actions/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { ConfigMatch } from '../config/config-matching.js';
@@ -55,6 +55,10 @@ export interface TargetGraph {
   defaultTestonly?(packageKey: string): boolean;
   /** The Starlark rule (its class and implementation) a rule target's `ruleDefinition` names. */
   starlarkRule?(key: string): StarlarkRuleFunction | undefined;
+  /** The evaluated module of a .bzl or .scl file (evaluating it once); throws its errors. */
+  bzlModule?(label: string): BzlModule;
+  /** The evaluated module whose file has this display path (where a function was defined). */
+  bzlModuleAt?(displayPath: string): BzlModule | undefined;
   /** A provider exported by a .bzl file, by `//pkg:defs.bzl%Name`. */
   starlarkProvider?(key: string): Provider | undefined;
 }
@@ -91,6 +95,8 @@ export interface ConfiguredTarget {
   /** Rule class, or the kind for non-rules; for an alias: the actual's. */
   readonly kindName: string;
   readonly actions: readonly Action[];
+  /** An executable or test rule's `args` and `env` after `$(location)` and Make variable expansion. */
+  readonly runEnvironment?: RunEnvironment;
   /** The file `bazel run` runs: an executable rule's output. */
   readonly executable?: FileEntry;
   /** Providers a Starlark rule returned, by provider key (DefaultInfo and OutputGroupInfo included). */
@@ -100,4 +106,10 @@ export interface ConfiguredTarget {
    * or a dependency that is): the dependency chain, from this target down to the unmet constraint.
    */
   readonly incompatible?: readonly string[];
+}
+
+/** The arguments and environment an executable or test rule gives its program (Bazel's RunEnvironmentInfo). */
+export interface RunEnvironment {
+  readonly args: readonly string[];
+  readonly env: readonly (readonly [string, string])[];
 }

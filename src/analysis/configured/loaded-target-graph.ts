@@ -1,5 +1,5 @@
 import { KilnError } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES, packageId, type Package, type PackageLoader, type Provider, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, packageId, type BzlModule, type Package, type PackageLoader, type Provider, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 import { splitLabel } from './target-paths.js';
@@ -39,6 +39,14 @@ export class LoadedTargetGraph implements TargetGraph {
 
   starlarkRule(key: string): StarlarkRuleFunction | undefined {
     return this.loader.starlarkRule(key);
+  }
+
+  bzlModule(label: string): BzlModule {
+    return this.loader.bzlModule(label);
+  }
+
+  bzlModuleAt(displayPath: string): BzlModule | undefined {
+    return this.loader.bzlModuleAt(displayPath);
   }
 
   starlarkProvider(key: string): Provider | undefined {

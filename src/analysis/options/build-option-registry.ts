@@ -1,4 +1,5 @@
 import type { OptionDefinition } from './option-definition.js';
+import { TEST_OPTION_DEFINITIONS } from './test-option-definitions.js';
 
 /**
  * Every build option Kiln knows, by full name and by one-letter abbreviation. Names, defaults
@@ -145,6 +146,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     notImplemented(repeatable('sandbox_writable_path', 'Extra writable path inside the sandbox.'), 'error', NO_EFFECT),
     notImplemented(repeatable('sandbox_tmpfs_path', 'Path mounted as an empty tmpfs inside the sandbox.'), 'error', NO_EFFECT),
   ]),
+  ...TEST_OPTION_DEFINITIONS,
 ];
 
 export const BUILD_OPTIONS = new BuildOptionRegistry(BUILD_OPTION_DEFINITIONS);

@@ -43,6 +43,11 @@ export interface StringOptionDefinition extends OptionBase {
   readonly default: string;
   /** When present, the only values accepted; `describe` names them in the error. */
   readonly allowed?: { readonly values: readonly string[]; readonly describe: string };
+  /**
+   * Bazel's tri-state (`auto`, `yes`, `no`): `--name` alone means yes, `--noname` means no, and
+   * yes/true/1 and no/false/0 are stored as `yes` and `no`.
+   */
+  readonly triState?: boolean;
 }
 
 export interface BoolOptionDefinition extends OptionBase {
@@ -101,6 +106,13 @@ export function convertBool(text: string): boolean {
 export function convertOccurrence(def: OptionDefinition, text: string): OptionValue {
   switch (def.type) {
     case 'string':
+      if (def.triState) {
+        const lower = text.toLowerCase();
+        if (lower === 'auto') return 'auto';
+        if (TRUE_WORDS.has(lower)) return 'yes';
+        if (FALSE_WORDS.has(lower)) return 'no';
+        throw new OptionValueError(`'${text}' is not one of 'auto', 'yes', 'no'`);
+      }
       if (def.allowed && !def.allowed.values.includes(text)) {
         throw new OptionValueError(`Not a valid ${def.allowed.describe}: '${text}' (should be ${joinChoices(def.allowed.values)})`);
       }

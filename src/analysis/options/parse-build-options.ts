@@ -81,6 +81,10 @@ export class BuildOptionsParser {
         this.set(def, true, arg);
         return i;
       }
+      if (def.type === 'string' && def.triState && inlineValue === undefined) {
+        this.set(def, 'yes', arg);
+        return i;
+      }
       if (inlineValue !== undefined) {
         this.setText(def, inlineValue, arg);
         return i;
@@ -93,9 +97,10 @@ export class BuildOptionsParser {
     if (name.startsWith('no')) {
       const positive = this.registry.get(name.slice(2));
       if (positive) {
-        if (positive.type !== 'bool') throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${arg}`);
+        const triState = positive.type === 'string' && positive.triState === true;
+        if (positive.type !== 'bool' && !triState) throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${arg}`);
         if (inlineValue !== undefined) throw new UsageError(`Unexpected value after boolean option: ${arg}`);
-        this.set(positive, false, arg);
+        this.set(positive, triState ? 'no' : false, arg);
         return i;
       }
     }
@@ -108,6 +113,10 @@ export class BuildOptionsParser {
     if (!def) throw new UsageError(`Unrecognized option: ${arg}`);
     if (def.type === 'bool') {
       this.set(def, true, arg);
+      return i;
+    }
+    if (def.type === 'string' && def.triState) {
+      this.set(def, 'yes', arg);
       return i;
     }
     if (i + 1 >= args.length) throw new UsageError(`Expected value after ${arg}`);

@@ -1,7 +1,7 @@
 import type { ProviderInstance } from '../../loading/index.js';
 import type { Action } from '../../actions/index.js';
 import type { ConfigMatch } from '../config/config-matching.js';
-import type { FileEntry } from '../configured/configured-target.js';
+import type { FileEntry, RunEnvironment } from '../configured/configured-target.js';
 
 /** What a rule implementation returns; the analyzer adds label, configuration, visibility and testonly. */
 export interface RuleResult {
@@ -11,6 +11,8 @@ export interface RuleResult {
   readonly configMatch?: ConfigMatch;
   readonly templateVariables?: ReadonlyMap<string, string>;
   readonly actions?: readonly Action[];
+  /** An executable or test rule's `args` and `env`, expanded (see ConfiguredTarget.runEnvironment). */
+  readonly runEnvironment?: RunEnvironment;
   /** A Starlark rule's providers by key (see ConfiguredTarget.providers). */
   readonly providers?: ReadonlyMap<string, ProviderInstance>;
   readonly executable?: FileEntry;

@@ -1,4 +1,13 @@
-import { KilnError } from '../errors.js';
+import {
+  ConfigError,
+  fieldPath,
+  readBoolean,
+  readNonEmptyString,
+  readObject,
+  readOneOf,
+  readPositiveInteger,
+  type ConfigFail,
+} from '../json-config.js';
 
 /**
  * How to build a BlobAccess: a backend, possibly wrapped in decorators, as nested objects (the shape of
@@ -64,7 +73,21 @@ export interface CompletenessCheckingBlobAccessConfig {
 }
 
 /** A mistake in a storage configuration; the message names the field, e.g. `storage.backend.maxBytes`. */
-export class BlobAccessConfigError extends KilnError {}
+export class BlobAccessConfigError extends ConfigError {}
+
+const fail: ConfigFail = (path, problem) => {
+  throw new BlobAccessConfigError(`${path}: ${problem}`);
+};
+
+const KINDS = ['memory', 'disk', 'blocks', 'verifying', 'existence-caching', 'completeness-checking'] as const;
+const FIELDS: Record<(typeof KINDS)[number], readonly string[]> = {
+  memory: ['kind', 'maxBytes'],
+  disk: ['kind', 'path', 'maxBytes', 'keyspace', 'sync'],
+  blocks: ['kind', 'path', 'maxBytes', 'blockSizeBytes', 'keyspace', 'sync'],
+  verifying: ['kind', 'backend', 'wholeReadLimitBytes'],
+  'existence-caching': ['kind', 'backend', 'ttlMs', 'maxEntries'],
+  'completeness-checking': ['kind', 'backend'],
+};
 
 /**
  * Validates an untrusted value (parsed JSON) as a BlobAccessConfig.
@@ -72,87 +95,39 @@ export class BlobAccessConfigError extends KilnError {}
  * @throws BlobAccessConfigError naming the first bad field
  */
 export function parseBlobAccessConfig(value: unknown, where = 'storage'): BlobAccessConfig {
-  const obj = record(value, where);
-  const kind = obj['kind'];
+  const kind = readOneOf(readObject(value, where, undefined, fail)['kind'], fieldPath(where, 'kind'), KINDS, fail);
+  const obj = readObject(value, where, FIELDS[kind], fail);
+  const at = (key: string) => fieldPath(where, key);
+  const optional = <T>(key: string, read: (v: unknown, path: string, f: ConfigFail) => T): { [k: string]: T } =>
+    obj[key] === undefined ? {} : { [key]: read(obj[key], at(key), fail) };
   switch (kind) {
     case 'memory':
-      only(obj, where, ['kind', 'maxBytes']);
-      return { kind, maxBytes: positiveInteger(obj['maxBytes'], `${where}.maxBytes`) };
+      return { kind, maxBytes: readPositiveInteger(obj['maxBytes'], at('maxBytes'), fail) };
     case 'disk':
     case 'blocks': {
-      only(obj, where, kind === 'disk' ? ['kind', 'path', 'maxBytes', 'keyspace', 'sync'] : ['kind', 'path', 'maxBytes', 'blockSizeBytes', 'keyspace', 'sync']);
-      const keyspace = obj['keyspace'];
-      if (keyspace !== undefined && keyspace !== 'cas' && keyspace !== 'ac') {
-        throw new BlobAccessConfigError(`${where}.keyspace: must be "cas" or "ac", got ${JSON.stringify(keyspace)}`);
-      }
-      const sync = obj['sync'];
-      if (sync !== undefined && typeof sync !== 'boolean') throw new BlobAccessConfigError(`${where}.sync: must be true or false`);
       const common = {
-        path: nonEmptyString(obj['path'], `${where}.path`),
-        maxBytes: positiveInteger(obj['maxBytes'], `${where}.maxBytes`),
-        ...(keyspace !== undefined ? { keyspace: keyspace as 'cas' | 'ac' } : {}),
-        ...(sync !== undefined ? { sync } : {}),
+        path: readNonEmptyString(obj['path'], at('path'), fail),
+        maxBytes: readPositiveInteger(obj['maxBytes'], at('maxBytes'), fail),
+        ...(optional('keyspace', (v, p, f) => readOneOf(v, p, ['cas', 'ac'] as const, f)) as { keyspace?: 'cas' | 'ac' }),
+        ...(optional('sync', readBoolean) as { sync?: boolean }),
       };
       if (kind === 'disk') return { kind, ...common };
-      const blockSize = obj['blockSizeBytes'];
+      return { kind, ...common, ...(optional('blockSizeBytes', readPositiveInteger) as { blockSizeBytes?: number }) };
+    }
+    case 'verifying':
       return {
         kind,
-        ...common,
-        ...(blockSize !== undefined ? { blockSizeBytes: positiveInteger(blockSize, `${where}.blockSizeBytes`) } : {}),
+        backend: parseBlobAccessConfig(obj['backend'], at('backend')),
+        ...(optional('wholeReadLimitBytes', readPositiveInteger) as { wholeReadLimitBytes?: number }),
       };
-    }
-    case 'verifying': {
-      only(obj, where, ['kind', 'backend', 'wholeReadLimitBytes']);
-      const limit = obj['wholeReadLimitBytes'];
+    case 'existence-caching':
       return {
         kind,
-        backend: parseBlobAccessConfig(obj['backend'], `${where}.backend`),
-        ...(limit !== undefined ? { wholeReadLimitBytes: positiveInteger(limit, `${where}.wholeReadLimitBytes`) } : {}),
+        backend: parseBlobAccessConfig(obj['backend'], at('backend')),
+        ttlMs: readPositiveInteger(obj['ttlMs'], at('ttlMs'), fail),
+        ...(optional('maxEntries', readPositiveInteger) as { maxEntries?: number }),
       };
-    }
-    case 'existence-caching': {
-      only(obj, where, ['kind', 'backend', 'ttlMs', 'maxEntries']);
-      const maxEntries = obj['maxEntries'];
-      return {
-        kind,
-        backend: parseBlobAccessConfig(obj['backend'], `${where}.backend`),
-        ttlMs: positiveInteger(obj['ttlMs'], `${where}.ttlMs`),
-        ...(maxEntries !== undefined ? { maxEntries: positiveInteger(maxEntries, `${where}.maxEntries`) } : {}),
-      };
-    }
     case 'completeness-checking':
-      only(obj, where, ['kind', 'backend']);
-      return { kind, backend: parseBlobAccessConfig(obj['backend'], `${where}.backend`) };
-    default:
-      throw new BlobAccessConfigError(
-        `${where}.kind: must be one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", got ${JSON.stringify(kind)}`,
-      );
+      return { kind, backend: parseBlobAccessConfig(obj['backend'], at('backend')) };
   }
-}
-
-function record(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new BlobAccessConfigError(`${where}: must be an object with a "kind"`);
-  }
-  return value as Record<string, unknown>;
-}
-
-function only(obj: Record<string, unknown>, where: string, allowed: string[]): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) {
-      throw new BlobAccessConfigError(`${where}.${key}: unknown field for kind "${String(obj['kind'])}" (allowed: ${allowed.join(', ')})`);
-    }
-  }
-}
-
-function positiveInteger(value: unknown, where: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new BlobAccessConfigError(`${where}: must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function nonEmptyString(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value === '') throw new BlobAccessConfigError(`${where}: must be a non-empty string`);
-  return value;
 }

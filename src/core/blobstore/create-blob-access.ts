@@ -1,9 +1,10 @@
+import { systemClock, type Clock } from '../clock.js';
 import type { BlobAccess, BlobAccessLogger } from './blob-access.js';
 import { BlobAccessConfigError, parseBlobAccessConfig, type BlobAccessConfig } from './blob-access-config.js';
 import { BlockBlobAccess } from './block-blob-access.js';
 import { CompletenessCheckingBlobAccess } from './completeness-checking-blob-access.js';
 import { DiskBlobAccess } from './disk-blob-access.js';
-import { ExistenceCachingBlobAccess, type Clock } from './existence-caching-blob-access.js';
+import { ExistenceCachingBlobAccess } from './existence-caching-blob-access.js';
 import { MemoryBlobAccess } from './memory-blob-access.js';
 import { VerifyingBlobAccess } from './verifying-blob-access.js';
 
@@ -17,7 +18,6 @@ export interface BlobAccessDeps {
   readonly contentAddressableStorage?: BlobAccess;
 }
 
-const systemClock: Clock = { now: () => Date.now() };
 
 /**
  * Builds the BlobAccess a config describes, decorators around their backend. The one place that knows

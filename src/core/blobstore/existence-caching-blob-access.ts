@@ -1,11 +1,7 @@
+import type { Clock } from '../clock.js';
 import { digestKey, type Digest } from '../digest/digest.js';
 import { NotFoundError } from '../status-error.js';
 import type { BlobAccess, BlobRead, BlobWriter, ReadRange } from './blob-access.js';
-
-/** Milliseconds since some epoch; injected so tests control time. */
-export interface Clock {
-  now(): number;
-}
 
 export interface ExistenceCachingBlobAccessOptions {
   /** How long a "present" answer is trusted without asking the backend again. */

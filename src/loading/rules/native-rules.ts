@@ -95,6 +95,11 @@ const starlarkDocExtract = defineRuleClass('starlark_doc_extract', {
     attr('render_main_repo_name', 'bool'),
     attr('symbol_names', 'string_list'),
   ],
+  // The text form is built only when its label is requested; the binary form is the default output.
+  implicitOutputs: [
+    ['binaryproto', '%{name}.binaryproto'],
+    ['textproto', '%{name}.textproto'],
+  ],
 });
 
 const testSuite = defineRuleClass('test_suite', {

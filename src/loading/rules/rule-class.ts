@@ -11,6 +11,8 @@ export interface RuleClass {
   readonly isTest: boolean;
   readonly executable: boolean;
   readonly checks: readonly RuleCheck[];
+  /** A native rule's implicit outputs, by key: `%{name}` templates as in Starlark's `outputs`. */
+  readonly implicitOutputs?: readonly (readonly [string, string])[];
   /** Defined in Starlark by `rule()`. */
   readonly starlarkDefined?: boolean;
   /** For a Starlark rule: what loading knows beyond the attributes. */
@@ -75,6 +77,7 @@ export interface RuleClassOptions {
   readonly isTest?: boolean;
   readonly executable?: boolean;
   readonly checks?: readonly RuleCheck[];
+  readonly implicitOutputs?: readonly (readonly [string, string])[];
 }
 
 export function defineRuleClass(name: string, options: RuleClassOptions): RuleClass {
@@ -95,5 +98,6 @@ export function defineRuleClass(name: string, options: RuleClassOptions): RuleCl
     isTest: options.isTest ?? false,
     executable: options.executable ?? false,
     checks: options.checks ?? [],
+    ...(options.implicitOutputs ? { implicitOutputs: options.implicitOutputs } : {}),
   };
 }

@@ -115,6 +115,8 @@ function attributeMessage(a: RuleAttribute): blazeQuery.AttributeInit {
       return { ...base, type: Discriminator.BOOLEAN, ...(typeof v === 'boolean' ? { intValue: v ? 1 : 0, booleanValue: v } : {}) };
     case 'int':
       return { ...base, type: Discriminator.INTEGER, ...(typeof v === 'number' ? { intValue: v } : {}) };
+    case 'int_list':
+      return { ...base, type: Discriminator.INTEGER_LIST, intListValue: Array.isArray(v) ? (v as unknown[]).filter((n): n is number => typeof n === 'number') : [] };
     case 'string':
       return { ...base, type: Discriminator.STRING, ...(typeof v === 'string' ? { stringValue: v } : {}) };
     case 'label':

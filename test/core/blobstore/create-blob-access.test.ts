@@ -82,17 +82,18 @@ describe('parseBlobAccessConfig', () => {
   });
 
   it.each([
-    [null, 'cas: must be an object with a "kind"'],
-    [{ kind: 'tape' }, 'cas.kind: must be one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", got "tape"'],
-    [{ kind: 'memory' }, 'cas.maxBytes: must be a positive integer, got undefined'],
-    [{ kind: 'memory', maxBytes: -1 }, 'cas.maxBytes: must be a positive integer, got -1'],
-    [{ kind: 'memory', maxBytes: 10, path: '/x' }, 'cas.path: unknown field for kind "memory" (allowed: kind, maxBytes)'],
-    [{ kind: 'disk', maxBytes: 10 }, 'cas.path: must be a non-empty string'],
-    [{ kind: 'disk', path: '/x', maxBytes: 10, keyspace: 'xyz' }, 'cas.keyspace: must be "cas" or "ac", got "xyz"'],
-    [{ kind: 'disk', path: '/x', maxBytes: 10, sync: 'yes' }, 'cas.sync: must be true or false'],
-    [{ kind: 'verifying', backend: { kind: 'memory', maxBytes: 1.5 } }, 'cas.backend.maxBytes: must be a positive integer, got 1.5'],
-    [{ kind: 'existence-caching', backend: { kind: 'memory', maxBytes: 1 } }, 'cas.ttlMs: must be a positive integer, got undefined'],
-    [{ kind: 'completeness-checking' }, 'cas.backend: must be an object with a "kind"'],
+    [null, 'cas: expected an object, got null'],
+    [{ kind: 'tape' }, 'cas.kind: expected one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", got "tape"'],
+    [{ kind: 'memory' }, 'cas.maxBytes: expected a positive integer, got nothing'],
+    [{ kind: 'memory', maxBytes: -1 }, 'cas.maxBytes: expected a positive integer, got -1'],
+    [{ kind: 'memory', maxBytes: 10, path: '/x' }, 'cas.path: unknown field (allowed: kind, maxBytes)'],
+    [{ kind: 'disk', maxBytes: 10 }, 'cas.path: expected a non-empty string, got nothing'],
+    [{ kind: 'disk', path: '/x', maxBytes: 10, keyspace: 'xyz' }, 'cas.keyspace: expected one of "cas", "ac", got "xyz"'],
+    [{ kind: 'disk', path: '/x', maxBytes: 10, sync: 'yes' }, 'cas.sync: expected true or false, got "yes"'],
+    [{ kind: 'verifying', backend: { kind: 'memory', maxBytes: 1.5 } }, 'cas.backend.maxBytes: expected a positive integer, got 1.5'],
+    [{ kind: 'existence-caching', backend: { kind: 'memory', maxBytes: 1 } }, 'cas.ttlMs: expected a positive integer, got nothing'],
+    [{ kind: 'completeness-checking' }, 'cas.backend: expected an object, got nothing'],
+    [{ kind: 'verifying', backend: { kind: 'blocks', path: '/x', maxBytes: 10, blockSizeBytes: 0 } }, 'cas.backend.blockSizeBytes: expected a positive integer, got 0'],
   ])('rejects %j naming the field', (value, message) => {
     let error: unknown;
     try {

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalProcessRunner, NativeSpawner, nativeSpawnerBinary } from '../../../src/core/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
+import { needTool } from '../../setup/need-tool.js';
 
 // `npm run build` compiles the helper when a C compiler is present (scripts/build-native.mjs).
 const binary = nativeSpawnerBinary();
-if (!binary && process.env.CI === 'true') throw new Error('the native process starter must be built under CI (npm run build needs cc)');
+needTool('the native process starter (kiln-spawn)', binary !== undefined, 'npm run build compiles it when a C compiler (cc) is present');
 const PATH = '/usr/bin:/bin';
 
 describe.skipIf(!binary)('NativeSpawner', () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerRunner } from '../../../executor/runners/docker-runner.js';
 import { startTestCluster, type TestCluster } from './cluster-fixture.js';
+import { needTool } from '../../setup/need-tool.js';
 
 // Bazel 2.1.0 (scripts/test-setup.d/30-bazel.sh) builds a genrule workspace with
 // --remote_executor against Kiln's scheduler and an in-process executor (local runner, and the
@@ -26,11 +27,7 @@ const OUTPUTS = ['hello.txt', 'twice.txt', 'upper.txt', 'count.txt', 'tooled.txt
 const ACTIONS = 4;
 
 describe('Bazel 2.1.0 --remote_executor against kiln', () => {
-  if (!BAZEL) {
-    if (process.env['CI'] === 'true') it('needs Bazel', () => expect.fail(MISSING));
-    else it.skip(MISSING, () => undefined);
-    return;
-  }
+  if (!needTool('Bazel 2.1.0', BAZEL !== undefined, MISSING)) return;
   const bazel = BAZEL;
   let root: string;
   let cluster: TestCluster | undefined;
@@ -99,11 +96,7 @@ describe('Bazel 2.1.0 --remote_executor against kiln', () => {
     cluster = undefined;
   });
 
-  if (!DOCKER_HOST) {
-    if (process.env['CI'] === 'true') it('needs Docker', () => expect.fail(NO_DOCKER));
-    else it.skip(NO_DOCKER, () => undefined);
-    return;
-  }
+  if (!needTool('Docker', DOCKER_HOST !== undefined, NO_DOCKER)) return;
   it('docker runner: remote build identical to the local one, then entirely from the cache', { timeout: 900_000 }, async () => {
     const docker = new DockerRunner({ dockerHost: DOCKER_HOST });
     await docker.ping();

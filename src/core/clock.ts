@@ -1,4 +1,4 @@
-/** Time in milliseconds since the epoch, injected so tests drive the scheduler with a fake clock. */
+/** Wall-clock time in milliseconds since the Unix epoch, passed in so that tests control it. */
 export interface Clock {
   now(): number;
 }

@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// Test benchmark: in one run, on the workspace of bench/test/generate.mjs (N trivial sh_tests), times
+//   - Kiln (each command a new process, no server): cold `kiln test //...` with the default strategy
+//     and with --spawn_strategy=local, the fully cached run, and the run after one test changed;
+//   - the reference Bazel (4.2.3, ../shared/reference-bazel/bazel4, the one that runs sh_test offline):
+//     cold `bazel --batch test //...`, cold with its server, then the fully cached run against the warm
+//     server;
+// and prints the goals' ratios: Kiln cold <= 1/3 of Bazel's --batch cold, Kiln's fully cached run no
+// slower than Bazel's warm one and <= 1/10 of Kiln's own cold run.
+//
+//   node bench/test/run.mjs [--tests=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N]
+// Needs `npm run build` first. Bazel comes from KILN_REF_BAZEL4 or ../shared/reference-bazel/bazel4.
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measure } from '../common/measure.mjs';
+import { generateWorkspace, testSource } from './generate.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const REPO = resolve(HERE, '../..');
+
+function parseFlags(argv) {
+  const fallback = resolve(REPO, '../shared/reference-bazel/bazel4');
+  const flags = {
+    tests: 1000,
+    kiln: join(REPO, 'bin/kiln'),
+    bazel: process.env.KILN_REF_BAZEL4 ?? (existsSync(fallback) ? fallback : null),
+    jobs: availableParallelism(),
+  };
+  for (const a of argv) {
+    const m = /^--(tests|kiln|bazel|jobs)=(.+)$/.exec(a);
+    if (!m) throw new Error(`unknown argument ${a}`);
+    if (m[1] === 'tests' || m[1] === 'jobs') flags[m[1]] = Number(m[2]);
+    else flags[m[1]] = m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
+  }
+  return flags;
+}
+
+const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const executed = (m) => /^Executed (\d+ out of \d+) tests?/m.exec(m.stdout ?? '')?.[1] ?? '?';
+const fmt = (m) => `${secs(m.ms)} wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (executed ${executed(m)})`;
+
+const flags = parseFlags(process.argv.slice(2));
+const dir = mkdtempSync(join(tmpdir(), `kiln-bench-test-${flags.tests}-`));
+try {
+  const ws = join(dir, 'ws');
+  generateWorkspace(ws, flags.tests);
+  const jobs = `--jobs=${flags.jobs}`;
+  console.log(`${flags.tests} tests, ${flags.jobs} at a time`);
+  const kiln = (base, ...args) => measure([flags.kiln, 'test', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], ws);
+  const kilnCold = kiln('kiln-ob');
+  const kilnCached = kiln('kiln-ob');
+  appendFileSync(join(ws, testSource(7)), 'echo changed\n');
+  const kilnOne = kiln('kiln-ob');
+  const kilnLocal = kiln('kiln-ob-local', '--spawn_strategy=local');
+  console.log(`  kiln cold (default strategy)   ${fmt(kilnCold)}`);
+  console.log(`  kiln cold (local)              ${fmt(kilnLocal)}`);
+  console.log(`  kiln fully cached              ${fmt(kilnCached)}`);
+  console.log(`  kiln one test changed          ${fmt(kilnOne)}`);
+  console.log(`  kiln cached / kiln cold = ${(kilnCached.ms / kilnCold.ms).toFixed(3)} (goal <= 0.1)`);
+
+  if (flags.bazel) {
+    const env = { ...process.env, KILN_REF_BAZEL_ROOT: join(dir, 'bazel-root') };
+    const bazel = (base, startup) =>
+      measure([flags.bazel, `--output_base=${join(dir, base)}`, ...startup, 'test', jobs, '--symlink_prefix=/', '//...'], ws, { env });
+    const batch = bazel('bazel-batch', ['--batch']);
+    const cold = bazel('bazel-server', []);
+    const warm = bazel('bazel-server', []);
+    spawnSync(flags.bazel, [`--output_base=${join(dir, 'bazel-server')}`, 'shutdown'], { cwd: ws, env });
+    console.log(`  bazel --batch cold             ${fmt(batch)}`);
+    console.log(`  bazel server cold              ${fmt(cold)}`);
+    console.log(`  bazel warm fully cached        ${fmt(warm)}`);
+    console.log(
+      `  ratios: kiln cold / bazel --batch cold = ${(kilnCold.ms / batch.ms).toFixed(3)} (goal <= 0.333); ` +
+        `kiln cached / bazel warm cached = ${(kilnCached.ms / warm.ms).toFixed(2)} (goal <= 1)`,
+    );
+  }
+} finally {
+  spawnSync('chmod', ['-R', 'u+w', dir]);
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,63 @@
+import type { Action, DerivedArtifact } from '../../actions/index.js';
+import type { FileEntry } from '../configured/configured-target.js';
+
+/** An executable's runfiles tree as Bazel lays it out, and the action that makes it. */
+export interface RunfilesTree {
+  /** `bazel-out/<config>/bin/pkg/t.runfiles`. */
+  readonly dir: string;
+  /** Every file of the tree (entries, `MANIFEST`) and `<exe>.runfiles_manifest` beside the executable. */
+  readonly files: readonly DerivedArtifact[];
+  readonly action: Action;
+}
+
+/** The script that copies each `source target` pair of its arguments, making parent directories. */
+const COPY_SCRIPT = 'while [ $# -gt 2 ]; do mkdir -p "${2%/*}" && cp "$1" "$2" || exit 1; shift 2; done; printf "%s" "$1" > "$2.tmp"';
+
+/**
+ * The runfiles tree of `executable` at `<exe>.runfiles`: each runfile at `<workspace>/<root path>`
+ * (`<repo>/<path>` for another repository's file), plus `MANIFEST` and `<exe>.runfiles_manifest`
+ * with one `<runfiles path> <exec path>` line per entry, sorted, as Bazel writes them.
+ *
+ * The entries are copies made by one action, so the tree is made of declared outputs: it is keyed
+ * and cached like any other output and reaches a sandboxed or remote test as ordinary inputs.
+ * (Bazel links them to the execroot; its manifest's second column is then an absolute path, here
+ * the exec path, which keeps the manifest, and so every test action, the same on every machine.)
+ */
+export function runfilesTree(executable: FileEntry, runfiles: readonly FileEntry[], workspaceName: string, owner: string): RunfilesTree {
+  const exe = executable.artifact;
+  if (exe.kind !== 'derived') throw new Error(`runfilesTree: ${exe.execPath} is not a derived file`);
+  const dir = `${exe.execPath}.runfiles`;
+  const derived = (execPath: string): DerivedArtifact => ({ kind: 'derived', execPath, root: exe.root, owner });
+  const entries = new Map<string, FileEntry>();
+  for (const f of [executable, ...runfiles]) {
+    const path = runfilesPath(f.rootPath, workspaceName);
+    if (!entries.has(path)) entries.set(path, f);
+  }
+  const sorted = [...entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const manifest = sorted.map(([path, f]) => `${path} ${f.artifact.execPath}\n`).join('');
+  const outputs = sorted.map(([path]) => derived(`${dir}/${path}`));
+  const manifestFile = derived(`${dir}/MANIFEST`);
+  const siblingManifest = derived(`${exe.execPath}.runfiles_manifest`);
+  // Pairs to copy, then the manifest text and where it goes; the manifest is copied beside the executable.
+  const argv = ['/bin/bash', '-c', `${COPY_SCRIPT} && mv "${manifestFile.execPath}.tmp" "${manifestFile.execPath}" && cp "${manifestFile.execPath}" "${siblingManifest.execPath}"`, 'runfiles'];
+  for (const [path, f] of sorted) argv.push(f.artifact.execPath, `${dir}/${path}`);
+  argv.push(manifest, manifestFile.execPath);
+  const action: Action = {
+    owner,
+    mnemonic: 'SymlinkTree',
+    progressMessage: `Creating runfiles tree ${dir}`,
+    argv,
+    env: {},
+    inputs: sorted.map(([, f]) => f.artifact),
+    outputs: [...outputs, manifestFile, siblingManifest],
+    executionRequirements: [],
+    // cp keeps each file's executable bit, as a link would.
+    executableOutputs: false,
+  };
+  return { dir, files: action.outputs, action };
+}
+
+/** `pkg/file` → `<workspace>/pkg/file`; `../repo/file` → `repo/file`. */
+export function runfilesPath(rootPath: string, workspaceName: string): string {
+  return rootPath.startsWith('../') ? rootPath.slice(3) : `${workspaceName}/${rootPath}`;
+}

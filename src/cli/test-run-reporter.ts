@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Action } from '../actions/index.js';
+import type { TestRun, TestTarget } from '../analysis/index.js';
+import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessKind } from '../exec/index.js';
+import { TestLogTail } from './test-log-tail.js';
+import { readRunResult, type RunResult } from './test-results.js';
+
+export type TestOutputMode = 'summary' | 'errors' | 'all' | 'streamed';
+
+/** Where the reporter writes: Bazel prints test logs and the summary on stdout, the rest on stderr. */
+export interface TestOutputStreams {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** One finished attempt of one run. */
+export interface AttemptRecord {
+  readonly result: RunResult;
+  readonly cached: boolean;
+  /** Where its log is now (moved under test_attempts/ when the run was tried again). */
+  logPath: string;
+}
+
+/**
+ * Watches a `kiln test` execution: records how each test action ended (result, from a cache or
+ * not), prints Bazel's `FAIL: //x (see log)` lines and, per --test_output, the logs of finished
+ * tests; every other event goes to the build's reporter. The build's closing lines are held back
+ * until `finish`, so flaky attempts can run first and the closing line can count failed tests.
+ */
+export class TestRunReporter implements ExecutionReporter {
+  private readonly runOf = new Map<Action, TestRun>();
+  private readonly targetOf = new Map<Action, TestTarget>();
+  readonly attempts = new Map<TestRun, AttemptRecord[]>();
+  readonly failedActions = new Set<Action>();
+  private held: ExecutionSummary | undefined;
+  private readonly tails = new Map<TestRun, TestLogTail>();
+
+  constructor(
+    private readonly inner: ExecutionReporter,
+    tests: readonly TestTarget[],
+    private readonly execRoot: string,
+    private readonly mode: TestOutputMode,
+    private readonly out: TestOutputStreams,
+    /** Attempts a failing run gets (`--flaky_test_attempts`): a run tried again has its log moved first. */
+    private readonly attemptsFor: (flaky: boolean) => number = () => 1,
+  ) {
+    for (const t of tests) {
+      for (const r of t.runs) {
+        this.runOf.set(r.action, r);
+        this.targetOf.set(r.action, t);
+      }
+    }
+  }
+
+  buildStarted(total: number): void {
+    if (!this.held) this.inner.buildStarted(total);
+  }
+  actionStarted(...args: Parameters<ExecutionReporter['actionStarted']>): void {
+    this.inner.actionStarted(...args);
+    const run = this.runOf.get(args[0]);
+    // Streamed: tests run one at a time, their output shown as it comes.
+    if (run && this.mode === 'streamed') this.tails.set(run, new TestLogTail(join(this.execRoot, run.logDir, 'test.log'), (text) => this.interject(() => this.out.stdout(text))));
+  }
+  actionFailed(failure: ActionFailure): void {
+    this.failedActions.add(failure.action);
+    const run = this.runOf.get(failure.action);
+    if (run) this.tails.get(run)?.stop();
+    this.inner.actionFailed(failure);
+  }
+  warning(message: string): void {
+    this.inner.warning(message);
+  }
+  flush(): void {
+    this.inner.flush?.();
+  }
+  interject(write: () => void): void {
+    if (this.inner.interject) this.inner.interject(write);
+    else write();
+  }
+
+  actionFinished(action: Action, kind: ProcessKind | undefined): void {
+    this.inner.actionFinished(action, kind);
+    const run = this.runOf.get(action);
+    if (!run) return;
+    this.tails.get(run)?.stop();
+    this.tails.delete(run);
+    const logPath = join(this.execRoot, run.logDir, 'test.log');
+    const result = readRunResult(this.execRoot, run.logDir) ?? { status: 'FAILED', durationMs: 0, exitCode: -1 };
+    const cached = kind === undefined || kind === 'disk cache hit' || kind === 'remote cache hit';
+    const list = this.attempts.get(run) ?? [];
+    list.push({ result, cached, logPath });
+    this.attempts.set(run, list);
+    this.interject(() => this.report(run, action, list, result, cached, logPath));
+  }
+
+  /** Bazel's lines for a finished run: FAIL with the log, and the log itself per --test_output. */
+  private report(run: TestRun, action: Action, list: readonly AttemptRecord[], result: RunResult, cached: boolean, logPath: string): void {
+    const name = action.progressMessage.replace(/^Testing /, '');
+    const retried = list.length < this.attemptsFor(this.targetOf.get(action)!.flaky);
+    const shownLog = retried ? join(this.execRoot, run.logDir, 'test_attempts', `attempt_${list.length}.log`) : logPath;
+    if (result.status === 'FAILED') this.out.stderr(`FAIL: ${name} (see ${shownLog})\n`);
+    const failed = result.status !== 'PASSED';
+    // As Bazel, --test_output=all shows a cached result's log too.
+    if (this.mode === 'all' || (this.mode === 'errors' && failed)) {
+      this.out.stderr(`INFO: From Testing ${name}:\n`);
+      this.out.stdout(`==================== Test output for ${name}:\n${logBody(logPath)}${'='.repeat(80)}\n`);
+    }
+  }
+
+  /** Holds the closing lines back (see `finish`). */
+  buildFinished(summary: ExecutionSummary): void {
+    this.held = this.held ? merge(this.held, summary) : summary;
+  }
+
+  /** Prints the build's closing lines, saying how many tests failed. */
+  finish(failedTests: number): void {
+    if (!this.held) return;
+    this.inner.buildFinished({ ...this.held, failedTests });
+  }
+}
+
+/**
+ * Two executions of one command (exclusive tests, a flaky test's later attempts) as one summary:
+ * the later one's actions are counted when they ran a process (the producers it found up to date
+ * were counted by the first).
+ */
+function merge(a: ExecutionSummary, b: ExecutionSummary): ExecutionSummary {
+  const processes = { ...a.processes };
+  let ran = 0;
+  for (const [k, v] of Object.entries(b.processes) as [ProcessKind, number][]) {
+    processes[k] += v;
+    ran += v;
+  }
+  return { success: a.success && b.success, totalActions: a.totalActions + ran, processes, failures: [...a.failures, ...b.failures] };
+}
+
+/** A test log without the header the setup script writes (up to the line of dashes), as Bazel prints it. */
+export function logBody(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+  const marker = '\n-----------------------------------------------------------------------------\n';
+  const at = text.indexOf(marker);
+  const body = at < 0 ? text : text.slice(at + marker.length);
+  return body === '' || body.endsWith('\n') ? body : `${body}\n`;
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { formatExecutedLine, formatStats, formatTestLines, sortOutcomes, type TestOutcome } from '../../src/cli/test-summary.js';
+
+const outcome = (label: string, status: TestOutcome['status'], extra: Partial<TestOutcome> = {}): TestOutcome => ({
+  label,
+  status,
+  durations: status === 'NO STATUS' || status === 'FAILED TO BUILD' ? [] : [0.25],
+  cached: false,
+  failedLogs: [],
+  executed: status !== 'NO STATUS' && status !== 'FAILED TO BUILD',
+  ...extra,
+});
+
+describe("kiln test's summary, in Bazel's words", () => {
+  it('pads the label so the status ends at column 78, then the time; (cached) is part of the status', () => {
+    expect(formatTestLines(outcome('//pkg:t', 'PASSED'))).toBe(`//pkg:t${' '.repeat(65)} PASSED in 0.3s\n`);
+    expect(formatTestLines(outcome('//pkg:t', 'PASSED', { cached: true }))).toBe(`//pkg:t${' '.repeat(56)} (cached) PASSED in 0.3s\n`);
+    expect(formatTestLines(outcome('//pkg:b', 'FAILED TO BUILD'))).toBe(`//pkg:b${' '.repeat(56)} FAILED TO BUILD\n`);
+    const long = `//${'x'.repeat(80)}:t`;
+    expect(formatTestLines(outcome(long, 'FAILED', { failedLogs: ['/x/test.log'] }))).toBe(`${long} FAILED in 0.3s\n  /x/test.log\n`);
+  });
+
+  it('FLAKY counts its failed attempts; several runs add the stats line', () => {
+    const flaky = outcome('//f:f', 'FLAKY', { durations: [0.1, 0.3], flakyFailures: { failed: 1, attempts: 2 }, failedLogs: ['/a/attempt_1.log'] });
+    expect(formatTestLines(flaky)).toBe(
+      `//f:f${' '.repeat(68)} FLAKY, failed in 1 out of 2 in 0.3s\n  Stats over 2 runs: max = 0.3s, min = 0.1s, avg = 0.2s, dev = 0.1s\n  /a/attempt_1.log\n`,
+    );
+    expect(formatStats([1, 1, 1])).toBe('Stats over 3 runs: max = 1.0s, min = 1.0s, avg = 1.0s, dev = 0.0s');
+  });
+
+  it('the Executed line: passes, fails to build, fails locally, skipped, joined with commas and "and"', () => {
+    expect(formatExecutedLine([outcome('//a:a', 'PASSED')])).toBe('Executed 1 out of 1 test: 1 test passes.');
+    expect(formatExecutedLine([outcome('//a:a', 'PASSED', { executed: false, cached: true }), outcome('//a:b', 'PASSED')])).toBe('Executed 1 out of 2 tests: 2 tests pass.');
+    expect(
+      formatExecutedLine([outcome('//a:a', 'PASSED'), outcome('//a:b', 'FAILED TO BUILD'), outcome('//a:c', 'TIMEOUT'), outcome('//a:d', 'FAILED'), outcome('//a:e', 'NO STATUS')]),
+    ).toBe('Executed 3 out of 5 tests: 1 test passes, 1 fails to build, 2 fail locally and 1 was skipped.');
+  });
+
+  it("sorts as Bazel: cached (and never run) first, then by status, then by label", () => {
+    const sorted = sortOutcomes([
+      outcome('//b:z', 'FAILED'),
+      outcome('//b:a', 'PASSED'),
+      outcome('//a:z', 'PASSED', { cached: true }),
+      outcome('//c:c', 'FAILED TO BUILD'),
+      outcome('//a:b', 'PASSED'),
+    ]);
+    expect(sorted.map((o) => o.label)).toEqual(['//a:z', '//c:c', '//a:b', '//b:a', '//b:z']);
+  });
+});

@@ -1,0 +1,2 @@
+#: Leading doc comment
+ANSWER = 42 #: Trailing doc comment

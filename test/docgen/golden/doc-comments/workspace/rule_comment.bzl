@@ -1,0 +1,5 @@
+def _impl(ctx):
+    pass
+
+#: Unexpected doc comment
+my_rule = rule(implementation = _impl)

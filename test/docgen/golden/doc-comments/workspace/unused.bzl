@@ -1,0 +1,9 @@
+#: Unused doc comment
+def my_func():
+    pass
+
+def _my_function():
+    pass
+
+#: Unexpected doc comment
+MY_FUNCTION_ALIAS = _my_function

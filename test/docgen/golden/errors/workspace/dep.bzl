@@ -1,0 +1,4 @@
+load("//:forgotten_dep_of_dep.bzl", "g")
+
+def f():
+    pass

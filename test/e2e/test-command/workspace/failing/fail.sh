@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "failing now"
+exit 1

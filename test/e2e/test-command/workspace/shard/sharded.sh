@@ -1,0 +1,3 @@
+#!/bin/sh
+touch "$TEST_SHARD_STATUS_FILE"
+echo "shard $TEST_SHARD_INDEX of $TEST_TOTAL_SHARDS"
