@@ -12,7 +12,7 @@ export const HIGH_API_VERSION = { major: 2, minor: 12, patch: 0 };
 
 /** build.bazel.remote.execution.v2.Capabilities: what each instance supports. */
 /**
- * What the execution half adds for an instance it serves (issue 7 registers it on the same port);
+ * What the execution half adds for an instance it serves (the execution half registers it on the same port);
  * absent while the server is a cache only.
  */
 export type ExecutionCapabilitiesSource = (instanceName: string) => reapi.ExecutionCapabilitiesInit | undefined;

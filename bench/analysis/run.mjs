@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Analysis benchmark (issue 4): analysis of the loading benchmark's workspace, Kiln cold (`kiln build
+// Analysis benchmark: analysis of the loading benchmark's workspace, Kiln cold (`kiln build
 // --nobuild //...`, fresh process, empty output base) against Bazel 2.1.0 `build --nobuild //...` cold (--batch, so the
 // server start is included). The generated workspace has cross-package dependencies on targets
 // without visibility, so both tools run with --nocheck_visibility.

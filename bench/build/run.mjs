@@ -1,12 +1,12 @@
 #!/usr/bin/env node
-// Build benchmark (issue 5): in one run, on the workspace of bench/build/generate.mjs, times
+// Build benchmark: in one run, on the workspace of bench/build/generate.mjs, times
 //   - the spawn floor: as many `bash -c true` as the build has actions, --jobs at a time, and the same
 //     inside Kiln's native sandbox (the sandboxed strategy's floor) and inside bubblewrap;
 //   - Kiln: cold build (empty output base) with the default strategy and with --spawn_strategy=local,
 //     null build, and the rebuild after one leaf source changed — each a new process, no server;
 //   - Bazel 2.1.0 (no convenience symlinks, so one run does not load the last one's output tree): cold with --batch (default strategy and local), cold with its server, then the
 //     null build and the one-leaf rebuild against the warm server, and the server's peak RSS;
-// and prints issue 5's ratios and Kiln's per-action overhead over the floor.
+// and prints the goal ratios and Kiln's per-action overhead over the floor.
 //
 //   node bench/build/run.mjs [--sizes=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N]
 // Needs `npm run build` first. Bazel comes from KILN_BAZEL or .cache/bazel/2.1.0/bazel.

@@ -1,5 +1,5 @@
 // Times `kiln --version` (the CLI's cold start) against a bare `node -e 0` baseline, in one run.
-// Goal (issue 2): median under 100 ms on the project's machine. Not a test: it prints figures.
+// Goal: median under 100 ms on the project's machine. Not a test: it prints figures.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 

@@ -5,7 +5,7 @@
 // and Kiln's base image:
 //   eval "$(bash scripts/docker/start-dockerd.sh)"; export KILN_BASE_IMAGE="$(bash deploy/base-image/build.sh)"
 //   node bench/cluster/docker-overhead.mjs [--actions N] [--slots N]      (after npm run build)
-// See bench/cluster/README.md. Goal (issue 7): under 300 ms per action over the local runner.
+// See bench/cluster/README.md. Goal: under 300 ms per action over the local runner.
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Loading benchmark: in one run, times `kiln query //...` cold (empty output base) and cached
 // (second run, no server), and Bazel 2.1.0's `bazel query //...` cold (server start included),
-// with --batch, and with a warm server; reports wall time, peak RSS and the goal ratios of issue 3.
+// with --batch, and with a warm server; reports wall time, peak RSS and the goal ratios.
 //
 //   node bench/loading/run.mjs [--sizes=100,1000,5000] [--kiln=PATH] [--bazel=PATH|none]
 // Needs `npm run build` first (bin/kiln runs dist/). Bazel comes from KILN_BAZEL or

@@ -6,8 +6,8 @@
 //
 //   node bench/remote/remote-client.mjs [--packages=1000] [--mode=cache|execute] [--executors=N]
 //                                      [--runner=local|docker] [--bazel=PATH] [--kiln=PATH]
-// mode cache (issue 6):   kiln cluster up --executors 0, bazel --remote_cache
-// mode execute (issue 7): kiln cluster up --executors N --runner R, bazel --remote_executor
+// mode cache:   kiln cluster up --executors 0, bazel --remote_cache
+// mode execute: kiln cluster up --executors N --runner R, bazel --remote_executor
 // Needs `npm run build` first; Bazel from KILN_BAZEL or .cache/bazel/2.1.0/bazel.
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';

@@ -5,7 +5,7 @@
 //     build with the default strategy, the null build — each a new process, no server;
 //   - Bazel 2.1.0: cold `--batch` build, cold with its server, then the null build against the
 //     warm server;
-// and prints the issue's ratios: Kiln cold / Bazel --batch cold (goal <= 1/3), Kiln null / Bazel warm
+// and prints the goal ratios: Kiln cold / Bazel --batch cold (goal <= 1/3), Kiln null / Bazel warm
 // null (goal <= 1), Kiln analysis of Starlark rules / of genrules (goal <= 1.5).
 //
 //   node bench/starlark-rules/run.mjs [--sizes=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N]

@@ -62,7 +62,7 @@ export interface Action {
   readonly mnemonic: string;
   /** Shown while it runs, e.g. `Executing genrule //pkg:gen`. */
   readonly progressMessage: string;
-  /** The command as given to exec(2): argv[0] is the program. Genrules: `/bin/bash -c '...'`. */
+  /** The command as given to exec(2): argv[0] is the program. Genrules: `/bin/bash -c '...'`. May be a getter that expands a Starlark rule's Args when first read. */
   readonly argv: readonly string[];
   /** Variables the action sets itself; PATH and the core variables are added by execution. */
   readonly env: Readonly<Record<string, string>>;

@@ -1,4 +1,4 @@
-import { formatPosition } from '../core/index.js';
+import { formatPosition, shellQuote } from '../core/index.js';
 import type { Action } from '../actions/index.js';
 
 /** How a finished action was satisfied, named as Bazel's process summary names it. */
@@ -99,6 +99,3 @@ export function formatCommand(execRoot: string, env: Readonly<Record<string, str
   return lines.join('\n');
 }
 
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}

@@ -3,6 +3,7 @@ import { None, type Kwargs, type Value } from '../starlark/index.js';
 import { Label, validateTargetName, type PackageContext } from './label.js';
 import { type AttrValue, DEFAULT_CONDITION, isLabelType, isSelectValue } from './rules/attribute.js';
 import { convertAttribute, ConversionError } from './rules/convert.js';
+import { duplicateLabels } from './rules/duplicate-labels.js';
 import type { RuleClass } from './rules/rule-class.js';
 import { targetKind, type GeneratorInfo, type PackageGroupTarget, type RuleTarget, type SourceFileTarget, type Target } from './target.js';
 import type { Workspace } from './workspace.js';
@@ -89,6 +90,13 @@ export class PackageBuilder {
       try {
         const converted = convertAttribute(spec, v, this.context, ruleClass.name);
         attrs.set(k, converted);
+        if (spec.type === 'label_list') {
+          for (const duplicate of duplicateLabels(converted)) {
+            // Bazel's wording, without the usual `//pkg:name: ` prefix.
+            this.error(`Label '${duplicate}' is duplicated in the '${k}' attribute of rule '${nameValue}'`, pos);
+            ok = false;
+          }
+        }
       } catch (e) {
         if (!(e instanceof ConversionError)) throw e;
         fail(e.message);

@@ -27,7 +27,7 @@ export function parseTargetPattern(text: string, offset = ''): TargetPattern {
     rest = rest.slice(slashes);
   }
   let absolute: string;
-  if (rest.startsWith('//')) absolute = rest.slice(2);
+  if (rest.startsWith('//') && !rest.startsWith('///')) absolute = rest.slice(2);
   else if (rest.startsWith('/')) {
     throw new TargetPatternError(`not a valid absolute pattern (absolute target patterns must start with exactly two slashes): '${text}'`);
   } else if (rest.startsWith(':')) absolute = `${offset}${rest}`;

@@ -15,7 +15,7 @@ describe('action keys', () => {
   it('is the SHA-256 of the serialized REAPI Action, computed as any REAPI client does', () => {
     // Hand-built messages: env sorted by name, outputs sorted in both output_files and output_paths.
     const command = reapi.Command.encode({
-      arguments: ['/bin/bash', '-c', 'set -e -o pipefail; cp $< $@'],
+      arguments: ['/bin/bash', '-c', 'set -euo pipefail; cp $< $@'],
       environmentVariables: [
         { name: 'LANG', value: 'C' },
         { name: 'PATH', value: '/usr/bin:/bin' },

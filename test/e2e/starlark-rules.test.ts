@@ -115,4 +115,39 @@ stamped = rule(implementation = _impl)
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/ERROR: e_field\/defs\.bzl:6:\d+: in r rule \/\/e_field:t: 'P' value has no field or method 'nope'\nAvailable attributes: a\nTraceback \(most recent call last\):\n/);
   });
+
+  it('an Args map_each that fails is the action\'s failure at execution, after analysis succeeded', async () => {
+    const ws = new E2eWorkspace({
+      'WORKSPACE': '',
+      'm/defs.bzl': `
+def _each(f):
+    if f.basename == "bad.txt":
+        fail("cannot map " + f.basename)
+    return f.basename.upper()
+
+def _impl(ctx):
+    out = ctx.actions.declare_file(ctx.label.name + ".out")
+    args = ctx.actions.args()
+    args.add(out)
+    args.add_all(depset(ctx.files.srcs), map_each = _each)
+    ctx.actions.run_shell(outputs = [out], arguments = [args], command = 'out=$1; shift; echo "$@" > $out')
+    return [DefaultInfo(files = depset([out]))]
+
+r = rule(implementation = _impl, attrs = {"srcs": attr.label_list(allow_files = True)})
+`,
+      'm/BUILD': 'load(":defs.bzl", "r")\nr(name = "good", srcs = ["a.txt", "b.txt"])\nr(name = "bad", srcs = ["bad.txt"])\n',
+      'm/a.txt': '',
+      'm/b.txt': '',
+      'm/bad.txt': '',
+    });
+    const good = await ws.kiln(['build', LOCAL, '//m:good']);
+    expect(good.code, good.stderr).toBe(0);
+    expect(ws.read('kiln-bin/m/good.out')).toBe('A.TXT B.TXT\n');
+    const bad = await ws.kiln(['build', LOCAL, '//m:bad']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('cannot map bad.txt');
+    expect(bad.stderr).toContain('INFO: Analyzed 1 target');
+    expect(bad.stderr).toContain('ERROR: m/BUILD:3:1: ');
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
 });

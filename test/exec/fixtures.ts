@@ -24,7 +24,7 @@ export interface GenruleSpec {
   readonly mnemonic?: string;
 }
 
-/** A genrule-shaped action as analysis will register it: bash -c with set -e -o pipefail. */
+/** A genrule-shaped action as analysis will register it: bash -c with set -euo pipefail. */
 export function genrule(label: string, spec: GenruleSpec): Action {
   const pkg = label.slice(2, label.indexOf(':'));
   return {
@@ -32,7 +32,7 @@ export function genrule(label: string, spec: GenruleSpec): Action {
     location: { file: `${pkg}/BUILD`, line: 1, col: 1 },
     mnemonic: spec.mnemonic ?? 'Genrule',
     progressMessage: `Executing genrule ${label}`,
-    argv: ['/bin/bash', '-c', `set -e -o pipefail; ${spec.cmd}`],
+    argv: ['/bin/bash', '-c', `set -euo pipefail; ${spec.cmd}`],
     env: spec.env ?? {},
     inputs: spec.srcs ?? [],
     outputs: spec.outs.map((o) => derived(`${pkg}/${o}`, label)),

@@ -38,7 +38,7 @@ describe('failures', () => {
       'ERROR: pkg/BUILD:1:1: Executing genrule //pkg:x failed (Exit 1)\noops\nTarget //pkg:x failed to build\nUse --verbose_failures to see the command lines of failed build steps.\n',
     );
     expect(formatFailure(failure, true)).toBe(
-      "ERROR: pkg/BUILD:1:1: Executing genrule //pkg:x failed (Exit 1)\n  (cd /ob/execroot && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -e -o pipefail; echo '\\''hi'\\'' && false')\noops\nTarget //pkg:x failed to build\n",
+      "ERROR: pkg/BUILD:1:1: Executing genrule //pkg:x failed (Exit 1)\n  (cd /ob/execroot && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -euo pipefail; echo '\\''hi'\\'' && false')\noops\nTarget //pkg:x failed to build\n",
     );
   });
 });
@@ -86,7 +86,7 @@ describe('reporters', () => {
     r.actionStarted(a, 'local', formatCommand('/x', { PATH: '/bin' }, a.argv));
     r.flush();
     expect(text).toBe(
-      "SUBCOMMAND: # //p:a [action 'Executing genrule //p:a', mnemonic: Genrule]\n  (cd /x && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -e -o pipefail; true')\n[0 / 1] Executing genrule //p:a\n",
+      "SUBCOMMAND: # //p:a [action 'Executing genrule //p:a', mnemonic: Genrule]\n  (cd /x && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -euo pipefail; true')\n[0 / 1] Executing genrule //p:a\n",
     );
   });
 

@@ -139,9 +139,9 @@ describe('kiln query', () => {
     expect((await query(root, ['//nope/...'])).err).toContain("no targets found beneath 'nope'");
   });
 
-  it('rejects bad syntax, bad patterns and bad flags with exit 2', async () => {
+  it('rejects bad syntax and bad flags with exit 2, a bad target pattern with exit 7 (as Bazel 2.1.0)', async () => {
     const root = workspaceFixture(WS);
-    expect(await query(root, ['//a:b:c'])).toMatchObject({ code: 2, err: "ERROR: invalid target format '//a:b:c': invalid target name 'b:c': target names may not contain ':'\n" });
+    expect(await query(root, ['//a:b:c'])).toMatchObject({ code: 7, err: "ERROR: invalid target format '//a:b:c': invalid target name 'b:c': target names may not contain ':'\n" });
     expect(await query(root, ['(//a:all'])).toMatchObject({ code: 2, err: "ERROR: Error while parsing '(//a:all': premature end of input\n" });
     expect(await query(root, ['--output=bogus', '//...'])).toMatchObject({ code: 2 });
     expect(await query(root, ['--bogus', '//...'])).toMatchObject({ code: 2, err: 'ERROR: Unrecognized option: --bogus\n' });

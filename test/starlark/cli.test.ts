@@ -1,5 +1,5 @@
 /**
- * The command-line contract of `kiln starlark` (issue 2): exit codes, the exact first stderr line,
+ * The command-line contract of `kiln starlark`: exit codes, the exact first stderr line,
  * stdout for print only, load() resolution and caching, dialect options, --parse-only,
  * --resolve-only, --predeclare. Most cases run the command in-process; a few run the built binary.
  */

@@ -48,8 +48,11 @@ export interface GenruleCommand {
   readonly script?: { readonly path: string; readonly content: string };
 }
 
-/** Bazel's genrule-setup as the spec states it: stop at the first failing command or pipe stage. */
-export const GENRULE_SHELL_SETUP = 'set -e -o pipefail';
+/**
+ * The shell options of Bazel's genrule-setup.sh (2.1.0 and today): stop at the first failing
+ * command, at an unset variable, and at a failing stage of a pipeline.
+ */
+export const GENRULE_SHELL_SETUP = 'set -euo pipefail';
 
 /** Above this many characters the command is written to a script (spec, Limits: 64K on Linux and macOS). */
 export const MAX_COMMAND_LENGTH = 64 * 1024;

@@ -1,8 +1,13 @@
+import { shellQuote } from '../../core/index.js';
+
 /**
  * Location substitution (spec, genrule 4.1): `$(location L)`, `$(locations L)`, `$(execpath L)`,
  * `$(execpaths L)`, `$(rootpath L)`, `$(rootpaths L)` for labels the rule declares (srcs,
- * tools, outs). The result is still Make-variable text: every `$` in a substituted path is
- * written as `$$`, so the next phase takes paths literally and never expands them again.
+ * tools, outs). As in Bazel's LocationExpander, a label's paths are a sorted set (duplicates
+ * dropped, sorted by UTF-16 code units like Java's String order) and each one is shell-quoted as
+ * Bazel's ShellEscaper quotes it. The result is still Make-variable text: every `$` in a
+ * substituted path is written as `$$`, so the next phase takes paths literally and never
+ * expands them again.
  */
 
 /** The files one prerequisite label stands for. */
@@ -58,7 +63,7 @@ export function expandLocations(text: string, context: LocationContext): string 
     }
     if (close < 0) throw new ExpansionFailure(`unterminated $(${fn}) expression`);
     const paths = resolve(fn, body.slice(space).trim(), context);
-    out += paths.join(' ').replaceAll('$', () => '$$');
+    out += paths.map(shellQuote).join(' ').replaceAll('$', () => '$$');
     i = close + 1;
   }
   return out;
@@ -70,7 +75,7 @@ function resolve(fn: string, rawLabel: string, context: LocationContext): readon
   if (label === undefined || entry === undefined) {
     throw new ExpansionFailure(`label '${label ?? rawLabel}' in $(${fn}) expression is not a declared prerequisite of this rule`);
   }
-  const paths = fn.startsWith('rootpath') ? entry.rootPaths : entry.execPaths;
+  const paths = sortedSet(fn.startsWith('rootpath') ? entry.rootPaths : entry.execPaths);
   const plural = fn.endsWith('s');
   if (paths.length === 0) throw new ExpansionFailure(`label '${label}' in $(${fn}) expression expands to no files`);
   if (!plural && paths.length > 1) {
@@ -80,4 +85,8 @@ function resolve(fn: string, rawLabel: string, context: LocationContext): readon
     );
   }
   return paths;
+}
+
+function sortedSet(paths: readonly string[]): readonly string[] {
+  return [...new Set(paths)].sort();
 }

@@ -1,4 +1,5 @@
 import { KilnError } from '../../core/index.js';
+import type { Action } from '../../actions/index.js';
 import { DEFAULT_INFO, Depset, depsetOf, OUTPUT_GROUP_INFO, ProviderInstance, type RuleClass, type StarlarkRuleFunction } from '../../loading/index.js';
 import { EvalError, None, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
@@ -78,7 +79,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
   }
   // Bazel leaves every output executable (0555); Kiln sets the bit where it matters: the rule's program.
   const program = result.executable?.artifact.execPath;
-  const actions = registry.actions.map((a) => (program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? { ...a, executableOutputs: true } : a));
+  const actions = registry.actions.map((a) => (program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? markedExecutable(a) : a));
   return { ...result, actions };
 }
 
@@ -164,4 +165,9 @@ function interpret(providers: readonly ProviderInstance[], ctx: CtxValue, rc: Ru
     providers: byKey,
     ...(executable ? { executable: executable.entry } : {}),
   };
+}
+
+/** The action with executable outputs; its lazily expanded argv stays lazy (a spread would expand it). */
+function markedExecutable(action: Action): Action {
+  return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(action), executableOutputs: { value: true, enumerable: true } }) as Action;
 }

@@ -2,7 +2,7 @@ import { Depset } from '../../loading/index.js';
 import { Builtin, None, StarDict, StarList, StarObject, StarStruct, StarTuple, StarlarkError, typeName, unpackArgs, type Kwargs, type Value } from '../../starlark/index.js';
 import { executionRequirementsFromTags, type Action, type Artifact, type DerivedArtifact, type InProcessWork } from '../../actions/index.js';
 import { packageOutputDir, rootPathOf } from '../configured/target-paths.js';
-import { ArgsValue, paramFileContent } from './args-value.js';
+import { ArgsValue, paramFileContent, type ParamFileFormat } from './args-value.js';
 import { FileValue } from './file-value.js';
 
 /** Where a rule's actions and declared files go. */
@@ -183,22 +183,25 @@ export class ActionsValue extends StarObject {
     });
   }
 
-  /** The strings of `arguments`; Args with a params file become one argument naming a written file. */
-  private commandLine(method: string, v: Value | undefined, firstOutput: FileValue, inputs: Artifact[]): string[] {
+  /**
+   * The pieces of `arguments`: strings, and Args expanded only when the action's argv is read; Args
+   * with a params file become one argument naming a file written from them.
+   */
+  private commandLine(method: string, v: Value | undefined, firstOutput: FileValue, inputs: Artifact[]): (string | ArgsValue)[] {
     if (!isSet(v)) return [];
     if (!(v instanceof StarList || v instanceof StarTuple)) throw wrongType(method, 'arguments', 'sequence');
-    const out: string[] = [];
+    const out: (string | ArgsValue)[] = [];
     for (const a of v.elems) {
       if (typeof a === 'string') out.push(a);
       else if (a instanceof FileValue) out.push(a.path);
       else if (a instanceof ArgsValue) {
         a.seal();
         if (!a.paramFile) {
-          out.push(...a.args);
+          out.push(a);
           continue;
         }
         const params = this.registry.declare('params', `${firstOutput.entry.rootPath.slice(firstOutput.entry.rootPath.lastIndexOf('/') + 1)}-${++this.paramFiles}.params`, firstOutput);
-        this.inProcess('FileWrite', `Writing file ${params.entry.rootPath}`, params, [], { kind: 'write', content: paramFileContent(a.args, a.paramFile.format) }, false);
+        this.inProcess('FileWrite', `Writing file ${params.entry.rootPath}`, params, [], lazyWrite(a, a.paramFile.format), false);
         inputs.push(params.artifact);
         out.push(a.paramFile.argument.replace('%s', params.path));
       } else throw wrongType(method, 'arguments', 'sequence of strings or Args');
@@ -220,12 +223,15 @@ export class ActionsValue extends StarObject {
     const name = typeof mnemonic === 'string' ? mnemonic : defaultMnemonic;
     const seen = new Set<string>();
     const uniqueInputs = inputs.filter((i) => (seen.has(i.execPath) ? false : (seen.add(i.execPath), true)));
+    let argv: readonly string[] | undefined;
     this.registry.register({
       owner: this.registry.owner.label,
       ...(this.registry.owner.location ? { location: this.registry.owner.location } : {}),
       mnemonic: name,
       progressMessage: this.progress(kwargs.get('progress_message'), `${name} ${outputs[0]!.entry.rootPath}`, outputs, uniqueInputs),
-      argv: [...head, ...args],
+      get argv(): readonly string[] {
+        return (argv ??= [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand()))]);
+      },
       env,
       inputs: uniqueInputs,
       outputs: outputs.map((o) => o.artifact as DerivedArtifact),
@@ -263,14 +269,14 @@ export class ActionsValue extends StarObject {
         return new Builtin('write', (_t, args, kwargs) => {
           const [output, content, isExecutable] = unpackArgs('write', args, kwargs, ['output', 'content', 'is_executable?']);
           const file = this.outputFile('write', 'output', output);
-          let text: string;
-          if (typeof content === 'string') text = content;
+          let work: InProcessWork;
+          if (typeof content === 'string') work = { kind: 'write', content };
           else if (content instanceof ArgsValue) {
             content.seal();
-            text = paramFileContent(content.args, content.paramFile?.format ?? 'shell');
+            work = lazyWrite(content, content.paramFile?.format ?? 'shell');
           } else throw wrongType('write', 'content', 'string or Args');
           if (isSet(isExecutable) && typeof isExecutable !== 'boolean') throw wrongType('write', 'is_executable', 'bool');
-          this.inProcess('FileWrite', `Writing file ${file.entry.rootPath}`, file, [], { kind: 'write', content: text }, isExecutable === true);
+          this.inProcess('FileWrite', `Writing file ${file.entry.rootPath}`, file, [], work, isExecutable === true);
           return None;
         });
       case 'expand_template':
@@ -378,4 +384,15 @@ function keywordsOnly(method: 'run' | 'run_shell', args: Value[], kwargs: Kwargs
     if (!named.has(required)) throw new StarlarkError(`${method}: missing argument for ${required}`);
   }
   return named;
+}
+
+/** A file written from Args: its content is made from them when execution first reads it. */
+function lazyWrite(args: ArgsValue, format: ParamFileFormat): InProcessWork {
+  let content: string | undefined;
+  return {
+    kind: 'write',
+    get content(): string {
+      return (content ??= paramFileContent(args.expand(), format));
+    },
+  };
 }

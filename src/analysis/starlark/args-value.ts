@@ -1,5 +1,6 @@
 import { Depset, StarLabel } from '../../loading/index.js';
-import { Builtin, None, StarList, StarObject, StarTuple, StarlarkError, str, typeName, unpackArgs, type Thread, type Value } from '../../starlark/index.js';
+import { Builtin, None, StarCallable, StarList, StarObject, StarTuple, StarlarkError, Thread, str, typeName, unpackArgs, type Value } from '../../starlark/index.js';
+import { shellQuote } from '../../core/index.js';
 import { FileValue } from './file-value.js';
 
 export type ParamFileFormat = 'shell' | 'multiline' | 'flag_per_line';
@@ -18,29 +19,51 @@ function argString(v: Value): string {
   return str(v);
 }
 
-function formatted(fn: string, format: Value | undefined, v: string): string {
-  if (format === undefined || format === None) return v;
-  if (typeof format !== 'string') throw new StarlarkError(`${fn}: for parameter format: got ${typeName(format)}, want string`);
-  if (format.split('%s').length !== 2) throw new StarlarkError(`Invalid value for parameter "format": Expected string with a single "%s", got "${format}"`);
-  return format.replace('%s', v);
+function formatted(format: string | undefined, v: string): string {
+  return format === undefined ? v : format.replace('%s', v);
 }
 
-function elementsOf(fn: string, v: Value): readonly Value[] {
-  if (v instanceof Depset) return v.toList();
-  if (v instanceof StarList || v instanceof StarTuple) return v.elems;
+/** A list is copied when added (later appends are not seen); a depset is kept whole and expanded later. */
+function valuesOf(fn: string, v: Value): Depset | readonly Value[] {
+  if (v instanceof Depset) return v;
+  if (v instanceof StarList || v instanceof StarTuple) return [...v.elems];
   throw new StarlarkError(`${fn}: for parameter values: got ${typeName(v)}, want sequence or depset`);
 }
 
+function checkFormat(fn: string, param: string, format: Value | undefined): string | undefined {
+  if (format === undefined || format === None) return undefined;
+  if (typeof format !== 'string') throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(format)}, want string`);
+  if (format.split('%s').length !== 2) throw new StarlarkError(`Invalid value for parameter "${param}": Expected string with a single "%s", got "${format}"`);
+  return format;
+}
+
+/** What add_all and add_joined share: the values and how each becomes strings. */
+interface Vector {
+  readonly argName: string | undefined;
+  readonly values: Depset | readonly Value[];
+  readonly mapEach: Value | undefined;
+  readonly formatEach: string | undefined;
+  readonly uniquify: boolean;
+  readonly omitIfEmpty: boolean;
+}
+
+/** One call's contribution to the command line, kept as given until the command line is read. */
+type Piece =
+  | { readonly kind: 'strings'; readonly strings: readonly string[] }
+  | (Vector & { readonly kind: 'all'; readonly beforeEach: string | undefined; readonly terminateWith: string | undefined })
+  | (Vector & { readonly kind: 'joined'; readonly joinWith: string; readonly formatJoined: string | undefined });
+
 /**
- * Bazel's `Args` (`ctx.actions.args()`): a command line built piece by piece. Depsets are expanded
- * when the piece is added (Kiln's actions carry their argv as data); the arguments are kept as
- * strings in order.
+ * Bazel's `Args` (`ctx.actions.args()`): a command line built piece by piece. As in Bazel, depsets
+ * are kept unexpanded and `map_each` is not called during analysis: `expand` does both when the
+ * command line is first read, which is when the action is keyed for execution.
  */
 export class ArgsValue extends StarObject {
-  readonly args: string[] = [];
+  private readonly pieces: Piece[] = [];
   paramFile: ParamFileSpec | undefined;
   private paramFileFormat: ParamFileFormat = 'shell';
   private frozenByAction = false;
+  private expanded: readonly string[] | undefined;
 
   get type(): string {
     return 'Args';
@@ -55,21 +78,47 @@ export class ArgsValue extends StarObject {
     if (this.frozenByAction) throw new StarlarkError(`${fn}: cannot modify frozen Args`);
   }
 
-  /** Items of add_all / add_joined after map_each, format_each and uniquify. */
-  private items(thread: Thread, fn: string, values: Value, mapEach: Value | undefined, formatEach: Value | undefined, uniquify: Value | undefined): string[] {
-    let out: string[] = [];
-    for (const v of elementsOf(fn, values)) {
-      if (mapEach !== undefined && mapEach !== None) {
-        const mapped = thread.call(mapEach, [v]);
-        if (mapped === None) continue;
-        if (mapped instanceof StarList || mapped instanceof StarTuple) out.push(...mapped.elems.map(argString));
-        else if (typeof mapped === 'string') out.push(mapped);
-        else throw new StarlarkError(`Expected map_each to return string, None, or list of strings, found ${typeName(mapped)}`);
-      } else out.push(argString(v));
+  /** The arguments, in order: depsets expanded and map_each called now, once. */
+  expand(): readonly string[] {
+    if (this.expanded) return this.expanded;
+    const thread = new Thread('Args expansion');
+    const out: string[] = [];
+    for (const piece of this.pieces) {
+      if (piece.kind === 'strings') {
+        out.push(...piece.strings);
+        continue;
+      }
+      const items = vectorItems(thread, piece);
+      if (items.length === 0 && piece.omitIfEmpty) continue;
+      if (piece.argName !== undefined) out.push(piece.argName);
+      if (piece.kind === 'joined') {
+        out.push(formatted(piece.formatJoined, items.join(piece.joinWith)));
+        continue;
+      }
+      for (const item of items) {
+        if (piece.beforeEach !== undefined) out.push(piece.beforeEach);
+        out.push(item);
+      }
+      if (piece.terminateWith !== undefined) out.push(piece.terminateWith);
     }
-    out = out.map((s) => formatted(fn, formatEach, s));
-    if (uniquify === true) out = [...new Set(out)];
+    this.expanded = out;
     return out;
+  }
+
+  /** The arguments shared by add_all and add_joined, checked now so a mistake names the call. */
+  private vector(fn: string, first: Value, second: Value | undefined, mapEach: Value | undefined, formatEach: Value | undefined, omitIfEmpty: Value | undefined, uniquify: Value | undefined): Vector {
+    const [argName, values] = second === undefined ? [undefined, first] : [first, second];
+    if (mapEach !== undefined && mapEach !== None && !(mapEach instanceof StarCallable)) {
+      throw new StarlarkError(`${fn}: for parameter map_each: got ${typeName(mapEach)}, want callable or NoneType`);
+    }
+    return {
+      argName: argName === undefined ? undefined : argString(argName),
+      values: valuesOf(fn, values),
+      mapEach: mapEach === None ? undefined : mapEach,
+      formatEach: checkFormat(fn, 'format_each', formatEach),
+      uniquify: uniquify === true,
+      omitIfEmpty: omitIfEmpty !== false,
+    };
   }
 
   override attr(name: string): Value | undefined {
@@ -78,12 +127,13 @@ export class ArgsValue extends StarObject {
         return new Builtin('add', (_t, args, kwargs) => {
           this.checkMutable('add');
           const [first, second, format] = unpackArgs('add', args, kwargs, ['arg_name_or_value', 'value?', 'format?']);
-          if (second !== undefined) this.args.push(argString(first!), formatted('add', format, argString(second)));
-          else this.args.push(formatted('add', format, argString(first!)));
+          const checked = checkFormat('add', 'format', format);
+          const strings = second !== undefined ? [argString(first!), formatted(checked, argString(second))] : [formatted(checked, argString(first!))];
+          this.pieces.push({ kind: 'strings', strings });
           return this;
         });
       case 'add_all':
-        return new Builtin('add_all', (thread, args, kwargs) => {
+        return new Builtin('add_all', (_t, args, kwargs) => {
           this.checkMutable('add_all');
           const [first, second, mapEach, formatEach, beforeEach, omitIfEmpty, uniquify, , terminateWith] = unpackArgs('add_all', args, kwargs, [
             'arg_name_or_values',
@@ -97,19 +147,16 @@ export class ArgsValue extends StarObject {
             'terminate_with?',
             'allow_closure?',
           ]);
-          const [argName, values] = second === undefined ? [undefined, first!] : [first!, second];
-          const items = this.items(thread, 'add_all', values, mapEach, formatEach, uniquify);
-          if (items.length === 0 && omitIfEmpty !== false) return this;
-          if (argName !== undefined) this.args.push(argString(argName));
-          for (const item of items) {
-            if (beforeEach !== undefined && beforeEach !== None) this.args.push(argString(beforeEach));
-            this.args.push(item);
-          }
-          if (terminateWith !== undefined && terminateWith !== None) this.args.push(argString(terminateWith));
+          this.pieces.push({
+            kind: 'all',
+            ...this.vector('add_all', first!, second, mapEach, formatEach, omitIfEmpty, uniquify),
+            beforeEach: beforeEach === undefined || beforeEach === None ? undefined : argString(beforeEach),
+            terminateWith: terminateWith === undefined || terminateWith === None ? undefined : argString(terminateWith),
+          });
           return this;
         });
       case 'add_joined':
-        return new Builtin('add_joined', (thread, args, kwargs) => {
+        return new Builtin('add_joined', (_t, args, kwargs) => {
           this.checkMutable('add_joined');
           const [first, second, joinWith, mapEach, formatEach, formatJoined, omitIfEmpty, uniquify] = unpackArgs('add_joined', args, kwargs, [
             'arg_name_or_values',
@@ -124,11 +171,12 @@ export class ArgsValue extends StarObject {
             'allow_closure?',
           ]);
           if (typeof joinWith !== 'string') throw new StarlarkError(`add_joined: for parameter join_with: got ${typeName(joinWith!)}, want string`);
-          const [argName, values] = second === undefined ? [undefined, first!] : [first!, second];
-          const items = this.items(thread, 'add_joined', values, mapEach, formatEach, uniquify);
-          if (items.length === 0 && omitIfEmpty !== false) return this;
-          if (argName !== undefined) this.args.push(argString(argName));
-          this.args.push(formatted('add_joined', formatJoined, items.join(joinWith)));
+          this.pieces.push({
+            kind: 'joined',
+            ...this.vector('add_joined', first!, second, mapEach, formatEach, omitIfEmpty, uniquify),
+            joinWith,
+            formatJoined: checkFormat('add_joined', 'format_joined', formatJoined),
+          });
           return this;
         });
       case 'use_param_file':
@@ -167,6 +215,26 @@ export class ArgsValue extends StarObject {
   }
 }
 
+/** The strings of one add_all / add_joined: map_each, then format_each, then uniquify. */
+function vectorItems(thread: Thread, vector: Vector): string[] {
+  const values = vector.values instanceof Depset ? vector.values.toList() : vector.values;
+  let out: string[] = [];
+  for (const v of values) {
+    if (vector.mapEach === undefined) {
+      out.push(argString(v));
+      continue;
+    }
+    const mapped = thread.call(vector.mapEach, [v]);
+    if (mapped === None) continue;
+    if (mapped instanceof StarList || mapped instanceof StarTuple) out.push(...mapped.elems.map(argString));
+    else if (typeof mapped === 'string') out.push(mapped);
+    else throw new StarlarkError(`Expected map_each to return string, None, or list of strings, found ${typeName(mapped)}`);
+  }
+  out = out.map((s) => formatted(vector.formatEach, s));
+  if (vector.uniquify) out = [...new Set(out)];
+  return out;
+}
+
 /** A params file's content in the chosen format (`shell` quotes each argument as Bazel does). */
 export function paramFileContent(args: readonly string[], format: ParamFileFormat): string {
   if (format === 'shell') return args.map(shellQuote).join('\n') + (args.length > 0 ? '\n' : '');
@@ -180,9 +248,4 @@ export function paramFileContent(args: readonly string[], format: ParamFileForma
     return lines.join('\n') + (lines.length > 0 ? '\n' : '');
   }
   return args.join('\n') + (args.length > 0 ? '\n' : '');
-}
-
-function shellQuote(s: string): string {
-  if (s !== '' && /^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
 }

@@ -81,9 +81,14 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     return engine.hadErrors ? ExitCode.PARTIAL_ANALYSIS_FAILURE : ExitCode.SUCCESS;
   } catch (e) {
     loader.flush();
-    if (e instanceof QuerySyntaxError || e instanceof TargetPatternError) {
+    if (e instanceof QuerySyntaxError) {
       printError(e.message);
       return ExitCode.COMMAND_LINE_ERROR;
+    }
+    // A malformed target pattern is an evaluation failure in Bazel's query (exit 7), unlike `build` (exit 1).
+    if (e instanceof TargetPatternError) {
+      printError(e.message);
+      return ExitCode.ANALYSIS_FAILURE;
     }
     if (isKilnError(e)) {
       printError(e.message, e.pos);

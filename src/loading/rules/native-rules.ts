@@ -186,7 +186,7 @@ export const NATIVE_RULE_CLASSES: ReadonlyMap<string, RuleClass> = new Map(
   ),
 );
 
-/** `@bazel_skylib//rules:common_settings.bzl` (also native here, as in the issue's request). */
+/** The rules of `@bazel_skylib//rules:common_settings.bzl`, also available as native rule classes. */
 export const BUILD_SETTING_RULE_CLASSES: ReadonlyMap<string, RuleClass> = new Map(
   [
     buildSetting('string_flag', 'string'),

@@ -87,7 +87,7 @@ describe('genrule', () => {
     expect(action!.argv).toEqual([
       '/bin/bash',
       '-c',
-      'set -e -o pipefail; bazel-out/k8-opt-exec/bin/a/tool.sh a/s1 a/s2 > bazel-out/k8-fastbuild/bin/a/gen.out',
+      'set -euo pipefail; bazel-out/k8-opt-exec/bin/a/tool.sh a/s1 a/s2 > bazel-out/k8-fastbuild/bin/a/gen.out',
     ]);
     expect(action!.mnemonic).toBe('Genrule');
     expect(action!.progressMessage).toBe('Executing genrule //a:gen');
@@ -96,7 +96,7 @@ describe('genrule', () => {
     expect(action!.outputs.map((x) => x.execPath)).toEqual(['bazel-out/k8-fastbuild/bin/a/gen.out']);
     // The tool genrule was analysed in the exec configuration: its own srcs and outs follow.
     const toolAction = a.actions().find((x) => x.owner === '//a:tool')!;
-    expect(toolAction.argv[2]).toBe('set -e -o pipefail; cp a/tool.sh.in bazel-out/k8-opt-exec/bin/a/tool.sh');
+    expect(toolAction.argv[2]).toBe('set -euo pipefail; cp a/tool.sh.in bazel-out/k8-opt-exec/bin/a/tool.sh');
     expect(toolAction.executableOutputs).toBe(true);
   });
 
@@ -105,8 +105,8 @@ describe('genrule', () => {
   });
 
   it('select() in cmd resolves per configuration (string concatenation)', () => {
-    expect(analyzer().analyzeTopLevel('//a:sel').actions[0]!.argv[2]).toBe('set -e -o pipefail; echo D > bazel-out/k8-fastbuild/bin/a/sel.out');
-    expect(analyzer(['-c', 'opt']).analyzeTopLevel('//a:sel').actions[0]!.argv[2]).toBe('set -e -o pipefail; echo O > bazel-out/k8-opt/bin/a/sel.out');
+    expect(analyzer().analyzeTopLevel('//a:sel').actions[0]!.argv[2]).toBe('set -euo pipefail; echo D > bazel-out/k8-fastbuild/bin/a/sel.out');
+    expect(analyzer(['-c', 'opt']).analyzeTopLevel('//a:sel').actions[0]!.argv[2]).toBe('set -euo pipefail; echo O > bazel-out/k8-opt/bin/a/sel.out');
   });
 
   it('output_to_bindir chooses bin over genfiles when genfiles is separate', () => {

@@ -57,7 +57,7 @@ describe('analysis of a loaded workspace', () => {
     expect(action!.argv).toEqual([
       '/bin/bash',
       '-c',
-      'set -e -o pipefail; bazel-out/k8-opt-exec/bin/a/tool.sh a/s1 a/s2 > bazel-out/k8-fastbuild/bin/a/ut.out; ' +
+      'set -euo pipefail; bazel-out/k8-opt-exec/bin/a/tool.sh a/s1 a/s2 > bazel-out/k8-fastbuild/bin/a/ut.out; ' +
         'echo bazel-out/k8-opt-exec/bin/a/tool.sh bazel-out/k8-opt-exec/bin/a/tool.sh a/tool.sh >> bazel-out/k8-fastbuild/bin/a/ut.out',
     ]);
     expect(action!.inputs.map((i) => i.execPath)).toEqual(['a/s1', 'a/s2', 'bazel-out/k8-opt-exec/bin/a/tool.sh']);
@@ -65,10 +65,10 @@ describe('analysis of a loaded workspace', () => {
 
   it('select() + select() concatenation (Bazel printed "D K" by default)', () => {
     expect(analyzerFor([]).analyzeTopLevel('//a:selconcat').actions[0]!.argv[2]).toBe(
-      'set -e -o pipefail; echo D K > bazel-out/k8-fastbuild/bin/a/sc.out',
+      'set -euo pipefail; echo D K > bazel-out/k8-fastbuild/bin/a/sc.out',
     );
     expect(analyzerFor(['-c', 'opt', '--cpu=arm']).analyzeTopLevel('//a:selconcat').actions[0]!.argv[2]).toBe(
-      'set -e -o pipefail; echo O N > bazel-out/arm-opt/bin/a/sc.out',
+      'set -euo pipefail; echo O N > bazel-out/arm-opt/bin/a/sc.out',
     );
   });
 

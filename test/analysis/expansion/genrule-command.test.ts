@@ -109,7 +109,25 @@ describe('location substitution', () => {
   it('$$(location x) stays literal and substituted paths are not expanded again', () => {
     expect(expand('echo $$(location :s1)')).toBe('echo $(location :s1)');
     const weird = new Map([['//a:d', { execPaths: ['a/$(OUTS)$<'], rootPaths: ['a/$x'] }]]);
-    expect(expand('cp $(location :d) x', { locations: { prerequisites: weird, canonicalize } })).toBe('cp a/$(OUTS)$< x');
+    expect(expand('cp $(location :d) x', { locations: { prerequisites: weird, canonicalize } })).toBe("cp 'a/$(OUTS)$<' x");
+  });
+
+  // Bazel 2.1.0 (test/e2e/differential, //pkg:quote and //pkg:locs): a sorted set, each path shell-quoted.
+  it('plural forms expand to the sorted, de-duplicated set of paths', () => {
+    const unsorted = new Map([['//a:fg', { execPaths: ['a/z', 'a/b', 'a/z', 'a/B', 'a/a'], rootPaths: ['a/z', 'a/z'] }]]);
+    const locations = { prerequisites: unsorted, canonicalize };
+    expect(expand('$(locations :fg)', { locations })).toBe('a/B a/a a/b a/z');
+    expect(expand('$(execpaths :fg)', { locations })).toBe('a/B a/a a/b a/z');
+    expect(expand('$(rootpaths :fg)', { locations })).toBe('a/z');
+    expect(expand('$(rootpath :fg)', { locations })).toBe('a/z');
+  });
+
+  it("each path is quoted as Bazel's ShellEscaper quotes it", () => {
+    const odd = new Map([['//a:q', { execPaths: ["a/e'q", 'a/d$x', 'a/c d', 'a/ok-_+=:,.@%'], rootPaths: [] }]]);
+    const locations = { prerequisites: odd, canonicalize };
+    // `$` is doubled for the Make phase, which turns it back into one `$`.
+    expect(expandLocations('$(locations :q)', locations)).toBe("'a/c d' 'a/d$$x' 'a/e'\\''q' a/ok-_+=:,.@%");
+    expect(expand('$(locations :q)', { locations })).toBe("'a/c d' 'a/d$x' 'a/e'\\''q' a/ok-_+=:,.@%");
   });
 
   it('substitution comes before Make variables: a location error wins over an undefined variable after it', () => {
@@ -194,8 +212,8 @@ describe('Make variables', () => {
 });
 
 describe('Bash command', () => {
-  it('runs bash -c with set -e -o pipefail', () => {
-    expect(prepareGenruleCommand(input('cat $< > $@')).argv).toEqual(['/bin/bash', '-c', `set -e -o pipefail; cat a/s1 > ${BIN}/a/out.txt`]);
+  it('runs bash -c with set -euo pipefail', () => {
+    expect(prepareGenruleCommand(input('cat $< > $@')).argv).toEqual(['/bin/bash', '-c', `set -euo pipefail; cat a/s1 > ${BIN}/a/out.txt`]);
   });
 
   it('cmd_bash wins over cmd on Linux', () => {
@@ -228,7 +246,7 @@ describe('Bash command', () => {
     const long = `echo ${'x'.repeat(MAX_COMMAND_LENGTH)}`;
     const c = prepareGenruleCommand(input(long));
     expect(c.argv).toEqual(['/bin/bash', `${BIN}/a/g.genrule_script.sh`]);
-    expect(c.script).toEqual({ path: `${BIN}/a/g.genrule_script.sh`, content: `#!/bin/bash\nset -e -o pipefail\n${long}\n` });
+    expect(c.script).toEqual({ path: `${BIN}/a/g.genrule_script.sh`, content: `#!/bin/bash\nset -euo pipefail\n${long}\n` });
     expect(prepareGenruleCommand(input('echo short')).script).toBeUndefined();
   });
 });

@@ -126,7 +126,7 @@ describe('parseBuildOptions', () => {
     expect(options.getString('compilation_mode')).toBe('opt');
   });
 
-  // Messages observed from Bazel 2.1.0 (`bazel build <flag> //a:grp`, see the issue-4 notes in src/analysis/README.md).
+  // Messages observed from Bazel 2.1.0 (`bazel build <flag> //a:grp`, see src/analysis/README.md).
   it.each([
     [['--foo'], 'Unrecognized option: --foo'],
     [['--foo=1'], 'Unrecognized option: --foo=1'],

@@ -208,6 +208,59 @@ r = rule(implementation = _impl, attrs = {"srcs": attr.label_list(allow_files = 
     expect(action!.inputs.map((i) => i.execPath)).toEqual(['t/a.txt', 't/tool.sh']);
   });
 
+  it('Args keep depsets unexpanded: map_each runs when the command line is read, not during analysis', () => {
+    const defs = `
+def _fail_each(f):
+    fail("mapped " + f.basename)
+
+def _impl(ctx):
+    out = ctx.actions.declare_file("out")
+    args = ctx.actions.args()
+    args.add("--in")
+    args.add_all(depset(ctx.files.srcs), map_each = _fail_each)
+    ctx.actions.run_shell(outputs = [out], arguments = [args], command = "true")
+    written = ctx.actions.declare_file("written")
+    ctx.actions.write(written, ctx.actions.args().add_joined("--x", depset(ctx.files.srcs), join_with = ",", map_each = _fail_each))
+    return [DefaultInfo(files = depset([out, written]))]
+r = rule(implementation = _impl, attrs = {"srcs": attr.label_list(allow_files = True)})
+`;
+    const { ct } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", srcs = ["a.txt"])\n', { 't/a.txt': '' });
+    const shell = ct.actions.find((a) => a.mnemonic !== 'FileWrite')!;
+    const write = ct.actions.find((a) => a.mnemonic === 'FileWrite')!;
+    expect(() => shell.argv).toThrow('mapped a.txt');
+    expect(() => write.inProcess!.kind === 'write' && write.inProcess!.content).toThrow('mapped a.txt');
+  });
+
+  it('Args: the command line is the one of its pieces in order, lists copied when added', () => {
+    const defs = `
+def _impl(ctx):
+    out = ctx.actions.declare_file("out")
+    names = ["x"]
+    args = ctx.actions.args()
+    args.add("-o", out, format = "--out=%s")
+    args.add_all("--srcs", depset(ctx.files.srcs), before_each = "-s", format_each = "<%s>", terminate_with = "--")
+    args.add_all(names, map_each = lambda n: [n, n.upper()], uniquify = True)
+    args.add_all("--none", [], terminate_with = "end")
+    args.add_all("--kept", [], omit_if_empty = False)
+    args.add_joined("--j", depset(["a", "b", "a"]), join_with = ":", format_joined = "[%s]", uniquify = True)
+    names.append("y")
+    ctx.actions.run_shell(outputs = [out], arguments = [args, "tail"], command = "true")
+    return [DefaultInfo(files = depset([out]))]
+r = rule(implementation = _impl, attrs = {"srcs": attr.label_list(allow_files = True)})
+`;
+    const { ct } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", srcs = ["a.txt", "b.txt"])\n', { 't/a.txt': '', 't/b.txt': '' });
+    const argv = ct.actions[0]!.argv;
+    expect(argv.slice(0, 4)).toEqual(['/bin/bash', '-c', 'true', '']);
+    expect(argv.slice(4)).toEqual(['-o', '--out=bazel-out/k8-fastbuild/bin/t/out', '--srcs', '-s', '<t/a.txt>', '-s', '<t/b.txt>', '--', 'x', 'X', '--kept', '--j', '[a:b]', 'tail']);
+    expect(ct.actions[0]!.argv).toBe(argv);
+  });
+
+  it('Args: a bad format or map_each is an error of the call that adds it', () => {
+    expect(errorOf(RULE('ctx.actions.args().add_all([], format_each = "no placeholder")'))).toContain('Invalid value for parameter "format_each": Expected string with a single "%s", got "no placeholder"');
+    expect(errorOf(RULE('ctx.actions.args().add_all([], map_each = "str")'))).toContain('add_all: for parameter map_each: got string, want callable or NoneType');
+    expect(errorOf(RULE('ctx.actions.args().add_joined([], join_with = ",", format_joined = 1)'))).toContain('add_joined: for parameter format_joined: got int, want string');
+  });
+
   it('Args with a params file: written in-process, named on the command line', () => {
     const defs = `
 def _impl(ctx):

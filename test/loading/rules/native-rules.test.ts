@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES } from '../../../src/loading/index.js';
 import { errorsOf, loadFixture } from '../load-helper.js';
 
-// The accepted attribute names of issue 3's table (Bazel's documented attributes of each rule).
+// The accepted attribute names: Bazel's documented attributes of each rule.
 const TABLE: Record<string, string> = {
   alias: 'name, actual, aspect_hints, compatible_with, deprecation, features, package_metadata, restricted_to, tags, target_compatible_with, testonly, visibility',
   config_setting: 'name, aspect_hints, constraint_values, define_values, deprecation, features, flag_values, licenses, package_metadata, tags, testonly, values, visibility',

@@ -9,10 +9,11 @@
 // Each fixture runs offline in a temp copy with its own --output_user_root (also a temp dir), in
 // --batch mode so no server outlives the run.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeBazelTree } from '../../setup/remove-bazel-tree.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bazel = process.env.KILN_BAZEL ?? join(here, '../../../.cache/bazel/2.1.0/bazel');
@@ -21,16 +22,6 @@ const fixtures = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(h
 /** The key of a case in the recordings: its flags and its query (as differential.test.ts computes it). */
 function caseKey(c) {
   return [...(c.args ?? []), c.query].join(' ');
-}
-
-function makeWritable(dir) {
-  for (const entry of readdirSync(dir)) {
-    const p = join(dir, entry);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st || st.isSymbolicLink()) continue;
-    chmodSync(p, st.mode | 0o200);
-    if (st.isDirectory()) makeWritable(p);
-  }
 }
 
 // Cases given as KEY=... on the environment are recorded alone and merged into the existing recording.
@@ -59,8 +50,7 @@ for (const fixture of fixtures) {
       process.stderr.write(`${fixture}: ${caseKey(c)} -> ${r.status}\n`);
     }
   } finally {
-    makeWritable(work);
-    rmSync(work, { recursive: true, force: true });
+    removeBazelTree(work);
   }
   writeFileSync(recordingPath, `${JSON.stringify(recorded, null, 2)}\n`);
 }

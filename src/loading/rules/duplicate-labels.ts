@@ -1,0 +1,34 @@
+import { isSelectValue, type AttrValue, type PlainAttrValue } from './attribute.js';
+
+/**
+ * The labels a label-list attribute would list more than once in some configuration, each named
+ * once. Bazel checks every combination of select() branches; the same answer without enumerating
+ * them: a label is duplicated when one value (a plain part or a branch) lists it twice, or when two
+ * parts of a `a + select(...) + b` concatenation can each contribute it. Two branches of one
+ * select() never meet, so a label in both is fine.
+ */
+export function duplicateLabels(value: AttrValue): readonly string[] {
+  const parts: (readonly PlainAttrValue[])[] = isSelectValue(value)
+    ? value.select.map((part) => ('plain' in part ? [part.plain] : part.conditions.map(([, branch]) => branch)))
+    : [[value]];
+  const duplicates = new Set<string>();
+  const partsListing = new Map<string, number>();
+  for (const alternatives of parts) {
+    const inThisPart = new Set<string>();
+    for (const list of alternatives) {
+      if (!Array.isArray(list)) continue;
+      const seen = new Set<string>();
+      for (const label of list as readonly string[]) {
+        if (seen.has(label)) duplicates.add(label);
+        seen.add(label);
+        inThisPart.add(label);
+      }
+    }
+    for (const label of inThisPart) {
+      const count = (partsListing.get(label) ?? 0) + 1;
+      partsListing.set(label, count);
+      if (count > 1) duplicates.add(label);
+    }
+  }
+  return [...duplicates];
+}
