@@ -113,7 +113,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   notImplemented(repeatable('action_env', 'NAME=VALUE (or NAME, inherited) in the environment of actions.'), 'warning', NO_EFFECT),
   repeatable('output_groups', 'Output groups to build besides the default one.', 'comma'),
   bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
-  notImplemented(bool('build_tests_only', false, 'Build only the tests among the requested targets.'), 'warning', NO_EFFECT),
+  bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
   notImplemented(bool('build_runfile_links', true, 'Create runfiles symlink trees.'), 'warning', NO_EFFECT),
   // Execution: read by execution only.
   ...executionOnly([
