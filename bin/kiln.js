@@ -9,13 +9,8 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
   process.stdout.write(`kiln ${version}\n`);
 } else {
-  const { runCli } = await import('../dist/bundle/kiln.js');
-  let onInterrupt;
-  const interrupted = new Promise((resolve) => (onInterrupt = resolve));
-  process.once('SIGINT', onInterrupt);
-  process.once('SIGTERM', onInterrupt);
-  const io = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env, interrupted };
+  const { runCli, processCliIO } = await import('../dist/bundle/kiln.js');
+  const io = processCliIO(process);
   process.exitCode = await runCli(argv, io, version);
-  process.removeListener('SIGINT', onInterrupt);
-  process.removeListener('SIGTERM', onInterrupt);
+  io.dispose();
 }

@@ -60,7 +60,7 @@ export class CasClient {
     const out: Digest[] = [];
     for (let i = 0; i < digests.length; i += 10_000) {
       const res = await unary<reapi.FindMissingBlobsResponse>(this.cas, this.cas.FindMissingBlobs, { instanceName: this.instanceName, blobDigests: digests.slice(i, i + 10_000) });
-      out.push(...res.missingBlobDigests.map((d) => ({ hash: d.hash, sizeBytes: d.sizeBytes })));
+      for (const d of res.missingBlobDigests) out.push({ hash: d.hash, sizeBytes: d.sizeBytes });
     }
     return out;
   }

@@ -21,12 +21,25 @@ export const RESERVED_INSTANCE_SEGMENTS: ReadonlySet<string> = new Set([
 export function instanceNameProblem(name: string): string | undefined {
   if (name === '') return undefined;
   for (const segment of name.split('/')) {
-    if (segment === '') return `instance name ${JSON.stringify(name)} has an empty path segment`;
+    if (segment === '') return `instance name ${quotedName(name)} has an empty path segment`;
     if (RESERVED_INSTANCE_SEGMENTS.has(segment)) {
-      return `instance name ${JSON.stringify(name)} contains the reserved segment "${segment}"`;
+      return `instance name ${quotedName(name)} contains the reserved segment "${segment}"`;
     }
   }
   return undefined;
+}
+
+/** Longest part of a client's name an error message repeats. */
+const QUOTED_NAME_LIMIT = 200;
+
+/**
+ * A client's name quoted for an error message, cut short when long: a status message travels in
+ * the HTTP/2 trailers, and one over their size limit never reaches the client, which then waits
+ * for its deadline instead of reading the error.
+ */
+export function quotedName(name: string): string {
+  if (name.length <= QUOTED_NAME_LIMIT) return JSON.stringify(name);
+  return `${JSON.stringify(name.slice(0, QUOTED_NAME_LIMIT))}... (${name.length} characters)`;
 }
 
 /** @throws InvalidArgumentError naming `field` when the name is not acceptable. */

@@ -8,7 +8,7 @@ import {
   type BlobAccessLogger,
 } from '../src/core/index.js';
 import type { InstanceStorageConfig } from './cache-server-config.js';
-import { checkInstanceName } from './instance-name.js';
+import { checkInstanceName, quotedName } from './instance-name.js';
 
 /** The stores behind one instance name. */
 export interface InstanceStorage {
@@ -56,7 +56,7 @@ export class StorageInstances {
     const instance = this.byName.get(name);
     if (!instance) {
       const known = this.names.map((n) => JSON.stringify(n)).join(', ');
-      throw new InvalidArgumentError(`${field}: unknown instance name ${JSON.stringify(name)} (this server serves ${known})`);
+      throw new InvalidArgumentError(`${field}: unknown instance name ${quotedName(name)} (this server serves ${known})`);
     }
     return instance;
   }

@@ -3,6 +3,7 @@ import { digestKey, durationFromMs, googleRpc, kilnWorker, NotFoundError, reapi,
 import type { ValidatedAction } from './action-validator.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { PlatformRules, type PlatformProperty } from './platform-rules.js';
+import { quotedName } from '../instance-name.js';
 import type { SchedulerConfig } from './scheduler-config.js';
 
 const Stage = reapi.ExecutionStage_Value;
@@ -323,7 +324,7 @@ export class ExecutionScheduler {
 
   private record(name: string): OperationRecord {
     const op = this.operations.get(name);
-    if (!op) throw new NotFoundError(`operation ${JSON.stringify(name)} is not known to this scheduler`);
+    if (!op) throw new NotFoundError(`operation ${quotedName(name)} is not known to this scheduler`);
     return op;
   }
 

@@ -83,7 +83,7 @@ function bindUserFlags(ctx: WorkspaceContext, request: AnalysisRequest): { optio
       return undefined;
     }
   };
-  const bound = bindUserFlagValues({ options: request.options, residue: [...request.patterns] }, typeOf);
+  const bound = bindUserFlagValues({ options: request.options, residue: [...request.patterns], warnings: [] }, typeOf);
   const problem = userFlagProblem(bound.options.userFlags, { buildSetting: (label) => ctx.graph.buildSettingForFlag(label) });
   return problem ?? { options: bound.options, patterns: bound.residue };
 }

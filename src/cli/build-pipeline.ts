@@ -23,7 +23,8 @@ import type { BuildGraph, BuiltTarget } from './build-graph-cache.js';
 import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
-import { openWorkspace, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
+import { whyDirectoryIsUnusable } from './usable-directory.js';
+import { openWorkspace, outputBaseProblem, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
 import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv, withProducers } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
@@ -67,6 +68,12 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     printError(io, ctx);
     return fail(ExitCode.COMMAND_LINE_ERROR);
   }
+  // Loading already keeps its caches in the output base: check it before anything is read.
+  const unusable = outputBaseProblem(ctx, startup.outputBase);
+  if (unusable !== undefined) {
+    printError(io, unusable);
+    return fail(ExitCode.COMMAND_LINE_ERROR);
+  }
   let options: BuildOptions;
   let patterns: readonly string[];
   let strategies: StrategyFlags;
@@ -74,9 +81,12 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let testSettings: TestSettings | undefined;
   let attemptsFor: (flaky: boolean) => number = () => 1;
   try {
-    ({ options, residue: patterns } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
+    let warnings: readonly string[];
+    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
+    for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
     remote = remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown');
+    checkExecutionDirectories(options, io.cwd);
     if (command === 'test') {
       testSettings = testSettingsFrom(options, io.env, ctx.workspace.name);
       attemptsFor = flakyAttemptsFrom(options);
@@ -134,12 +144,15 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     remote = undefined;
   }
   const { layout } = ctx;
-  const release = await lockOutputBase(layout.outputBase, (pid) =>
-    io.stderr.write(`Another command (pid=${pid}) is using the output base ${layout.outputBase}. Waiting for it to complete...\n`),
-  );
-  let summary: ExecutionSummary;
   const abort = new AbortController();
   void io.interrupted?.then(() => abort.abort());
+  const release = await lockOutputBase(
+    layout.outputBase,
+    (pid) => io.stderr.write(`Another command (pid=${pid}) is using the output base ${layout.outputBase}. Waiting for it to complete...\n`),
+    abort.signal,
+  );
+  if (release === undefined) return buildFailed(ExitCode.INTERRUPTED);
+  let summary: ExecutionSummary;
   // env_inherit values come from this command's environment, never from the cached graph.
   const inherited = command === 'test' ? withInheritedEnv(graph.tests ?? [], graph.actions, io.env) : undefined;
   const tests = inherited?.tests;
@@ -213,6 +226,14 @@ function withTopLevel(remote: RemoteExecutionOptions, targets: readonly BuiltTar
   const mode = command !== 'build' && remote.downloadOutputs === 'minimal' ? 'toplevel' : remote.downloadOutputs;
   const topLevelOutputs = [...targets.flatMap((t) => t.files), ...testActions.flatMap((a) => a.outputs.map((o) => o.execPath))];
   return { ...remote, ...(mode ? { downloadOutputs: mode } : {}), topLevelOutputs };
+}
+
+/** Directory flags of execution, checked before loading so that a bad one fails at once, named. */
+function checkExecutionDirectories(options: BuildOptions, cwd: string): void {
+  if (!options.getBool('build')) return;
+  const diskCache = options.getString('disk_cache');
+  const problem = diskCache === '' ? undefined : whyDirectoryIsUnusable(resolve(cwd, diskCache));
+  if (problem !== undefined) throw new UsageError(`--disk_cache=${diskCache}: ${problem}`);
 }
 
 function strategyFlags(options: BuildOptions): StrategyFlags {

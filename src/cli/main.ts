@@ -43,6 +43,15 @@ export async function runCli(argv: string[], io: CliIO, version: string): Promis
     return ExitCode.COMMAND_LINE_ERROR;
   }
   const [name, ...rest] = args;
+  if (name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) {
+    const { commandHelp } = await import('./command-help.js');
+    io.stdout.write(commandHelp(rest[0], COMMANDS[rest[0]]!.summary));
+    return ExitCode.SUCCESS;
+  }
+  if (name === 'help' && rest[0] !== undefined) {
+    io.stderr.write(`ERROR: Cannot find the command '${rest[0]}'. Try 'kiln help'.\n`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     io.stdout.write(helpText());
     return name === undefined ? ExitCode.COMMAND_LINE_ERROR : ExitCode.SUCCESS;

@@ -70,13 +70,14 @@ export async function removeConvenienceSymlinks(workspaceRoot: string): Promise<
 
 /**
  * One command per output base at a time (execution's caches assume it). The lock file holds the
- * owner's pid; a lock left by a process that no longer exists is taken over.
+ * owner's pid; a lock left by a process that no longer exists is taken over. Resolves to the
+ * release function, or undefined when `signal` aborts the wait.
  */
-export async function lockOutputBase(outputBase: string, onWait: (pid: number) => void): Promise<() => Promise<void>> {
+export async function lockOutputBase(outputBase: string, onWait: (pid: number) => void, signal?: AbortSignal): Promise<(() => Promise<void>) | undefined> {
   await mkdir(outputBase, { recursive: true });
   const path = join(outputBase, 'lock');
   let announced = false;
-  for (;;) {
+  while (!signal?.aborted) {
     try {
       await writeFile(path, String(process.pid), { flag: 'wx' });
       return () => rm(path, { force: true });
@@ -93,8 +94,21 @@ export async function lockOutputBase(outputBase: string, onWait: (pid: number) =
       announced = true;
     }
     // Another process owns it; there is no event to await across processes, so poll.
-    await new Promise((r) => setTimeout(r, 200));
+    await abortableDelay(200, signal);
   }
+  return undefined;
+}
+
+function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 function isAlive(pid: number): boolean {

@@ -40,7 +40,7 @@ export function applyRcFiles(command: string, args: readonly string[], workspace
     for (let i = 0; i < words.length; i++) {
       const w = words[i]!;
       if (w === '--') {
-        out.push(...words.slice(i));
+        for (const rest of words.slice(i)) out.push(rest);
         break;
       }
       let name: string | undefined;
@@ -57,7 +57,7 @@ export function applyRcFiles(command: string, args: readonly string[], workspace
       if (!lines.some((l) => l.config === name && chain.includes(l.command))) {
         throw new UsageError(`Config value '${name}' is not defined in any .rc file`);
       }
-      out.push(...expand(linesOf(name), [...seen, name]));
+      for (const expanded of expand(linesOf(name), [...seen, name])) out.push(expanded);
     }
     return out;
   };

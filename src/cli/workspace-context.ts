@@ -4,6 +4,7 @@ import { formatPosition, type Position } from '../core/index.js';
 import { findWorkspaceRoot, PackageLoader, readWorkspaceName, Workspace } from '../loading/index.js';
 import type { CliIO } from './io.js';
 import { outputLayout, type OutputLayout } from './output-base.js';
+import { whyDirectoryIsUnusable } from './usable-directory.js';
 
 /** `--output_base` is a startup option in Bazel (`bazel --output_base=X build`); Kiln takes it after the command too. */
 export function takeOutputBaseFlag(args: readonly string[]): { rest: string[]; outputBase?: string } | string {
@@ -12,7 +13,7 @@ export function takeOutputBaseFlag(args: readonly string[]): { rest: string[]; o
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') {
-      rest.push(...args.slice(i));
+      for (const a of args.slice(i)) rest.push(a);
       break;
     }
     if (a === '--output_base') {
@@ -50,6 +51,16 @@ export function openWorkspace(io: CliIO, command: string, outputBaseFlag: string
     graph: new LoadedTargetGraph(loader),
     offset: offset.startsWith('..') || isAbsolute(offset) ? '' : offset.split('\\').join('/'),
   };
+}
+
+/**
+ * Why the output base cannot be used (a file is in the way, it cannot be created or written),
+ * naming `--output_base` when the flag chose it; undefined when it can. Creates it when missing.
+ */
+export function outputBaseProblem(ctx: WorkspaceContext, outputBaseFlag: string | undefined): string | undefined {
+  const problem = whyDirectoryIsUnusable(ctx.layout.outputBase);
+  if (problem === undefined) return undefined;
+  return outputBaseFlag === undefined ? `the output base is unusable: ${problem}` : `--output_base=${outputBaseFlag}: ${problem}`;
 }
 
 export function configurationsFor(ctx: WorkspaceContext, options: BuildOptions): ConfigurationPair {

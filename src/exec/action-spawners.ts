@@ -85,6 +85,8 @@ export class ActionSpawners {
 
   /** Ends the helper processes; runs still pending fail. */
   async close(): Promise<void> {
+    // A sandbox still starting would be left running (and its directory behind) if not awaited.
+    await this.sandboxed?.catch(() => undefined);
     await Promise.all([this.localServer.close(), this.isolatedServer?.close(), this.nativeSandbox?.close()]);
     if (this.etcDirectory) rmSync(this.etcDirectory, { recursive: true, force: true });
   }

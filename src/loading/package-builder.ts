@@ -236,7 +236,7 @@ export class PackageBuilder {
         }
       } else visit(spec.type, v);
     }
-    rule.dependencies.push(...deps);
+    for (const dep of deps) rule.dependencies.push(dep);
   }
 
   exportFile(name: string, pos: Position, visibility: string[] | undefined): void {

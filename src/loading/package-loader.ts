@@ -323,14 +323,14 @@ export class PackageLoader {
       const file = parseFile(source, displayPath);
       const restricted = buildDialectErrors(file);
       if (restricted.length > 0) {
-        errors.push(...restricted);
+        for (const e of restricted) errors.push(e);
         throw new PackageEvaluationStopped();
       }
       thread.locals.set(POSITIONS_KEY, insertPositionMarkers(file));
       resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
       execResolvedFile(thread, file, predeclared);
     } catch (e) {
-      if (!(e instanceof PackageEvaluationStopped)) errors.push(...starlarkErrors(e));
+      if (!(e instanceof PackageEvaluationStopped)) for (const x of starlarkErrors(e)) errors.push(x);
     }
     builder.finish();
     for (const e of builder.errors) errors.push({ message: e.message, ...(e.pos ? { pos: e.pos } : {}) });
@@ -518,6 +518,8 @@ function insertPositionMarkers(file: ast.File): StatementInfo[] {
     }
     out.push(stmt);
   }
-  file.stmts.splice(0, file.stmts.length, ...out);
+  // Not splice(0, n, ...out): spreading a generated file's statements overflows the call stack.
+  file.stmts.length = 0;
+  for (const stmt of out) file.stmts.push(stmt);
   return positions;
 }

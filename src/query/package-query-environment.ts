@@ -116,7 +116,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
         if (seen.has(d)) continue;
         seen.add(d);
         if (inResult.has(d)) found.add(d);
-        else pending.push(...(this.knownEdges.get(d) ?? []));
+        else for (const e of this.knownEdges.get(d) ?? []) pending.push(e);
       }
       out = [...found];
       memo.set(t, out);
@@ -149,7 +149,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
       if (d) deps.push(d);
     }
     // A test_suite without `tests` depends on the tests it stands for (Bazel's $implicit_tests).
-    if (this.isTestSuite(t) && !this.options.noImplicitDeps && this.attributeTargets(t, 'tests').length === 0) deps.push(...this.implicitTests(t));
+    if (this.isTestSuite(t) && !this.options.noImplicitDeps && this.attributeTargets(t, 'tests').length === 0) for (const test of this.implicitTests(t)) deps.push(test);
     this.depsCache.set(key, deps);
     return deps;
   }
@@ -157,7 +157,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
   universe(): QueryTarget[] {
     if (!this.universeCache) {
       const roots: QueryTarget[] = [];
-      for (const p of this.options.universeScope ?? ['//...:*']) roots.push(...this.resolvePattern(p, 0));
+      for (const p of this.options.universeScope ?? ['//...:*']) for (const root of this.resolvePattern(p, 0)) roots.push(root);
       this.universeCache = [...dependencyClosure(this, roots).values()];
     }
     return this.universeCache;
@@ -371,7 +371,7 @@ function strings(v: PlainAttrValue): string[] {
     else if (Array.isArray(e)) {
       out.push(e[0] as string);
       if (typeof e[1] === 'string') out.push(e[1]);
-      else if (Array.isArray(e[1])) out.push(...(e[1] as string[]));
+      else if (Array.isArray(e[1])) for (const item of e[1] as string[]) out.push(item);
     }
   }
   return out;

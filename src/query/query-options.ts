@@ -82,7 +82,7 @@ export function parseQueryOptions(args: readonly string[], extra?: (name: string
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') {
-      residue.push(...args.slice(i + 1));
+      for (const rest of args.slice(i + 1)) residue.push(rest);
       break;
     }
     if (a === '-k') {

@@ -76,7 +76,8 @@ const PRIVATE = ['//visibility:private'];
  */
 export class Analyzer {
   private readonly done = new Map<string, ConfiguredTarget>();
-  private readonly inProgress = new Set<string>();
+  /** The targets being analysed, outermost first (key → label): the path a cycle is reported with. */
+  private readonly inProgress = new Map<string, string>();
   /** Made when a rule first asks for `ctx.info_file` or `ctx.version_file`. */
   private status: WorkspaceStatus | undefined;
 
@@ -106,10 +107,10 @@ export class Analyzer {
     const key = `${label}@${config.id}`;
     const cached = this.done.get(key);
     if (cached) return cached;
-    if (this.inProgress.has(key)) throw new KilnError(`cycle in dependency graph at ${label} (${config.mnemonic})`);
+    if (this.inProgress.has(key)) throw this.cycleError(key);
     const target = this.graph.target(label);
     if (!target) throw new KilnError(`no such target '${label}'`);
-    this.inProgress.add(key);
+    this.inProgress.set(key, label);
     try {
       const result = this.analyzeTarget(target, config);
       this.done.set(key, result);
@@ -117,6 +118,26 @@ export class Analyzer {
     } finally {
       this.inProgress.delete(key);
     }
+  }
+
+  /**
+   * Bazel's report of a dependency cycle, at the target where it closes: the path from the
+   * requested target to the cycle, then the cycle drawn with `.->`, `|` and `` `-- ``.
+   */
+  private cycleError(key: string): KilnError {
+    const keys = [...this.inProgress.keys()];
+    const start = keys.indexOf(key);
+    const labels = keys.map((k) => this.inProgress.get(k)!);
+    const lines = [
+      ...labels.slice(0, start).map((l) => `    ${l}`),
+      `.-> ${labels[start]!}`,
+      ...labels.slice(start + 1).map((l) => `|   ${l}`),
+      `\`-- ${labels[start]!}`,
+    ];
+    const message = `cycle in dependency graph:\n${lines.join('\n')}`;
+    const target = this.graph.target(labels[start]!);
+    if (target?.kind === 'rule') return ruleError(target, undefined, message);
+    return new KilnError(message, target?.location);
   }
 
   /** How many (target, configuration) pairs were analysed: Bazel's "targets configured". */

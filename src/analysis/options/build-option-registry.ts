@@ -52,6 +52,13 @@ function bool(name: string, def: boolean, help: string, abbrev?: string): Option
   return abbrev === undefined ? { name, type: 'bool', default: def, help } : { name, type: 'bool', default: def, help, abbrev };
 }
 
+/** Marks an option Kiln accepts but does not implement (see OptionDefinition.notImplemented). */
+function notImplemented(def: OptionDefinition, severity: 'error' | 'warning', reason: string): OptionDefinition {
+  return { ...def, notImplemented: { severity, reason } };
+}
+
+const NO_EFFECT = 'it has no effect in Kiln yet';
+
 function executionOnly(defs: readonly OptionDefinition[]): OptionDefinition[] {
   return defs.map((def) => ({ ...def, executionOnly: true }));
 }
@@ -89,8 +96,8 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   repeatable('ios_multi_cpus', 'Comma-separated architectures for ios_application.', 'comma'),
   { name: 'platforms', type: 'list', default: [], allowMultiple: false, converter: 'comma', help: 'Labels of the target platforms.' },
   str('host_platform', '', 'Label of the host (exec) platform; empty means the detected host platform.'),
-  repeatable('extra_execution_platforms', 'Execution platforms available besides the host platform.', 'comma'),
-  repeatable('extra_toolchains', 'Toolchains considered before those registered in the WORKSPACE.', 'comma'),
+  notImplemented(repeatable('extra_execution_platforms', 'Execution platforms available besides the host platform.', 'comma'), 'warning', NO_EFFECT),
+  notImplemented(repeatable('extra_toolchains', 'Toolchains considered before those registered in the WORKSPACE.', 'comma'), 'warning', NO_EFFECT),
   bool('stamp', false, 'Stamp binaries with the date, user name, host name and workspace status.'),
   {
     name: 'strip',
@@ -102,14 +109,25 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   bool('incompatible_merge_genfiles_directory', true, 'genfiles is the same directory as bin.'),
   str('host_javabase', '', 'Label of the Java runtime of the exec configuration ($(JAVA), $(JAVABASE)).'),
   str('javabase', '', 'Label of the Java runtime of the target configuration.'),
-  repeatable('action_env', 'NAME=VALUE (or NAME, inherited) in the environment of actions.'),
+  notImplemented(repeatable('action_env', 'NAME=VALUE (or NAME, inherited) in the environment of actions.'), 'warning', NO_EFFECT),
   repeatable('output_groups', 'Output groups to build besides the default one.', 'comma'),
   bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
   bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
-  bool('build_runfile_links', true, 'Create runfiles symlink trees.'),
+  notImplemented(bool('build_runfile_links', true, 'Create runfiles symlink trees.'), 'warning', NO_EFFECT),
   // Execution: read by execution only.
   ...executionOnly([
-    { name: 'jobs', abbrev: 'j', type: 'int', default: 0, keywords: { auto: 0 }, help: 'Concurrent jobs; 0 (auto) means one per host CPU.' },
+    // Bazel's rules: at least 1, at most 5000; `auto` (stored as 0) means one per host CPU.
+    {
+      name: 'jobs',
+      abbrev: 'j',
+      type: 'int',
+      default: 0,
+      keywords: { auto: 0 },
+      min: 1,
+      max: 5000,
+      hostResources: true,
+      help: 'Concurrent jobs: an integer from 1 to 5000, or auto (one per host CPU), HOST_CPUS or HOST_RAM optionally followed by [-|*]<float>.',
+    },
     bool('keep_going', false, 'Continue after an error as far as possible.', 'k'),
     str('spawn_strategy', '', 'Default strategy of actions: local, standalone, sandboxed, remote, worker.'),
     repeatable('strategy', 'Mnemonic=strategy for one kind of action (or a bare strategy for all).'),
@@ -143,10 +161,10 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     bool('verbose_failures', false, 'Print the full command line of failing actions.'),
     bool('subcommands', false, 'Print the full command line of each action before running it.', 's'),
     bool('build', true, 'Run actions (--nobuild stops after analysis).'),
-    bool('sandbox_debug', false, 'Keep sandbox directories after the action ends.'),
+    notImplemented(bool('sandbox_debug', false, 'Keep sandbox directories after the action ends.'), 'warning', NO_EFFECT),
     bool('sandbox_fallback', true, "Kiln: run unsandboxed when the host has no sandbox (Bazel's legacy local fallback)."),
-    repeatable('sandbox_writable_path', 'Extra writable path inside the sandbox.'),
-    repeatable('sandbox_tmpfs_path', 'Path mounted as an empty tmpfs inside the sandbox.'),
+    notImplemented(repeatable('sandbox_writable_path', 'Extra writable path inside the sandbox.'), 'error', NO_EFFECT),
+    notImplemented(repeatable('sandbox_tmpfs_path', 'Path mounted as an empty tmpfs inside the sandbox.'), 'error', NO_EFFECT),
   ]),
   ...TEST_OPTION_DEFINITIONS,
 ];

@@ -110,7 +110,7 @@ export class BuildOptions {
     for (const name of [...this.explicit.keys()].sort()) {
       const value = this.explicit.get(name)!;
       const def = this.definition(name);
-      if (def.executionOnly || sameValue(value, def.default)) continue;
+      if (def.executionOnly || sameOptionValue(value, def.default)) continue;
       parts.push(`--${name}=${JSON.stringify(value)}`);
     }
     for (const label of [...this.userFlags.keys()].sort()) {
@@ -121,7 +121,7 @@ export class BuildOptions {
   }
 }
 
-function sameValue(a: OptionValue, b: OptionValue): boolean {
+export function sameOptionValue(a: OptionValue, b: OptionValue): boolean {
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
   return a === b;
 }

@@ -4,6 +4,8 @@
  * compare converted values only.
  */
 
+import { availableParallelism, totalmem } from 'node:os';
+
 /** A converted option value. List options hold strings; `define` holds `KEY=VALUE` strings. */
 export type OptionValue = string | boolean | number | readonly string[];
 
@@ -27,6 +29,13 @@ interface OptionBase {
    * such options are not build options and leave the analysis cache alone).
    */
   readonly executionOnly?: boolean;
+  /**
+   * Accepted, as Bazel accepts it, but without effect in Kiln: setting it to anything but its
+   * default is an error (`error`: ignoring it would build something other than asked) or a
+   * warning (`warning`: rc files written for Bazel commonly set it and the build is still right).
+   * `reason` completes "--name ...: <reason>". Implementing the option means removing the marker.
+   */
+  readonly notImplemented?: { readonly severity: 'error' | 'warning'; readonly reason: string };
 }
 
 export interface StringOptionDefinition extends OptionBase {
@@ -51,6 +60,15 @@ export interface IntOptionDefinition extends OptionBase {
   readonly default: number;
   /** Words accepted besides integers and what they mean (`--jobs=auto`). */
   readonly keywords?: Readonly<Record<string, number>>;
+  /** The smallest value accepted (keywords aside). */
+  readonly min?: number;
+  /** The largest value accepted. */
+  readonly max?: number;
+  /**
+   * Bazel's resource form: `auto`, `HOST_CPUS` or `HOST_RAM` (MB), optionally followed by
+   * `*<float>` or `-<float>` (`HOST_CPUS*.5`), as `--jobs` takes it.
+   */
+  readonly hostResources?: boolean;
 }
 
 export interface ListOptionDefinition extends OptionBase {
@@ -104,9 +122,10 @@ export function convertOccurrence(def: OptionDefinition, text: string): OptionVa
     case 'int': {
       const keyword = def.keywords?.[text];
       if (keyword !== undefined) return keyword;
-      if (!/^[+-]?\d+$/.test(text.trim())) throw new OptionValueError(`'${text}' is not an int`);
-      const n = Number(text.trim());
-      if (!Number.isSafeInteger(n) || n > 2147483647 || n < -2147483648) throw new OptionValueError(`'${text}' is not an int`);
+      const n = def.hostResources ? convertHostResources(text) : convertInt(text);
+      // Bazel's RangeConverter wording, with its parentheses.
+      if (def.min !== undefined && n < def.min) throw new OptionValueError(`Value '(${n})' must be at least ${def.min}.`);
+      if (def.max !== undefined && n > def.max) throw new OptionValueError(`Value '(${n})' must be at most ${def.max}.`);
       return n;
     }
     case 'list':
@@ -121,6 +140,29 @@ export function convertOccurrence(def: OptionDefinition, text: string): OptionVa
           return [text];
       }
   }
+}
+
+function convertInt(text: string): number {
+  if (!/^[+-]?\d+$/.test(text.trim())) throw new OptionValueError(`'${text}' is not an int`);
+  const n = Number(text.trim());
+  if (!Number.isSafeInteger(n) || n > 2147483647 || n < -2147483648) throw new OptionValueError(`'${text}' is not an int`);
+  return n;
+}
+
+/** `8`, `auto`, `HOST_CPUS*.5`, `HOST_RAM-1000`: Bazel's ResourceConverter, rounded to an int. */
+function convertHostResources(text: string): number {
+  if (/^[+-]?\d+$/.test(text.trim())) return convertInt(text);
+  const match = /^(auto|HOST_CPUS|HOST_RAM)(?:([-*])(\d*\.?\d+))?$/.exec(text);
+  if (!match) {
+    throw new OptionValueError(
+      `Parameter '${text}' does not follow correct syntax. This flag takes an integer, or a keyword ("auto", "HOST_CPUS", "HOST_RAM"), ` +
+        'optionally followed by an operation ([-|*]<float>) eg. "auto", "HOST_CPUS*.5".',
+    );
+  }
+  const base = match[1] === 'HOST_RAM' ? totalmem() / (1024 * 1024) : availableParallelism();
+  const operand = match[3] === undefined ? undefined : Number(match[3]);
+  const value = operand === undefined ? base : match[2] === '*' ? base * operand : base - operand;
+  return Math.round(value);
 }
 
 function joinChoices(values: readonly string[]): string {

@@ -1,12 +1,14 @@
 import { UsageError } from '../../core/index.js';
 import { BUILD_OPTIONS, type BuildOptionRegistry } from './build-option-registry.js';
-import { BuildOptions, type UserFlagSetting } from './build-options.js';
+import { BuildOptions, sameOptionValue, type UserFlagSetting } from './build-options.js';
 import { convertOccurrence, OptionValueError, type OptionDefinition, type OptionValue } from './option-definition.js';
 
 /** What a command line holds: the options, and the other words (target patterns) in order. */
 export interface ParsedBuildCommandLine {
   readonly options: BuildOptions;
   readonly residue: readonly string[];
+  /** One line per accepted option that has no effect in Kiln (see OptionDefinition.notImplemented). */
+  readonly warnings: readonly string[];
 }
 
 /**
@@ -23,6 +25,8 @@ export class BuildOptionsParser {
   private readonly explicit = new Map<string, OptionValue>();
   private readonly userFlags = new Map<string, UserFlagSetting>();
   private readonly residue: string[] = [];
+  /** By option name, so that an option repeated in rc files and on the command line warns once. */
+  private readonly warnings = new Map<string, string>();
 
   constructor(private readonly registry: BuildOptionRegistry = BUILD_OPTIONS) {}
 
@@ -30,7 +34,7 @@ export class BuildOptionsParser {
     for (let i = 0; i < args.length; i++) {
       const arg = args[i]!;
       if (arg === '--') {
-        this.residue.push(...args.slice(i + 1));
+        for (const a of args.slice(i + 1)) this.residue.push(a);
         break;
       }
       if (arg.startsWith('--')) {
@@ -48,6 +52,7 @@ export class BuildOptionsParser {
     return {
       options: new BuildOptions(this.registry, new Map(this.explicit), new Map(this.userFlags)),
       residue: [...this.residue],
+      warnings: [...this.warnings.values()],
     };
   }
 
@@ -73,11 +78,11 @@ export class BuildOptionsParser {
     const def = this.registry.get(name);
     if (def) {
       if (def.type === 'bool' && inlineValue === undefined) {
-        this.set(def, true);
+        this.set(def, true, arg);
         return i;
       }
       if (def.type === 'string' && def.triState && inlineValue === undefined) {
-        this.set(def, 'yes');
+        this.set(def, 'yes', arg);
         return i;
       }
       if (inlineValue !== undefined) {
@@ -95,7 +100,7 @@ export class BuildOptionsParser {
         const triState = positive.type === 'string' && positive.triState === true;
         if (positive.type !== 'bool' && !triState) throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${arg}`);
         if (inlineValue !== undefined) throw new UsageError(`Unexpected value after boolean option: ${arg}`);
-        this.set(positive, triState ? 'no' : false);
+        this.set(positive, triState ? 'no' : false, arg);
         return i;
       }
     }
@@ -107,11 +112,11 @@ export class BuildOptionsParser {
     const def = this.registry.byAbbreviation(arg[1]!);
     if (!def) throw new UsageError(`Unrecognized option: ${arg}`);
     if (def.type === 'bool') {
-      this.set(def, true);
+      this.set(def, true, arg);
       return i;
     }
     if (def.type === 'string' && def.triState) {
-      this.set(def, 'yes');
+      this.set(def, 'yes', arg);
       return i;
     }
     if (i + 1 >= args.length) throw new UsageError(`Expected value after ${arg}`);
@@ -128,10 +133,16 @@ export class BuildOptionsParser {
       if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${written}: ${e.message}`);
       throw e;
     }
-    this.set(def, value);
+    this.set(def, value, written);
   }
 
-  private set(def: OptionDefinition, value: OptionValue): void {
+  private set(def: OptionDefinition, value: OptionValue, written: string): void {
+    // Setting an unimplemented option back to its default (an rc file clearing it) changes nothing.
+    if (def.notImplemented && !sameOptionValue(value, def.type === 'list' ? [] : def.default)) {
+      const message = `${written}: ${def.notImplemented.reason}`;
+      if (def.notImplemented.severity === 'error') throw new UsageError(message);
+      if (!this.warnings.has(def.name)) this.warnings.set(def.name, `${message}; ignored`);
+    }
     if (def.type === 'list' && def.allowMultiple) {
       const before = (this.explicit.get(def.name) as readonly string[] | undefined) ?? [];
       this.explicit.set(def.name, [...before, ...(value as readonly string[])]);
@@ -164,7 +175,7 @@ export function bindUserFlagValues(parsed: ParsedBuildCommandLine, typeOf: (labe
       flags.set(label, { label, value: flag.value, negated: flag.negated });
     }
   }
-  return { options: parsed.options.withUserFlags(flags), residue: parsed.residue.filter((_, i) => !consumed.has(i)) };
+  return { options: parsed.options.withUserFlags(flags), residue: parsed.residue.filter((_, i) => !consumed.has(i)), warnings: parsed.warnings };
 }
 
 /** Parses one list of words with the default registry. */

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode } from '../../core/index.js';
-import { openWorkspace, printError, takeOutputBaseFlag } from '../workspace-context.js';
+import { openWorkspace, outputBaseProblem, printError, takeOutputBaseFlag } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 import { lockOutputBase, removeConvenienceSymlinks } from '../output-base.js';
 
@@ -34,11 +34,23 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     printError(io, ctx);
     return ExitCode.COMMAND_LINE_ERROR;
   }
+  const unusable = outputBaseProblem(ctx, startup.outputBase);
+  if (unusable !== undefined) {
+    printError(io, unusable);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
   const { outputBase, execRoot } = ctx.layout;
   io.stderr.write(
     expunge ? 'INFO: Starting clean (this may take a while). Consider using --async if the clean takes more than several minutes.\n' : 'INFO: Starting clean.\n',
   );
-  const release = await lockOutputBase(outputBase, (pid) => io.stderr.write(`Another command (pid=${pid}) is using the output base ${outputBase}. Waiting for it to complete...\n`));
+  const abort = new AbortController();
+  void io.interrupted?.then(() => abort.abort());
+  const release = await lockOutputBase(
+    outputBase,
+    (pid) => io.stderr.write(`Another command (pid=${pid}) is using the output base ${outputBase}. Waiting for it to complete...\n`),
+    abort.signal,
+  );
+  if (release === undefined) return ExitCode.INTERRUPTED;
   try {
     await removeConvenienceSymlinks(ctx.layout.workspaceRoot);
     if (expunge) await rm(outputBase, { recursive: true, force: true });

@@ -58,7 +58,7 @@ function parseArgs(args: string[]): Invocation {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') {
-      files.push(...args.slice(i + 1));
+      for (const a of args.slice(i + 1)) files.push(a);
       break;
     }
     if (!a.startsWith('--') || a === '-') {

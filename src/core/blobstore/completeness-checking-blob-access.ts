@@ -103,9 +103,8 @@ export async function findMissingReferencedBlobs(result: reapi.ActionResult, cas
   }
 
   const all = [...needed.values()];
-  const missing: Digest[] = [...invalid];
+  const missing: Digest[] = [...invalid, ...missingContainers];
   const seen = new Set(missingContainers.map(digestKey));
-  missing.push(...missingContainers);
   for (let i = 0; i < all.length; i += FIND_MISSING_BATCH) {
     for (const d of await cas.findMissing(all.slice(i, i + FIND_MISSING_BATCH))) {
       if (!seen.has(digestKey(d))) missing.push(d);

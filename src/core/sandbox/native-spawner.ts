@@ -88,7 +88,8 @@ export class NativeSpawner {
     try {
       return await this.ready!;
     } finally {
-      if (this.running.size === 0) child.unref();
+      // A helper closed meanwhile stays referenced: close() is waiting for its exit.
+      if (this.running.size === 0 && this.child === child) child.unref();
     }
   }
 

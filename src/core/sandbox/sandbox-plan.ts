@@ -66,7 +66,7 @@ export function sandboxSteps(spec: ProcessSpec, etcDirectory?: string): SandboxS
   for (const path of [...(spec.writablePaths ?? []), ...(spec.tree ? [] : [spec.cwd])]) {
     steps.push({ kind: 'bind', from: absolute(path, 'writablePaths'), at: path });
   }
-  if (spec.tree) steps.push(...treeSteps(spec.tree));
+  if (spec.tree) for (const step of treeSteps(spec.tree)) steps.push(step);
   return steps;
 }
 

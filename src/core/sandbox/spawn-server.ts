@@ -56,7 +56,8 @@ export class SpawnServer {
     try {
       return await this.readyState!;
     } finally {
-      if (this.pending.size === 0) this.unref(child);
+      // A server closed meanwhile stays referenced: close() is waiting for its exit.
+      if (this.pending.size === 0 && this.child === child) this.unref(child);
     }
   }
 

@@ -140,6 +140,12 @@ class Resolver {
   private readonly predeclared = new Map<string, Binding>();
   private readonly functions: FunctionInfo[] = [];
   private loops = 0;
+  /**
+   * Names the "did you mean" hints may still compare against: each hint compares the undefined
+   * name with every name in scope, so a generated file with tens of thousands of globals and
+   * undefined names would otherwise take quadratic time for hints nobody reads.
+   */
+  private spellcheckBudget = 200_000;
   private ifStmts = 0;
   private readonly errors: StarlarkSyntaxError[] = [];
 
@@ -268,14 +274,16 @@ class Resolver {
   }
 
   private spellcheck(use: Use): string | undefined {
+    if (this.spellcheckBudget <= 0) return undefined;
     const names: string[] = [];
     for (let b: Block | null = use.env; b; b = b.parent) {
-      if (b.bindings) names.push(...b.bindings.keys());
+      if (b.bindings) for (const name of b.bindings.keys()) names.push(name);
     }
     for (const g of this.moduleGlobals) names.push(g.name);
     for (const set of [this.predeclaredNames, this.universalNames]) {
-      if (typeof set !== 'function') names.push(...set.keys());
+      if (typeof set !== 'function') for (const name of set.keys()) names.push(name);
     }
+    this.spellcheckBudget -= names.length;
     return nearestName(use.id.name, names.sort());
   }
 

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/core/index.js';
 import { bindUserFlagValues, BuildOptionsParser, canonicalFlagLabel, parseBuildOptions } from '../../../src/analysis/options/parse-build-options.js';
@@ -158,7 +159,9 @@ describe('parseBuildOptions', () => {
   it('every registered option parses its default back (round trip)', () => {
     for (const def of BUILD_OPTIONS.definitions()) {
       if (def.type === 'list' || (def.type === 'string' && def.default === '')) continue;
-      const { options } = parseBuildOptions([`--${def.name}=${String(def.default)}`]);
+      // A default that only a keyword spells (--jobs=auto) is written as that keyword.
+      const keyword = def.type === 'int' ? Object.entries(def.keywords ?? {}).find(([, v]) => v === def.default)?.[0] : undefined;
+      const { options } = parseBuildOptions([`--${def.name}=${keyword ?? String(def.default)}`]);
       expect(options.get(def.name)).toEqual(def.default);
     }
   });
@@ -182,5 +185,46 @@ describe('parseBuildOptions', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('options Kiln accepts but does not implement', () => {
+  it('unimplemented sandbox paths are errors naming the flag', () => {
+    expect(usageMessage(['--sandbox_writable_path=/x'])).toBe('--sandbox_writable_path=/x: it has no effect in Kiln yet');
+    expect(usageMessage(['--sandbox_tmpfs_path', '/y'])).toBe('--sandbox_tmpfs_path /y: it has no effect in Kiln yet');
+  });
+
+  it('tolerated ones warn once, and setting one to its default (an rc file clearing it) is silent', () => {
+    const parsed = parseBuildOptions(['--sandbox_debug', '--build_runfile_links', '--action_env=A=1', '--action_env=B', '--nobuild_runfile_links', '//a']);
+    expect(parsed.warnings).toEqual([
+      '--sandbox_debug: it has no effect in Kiln yet; ignored',
+      '--action_env=A=1: it has no effect in Kiln yet; ignored',
+      '--nobuild_runfile_links: it has no effect in Kiln yet; ignored',
+    ]);
+    expect(parsed.residue).toEqual(['//a']);
+    expect(parseBuildOptions(['--build_runfile_links', '--nosandbox_debug']).warnings).toEqual([]);
+  });
+
+  it('every marked option says why', () => {
+    const marked = [...BUILD_OPTIONS.definitions()].filter((d) => d.notImplemented);
+    expect(marked.map((d) => d.name)).toContain('remote_executor');
+    for (const def of marked) expect(def.notImplemented!.reason.length).toBeGreaterThan(10);
+  });
+});
+
+describe('--jobs follows Bazel', () => {
+  it('rejects values below 1 and above 5000 in Bazel\'s words', () => {
+    expect(usageMessage(['--jobs=-3'])).toBe("While parsing option --jobs=-3: Value '(-3)' must be at least 1.");
+    expect(usageMessage(['-j', '0'])).toBe("While parsing option -j 0: Value '(0)' must be at least 1.");
+    expect(usageMessage(['--jobs=5001'])).toBe("While parsing option --jobs=5001: Value '(5001)' must be at most 5000.");
+    expect(usageMessage(['--jobs=x'])).toMatch(/^While parsing option --jobs=x: Parameter 'x' does not follow correct syntax\. This flag takes an integer, or a keyword \("auto", "HOST_CPUS", "HOST_RAM"\)/);
+  });
+
+  it('takes auto, HOST_CPUS and HOST_RAM with an operation', () => {
+    expect(parseBuildOptions(['--jobs=auto']).options.getInt('jobs')).toBe(0);
+    expect(parseBuildOptions(['--jobs=5000']).options.getInt('jobs')).toBe(5000);
+    expect(parseBuildOptions(['--jobs=HOST_CPUS']).options.getInt('jobs')).toBe(availableParallelism());
+    expect(parseBuildOptions(['--jobs=HOST_CPUS*2']).options.getInt('jobs')).toBe(availableParallelism() * 2);
+    expect(parseBuildOptions(['--jobs=HOST_RAM*.001']).options.getInt('jobs')).toBeGreaterThan(0);
   });
 });

@@ -375,7 +375,7 @@ const BUILTINS: [string, BuiltinImpl][] = [
       return e;
     });
     if (seqs.length === 0) return new StarList([]);
-    const n = Math.min(...seqs.map((s) => s.length));
+    const n = seqs.reduce((least, s) => Math.min(least, s.length), Infinity);
     const out: Value[] = [];
     for (let i = 0; i < n; i++) out.push(new StarTuple(seqs.map((s) => s[i]!)));
     return new StarList(out);
