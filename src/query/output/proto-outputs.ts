@@ -125,8 +125,6 @@ function attributeMessage(a: RuleAttribute): blazeQuery.AttributeInit {
       return { ...base, type: Discriminator.OUTPUT, ...(typeof v === 'string' ? { stringValue: v } : {}) };
     case 'string_list':
       return { ...base, type: Discriminator.STRING_LIST, stringListValue: strings(v) };
-    case 'int_list':
-      return { ...base, type: Discriminator.INTEGER_LIST, intListValue: Array.isArray(v) ? (v as unknown[]).filter((n): n is number => typeof n === 'number') : [] };
     case 'label_list':
       return { ...base, type: Discriminator.LABEL_LIST, stringListValue: strings(v) };
     case 'output_list':

@@ -207,7 +207,7 @@ describe('options Kiln accepts but does not implement', () => {
 
   it('every marked option says why', () => {
     const marked = [...BUILD_OPTIONS.definitions()].filter((d) => d.notImplemented);
-    expect(marked.map((d) => d.name)).toContain('remote_executor');
+    expect(marked.map((d) => d.name)).toContain('sandbox_writable_path');
     for (const def of marked) expect(def.notImplemented!.reason.length).toBeGreaterThan(10);
   });
 });
