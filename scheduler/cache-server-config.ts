@@ -93,9 +93,18 @@ export function instanceStorageFor(name: string, storage: StorageShorthand): Ins
     cas: { kind: 'verifying', backend: { kind: storage.kind, path: dir, maxBytes: storage.maxBytes, keyspace: 'cas' } },
     actionCache: {
       kind: 'completeness-checking',
-      backend: { kind: storage.kind, path: dir, maxBytes: actionCacheBytes(storage.maxBytes), keyspace: 'ac' },
+      backend: actionCacheBackend(storage.kind, dir, actionCacheBytes(storage.maxBytes)),
     },
   };
+}
+
+/**
+ * A disk file's name is the action's digest, which says nothing about the result inside, so disk
+ * entries carry a checksum; the block store checksums its entries itself.
+ */
+function actionCacheBackend(kind: 'disk' | 'blocks', path: string, maxBytes: number): BlobAccessConfig {
+  const store: BlobAccessConfig = { kind, path, maxBytes, keyspace: 'ac' };
+  return kind === 'disk' ? { kind: 'checksumming', backend: store } : store;
 }
 
 /** Action results are small: an eighth of the CAS budget, at least 16 MiB. */

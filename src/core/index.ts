@@ -73,6 +73,7 @@ export {
   findMissingReferencedBlobs,
   type CompletenessCheckingBlobAccessOptions,
 } from './blobstore/completeness-checking-blob-access.js';
+export { ChecksummingBlobAccess, type ChecksummingBlobAccessOptions } from './blobstore/checksumming-blob-access.js';
 export {
   type BlobAccessConfig,
   type MemoryBlobAccessConfig,
@@ -81,6 +82,7 @@ export {
   type VerifyingBlobAccessConfig,
   type ExistenceCachingBlobAccessConfig,
   type CompletenessCheckingBlobAccessConfig,
+  type ChecksummingBlobAccessConfig,
   BlobAccessConfigError,
   parseBlobAccessConfig,
 } from './blobstore/blob-access-config.js';

@@ -88,4 +88,28 @@ describe('cache server on a disk store', () => {
       await t.stop();
     }
   });
+
+  it('drops an action-cache file whose bytes changed, even when they still decode, and serves no result from it', async () => {
+    const acAction = blob(reapi.Action.encode({ doNotCache: false, salt: Buffer.from('ac corruption') }));
+    const acFile = join(dir, 'ac', acAction.digest.hash.slice(0, 2), acAction.digest.hash);
+    const t = await startTestServer({ storageDir: dir });
+    try {
+      await must(t.ac, t.ac.UpdateActionResult, { actionDigest: acAction.digest, actionResult: { exitCode: 3, stdoutRaw: Buffer.from('out') } });
+      expect((await must(t.ac, t.ac.GetActionResult, { actionDigest: acAction.digest })).exitCode).toBe(3);
+      // exit_code 3 -> 4: still a valid ActionResult, referring to nothing, so only a checksum can tell.
+      const stored = await readFile(acFile);
+      const at = stored.indexOf(Buffer.from([0x20, 0x03]));
+      expect(at).toBeGreaterThanOrEqual(0);
+      stored[at + 1] = 0x04;
+      expect(reapi.ActionResult.decode(stored.subarray(0, stored.length - 36)).exitCode).toBe(4);
+      await writeFile(acFile, stored);
+      const code = await new Promise<grpc.status>((resolve) =>
+        t.ac.GetActionResult({ actionDigest: acAction.digest }, (err) => resolve(err ? err.code : grpc.status.OK)),
+      );
+      expect(code).toBe(grpc.status.NOT_FOUND);
+      await expect(readFile(acFile)).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await t.stop();
+    }
+  });
 });

@@ -22,7 +22,8 @@ export type BlobAccessConfig =
   | BlockBlobAccessConfig
   | VerifyingBlobAccessConfig
   | ExistenceCachingBlobAccessConfig
-  | CompletenessCheckingBlobAccessConfig;
+  | CompletenessCheckingBlobAccessConfig
+  | ChecksummingBlobAccessConfig;
 
 export interface MemoryBlobAccessConfig {
   readonly kind: 'memory';
@@ -72,6 +73,12 @@ export interface CompletenessCheckingBlobAccessConfig {
   readonly backend: BlobAccessConfig;
 }
 
+/** Keyspaces whose key is not the content's digest (the action cache): values stored with a SHA-256 trailer, a mismatch is a miss. */
+export interface ChecksummingBlobAccessConfig {
+  readonly kind: 'checksumming';
+  readonly backend: BlobAccessConfig;
+}
+
 /** A mistake in a storage configuration; the message names the field, e.g. `storage.backend.maxBytes`. */
 export class BlobAccessConfigError extends ConfigError {}
 
@@ -79,7 +86,7 @@ const fail: ConfigFail = (path, problem) => {
   throw new BlobAccessConfigError(`${path}: ${problem}`);
 };
 
-const KINDS = ['memory', 'disk', 'blocks', 'verifying', 'existence-caching', 'completeness-checking'] as const;
+const KINDS = ['memory', 'disk', 'blocks', 'verifying', 'existence-caching', 'completeness-checking', 'checksumming'] as const;
 const FIELDS: Record<(typeof KINDS)[number], readonly string[]> = {
   memory: ['kind', 'maxBytes'],
   disk: ['kind', 'path', 'maxBytes', 'keyspace', 'sync'],
@@ -87,6 +94,7 @@ const FIELDS: Record<(typeof KINDS)[number], readonly string[]> = {
   verifying: ['kind', 'backend', 'wholeReadLimitBytes'],
   'existence-caching': ['kind', 'backend', 'ttlMs', 'maxEntries'],
   'completeness-checking': ['kind', 'backend'],
+  checksumming: ['kind', 'backend'],
 };
 
 /**
@@ -128,6 +136,7 @@ export function parseBlobAccessConfig(value: unknown, where = 'storage'): BlobAc
         ...(optional('maxEntries', readPositiveInteger) as { maxEntries?: number }),
       };
     case 'completeness-checking':
+    case 'checksumming':
       return { kind, backend: parseBlobAccessConfig(obj['backend'], at('backend')) };
   }
 }

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { BlobAccess, BlobAccessLogger } from './blob-access.js';
 import { BlobAccessConfigError, parseBlobAccessConfig, type BlobAccessConfig } from './blob-access-config.js';
 import { BlockBlobAccess } from './block-blob-access.js';
+import { ChecksummingBlobAccess } from './checksumming-blob-access.js';
 import { CompletenessCheckingBlobAccess } from './completeness-checking-blob-access.js';
 import { DiskBlobAccess } from './disk-blob-access.js';
 import { ExistenceCachingBlobAccess } from './existence-caching-blob-access.js';
@@ -66,6 +67,8 @@ export async function createBlobAccess(config: BlobAccessConfig, deps: BlobAcces
         ...(deps.logger ? { logger: deps.logger } : {}),
       });
     }
+    case 'checksumming':
+      return new ChecksummingBlobAccess(await createBlobAccess(valid.backend, deps, `${where}.backend`), deps.logger ? { logger: deps.logger } : {});
     default:
       return unreachable(valid);
   }

@@ -83,7 +83,7 @@ describe('parseBlobAccessConfig', () => {
 
   it.each([
     [null, 'cas: expected an object, got null'],
-    [{ kind: 'tape' }, 'cas.kind: expected one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", got "tape"'],
+    [{ kind: 'tape' }, 'cas.kind: expected one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", "checksumming", got "tape"'],
     [{ kind: 'memory' }, 'cas.maxBytes: expected a positive integer, got nothing'],
     [{ kind: 'memory', maxBytes: -1 }, 'cas.maxBytes: expected a positive integer, got -1'],
     [{ kind: 'memory', maxBytes: 10, path: '/x' }, 'cas.path: unknown field (allowed: kind, maxBytes)'],
