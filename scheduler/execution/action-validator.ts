@@ -75,7 +75,7 @@ export async function validateAction(cas: BlobAccess, actionDigest: Digest, limi
   const command = commandBytes ? decode(reapi.Command, commandBytes, 'Action.command_digest: the Command') : undefined;
   if (command) checkCommand(command);
 
-  violations.push(...(await checkInputRoot(cas, inputRootDigest)));
+  for (const violation of await checkInputRoot(cas, inputRootDigest)) violations.push(violation);
   if (violations.length > 0) {
     throw new FailedPreconditionError(`${violations.length} blob(s) the action needs are not in the CAS`, violations);
   }

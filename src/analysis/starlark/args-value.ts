@@ -85,7 +85,7 @@ export class ArgsValue extends StarObject {
     const out: string[] = [];
     for (const piece of this.pieces) {
       if (piece.kind === 'strings') {
-        out.push(...piece.strings);
+        for (const s of piece.strings) out.push(s);
         continue;
       }
       const items = vectorItems(thread, piece);
@@ -226,7 +226,7 @@ function vectorItems(thread: Thread, vector: Vector): string[] {
     }
     const mapped = thread.call(vector.mapEach, [v]);
     if (mapped === None) continue;
-    if (mapped instanceof StarList || mapped instanceof StarTuple) out.push(...mapped.elems.map(argString));
+    if (mapped instanceof StarList || mapped instanceof StarTuple) for (const e of mapped.elems) out.push(argString(e));
     else if (typeof mapped === 'string') out.push(mapped);
     else throw new StarlarkError(`Expected map_each to return string, None, or list of strings, found ${typeName(mapped)}`);
   }

@@ -308,7 +308,7 @@ export class CtxValue extends StarObject {
           throw rc.error(spec.name, `'${dep.label}' does not have mandatory providers: ${alternatives}`);
         }
       }
-      files.push(...usable);
+      for (const file of usable) files.push(file);
     }
     this.deps.set(spec.name, { spec, targets, files });
     return targets;
