@@ -66,11 +66,14 @@ export function genqueryWriteCommand(bytes: Uint8Array, path: string, alreadyCom
   return `printf '${octalEscaped(bytes)}' > ${target}`;
 }
 
-/** Bytes as a printf format inside single quotes: printable ASCII as is, everything else `\ooo`. */
+/**
+ * Bytes as a printf format inside single quotes: printable ASCII as is, everything else `\ooo`. A
+ * leading `-` is escaped too, or printf would read the format as an option.
+ */
 function octalEscaped(bytes: Uint8Array): string {
   let out = '';
-  for (const b of bytes) {
-    const printable = b >= 0x20 && b <= 0x7e && b !== 0x27 /* ' */ && b !== 0x5c /* \ */ && b !== 0x25; /* % */
+  for (const [i, b] of bytes.entries()) {
+    const printable = b >= 0x20 && b <= 0x7e && b !== 0x27 /* ' */ && b !== 0x5c /* \ */ && b !== 0x25 /* % */ && !(i === 0 && b === 0x2d); /* - */
     out += printable ? String.fromCharCode(b) : `\\${b.toString(8).padStart(3, '0')}`;
   }
   return out;

@@ -31,7 +31,7 @@ describe('genquery write command', () => {
       fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
         expect(run(genqueryWriteCommand(bytes, 'out', true))).toEqual(Buffer.from(bytes));
       }),
-      { numRuns: 40 },
+      { numRuns: 40, examples: [[Uint8Array.from([0x2d, 0])], [Uint8Array.from([0x2d, 0x2d, 0x78])]] },
     );
   });
 
