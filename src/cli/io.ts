@@ -7,6 +7,8 @@ export interface CliIO {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Resolves when the user interrupts (Ctrl-C); long-running commands stop cleanly on it. */
   readonly interrupted?: Promise<void>;
+  /** How long a command may take to stop after an interrupt (servers take longer than builds). */
+  setInterruptGrace?(ms: number): void;
   /** Kiln's version (sent to remote servers in RequestMetadata). */
   readonly version?: string;
 }

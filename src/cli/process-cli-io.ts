@@ -4,6 +4,13 @@ import type { CliIO } from './io.js';
 /** How long Kiln may take to stop cleanly after Ctrl-C or SIGTERM before it exits anyway. */
 export const INTERRUPT_GRACE_MS = 1500;
 
+/**
+ * The grace period of the servers (`cluster up`, `executor`, `scheduler`): stopping kills the
+ * actions they run and removes their containers and build directories, which the engine may take
+ * seconds to do on a loaded machine; leaving them behind is what stopping cleanly must avoid.
+ */
+export const SERVER_INTERRUPT_GRACE_MS = 30_000;
+
 /** The parts of Node's `process` the binary's IO uses (tests pass a fake). */
 export interface InterruptibleProcess {
   readonly stdout: CliIO['stdout'];
@@ -27,6 +34,7 @@ export interface InterruptibleProcess {
  */
 export function processCliIO(proc: InterruptibleProcess): CliIO & { dispose(): void } {
   let listening = false;
+  let graceMs = INTERRUPT_GRACE_MS;
   let interruptedAt: NodeJS.Signals | undefined;
   let announce = () => {};
   const interrupted = new Promise<void>((resolve) => (announce = resolve));
@@ -38,9 +46,9 @@ export function processCliIO(proc: InterruptibleProcess): CliIO & { dispose(): v
     interruptedAt = signal;
     announce();
     const forced = setTimeout(() => {
-      proc.stderr.write(`ERROR: Kiln did not stop within ${INTERRUPT_GRACE_MS / 1000}s of ${signal}: exiting.\n`);
+      proc.stderr.write(`ERROR: Kiln did not stop within ${graceMs / 1000}s of ${signal}: exiting.\n`);
       proc.exit(ExitCode.INTERRUPTED);
-    }, INTERRUPT_GRACE_MS);
+    }, graceMs);
     // The grace period must not itself keep a command alive that has finished.
     forced.unref();
   };
@@ -49,6 +57,9 @@ export function processCliIO(proc: InterruptibleProcess): CliIO & { dispose(): v
     stderr: proc.stderr,
     cwd: proc.cwd(),
     env: proc.env,
+    setInterruptGrace(ms: number) {
+      graceMs = ms;
+    },
     get interrupted() {
       if (!listening) {
         listening = true;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { INTERRUPT_GRACE_MS, processCliIO, type InterruptibleProcess } from '../../src/cli/index.js';
+import { INTERRUPT_GRACE_MS, SERVER_INTERRUPT_GRACE_MS, processCliIO, type InterruptibleProcess } from '../../src/cli/index.js';
 
 class ProcessExit extends Error {
   constructor(readonly code: number) {
@@ -68,5 +68,18 @@ describe('processCliIO', () => {
     emitter.emit('SIGINT', 'SIGINT');
     expect(() => emitter.emit('SIGINT', 'SIGINT')).toThrow(ProcessExit);
     expect(exits).toEqual([8]);
+  });
+
+  it('gives a server the longer grace it asked for to remove what it started', () => {
+    vi.useFakeTimers();
+    const { proc, emitter, exits, stderr } = fakeProcess();
+    const io = processCliIO(proc);
+    io.setInterruptGrace(SERVER_INTERRUPT_GRACE_MS);
+    void io.interrupted;
+    emitter.emit('SIGTERM', 'SIGTERM');
+    vi.advanceTimersByTime(SERVER_INTERRUPT_GRACE_MS - 1);
+    expect(exits).toEqual([]);
+    expect(() => vi.advanceTimersByTime(1)).toThrow(ProcessExit);
+    expect(stderr()).toBe(`ERROR: Kiln did not stop within ${SERVER_INTERRUPT_GRACE_MS / 1000}s of SIGTERM: exiting.\n`);
   });
 });

@@ -24,6 +24,7 @@ import {
   type RunningExecutor,
 } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
+import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
 const USAGE = `Usage: kiln cluster up [options]
 
@@ -223,6 +224,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
     await Promise.all(executors.map((e) => e.stop()));
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   };
+  io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
   const interrupted = (io.interrupted ?? new Promise<void>(() => undefined)).then(stopExecutors);
   try {
     await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, interrupted, {

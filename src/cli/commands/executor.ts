@@ -14,6 +14,7 @@ import {
   type ExecutorConfig,
 } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
+import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
 const USAGE = `Usage: kiln executor --scheduler grpc://HOST:PORT [options]
 
@@ -156,6 +157,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   }
   io.stderr.write(`INFO: executor ${config.name} (${running.runner}, ${config.slots} slot(s)) working for ${config.scheduler}\n`);
   io.stderr.write(`INFO: ${running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs'}\n`);
+  io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
   await (io.interrupted ?? new Promise<void>(() => undefined));
   io.stderr.write('INFO: interrupted: stopping\n');
   await running.stop();
