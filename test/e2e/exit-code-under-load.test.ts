@@ -10,13 +10,22 @@ const BUILT = existsSync(join(REPO, 'dist/bundle/kiln.js'));
 
 const busy: ChildProcess[] = [];
 
-/** Processes that keep the cores busy until the test ends (and at most a minute). */
+/**
+ * Processes that keep the cores busy until the test ends (and at most a minute), each the leader of
+ * its own process group: a SIGKILL of `timeout` alone would leave its shell spinning.
+ */
 function contendForCpu(count: number): void {
-  for (let i = 0; i < count; i++) busy.push(spawn('timeout', ['60', 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore' }));
+  for (let i = 0; i < count; i++) busy.push(spawn('timeout', ['60', 'sh', '-c', 'while :; do :; done'], { stdio: 'ignore', detached: true }));
 }
 
 afterEach(() => {
-  for (const child of busy.splice(0)) child.kill('SIGKILL');
+  for (const child of busy.splice(0)) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
 });
 
 // The helper processes actions start from come up while loading runs; a command that fails in
