@@ -9,7 +9,7 @@
 // Needs `npm run build` first (bin/kiln runs dist/). Bazel comes from KILN_BAZEL or
 // .cache/bazel/2.1.0/bazel (scripts/test-setup.d/30-bazel.sh); without it only Kiln is timed.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,10 @@ function measure(argv, cwd) {
 const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall (${m.cpuS.toFixed(2)} s CPU), ${m.rssMb.toFixed(0)} MB, ${m.lines} lines`;
 
 const flags = parseFlags(process.argv.slice(2));
+// Bazel's implicit dependencies of sh_* rules name repositories it would download; offline they are
+// served by the reference Bazel's stub repositories beside the checkout (../shared/reference-bazel).
+const STUBS = resolve(REPO, '../shared/reference-bazel/stubs');
+const bazelStubs = existsSync(STUBS) ? ['rules_cc', 'rules_java', 'remote_coverage_tools'].map((r) => `--override_repository=${r}=${join(STUBS, r)}`) : [];
 for (const size of flags.sizes) {
   const queries = {
     'deps(//...)': 'deps(//...)',
@@ -58,9 +62,9 @@ for (const size of flags.sizes) {
       if (!flags.bazel) continue;
       const batchBase = join(dir, 'bazel-batch');
       const serverBase = join(dir, 'bazel-server');
-      const batch = measure([flags.bazel, `--output_base=${batchBase}`, '--batch', 'query', q], ws);
-      const cold = measure([flags.bazel, `--output_base=${serverBase}`, 'query', q], ws);
-      const warm = measure([flags.bazel, `--output_base=${serverBase}`, 'query', q], ws);
+      const batch = measure([flags.bazel, `--output_base=${batchBase}`, '--batch', 'query', ...bazelStubs, q], ws);
+      const cold = measure([flags.bazel, `--output_base=${serverBase}`, 'query', ...bazelStubs, q], ws);
+      const warm = measure([flags.bazel, `--output_base=${serverBase}`, 'query', ...bazelStubs, q], ws);
       const serverRssMb = bazelServerPeakRssMb(serverBase);
       spawnSync(flags.bazel, [`--output_base=${serverBase}`, 'shutdown'], { cwd: ws });
       console.log(`  bazel --batch ${fmt(batch)}; cold server ${fmt(cold)}; warm server ${fmt(warm)}; server peak RSS ${serverRssMb.toFixed(0)} MB`);
