@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { E2eWorkspace } from '../e2e/e2e-workspace.js';
 import { startKilnCluster } from '../e2e/kiln-cluster.js';
+import { needTool } from '../setup/need-tool.js';
 
 // Bazel 2.1.0 (scripts/test-setup.d/30-bazel.sh) and Kiln build the same genrule workspace on one
 // `kiln cluster up` at the same time: both succeed and produce the same bytes.
 const BAZEL = process.env['KILN_BAZEL'];
-const MISSING = 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test) to install Bazel 2.1.0';
 
 const FILES = {
   WORKSPACE: 'workspace(name = "shared")\n',
@@ -26,12 +26,8 @@ const FILES = {
 const OUTPUTS = ['hello.txt', 'twice.txt', 'upper.txt', 'count.txt', 'slow.txt'];
 
 describe('Kiln and Bazel 2.1.0 on one cluster', () => {
-  if (!BAZEL) {
-    if (process.env['CI'] === 'true') it('needs Bazel', () => expect.fail(MISSING));
-    else it.skip(MISSING, () => undefined);
-    return;
-  }
-  const bazel = BAZEL;
+  if (!needTool('Bazel 2.1.0', BAZEL !== undefined, 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test)')) return;
+  const bazel = BAZEL!;
   let root: string | undefined;
 
   afterAll(async () => {
