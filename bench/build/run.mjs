@@ -12,34 +12,19 @@
 // Needs `npm run build` first. Bazel comes from KILN_BAZEL or .cache/bazel/2.1.0/bazel.
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bazelServerPeakRssMb, defaultBazel, measure } from '../common/measure.mjs';
+import { fmt, parseBuildBenchFlags, secs } from '../common/build-bench.mjs';
+import { bazelServerPeakRssMb, measure } from '../common/measure.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from './generate.mjs';
 import { nativeSandboxFloorMs, spawnFloorMs } from './spawn-floor.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 
-function parseFlags(argv) {
-  const flags = { sizes: [1000], kiln: join(REPO, 'bin/kiln'), bazel: defaultBazel(REPO), jobs: availableParallelism() };
-  for (const a of argv) {
-    const m = /^--(sizes|kiln|bazel|jobs)=(.+)$/.exec(a);
-    if (!m) throw new Error(`unknown argument ${a}`);
-    if (m[1] === 'sizes') flags.sizes = m[2].split(',').map(Number);
-    else if (m[1] === 'jobs') flags.jobs = Number(m[2]);
-    else flags[m[1]] = m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
-  }
-  return flags;
-}
 
-/** The `INFO: N processes: ...` line both tools print, or '?' when absent. */
-const processesLine = (m) => /INFO: (\d+ processes[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
-const secs = (ms) => `${(ms / 1000).toFixed(2)} s`;
-const fmt = (m) => `${secs(m.ms)} wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (${processesLine(m)})`;
-
-const flags = parseFlags(process.argv.slice(2));
+const flags = parseBuildBenchFlags(process.argv.slice(2), REPO);
 const bwrap = spawnSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).stdout.trim();
 for (const size of flags.sizes) {
   const dir = mkdtempSync(join(tmpdir(), `kiln-bench-build-${size}-`));
