@@ -73,10 +73,8 @@ export class RemoteStrategy implements SpawnStrategy {
     let operation = '';
     let cachedResult = false;
     let leftRemote: DownloadedFile[] | undefined;
-    const execute = async (skipCacheLookup: boolean): Promise<ProcessResult> => {
-      const started = performance.now();
-      await this.client.uploadMissing(blobs, identity);
-      const outcome = await this.client.execute(
+    const executeOnce = (skipCacheLookup: boolean) =>
+      this.client.execute(
         key.digest,
         {
           skipCacheLookup,
@@ -89,9 +87,16 @@ export class RemoteStrategy implements SpawnStrategy {
         },
         identity,
       );
+    const execute = async (skipCacheLookup: boolean): Promise<ProcessResult> => {
+      const started = performance.now();
+      await this.client.uploadMissing(blobs, identity);
+      let outcome = await executeOnce(skipCacheLookup);
+      // A failed test is never a cached result (Bazel does not cache them): a server that kept one runs it again.
+      if (outcome.response.cachedResult && action.exitCodeIsResult && outcome.response.result?.exitCode !== 0) outcome = await executeOnce(true);
       operation = outcome.operationName;
       cachedResult = outcome.response.cachedResult;
-      const r = outcome.response.result!;
+      // The server's timeout may come without a result: nothing ran to the end, nothing to download.
+      const r = outcome.response.result ?? reapi.ActionResult.create({ exitCode: 1 });
       const [stdout, stderr] = await Promise.all([this.streamOf(r.stdoutRaw, r.stdoutDigest, identity), this.streamOf(r.stderrRaw, r.stderrDigest, identity)]);
       if (spawn.claim && !spawn.claim()) throw new SpawnLost();
       // A test's outputs (its log, its XML) are its result whatever its exit code.
