@@ -1,6 +1,6 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { join } from 'node:path';
-import { KilnError, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
+import { KilnError, msFromTimestamp, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
 import {
   actionBlobs,
   blobsNamed,
@@ -118,7 +118,7 @@ export class RemoteStrategy implements SpawnStrategy {
         stderr,
         stdoutTruncated: false,
         stderrTruncated: false,
-        wallTimeMs: performance.now() - started,
+        wallTimeMs: executionWallTimeMs(r.executionMetadata) ?? performance.now() - started,
       };
     };
     const skipCacheLookup = !this.options.acceptCached || !cachePolicy(action).shared;
@@ -144,5 +144,16 @@ export class RemoteStrategy implements SpawnStrategy {
   private async streamOf(raw: Buffer, digest: reapi.Digest | null | undefined, identity: ActionIdentity): Promise<Buffer> {
     if (raw.length > 0 || !digest || digest.sizeBytes === 0) return Buffer.from(raw);
     return this.client.read(parseDigest(digest, 'stdout/stderr digest'), identity);
+  }
+}
+
+/** How long the process ran on the executor, as its metadata says (Bazel's test times too); undefined when it does not say. */
+function executionWallTimeMs(metadata: reapi.ExecutedActionMetadata | null | undefined): number | undefined {
+  if (!metadata?.executionStartTimestamp || !metadata.executionCompletedTimestamp) return undefined;
+  try {
+    const ms = msFromTimestamp(metadata.executionCompletedTimestamp) - msFromTimestamp(metadata.executionStartTimestamp);
+    return ms >= 0 ? ms : undefined;
+  } catch {
+    return undefined; // a malformed timestamp only costs the precise time
   }
 }
