@@ -13,6 +13,17 @@ import {
 import type { ExecutionRequirement } from '../../src/actions/index.js';
 import { genrule, makeWorkspace, out, RecordingReporter, type Workspace } from './fixtures.js';
 
+/** The message of the KilnError `f` throws. */
+function usageError(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(isKilnError(e)).toBe(true);
+    return (e as Error).message;
+  }
+  throw new Error('expected an error');
+}
+
 describe('strategy flags', () => {
   it('parses Bazel names and aliases in order of preference', () => {
     expect(parseStrategyList('sandboxed,local', '--spawn_strategy')).toEqual(['sandboxed', 'local']);
@@ -22,31 +33,12 @@ describe('strategy flags', () => {
 
   it('parses remote, and rejects unknown names, naming the flag', () => {
     expect(parseStrategyList('remote,sandboxed,local', '--spawn_strategy')).toEqual(['remote', 'sandboxed', 'local']);
-    const error = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        expect(isKilnError(e)).toBe(true);
-        return (e as Error).message;
-      }
-      throw new Error('expected an error');
-    };
-    expect(error(() => parseStrategyList('worker', '--genrule_strategy'))).toMatch(/^--genrule_strategy: unknown strategy 'worker'/);
-    expect(error(() => parseMnemonicStrategy('local'))).toMatch(/expected Mnemonic=strategy/);
+    expect(usageError(() => parseStrategyList('worker', '--genrule_strategy'))).toMatch(/^--genrule_strategy: unknown strategy 'worker'/);
+    expect(usageError(() => parseMnemonicStrategy('local'))).toMatch(/expected Mnemonic=strategy/);
   });
 });
 
 describe('--dynamic_local_strategy and --dynamic_remote_strategy', () => {
-  const usageError = (f: () => unknown): string => {
-    try {
-      f();
-    } catch (e) {
-      expect(isKilnError(e)).toBe(true);
-      return (e as Error).message;
-    }
-    throw new Error('expected an error');
-  };
-
   it('default to sandboxed and remote', () => {
     expect(parseDynamicStrategies([], 'local')).toBeUndefined();
     expect(dynamicBranchStrategies({}, 'local', 'Genrule')).toEqual(['sandboxed']);
