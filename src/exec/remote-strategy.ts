@@ -95,8 +95,8 @@ export class RemoteStrategy implements SpawnStrategy {
       if (outcome.response.cachedResult && action.exitCodeIsResult && outcome.response.result?.exitCode !== 0) outcome = await executeOnce(true);
       operation = outcome.operationName;
       cachedResult = outcome.response.cachedResult;
-      // The server's timeout may come without a result: nothing ran to the end, nothing to download.
-      const r = outcome.response.result ?? reapi.ActionResult.create({ exitCode: 1 });
+      // The server's timeout may come without a result: nothing ran to the end, nothing to download; its message is the stderr.
+      const r = outcome.response.result ?? reapi.ActionResult.create({ exitCode: 1, stderrRaw: Buffer.from(`${outcome.response.status?.message ?? 'timed out'}\n`) });
       const [stdout, stderr] = await Promise.all([this.streamOf(r.stdoutRaw, r.stdoutDigest, identity), this.streamOf(r.stderrRaw, r.stderrDigest, identity)]);
       if (spawn.claim && !spawn.claim()) throw new SpawnLost();
       // A test's outputs (its log, its XML) are its result whatever its exit code.
