@@ -28,8 +28,9 @@ const TESTS = {
     '',
   ].join('\n'),
   'pkg/fail.sh': '#!/bin/bash\necho "failing on purpose"\nexit 1\n',
-  // Runs past its timeout: the server kills it.
-  'pkg/slow.sh': '#!/bin/bash\necho "about to hang"\nsleep 60\n',
+  // Runs past its timeout and ignores SIGTERM, so the setup script's own timeout could only end it
+  // 15 s later (with SIGKILL): ended sooner, it was the server that enforced Action.timeout.
+  'pkg/slow.sh': "#!/bin/bash\ntrap '' TERM\necho \"about to hang\"\nsleep 60\n",
 };
 
 // Small tests (pass) get 20 s, the others (medium) 2 s.
@@ -69,7 +70,9 @@ async function runEveryTestRemotely(endpoint: string): Promise<E2eWorkspace> {
   expect(ws.read('kiln-testlogs/pkg/fail/test.xml')).toContain('exited with error code 1');
   // The server killed the slow test at its timeout: what it logged came back, the status and the XML say so.
   expect(ws.read('kiln-testlogs/pkg/slow/test.log')).toContain('about to hang');
-  expect(ws.read('kiln-testlogs/pkg/slow/test.status')).toContain('timed_out=1');
+  const status = ws.read('kiln-testlogs/pkg/slow/test.status');
+  expect(status).toContain('timed_out=1');
+  expect(Number(/duration_ms=(\d+)/.exec(status)?.[1])).toBeLessThan(15_000);
   expect(ws.read('kiln-testlogs/pkg/slow/test.xml')).toContain('errors="1"');
   return ws;
 }
