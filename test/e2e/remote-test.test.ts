@@ -13,7 +13,7 @@ const TESTS = {
   'pkg/data.txt': 'data\n',
   'pkg/BUILD': [
     'sh_test(name = "pass", size = "small", srcs = ["pass.sh"], data = ["data.txt"], shard_count = 2, env = {"FROM_RULE": "rule"})',
-    'sh_test(name = "fail", srcs = ["fail.sh"])',
+    'sh_test(name = "fail", size = "small", srcs = ["fail.sh"])',
     'sh_test(name = "slow", srcs = ["slow.sh"])',
     '',
   ].join('\n'),
@@ -33,7 +33,7 @@ const TESTS = {
   'pkg/slow.sh': "#!/bin/bash\ntrap '' TERM\necho \"about to hang\"\nsleep 60\n",
 };
 
-// Small tests (pass) get 20 s, the others (medium) 2 s.
+// Small tests (pass, fail) get 20 s, the medium one (slow) 2 s.
 const TEST_FLAGS = ['--test_timeout=20,2,2,2', '--test_env=FROM_FLAG=flag'];
 const processes = (stderr: string) => /INFO: \d+ process(?:es)?[:.][^\n]*/.exec(stderr)?.[0];
 const statusLine = (stdout: string, label: string) => new RegExp(`^${label}\\s+(\\S.*)$`, 'm').exec(stdout)?.[1];
@@ -78,7 +78,7 @@ async function runEveryTestRemotely(endpoint: string): Promise<E2eWorkspace> {
 }
 
 describe('kiln test against kiln cluster up (REAPI)', () => {
-  it('runs tests remotely: exit code as result, files downloaded whatever it is, server-side timeout, passing results cached for another checkout, failures never', { timeout: 180_000 }, async () => {
+  it('runs tests remotely: exit code as result, files downloaded whatever it is, server-side timeout, passing results cached for another checkout (also as a remote cache of local runs), failures never', { timeout: 180_000 }, async () => {
     const cluster = await startKilnCluster();
     await runEveryTestRemotely(cluster.endpoint);
 
@@ -104,6 +104,16 @@ describe('kiln test against kiln cluster up (REAPI)', () => {
     expect(statusLine(third.stdout, '//pkg:pass')).toMatch(/^\(cached\) PASSED/);
     expect(statusLine(third.stdout, '//pkg:fail')).toMatch(/^FAILED in/);
     expect(third.stdout).toMatch(/Executed 1 out of 2 tests: 1 test passes and 1 fails (locally|remotely)\./);
+
+    // The cluster as a remote cache of tests run here: a pass comes from it, a local failure is not uploaded.
+    const cacheOnly = ['test', `--remote_cache=${cluster.endpoint}`, '--spawn_strategy=local', ...TEST_FLAGS, '//pkg:pass', '//pkg:fail'];
+    const local = await newCheckout().kiln(cacheOnly);
+    expect(local.code, local.stderr).toBe(3);
+    expect(statusLine(local.stdout, '//pkg:pass')).toMatch(/^\(cached\) PASSED/);
+    expect(local.stdout).toContain('Executed 1 out of 2 tests: 1 test passes and 1 fails locally.');
+    const localAgain = await newCheckout().kiln(cacheOnly);
+    expect(statusLine(localAgain.stdout, '//pkg:fail')).toMatch(/^FAILED in/);
+    expect(ranTest(localAgain.stderr, '//pkg:fail')).toBe(true);
   });
 
   const dockerHost = process.env['KILN_DOCKER_HOST'];
