@@ -19,7 +19,7 @@ export interface Spawn {
   /** The script argv runs when the command line was too long (see command-script.ts). */
   readonly commandScript?: string;
   /** Aborting kills the process tree (Ctrl-C). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Runs `start` (the process itself) holding one of the --jobs slots; a strategy prepares and
    * cleans up outside it, so that work overlaps with other actions' processes. Absent: no limit.

@@ -11,16 +11,16 @@ import { limitCases, TEST_LIMITS } from './limit-cases.js';
 import { runnerCases } from './runner-cases.js';
 import { needTool } from '../../setup/need-tool.js';
 
-const dockerHost = process.env.KILN_DOCKER_HOST;
+const dockerHost = process.env.KILN_DOCKER_HOST ?? '';
 const baseImage = process.env.KILN_BASE_IMAGE ?? 'kiln/base:latest';
-needTool('Docker', dockerHost !== undefined, 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)');
+needTool('Docker', dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)');
 
 describe.skipIf(!dockerHost)('DockerRunner', () => {
   const owner = `docker-runner-test-${process.pid}`;
   // The sweeping tests label as a host of their own: their sweeps never touch another test's containers.
   const testHost = `${hostname()}-test-${process.pid}`;
   const runner = new DockerRunner({ dockerHost, defaultImage: baseImage, limits: TEST_LIMITS, owner });
-  const docker = new Docker({ socketPath: (dockerHost ?? '').replace(/^unix:\/\//, '') });
+  const docker = new Docker({ socketPath: dockerHost.replace(/^unix:\/\//, '') });
   const ourContainers = () => docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}`] } });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { googleRpc } from '../../../src/core/index.js';
+import { googleRpc, type Digest } from '../../../src/core/index.js';
 import { execute, shCommand, startTestCluster, type TestCluster } from './cluster-fixture.js';
 
 let cluster: TestCluster | undefined;
@@ -77,7 +77,7 @@ describe('cluster faults and concurrency', () => {
     await cluster.addExecutor({ slots: 2 });
     await cluster.addExecutor({ slots: 2 });
     const distinct = 6;
-    const digests = [];
+    const digests: Digest[] = [];
     for (let i = 0; i < distinct; i++) {
       // Each run appends a line to a file outside the build directory: the number of lines is the number of runs.
       digests.push(await cluster.action(sh(`echo run >> ${scratch}/action-${i}; sleep 0.2; echo ${i} > out`)));
