@@ -136,7 +136,7 @@ function merge(a: ExecutionSummary, b: ExecutionSummary): ExecutionSummary {
 }
 
 /** A test log without the header the setup script writes (up to the line of dashes), as Bazel prints it. */
-export function logBody(path: string): string {
+function logBody(path: string): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

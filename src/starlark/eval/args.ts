@@ -3,7 +3,6 @@ import type { Kwargs } from './values/callable.js';
 import { typeName } from './values/describe.js';
 import { quoteString } from './values/string-repr.js';
 import { nearestName } from '../resolve/nearest-name.js';
-import { StarFloat } from './values/float.js';
 import { None, type Value } from './values/value.js';
 
 /**
@@ -68,11 +67,6 @@ export function wantString(fn: string, param: ParamLabel, v: Value): string {
   return v;
 }
 
-export function wantInt(fn: string, param: ParamLabel, v: Value): number | bigint {
-  if (typeof v !== 'number' && typeof v !== 'bigint') bad(fn, param, v, 'int');
-  return v;
-}
-
 /** An int argument that must fit in a JS number (indices, counts). */
 export function wantSmallInt(fn: string, param: ParamLabel, v: Value): number {
   if (typeof v === 'number') return v;
@@ -91,9 +85,4 @@ export function wantOptionalIndex(fn: string, param: ParamLabel, v: Value | unde
   if (typeof v === 'bigint') return v < 0n ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER;
   if (typeof v !== 'number') bad(fn, param, v, 'int or None');
   return v;
-}
-
-export function wantNumber(fn: string, param: ParamLabel, v: Value): number | bigint | StarFloat {
-  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof StarFloat) return v;
-  bad(fn, param, v, 'int or float');
 }
