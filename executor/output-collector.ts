@@ -21,7 +21,7 @@ class UploadSet {
 }
 
 /** stdout or stderr of the run: its bytes, or the file it spilled into. */
-export type CapturedStream = Buffer | { readonly path: string };
+type CapturedStream = Buffer | { readonly path: string };
 
 const bytesOf = (stream: CapturedStream): Promise<Buffer> =>
   Buffer.isBuffer(stream) ? Promise.resolve(stream) : readFile(stream.path).catch(() => Buffer.alloc(0));

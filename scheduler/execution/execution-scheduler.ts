@@ -92,7 +92,7 @@ export interface SynchronizeOutcome {
 }
 
 /** A completed task whose result the worker service may write to the action cache. */
-export interface TaskIdentity {
+interface TaskIdentity {
   readonly instanceName: string;
   readonly actionDigest: Digest;
   readonly doNotCache: boolean;

@@ -15,7 +15,7 @@ export interface TestOutputStreams {
 }
 
 /** One finished attempt of one run. */
-export interface AttemptRecord {
+interface AttemptRecord {
   readonly result: RunResult;
   readonly cached: boolean;
   /** Where its log is now (moved under test_attempts/ when the run was tried again). */

@@ -56,7 +56,7 @@ export function inSlot(spawn: Spawn, start: () => Promise<ProcessResult>, how?: 
 }
 
 /** How Bazel's summary names where a process ran. */
-export type RunnerName = 'local' | 'linux-sandbox' | 'remote';
+type RunnerName = 'local' | 'linux-sandbox' | 'remote';
 
 /** A finished spawn: the process result, and where it ran when that differs from the strategy's runner. */
 export interface SpawnOutcome extends ProcessResult {

@@ -47,7 +47,7 @@ export function parseMnemonicStrategy(value: string): [mnemonic: string, strateg
   return [value.slice(0, eq), parseStrategyList(value.slice(eq + 1), `--strategy=${value.slice(0, eq)}`)];
 }
 
-export type StrategyChoice =
+type StrategyChoice =
   | { readonly kind: 'chosen'; readonly strategy: StrategyName; readonly fellBackFromSandbox: boolean }
   | { readonly kind: 'none'; readonly message: string };
 

@@ -34,7 +34,7 @@ export function checkGlobPattern(pattern: string): string | null {
   return null;
 }
 
-export type SegmentMatcher = string | RegExp | typeof RECURSIVE;
+type SegmentMatcher = string | RegExp | typeof RECURSIVE;
 const RECURSIVE = Symbol('**');
 const matcherCache = new Map<string, SegmentMatcher>();
 

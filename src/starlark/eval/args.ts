@@ -56,7 +56,7 @@ export function positionalArgs(fn: string, args: Value[], kwargs: Kwargs | null,
 }
 
 /** The parameter label used in messages: a name, or a 1-based position for positional-only builtins. */
-export type ParamLabel = string | number;
+type ParamLabel = string | number;
 
 function bad(fn: string, param: ParamLabel, v: Value, want: string): never {
   throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want ${want}`);
