@@ -13,6 +13,7 @@ import { OWNER_HOST_LABEL, OWNER_LABEL, OWNER_PID_LABEL } from '../../../executo
 import { connect, must } from '../cache-server-fixture.js';
 import { execute, shCommand, startClusterForTest, type TestCluster } from './cluster-fixture.js';
 import { needTool } from '../../setup/need-tool.js';
+import { until } from '../../setup/until.js';
 
 // `kiln executor` and `kiln cluster up` as an operator runs them: the built binary in a process of its
 // own, against a real scheduler, killed with signals.
@@ -57,14 +58,6 @@ async function startExecutorProcess(cluster: TestCluster, runner: 'docker' | 'lo
   });
   return { child, workDirectory, stderr: () => stderr, exited };
 }
-
-const until = async (condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 async function scratch(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'kiln-executor-process-'));
