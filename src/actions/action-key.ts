@@ -33,9 +33,9 @@ export function computeActionKey(action: Action, params: ActionKeyParams): Actio
   const platform = platformOf(params.platform ?? {});
   const command = encodeMessage(reapi.Command, {
     arguments: [...action.argv],
-    environmentVariables: Object.keys(params.env)
-      .sort(compareUtf8)
-      .map((name) => ({ name, value: params.env[name]! })),
+    environmentVariables: Object.entries(params.env)
+      .sort(([a], [b]) => compareUtf8(a, b))
+      .map(([name, value]) => ({ name, value })),
     outputFiles: outputs,
     outputPaths: outputs,
     platform,

@@ -20,7 +20,7 @@ import { configurationsFor, printError, type WorkspaceContext } from './workspac
 import type { CliIO } from './io.js';
 import { selectTests } from './test-selection.js';
 
-export interface AnalysisRequest {
+interface AnalysisRequest {
   readonly command: 'build' | 'run' | 'test';
   /** `kiln test`: how test actions are made (their key depends on it, so it keys the cache too). */
   readonly testSettings?: TestSettings;
@@ -30,7 +30,7 @@ export interface AnalysisRequest {
 }
 
 /** The graph to execute; `hadErrors` when loading or analysis failed under --keep_going. */
-export type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean } | { readonly failed: number };
+type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean } | { readonly failed: number };
 
 /**
  * Loading and analysis of `kiln build` and `kiln run`: target patterns to the build graph, printing

@@ -32,7 +32,7 @@ import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
 
 /** What a finished build hands to `run`: the requested targets and where their outputs live. */
-export interface BuildResult {
+interface BuildResult {
   readonly exitCode: number;
   readonly targets: readonly BuiltTarget[];
   readonly outputDirectories?: OutputDirectories;

@@ -2,7 +2,7 @@ import { KilnError } from '../core/index.js';
 import type { Action } from '../actions/index.js';
 
 /** Actions with the edges "B reads a file A writes" resolved, checked for conflicts and cycles. */
-export interface ActionGraph {
+interface ActionGraph {
   readonly actions: readonly Action[];
   /** For each action, the actions producing its derived inputs (deduplicated). */
   readonly dependencies: ReadonlyMap<Action, readonly Action[]>;

@@ -171,6 +171,12 @@ export async function executeActions(actions: readonly Action[], options: Execut
 }
 
 /** Runs one action at a time through the caches and a strategy; shared state of one build. */
+/** The sandboxed strategy when this machine can sandbox, and what detection found. */
+interface SandboxChoice {
+  readonly support: SandboxAvailability;
+  readonly strategy: SpawnStrategy | undefined;
+}
+
 class ActionRunner {
   readonly failures: ActionFailure[] = [];
   readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
@@ -183,7 +189,7 @@ class ActionRunner {
   private warnedDynamic = false;
   /** Dynamic execution's races, by the local strategy they race (sandboxed or local) against the remote one. */
   private readonly races = new Map<SpawnStrategy, SpawnStrategy>();
-  private sandboxed: Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> | undefined;
+  private sandboxed: Promise<SandboxChoice> | undefined;
   private warnedSandbox = false;
   /** A process exited unsuccessfully; its failure may not be recorded yet. */
   private processFailed = false;
@@ -451,9 +457,8 @@ class ActionRunner {
     return this.remote!;
   }
 
-  private sandbox(): Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> {
-    this.sandboxed ??= this.spawners.sandbox().then(({ support, runner }) => ({ support, strategy: runner && new SandboxedStrategy(runner) }));
-    return this.sandboxed;
+  private sandbox(): Promise<SandboxChoice> {
+    return (this.sandboxed ??= this.spawners.sandbox().then(({ support, runner }) => ({ support, strategy: runner && new SandboxedStrategy(runner) })));
   }
 
   private count(kind: ProcessKind): void {

@@ -61,7 +61,7 @@ export function validateTargetName(name: string): string | null {
 }
 
 /** Returns null when `repo` is a valid (apparent or canonical) repository name. */
-export function validateRepoName(repo: string): string | null {
+function validateRepoName(repo: string): string | null {
   for (let i = 0; i < repo.length; i++) {
     const c = repo.charCodeAt(i);
     const ok =

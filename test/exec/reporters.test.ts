@@ -114,7 +114,7 @@ describe('reporters', () => {
 
   it("interject: the caller's lines go above a terminal's status block, after a plain reporter's pending progress", () => {
     let text = '';
-    const terminal = new TerminalReporter({ write: (s) => (text += s) }, { now: () => 0, refreshMs: 0 });
+    const terminal = new TerminalReporter({ write: (s) => (text += s) }, { clock: { now: () => 0 }, refreshMs: 0 });
     terminal.buildStarted(2);
     terminal.actionStarted(a, 'local', 'cmd a');
     terminal.interject(() => (text += 'FAIL: //p:t\n'));

@@ -1,7 +1,7 @@
 import { canonicalFlagLabel } from '../options/parse-build-options.js';
 
 /** The parts of a canonical label (`@repo//pkg:name`, repo '' for the main repository). */
-export interface LabelParts {
+interface LabelParts {
   readonly repo: string;
   readonly pkg: string;
   readonly name: string;

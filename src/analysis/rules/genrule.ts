@@ -1,6 +1,6 @@
 import type { Action, Artifact, DerivedArtifact } from '../../actions/index.js';
 import { execPropertiesOf, executionRequirementsFromTags } from '../../actions/index.js';
-import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
+import type { FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { packageOutputDir } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
@@ -84,9 +84,4 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     ...execPropertiesOf([...ctx.execConfig.platform.execProperties, ...ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)]),
   };
   return { files: outs, runfiles: executable ? outs : [], actions: [action] };
-}
-
-/** The file entries of one output of a configured genrule (for consumers naming a single output). */
-export function outputEntry(genrule: ConfiguredTarget, execPathSuffix: string): FileEntry | undefined {
-  return genrule.files.find((f) => f.artifact.execPath.endsWith(`/${execPathSuffix}`));
 }

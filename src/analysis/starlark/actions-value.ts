@@ -6,7 +6,7 @@ import { ArgsValue, paramFileContent, type ParamFileFormat } from './args-value.
 import { FileValue } from './file-value.js';
 
 /** Where a rule's actions and declared files go. */
-export interface ActionOwner {
+interface ActionOwner {
   readonly label: string;
   readonly ruleClass: string;
   readonly location: Action['location'];

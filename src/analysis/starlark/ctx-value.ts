@@ -29,7 +29,7 @@ import type { WorkspaceStatus } from './workspace-status.js';
 const NON_DEPENDENCY_ATTRIBUTES = new Set(['visibility', 'compatible_with', 'restricted_to', 'target_compatible_with', 'exec_compatible_with', 'toolchains', 'aspect_hints', 'package_metadata']);
 
 /** What the implementation of one Starlark rule target sees besides its analysis context. */
-export interface StarlarkRuleEnvironment {
+interface StarlarkRuleEnvironment {
   readonly rule: StarlarkRuleFunction;
   readonly ruleClass: RuleClass;
   readonly registry: ActionRegistry;
