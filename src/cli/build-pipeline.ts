@@ -24,7 +24,7 @@ import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { whyDirectoryIsUnusable } from './usable-directory.js';
-import { openWorkspace, outputBaseProblem, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
+import { openWorkspace, printError, type WorkspaceContext } from './workspace-context.js';
 import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv, withProducers } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
@@ -58,22 +58,12 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
 async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test', spawners: ActionSpawners, onExit: (() => void)[]): Promise<BuildResult> {
   const startedAt = performance.now();
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
-  const startup = takeOutputBaseFlag(args);
-  if (typeof startup === 'string') {
-    printError(io, startup);
+  const opened = openWorkspace(io, command, args);
+  if (typeof opened === 'string') {
+    printError(io, opened);
     return fail(ExitCode.COMMAND_LINE_ERROR);
   }
-  const ctx = openWorkspace(io, command, startup.outputBase);
-  if (typeof ctx === 'string') {
-    printError(io, ctx);
-    return fail(ExitCode.COMMAND_LINE_ERROR);
-  }
-  // Loading already keeps its caches in the output base: check it before anything is read.
-  const unusable = outputBaseProblem(ctx, startup.outputBase);
-  if (unusable !== undefined) {
-    printError(io, unusable);
-    return fail(ExitCode.COMMAND_LINE_ERROR);
-  }
+  const { ctx } = opened;
   let options: BuildOptions;
   let patterns: readonly string[];
   let strategies: StrategyFlags;
@@ -82,7 +72,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let attemptsFor: (flaky: boolean) => number = () => 1;
   try {
     let warnings: readonly string[];
-    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
+    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, opened.rest, ctx.workspace.root, io.env.HOME)));
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
     remote = remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown');
