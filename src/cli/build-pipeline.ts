@@ -12,6 +12,7 @@ import {
   PlainReporter,
   prepareExecRoot,
   TerminalReporter,
+  type ClosingOptions,
   type ExecutionReporter,
   type ExecutionSummary,
   type RemoteExecutionOptions,
@@ -151,10 +152,15 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   const streams = { stdout: (text: string) => void io.stdout.write(text), stderr: (text: string) => void io.stderr.write(text) };
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot, externalRepositoriesOf(graph.actions, ctx));
-    const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
-    const lines = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
-    const testReporter = tests && new TestRunReporter(lines, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
-    const reporter = testReporter ?? lines;
+    const closing: ClosingOptions = {
+      // As Bazel: the test summary, then the requested targets, then the elapsed time.
+      closingLines: (summary) =>
+        (tests ? summaryBlocks(outcomes) : '') + targetLines(graph, summary.success) + `INFO: Elapsed time: ${((performance.now() - startedAt) / 1000).toFixed(3)}s\n`,
+      failedBeforeExecution: earlierErrors,
+    };
+    const base = baseReporter(closing, options, io);
+    const testReporter = tests && new TestRunReporter(base, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
+    const reporter = testReporter ?? base;
     const executionOptions = {
       execRoot: layout.execRoot,
       outputBase: layout.outputBase,
@@ -183,7 +189,6 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
           await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, actions, (retried) => executeActions(retried, executionOptions, testReporter));
         }
         outcomes = testOutcomes(tests, testReporter, actions);
-        sink.beforeNextLine(summaryBlocks(outcomes));
         testReporter.finish(outcomes.filter((o) => o.status === 'FAILED' || o.status === 'TIMEOUT').length);
       }
     } catch (e) {
@@ -246,37 +251,13 @@ function strategyFlags(options: BuildOptions): StrategyFlags {
   return flags;
 }
 
-function baseReporter(sink: ClosingLinesSink, options: BuildOptions, io: CliIO): ExecutionReporter {
+function baseReporter(closing: ClosingOptions, options: BuildOptions, io: CliIO): ExecutionReporter {
   const verboseFailures = options.getBool('verbose_failures');
   const subcommands = options.getBool('subcommands');
   const stream = io.stderr as { isTTY?: boolean; columns?: number };
-  if (stream.isTTY) return new TerminalReporter(sink, { verboseFailures, subcommands, ...(stream.columns ? { columns: stream.columns } : {}) });
-  return new PlainReporter(sink, { verboseFailures, subcommands });
-}
-
-/**
- * The reporters print the closing summary themselves (after erasing the live status block on a
- * terminal) and have no way to print other lines in between. This sink holds lines the CLI wants
- * right before that summary and writes them just after the erase, so they are neither overdrawn nor
- * erased. (Adapter: exec's reporters could take such lines in buildFinished instead.)
- */
-class ClosingLinesSink {
-  private pending = '';
-
-  constructor(private readonly out: (text: string) => void) {}
-
-  /** Printed before the next text that is not a cursor movement. */
-  beforeNextLine(text: string): void {
-    this.pending += text;
-  }
-
-  write(text: string): void {
-    if (this.pending && !text.startsWith('\r\x1b[')) {
-      this.out(this.pending);
-      this.pending = '';
-    }
-    this.out(text);
-  }
+  const sink = { write: (text: string) => void io.stderr.write(text) };
+  if (stream.isTTY) return new TerminalReporter(sink, { verboseFailures, subcommands, ...closing, ...(stream.columns ? { columns: stream.columns } : {}) });
+  return new PlainReporter(sink, { verboseFailures, subcommands, ...closing });
 }
 
 /**
@@ -285,57 +266,19 @@ class ClosingLinesSink {
  */
 const SHOW_RESULT = 1;
 
-/**
- * Adds Bazel's `Target //pkg:x up-to-date:` block (with the files as paths through the convenience
- * symlinks) before the closing summary of a successful build.
- */
-class TargetLinesReporter implements ExecutionReporter {
-  constructor(
-    private readonly inner: ExecutionReporter,
-    private readonly graph: BuildGraph,
-    /** Loading or analysis failed under --keep_going: the build fails whatever execution does. */
-    private readonly earlierErrors: boolean,
-    private readonly sink: ClosingLinesSink,
-    /** Seconds since the command started. */
-    private readonly elapsed: () => number,
-  ) {}
-
-  buildStarted(total: number): void {
-    this.inner.buildStarted(total);
-  }
-  actionStarted(...args: Parameters<ExecutionReporter['actionStarted']>): void {
-    this.inner.actionStarted(...args);
-  }
-  actionFinished(...args: Parameters<ExecutionReporter['actionFinished']>): void {
-    this.inner.actionFinished(...args);
-  }
-  actionFailed(...args: Parameters<ExecutionReporter['actionFailed']>): void {
-    this.inner.actionFailed(...args);
-  }
-  warning(message: string): void {
-    this.inner.warning(message);
-  }
-  interject(write: () => void): void {
-    if (this.inner.interject) this.inner.interject(write);
-    else write();
-  }
-  buildFinished(summary: ExecutionSummary): void {
-    let text = '';
-    if (summary.success && !this.earlierErrors && this.graph.targets.length <= SHOW_RESULT) {
-      for (const t of this.graph.targets) {
-        if (t.files.length === 0) {
-          text += `Target ${t.label} up-to-date (nothing to build)\n`;
-          continue;
-        }
-        text += `Target ${t.label} up-to-date:\n`;
-        for (const f of t.files) text += `  ${displayPath(f, this.graph.outputDirectories)}\n`;
-      }
+/** Bazel's `Target //pkg:x up-to-date:` block of a successful build, with paths through the convenience symlinks. */
+function targetLines(graph: BuildGraph, success: boolean): string {
+  if (!success || graph.targets.length > SHOW_RESULT) return '';
+  let text = '';
+  for (const t of graph.targets) {
+    if (t.files.length === 0) {
+      text += `Target ${t.label} up-to-date (nothing to build)\n`;
+      continue;
     }
-    text += `INFO: Elapsed time: ${this.elapsed().toFixed(3)}s\n`;
-    this.inner.flush?.();
-    this.sink.beforeNextLine(text);
-    this.inner.buildFinished(this.earlierErrors ? { ...summary, success: false } : summary);
+    text += `Target ${t.label} up-to-date:\n`;
+    for (const f of t.files) text += `  ${displayPath(f, graph.outputDirectories)}\n`;
   }
+  return text;
 }
 
 /** `bazel-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
