@@ -109,6 +109,24 @@ export class Label {
     return `${this.repo === MAIN_REPO ? '' : `@${this.repo}`}//${this.pkg}`;
   }
 
+  /** The package's path in the exec root: `pkg`, or `external/repo/pkg` for another repository. */
+  get packageExecPath(): string {
+    if (this.repo === MAIN_REPO) return this.pkg;
+    return this.pkg === '' ? `external/${this.repo}` : `external/${this.repo}/${this.pkg}`;
+  }
+
+  /** The exec path of the source file the label names: `pkg/name`, or `external/repo/pkg/name`. */
+  get execPath(): string {
+    const dir = this.packageExecPath;
+    return dir === '' ? this.name : `${dir}/${this.name}`;
+  }
+
+  /** The runfiles-relative path of the file the label names: `pkg/name`, or `../repo/pkg/name`. */
+  get runfilesPath(): string {
+    const rel = this.pkg === '' ? this.name : `${this.pkg}/${this.name}`;
+    return this.repo === MAIN_REPO ? rel : `../${this.repo}/${rel}`;
+  }
+
   equals(other: Label): boolean {
     return this === other || (this.repo === other.repo && this.pkg === other.pkg && this.name === other.name);
   }

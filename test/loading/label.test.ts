@@ -76,6 +76,18 @@ describe('Label.parse', () => {
   });
 });
 
+describe('paths of a label', () => {
+  it.each([
+    ['//a/b:c.txt', 'a/b', 'a/b/c.txt', 'a/b/c.txt'],
+    ['//:top.txt', '', 'top.txt', 'top.txt'],
+    ['@r//a:x', 'external/r/a', 'external/r/a/x', '../r/a/x'],
+    ['@r//:x', 'external/r', 'external/r/x', '../r/x'],
+  ])('%s: package %s, exec path %s, runfiles path %s', (raw, packageExecPath, execPath, runfilesPath) => {
+    const label = Label.parse(raw);
+    expect([label.packageExecPath, label.execPath, label.runfilesPath]).toEqual([packageExecPath, execPath, runfilesPath]);
+  });
+});
+
 describe('validators', () => {
   it('accepts the root package and ordinary names', () => {
     expect(validatePackageName('')).toBeNull();
