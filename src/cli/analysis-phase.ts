@@ -224,7 +224,8 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
         files: filesToBuild(t, request.options.getList('output_groups')).map((f) => f.artifact.execPath),
         ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
       })),
-      actions: actionsFor(configured, [...analyzer.actions(), ...testActions], request.command === 'run', request.options.getList('output_groups'), testActions),
+      actions: [...analyzer.actions(), ...testActions],
+      requested: requestedOutputs(configured, request.command === 'run', request.options.getList('output_groups'), testActions),
       outputDirectories,
       ...(request.testSettings ? { tests } : {}),
     },
@@ -293,32 +294,16 @@ function filesToBuild(t: ConfiguredTarget, outputGroups: readonly string[]): Fil
 }
 
 /**
- * The actions the requested targets' files need (plus their runfiles for `run`): the producers of
- * those files and, transitively, of every derived input of those producers. `alsoNeeded`: actions
- * wanted besides (kiln test's test actions), with the producers of their inputs.
+ * The exec paths the build must produce: the requested targets' files (plus their runfiles for
+ * `run`) and the outputs of `alsoNeeded` (kiln test's test actions). Execution runs their producers.
  */
-function actionsFor(
-  targets: readonly ConfiguredTarget[],
-  registered: readonly Action[],
-  withRunfiles: boolean,
-  outputGroups: readonly string[],
-  alsoNeeded: readonly Action[] = [],
-): Action[] {
-  const producer = new Map<string, Action>();
-  for (const a of registered) for (const o of a.outputs) producer.set(o.execPath, a);
-  const needed = new Set<Action>();
-  const pending: string[] = alsoNeeded.flatMap((a) => a.outputs.map((o) => o.execPath));
+function requestedOutputs(targets: readonly ConfiguredTarget[], withRunfiles: boolean, outputGroups: readonly string[], alsoNeeded: readonly Action[]): string[] {
+  const requested = alsoNeeded.flatMap((a) => a.outputs.map((o) => o.execPath));
   for (const t of targets) {
-    for (const f of filesToBuild(t, outputGroups)) pending.push(f.artifact.execPath);
+    for (const f of filesToBuild(t, outputGroups)) requested.push(f.artifact.execPath);
     // As Bazel, a top-level executable is built even when its DefaultInfo files leave it out.
-    if (t.executable) pending.push(t.executable.artifact.execPath);
-    if (withRunfiles) for (const f of t.runfiles) pending.push(f.artifact.execPath);
+    if (t.executable) requested.push(t.executable.artifact.execPath);
+    if (withRunfiles) for (const f of t.runfiles) requested.push(f.artifact.execPath);
   }
-  while (pending.length > 0) {
-    const a = producer.get(pending.pop()!);
-    if (!a || needed.has(a)) continue;
-    needed.add(a);
-    for (const input of a.inputs) if (input.kind === 'derived') pending.push(input.execPath);
-  }
-  return [...needed];
+  return requested;
 }

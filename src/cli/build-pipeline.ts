@@ -26,7 +26,7 @@ import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { whyDirectoryIsUnusable } from './usable-directory.js';
 import { openWorkspace, printError, type WorkspaceContext } from './workspace-context.js';
-import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv, withProducers } from './test-phase.js';
+import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
@@ -179,14 +179,17 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       // --test_output=streamed every test does, so their output can be shown as it comes.
       const streamed = options.getString('test_output') === 'streamed';
       const exclusive = new Set((tests ?? []).filter((t) => streamed || t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
-      summary = await executeActions(exclusive.size > 0 ? actions.filter((a) => !exclusive.has(a)) : actions, executionOptions, reporter);
+      const outputsOf = (run: readonly Action[]) => run.flatMap((a) => a.outputs.map((o) => o.execPath));
+      const later = new Set(outputsOf([...exclusive]));
+      summary = await executeActions(actions, { ...executionOptions, requested: graph.requested.filter((p) => !later.has(p)) }, reporter);
       if (testReporter && tests) {
         for (const action of exclusive) {
           if (abort.signal.aborted || (!summary.success && !keepGoing)) break;
-          await executeActions(withProducers([action], actions), { ...executionOptions, jobs: 1 }, testReporter);
+          await executeActions(actions, { ...executionOptions, jobs: 1, requested: outputsOf([action]) }, testReporter);
         }
         if (!abort.signal.aborted) {
-          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, actions, (retried) => executeActions(retried, executionOptions, testReporter));
+          const rerun = (retried: readonly Action[]) => executeActions(actions, { ...executionOptions, requested: outputsOf(retried) }, testReporter);
+          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, rerun);
         }
         outcomes = testOutcomes(tests, testReporter, actions);
         testReporter.finish(outcomes.filter((o) => o.status === 'FAILED' || o.status === 'TIMEOUT').length);
