@@ -48,7 +48,7 @@ export class PackageBuilder {
   }
 
   labelOf(name: string): Label {
-    return new Label(this.repo, this.pkg, name);
+    return Label.inPackage(this.context, name);
   }
 
   error(message: string, pos: Position): void {

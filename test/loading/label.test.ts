@@ -31,7 +31,7 @@ describe('Label.parse', () => {
 
   it('interns labels parsed in the same context', () => {
     expect(Label.parse('//a:b')).toBe(Label.parse('//a:b'));
-    expect(Label.parse('//a:b').equals(new Label('', 'a', 'b'))).toBe(true);
+    expect(Label.parse('//a:b').equals(Label.inPackage({ repo: '', pkg: 'a' }, 'b'))).toBe(true);
   });
 
   // Expected messages follow Bazel's LabelValidator.java and the label tests in bazelbuild/bazel
