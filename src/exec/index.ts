@@ -12,6 +12,7 @@ export {
   type ClosingOptions,
   type ActionFailure,
   type ProcessKind,
+  type ProcessEnd,
   PROCESS_KIND_ORDER,
   formatProcessSummary,
   formatCompletion,
@@ -26,6 +27,9 @@ export {
   type StrategyFlags,
   parseStrategyList,
   parseMnemonicStrategy,
+  parseDynamicStrategies,
+  dynamicBranchStrategies,
+  type DynamicBranchFlags,
   mayUseSandbox,
   chooseStrategy,
 } from './strategy-selection.js';
