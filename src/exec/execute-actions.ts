@@ -62,6 +62,12 @@ export interface ExecutionOptions {
   readonly signal?: AbortSignal;
   /** `--remote_executor` / `--remote_cache`: the remote cache joins the cache chain, the remote strategy the strategies. */
   readonly remote?: RemoteExecutionOptions;
+  /**
+   * Exec paths the build must produce (the requested targets' files, test results): only their
+   * producers run, with the producers of those actions' derived inputs, transitively. Every action
+   * runs when absent.
+   */
+  readonly requested?: readonly string[];
 }
 
 export interface RemoteExecutionOptions {
@@ -91,15 +97,16 @@ export function executionPaths(outputBase: string) {
 }
 
 /**
- * Runs `actions` (the actions the requested targets need, with every action that produces one of
- * their derived inputs) in dependency order, at most `jobs` at a time, skipping those whose result
- * is cached, and reports progress to `reporter`. Resolves with the summary; a failed action makes
- * `success` false, it does not throw.
+ * Runs the actions of `registered` that `options.requested` needs (all of them when it is absent) in
+ * dependency order, at most `jobs` at a time, skipping those whose result is cached, and reports
+ * progress to `reporter`. Resolves with the summary; a failed action makes `success` false, it does
+ * not throw.
  * @throws KilnError when the action graph itself is invalid (conflicting outputs, cycles, dangling
  *   derived inputs) or a strategy flag cannot be honoured.
  */
-export async function executeActions(actions: readonly Action[], options: ExecutionOptions, reporter: ExecutionReporter): Promise<ExecutionSummary> {
-  const graph = buildActionGraph(actions);
+export async function executeActions(registered: readonly Action[], options: ExecutionOptions, reporter: ExecutionReporter): Promise<ExecutionSummary> {
+  const graph = buildActionGraph(registered, options.requested);
+  const { actions } = graph;
   const paths = executionPaths(options.outputBase);
   await rm(paths.scratch, { recursive: true, force: true });
   await mkdir(paths.scratch, { recursive: true });

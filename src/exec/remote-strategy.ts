@@ -61,7 +61,7 @@ export class RemoteStrategy implements SpawnStrategy {
         await this.options.outputs.fetchInputs(spawn.action);
         return { ...(await this.options.fallback.exec(spawn)), ranAs: this.options.fallback.runnerName };
       }
-      throw new KilnError(`${spawn.action.progressMessage} failed: remote execution on ${endpoint}: ${e.message}`);
+      throw new KilnError(`${spawn.action.progressMessage} failed: remote execution on ${endpoint}: ${e.message}`, undefined, { cause: e });
     }
   }
 

@@ -54,12 +54,7 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     configVariables: configurationMakeVariables(ctx.config),
     toolchainVariables,
     ...(ctx.javaRuntime ? { javaRuntime: ctx.javaRuntime } : {}),
-    scriptPath: `${ruleDir}/${target.label.slice(target.label.lastIndexOf(':') + 1)}.genrule_script.sh`,
   });
-  // A command over the 64K limit stays one `bash -c` action: execution writes such commands to a script
-  // file and runs that instead (src/exec/command-script.ts), so the key still covers the whole command.
-  const argv = command.script ? ['/bin/bash', '-c', command.script.content] : command.argv;
-
   const inputs: Artifact[] = [];
   const seen = new Set<string>();
   for (const f of [...srcFiles, ...tools.flatMap((t) => [...t.files, ...t.runfiles])]) {
@@ -75,7 +70,8 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     location: target.location,
     mnemonic: 'Genrule',
     progressMessage: `${message === '' ? 'Executing genrule' : message} ${target.label}`,
-    argv,
+    // Execution runs a command over the 64K limit from a script file; the key covers the whole command.
+    argv: command.argv,
     env: {},
     inputs,
     outputs: outs.map((f) => f.artifact as DerivedArtifact),
