@@ -242,7 +242,8 @@ function environmentList(environment: Readonly<Record<string, string>>): string[
   return Object.entries(environment).map(([name, value]) => `${name}=${value}`);
 }
 
-function dockerConnection(engine: string): Docker.DockerOptions {
+/** How dockerode reaches the engine at `unix:///path` or `tcp://127.0.0.1:PORT` (InvalidArgumentError otherwise). */
+export function dockerConnection(engine: string): Docker.DockerOptions {
   if (engine.startsWith('unix://')) return { socketPath: engine.slice('unix://'.length) };
   const url = new URL(engine);
   if (url.protocol === 'tcp:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
