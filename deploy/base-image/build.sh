@@ -2,7 +2,8 @@
 # Builds Kiln's base image, kiln/base, from Debian's packages, since no image registry is reachable:
 # the packages of packages.txt and their dependencies (no recommends), as apt resolves them for
 # this host's release, unpacked into a rootfs that is `docker import`ed. The .deb files are kept
-# under .cache/base-image/debs, so only the first build downloads them.
+# under .cache/base-image/debs, so only the first build downloads them, and the package closure
+# of each recipe in .cache/base-image/closure-<recipe hash>.
 #
 # Packages are unpacked, not installed: no maintainer script runs (as in distroless images). What
 # their scripts would have done and the image needs is done here: the alternatives' links (awk,
@@ -44,11 +45,17 @@ APT_OPTIONS=(-o "Dir::State::status=$WORK/status" -o "Dir::Cache::archives=$DEBS
   --no-install-recommends -q)
 
 resolve() { apt-get install -s "${APT_OPTIONS[@]}" "${PACKAGES[@]}" 2>"$WORK/apt.err" | sed -nE 's/^Inst ([^ ]+) \(([^ ]+) .*/\1 \2/p'; }
-if ! resolve >"$WORK/closure" || [ ! -s "$WORK/closure" ]; then
-  log "apt cannot resolve the packages ($(tail -n1 "$WORK/apt.err")); updating its lists once"
-  apt-get update -qq >&2
-  resolve >"$WORK/closure" || { cat "$WORK/apt.err" >&2; exit 1; }
+# The closure (name version lines) is resolved once per recipe: apt takes seconds to load its lists.
+CLOSURE="$CACHE/closure-$RECIPE"
+if [ ! -s "$CLOSURE" ]; then
+  if ! resolve >"$WORK/closure" || [ ! -s "$WORK/closure" ]; then
+    log "apt cannot resolve the packages ($(tail -n1 "$WORK/apt.err")); updating its lists once"
+    apt-get update -qq >&2
+    resolve >"$WORK/closure" || { cat "$WORK/apt.err" >&2; exit 1; }
+  fi
+  mv "$WORK/closure" "$CLOSURE"
 fi
+cp "$CLOSURE" "$WORK/closure"
 deb_of() { local found=("$DEBS/${1}_${2//:/%3a}_"*.deb); echo "${found[0]}"; }
 missing=0
 while read -r name version; do [ -f "$(deb_of "$name" "$version")" ] || missing=$((missing + 1)); done <"$WORK/closure"

@@ -20,6 +20,7 @@ const baseImage = process.env.KILN_BASE_IMAGE ?? 'kiln/base:latest';
 
 const runners: [string, () => Promise<Runner>][] = [
   ['local runner (sandbox)', () => LocalRunner.create({ log: (m) => expect.fail(`the sandbox is required here: ${m}`) })],
+  ['local runner (bubblewrap sandbox)', () => LocalRunner.create({ nativeSandbox: false, log: (m) => expect.fail(`the sandbox is required here: ${m}`) })],
   ['local runner (plain process)', () => LocalRunner.create({ sandbox: 'off' })],
   ...(dockerHost
     ? ([
