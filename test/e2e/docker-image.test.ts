@@ -40,7 +40,7 @@ const TOOLS_CMD = [
 ].join('\n');
 
 const TOOLS_OUT = [
-  'rev: nilk',
+  'rev: nlik',
   'a    1',
   'bbb  22',
   'find: pkg/in.txt',
