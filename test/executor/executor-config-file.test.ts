@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readExecutorConfigFile } from '../../executor/index.js';
 
 describe('readExecutorConfigFile', () => {
-  it('reads every key of the file, typed', () => {
-    const file = readExecutorConfigFile({
+  it('reads every key of the file, typed; the limit keys are kept apart for parseResourceLimitPolicy', () => {
+    const typed = {
       scheduler: 'grpc://127.0.0.1:8980',
       runner: 'docker',
       slots: 4,
@@ -13,21 +13,9 @@ describe('readExecutorConfigFile', () => {
       'cache-size': 1024,
       name: 'worker-1',
       image: 'kiln/tools:1',
-      'memory-limit': '2g',
-      'pids-limit': 512,
-    });
-    expect(file).toEqual({
-      scheduler: 'grpc://127.0.0.1:8980',
-      runner: 'docker',
-      slots: 4,
-      platform: ['OSFamily=linux', 'pool=big'],
-      instance: 'main',
-      'work-dir': '/var/kiln',
-      'cache-size': 1024,
-      name: 'worker-1',
-      image: 'kiln/tools:1',
-      limits: { 'memory-limit': '2g', 'pids-limit': 512 },
-    });
+    };
+    const limits = { 'memory-limit': '2g', 'pids-limit': 512 };
+    expect(readExecutorConfigFile({ ...typed, ...limits })).toEqual({ ...typed, limits });
     expect(readExecutorConfigFile({})).toEqual({ limits: {} });
   });
 
