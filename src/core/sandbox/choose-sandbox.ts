@@ -43,7 +43,7 @@ export type SandboxChoice =
       readonly actionUser: 'separate' | 'sandboxed';
       /** bwrap's path, for a caller that waits for a killed sandbox's last processes (bubblewrap only). */
       readonly bwrapPath?: string;
-      /** Why the sandbox is weaker than asked (no `hostUser`), for the caller to say once. */
+      /** Why the sandbox is not the one preferred (native, with `hostUser`), for the caller to say once. */
       readonly note?: string;
       /** Ends the helpers and removes the sandbox's files. */
       close(): Promise<void>;
@@ -69,7 +69,10 @@ export async function chooseSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
   const support = options.knownSupport ?? (await detectSandboxSupport(options.env ? { env: options.env } : {}));
   if (!support.available) return { available: false, reason: nativeReason ? `${nativeReason}; ${support.reason}` : support.reason };
-  return bubblewrapSandbox(support.bwrapPath, user, networkPerRun, options.spawn);
+  const chosen = await bubblewrapSandbox(support.bwrapPath, user, networkPerRun, options.spawn);
+  if (!chosen.available || nativeReason === undefined) return chosen;
+  const fallback = `bubblewrap sandboxes the actions: ${nativeReason}`;
+  return { ...chosen, note: chosen.note ? `${fallback}; ${chosen.note}` : fallback };
 }
 
 async function bubblewrapSandbox(bwrapPath: string, user: HostUser | undefined, networkPerRun: boolean, spawn: ProcessGroupSpawner | undefined): Promise<SandboxChoice> {
