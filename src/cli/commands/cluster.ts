@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ExitCode, isStatusError } from '../../core/index.js';
+import { ExitCode, isStatusError, readObject } from '../../core/index.js';
 import {
   CacheServerConfigError,
   createExecutionServer,
@@ -123,15 +123,9 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
 /** The config's `executor` object: resource-limit keys only. */
 function executorSectionOf(section: unknown, where: string): Record<string, unknown> {
   if (section === undefined) return {};
-  if (typeof section !== 'object' || section === null || Array.isArray(section)) {
-    throw new CacheServerConfigError(`${where}: executor: must be an object`);
-  }
-  for (const key of Object.keys(section)) {
-    if (!(RESOURCE_LIMIT_KEYS as readonly string[]).includes(key)) {
-      throw new CacheServerConfigError(`${where}: executor.${key}: unknown field (allowed: ${RESOURCE_LIMIT_KEYS.join(', ')})`);
-    }
-  }
-  return section as Record<string, unknown>;
+  return readObject(section, 'executor', RESOURCE_LIMIT_KEYS, (field, problem) => {
+    throw new CacheServerConfigError(`${where}: ${field}: ${problem}`);
+  });
 }
 
 function integerFlag(flag: string, value: string, min: number, max: number): number {
