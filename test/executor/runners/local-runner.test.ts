@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionCgroups } from '../../../executor/runners/action-cgroups.js';
-import { detectSandboxSupport } from '../../../src/core/index.js';
+import { chooseSandbox, detectSandboxSupport, nativeSpawnerBinary } from '../../../src/core/index.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
 import { limitCases, shRequest, TEST_LIMITS } from './limit-cases.js';
 import { runnerCases } from './runner-cases.js';
@@ -19,12 +19,35 @@ const limitsHere = cgroups instanceof ActionCgroups;
 if (limitsHere) cgroups.close();
 else it.skip(`cgroup limits: ${cgroups.reason}`, () => undefined);
 
-describe('LocalRunner in the namespace sandbox', async () => {
-  const howToGet = `${support.available ? '' : support.reason} (run scripts/test-setup.d/10-bubblewrap.sh)`;
-  if (!needTool('the namespace sandbox (bubblewrap)', support.available, howToGet)) return;
+const nativeHere = nativeSpawnerBinary() !== undefined;
+
+describe('LocalRunner in the native sandbox, as kiln build --spawn_strategy=sandboxed', async () => {
+  if (!needTool('the native sandbox helper', nativeHere, 'npm run build compiles it where a C compiler is (scripts/test-setup.d/05-c-compiler.sh)')) return;
   const runner = await LocalRunner.create({ log: (m) => expect.fail(`unexpected fallback: ${m}`), limits: TEST_LIMITS });
   afterAll(() => runner.close());
-  it('uses the sandbox', () => expect(runner.name).toBe('linux-sandbox'));
+  it('uses the sandbox chooseSandbox picks for builds: the native one', async () => {
+    expect(runner.name).toBe('linux-sandbox');
+    expect(runner.sandbox?.kind).toBe('native');
+    const build = await chooseSandbox();
+    if (build.available) await build.close();
+    expect(build.available && build.kind).toBe('native');
+  });
+  it.runIf(process.getuid?.() === 0)('runs the actions of a root executor as nobody, so their inputs can be hard links', () => {
+    expect(runner.actionUser).toBe('separate');
+  });
+  runnerCases(() => runner, { confines: true });
+  describe.skipIf(!limitsHere)('under cgroup limits', () => limitCases(() => runner));
+});
+
+describe('LocalRunner in the bubblewrap sandbox (the fallback)', async () => {
+  const howToGet = `${support.available ? '' : support.reason} (run scripts/test-setup.d/10-bubblewrap.sh)`;
+  if (!needTool('the namespace sandbox (bubblewrap)', support.available, howToGet)) return;
+  const runner = await LocalRunner.create({ nativeSandbox: false, log: (m) => expect.fail(`unexpected fallback: ${m}`), limits: TEST_LIMITS });
+  afterAll(() => runner.close());
+  it('uses bubblewrap', () => {
+    expect(runner.name).toBe('linux-sandbox');
+    expect(runner.sandbox?.kind).toBe('bubblewrap');
+  });
   runnerCases(() => runner, { confines: true });
   describe.skipIf(!limitsHere)('under cgroup limits', () => limitCases(() => runner));
 });
@@ -85,7 +108,7 @@ describe('LocalRunner.create', () => {
     const previous = process.env.KILN_BWRAP;
     process.env.KILN_BWRAP = '/bin/false';
     try {
-      const runner = await LocalRunner.create({ log: (m) => messages.push(m), limits: null });
+      const runner = await LocalRunner.create({ nativeSandbox: false, log: (m) => messages.push(m), limits: null });
       expect(runner.name).toBe('local');
       await runner.close();
     } finally {

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectSandboxSupport, encodeMessage, googleRpc, reapi, type Digest } from '../../../src/core/index.js';
+import { detectSandboxSupport, encodeMessage, nativeSpawnerBinary, googleRpc, reapi, type Digest } from '../../../src/core/index.js';
 import { DockerRunner } from '../../../executor/runners/docker-runner.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
 import type { Runner } from '../../../executor/runners/runner.js';
@@ -21,8 +21,10 @@ const baseImage = process.env.KILN_BASE_IMAGE ?? 'kiln/base:latest';
 const sandbox = await detectSandboxSupport();
 const haveSandbox = needTool('the namespace sandbox (bubblewrap)', sandbox.available, `${sandbox.available ? '' : sandbox.reason} (run scripts/test-setup.d/10-bubblewrap.sh)`);
 
+const nativeHere = needTool('the native sandbox helper', nativeSpawnerBinary() !== undefined, 'npm run build compiles it where a C compiler is (scripts/test-setup.d/05-c-compiler.sh)');
 const runners: [name: string, make: () => Promise<Runner>][] = [];
-if (haveSandbox) runners.push(['local runner (sandbox)', () => LocalRunner.create({ log: (m) => expect.fail(`the sandbox is required here: ${m}`) })]);
+if (nativeHere) runners.push(['local runner (sandbox)', () => LocalRunner.create({ log: (m) => expect.fail(`the sandbox is required here: ${m}`) })]);
+if (haveSandbox) runners.push(['local runner (bubblewrap sandbox)', () => LocalRunner.create({ nativeSandbox: false, log: (m) => expect.fail(`the sandbox is required here: ${m}`) })]);
 runners.push(['local runner (plain process)', () => LocalRunner.create({ sandbox: 'off' })]);
 if (haveDocker) {
   runners.push(['docker runner', async () => new DockerRunner({ dockerHost, defaultImage: baseImage })]);
