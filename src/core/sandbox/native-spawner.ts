@@ -11,7 +11,7 @@ import type { ProcessGroupSpec } from './spawn-process-group.js';
 export interface NativeRunSpec extends ProcessGroupSpec {
   readonly sandbox?: readonly SandboxStep[];
   /** With `sandbox`: cgroup.procs files the helper moves the sandbox into before anything runs in it. */
-  readonly cgroups?: readonly string[];
+  readonly cgroups?: readonly string[] | undefined;
 }
 
 export interface NativeSpawnerOptions {
