@@ -11,8 +11,42 @@ const MAGIC = Buffer.from('KILNAC03');
 /**
  * One output as stored: [path, SHA-256 hex, size, executable], and a fifth element `1` when the
  * result was left on the remote server (builds without the bytes): the file need not be on disk.
+ * A tree artifact is [path, StoredTree], a symlink [path, {s: target}].
  */
-type StoredOutput = [string, string, number, boolean] | [string, string, number, boolean, 1];
+type StoredOutput = [string, string, number, boolean] | [string, string, number, boolean, 1] | [string, StoredTree | { s: string }];
+
+/** A tree's contents: files [path, hash, size, executable], symlinks [path, target], directories. */
+interface StoredTree {
+  f: [string, string, number, boolean][];
+  l: [string, string][];
+  d: string[];
+}
+
+function storedOutput(o: CachedOutput, remoteOnly: boolean): StoredOutput {
+  if (o.kind === 'symlink') return [o.path, { s: o.target }];
+  if (o.kind === 'tree') {
+    const t = o.tree;
+    return [o.path, { f: t.files.map((f) => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]), l: t.symlinks.map((l) => [l.path, l.target]), d: [...t.directories] }];
+  }
+  return remoteOnly ? [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable, 1] : [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable];
+}
+
+function cachedOutput(s: StoredOutput): CachedOutput {
+  const [path, second] = s;
+  if (typeof second === 'object') {
+    if ('s' in second) return { kind: 'symlink', path, target: second.s };
+    return {
+      kind: 'tree',
+      path,
+      tree: {
+        files: second.f.map(([p, hash, sizeBytes, isExecutable]) => ({ path: p, digest: { hash, sizeBytes }, isExecutable })),
+        symlinks: second.l.map(([p, target]) => ({ path: p, target })),
+        directories: second.d,
+      },
+    };
+  }
+  return { path, digest: { hash: second, sizeBytes: s[2] as number }, isExecutable: s[3] as boolean };
+}
 
 /** What the cache recorded for an action. */
 export interface RecordedResult {
@@ -75,7 +109,7 @@ export class LocalActionCache {
     try {
       const stored = JSON.parse(bytes.toString('utf8')) as StoredOutput[];
       return {
-        outputs: stored.map(([path, hash, sizeBytes, isExecutable]) => ({ path, digest: { hash, sizeBytes }, isExecutable })),
+        outputs: stored.map(cachedOutput),
         remoteOnly: stored.some((s) => s[4] === 1),
       };
     } catch {
@@ -85,9 +119,7 @@ export class LocalActionCache {
   }
 
   put(key: string, outputs: readonly CachedOutput[], remoteOnly = false): void {
-    const stored: StoredOutput[] = outputs.map((o) =>
-      remoteOnly ? [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable, 1] : [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable],
-    );
+    const stored: StoredOutput[] = outputs.map((o) => storedOutput(o, remoteOnly));
     this.entries.set(key, Buffer.from(JSON.stringify(stored)));
     this.dirty = true;
   }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Action } from '../actions/index.js';
+import { producedFiles, type Action, type ProducedFile } from '../actions/index.js';
 import { writeOutputFile, type RemoteClient } from '../remote/index.js';
 import type { CachedOutput } from './disk-cache.js';
 import type { FileDigestCache } from './file-digest-cache.js';
@@ -14,7 +14,7 @@ export type DownloadMode = 'all' | 'toplevel' | 'minimal';
  */
 export class RemoteOutputs {
   /** Exec path → digest of outputs left on the server in this build. */
-  private readonly remote = new Map<string, CachedOutput>();
+  private readonly remote = new Map<string, ProducedFile>();
   private readonly fetching = new Map<string, Promise<void>>();
 
   constructor(
@@ -32,8 +32,9 @@ export class RemoteOutputs {
     return this.mode === 'toplevel' && action.outputs.some((o) => this.topLevel.has(o.execPath));
   }
 
+  /** Only regular files are left on the server: trees and symlinks always come here (see listedOutputFiles). */
   leftRemote(outputs: readonly CachedOutput[]): void {
-    for (const o of outputs) this.remote.set(o.path, o);
+    for (const o of outputs) if (o.kind === undefined) this.remote.set(o.path, o);
   }
 
   /** Downloads the inputs of `action` that were left on the server (each once), before it runs here. */
@@ -48,10 +49,10 @@ export class RemoteOutputs {
 
   /** Downloads outputs an earlier build left on the server that this build wants here. */
   async fetchOutputs(outputs: readonly CachedOutput[]): Promise<void> {
-    await Promise.all(outputs.map((o) => this.fetchOnce(o)));
+    await Promise.all(producedFiles(outputs).map((o) => this.fetchOnce(o)));
   }
 
-  private fetchOnce(output: CachedOutput): Promise<void> {
+  private fetchOnce(output: ProducedFile): Promise<void> {
     let pending = this.fetching.get(output.path);
     if (!pending) {
       pending = this.fetch(output).then(() => void this.remote.delete(output.path));
@@ -60,7 +61,7 @@ export class RemoteOutputs {
     return pending;
   }
 
-  private async fetch(output: CachedOutput): Promise<void> {
+  private async fetch(output: ProducedFile): Promise<void> {
     const path = join(this.execRoot, output.path);
     // An earlier fetch (an earlier build's) may have brought it already.
     const now = await this.digestCache.digest(path).catch(() => undefined);

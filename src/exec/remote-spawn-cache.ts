@@ -1,8 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { digestKey, type Digest } from '../core/index.js';
-import { downloadOutputs, listedOutputFiles, type ActionIdentity, type BlobSource, type RemoteClient } from '../remote/index.js';
-import { declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
+import { producedFiles } from '../actions/index.js';
+import {
+  listedOutputFiles,
+  OutputDownloadError,
+  resultFieldsOf,
+  resultOutputs,
+  writeProducedOutputs,
+  type ActionIdentity,
+  type BlobSource,
+  type RemoteClient,
+} from '../remote/index.js';
+import { declaredSymlinks, declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
 import type { RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache, type SpawnResult } from './spawn-cache.js';
@@ -52,25 +62,30 @@ export class RemoteSpawnCache implements SpawnCache {
   private async fetch(request: CacheRequest, actionDigest: Digest, identity: ActionIdentity): Promise<CacheLookup | undefined> {
     const result = await this.client.getActionResult(actionDigest, identity);
     if (!result || result.exitCode !== 0) return undefined;
-    // Only a result of exactly the declared files is usable here.
-    if (result.outputDirectories.length > 0 || result.outputSymlinks.length > 0 || result.outputFileSymlinks.length > 0) return undefined;
-    const listed = result.outputFiles.map((f) => ({ path: f.path, digest: { hash: f.digest?.hash ?? '', sizeBytes: f.digest?.sizeBytes ?? 0 }, isExecutable: f.isExecutable }));
-    if (!declaresExactly(request.action, listed)) return undefined;
     const declared = new Set(request.action.outputs.map((o) => o.execPath));
+    const options = { executable: request.action.executableOutputs, unresolvedSymlinks: declaredSymlinks(request.action) };
     if (!this.options.outputs.wanted(request.action)) {
-      const listed = listedOutputFiles(result, declared, { executable: request.action.executableOutputs });
-      if (listed) {
+      const listed = listedOutputFiles(result, declared, options);
+      if (listed && declaresExactly(request.action, listed)) {
         if (await this.onDisk(listed)) return { kind: 'hit', outputs: listed, processKind: 'remote cache hit' };
         // Known by digest only: what an earlier build left at those paths is stale.
         await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
         return { kind: 'hit', outputs: listed, processKind: 'remote cache hit', remoteOnly: true };
       }
     }
-    const files = await downloadOutputs(result, this.execRoot, declared, (digest) => this.client.read(digest, identity), {
-      executable: request.action.executableOutputs,
-    });
-    for (const f of files) await this.digestCache.remember(join(this.execRoot, f.path), f.digest);
-    return { kind: 'hit', outputs: files, processKind: 'remote cache hit' };
+    const read = (digest: Digest) => this.client.read(digest, identity);
+    let outputs;
+    try {
+      outputs = await resultOutputs(result, declared, read, options);
+    } catch (e) {
+      if (e instanceof OutputDownloadError) return undefined; // a result for other outputs: a miss
+      throw e;
+    }
+    // Only a result of exactly the declared outputs, each of its declared kind, is usable here.
+    if (!declaresExactly(request.action, outputs)) return undefined;
+    await writeProducedOutputs(outputs, this.execRoot, read);
+    for (const f of producedFiles(outputs)) await this.digestCache.remember(join(this.execRoot, f.path), f.digest);
+    return { kind: 'hit', outputs, processKind: 'remote cache hit' };
   }
 
   /** Whether every file is already in the execroot with these contents (a download earlier build fetched). */
@@ -90,14 +105,12 @@ export class RemoteSpawnCache implements SpawnCache {
       if (!updateEnabled) return;
       const key = request.remoteKey();
       const message = (m: { digest: Digest; data: Buffer }): BlobSource => ({ digest: m.digest, data: async () => m.data });
-      const outputs = new Map<string, BlobSource>();
-      for (const o of result.outputs) outputs.set(digestKey(o.digest), { digest: o.digest, data: () => readFile(join(this.execRoot, o.path)) });
-      await this.client.uploadMissing([message(key.action), message(key.command), ...outputs.values()], identity);
-      await this.client.updateActionResult(
-        actionDigest,
-        { outputFiles: result.outputs.map((o) => ({ path: o.path, digest: o.digest, isExecutable: o.isExecutable })), exitCode: 0 },
-        identity,
-      );
+      const { fields, treeBlobs } = resultFieldsOf(result.outputs);
+      const blobs = new Map<string, BlobSource>();
+      for (const o of producedFiles(result.outputs)) blobs.set(digestKey(o.digest), { digest: o.digest, data: () => readFile(join(this.execRoot, o.path)) });
+      for (const t of treeBlobs) blobs.set(digestKey(t.digest), message(t));
+      await this.client.uploadMissing([message(key.action), message(key.command), ...blobs.values()], identity);
+      await this.client.updateActionResult(actionDigest, { ...fields, exitCode: 0 }, identity);
     } catch (e) {
       this.warnOnce(`Remote Cache: ${(e as Error).message}`);
     }

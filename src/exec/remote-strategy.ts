@@ -1,5 +1,6 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { join } from 'node:path';
+import { producedFiles } from '../actions/index.js';
 import { KilnError, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
 import {
   actionBlobs,
@@ -12,6 +13,7 @@ import {
   type DownloadedFile,
   type RemoteClient,
 } from '../remote/index.js';
+import { declaredSymlinks } from './declared-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import type { RemoteOutputs } from './remote-outputs.js';
 import { cachePolicy } from './spawn-cache.js';
@@ -100,8 +102,8 @@ export class RemoteStrategy implements SpawnStrategy {
         leftRemote = this.options.outputs.wanted(action) ? undefined : listedOutputFiles(r, declared, { executable: action.executableOutputs });
         if (!leftRemote) {
           const read = (digest: Digest) => this.client.read(digest, identity);
-          const files = await downloadOutputs(r, execRoot, declared, read, { executable: action.executableOutputs });
-          for (const f of files) await this.digestCache.remember(join(execRoot, f.path), f.digest);
+          const outputs = await downloadOutputs(r, execRoot, declared, read, { executable: action.executableOutputs, unresolvedSymlinks: declaredSymlinks(action) });
+          for (const f of producedFiles(outputs)) await this.digestCache.remember(join(execRoot, f.path), f.digest);
         }
       }
       const timedOut = outcome.response.status?.code === grpcStatus.DEADLINE_EXCEEDED;

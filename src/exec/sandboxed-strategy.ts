@@ -128,6 +128,7 @@ function sandboxTree(spawn: Spawn, inputs: readonly InputLink[]): Layout {
   for (const o of spawn.action.outputs) {
     const dir = posix.dirname(o.execPath);
     if (!outputDirs.includes(dir)) dirs.add(`${SANDBOX_EXECROOT}/${dir}`); // made inside a mount: on the host
+    if (o.type === 'directory') dirs.add(`${SANDBOX_EXECROOT}/${o.execPath}`); // a tree artifact's directory exists when the action starts
   }
   return {
     tree: {
@@ -159,7 +160,7 @@ async function hostTree(spawn: Spawn, inputs: readonly InputLink[]): Promise<Lay
     await ensureDir(dirname(link));
     await symlink(input.target, link);
   }
-  for (const output of spawn.action.outputs) await ensureDir(dirname(join(root, output.execPath)));
+  for (const output of spawn.action.outputs) await ensureDir(output.type === 'directory' ? join(root, output.execPath) : dirname(join(root, output.execPath)));
   await ensureDir(root);
   return {
     tree: { mounts: [{ host: root, at: SANDBOX_EXECROOT }], dirs: [], symlinks: [] },
