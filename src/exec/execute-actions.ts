@@ -386,6 +386,9 @@ class ActionRunner {
         .concat(known.tree.symlinks.map((l) => `${tree}/${l.path}`))
         .sort();
     });
+    // Only a command line that did change makes a copy: failures and progress keep naming the action itself.
+    const before = action.argv;
+    if (argv.length === before.length && argv.every((a, i) => a === before[i])) return action;
     const copy = Object.create(Object.getPrototypeOf(action) as object, Object.getOwnPropertyDescriptors(action)) as Action;
     Object.defineProperty(copy, 'argv', { value: argv, enumerable: true });
     return copy;
