@@ -1,10 +1,5 @@
-import { join } from 'node:path';
 import { declaresExactly } from './declared-outputs.js';
-import { lstatSync } from 'node:fs';
-import { readlink } from 'node:fs/promises';
-import type { ProducedSymlink, ProducedTree } from '../actions/index.js';
-import type { CachedOutput } from './disk-cache.js';
-import { collectTree, sameTree } from './tree-collection.js';
+import { outputAbsent, outputOnDisk } from './outputs-on-disk.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import type { LocalActionCache } from './local-action-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache } from './spawn-cache.js';
@@ -35,40 +30,14 @@ export class LocalActionSpawnCache implements SpawnCache {
   private async upToDate(request: CacheRequest): Promise<CacheLookup | undefined> {
     const recorded = this.cache.get(request.localKey);
     if (!recorded) return undefined;
-    const outputs: CachedOutput[] = [];
     let absent = false;
-    for (const file of recorded.outputs) {
-      if (file.kind !== undefined) {
-        // A tree or a symlink is read again whole: a walk of its directory, its files through the digest cache.
-        if (!(await stillOnDisk(file, this.execRoot, this.digestCache))) return undefined;
-        outputs.push(file);
-        continue;
-      }
-      try {
-        const now = await this.digestCache.digest(join(this.execRoot, file.path));
-        if (now.isDirectory || now.digest.hash !== file.digest.hash || now.isExecutable !== file.isExecutable) return undefined;
-        outputs.push({ path: file.path, digest: now.digest, isExecutable: now.isExecutable });
-      } catch (e) {
-        // Absent is fine for an output left on a server this build can fetch it from.
-        const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-        if (!missing || !recorded.remoteOnly || !this.remoteOutputsUsable) return undefined;
-        absent = true;
-        outputs.push(file);
-      }
+    for (const output of recorded.outputs) {
+      if (await outputOnDisk(output, this.execRoot, this.digestCache)) continue;
+      // Absent is fine for an output left on a server this build can fetch it from.
+      if (!recorded.remoteOnly || !this.remoteOutputsUsable || !outputAbsent(output, this.execRoot)) return undefined;
+      absent = true;
     }
-    if (!declaresExactly(request.action, outputs)) return undefined;
-    return absent ? { kind: 'hit', outputs, remoteOnly: true } : { kind: 'hit', outputs };
-  }
-}
-
-/** Whether a recorded tree or symlink output is on disk as recorded. */
-async function stillOnDisk(output: ProducedTree | ProducedSymlink, execRoot: string, digestCache: FileDigestCache): Promise<boolean> {
-  const path = join(execRoot, output.path);
-  const stat = lstatSync(path, { throwIfNoEntry: false });
-  try {
-    if (output.kind === 'symlink') return stat?.isSymbolicLink() === true && (await readlink(path)) === output.target;
-    return stat?.isDirectory() === true && sameTree(await collectTree(path, output.path, digestCache), output.tree);
-  } catch {
-    return false; // changed under us (an escaping link added by hand): run again
+    if (!declaresExactly(request.action, recorded.outputs)) return undefined;
+    return absent ? { kind: 'hit', outputs: recorded.outputs, remoteOnly: true } : { kind: 'hit', outputs: recorded.outputs };
   }
 }

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { digestKey, type Digest } from '../core/index.js';
 import { producedFiles } from '../actions/index.js';
 import {
-  listedOutputFiles,
   OutputDownloadError,
   resultFieldsOf,
   resultOutputs,
@@ -13,6 +12,8 @@ import {
   type RemoteClient,
 } from '../remote/index.js';
 import { declaredSymlinks, declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
+import type { CachedOutput } from './disk-cache.js';
+import { outputOnDisk } from './outputs-on-disk.js';
 import type { RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache, type SpawnResult } from './spawn-cache.js';
@@ -64,15 +65,6 @@ export class RemoteSpawnCache implements SpawnCache {
     if (!result || result.exitCode !== 0) return undefined;
     const declared = new Set(request.action.outputs.map((o) => o.execPath));
     const options = { executable: request.action.executableOutputs, unresolvedSymlinks: declaredSymlinks(request.action) };
-    if (!this.options.outputs.wanted(request.action)) {
-      const listed = listedOutputFiles(result, declared, options);
-      if (listed && declaresExactly(request.action, listed)) {
-        if (await this.onDisk(listed)) return { kind: 'hit', outputs: listed, processKind: 'remote cache hit' };
-        // Known by digest only: what an earlier build left at those paths is stale.
-        await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
-        return { kind: 'hit', outputs: listed, processKind: 'remote cache hit', remoteOnly: true };
-      }
-    }
     const read = (digest: Digest) => this.client.read(digest, identity);
     let outputs;
     try {
@@ -83,17 +75,20 @@ export class RemoteSpawnCache implements SpawnCache {
     }
     // Only a result of exactly the declared outputs, each of its declared kind, is usable here.
     if (!declaresExactly(request.action, outputs)) return undefined;
+    if (!this.options.outputs.wanted(request.action)) {
+      if (await this.onDisk(outputs)) return { kind: 'hit', outputs, processKind: 'remote cache hit' };
+      // Known by digest only: what an earlier build left at those paths is stale.
+      await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
+      return { kind: 'hit', outputs, processKind: 'remote cache hit', remoteOnly: true };
+    }
     await writeProducedOutputs(outputs, this.execRoot, read);
     for (const f of producedFiles(outputs)) await this.digestCache.remember(join(this.execRoot, f.path), f.digest);
     return { kind: 'hit', outputs, processKind: 'remote cache hit' };
   }
 
-  /** Whether every file is already in the execroot with these contents (a download earlier build fetched). */
-  private async onDisk(files: readonly { path: string; digest: Digest; isExecutable: boolean }[]): Promise<boolean> {
-    for (const f of files) {
-      const now = await this.digestCache.digest(join(this.execRoot, f.path)).catch(() => undefined);
-      if (!now || now.isDirectory || now.digest.hash !== f.digest.hash || now.isExecutable !== f.isExecutable) return false;
-    }
+  /** Whether every output is already in the execroot as the result says (a download an earlier build fetched). */
+  private async onDisk(outputs: readonly CachedOutput[]): Promise<boolean> {
+    for (const o of outputs) if (!(await outputOnDisk(o, this.execRoot, this.digestCache))) return false;
     return true;
   }
 

@@ -1,16 +1,15 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { join } from 'node:path';
-import { producedFiles } from '../actions/index.js';
+import { producedFiles, type ProducedOutput } from '../actions/index.js';
 import { KilnError, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
 import {
   actionBlobs,
   blobsNamed,
   downloadOutputs,
   isRemoteCallError,
-  listedOutputFiles,
+  resultOutputs,
   OutputDownloadError,
   type ActionIdentity,
-  type DownloadedFile,
   type RemoteClient,
 } from '../remote/index.js';
 import { declaredSymlinks } from './declared-outputs.js';
@@ -74,7 +73,7 @@ export class RemoteStrategy implements SpawnStrategy {
     const blobs = actionBlobs(key, spawn.inputs, execRoot);
     let operation = '';
     let cachedResult = false;
-    let leftRemote: DownloadedFile[] | undefined;
+    let leftRemote: ProducedOutput[] | undefined;
     const execute = async (skipCacheLookup: boolean): Promise<ProcessResult> => {
       const started = performance.now();
       await this.client.uploadMissing(blobs, identity);
@@ -99,10 +98,12 @@ export class RemoteStrategy implements SpawnStrategy {
       // A test's outputs (its log, its XML) are its result whatever its exit code.
       if (r.exitCode === 0 || action.exitCodeIsResult) {
         const declared = new Set(action.outputs.map((o) => o.execPath));
-        leftRemote = this.options.outputs.wanted(action) ? undefined : listedOutputFiles(r, declared, { executable: action.executableOutputs });
+        const read = (digest: Digest) => this.client.read(digest, identity);
+        const options = { executable: action.executableOutputs, unresolvedSymlinks: declaredSymlinks(action) };
+        // Not wanted here: known by digest (trees by their Tree message, read now), written only when needed.
+        leftRemote = this.options.outputs.wanted(action) ? undefined : await resultOutputs(r, declared, read, options);
         if (!leftRemote) {
-          const read = (digest: Digest) => this.client.read(digest, identity);
-          const outputs = await downloadOutputs(r, execRoot, declared, read, { executable: action.executableOutputs, unresolvedSymlinks: declaredSymlinks(action) });
+          const outputs = await downloadOutputs(r, execRoot, declared, read, options);
           for (const f of producedFiles(outputs)) await this.digestCache.remember(join(execRoot, f.path), f.digest);
         }
       }

@@ -9,7 +9,6 @@ export { type BlobSource, type CasLimits } from './remote-cas.js';
 export { type ExecuteOptions, type ExecutionOutcome } from './remote-execution.js';
 export {
   downloadOutputs,
-  listedOutputFiles,
   resultFieldsOf,
   resultOutputs,
   writeOutputFile,

@@ -115,19 +115,6 @@ export async function downloadOutputs(
 }
 
 /**
- * The output files of an ActionResult as the server lists them, checked as `downloadOutputs` checks
- * them, without fetching anything; undefined when the result has directories or symlinks (those
- * are only known once downloaded).
- */
-export function listedOutputFiles(result: reapi.ActionResult, declared: ReadonlySet<string>, options: { readonly executable?: boolean } = {}): DownloadedFile[] | undefined {
-  if (result.outputDirectories.length + result.outputSymlinks.length + result.outputFileSymlinks.length + result.outputDirectorySymlinks.length > 0) return undefined;
-  return result.outputFiles.map((file) => {
-    if (!isCleanRelativePath(file.path) || !declared.has(file.path)) throw new OutputDownloadError(`the remote result names output file '${file.path}', which the action does not declare`);
-    return { path: file.path, digest: parseDigest(file.digest, `output_files[${file.path}].digest`), isExecutable: file.isExecutable || options.executable === true };
-  });
-}
-
-/**
  * The ActionResult fields describing `outputs` (files, directories by Tree digest, symlinks in
  * `output_symlinks` and, for REAPI 2.0 readers, `output_file_symlinks`), and the blobs they name
  * that are not output files: the Tree messages. File bytes are the caller's to upload.
