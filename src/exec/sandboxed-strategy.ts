@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { mkdir, symlink } from 'node:fs/promises';
 import { basename, dirname, join, posix, sep } from 'node:path';
 import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/index.js';
@@ -36,6 +36,9 @@ export class SandboxedStrategy implements SpawnStrategy {
     const readable = new Set<string>();
     const symlinks = uniqueByPath(
       action.inputs.map((input) => {
+        // A declared symlink is staged as itself, its target unresolved (it may dangle); a tree
+        // artifact as a link to its directory, whose parent is mounted read-only like any input's.
+        if (input.kind === 'derived' && input.type === 'symlink') return { execPath: input.execPath, target: readlinkSync(join(execRoot, input.execPath)) };
         const target = this.realPath(join(execRoot, input.execPath));
         readable.add(dirname(target));
         return { execPath: input.execPath, target };
