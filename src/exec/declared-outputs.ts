@@ -62,7 +62,7 @@ async function collectOutput(action: Action, output: DerivedArtifact, path: stri
     const stat = lstatSync(path, { throwIfNoEntry: false });
     if (!stat) return undefined;
     // Bazel's words for a declared directory the action left as something else.
-    if (!stat.isDirectory()) return `TreeArtifact ${output.execPath} was not created`;
+    if (!stat.isDirectory()) return `TreeArtifact ${output.execPath.slice(output.root.length + 1)} was not created`;
     return { kind: 'tree', path: output.execPath, tree: await collectTree(path, output.execPath, digestCache) };
   }
   if (action.executableOutputs) await chmod(path, 0o755);
