@@ -1,6 +1,6 @@
 import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, posix } from 'node:path';
-import { decodeTree, encodeTree as encodeTreeOf, InvalidTreeError, producedFiles, type ProducedFile, type ProducedOutput } from '../actions/index.js';
+import { dirname, join } from 'node:path';
+import { decodeTree, encodeTree, InvalidTreeError, producedFiles, symlinkEscape, type ProducedFile, type ProducedOutput } from '../actions/index.js';
 import { digestKey, digestOf, parseDigest, reapi, type Digest } from '../core/index.js';
 
 /** A regular file an action produced, as written under the root. */
@@ -128,7 +128,7 @@ export function resultFieldsOf(outputs: readonly ProducedOutput[]): { fields: re
     if (o.kind === undefined) outputFiles.push({ path: o.path, digest: o.digest, isExecutable: o.isExecutable });
     else if (o.kind === 'symlink') outputSymlinks.push({ path: o.path, target: o.target });
     else {
-      const encoded = encodeTreeOf(o.tree);
+      const encoded = encodeTree(o.tree);
       treeBlobs.push({ digest: encoded.tree.digest, data: Buffer.from(encoded.tree.data) });
       outputDirectories.push({ path: o.path, treeDigest: encoded.tree.digest, rootDirectoryDigest: encoded.rootDigest });
     }
@@ -160,7 +160,5 @@ export function isCleanRelativePath(path: string): boolean {
 
 /** A relative symlink target that, resolved from the link's directory, stays under the root. */
 function staysInside(linkPath: string, target: string): boolean {
-  if (target === '' || target.startsWith('/')) return false;
-  const resolved = posix.normalize(posix.join(posix.dirname(linkPath), target));
-  return resolved !== '..' && !resolved.startsWith('../');
+  return target !== '' && symlinkEscape(linkPath, target) === undefined;
 }
