@@ -2,6 +2,7 @@ import { encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/
 
 /** One file of an input root, at a `/`-separated path relative to the root. */
 export interface InputFile {
+  readonly kind?: undefined;
   readonly path: string;
   readonly digest: Digest;
   readonly isExecutable: boolean;
@@ -25,7 +26,7 @@ export type InputEntry = InputFile | InputSymlink | InputDirectory;
 
 /** The entries of `entries` that are files. */
 export function inputFilesOf(entries: readonly InputEntry[]): InputFile[] {
-  return entries.filter((e): e is InputFile => !('kind' in e));
+  return entries.filter((e): e is InputFile => e.kind === undefined);
 }
 
 /** An input root as REAPI describes it: the root Directory's digest and every Directory message. */
@@ -64,7 +65,7 @@ export function buildInputTree(entries: readonly InputEntry[]): InputTree {
       dir = child;
     }
     const name = parts[parts.length - 1]!;
-    if ('kind' in entry) {
+    if (entry.kind !== undefined) {
       addSpecial(dir, name, entry);
       continue;
     }

@@ -27,7 +27,7 @@ export function localActionKey(
       .sort()
       .map((name) => [name, env[name]]),
     action.outputs.map((o) => (o.type ? `${o.execPath}\0${o.type}` : o.execPath)).sort(),
-    [...inputs].sort(byPath).map((f) => ('kind' in f ? [f.path, f.kind, f.kind === 'symlink' ? f.target : ''] : [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable])),
+    [...inputs].sort(byPath).map((f) => (f.kind === undefined ? [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable] : [f.path, f.kind, f.kind === 'symlink' ? f.target : ''])),
     action.executionRequirements.includes('no-cache'),
     // In-process work (a file's content, a template's substitutions) decides the output as argv does.
     ...(action.inProcess ? [action.inProcess] : []),

@@ -480,7 +480,7 @@ function isTreeOrSymlink(input: Artifact): boolean {
 
 /** An output as the input-root entries of a dependent: a tree's root, subdirectories, files and symlinks. */
 function inputEntriesOf(output: CachedOutput): InputEntry | InputEntry[] {
-  if (output.kind === undefined) return { path: output.path, digest: output.digest, isExecutable: output.isExecutable };
+  if (output.kind === undefined) return output; // a produced file is an input file as it is
   if (output.kind === 'symlink') return { kind: 'symlink', path: output.path, target: output.target };
   const at = (p: string) => `${output.path}/${p}`;
   return [
