@@ -47,7 +47,7 @@ export class ActionSpawners {
   constructor(
     private readonly clientEnv: Readonly<Record<string, string | undefined>>,
     private readonly knownSupport?: SandboxSupport,
-    private readonly options: { readonly nativeSandbox?: boolean } = {},
+    private readonly options: { readonly nativeSandbox?: boolean | undefined } = {},
   ) {}
 
   /** Starts the helper processes now, in the background: the sandbox's only if it may be used. */

@@ -49,7 +49,7 @@ function cachedOutput(s: StoredOutput): CachedOutput {
 }
 
 /** What the cache recorded for an action. */
-export interface RecordedResult {
+interface RecordedResult {
   readonly outputs: CachedOutput[];
   /** The outputs were left on the remote server; those not on disk are fetched when needed. */
   readonly remoteOnly: boolean;

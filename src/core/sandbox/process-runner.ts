@@ -42,7 +42,7 @@ export interface ProcessSpec {
    */
   readonly tree?: SandboxTree;
   /** Aborting kills the process tree as a timeout does (without setting `timedOut`). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**

@@ -130,9 +130,9 @@ describe('kiln cluster up / scheduler / executor', () => {
     expect(await exit).toBe(0);
   });
 
-  const dockerHost = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'];
+  const dockerHost = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'] ?? '';
   const noDocker = 'KILN_DOCKER_HOST is not set: run scripts/test-setup.d/20-docker.sh (or npm test) for the Docker runner';
-  if (needTool('Docker', dockerHost !== undefined, noDocker)) {
+  if (needTool('Docker', dockerHost !== '', noDocker)) {
     it('cluster up --runner docker runs actions in containers as a non-root user, under its limit flags', { timeout: 120_000 }, async () => {
       const f = fakeIO(dir, { DOCKER_HOST: dockerHost });
       const exit = main(['up', '--executors', '1', '--runner', 'docker', '--slots', '1', '--pids-limit', '64', '--memory-limit', '64m'], f.io);
