@@ -104,9 +104,10 @@ export interface Action {
   /**
    * The command line once the directories among the inputs are known: present when Args expand a
    * tree artifact into the files inside it (`expand_directories`), which exist only after its
-   * action ran. Execution calls it with the files of each tree input and runs that argv.
+   * action ran. Execution calls it with the files of each tree input and runs that argv. A getter
+   * that reads argv first: a function keeps the action out of the analysis cache (v8 serialization).
    */
-  readonly argvWithTrees?: (filesOf: TreeFileLister) => readonly string[];
+  readonly argvWithTrees?: ((filesOf: TreeFileLister) => readonly string[]) | undefined;
 }
 
 /** The exec paths of the files inside a tree artifact, by the tree's exec path (sorted). */

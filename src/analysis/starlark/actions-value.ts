@@ -247,10 +247,12 @@ export class ActionsValue extends StarObject {
       get argv(): readonly string[] {
         return (argv ??= [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand()))]);
       },
-      // Args may hold directories whose files exist only once their actions ran.
-      ...(args.some((a) => typeof a !== 'string')
-        ? { argvWithTrees: (treeFiles: TreeFileLister) => [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand(treeFiles)))] }
-        : {}),
+      // Present only when the Args met a directory (known once argv is expanded): a function keeps
+      // the action out of the analysis cache, which the common action without trees stays in.
+      get argvWithTrees(): ((treeFiles: TreeFileLister) => readonly string[]) | undefined {
+        if (!this.argv || !args.some((a) => typeof a !== 'string' && a.holdsDirectory)) return undefined;
+        return (treeFiles) => [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand(treeFiles)))];
+      },
       env,
       inputs: uniqueInputs,
       outputs: outputs.map((o) => o.artifact as DerivedArtifact),

@@ -83,6 +83,11 @@ export class ArgsValue extends StarObject {
     if (this.frozenByAction) throw new StarlarkError(`${fn}: cannot modify frozen Args`);
   }
 
+  /** Whether the expansion met a directory to expand (read after `expand()`). */
+  get holdsDirectory(): boolean {
+    return this.metDirectory;
+  }
+
   /**
    * The arguments, in order: depsets expanded and map_each called now, once. With `treeFiles`
    * (execution, once tree artifacts exist), a directory File of a vector that expands directories
