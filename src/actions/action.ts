@@ -108,3 +108,10 @@ export type InProcessWork =
   | { readonly kind: 'expand_template'; readonly template: string; readonly substitutions: readonly (readonly [string, string])[] }
   /** A copy of the target file (an input, by exec path): the same bytes as a symlink would show. */
   | { readonly kind: 'symlink'; readonly target: string };
+
+/**
+ * Set in a process's environment when the caller wants its output live (`kiln test
+ * --test_output=streamed`): the path of a named pipe whose reader shows what is written as it comes.
+ * Per run, like TMPDIR: never part of the action's key.
+ */
+export const LIVE_OUTPUT_ENV = 'KILN_LIVE_OUTPUT';

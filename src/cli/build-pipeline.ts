@@ -12,6 +12,7 @@ import {
   PlainReporter,
   prepareExecRoot,
   TerminalReporter,
+  type ExecutionOptions,
   type ExecutionReporter,
   type ExecutionSummary,
   type RemoteExecutionOptions,
@@ -25,7 +26,7 @@ import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { whyDirectoryIsUnusable } from './usable-directory.js';
 import { openWorkspace, outputBaseProblem, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
-import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv, withProducers } from './test-phase.js';
+import { clearAttemptLogs, localTestStrategies, printTestSummary, STREAMED_OUTPUT_WARNING, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv, withProducers } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
@@ -90,6 +91,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     if (command === 'test') {
       testSettings = testSettingsFrom(options, io.env, ctx.workspace.name);
       attemptsFor = flakyAttemptsFrom(options);
+      if (options.getString('test_output') === 'streamed') io.stderr.write(`WARNING: ${STREAMED_OUTPUT_WARNING}\n`);
     }
   } catch (e) {
     if (e instanceof UsageError) {
@@ -165,23 +167,24 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     const lines = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
     const testReporter = tests && new TestRunReporter(lines, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
     const reporter = testReporter ?? lines;
-    const executionOptions = {
+    // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with
+    // --test_output=streamed every test does, here, its output shown as it comes.
+    const streamed = testReporter !== undefined && options.getString('test_output') === 'streamed';
+    const executionOptions: ExecutionOptions = {
       execRoot: layout.execRoot,
       outputBase: layout.outputBase,
       clientEnv: io.env,
       ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
       keepGoing,
       ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
-      strategies,
+      strategies: streamed ? localTestStrategies(strategies) : strategies,
+      ...(streamed ? { liveOutput: (action: Action) => testReporter.liveOutputOf(action) } : {}),
       signal: abort.signal,
       spawners,
       ...(remote ? { remote: withTopLevel(remote, graph.targets, command, (tests ?? []).flatMap((t) => t.runs.map((r) => r.action))) } : {}),
     };
     try {
       if (tests) clearAttemptLogs(tests, layout.execRoot);
-      // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with
-      // --test_output=streamed every test does, so their output can be shown as it comes.
-      const streamed = options.getString('test_output') === 'streamed';
       const exclusive = new Set((tests ?? []).filter((t) => streamed || t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
       summary = await executeActions(exclusive.size > 0 ? actions.filter((a) => !exclusive.has(a)) : actions, executionOptions, reporter);
       if (testReporter && tests) {
@@ -190,7 +193,8 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
           await executeActions(withProducers([action], actions), { ...executionOptions, jobs: 1 }, testReporter);
         }
         if (!abort.signal.aborted) {
-          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, actions, (retried) => executeActions(retried, executionOptions, testReporter));
+          const retryOptions = streamed ? { ...executionOptions, jobs: 1 } : executionOptions;
+          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, actions, (retried) => executeActions(retried, retryOptions, testReporter));
         }
         outcomes = testOutcomes(tests, testReporter, actions);
         sink.beforeNextLine(summaryBlocks(outcomes));

@@ -5,7 +5,8 @@
  * here at run time from the working directory, the execroot, so the action's key is the same on
  * every machine and in every strategy.
  *
- * It writes in the log directory: `test.log` (Bazel's header, then the test's stdout and stderr),
+ * It writes in the log directory: `test.log` (Bazel's header, then the test's stdout and stderr, which
+ * also go to the named pipe in KILN_LIVE_OUTPUT as they come when Kiln asks for live output),
  * `test.xml` (the test's own at XML_OUTPUT_FILE, else generated from the exit code and the log),
  * `test.outputs/outputs.zip` (the files the test left in TEST_UNDECLARED_OUTPUTS_DIR, zipped as Bazel
  * does; an empty archive when there are none) and `test.status` (`exit_code`, `timed_out`,
@@ -46,19 +47,28 @@ mkdir -p "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DI
 } > "$log"
 cd "$RUNFILES_DIR/$TEST_WORKSPACE" || { echo "kiln: no runfiles directory $RUNFILES_DIR/$TEST_WORKSPACE" >> "$log"; exit 1; }
 program="$RUNFILES_DIR/$TEST_WORKSPACE/$TEST_BINARY"
+# --test_output=streamed: Kiln reads the named pipe in KILN_LIVE_OUTPUT, and tee copies the test's
+# output there as it comes as well as into the log. The test itself never sees the variable.
+live=$\{KILN_LIVE_OUTPUT-}; unset KILN_LIVE_OUTPUT
+copier=
+if [ -n "$live" ]; then exec 3> >(exec tee -a "$log" > "$live"); copier=$!; else exec 3>> "$log"; fi
 start=$(date +%s%3N)
 if command -v timeout > /dev/null; then
   # timeout leads a process group of its own: the test and everything it starts.
-  timeout -k 15 "$timeout_s" "$program" "$@" >> "$log" 2>&1 < /dev/null &
+  timeout -k 15 "$timeout_s" "$program" "$@" >&3 2>&1 < /dev/null &
   group=$!
+  exec 3>&-
   wait "$group"
   code=$?
   # Whatever the test left running in its group goes with it, as Bazel ends a test's process tree.
   kill -KILL -- "-$group" 2> /dev/null
 else
-  "$program" "$@" >> "$log" 2>&1 < /dev/null
+  "$program" "$@" >&3 2>&1 < /dev/null
   code=$?
+  exec 3>&-
 fi
+# The log is whole once the copier has written all the test wrote.
+if [ -n "$copier" ]; then wait "$copier"; fi
 end=$(date +%s%3N)
 duration_ms=$((end - start))
 timed_out=0
