@@ -22,11 +22,12 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 
 function parseFlags(argv) {
-  const fallback = resolve(REPO, '../shared/reference-bazel/bazel4');
+  // shared/ lies beside the main checkout, and two levels up from an engineer's worktree.
+  const fallback = ['../shared', '../../shared'].map((s) => resolve(REPO, s, 'reference-bazel/bazel4')).find((p) => existsSync(p));
   const flags = {
     tests: 1000,
     kiln: join(REPO, 'bin/kiln'),
-    bazel: process.env.KILN_REF_BAZEL4 ?? (existsSync(fallback) ? fallback : null),
+    bazel: process.env.KILN_REF_BAZEL4 ?? fallback ?? null,
     jobs: availableParallelism(),
     repeat: 3,
   };
@@ -52,13 +53,21 @@ try {
   const jobs = `--jobs=${flags.jobs}`;
   console.log(`${flags.tests} tests, ${flags.jobs} at a time; the tools alternate, cached runs are the median of ${flags.repeat}`);
   // Cold means every cache empty: a fresh output base and a fresh XDG_CACHE_HOME per output base.
+  // Each run is printed as it ends, so that a long run that is stopped still leaves its figures.
+  const logged = (what, m) => (console.log(`    ${what.padEnd(30)} ${fmt(m)}`), m);
   const kiln = (base, ...args) =>
-    measure([flags.kiln, 'test', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], ws, {
-      env: { ...process.env, XDG_CACHE_HOME: join(dir, `${base}-xdg`) },
-    });
+    logged(
+      `kiln ${base} ${args.join(' ')}`,
+      measure([flags.kiln, 'test', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], ws, {
+        env: { ...process.env, XDG_CACHE_HOME: join(dir, `${base}-xdg`) },
+      }),
+    );
   const bazelEnv = { ...process.env, KILN_REF_BAZEL_ROOT: join(dir, 'bazel-root') };
   const bazel = (base, startup) =>
-    measure([flags.bazel, `--output_base=${join(dir, base)}`, ...startup, 'test', jobs, '--symlink_prefix=/', '//...'], ws, { env: bazelEnv });
+    logged(
+      `bazel ${base} ${startup.join(' ')}`,
+      measure([flags.bazel, `--output_base=${join(dir, base)}`, ...startup, 'test', jobs, '--symlink_prefix=/', '//...'], ws, { env: bazelEnv }),
+    );
   const withBazel = (run) => (flags.bazel ? run() : undefined);
 
   const kilnCold = kiln('kiln-ob');
