@@ -37,8 +37,9 @@ if [ -n "$\{TEST_TOTAL_SHARDS-}" ]; then export TEST_SHARD_STATUS_FILE="$dir/tes
 export TEST_TMPDIR="$\{TMPDIR:-/tmp}/kiln-test-tmp"
 export HOME="$TEST_TMPDIR" GTEST_TMP_DIR="$TEST_TMPDIR"
 export JAVA_RUNFILES="$RUNFILES_DIR" PYTHON_RUNFILES="$RUNFILES_DIR" RUN_UNDER_RUNFILES=1
-rm -rf "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR" "$TEST_TMPDIR" "$dir/test.raw_splitlogs"
-rm -f "$XML_OUTPUT_FILE" "$TEST_PREMATURE_EXIT_FILE" "$TEST_INFRASTRUCTURE_FAILURE_FILE" "$TEST_WARNINGS_OUTPUT_FILE" "$TEST_UNUSED_RUNFILES_LOG_FILE" "$dir/test.shard"
+# Every process started here costs a test about as much as a trivial test itself: one rm, one mkdir.
+rm -rf "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR" "$TEST_TMPDIR" "$dir/test.raw_splitlogs" \
+  "$XML_OUTPUT_FILE" "$TEST_PREMATURE_EXIT_FILE" "$TEST_INFRASTRUCTURE_FAILURE_FILE" "$TEST_WARNINGS_OUTPUT_FILE" "$TEST_UNUSED_RUNFILES_LOG_FILE" "$dir/test.shard"
 mkdir -p "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR" "$TEST_TMPDIR" "$dir/test.raw_splitlogs" || exit 1
 {
   echo 'exec $\{PAGER:-/usr/bin/less} "$0" || exit 1'
@@ -52,7 +53,9 @@ program="$RUNFILES_DIR/$TEST_WORKSPACE/$TEST_BINARY"
 live=$\{KILN_LIVE_OUTPUT-}; unset KILN_LIVE_OUTPUT
 copier=
 if [ -n "$live" ]; then exec 3> >(exec tee -a "$log" > "$live"); copier=$!; else exec 3>> "$log"; fi
-start=$(date +%s%3N)
+# Sets ms to the time in milliseconds: bash's own clock (5.0+, no process), else date's.
+now_ms() { if [ -n "$\{EPOCHREALTIME-}" ]; then local t=$\{EPOCHREALTIME/[.,]/}; ms=$((10#$t / 1000)); else ms=$(date +%s%3N); fi; }
+now_ms; start=$ms
 if command -v timeout > /dev/null; then
   # timeout leads a process group of its own: the test and everything it starts.
   timeout -k 15 "$timeout_s" "$program" "$@" >&3 2>&1 < /dev/null &
@@ -69,7 +72,7 @@ else
 fi
 # The log is whole once the copier has written all the test wrote.
 if [ -n "$copier" ]; then wait "$copier"; fi
-end=$(date +%s%3N)
+now_ms; end=$ms
 duration_ms=$((end - start))
 timed_out=0
 if { [ "$code" = 124 ] || [ "$code" = 137 ]; } && [ "$duration_ms" -ge $((timeout_s * 1000)) ]; then timed_out=1; fi
@@ -90,7 +93,7 @@ if [ ! -s "$XML_OUTPUT_FILE" ]; then
   } > "$XML_OUTPUT_FILE"
 fi
 zip_file="$TEST_UNDECLARED_OUTPUTS_DIR/outputs.zip"
-if [ -n "$(ls -A "$TEST_UNDECLARED_OUTPUTS_DIR")" ]; then
+if [ -n "$(cd "$TEST_UNDECLARED_OUTPUTS_DIR" && shopt -s nullglob dotglob && echo *)" ]; then
   (cd "$TEST_UNDECLARED_OUTPUTS_DIR" && zip -qr "$TMPDIR/kiln-outputs.zip" . && find . -mindepth 1 -delete && mv "$TMPDIR/kiln-outputs.zip" outputs.zip) \
     || echo "kiln: could not zip the undeclared outputs (is zip installed?)" >> "$log"
 fi
