@@ -19,7 +19,7 @@ export interface Spawn {
   /** The script argv runs when the command line was too long (see command-script.ts). */
   readonly commandScript?: string;
   /** Aborting kills the process tree (Ctrl-C). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** A named pipe for the process's live output (live-output.ts): local strategies hand it over, see `spawnEnv`. */
   readonly liveOutput?: string;
   /**
@@ -66,7 +66,7 @@ export function spawnEnv(spawn: Spawn, tmpDir: string): Record<string, string> {
 }
 
 /** How Bazel's summary names where a process ran. */
-export type RunnerName = 'local' | 'linux-sandbox' | 'remote';
+type RunnerName = 'local' | 'linux-sandbox' | 'remote';
 
 /** A finished spawn: the process result, and where it ran when that differs from the strategy's runner. */
 export interface SpawnOutcome extends ProcessResult {

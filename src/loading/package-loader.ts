@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { codeStamp, KilnError, type Position } from '../core/index.js';
 import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
@@ -35,6 +34,7 @@ import {
 } from './build-builtins.js';
 import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
 import type { BzlModule } from './bzl-module.js';
+import { InputStampCache } from './input-stamp-cache.js';
 import { exportGlobals } from './export-globals.js';
 import { moduleExtensionBuiltin, tagClassBuiltin } from './module-extension.js';
 import { repositoryRuleBuiltin } from './repository-rule.js';
@@ -58,17 +58,15 @@ const MARKER = '__kiln_at__';
 
 export interface PackageLoaderOptions {
   readonly workspace: Workspace;
-  /** Output base: holds the package cache and the built-in repositories. Default ~/.cache/kiln/<hash>. */
-  readonly outputBase?: string;
+  /**
+   * The workspace's output base (the caller chooses it, for every command alike): holds the package
+   * cache and the external repositories.
+   */
+  readonly outputBase: string;
   /** Keep package results between runs (default true). */
   readonly persistent?: boolean;
   /** `print()` output and warnings, already positioned. */
   readonly onEvent?: (kind: 'DEBUG' | 'WARNING', message: string) => void;
-}
-
-export function defaultOutputBase(root: string): string {
-  const hash = createHash('sha256').update(root).digest('hex').slice(0, 32);
-  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kiln', hash);
 }
 
 function hashText(text: string): string {
@@ -93,6 +91,8 @@ export class PackageLoader {
   readonly outputBase: string;
   private readonly evaluator: Evaluator;
   private readonly store: FileStore | undefined;
+  /** Fingerprints of inputs by their stat(2) stamps: a cached run stats its inputs instead of reading them. */
+  private readonly stamps: InputStampCache;
   private readonly repos = new Map<string, Workspace>();
   private localRepositories: Map<string, string> | undefined;
   private readonly oracleCache = new Map<string, string>();
@@ -109,7 +109,7 @@ export class PackageLoader {
 
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
-    this.outputBase = options.outputBase ?? defaultOutputBase(this.workspace.root);
+    this.outputBase = options.outputBase;
     this.workspace.excludeDirectory(this.outputBase);
     const ruleClasses = [...NATIVE_RULE_CLASSES.values(), ...BUILD_SETTING_RULE_CLASSES.values()];
     this.nativeFunctions = packageFunctions(ruleClasses);
@@ -127,6 +127,7 @@ export class PackageLoader {
       ['bzl', { compute: (key: string, env: Environment) => this.computeBzl(key.slice(4), env) }],
     ]);
     this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.json'), CACHE_VERSION);
+    this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.json'));
     this.evaluator = new Evaluator(functions, this.store, (id) => this.fingerprintNow(id));
   }
 
@@ -256,6 +257,7 @@ export class PackageLoader {
   /** Writes the package cache. */
   flush(): void {
     this.store?.flush();
+    this.stamps.flush();
   }
 
   private fingerprintNow(id: string): string {
@@ -264,10 +266,14 @@ export class PackageLoader {
       const colon = id.indexOf(':');
       const kind = id.slice(0, colon);
       const path = id.slice(colon + 1);
-      if (kind === 'file') {
-        const text = readText(path);
-        fp = text === undefined ? '!' : hashText(text);
-      } else fp = hashText(this.workspace.lister.fingerprint(path));
+      const lister = this.workspace.lister;
+      fp =
+        kind === 'file'
+          ? this.stamps.fingerprint(id, path, () => {
+              const text = readText(path);
+              return text === undefined ? { fingerprint: '!', stampable: false } : { fingerprint: hashText(text), stampable: true };
+            })
+          : this.stamps.fingerprint(id, path, () => ({ fingerprint: hashText(lister.fingerprint(path)), stampable: lister.isStampable(path) }));
       this.oracleCache.set(id, fp);
     }
     return fp;

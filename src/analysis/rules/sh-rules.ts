@@ -1,6 +1,7 @@
 import type { Action, DerivedArtifact } from '../../actions/index.js';
 import { execPropertiesOf, executionRequirementsFromTags } from '../../actions/index.js';
 import type { RuleContext } from '../configured/rule-context.js';
+import { targetNameOf } from '../configured/target-paths.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 import { runEnvironmentOf } from './run-environment.js';
 
@@ -30,7 +31,7 @@ export function analyzeShExecutable(ctx: RuleContext): RuleResult {
   const library = analyzeShLibrary(ctx);
   const srcFiles = library.files;
   if (srcFiles.length !== 1) throw ctx.error('srcs', "you must specify exactly one file in 'srcs'");
-  const name = ctx.target.label.slice(ctx.target.label.lastIndexOf(':') + 1);
+  const name = targetNameOf(ctx.target.label);
   const out = ctx.outputFile(name, true);
   const src = srcFiles[0]!;
   const tags = ctx.attr<readonly string[]>('tags', [], false);

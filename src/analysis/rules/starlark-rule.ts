@@ -12,7 +12,7 @@ import type { WorkspaceStatus } from '../starlark/workspace-status.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 import { runEnvironmentOf } from './run-environment.js';
 
-export interface StarlarkRuleAnalysis {
+interface StarlarkRuleAnalysis {
   readonly rule: StarlarkRuleFunction;
   readonly workspaceName: string;
   /** `ctx.build_setting_value`, for rules with `build_setting`. */
