@@ -8,7 +8,7 @@
 // and prints the goals' ratios: Kiln cold <= 1/3 of Bazel's --batch cold, Kiln's fully cached run no
 // slower than Bazel's warm one and <= 1/10 of Kiln's own cold run.
 //
-//   node bench/test/run.mjs [--tests=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N]
+//   node bench/test/run.mjs [--tests=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N] [--repeat=3]
 // Needs `npm run build` first. Bazel comes from KILN_REF_BAZEL4 or ../shared/reference-bazel/bazel4.
 import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -22,17 +22,19 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 
 function parseFlags(argv) {
-  const fallback = resolve(REPO, '../shared/reference-bazel/bazel4');
+  // shared/ lies beside the main checkout, and two levels up from an engineer's worktree.
+  const fallback = ['../shared', '../../shared'].map((s) => resolve(REPO, s, 'reference-bazel/bazel4')).find((p) => existsSync(p));
   const flags = {
     tests: 1000,
     kiln: join(REPO, 'bin/kiln'),
-    bazel: process.env.KILN_REF_BAZEL4 ?? (existsSync(fallback) ? fallback : null),
+    bazel: process.env.KILN_REF_BAZEL4 ?? fallback ?? null,
     jobs: availableParallelism(),
+    repeat: 3,
   };
   for (const a of argv) {
-    const m = /^--(tests|kiln|bazel|jobs)=(.+)$/.exec(a);
+    const m = /^--(tests|kiln|bazel|jobs|repeat)=(.+)$/.exec(a);
     if (!m) throw new Error(`unknown argument ${a}`);
-    if (m[1] === 'tests' || m[1] === 'jobs') flags[m[1]] = Number(m[2]);
+    if (m[1] === 'tests' || m[1] === 'jobs' || m[1] === 'repeat') flags[m[1]] = Number(m[2]);
     else flags[m[1]] = m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
   }
   return flags;
@@ -44,34 +46,57 @@ const fmt = (m) => `${secs(m.ms)} wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.to
 
 const flags = parseFlags(process.argv.slice(2));
 const dir = mkdtempSync(join(tmpdir(), `kiln-bench-test-${flags.tests}-`));
+const median = (runs) => [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
 try {
   const ws = join(dir, 'ws');
   generateWorkspace(ws, flags.tests);
   const jobs = `--jobs=${flags.jobs}`;
-  console.log(`${flags.tests} tests, ${flags.jobs} at a time`);
-  const kiln = (base, ...args) => measure([flags.kiln, 'test', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], ws);
+  console.log(`${flags.tests} tests, ${flags.jobs} at a time; the tools alternate, cached runs are the median of ${flags.repeat}`);
+  // Cold means every cache empty: a fresh output base and a fresh XDG_CACHE_HOME per output base.
+  // Each run is printed as it ends, so that a long run that is stopped still leaves its figures.
+  const logged = (what, m) => (console.log(`    ${what.padEnd(30)} ${fmt(m)}`), m);
+  const kiln = (base, ...args) =>
+    logged(
+      `kiln ${base} ${args.join(' ')}`,
+      measure([flags.kiln, 'test', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], ws, {
+        env: { ...process.env, XDG_CACHE_HOME: join(dir, `${base}-xdg`) },
+      }),
+    );
+  const bazelEnv = { ...process.env, KILN_REF_BAZEL_ROOT: join(dir, 'bazel-root') };
+  const bazel = (base, startup) =>
+    logged(
+      `bazel ${base} ${startup.join(' ')}`,
+      measure([flags.bazel, `--output_base=${join(dir, base)}`, ...startup, 'test', jobs, '--symlink_prefix=/', '//...'], ws, { env: bazelEnv }),
+    );
+  const withBazel = (run) => (flags.bazel ? run() : undefined);
+
   const kilnCold = kiln('kiln-ob');
-  const kilnCached = kiln('kiln-ob');
+  const batch = withBazel(() => bazel('bazel-batch', ['--batch']));
+  const kilnLocal = kiln('kiln-ob-local', '--spawn_strategy=local');
+  const bazelCold = withBazel(() => bazel('bazel-server', []));
+  const kilnCachedRuns = [];
+  const bazelWarmRuns = [];
+  for (let i = 0; i < flags.repeat; i++) {
+    kilnCachedRuns.push(kiln('kiln-ob'));
+    withBazel(() => bazelWarmRuns.push(bazel('bazel-server', [])));
+  }
   appendFileSync(join(ws, testSource(7)), 'echo changed\n');
   const kilnOne = kiln('kiln-ob');
-  const kilnLocal = kiln('kiln-ob-local', '--spawn_strategy=local');
+  const bazelOne = withBazel(() => bazel('bazel-server', []));
+  if (flags.bazel) spawnSync(flags.bazel, [`--output_base=${join(dir, 'bazel-server')}`, 'shutdown'], { cwd: ws, env: bazelEnv });
+
+  const kilnCached = median(kilnCachedRuns);
   console.log(`  kiln cold (default strategy)   ${fmt(kilnCold)}`);
   console.log(`  kiln cold (local)              ${fmt(kilnLocal)}`);
-  console.log(`  kiln fully cached              ${fmt(kilnCached)}`);
+  console.log(`  kiln fully cached              ${fmt(kilnCached)}  [${kilnCachedRuns.map((m) => secs(m.ms)).join(', ')}]`);
   console.log(`  kiln one test changed          ${fmt(kilnOne)}`);
   console.log(`  kiln cached / kiln cold = ${(kilnCached.ms / kilnCold.ms).toFixed(3)} (goal <= 0.1)`);
-
   if (flags.bazel) {
-    const env = { ...process.env, KILN_REF_BAZEL_ROOT: join(dir, 'bazel-root') };
-    const bazel = (base, startup) =>
-      measure([flags.bazel, `--output_base=${join(dir, base)}`, ...startup, 'test', jobs, '--symlink_prefix=/', '//...'], ws, { env });
-    const batch = bazel('bazel-batch', ['--batch']);
-    const cold = bazel('bazel-server', []);
-    const warm = bazel('bazel-server', []);
-    spawnSync(flags.bazel, [`--output_base=${join(dir, 'bazel-server')}`, 'shutdown'], { cwd: ws, env });
+    const warm = median(bazelWarmRuns);
     console.log(`  bazel --batch cold             ${fmt(batch)}`);
-    console.log(`  bazel server cold              ${fmt(cold)}`);
-    console.log(`  bazel warm fully cached        ${fmt(warm)}`);
+    console.log(`  bazel server cold              ${fmt(bazelCold)}`);
+    console.log(`  bazel warm fully cached        ${fmt(warm)}  [${bazelWarmRuns.map((m) => secs(m.ms)).join(', ')}]`);
+    console.log(`  bazel warm one test changed    ${fmt(bazelOne)}`);
     console.log(
       `  ratios: kiln cold / bazel --batch cold = ${(kilnCold.ms / batch.ms).toFixed(3)} (goal <= 0.333); ` +
         `kiln cached / bazel warm cached = ${(kilnCached.ms / warm.ms).toFixed(2)} (goal <= 1)`,

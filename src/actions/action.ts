@@ -134,3 +134,10 @@ export type InProcessWork =
   | { readonly kind: 'copy_directory'; readonly target: string }
   /** A symlink with exactly this target path, resolved or not (a `declare_symlink` output). */
   | { readonly kind: 'unresolved_symlink'; readonly targetPath: string };
+
+/**
+ * Set in a process's environment when the caller wants its output live (`kiln test
+ * --test_output=streamed`): the path of a named pipe whose reader shows what is written as it comes.
+ * Per run, like TMPDIR: never part of the action's key.
+ */
+export const LIVE_OUTPUT_ENV = 'KILN_LIVE_OUTPUT';

@@ -10,6 +10,7 @@ export {
   EXECUTION_REQUIREMENTS,
   executionRequirementsFromTags,
   execPropertiesOf,
+  LIVE_OUTPUT_ENV,
 } from './action.js';
 export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
 export { localActionKey } from './local-action-key.js';

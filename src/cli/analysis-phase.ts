@@ -223,6 +223,7 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
         label: t.label,
         files: filesToBuild(t, request.options.getList('output_groups')).map((f) => f.artifact.execPath),
         ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
+        ...(t.runEnvironment ? { runEnvironment: t.runEnvironment } : {}),
       })),
       actions: [...analyzer.actions(), ...testActions],
       requested: requestedOutputs(configured, request.command === 'run', request.options.getList('output_groups'), testActions),

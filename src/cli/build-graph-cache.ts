@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { dirname, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { Action } from '../actions/index.js';
-import type { OutputDirectories, TestSettings, TestTarget } from '../analysis/index.js';
+import type { OutputDirectories, RunEnvironment, TestSettings, TestTarget } from '../analysis/index.js';
 import { codeStamp } from '../core/index.js';
 
 /** A requested target as execution and the closing lines need it: its label and default outputs. */
@@ -13,6 +13,8 @@ export interface BuiltTarget {
   readonly files: readonly string[];
   /** Exec path of the program `kiln run` starts, when the rule says which (Starlark rules' DefaultInfo). */
   readonly executable?: string;
+  /** An executable rule's `args` and `env`, expanded: `kiln run` passes them to the program. */
+  readonly runEnvironment?: RunEnvironment;
 }
 
 /** What loading and analysis hand to execution: plain data, so a later command can reuse it whole. */

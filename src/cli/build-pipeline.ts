@@ -14,6 +14,7 @@ import {
   prepareExecRoot,
   TerminalReporter,
   type ClosingOptions,
+  type ExecutionOptions,
   type ExecutionReporter,
   type ExecutionSummary,
   type RemoteExecutionOptions,
@@ -27,7 +28,7 @@ import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { whyDirectoryIsUnusable } from './usable-directory.js';
 import { openWorkspace, printError, type WorkspaceContext } from './workspace-context.js';
-import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv } from './test-phase.js';
+import { clearAttemptLogs, localTestStrategies, printTestSummary, retryFailedRuns, STREAMED_OUTPUT_WARNING, summaryBlocks, testOutcomes, withInheritedEnv } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
@@ -82,6 +83,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     if (command === 'test') {
       testSettings = testSettingsFrom(options, io.env, ctx.workspace.name);
       attemptsFor = flakyAttemptsFrom(options);
+      if (options.getString('test_output') === 'streamed') io.stderr.write(`WARNING: ${STREAMED_OUTPUT_WARNING}\n`);
     }
   } catch (e) {
     if (e instanceof UsageError) {
@@ -162,23 +164,24 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     const base = baseReporter(closing, options, io);
     const testReporter = tests && new TestRunReporter(base, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
     const reporter = testReporter ?? base;
-    const executionOptions = {
+    // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with
+    // --test_output=streamed every test does, here, its output shown as it comes.
+    const streamed = testReporter !== undefined && options.getString('test_output') === 'streamed';
+    const executionOptions: ExecutionOptions = {
       execRoot: layout.execRoot,
       outputBase: layout.outputBase,
       clientEnv: io.env,
       ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
       keepGoing,
       ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
-      strategies,
+      strategies: streamed ? localTestStrategies(strategies) : strategies,
+      ...(streamed ? { liveOutput: (action: Action) => testReporter.liveOutputOf(action) } : {}),
       signal: abort.signal,
       spawners,
       ...(remote ? { remote: withTopLevel(remote, graph.targets, command, (tests ?? []).flatMap((t) => t.runs.map((r) => r.action))) } : {}),
     };
     try {
       if (tests) clearAttemptLogs(tests, layout.execRoot);
-      // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with
-      // --test_output=streamed every test does, so their output can be shown as it comes.
-      const streamed = options.getString('test_output') === 'streamed';
       const exclusive = new Set((tests ?? []).filter((t) => streamed || t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
       const outputsOf = (run: readonly Action[]) => run.flatMap((a) => a.outputs.map((o) => o.execPath));
       const later = new Set(outputsOf([...exclusive]));
@@ -189,7 +192,8 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
           await executeActions(actions, { ...executionOptions, jobs: 1, requested: outputsOf([action]) }, testReporter);
         }
         if (!abort.signal.aborted) {
-          const rerun = (retried: readonly Action[]) => executeActions(actions, { ...executionOptions, requested: outputsOf(retried) }, testReporter);
+          const retryOptions = streamed ? { ...executionOptions, jobs: 1 } : executionOptions;
+          const rerun = (retried: readonly Action[]) => executeActions(actions, { ...retryOptions, requested: outputsOf(retried) }, testReporter);
           await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, rerun);
         }
         outcomes = testOutcomes(tests, testReporter, actions);

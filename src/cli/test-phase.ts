@@ -2,6 +2,7 @@ import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
+import type { StrategyFlags } from '../exec/index.js';
 import type { TestRunReporter, TestOutputStreams } from './test-run-reporter.js';
 import { formatExecutedLine, formatTestLines, sortOutcomes, type TestOutcome } from './test-summary.js';
 
@@ -28,6 +29,20 @@ export function withInheritedEnv(
     return { ...t, runs };
   });
   return { tests: out, actions: replaced.size === 0 ? [...actions] : actions.map((a) => replaced.get(a) ?? a) };
+}
+
+/** Bazel's warning for --test_output=streamed, which also sets --test_sharding_strategy=disabled and --test_strategy=exclusive. */
+export const STREAMED_OUTPUT_WARNING = 'Streamed test output requested. All tests will be run locally, without sharding, one at a time';
+
+/**
+ * The strategies of streamed tests: those of the test actions (`--strategy=TestRunner`, else
+ * `--spawn_strategy`) that run here, never remote, as Bazel's exclusive test strategy does; sandboxed,
+ * else local, when none of them does.
+ */
+export function localTestStrategies(flags: StrategyFlags): StrategyFlags {
+  const listed = flags.strategyByMnemonic?.['TestRunner'] ?? flags.spawnStrategy ?? [];
+  const here = listed.filter((s) => s === 'sandboxed' || s === 'local');
+  return { ...flags, strategyByMnemonic: { ...flags.strategyByMnemonic, TestRunner: here.length > 0 ? here : ['sandboxed', 'local'] } };
 }
 
 /** Removes the attempt logs an earlier command left (`test_attempts/`), before the tests run again. */

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
 import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessEnd, ProcessKind } from '../exec/index.js';
-import { TestLogTail } from './test-log-tail.js';
 import { readRunResult, type RunResult } from './test-results.js';
 import { completeTimedOutRun } from './timed-out-run.js';
 
@@ -37,7 +37,6 @@ export class TestRunReporter implements ExecutionReporter {
   readonly attempts = new Map<TestRun, AttemptRecord[]>();
   readonly failedActions = new Set<Action>();
   private held: ExecutionSummary | undefined;
-  private readonly tails = new Map<TestRun, TestLogTail>();
 
   constructor(
     private readonly inner: ExecutionReporter,
@@ -61,14 +60,23 @@ export class TestRunReporter implements ExecutionReporter {
   }
   actionStarted(...args: Parameters<ExecutionReporter['actionStarted']>): void {
     this.inner.actionStarted(...args);
-    const run = this.runOf.get(args[0]);
-    // Streamed: tests run one at a time, their output shown as it comes.
-    if (run && this.mode === 'streamed') this.tails.set(run, new TestLogTail(join(this.execRoot, run.logDir, 'test.log'), (text) => this.interject(() => this.out.stdout(text))));
+  }
+
+  /**
+   * With --test_output=streamed, where a test action's live output goes: stdout, as it comes (the
+   * tests run one at a time, so their outputs do not mix). Execution hands it over before
+   * `actionFinished`, so the output comes before the test's FAIL line.
+   */
+  liveOutputOf(action: Action): ((chunk: Buffer) => void) | undefined {
+    if (this.mode !== 'streamed' || !this.runOf.has(action)) return undefined;
+    const decoder = new StringDecoder('utf8');
+    return (chunk) => {
+      const text = decoder.write(chunk);
+      if (text !== '') this.interject(() => this.out.stdout(text));
+    };
   }
   actionFailed(failure: ActionFailure): void {
     this.failedActions.add(failure.action);
-    const run = this.runOf.get(failure.action);
-    if (run) this.tails.get(run)?.stop();
     this.inner.actionFailed(failure);
   }
   warning(message: string): void {
@@ -86,8 +94,6 @@ export class TestRunReporter implements ExecutionReporter {
     this.inner.actionFinished(action, kind, process);
     const run = this.runOf.get(action);
     if (!run) return;
-    this.tails.get(run)?.stop();
-    this.tails.delete(run);
     const logPath = join(this.execRoot, run.logDir, 'test.log');
     const result =
       readRunResult(this.execRoot, run.logDir) ??

@@ -29,7 +29,8 @@ export function testSettingsFrom(options: BuildOptions, clientEnv: Readonly<Reco
     filter: options.getString('test_filter'),
     timeouts: timeouts.length === 1 && timeouts[0] === -1 ? [] : timeouts,
     runsPerTest,
-    shardingDisabled: options.getString('test_sharding_strategy') === 'disabled',
+    // Streamed output runs every test whole, one at a time, as Bazel's --test_output=streamed does.
+    shardingDisabled: options.getString('test_sharding_strategy') === 'disabled' || options.getString('test_output') === 'streamed',
     cacheResults: cache === 'yes' || cache === 'no' ? cache : 'auto',
     workspaceName: workspaceName || '__main__',
   };

@@ -15,6 +15,7 @@ import { DynamicStrategy } from './dynamic-strategy.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
 import { FileDigestCache } from './file-digest-cache.js';
 import { performInProcessWork } from './in-process-work.js';
+import { LiveOutputPipe } from './live-output.js';
 import { LocalActionCache } from './local-action-cache.js';
 import { LocalActionSpawnCache } from './local-action-spawn-cache.js';
 import { LocalStrategy } from './local-strategy.js';
@@ -68,6 +69,12 @@ export interface ExecutionOptions {
    * runs when absent.
    */
   readonly requested?: readonly string[];
+  /**
+   * Actions whose output is wanted live (`kiln test --test_output=streamed`): when this gives a
+   * receiver, the action's local process finds a named pipe's path in KILN_LIVE_OUTPUT, and all it
+   * writes there reaches the receiver as written, before `actionFinished`. A remote run has no pipe.
+   */
+  readonly liveOutput?: (action: Action) => ((chunk: Buffer) => void) | undefined;
 }
 
 export interface RemoteExecutionOptions {
@@ -317,12 +324,17 @@ class ActionRunner {
           release();
         }
       };
+      const receiver = strategy.name === 'remote' ? undefined : this.options.liveOutput?.(action);
+      const live = receiver && (await LiveOutputPipe.open(join(scratchDir, 'live-output'), receiver));
       let result;
       try {
-        result = await strategy.exec({ action, inputs, remoteKey, argv, env, execRoot, scratchDir, signal, withSlot, ...(scripted ? { commandScript } : {}) });
+        const spawnLive = live ? { liveOutput: live.path } : {};
+        result = await strategy.exec({ action, inputs, remoteKey, argv, env, execRoot, scratchDir, signal, withSlot, ...spawnLive, ...(scripted ? { commandScript } : {}) });
       } catch (e) {
         if (e === SKIPPED) return 'skipped';
         throw e;
+      } finally {
+        await live?.close();
       }
       if (signal?.aborted) {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);

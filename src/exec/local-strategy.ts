@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ProcessResult, ProcessRunner } from '../core/index.js';
-import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
+import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, spawnEnv, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /** Bazel's standalone strategy: the process runs in the execroot itself and sees all of it. */
 export class LocalStrategy implements SpawnStrategy {
@@ -30,7 +30,7 @@ export class LocalStrategy implements SpawnStrategy {
     const run = () =>
       this.runner.run({
         argv: spawn.argv,
-        env: { ...spawn.env, TMPDIR: tmpDir },
+        env: spawnEnv(spawn, tmpDir),
         cwd: spawn.execRoot,
         stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
         stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },

@@ -2,7 +2,7 @@ import { lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync } 
 import { mkdir, symlink } from 'node:fs/promises';
 import { basename, dirname, join, posix, sep } from 'node:path';
 import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/index.js';
-import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, SpawnLost, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
+import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, spawnEnv, SpawnLost, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /**
  * Where the action's execroot lies inside its sandbox. Made by the sandbox in its own memory, so
@@ -49,9 +49,10 @@ export class SandboxedStrategy implements SpawnStrategy {
       this.runner.run({
         argv: spawn.argv,
         // /tmp is the sandbox's own.
-        env: { ...spawn.env, TMPDIR: '/tmp' },
+        env: spawnEnv(spawn, '/tmp'),
         cwd: SANDBOX_EXECROOT,
-        readOnlyPaths: [...outermost(readable), ...(spawn.commandScript ? [spawn.commandScript] : [])],
+        // A named pipe accepts writes on a read-only mount: the live output pipe needs no writable one.
+        readOnlyPaths: [...outermost(readable), ...(spawn.commandScript ? [spawn.commandScript] : []), ...(spawn.liveOutput ? [spawn.liveOutput] : [])],
         tree: layout.tree,
         stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
         stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },

@@ -1,5 +1,5 @@
 import type { ProcessResult } from '../core/index.js';
-import type { Action, ActionKey, InputEntry } from '../actions/index.js';
+import { LIVE_OUTPUT_ENV, type Action, type ActionKey, type InputEntry } from '../actions/index.js';
 import type { CachedOutput } from './disk-cache.js';
 
 /** Everything a strategy needs to run one action's process. */
@@ -20,6 +20,8 @@ export interface Spawn {
   readonly commandScript?: string;
   /** Aborting kills the process tree (Ctrl-C). */
   readonly signal?: AbortSignal | undefined;
+  /** A named pipe for the process's live output (live-output.ts): local strategies hand it over, see `spawnEnv`. */
+  readonly liveOutput?: string;
   /**
    * Runs `start` (the process itself) holding one of the --jobs slots; a strategy prepares and
    * cleans up outside it, so that work overlaps with other actions' processes. Absent: no limit.
@@ -53,6 +55,14 @@ export class SpawnLost extends Error {
 /** `spawn.withSlot`, or a direct call where the caller sets no limit. */
 export function inSlot(spawn: Spawn, start: () => Promise<ProcessResult>, how?: SlotUse): Promise<ProcessResult> {
   return spawn.withSlot ? spawn.withSlot(start, how) : start();
+}
+
+/**
+ * The process's environment: the action's, TMPDIR, and the live output pipe's path when there is
+ * one. The last two are per run, never part of the action's key.
+ */
+export function spawnEnv(spawn: Spawn, tmpDir: string): Record<string, string> {
+  return { ...spawn.env, TMPDIR: tmpDir, ...(spawn.liveOutput ? { [LIVE_OUTPUT_ENV]: spawn.liveOutput } : {}) };
 }
 
 /** How Bazel's summary names where a process ran. */

@@ -273,6 +273,18 @@ genrule(name = "plain", outs = ["plain.txt"], cmd = "echo > $@")
     expect(notExecutable.stderr).toContain('Cannot run target //pkg:plain: Not executable');
   });
 
+  it("passes the rule's args ($(location) expanded, split into words) before those after --, and its env", async () => {
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      'pkg/data.txt': 'data\n',
+      'pkg/show.sh': '#!/bin/sh\nfor a in "$@"; do echo "[$a]"; done\necho "LOC=$LOC"\n',
+      'pkg/BUILD': 'sh_binary(name = "show", srcs = ["show.sh"], data = ["data.txt"], args = ["$(location data.txt)", "\'a b\' c"], env = {"LOC": "$(rootpath data.txt) $(COMPILATION_MODE)"})\n',
+    });
+    const run = await ws.kiln(['run', LOCAL, '//pkg:show', '--', 'd']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('[pkg/data.txt]\n[a b]\n[c]\n[d]\nLOC=pkg/data.txt fastbuild\n');
+  });
+
   it("returns the program's exit code", async () => {
     const ws = new E2eWorkspace({
       WORKSPACE: '',

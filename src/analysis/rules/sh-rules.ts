@@ -1,12 +1,9 @@
 import type { Action, DerivedArtifact } from '../../actions/index.js';
 import { execPropertiesOf, executionRequirementsFromTags } from '../../actions/index.js';
-import type { RunEnvironment } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { targetNameOf } from '../configured/target-paths.js';
-import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
-import { ExpansionFailure, type LocationEntry } from '../expansion/location-expander.js';
-import { expandRunArguments, expandRunValue } from '../expansion/run-arguments.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
+import { runEnvironmentOf } from './run-environment.js';
 
 /**
  * sh_library: its files are its srcs; runfiles add the files and runfiles of deps and data
@@ -51,27 +48,6 @@ export function analyzeShExecutable(ctx: RuleContext): RuleResult {
     executableOutputs: true,
     ...execPropertiesOf([...ctx.execConfig.platform.execProperties, ...ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)]),
   };
-  return { files: [out], runfiles: uniqueFiles([out, ...library.runfiles]), actions: [action], runEnvironment: runEnvironmentOf(ctx) };
+  return { files: [out], runfiles: uniqueFiles([out, ...library.runfiles]), actions: [action], runEnvironment: runEnvironmentOf(ctx, () => true) };
 }
 
-/** `args` and `env` with `$(location)` of srcs, deps and data, and Make variables, expanded. */
-function runEnvironmentOf(ctx: RuleContext): RunEnvironment {
-  const prerequisites = new Map<string, LocationEntry>();
-  for (const dep of ['srcs', 'deps', 'data'].flatMap((a) => ctx.deps(a))) {
-    prerequisites.set(dep.label, { execPaths: dep.files.map((f) => f.artifact.execPath), rootPaths: dep.files.map((f) => f.rootPath) });
-  }
-  const locations = { prerequisites, canonicalize: (raw: string) => ctx.canonicalize(raw) };
-  const variables = configurationMakeVariables(ctx.config);
-  const lookup = (name: string) => variables.get(name);
-  const expand = <T>(attribute: string, f: () => T): T => {
-    try {
-      return f();
-    } catch (e) {
-      if (e instanceof ExpansionFailure) throw ctx.error(attribute, e.message);
-      throw e;
-    }
-  };
-  const args = expand('args', () => expandRunArguments(ctx.attr<readonly string[]>('args', []), locations, lookup));
-  const env = expand('env', () => ctx.attr<readonly (readonly [string, string])[]>('env', []).map(([k, v]) => [k, expandRunValue(v, locations, lookup)] as const));
-  return { args, env };
-}

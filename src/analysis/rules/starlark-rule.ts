@@ -10,6 +10,7 @@ import { FileValue } from '../starlark/file-value.js';
 import { RunfilesValue } from '../starlark/runfiles-value.js';
 import type { WorkspaceStatus } from '../starlark/workspace-status.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
+import { runEnvironmentOf } from './run-environment.js';
 
 interface StarlarkRuleAnalysis {
   readonly rule: StarlarkRuleFunction;
@@ -164,6 +165,7 @@ function interpret(providers: readonly ProviderInstance[], ctx: CtxValue, rc: Ru
     outputGroups,
     providers: byKey,
     ...(executable ? { executable: executable.entry } : {}),
+    ...(executable && (ruleClass.executable || ruleClass.isTest) ? { runEnvironment: runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list') } : {}),
   };
 }
 

@@ -5,7 +5,8 @@
  * here at run time from the working directory, the execroot, so the action's key is the same on
  * every machine and in every strategy.
  *
- * It writes in the log directory: `test.log` (Bazel's header, then the test's stdout and stderr),
+ * It writes in the log directory: `test.log` (Bazel's header, then the test's stdout and stderr, which
+ * also go to the named pipe in KILN_LIVE_OUTPUT as they come when Kiln asks for live output),
  * `test.xml` (the test's own at XML_OUTPUT_FILE, else generated from the exit code and the log),
  * `test.outputs/outputs.zip` (the files the test left in TEST_UNDECLARED_OUTPUTS_DIR, zipped as Bazel
  * does; an empty archive when there are none) and `test.status` (`exit_code`, `timed_out`,
@@ -39,8 +40,9 @@ scratch="$\{TMPDIR:-$root/_tmp}"
 export TEST_TMPDIR="$scratch/kiln-test-tmp"
 export HOME="$TEST_TMPDIR" GTEST_TMP_DIR="$TEST_TMPDIR"
 export JAVA_RUNFILES="$RUNFILES_DIR" PYTHON_RUNFILES="$RUNFILES_DIR" RUN_UNDER_RUNFILES=1
-rm -rf "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR" "$TEST_TMPDIR" "$dir/test.raw_splitlogs"
-rm -f "$XML_OUTPUT_FILE" "$TEST_PREMATURE_EXIT_FILE" "$TEST_INFRASTRUCTURE_FAILURE_FILE" "$TEST_WARNINGS_OUTPUT_FILE" "$TEST_UNUSED_RUNFILES_LOG_FILE" "$dir/test.shard"
+# Every process started here costs a test about as much as a trivial test itself: one rm, one mkdir.
+rm -rf "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR" "$TEST_TMPDIR" "$dir/test.raw_splitlogs" \
+  "$XML_OUTPUT_FILE" "$TEST_PREMATURE_EXIT_FILE" "$TEST_INFRASTRUCTURE_FAILURE_FILE" "$TEST_WARNINGS_OUTPUT_FILE" "$TEST_UNUSED_RUNFILES_LOG_FILE" "$dir/test.shard"
 mkdir -p "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR" "$TEST_TMPDIR" "$dir/test.raw_splitlogs" || exit 1
 {
   echo 'exec $\{PAGER:-/usr/bin/less} "$0" || exit 1'
@@ -49,20 +51,31 @@ mkdir -p "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DI
 } > "$log"
 cd "$RUNFILES_DIR/$TEST_WORKSPACE" || { echo "kiln: no runfiles directory $RUNFILES_DIR/$TEST_WORKSPACE" >> "$log"; exit 1; }
 program="$RUNFILES_DIR/$TEST_WORKSPACE/$TEST_BINARY"
-start=$(date +%s%3N)
+# --test_output=streamed: Kiln reads the named pipe in KILN_LIVE_OUTPUT, and tee copies the test's
+# output there as it comes as well as into the log. The test itself never sees the variable.
+live=$\{KILN_LIVE_OUTPUT-}; unset KILN_LIVE_OUTPUT
+copier=
+if [ -n "$live" ]; then exec 3> >(exec tee -a "$log" > "$live"); copier=$!; else exec 3>> "$log"; fi
+# Sets ms to the time in milliseconds: bash's own clock (5.0+, no process), else date's.
+now_ms() { if [ -n "$\{EPOCHREALTIME-}" ]; then local t=$\{EPOCHREALTIME/[.,]/}; ms=$((10#$t / 1000)); else ms=$(date +%s%3N); fi; }
+now_ms; start=$ms
 if command -v timeout > /dev/null; then
   # timeout leads a process group of its own: the test and everything it starts.
-  timeout -k 15 "$timeout_s" "$program" "$@" >> "$log" 2>&1 < /dev/null &
+  timeout -k 15 "$timeout_s" "$program" "$@" >&3 2>&1 < /dev/null &
   group=$!
+  exec 3>&-
   wait "$group"
   code=$?
   # Whatever the test left running in its group goes with it, as Bazel ends a test's process tree.
   kill -KILL -- "-$group" 2> /dev/null
 else
-  "$program" "$@" >> "$log" 2>&1 < /dev/null
+  "$program" "$@" >&3 2>&1 < /dev/null
   code=$?
+  exec 3>&-
 fi
-end=$(date +%s%3N)
+# The log is whole once the copier has written all the test wrote.
+if [ -n "$copier" ]; then wait "$copier"; fi
+now_ms; end=$ms
 duration_ms=$((end - start))
 timed_out=0
 if { [ "$code" = 124 ] || [ "$code" = 137 ]; } && [ "$duration_ms" -ge $((timeout_s * 1000)) ]; then timed_out=1; fi
@@ -83,7 +96,7 @@ if [ ! -s "$XML_OUTPUT_FILE" ]; then
   } > "$XML_OUTPUT_FILE"
 fi
 zip_file="$TEST_UNDECLARED_OUTPUTS_DIR/outputs.zip"
-if [ -n "$(ls -A "$TEST_UNDECLARED_OUTPUTS_DIR")" ]; then
+if [ -n "$(cd "$TEST_UNDECLARED_OUTPUTS_DIR" && shopt -s nullglob dotglob && echo *)" ]; then
   (cd "$TEST_UNDECLARED_OUTPUTS_DIR" && zip -qr "$scratch/kiln-outputs.zip" . && find . -mindepth 1 -delete && mv "$scratch/kiln-outputs.zip" outputs.zip) \
     || echo "kiln: could not zip the undeclared outputs (is zip installed?)" >> "$log"
 fi

@@ -8,7 +8,8 @@ import type { CliIO } from '../io.js';
 
 /**
  * `kiln run [flags] //target [-- args]`: builds one target, then runs its executable output with
- * the arguments after `--`, and exits with the program's exit code.
+ * the rule's `args` (expanded as for tests) and then the arguments after `--`, with the rule's `env`,
+ * and exits with the program's exit code.
  *
  * Bazel runs the program inside its runfiles tree; Kiln has no runfiles trees yet, so the program
  * runs in the workspace directory (where source files are at their workspace paths), with
@@ -29,8 +30,11 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     printError(io, `Cannot run target ${target.label}: Not executable`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  io.stderr.write(`INFO: Running command line: ${[displayPath(executable, built.outputDirectories!), ...programArgs].join(' ')}\n`);
-  return runProgram(path, programArgs, ctx.layout.workspaceRoot, io);
+  // The rule's args come first, as in Bazel; its env over the client's.
+  const commandLine = [...(target.runEnvironment?.args ?? []), ...programArgs];
+  const env = Object.fromEntries(target.runEnvironment?.env ?? []);
+  io.stderr.write(`INFO: Running command line: ${[displayPath(executable, built.outputDirectories!), ...commandLine].join(' ')}\n`);
+  return runProgram(path, commandLine, env, ctx.layout.workspaceRoot, io);
 }
 
 /** An output analysis marked executable (executable genrule, sh_binary) has its executable bit set. */
@@ -39,11 +43,11 @@ async function isExecutableFile(path: string): Promise<boolean> {
   return st !== undefined && st.isFile() && (st.mode & 0o111) !== 0;
 }
 
-function runProgram(path: string, args: readonly string[], workspaceRoot: string, io: CliIO): Promise<number> {
+function runProgram(path: string, args: readonly string[], ruleEnv: Readonly<Record<string, string>>, workspaceRoot: string, io: CliIO): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(path, args, {
       cwd: workspaceRoot,
-      env: { ...io.env, BUILD_WORKSPACE_DIRECTORY: workspaceRoot, BUILD_WORKING_DIRECTORY: io.cwd },
+      env: { ...io.env, ...ruleEnv, BUILD_WORKSPACE_DIRECTORY: workspaceRoot, BUILD_WORKING_DIRECTORY: io.cwd },
       stdio: ['inherit', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk: Buffer) => io.stdout.write(chunk));

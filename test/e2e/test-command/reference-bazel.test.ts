@@ -37,6 +37,11 @@ function summary(stdout: string): string[] {
   return lines;
 }
 
+/** The `Test output for` blocks of --test_output=all, by label (tests finish in any order). */
+function outputBlocks(stdout: string): string[] {
+  return [...stdout.matchAll(/^={20} Test output for (\/\/\S+):\n([\s\S]*?)^={80}$/gm)].map((m) => `${m[1]}\n${m[2]}`).sort();
+}
+
 /** Bazel's per-test lines written while tests run (stderr). */
 function testEvents(stderr: string): string[] {
   return stderr
@@ -104,6 +109,7 @@ describe('kiln test against recorded Bazel 4.2.3 runs', () => {
         events: testEvents(recorded.stderr),
         errors: errors(recorded.stderr, recorded.exitCode),
       });
+      if (run.outputs) expect(outputBlocks(result.stdout)).toEqual(outputBlocks(recorded.stdout));
     });
   }
 });

@@ -1,6 +1,7 @@
 // The command lines the differential test runs with Kiln and recorded with the reference Bazel
 // (4.2.3, see record-reference.mjs). `$TMP` is a fresh directory per run; `repeat` runs the command
-// that many times in one output base and records the last run.
+// that many times in one output base and records the last run; `outputs` compares the tests' output
+// blocks (--test_output=all) as well.
 export const REFERENCE_RUNS = [
   { name: 'suite-tag-filter', args: ['test', '//pkg:fast'] },
   { name: 'suite-negative-size-tag', args: ['test', '//pkg:not_small'] },
@@ -26,6 +27,7 @@ export const REFERENCE_RUNS = [
   { name: 'flaky', args: ['test', '--flaky_test_attempts=3', '--test_env=FLAKY_DIR=$TMP', '//flaky:flaky'] },
   { name: 'environment', args: ['test', '--test_output=all', '--test_env=FOO=bar', '--test_arg=--extra', '--test_filter=Some.filter', '//env:env'] },
   { name: 'failed-to-build', args: ['test', '--keep_going', '//broken:all'] },
+  { name: 'location-expansion', args: ['test', '--test_output=all', '//location:all'], outputs: true },
   { name: 'build-tests-only', args: ['test', '--build_tests_only', '//broken:fine', '//pkg:pass.sh'] },
   { name: 'query-tests-nested', args: ['query', 'tests(//pkg:nested)'] },
   { name: 'query-tests-all', args: ['query', 'tests(//pkg:all)'] },

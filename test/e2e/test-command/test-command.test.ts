@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir, type E2eWorkspace } from '../e2e-workspace.js';
@@ -153,16 +154,47 @@ describe('kiln test', () => {
     expect(testlogs(ws, 'star/bad_test/test.xml')).toContain('<error message="exited with error code 2"></error>');
   });
 
-  it('--test_output=streamed runs the tests one at a time and shows their output as it comes', async () => {
+  it('--test_output=streamed: the output reaches stdout through a pipe while the test runs, sandboxed too; test.log keeps it all', async () => {
     const ws = fixtureWorkspace({
-      // Each test waits for the line it printed to reach kiln's stdout: only live streaming lets it finish.
-      'streamed/BUILD': 'sh_test(name = "a", srcs = ["t.sh"], size = "small")\nsh_test(name = "b", srcs = ["t.sh"], size = "small")\n',
-      'streamed/t.sh': '#!/bin/sh\necho "live from $TEST_TARGET"\nwhile ! grep -q "live from $TEST_TARGET" "$SEEN" 2>/dev/null; do sleep 0.05; done\necho "done $TEST_TARGET"\n',
+      'streamed/BUILD': 'sh_test(name = "a", srcs = ["t.sh"], size = "small")\n',
+      'streamed/t.sh': '#!/bin/sh\necho "live from $TEST_TARGET"\nread word < "$GATES/a.gate"\necho "$word $TEST_TARGET" >&2\n',
     });
-    const seen = join(tempDir(), 'seen');
-    const run = await ws.kiln(['test', LOCAL, '--test_output=streamed', `--test_env=SEEN=${seen}`, '//streamed:all'], ws.root, undefined, (stdout) => writeFileSync(seen, stdout));
+    // The test prints a line, then waits on a named pipe the harness writes only once that line is on
+    // kiln's stdout: the test can end only if its output is shown while it runs. A sandboxed test sees
+    // the host directories of its inputs: the gate goes beside its executable in its runfiles tree,
+    // which a first run makes (the test finds no gate there and passes at once).
+    expect((await ws.kiln(['test', '--test_env=GATES=/nonexistent', '//streamed:a'])).code).toBe(0);
+    const gates = realpathSync(join(ws.root, 'kiln-bin/streamed/a.runfiles/__main__/streamed'));
+    const gate = join(gates, 'a.gate');
+    execFileSync('mkfifo', [gate]);
+    let released = false;
+    const release = (stdout: string) => {
+      if (released || !stdout.includes('live from //streamed:a\n')) return;
+      released = true;
+      // Opening a pipe's write end waits for its reader: off the event loop.
+      void writeFile(gate, 'released\n').catch(() => {});
+    };
+    try {
+      const run = await ws.kiln(['test', '--test_output=streamed', `--test_env=GATES=${gates}`, '--test_timeout=20', '//streamed:a'], ws.root, undefined, release);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain('WARNING: Streamed test output requested. All tests will be run locally, without sharding, one at a time\n');
+      // Only what the test wrote: no log header, no per-test output block.
+      expect(run.stdout).toMatch(/^live from \/\/streamed:a\nreleased \/\/streamed:a\n\/\/streamed:a +PASSED/);
+      expect(testlogs(ws, 'streamed/a/test.log')).toMatch(/\n-{77}\nlive from \/\/streamed:a\nreleased \/\/streamed:a\n$/);
+    } finally {
+      // A gate left unread would hold its writer forever: open and close its read end.
+      closeSync(openSync(gate, constants.O_RDONLY | constants.O_NONBLOCK));
+    }
+  }, 120_000);
+
+  it('--test_output=streamed runs the tests one at a time, each whole, their outputs in turn', async () => {
+    const ws = fixtureWorkspace({
+      'streamed/BUILD': 'sh_test(name = "a", srcs = ["t.sh"], size = "small")\nsh_test(name = "b", srcs = ["t.sh"], size = "small", shard_count = 2)\n',
+      'streamed/t.sh': '#!/bin/sh\necho "start $TEST_TARGET ${TEST_SHARD_INDEX-unsharded}"\necho "end $TEST_TARGET"\n',
+    });
+    const run = await ws.kiln(['test', '--test_output=streamed', '//streamed:all']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^live from \/\/streamed:a\ndone \/\/streamed:a\nlive from \/\/streamed:b\ndone \/\/streamed:b\n/);
+    expect(run.stdout).toMatch(/^start \/\/streamed:a unsharded\nend \/\/streamed:a\nstart \/\/streamed:b unsharded\nend \/\/streamed:b\n/);
   });
 
   it("env_inherit takes the client's value when the test runs; the rule's env wins", async () => {
