@@ -1,24 +1,9 @@
 import type { Position } from '../../core/index.js';
+import type { DialectOptions } from '../resolve/index.js';
 import { StarlarkError } from './starlark-error.js';
 import { StarCallable, type Kwargs } from './values/callable.js';
 import { typeName } from './values/describe.js';
 import type { Value } from './values/value.js';
-
-/** Dialect flags; each relaxes one rule of Bazel's dialect (all off by default). */
-export interface DialectOptions {
-  /** The `set` builtin is available. */
-  readonly set?: boolean;
-  /** Top-level names may be reassigned. */
-  readonly globalReassign?: boolean;
-  /** `load` binds global (exported) names rather than file-local ones. */
-  readonly loadBindsGlobally?: boolean;
-  /** Functions may call themselves (runaway recursion then fails with a stack-depth error). */
-  readonly recursion?: boolean;
-  /** `while` loops are allowed. */
-  readonly while?: boolean;
-  /** `if`, `for` and `while` are allowed at top level. */
-  readonly topLevelControl?: boolean;
-}
 
 /** The loaded module's exported names (frozen). */
 export type ModuleGlobals = ReadonlyMap<string, Value>;
