@@ -12,6 +12,7 @@ import {
   isUniversal,
   jsonModule,
   parseFile,
+  walk,
   resolveFile,
   StarlarkError,
   StarlarkStaticErrors,
@@ -454,24 +455,17 @@ const markerBuiltin = new Builtin(MARKER, (thread, args) => {
 function buildDialectErrors(file: ast.File): PackageError[] {
   const out: PackageError[] = [];
   // Wording and positions as Bazel 2.1.0 reports them (a star argument at its call).
-  const visit = (node: unknown, call: Position | undefined): void => {
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const n of node) visit(n, call);
-      return;
-    }
-    const n = node as { kind?: string; pos?: Position; mode?: string };
+  const callOf = new Map<ast.Argument, ast.CallExpr>();
+  walk(file, (n) => {
     if (n.kind === 'DefStmt') {
-      out.push({ message: 'function definitions are not allowed in BUILD files. You may move the function to a .bzl file and load it.', pos: n.pos! });
-    }
-    if (n.kind === 'Argument' && (n.mode === 'star' || n.mode === 'starstar')) {
+      out.push({ message: 'function definitions are not allowed in BUILD files. You may move the function to a .bzl file and load it.', pos: n.pos });
+    } else if (n.kind === 'CallExpr') {
+      for (const a of n.args) callOf.set(a, n);
+    } else if (n.kind === 'Argument' && (n.mode === 'star' || n.mode === 'starstar')) {
       const what = n.mode === 'star' ? '*args' : '**kwargs';
-      out.push({ message: `${what} arguments are not allowed in BUILD files. Pass the arguments in explicitly.`, pos: call ?? n.pos! });
+      out.push({ message: `${what} arguments are not allowed in BUILD files. Pass the arguments in explicitly.`, pos: callOf.get(n)!.pos });
     }
-    const inner = n.kind === 'CallExpr' ? n.pos : call;
-    for (const [k, v] of Object.entries(n)) if (k !== 'pos' && k !== 'binding' && typeof v === 'object') visit(v, inner);
-  };
-  visit(file.stmts, undefined);
+  });
   return out;
 }
 
