@@ -42,7 +42,8 @@ type Assign = (fr: Frame, v: Value) => void;
 /** A comprehension clause chain: runs the rest of the clauses (and finally the body) for each element. */
 type ClauseCode = (fr: Frame, acc: StarList | StarDict) => void;
 
-const TOPLEVEL = '<toplevel>';
+/** The function name of a module's top-level code in backtraces and call stacks. */
+export const TOPLEVEL = '<toplevel>';
 
 function isTrue(v: Value): boolean {
   return v === true || (v !== false && truth(v));
@@ -799,7 +800,7 @@ export class Compiler {
         return make;
       }
       case 'CallExpr':
-        return this.call(e);
+        return this.callCode(e);
       case 'IndexExpr': {
         const x = this.expr(e.x);
         const index = this.expr(e.index);
@@ -1067,20 +1068,9 @@ export class Compiler {
     }
   }
 
-  private call(e: ast.CallExpr): ExprCode {
-    const code = this.callCode(e);
-    // `print(...)` tells the thread where it is, so the embedder can position the message (Bazel's
-    // `DEBUG: file:line:col: ...`); no other call pays for it.
-    const callee = unparen(e.fn);
-    if (callee.kind !== 'Identifier' || callee.name !== 'print' || callee.binding?.scope !== 'universal') return code;
-    const at = callee.pos;
-    return (fr) => {
-      fr.thread.printPosition = at;
-      return code(fr);
-    };
-  }
-
+  /** Every call site records its syntax on its frame just before calling (the thread's call stack). */
   private callCode(e: ast.CallExpr): ExprCode {
+    const site = e;
     const pos = e.lparen;
     const fnName = this.fnName;
     const simple = e.args.every((a) => a.mode === 'positional');
@@ -1095,7 +1085,7 @@ export class Compiler {
       const name = callee.name.name;
       if (simple && n === 1 && name === 'append' && this.inFunction()) {
         return specialize(
-          { recv, arg: positional[0]!, StarList, None, callMethod, annotate, pos, fnName, name },
+          { recv, arg: positional[0]!, StarList, None, callMethod, annotate, pos, fnName, name, site },
           `return function append(fr) {
             const r = recv(fr);
             const v = arg(fr);
@@ -1103,6 +1093,7 @@ export class Compiler {
               r.elems.push(v);
               return None;
             }
+            fr.call = site;
             try {
               return callMethod(fr.thread, r, name, [v], null);
             } catch (err) {
@@ -1120,6 +1111,7 @@ export class Compiler {
             r.elems.push(v);
             return None;
           }
+          fr.call = site;
           try {
             return callMethod(fr.thread, r, name, [v], null);
           } catch (err) {
@@ -1135,7 +1127,7 @@ export class Compiler {
       if (simple && this.inFunction()) {
         const deps: Record<string, unknown> = {
           recv, strMethod, listMethod, dictMethod, StarList, StarDict, callMethod, annotate, methodError, StarlarkError,
-          name, pos, dotPos, fnName,
+          name, pos, dotPos, fnName, site,
         };
         positional.forEach((a, i) => (deps[`a${i}`] = a));
         const argList = positional.map((_, i) => `a${i}(fr)`).join(', ');
@@ -1145,6 +1137,7 @@ export class Compiler {
             const r = recv(fr);
             const args = [${argList}];
             const m = typeof r === 'string' ? strMethod : r instanceof StarList ? listMethod : r instanceof StarDict ? dictMethod : undefined;
+            fr.call = site;
             try {
               if (m !== undefined) return m(fr.thread, r, args, null);
               return callMethod(fr.thread, r, name, args, null);
@@ -1167,6 +1160,7 @@ export class Compiler {
         }
         const m: MethodImpl<Value> | undefined =
           typeof r === 'string' ? (strMethod as MethodImpl<Value> | undefined) : r instanceof StarList ? listMethod : r instanceof StarDict ? dictMethod : undefined;
+        fr.call = site;
         try {
           if (m !== undefined) return m(fr.thread, r, args, kwargs);
           return callMethod(fr.thread, r, name, args, kwargs);
@@ -1179,7 +1173,7 @@ export class Compiler {
     }
     const fn = this.expr(e.fn);
     if (general === undefined && this.inFunction()) {
-      const deps: Record<string, unknown> = { fn, StarCallable, StarFunction, StarlarkError, typeName, annotate, pos, fnName };
+      const deps: Record<string, unknown> = { fn, StarCallable, StarFunction, StarlarkError, typeName, annotate, pos, fnName, site };
       positional.forEach((a, i) => (deps[`a${i}`] = a));
       const argList = positional.map((_, i) => `a${i}(fr)`).join(', ');
       return specialize(
@@ -1187,6 +1181,7 @@ export class Compiler {
         `return function call(fr) {
           const f = fn(fr);
           const args = [${argList}];
+          fr.call = site;
           try {
             if (f instanceof StarFunction) return f.code.invoke(f, fr.thread, args, null);
             if (f instanceof StarCallable) return f.call(fr.thread, args, null);
@@ -1201,6 +1196,7 @@ export class Compiler {
       return (fr) => {
         const f = fn(fr);
         const args = simpleArgs(fr);
+        fr.call = site;
         try {
           if (f instanceof StarCallable) return f.call(fr.thread, args, null);
           throw new StarlarkError(`invalid call of non-function (${typeName(f)})`);
@@ -1211,10 +1207,11 @@ export class Compiler {
     }
     if (this.inFunction()) {
       return specialize(
-        { fn, general, StarCallable, StarFunction, StarlarkError, typeName, annotate, pos, fnName },
+        { fn, general, StarCallable, StarFunction, StarlarkError, typeName, annotate, pos, fnName, site },
         `return function callWithKeywords(fr) {
           const f = fn(fr);
           const a = general(fr);
+          fr.call = site;
           try {
             if (f instanceof StarFunction) return f.code.invoke(f, fr.thread, a.args, a.kwargs);
             if (f instanceof StarCallable) return f.call(fr.thread, a.args, a.kwargs);
@@ -1228,6 +1225,7 @@ export class Compiler {
     return (fr) => {
       const f = fn(fr);
       const { args, kwargs } = general(fr);
+      fr.call = site;
       try {
         if (f instanceof StarCallable) return f.call(fr.thread, args, kwargs);
         throw new StarlarkError(`invalid call of non-function (${typeName(f)})`);
