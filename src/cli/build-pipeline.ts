@@ -8,6 +8,7 @@ import {
   mayUseSandbox,
   OUTPUT_DIR_NAME,
   parseMnemonicStrategy,
+  parseDynamicStrategies,
   parseStrategyList,
   PlainReporter,
   prepareExecRoot,
@@ -253,6 +254,10 @@ function strategyFlags(options: BuildOptions): StrategyFlags {
   }
   if (Object.keys(byMnemonic).length > 0) flags.strategyByMnemonic = byMnemonic;
   flags.sandboxFallback = options.getBool('sandbox_fallback');
+  const dynamicLocal = parseDynamicStrategies(options.getList('dynamic_local_strategy'), 'local');
+  if (dynamicLocal) flags.dynamicLocal = dynamicLocal;
+  const dynamicRemote = parseDynamicStrategies(options.getList('dynamic_remote_strategy'), 'remote');
+  if (dynamicRemote) flags.dynamicRemote = dynamicRemote;
   return flags;
 }
 

@@ -123,7 +123,8 @@ export function testOutcomes(tests: readonly TestTarget[], reporter: TestRunRepo
     }
     const failedFinals = finals.filter((f) => f.result.status !== 'PASSED');
     const status = failedFinals.some((f) => f.result.status === 'TIMEOUT') ? 'TIMEOUT' : 'FAILED';
-    return { label: t.label, status, durations, cached, failedLogs: failedFinals.map((f) => f.logPath), executed };
+    const ranRemotely = all.some((a) => a.remote);
+    return { label: t.label, status, durations, cached, failedLogs: failedFinals.map((f) => f.logPath), executed, ranRemotely };
   });
 }
 

@@ -30,13 +30,24 @@ export interface ExecutionSummary {
   readonly failedTests?: number;
 }
 
+/** How an action's process ended (Bazel's SpawnResult, as far as a caller reads it). */
+export interface ProcessEnd {
+  readonly exitCode: number;
+  /** Killed at its timeout (`Action.timeoutSeconds`), here or by the remote server. */
+  readonly timedOut: boolean;
+  readonly wallTimeMs: number;
+}
+
 /** Receives execution events; the CLI renders them on a terminal or as plain lines. */
 export interface ExecutionReporter {
   buildStarted(totalActions: number): void;
   /** `command` is the shell line that reproduces the spawn (printed with `--subcommands`). */
   actionStarted(action: Action, runnerName: string, command: string): void;
-  /** `kind` undefined: found up to date in the local action cache. */
-  actionFinished(action: Action, kind: ProcessKind | undefined): void;
+  /**
+   * `kind` undefined: found up to date in the local action cache. `process`: how its process ended,
+   * when one ran here or remotely (a test's result when its files could not say: a timeout).
+   */
+  actionFinished(action: Action, kind: ProcessKind | undefined, process?: ProcessEnd): void;
   actionFailed(failure: ActionFailure): void;
   warning(message: string): void;
   buildFinished(summary: ExecutionSummary): void;

@@ -11,6 +11,7 @@ export {
   type ExecutionSummary,
   type ActionFailure,
   type ProcessKind,
+  type ProcessEnd,
   PROCESS_KIND_ORDER,
   formatProcessSummary,
   formatCompletion,
@@ -25,6 +26,9 @@ export {
   type StrategyFlags,
   parseStrategyList,
   parseMnemonicStrategy,
+  parseDynamicStrategies,
+  dynamicBranchStrategies,
+  type DynamicBranchFlags,
   mayUseSandbox,
   chooseStrategy,
 } from './strategy-selection.js';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -139,6 +139,11 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(await bad('--remote_cache=unix:relative.sock')).toMatch(/needs an absolute path/);
     expect(await bad('--remote_header=novalue')).toMatch(/--remote_header=novalue: expected NAME=VALUE/);
     expect(await bad('--remote_default_exec_properties=x')).toMatch(/expected NAME=VALUE/);
+    expect(await bad('--dynamic_local_strategy=remote')).toContain(
+      "ERROR: --dynamic_local_strategy=remote: 'remote' is not a local strategy of dynamic execution; valid values are 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')",
+    );
+    expect(await bad('--dynamic_local_strategy=Genrule=worker')).toMatch(/--dynamic_local_strategy=Genrule=worker: 'worker' is not a local strategy/);
+    expect(await bad('--dynamic_remote_strategy=local')).toMatch(/ERROR: --dynamic_remote_strategy=local: 'local' is not a remote strategy of dynamic execution; valid values are 'remote'/);
   });
 
   it('recovers from a server restarted mid-build, and re-uploads what the server lost', { timeout: 90_000 }, async () => {
@@ -163,6 +168,36 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(ws.read('kiln-bin/pkg/slow.txt')).toBe('data\ndata\n');
     expect(summary(run.stderr)).toBe('INFO: 2 processes: 2 remote.');
+  });
+
+  it('re-uploads a blob deleted from the server\'s CAS storage when an action needs it as input', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    // Disk storage keeps one file per blob: a blob can be deleted behind the server's back.
+    writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ storage: { kind: 'disk', path: 'storage' } }));
+    const cluster = await startKilnCluster(['--executors', '1', '--runner', 'local', '--config', 'cluster.json'], dir);
+    const ws = new E2eWorkspace({
+      'MODULE.bazel': '',
+      'pkg/in.txt': 'one\n',
+      'pkg/BUILD': [
+        'genrule(name = "first", srcs = ["in.txt"], outs = ["first.txt"], cmd = "cat $< $< > $@")',
+        'genrule(name = "second", srcs = [":first"], outs = ["second.txt"], cmd = "tr a-z A-Z < $< > $@")',
+        '',
+      ].join('\n'),
+    });
+    // The cluster as a cache only: //pkg:first runs here and its output goes to the CAS; no executor has seen it.
+    const first = await ws.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--spawn_strategy=local', '//pkg:first']);
+    expect(first.code, first.stderr).toBe(0);
+    const hash = createHash('sha256').update('one\none\n').digest('hex');
+    const blob = join(dir, 'storage', 'cas', hash.slice(0, 2), hash);
+    expect(existsSync(blob)).toBe(true);
+    rmSync(blob);
+    // The server still lists the blob (its index was not told), so the client does not send it; the executor
+    // cannot fetch it, Execute fails with FAILED_PRECONDITION naming it, and the client sends it and executes again.
+    const second = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:second']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(summary(second.stderr)).toBe('INFO: 1 process: 1 remote.');
+    expect(ws.read('kiln-bin/pkg/second.txt')).toBe('ONE\nONE\n');
+    expect(readFileSync(blob, 'utf8')).toBe('one\none\n');
   });
 
   it('--verbose_failures on a remote failure shows the executor\'s stderr, the command and the operation', { timeout: 60_000 }, async () => {
@@ -252,6 +287,28 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(summary(second.stderr)).toBe('INFO: 1 process: 1 linux-sandbox.');
     expect(localWins.read('kiln-bin/pkg/g.txt')).toBe('remote\nremote\n');
+  });
+
+  // The local strategy runs actions in the execroot (.../execroot/racer), the executor elsewhere.
+  it('--dynamic_local_strategy chooses the local branch of the race per mnemonic; repeated flags accumulate', { timeout: 60_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const ws = new E2eWorkspace({
+      'MODULE.bazel': 'module(name = "racer")\n',
+      'pkg/BUILD': `genrule(name = "g", outs = ["g.txt"], cmd = 'case "$$PWD" in */execroot/racer) ;; *) sleep 6;; esac; echo raced > $@')\n`,
+    });
+    const run = await ws.kiln([
+      'build',
+      `--remote_executor=${cluster.endpoint}`,
+      '--spawn_strategy=dynamic',
+      '--dynamic_local_strategy=sandboxed',
+      '--dynamic_local_strategy=Genrule=local',
+      '--dynamic_remote_strategy=remote',
+      '//pkg:g',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    // The mnemonic's own entry (local) won over the fallback (sandboxed); the unsandboxed local run finished first.
+    expect(summary(run.stderr)).toBe('INFO: 1 process: 1 local.');
+    expect(ws.read('kiln-bin/pkg/g.txt')).toBe('raced\n');
   });
 
   it('sends exec_properties (and --remote_default_exec_properties) as the action\'s platform: they choose the executor', { timeout: 60_000 }, async () => {

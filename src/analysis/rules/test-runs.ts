@@ -128,6 +128,8 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
         executionRequirements: [...requirements].sort(),
         executableOutputs: false,
         exitCodeIsResult: true,
+        // Sent as the REAPI Action's timeout, so a remote server enforces it too (as Bazel's test spawns do).
+        timeoutSeconds,
       };
       testRuns.push({ ...(shardCount > 0 ? { shard } : {}), run, logDir, action });
     }
