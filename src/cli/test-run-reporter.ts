@@ -16,7 +16,7 @@ export interface TestOutputStreams {
 }
 
 /** One finished attempt of one run. */
-export interface AttemptRecord {
+interface AttemptRecord {
   readonly result: RunResult;
   readonly cached: boolean;
   /** It ran on a remote executor (Bazel's summary then says the test fails remotely). */
@@ -141,7 +141,7 @@ function merge(a: ExecutionSummary, b: ExecutionSummary): ExecutionSummary {
 }
 
 /** A test log without the header the setup script writes (up to the line of dashes), as Bazel prints it. */
-export function logBody(path: string): string {
+function logBody(path: string): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -1,3 +1,5 @@
+import { Label } from '../loading/index.js';
+
 /** One test target's outcome, as the closing summary reports it. */
 export interface TestOutcome {
   readonly label: string;
@@ -75,8 +77,8 @@ const STATUS_ORDER: Readonly<Record<TestOutcome['status'], number>> = { 'NO STAT
 export function sortOutcomes(outcomes: readonly TestOutcome[]): TestOutcome[] {
   const cachedFirst = (o: TestOutcome) => (o.cached || o.status === 'NO STATUS' || o.status === 'FAILED TO BUILD' ? 0 : 1);
   const parts = (label: string) => {
-    const m = /^(?:@([^/]*))?\/\/([^:]*):(.*)$/.exec(label);
-    return m ? [m[1] ?? '', m[2]!, m[3]!] : [label];
+    const { repo, pkg, name } = Label.parse(label);
+    return [repo, pkg, name];
   };
   const compareLabels = (a: string, b: string) => {
     const pa = parts(a);

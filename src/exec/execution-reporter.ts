@@ -80,6 +80,24 @@ export function formatCompletion(summary: ExecutionSummary): string[] {
   return ['FAILED: Build did NOT complete successfully'];
 }
 
+/** What a command adds to the closing lines execution prints. */
+export interface ClosingOptions {
+  /**
+   * The command's own lines (Bazel's test summary, `Target //x up-to-date:` block, elapsed time),
+   * printed once live progress is gone, before the process summary.
+   */
+  readonly closingLines?: (summary: ExecutionSummary) => string;
+  /** Loading or analysis failed under --keep_going: the build fails whatever execution does. */
+  readonly failedBeforeExecution?: boolean;
+}
+
+/** Everything a reporter prints when the build ends: the command's lines, the process summary, the closing line. */
+export function formatClosing(executed: ExecutionSummary, options: ClosingOptions): string {
+  const summary = options.failedBeforeExecution ? { ...executed, success: false } : executed;
+  const completion = formatCompletion(summary).map((line) => `${line}\n`);
+  return `${options.closingLines?.(summary) ?? ''}${formatProcessSummary(summary.processes)}\n${completion.join('')}`;
+}
+
 /** `ERROR: pkg/BUILD:3:1: <message>` plus the command (verbose) and the process's output. */
 export function formatFailure(failure: ActionFailure, verboseFailures: boolean): string {
   const where = failure.action.location ? `${formatPosition(failure.action.location)}: ` : '';

@@ -9,6 +9,7 @@ export { ActionSpawners, type SandboxRunner } from './action-spawners.js';
 export {
   type ExecutionReporter,
   type ExecutionSummary,
+  type ClosingOptions,
   type ActionFailure,
   type ProcessKind,
   type ProcessEnd,

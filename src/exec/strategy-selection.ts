@@ -102,7 +102,7 @@ export function dynamicBranchStrategies(flags: StrategyFlags, branch: 'local' | 
   return branchFlags?.byMnemonic?.[mnemonic] ?? branchFlags?.fallback ?? [branch === 'local' ? 'sandboxed' : 'remote'];
 }
 
-export type StrategyChoice =
+type StrategyChoice =
   | { readonly kind: 'chosen'; readonly strategy: StrategyName; readonly fellBackFromSandbox: boolean }
   | { readonly kind: 'none'; readonly message: string };
 

@@ -3,6 +3,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeF
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { needTool } from '../setup/need-tool.js';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
 import { startKilnCluster } from './kiln-cluster.js';
 
@@ -210,8 +211,8 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(run.stderr).toMatch(new RegExp(`\\(remote operation \\S+ on ${cluster.endpoint.replace(/[.]/g, '\\.')}\\)`));
   });
 
-  const dockerHost = process.env['KILN_DOCKER_HOST'];
-  it.skipIf(!dockerHost && process.env.CI !== 'true')('builds examples/ on cluster up --runner docker with the same bytes as locally', { timeout: 180_000 }, async () => {
+  const dockerHost = process.env['KILN_DOCKER_HOST'] ?? '';
+  it.skipIf(!needTool('Docker', dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)'))('builds examples/ on cluster up --runner docker with the same bytes as locally', { timeout: 180_000 }, async () => {
     const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), { ...process.env, DOCKER_HOST: dockerHost });
     await buildExamplesRemotelyAndLocally(cluster.endpoint);
   });
@@ -265,7 +266,7 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
 
   // The local sandbox runs actions in /kiln-sandbox/execroot, the executor in its build directory:
   // a command can tell the branches of the race apart and make one of them slow.
-  it.skipIf(!HAS_BWRAP && process.env.CI !== 'true')('--spawn_strategy=dynamic takes whichever branch finishes first and writes its outputs once', { timeout: 60_000 }, async () => {
+  it.skipIf(!needTool('bubblewrap', HAS_BWRAP, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)'))('--spawn_strategy=dynamic takes whichever branch finishes first and writes its outputs once', { timeout: 60_000 }, async () => {
     const cluster = await startKilnCluster();
     const race = (slowWhere: 'local' | 'remote') => {
       // Long enough that the other branch always wins; the loser is cancelled, so nobody waits for it.

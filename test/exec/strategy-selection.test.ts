@@ -118,7 +118,7 @@ describe('strategy selection when the machine cannot sandbox', () => {
   });
 
   const cannot = { available: false, reason: 'no namespaces in this test' } as const;
-  const build = async (strategies: StrategyFlags | undefined, actions = [genrule('//p:a', { outs: ['a'], cmd: `touch ${out('p', 'a')}` }), genrule('//p:b', { outs: ['b'], cmd: `touch ${out('p', 'b')}` })]) => {
+  const build = async (strategies: StrategyFlags = {}, actions = [genrule('//p:a', { outs: ['a'], cmd: `touch ${out('p', 'a')}` }), genrule('//p:b', { outs: ['b'], cmd: `touch ${out('p', 'b')}` })]) => {
     const reporter = new RecordingReporter();
     const options: ExecutionOptions = { execRoot: ws.execRoot, outputBase: ws.outputBase, clientEnv: { PATH: process.env.PATH }, strategies, sandbox: cannot, jobs: 1 };
     const summary = await executeActions(actions, options, reporter);
