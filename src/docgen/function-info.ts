@@ -1,6 +1,6 @@
 import type { BzlModule } from '../loading/index.js';
 import { FunctionParamRole, type FunctionParamInfoInit, type OriginKeyInit, type StarlarkFunctionInfoInit } from '../../proto/gen/stardoc_output/index.js';
-import type { Param, StarFunction } from '../starlark/index.js';
+import { walk, type Param, type StarFunction } from '../starlark/index.js';
 import { parseDocstring, type DocstringError } from './docstring.js';
 import { ExtractionError } from './extraction-error.js';
 import type { LabelRenderer } from './label-renderer.js';
@@ -82,22 +82,15 @@ interface FunctionSyntax {
 function findFunctionSyntax(module: BzlModule, fn: StarFunction): FunctionSyntax | undefined {
   const { line, col } = fn.code.pos;
   let found: FunctionSyntax | undefined;
-  const visit = (node: unknown): void => {
-    if (found || node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const n of node) visit(n);
-      return;
+  walk(module.file, (n) => {
+    if (found) return false;
+    if ((n.kind === 'DefStmt' || n.kind === 'LambdaExpr') && n.pos.line === line && n.pos.col === col) {
+      const first = n.kind === 'DefStmt' ? n.body[0] : undefined;
+      const doc = first?.kind === 'ExprStmt' && first.expr.kind === 'StringLiteral' ? first.expr.value : undefined;
+      found = { params: n.params, ...(doc !== undefined ? { doc } : {}) };
+      return false;
     }
-    const n = node as { kind?: string; pos?: { line: number; col: number } };
-    if ((n.kind === 'DefStmt' || n.kind === 'LambdaExpr') && n.pos?.line === line && n.pos.col === col) {
-      const f = node as { kind: string; params: Param[]; body: unknown };
-      const first = f.kind === 'DefStmt' ? (f.body as { kind: string; expr?: { kind: string; value?: string } }[])[0] : undefined;
-      const doc = first?.kind === 'ExprStmt' && first.expr?.kind === 'StringLiteral' ? first.expr.value : undefined;
-      found = { params: f.params, ...(doc !== undefined ? { doc } : {}) };
-      return;
-    }
-    for (const [k, v] of Object.entries(node)) if (k !== 'pos' && k !== 'fn' && k !== 'binding' && k !== 'module') visit(v);
-  };
-  visit(module.file.stmts);
+    return true;
+  });
   return found;
 }

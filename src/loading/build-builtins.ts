@@ -19,10 +19,10 @@ import { isSelectValue, type AttrValue, type PlainAttrValue } from './rules/attr
 import type { RuleClass } from './rules/rule-class.js';
 import { makeSelect, Selector, SelectorList } from './select.js';
 import type { GeneratorInfo, Target } from './target.js';
+import { runningStatement } from './top-level-statement.js';
 
 /** Thread-local keys the BUILD-file environment uses. */
 export const BUILDER_KEY = 'kiln.package';
-export const POSITION_KEY = 'kiln.position';
 
 /** The package being built by the BUILD thread that is calling, or an error as Bazel words it. */
 function builderOf(thread: Thread, fn: string): PackageBuilder {
@@ -35,23 +35,14 @@ function builderOf(thread: Thread, fn: string): PackageBuilder {
   return b;
 }
 
-/** The top-level BUILD statement now running: where it is and, for a call, what it calls. */
-export interface StatementInfo {
-  readonly pos: Position;
-  /** The called function's name when the statement is `f(...)`. */
-  readonly callee?: string;
-  /** The call's `name` argument (keyword, else first positional) when it is a string literal. */
-  readonly nameArgument?: string;
-}
-
 /** Where the current top-level BUILD statement (the outermost call) is. */
 function callPosition(thread: Thread, b: PackageBuilder): Position {
-  return (thread.locals.get(POSITION_KEY) as StatementInfo | undefined)?.pos ?? { file: b.buildFilePath, line: 1, col: 1 };
+  return runningStatement(thread)?.pos ?? { file: b.buildFilePath, line: 1, col: 1 };
 }
 
 /** Bazel's generator_* values when a macro (not the rule function itself) is the outermost call. */
 function generatorOf(thread: Thread, ruleName: string): GeneratorInfo | undefined {
-  const info = thread.locals.get(POSITION_KEY) as StatementInfo | undefined;
+  const info = runningStatement(thread);
   if (!info?.callee || info.callee === ruleName || info.nameArgument === undefined) return undefined;
   return { name: info.nameArgument, function: info.callee, location: `${info.pos.file}:${info.pos.line}` };
 }

@@ -4,13 +4,12 @@ import { dirname, join } from 'node:path';
 import { codeStamp, KilnError, type Position } from '../core/index.js';
 import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
 import {
-  Builtin,
   EvalError,
-  None,
   execResolvedFile,
   isUniversal,
   jsonModule,
   parseFile,
+  walk,
   resolveFile,
   StarlarkError,
   StarlarkStaticErrors,
@@ -28,9 +27,7 @@ import {
   nativeModule,
   packageFn,
   packageFunctions,
-  POSITION_KEY,
   selectBuiltin,
-  type StatementInfo,
 } from './build-builtins.js';
 import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
 import type { BzlModule } from './bzl-module.js';
@@ -47,6 +44,7 @@ import { decodePackage, encodePackage, packageId, type Package, type PackageErro
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
 import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES } from './rules/native-rules.js';
 import { labelBuiltin } from './starlark-label.js';
+import { runningStatement, TopLevelStatements } from './top-level-statement.js';
 import { readLocalRepositories, Workspace } from './workspace.js';
 
 /** `no such package` (Bazel's wording). */
@@ -54,7 +52,6 @@ export class NoSuchPackageError extends KilnError {}
 
 /** Cached packages are valid only for the Kiln build that wrote them (see codeStamp). */
 const CACHE_VERSION = `kiln-packages-1:${codeStamp(import.meta.url)}`;
-const MARKER = '__kiln_at__';
 
 export interface PackageLoaderOptions {
   readonly workspace: Workspace;
@@ -319,12 +316,11 @@ export class PackageLoader {
     const context: PackageContext = { repo, pkg };
     const thread = new Thread(`BUILD ${packageId(repo, pkg)}`, {
       load: (_t, module) => this.loadModule(module, context, env),
-      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos((t.locals.get(POSITION_KEY) as StatementInfo | undefined)?.pos, displayPath)}: ${msg}`),
+      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(runningStatement(t)?.pos, displayPath)}: ${msg}`),
     });
     thread.locals.set(BUILDER_KEY, builder);
     const predeclared = new Map(this.buildPredeclared);
     predeclared.set('Label', labelBuiltin(context));
-    predeclared.set(MARKER, markerBuiltin);
     try {
       const file = parseFile(source, displayPath);
       const restricted = buildDialectErrors(file);
@@ -332,7 +328,7 @@ export class PackageLoader {
         for (const e of restricted) errors.push(e);
         throw new PackageEvaluationStopped();
       }
-      thread.locals.set(POSITIONS_KEY, insertPositionMarkers(file));
+      new TopLevelStatements(file).attachTo(thread);
       resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
       execResolvedFile(thread, file, predeclared);
     } catch (e) {
@@ -398,7 +394,7 @@ export class PackageLoader {
     const context: PackageContext = { repo: label.repo, pkg: label.pkg };
     const thread = new Thread(`load ${label}`, {
       load: (_t, module) => this.loadModule(module, context, env),
-      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.printPosition, this.displayPath(label.repo, relPath))}: ${msg}`),
+      print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.callSyntax(0)?.pos, this.displayPath(label.repo, relPath))}: ${msg}`),
     });
     const predeclared = new Map<string, Value>([
       ['native', nativeModule(this.nativeFunctions)],
@@ -447,85 +443,20 @@ function starlarkErrors(e: unknown): PackageError[] {
   throw e;
 }
 
-const POSITIONS_KEY = 'kiln.positions';
-
-/** `__kiln_at__(i)`: the top-level statement i of this BUILD file is about to run. */
-const markerBuiltin = new Builtin(MARKER, (thread, args) => {
-  const positions = thread.locals.get(POSITIONS_KEY) as StatementInfo[];
-  thread.locals.set(POSITION_KEY, positions[args[0] as number]);
-  return None;
-});
-
 /** BUILD files are Starlark without `def` and without `*args` / `**kwargs` in calls (Bazel's wording). */
 function buildDialectErrors(file: ast.File): PackageError[] {
   const out: PackageError[] = [];
   // Wording and positions as Bazel 2.1.0 reports them (a star argument at its call).
-  const visit = (node: unknown, call: Position | undefined): void => {
-    if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const n of node) visit(n, call);
-      return;
-    }
-    const n = node as { kind?: string; pos?: Position; mode?: string };
+  const callOf = new Map<ast.Argument, ast.CallExpr>();
+  walk(file, (n) => {
     if (n.kind === 'DefStmt') {
-      out.push({ message: 'function definitions are not allowed in BUILD files. You may move the function to a .bzl file and load it.', pos: n.pos! });
-    }
-    if (n.kind === 'Argument' && (n.mode === 'star' || n.mode === 'starstar')) {
+      out.push({ message: 'function definitions are not allowed in BUILD files. You may move the function to a .bzl file and load it.', pos: n.pos });
+    } else if (n.kind === 'CallExpr') {
+      for (const a of n.args) callOf.set(a, n);
+    } else if (n.kind === 'Argument' && (n.mode === 'star' || n.mode === 'starstar')) {
       const what = n.mode === 'star' ? '*args' : '**kwargs';
-      out.push({ message: `${what} arguments are not allowed in BUILD files. Pass the arguments in explicitly.`, pos: call ?? n.pos! });
+      out.push({ message: `${what} arguments are not allowed in BUILD files. Pass the arguments in explicitly.`, pos: callOf.get(n)!.pos });
     }
-    const inner = n.kind === 'CallExpr' ? n.pos : call;
-    for (const [k, v] of Object.entries(n)) if (k !== 'pos' && k !== 'binding' && typeof v === 'object') visit(v, inner);
-  };
-  visit(file.stmts, undefined);
+  });
   return out;
-}
-
-/** Bazel 2.1 locates a rule at the start of the outermost call expression. */
-function statementInfo(stmt: ast.Stmt): StatementInfo {
-  if (stmt.kind !== 'ExprStmt' || stmt.expr.kind !== 'CallExpr') return { pos: stmt.pos };
-  const call = stmt.expr;
-  const callee = call.fn.kind === 'Identifier' ? call.fn.name : call.fn.kind === 'DotExpr' ? call.fn.name.name : undefined;
-  let nameArgument: string | undefined;
-  for (const a of call.args) {
-    if (a.mode === 'keyword' && a.name?.name === 'name' && a.value.kind === 'StringLiteral') nameArgument = a.value.value;
-  }
-  const first = call.args[0];
-  if (nameArgument === undefined && first?.mode === 'positional' && first.value.kind === 'StringLiteral') nameArgument = first.value.value;
-  return { pos: call.pos, ...(callee !== undefined ? { callee } : {}), ...(nameArgument !== undefined ? { nameArgument } : {}) };
-}
-
-/**
- * Inserts `__kiln_at__(i)` before each top-level statement so rule functions know the BUILD-file
- * position of the outermost call (Bazel's rule location: the `(` of the top-level call), also
- * for rules declared inside macros. Returns the positions by index.
- */
-function insertPositionMarkers(file: ast.File): StatementInfo[] {
-  const positions: StatementInfo[] = [];
-  const out: ast.Stmt[] = [];
-  for (const stmt of file.stmts) {
-    if (stmt.kind !== 'LoadStmt' && stmt.kind !== 'DefStmt') {
-      const i = positions.length;
-      positions.push(statementInfo(stmt));
-      const pos = stmt.pos;
-      const marker: ast.ExprStmt = {
-        kind: 'ExprStmt',
-        pos,
-        expr: {
-          kind: 'CallExpr',
-          pos,
-          lparen: pos,
-          rparen: pos,
-          fn: { kind: 'Identifier', pos, name: MARKER, binding: null },
-          args: [{ kind: 'Argument', pos, mode: 'positional', name: null, value: { kind: 'IntLiteral', pos, value: i, raw: String(i) } }],
-        },
-      };
-      out.push(marker);
-    }
-    out.push(stmt);
-  }
-  // Not splice(0, n, ...out): spreading a generated file's statements overflows the call stack.
-  file.stmts.length = 0;
-  for (const stmt of out) file.stmts.push(stmt);
-  return positions;
 }

@@ -89,6 +89,43 @@ describe('BUILD evaluation', () => {
   });
 });
 
+describe('rule locations from the thread call stack', () => {
+  const files = {
+    'lib/BUILD': '',
+    'lib/defs.bzl': [
+      'def _one(n):',
+      '    native.filegroup(name = n)',
+      'def gen(name):',
+      '    _one(name)',
+      '    print("made", name)',
+      '',
+    ].join('\n'),
+  };
+
+  it('locates a rule made inside nested macro calls at the BUILD statement that runs them', () => {
+    const root = workspaceFixture({
+      WORKSPACE: '',
+      ...files,
+      'pkg/BUILD': ['load("//lib:defs.bzl", "gen")', 'x = [gen(n) for n in ["a"]]', '', '  # comment', 'gen(name = "b")', ''].join('\n'),
+    });
+    const events: string[] = [];
+    const pkg = newLoader(root, events).loadPackage('', 'pkg');
+    expect(errorsOf(pkg)).toEqual([]);
+    expect(rule(pkg, 'a')).toMatchObject({ location: { file: 'pkg/BUILD', line: 2, col: 1 } });
+    expect(rule(pkg, 'a').generator).toBeUndefined(); // not a call statement: Bazel 2.1 sets no generator_*
+    expect(rule(pkg, 'b')).toMatchObject({
+      location: { file: 'pkg/BUILD', line: 5, col: 1 },
+      generator: { name: 'b', function: 'gen', location: 'pkg/BUILD:5' },
+    });
+    expect(events.filter((e) => e.includes('made'))).toEqual(['DEBUG: pkg/BUILD:2:1: made a', 'DEBUG: pkg/BUILD:5:1: made b']);
+  });
+
+  it('adds no names or statements of its own to a BUILD file', () => {
+    const { pkg } = loadFixture({ ...files, 'pkg/BUILD': 'filegroup(name = "a")\nx = __kiln_at__(0)\n' });
+    expect(errorsOf(pkg)).toEqual(['pkg/BUILD:2:5: undefined: __kiln_at__']);
+  });
+});
+
 describe('load()', () => {
   const lib = {
     'lib/BUILD': '',

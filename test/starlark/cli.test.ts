@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DIALECT_OPTION_NAMES } from '../../src/starlark/index.js';
 import { runStarlark } from './run-starlark-cli.js';
 import { needTool } from '../setup/need-tool.js';
 
@@ -233,6 +234,14 @@ describe('kiln starlark: dialect options', () => {
     expect(strict.code).toBe(1);
     expect(firstLine(strict.stderr)).toMatch(/^main\.star:\d+:\d+: /);
     expect(await run(`--option=${option}`, 'main.star')).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('takes every dialect option the interpreter has, by its name in lower case', async () => {
+    files({ 'main.star': 'x = 1\n' });
+    expect(DIALECT_OPTION_NAMES.length).toBeGreaterThan(0);
+    for (const name of DIALECT_OPTION_NAMES) {
+      expect(await run(`--option=${name.toLowerCase()}`, 'main.star'), name).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
   });
 
   it('accepts several options', async () => {

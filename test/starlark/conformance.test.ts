@@ -1,86 +1,139 @@
 /**
  * Kiln's Starlark conformance suite: every chunk of every `testdata/*.star` file is run as its own
- * module through `kiln starlark --assert` (in-process), and the errors it reports are compared
- * with the chunk's `### "regex"` expectations (see testdata/README.md).
+ * module through the interpreter's API (in memory: no files, no CLI), and the errors it raises,
+ * taken as values, are compared with the chunk's `### "regex"` expectations (see testdata/README.md).
+ * `cli.test.ts` keeps the command's text format covered.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  assertHelpers,
+  DIALECT_OPTION_NAMES,
+  EvalError,
+  execResolvedFile,
+  jsonModule,
+  parseFile,
+  resolveFileCollectingErrors,
+  StarlarkError,
+  StarlarkStaticErrors,
+  StarlarkSyntaxError,
+  structBuiltin,
+  Thread,
+  UNIVERSAL,
+  type DialectOptions,
+  type File,
+  type ModuleGlobals,
+  type Value,
+} from '../../src/starlark/index.js';
+import type { Position } from '../../src/core/index.js';
 import { parseChunkedFile, type Chunk } from './chunked-file.js';
-import { runStarlark } from './run-starlark-cli.js';
 
 const TESTDATA = join(dirname(fileURLToPath(import.meta.url)), 'testdata');
 const ASSERT_MODULE = 'assert.star';
-const ERROR_LINE = /^(\S.*?):(\d+):(\d+): (.*)$/;
+const ASSERT_SOURCE = readFileSync(join(TESTDATA, ASSERT_MODULE), 'utf8');
 
 interface ReportedError {
-  file: string;
-  line: number;
-  message: string;
+  readonly file: string;
+  readonly line: number;
+  readonly message: string;
 }
 
-const workDir = mkdtempSync(join(tmpdir(), 'kiln-starlark-conformance-'));
-afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+const reported = (message: string, pos: Position): ReportedError => ({ file: pos.file, line: pos.line, message });
 
-function writeChunk(chunk: Chunk): string {
-  const dir = join(workDir, `${chunk.file}-${chunk.line}`);
-  mkdirSync(dir, { recursive: true });
-  copyFileSync(join(TESTDATA, ASSERT_MODULE), join(dir, ASSERT_MODULE));
-  for (const m of chunk.modules) {
-    mkdirSync(dirname(join(dir, m.name)), { recursive: true });
-    writeFileSync(join(dir, m.name), m.source);
+function dialectOptions(names: readonly string[]): DialectOptions {
+  const options: Record<string, boolean> = {};
+  for (const name of names) {
+    const option = DIALECT_OPTION_NAMES.find((o) => o.toLowerCase() === name.toLowerCase());
+    if (option === undefined) throw new Error(`unknown option:${name}`);
+    options[option] = true;
   }
-  return dir;
+  return options;
 }
 
-const TRACEBACK_FRAME = /^\s+(.+?):(\d+):(\d+): in /;
+/**
+ * The chunk's modules as an embedder serves them: `load` paths relative to the loading module's
+ * folder, each module run once on its own thread, `_`-prefixed names not exported, cycles refused.
+ */
+class ChunkModules {
+  private readonly sources: ReadonlyMap<string, string>;
+  private readonly done = new Map<string, ModuleGlobals>();
+  private readonly running = new Set<string>();
+  readonly predeclared: ReadonlyMap<string, Value> = new Map<string, Value>([
+    ['json', jsonModule()],
+    ['struct', structBuiltin],
+    ...assertHelpers(),
+  ]);
+
+  constructor(
+    chunk: Chunk,
+    readonly options: DialectOptions,
+  ) {
+    this.sources = new Map([[ASSERT_MODULE, ASSERT_SOURCE], ...chunk.modules.map((m) => [m.name, m.source] as const)]);
+  }
+
+  /** Parses and resolves a module, returning its tree or every static error it has. */
+  check(path: string): File | StarlarkSyntaxError[] {
+    try {
+      const file = parseFile(this.sources.get(path)!, path);
+      const errors = resolveFileCollectingErrors(file, this.options, this.predeclared, UNIVERSAL);
+      return errors.length > 0 ? errors : file;
+    } catch (e) {
+      if (e instanceof StarlarkSyntaxError) return [e];
+      throw e;
+    }
+  }
+
+  run(path: string, file: File): ModuleGlobals {
+    this.running.add(path);
+    try {
+      const thread = new Thread(path, { load: (_t, module) => this.load(posix.join(posix.dirname(path), module)) }, this.options);
+      const exported = new Map<string, Value>();
+      for (const [name, v] of execResolvedFile(thread, file, this.predeclared)) if (!name.startsWith('_')) exported.set(name, v);
+      this.done.set(path, exported);
+      return exported;
+    } finally {
+      this.running.delete(path);
+    }
+  }
+
+  private load(path: string): ModuleGlobals {
+    const done = this.done.get(path);
+    if (done) return done;
+    if (this.running.has(path)) throw new StarlarkError(`cycle in load graph: ${path}`);
+    if (!this.sources.has(path)) throw new StarlarkError(`no module ${path}`);
+    const checked = this.check(path);
+    if (Array.isArray(checked)) throw new StarlarkStaticErrors(checked);
+    return this.run(path, checked);
+  }
+}
 
 /**
  * A failed assertion is a fail() inside assert.star; report it at the chunk's line that called the
- * assertion (the innermost traceback frame outside assert.star), so the expectation lines up.
+ * assertion (the innermost frame outside assert.star), so the expectation lines up.
  */
-function attributeAssertion(error: ReportedError, stderr: string): ReportedError {
-  if (error.file !== ASSERT_MODULE) return error;
-  const frames = stderr
-    .split('\n')
-    .map((l) => TRACEBACK_FRAME.exec(l))
-    .filter((m): m is RegExpExecArray => m !== null && basename(m[1]!) !== ASSERT_MODULE);
-  const caller = frames.at(-1);
-  return caller ? { file: basename(caller[1]!), line: Number(caller[2]), message: error.message } : error;
-}
-
-function parseErrors(stderr: string, firstOnly: boolean): ReportedError[] | string {
-  const lines = stderr.split('\n').filter((l) => l !== '');
-  const out: ReportedError[] = [];
-  for (const line of firstOnly ? lines.slice(0, 1) : lines) {
-    const m = ERROR_LINE.exec(line);
-    if (!m) {
-      if (out.length === 0) return `first stderr line is not FILE:LINE:COL: MESSAGE: ${JSON.stringify(line)}`;
-      continue; // static errors come first; anything after them is free text
-    }
-    out.push({ file: basename(m[1]!), line: Number(m[2]), message: m[4]! });
-  }
-  return out;
+function attributeAssertion(e: EvalError): ReportedError {
+  if (e.pos.file !== ASSERT_MODULE) return reported(e.message, e.pos);
+  const caller = e.callStack.find((f) => f.pos.file !== ASSERT_MODULE);
+  return reported(e.message, caller ? caller.pos : e.pos);
 }
 
 /** Runs a chunk: static checks first (every static error), then evaluation (the first dynamic error). */
-async function errorsOf(chunk: Chunk, dir: string): Promise<ReportedError[]> {
-  const main = join(dir, chunk.file);
-  const flags = ['--assert', ...chunk.options.map((o) => `--option=${o}`)];
-  const resolved = await runStarlark([...flags, '--resolve-only', main], dir);
-  if (resolved.code === 1) return unwrap(parseErrors(resolved.stderr, false), resolved.stderr);
-  if (resolved.code !== 0) throw new Error(`--resolve-only exited ${resolved.code}; stderr:\n${resolved.stderr}`);
-  const run = await runStarlark([...flags, main], dir);
-  if (run.code === 0) return [];
-  if (run.code !== 1) throw new Error(`kiln starlark exited ${run.code}; stderr:\n${run.stderr}`);
-  return unwrap(parseErrors(run.stderr, true), run.stderr).map((e) => attributeAssertion(e, run.stderr));
-}
-
-function unwrap(errors: ReportedError[] | string, stderr: string): ReportedError[] {
-  if (typeof errors === 'string') throw new Error(`${errors}\nstderr:\n${stderr}`);
-  return errors;
+function errorsOf(chunk: Chunk): ReportedError[] {
+  const modules = new ChunkModules(chunk, dialectOptions(chunk.options));
+  const checked = modules.check(chunk.file);
+  if (Array.isArray(checked)) return checked.map((e) => reported(e.message, e.pos));
+  try {
+    modules.run(chunk.file, checked);
+    return [];
+  } catch (e) {
+    if (e instanceof EvalError) return [attributeAssertion(e)];
+    // A loaded module that does not parse or resolve stops the run at its first error.
+    if (e instanceof StarlarkStaticErrors) return [reported(e.errors[0]!.message, e.errors[0]!.pos)];
+    if (e instanceof StarlarkSyntaxError) return [reported(e.message, e.pos)];
+    throw e;
+  }
 }
 
 /** Every discrepancy between the expected and the reported errors, one line each. */
@@ -113,11 +166,10 @@ describe('starlark conformance', () => {
     const chunks = parseChunkedFile(file, readFileSync(join(TESTDATA, file), 'utf8'));
     describe(file, () => {
       for (const chunk of chunks) {
-        it(`${file}:${chunk.line}`, async () => {
-          const dir = writeChunk(chunk);
-          const problems = discrepancies(chunk, await errorsOf(chunk, dir));
+        it(`${file}:${chunk.line}`, () => {
+          const problems = discrepancies(chunk, errorsOf(chunk));
           expect(problems, problems.join('\n')).toEqual([]);
-        }, 20_000);
+        });
       }
     });
   }

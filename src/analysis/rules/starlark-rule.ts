@@ -57,7 +57,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
   });
   const thread = new Thread(`analysis of ${rc.target.label}`, {
     print: (t, msg) => {
-      const at = t.printPosition;
+      const at = t.callSyntax(0)?.pos; // the print call itself: where it starts, as Bazel 2.1 positions it
       analysis.debug?.(msg, at ? `${at.file}:${at.line}:${at.col}` : implementationPosition(rule).replace(/:\d+:\d+$/, ''));
     },
   });

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
 import { ExitCode, isKilnError, KilnError } from '../../core/index.js';
 import {
   assertHelpers,
+  DIALECT_OPTION_NAMES,
   EvalError,
   execResolvedFile,
   UNIVERSAL,
@@ -32,14 +33,8 @@ Options:
   --assert           predeclare catch, matches, module and _freeze in every module
 `;
 
-const OPTION_NAMES: Readonly<Record<string, keyof DialectOptions>> = {
-  set: 'set',
-  globalreassign: 'globalReassign',
-  loadbindsglobally: 'loadBindsGlobally',
-  recursion: 'recursion',
-  while: 'while',
-  toplevelcontrol: 'topLevelControl',
-};
+/** `--option=NAME` takes each dialect option's name in any case (`globalreassign`). */
+const OPTION_NAMES: ReadonlyMap<string, keyof DialectOptions> = new Map(DIALECT_OPTION_NAMES.map((n) => [n.toLowerCase(), n]));
 
 interface Invocation {
   file: string;
@@ -76,8 +71,8 @@ function parseArgs(args: string[]): Invocation {
     switch (name) {
       case 'option': {
         const v = takeValue();
-        const key = OPTION_NAMES[v.toLowerCase()];
-        if (!key) throw new UsageProblem(`unknown --option=${v} (known: ${Object.keys(OPTION_NAMES).join(', ')})`);
+        const key = OPTION_NAMES.get(v.toLowerCase());
+        if (!key) throw new UsageProblem(`unknown --option=${v} (known: ${[...OPTION_NAMES.keys()].join(', ')})`);
         inv.options[key] = true;
         break;
       }

@@ -16,10 +16,10 @@ import {
 } from './operators.js';
 import { StarSet } from './values/set.js';
 import { StarlarkError } from './starlark-error.js';
-import { specialize } from './specialize.js';
+import { instantiateShared, specialize } from './specialize.js';
 import type { ModuleGlobals } from './thread.js';
 import { StarBytes } from './values/bytes.js';
-import { StarCallable, type Kwargs, type MethodImpl } from './values/callable.js';
+import { StarCallable, type Kwargs } from './values/callable.js';
 import { repr, truth, typeName } from './values/describe.js';
 import { StarDict } from './values/dict.js';
 import { equals } from './values/equality.js';
@@ -42,7 +42,8 @@ type Assign = (fr: Frame, v: Value) => void;
 /** A comprehension clause chain: runs the rest of the clauses (and finally the body) for each element. */
 type ClauseCode = (fr: Frame, acc: StarList | StarDict) => void;
 
-const TOPLEVEL = '<toplevel>';
+/** The function name of a module's top-level code in backtraces and call stacks. */
+export const TOPLEVEL = '<toplevel>';
 
 function isTrue(v: Value): boolean {
   return v === true || (v !== false && truth(v));
@@ -120,6 +121,14 @@ export class Compiler {
     return this.fnName !== TOPLEVEL;
   }
 
+  /**
+   * Instantiates a construct's one template: per syntax node inside functions, shared by every node
+   * of the same shape at top level (see specialize.ts).
+   */
+  private template<T>(deps: Readonly<Record<string, unknown>>, src: string): T {
+    return this.inFunction() ? specialize<T>(deps, src) : instantiateShared<T>(deps, src);
+  }
+
   private arithContext(): ArithContext {
     return { globals: this.mod.globals, fnName: this.fnName, compile: (x) => this.expr(x) };
   }
@@ -170,12 +179,7 @@ export class Compiler {
   private stmt(s: ast.Stmt): StmtCode {
     switch (s.kind) {
       case 'ExprStmt': {
-        const e = this.expr(s.expr);
-        if (this.inFunction()) return specialize({ e }, 'return function exprStmt(fr) { e(fr); return 0; };');
-        return (fr) => {
-          e(fr);
-          return NORMAL;
-        };
+        return this.template({ e: this.expr(s.expr) }, 'return function exprStmt(fr) { e(fr); return 0; };');
       }
       case 'AssignStmt':
         return this.assignStmt(s);
@@ -193,14 +197,11 @@ export class Compiler {
         const cond = this.expr(s.cond);
         const then = this.block(s.then);
         const orelse = this.block(s.orelse);
-        if (this.inFunction()) {
-          const other = s.orelse.length === 0 ? '0' : 'orelse(fr)';
-          return specialize(
-            { cond, then, orelse, truth },
-            `return function ifStmt(fr) { const v = cond(fr); return (v === true || (v !== false && truth(v))) ? then(fr) : ${other}; };`,
-          );
-        }
-        return (fr) => (isTrue(cond(fr)) ? then(fr) : orelse(fr));
+        const other = s.orelse.length === 0 ? '0' : 'orelse(fr)';
+        return this.template(
+          { cond, then, orelse, truth },
+          `return function ifStmt(fr) { const v = cond(fr); return (v === true || (v !== false && truth(v))) ? then(fr) : ${other}; };`,
+        );
       }
       case 'ForStmt': {
         const iterable = this.expr(s.iterable);
@@ -216,101 +217,57 @@ export class Compiler {
         if (target.kind === 'Identifier' && target.binding!.scope === 'local') {
           // The common `for i in range(n)` / `for x in list` into a local: loops inline, no callbacks.
           const slot = target.binding!.index;
-          if (this.inFunction()) {
-            return specialize(
-              { iterable, body, StarRange, StarList, forEach, each, pos, fnName },
-              `return function forStmt(fr) {
-                const x = iterable(fr);
-                const locals = fr.locals;
-                if (x instanceof StarRange) {
-                  const n = x.length, step = x.step;
-                  for (let i = 0, v = x.start; i < n; i++, v += step) {
-                    locals[${slot}] = v;
+          return this.template(
+            { iterable, body, StarRange, StarList, forEach, each, pos, fnName },
+            `return function forStmt(fr) {
+              const x = iterable(fr);
+              const locals = fr.locals;
+              if (x instanceof StarRange) {
+                const n = x.length, step = x.step;
+                for (let i = 0, v = x.start; i < n; i++, v += step) {
+                  locals[${slot}] = v;
+                  const c = body(fr);
+                  if (c === 1) break;
+                  if (c === 3) return c;
+                }
+                return 0;
+              }
+              if (x instanceof StarList) {
+                const elems = x.elems, lock = !x.frozen;
+                if (lock) x.itercount++;
+                try {
+                  for (let i = 0; i < elems.length; i++) {
+                    locals[${slot}] = elems[i];
                     const c = body(fr);
                     if (c === 1) break;
                     if (c === 3) return c;
                   }
-                  return 0;
+                } finally {
+                  if (lock) x.itercount--;
                 }
-                if (x instanceof StarList) {
-                  const elems = x.elems, lock = !x.frozen;
-                  if (lock) x.itercount++;
-                  try {
-                    for (let i = 0; i < elems.length; i++) {
-                      locals[${slot}] = elems[i];
-                      const c = body(fr);
-                      if (c === 1) break;
-                      if (c === 3) return c;
-                    }
-                  } finally {
-                    if (lock) x.itercount--;
-                  }
-                  return 0;
-                }
-                return forEach(x, pos, fnName, fr, each);
-              };`,
-            );
-          }
-          return (fr) => {
-            const x = iterable(fr);
-            const locals = fr.locals;
-            if (x instanceof StarRange) {
-              const n = x.length;
-              const step = x.step;
-              for (let i = 0, v = x.start; i < n; i++, v += step) {
-                locals[slot] = v;
-                const c = body(fr);
-                if (c === BREAK) break;
-                if (c === RETURN) return c;
+                return 0;
               }
-              return NORMAL;
-            }
-            if (x instanceof StarList) {
-              const elems = x.elems;
-              const lock = !x.frozen;
-              if (lock) x.itercount++;
-              try {
-                for (let i = 0; i < elems.length; i++) {
-                  locals[slot] = elems[i]!;
-                  const c = body(fr);
-                  if (c === BREAK) break;
-                  if (c === RETURN) return c;
-                }
-              } finally {
-                if (lock) x.itercount--;
-              }
-              return NORMAL;
-            }
-            return forEach(x, pos, fnName, fr, each);
-          };
+              return forEach(x, pos, fnName, fr, each);
+            };`,
+          );
         }
         return (fr) => forEach(iterable(fr), pos, fnName, fr, each);
       }
       case 'WhileStmt': {
         const cond = this.expr(s.cond);
         const body = this.block(s.body);
-        if (this.inFunction()) {
-          return specialize(
-            { cond, body, truth },
-            `return function whileStmt(fr) {
-              for (;;) {
-                const v = cond(fr);
-                if (!(v === true || (v !== false && truth(v)))) return 0;
-                const c = body(fr);
-                if (c === 1) return 0;
-                if (c === 3) return c;
-              }
-            };`,
-          );
-        }
-        return (fr) => {
-          while (isTrue(cond(fr))) {
-            const c = body(fr);
-            if (c === BREAK) break;
-            if (c === RETURN) return c;
-          }
-          return NORMAL;
-        };
+        return this.template(
+          { cond, body, truth },
+          `return function whileStmt(fr) {
+            for (;;) {
+              const v = cond(fr);
+              if (!(v === true || (v !== false && truth(v)))) return 0;
+              const c = body(fr);
+              if (c === 1) return 0;
+              if (c === 3) return c;
+            }
+          };`,
+        );
       }
       case 'ReturnStmt': {
         if (!s.result) {
@@ -319,12 +276,7 @@ export class Compiler {
             return RETURN;
           };
         }
-        const e = this.expr(s.result);
-        if (this.inFunction()) return specialize({ e }, 'return function returnStmt(fr) { fr.result = e(fr); return 3; };');
-        return (fr) => {
-          fr.result = e(fr);
-          return RETURN;
-        };
+        return this.template({ e: this.expr(s.result) }, 'return function returnStmt(fr) { fr.result = e(fr); return 3; };');
       }
       case 'BreakStmt':
         return () => BREAK;
@@ -376,12 +328,7 @@ export class Compiler {
     if (lhs.kind === 'Identifier') {
       const b = lhs.binding!;
       if (b.scope === 'local') {
-        const i = b.index;
-        if (this.inFunction()) return specialize({ rhs }, `return function assign(fr) { fr.locals[${i}] = rhs(fr); return 0; };`);
-        return (fr) => {
-          fr.locals[i] = rhs(fr);
-          return NORMAL;
-        };
+        return this.template({ rhs }, `return function assign(fr) { fr.locals[${b.index}] = rhs(fr); return 0; };`);
       }
       if (b.scope === 'global') {
         const g = this.mod.globals;
@@ -392,10 +339,10 @@ export class Compiler {
         };
       }
     }
-    if (lhs.kind === 'IndexExpr' && this.inFunction()) {
+    if (lhs.kind === 'IndexExpr') {
       // `d[k] = v` / `l[i] = v`: the value first (as Python), then the container and the key.
       const fnName = this.fnName;
-      return specialize(
+      return this.template(
         { rhs, x: this.expr(lhs.x), index: this.expr(lhs.index), StarDict, StarList, setIndex, annotate, at: lhs.lbrack, fnName },
         `return function assignIndex(fr) {
           const v = rhs(fr);
@@ -556,13 +503,7 @@ export class Compiler {
           const fast = compileArith(asBinary, this.arithContext(), (a, b) => apply(a, b!));
           if (fast) {
             const i = b.index;
-            if (b.scope === 'local') {
-              if (this.inFunction()) return specialize({ fast }, `return function augAssign(fr) { fr.locals[${i}] = fast(fr); return 0; };`);
-              return (fr) => {
-                fr.locals[i] = fast(fr);
-                return NORMAL;
-              };
-            }
+            if (b.scope === 'local') return this.template({ fast }, `return function augAssign(fr) { fr.locals[${i}] = fast(fr); return 0; };`);
             const g = this.mod.globals;
             return (fr) => {
               g[i] = fast(fr);
@@ -786,58 +727,39 @@ export class Compiler {
         const cond = this.expr(e.cond);
         const then = this.expr(e.then);
         const orelse = this.expr(e.orelse);
-        if (this.inFunction()) {
-          return specialize(
-            { cond, then, orelse, truth },
-            'return function condExpr(fr) { const v = cond(fr); return (v === true || (v !== false && truth(v))) ? then(fr) : orelse(fr); };',
-          );
-        }
-        return (fr) => (isTrue(cond(fr)) ? then(fr) : orelse(fr));
+        return this.template(
+          { cond, then, orelse, truth },
+          'return function condExpr(fr) { const v = cond(fr); return (v === true || (v !== false && truth(v))) ? then(fr) : orelse(fr); };',
+        );
       }
       case 'LambdaExpr': {
         const make = this.functionMaker('lambda', e.pos, e.params, e.fn!, e.body);
         return make;
       }
       case 'CallExpr':
-        return this.call(e);
+        return this.callCode(e);
       case 'IndexExpr': {
         const x = this.expr(e.x);
         const index = this.expr(e.index);
         const pos = e.lbrack;
-        if (this.inFunction()) {
-          return specialize(
-            { x, index, StarList, StarTuple, StarDict, getIndex, annotate, pos, fnName },
-            `return function indexExpr(fr) {
-              const obj = x(fr);
-              const i = index(fr);
-              if (typeof i === 'number') {
-                if ((obj instanceof StarList || obj instanceof StarTuple) && i >= 0 && i < obj.elems.length) return obj.elems[i];
-              } else if (typeof i === 'string' && obj instanceof StarDict) {
-                const v = obj.table.map.get(i);
-                if (v !== undefined) return v;
-              }
-              try {
-                return getIndex(obj, i);
-              } catch (err) {
-                throw annotate(err, pos, fnName);
-              }
-            };`,
-          );
-        }
-        return (fr) => {
-          const obj = x(fr);
-          const i = index(fr);
-          if (obj instanceof StarList && typeof i === 'number' && i >= 0 && i < obj.elems.length) return obj.elems[i]!;
-          if (obj instanceof StarDict && typeof i === 'string') {
-            const v = obj.table.map.get(i);
-            if (v !== undefined) return v;
-          }
-          try {
-            return getIndex(obj, i);
-          } catch (err) {
-            throw annotate(err, pos, fnName);
-          }
-        };
+        return this.template(
+          { x, index, StarList, StarTuple, StarDict, getIndex, annotate, pos, fnName },
+          `return function indexExpr(fr) {
+            const obj = x(fr);
+            const i = index(fr);
+            if (typeof i === 'number') {
+              if ((obj instanceof StarList || obj instanceof StarTuple) && i >= 0 && i < obj.elems.length) return obj.elems[i];
+            } else if (typeof i === 'string' && obj instanceof StarDict) {
+              const v = obj.table.map.get(i);
+              if (v !== undefined) return v;
+            }
+            try {
+              return getIndex(obj, i);
+            } catch (err) {
+              throw annotate(err, pos, fnName);
+            }
+          };`,
+        );
       }
       case 'SliceExpr': {
         const x = this.expr(e.x);
@@ -941,21 +863,9 @@ export class Compiler {
     };
     switch (op) {
       case 'and':
-        if (this.inFunction()) {
-          return specialize({ x, y, truth }, 'return function and(fr) { const a = x(fr); return (a === true || (a !== false && truth(a))) ? y(fr) : a; };');
-        }
-        return (fr) => {
-          const a = x(fr);
-          return isTrue(a) ? y(fr) : a;
-        };
+        return this.template({ x, y, truth }, 'return function and(fr) { const a = x(fr); return (a === true || (a !== false && truth(a))) ? y(fr) : a; };');
       case 'or':
-        if (this.inFunction()) {
-          return specialize({ x, y, truth }, 'return function or(fr) { const a = x(fr); return (a === true || (a !== false && truth(a))) ? a : y(fr); };');
-        }
-        return (fr) => {
-          const a = x(fr);
-          return isTrue(a) ? a : y(fr);
-        };
+        return this.template({ x, y, truth }, 'return function or(fr) { const a = x(fr); return (a === true || (a !== false && truth(a))) ? a : y(fr); };');
       case '+':
         return (fr) => {
           const a = x(fr);
@@ -1067,42 +977,37 @@ export class Compiler {
     }
   }
 
-  private call(e: ast.CallExpr): ExprCode {
-    const code = this.callCode(e);
-    // `print(...)` tells the thread where it is, so the embedder can position the message (Bazel's
-    // `DEBUG: file:line:col: ...`); no other call pays for it.
-    const callee = unparen(e.fn);
-    if (callee.kind !== 'Identifier' || callee.name !== 'print' || callee.binding?.scope !== 'universal') return code;
-    const at = callee.pos;
-    return (fr) => {
-      fr.thread.printPosition = at;
-      return code(fr);
-    };
-  }
-
+  /**
+   * Calls, in three templates (a function, a method, the `append` fast path) that set `args` and
+   * `kwargs` either inline (positional arguments only) or through the general evaluator. Every call
+   * site records its syntax on its frame just before calling (the thread's call stack).
+   */
   private callCode(e: ast.CallExpr): ExprCode {
-    const pos = e.lparen;
-    const fnName = this.fnName;
-    const simple = e.args.every((a) => a.mode === 'positional');
-    const positional = e.args.filter((a) => a.mode === 'positional').map((a) => this.expr(a.value));
-    const n = positional.length;
-    const general = simple ? undefined : this.generalArgs(e.args, pos);
-    const simpleArgs = argsEvaluator(positional);
-
+    const common = { site: e, pos: e.lparen, fnName: this.fnName, annotate, StarlarkError };
+    const args: Record<string, unknown> = {};
+    let argsCode: string;
+    if (e.args.every((a) => a.mode === 'positional')) {
+      e.args.forEach((a, i) => (args[`a${i}`] = this.expr(a.value)));
+      argsCode = `const args = [${e.args.map((_, i) => `a${i}(fr)`).join(', ')}], kwargs = null;`;
+    } else {
+      args['general'] = this.generalArgs(e.args, e.lparen);
+      argsCode = 'const a = general(fr), args = a.args, kwargs = a.kwargs;';
+    }
     const callee = unparen(e.fn);
     if (callee.kind === 'DotExpr') {
       const recv = this.expr(callee.x);
       const name = callee.name.name;
-      if (simple && n === 1 && name === 'append' && this.inFunction()) {
-        return specialize(
-          { recv, arg: positional[0]!, StarList, None, callMethod, annotate, pos, fnName, name },
+      if (name === 'append' && e.args.length === 1 && e.args[0]!.mode === 'positional') {
+        return this.template(
+          { ...common, ...args, recv, name, StarList, None, callMethod },
           `return function append(fr) {
             const r = recv(fr);
-            const v = arg(fr);
+            const v = a0(fr);
             if (r instanceof StarList && !r.frozen && r.itercount === 0) {
               r.elems.push(v);
               return None;
             }
+            fr.call = site;
             try {
               return callMethod(fr.thread, r, name, [v], null);
             } catch (err) {
@@ -1111,130 +1016,41 @@ export class Compiler {
           };`,
         );
       }
-      if (simple && n === 1 && name === 'append') {
-        const arg = positional[0]!;
-        return (fr) => {
+      // The built-in types' methods are looked up once per call site.
+      const methods = { strMethod: STRING_METHODS.get(name), listMethod: LIST_METHODS.get(name), dictMethod: DICT_METHODS.get(name) };
+      return this.template(
+        { ...common, ...args, recv, name, ...methods, dotPos: callee.dot, StarList, StarDict, callMethod, methodError },
+        `return function methodCall(fr) {
           const r = recv(fr);
-          const v = arg(fr);
-          if (r instanceof StarList && !r.frozen && r.itercount === 0) {
-            r.elems.push(v);
-            return None;
-          }
+          ${argsCode}
+          const m = typeof r === 'string' ? strMethod : r instanceof StarList ? listMethod : r instanceof StarDict ? dictMethod : undefined;
+          fr.call = site;
           try {
-            return callMethod(fr.thread, r, name, [v], null);
+            if (m !== undefined) return m(fr.thread, r, args, kwargs);
+            return callMethod(fr.thread, r, name, args, kwargs);
           } catch (err) {
-            throw annotate(err, pos, fnName);
-          }
-        };
-      }
-      // Resolve the built-in types' methods once per call site.
-      const strMethod = STRING_METHODS.get(name);
-      const listMethod = LIST_METHODS.get(name) as MethodImpl<Value> | undefined;
-      const dictMethod = DICT_METHODS.get(name) as MethodImpl<Value> | undefined;
-      const dotPos = callee.dot;
-      if (simple && this.inFunction()) {
-        const deps: Record<string, unknown> = {
-          recv, strMethod, listMethod, dictMethod, StarList, StarDict, callMethod, annotate, methodError, StarlarkError,
-          name, pos, dotPos, fnName,
-        };
-        positional.forEach((a, i) => (deps[`a${i}`] = a));
-        const argList = positional.map((_, i) => `a${i}(fr)`).join(', ');
-        return specialize(
-          deps,
-          `return function methodCall(fr) {
-            const r = recv(fr);
-            const args = [${argList}];
-            const m = typeof r === 'string' ? strMethod : r instanceof StarList ? listMethod : r instanceof StarDict ? dictMethod : undefined;
-            try {
-              if (m !== undefined) return m(fr.thread, r, args, null);
-              return callMethod(fr.thread, r, name, args, null);
-            } catch (err) {
-              if (err instanceof StarlarkError && err.message.includes(' has no .' + name + ' field')) throw annotate(err, dotPos, fnName);
-              throw annotate(m !== undefined ? methodError(err, name) : err, pos, fnName);
-            }
-          };`,
-        );
-      }
-      return (fr) => {
-        const r = recv(fr);
-        let args: Value[];
-        let kwargs: Kwargs | null = null;
-        if (general === undefined) args = simpleArgs(fr);
-        else {
-          const a = general(fr);
-          args = a.args;
-          kwargs = a.kwargs;
-        }
-        const m: MethodImpl<Value> | undefined =
-          typeof r === 'string' ? (strMethod as MethodImpl<Value> | undefined) : r instanceof StarList ? listMethod : r instanceof StarDict ? dictMethod : undefined;
-        try {
-          if (m !== undefined) return m(fr.thread, r, args, kwargs);
-          return callMethod(fr.thread, r, name, args, kwargs);
-        } catch (err) {
-          // A missing method is reported at the dot, as for any attribute.
-          if (err instanceof StarlarkError && err.message.includes(` has no .${name} field`)) throw annotate(err, dotPos, fnName);
-          throw annotate(m !== undefined ? methodError(err, name) : err, pos, fnName);
-        }
-      };
-    }
-    const fn = this.expr(e.fn);
-    if (general === undefined && this.inFunction()) {
-      const deps: Record<string, unknown> = { fn, StarCallable, StarFunction, StarlarkError, typeName, annotate, pos, fnName };
-      positional.forEach((a, i) => (deps[`a${i}`] = a));
-      const argList = positional.map((_, i) => `a${i}(fr)`).join(', ');
-      return specialize(
-        deps,
-        `return function call(fr) {
-          const f = fn(fr);
-          const args = [${argList}];
-          try {
-            if (f instanceof StarFunction) return f.code.invoke(f, fr.thread, args, null);
-            if (f instanceof StarCallable) return f.call(fr.thread, args, null);
-            throw new StarlarkError('invalid call of non-function (' + typeName(f) + ')');
-          } catch (err) {
-            throw annotate(err, pos, fnName);
+            // A missing method is reported at the dot, as for any attribute.
+            if (err instanceof StarlarkError && err.message.includes(' has no .' + name + ' field')) throw annotate(err, dotPos, fnName);
+            throw annotate(m !== undefined ? methodError(err, name) : err, pos, fnName);
           }
         };`,
       );
     }
-    if (general === undefined) {
-      return (fr) => {
+    return this.template(
+      { ...common, ...args, fn: this.expr(e.fn), StarCallable, StarFunction, typeName },
+      `return function call(fr) {
         const f = fn(fr);
-        const args = simpleArgs(fr);
+        ${argsCode}
+        fr.call = site;
         try {
-          if (f instanceof StarCallable) return f.call(fr.thread, args, null);
-          throw new StarlarkError(`invalid call of non-function (${typeName(f)})`);
+          if (f instanceof StarFunction) return f.code.invoke(f, fr.thread, args, kwargs);
+          if (f instanceof StarCallable) return f.call(fr.thread, args, kwargs);
+          throw new StarlarkError('invalid call of non-function (' + typeName(f) + ')');
         } catch (err) {
           throw annotate(err, pos, fnName);
         }
-      };
-    }
-    if (this.inFunction()) {
-      return specialize(
-        { fn, general, StarCallable, StarFunction, StarlarkError, typeName, annotate, pos, fnName },
-        `return function callWithKeywords(fr) {
-          const f = fn(fr);
-          const a = general(fr);
-          try {
-            if (f instanceof StarFunction) return f.code.invoke(f, fr.thread, a.args, a.kwargs);
-            if (f instanceof StarCallable) return f.call(fr.thread, a.args, a.kwargs);
-            throw new StarlarkError('invalid call of non-function (' + typeName(f) + ')');
-          } catch (err) {
-            throw annotate(err, pos, fnName);
-          }
-        };`,
-      );
-    }
-    return (fr) => {
-      const f = fn(fr);
-      const { args, kwargs } = general(fr);
-      try {
-        if (f instanceof StarCallable) return f.call(fr.thread, args, kwargs);
-        throw new StarlarkError(`invalid call of non-function (${typeName(f)})`);
-      } catch (err) {
-        throw annotate(err, pos, fnName);
-      }
-    };
+      };`,
+    );
   }
 
   /** Arguments with keywords, `*args` or `**kwargs`, evaluated left to right. */
@@ -1293,97 +1109,56 @@ export class Compiler {
       };
     } else {
       const body = this.expr(e.body as ast.Expr);
-      emit = this.inFunction()
-        ? specialize({ body }, 'return function emit(fr, acc) { acc.elems.push(body(fr)); };')
-        : (fr, acc) => {
-            (acc as StarList).elems.push(body(fr));
-          };
+      emit = this.template({ body }, 'return function emit(fr, acc) { acc.elems.push(body(fr)); };');
     }
     for (let i = e.clauses.length - 1; i >= 0; i--) {
       const clause = e.clauses[i]!;
       const next = emit;
       if (clause.kind === 'IfClause') {
         const cond = this.expr(clause.cond);
-        emit = this.inFunction()
-          ? specialize(
-              { cond, next, truth },
-              'return function ifClause(fr, acc) { const v = cond(fr); if (v === true || (v !== false && truth(v))) next(fr, acc); };',
-            )
-          : (fr, acc) => {
-              if (isTrue(cond(fr))) next(fr, acc);
-            };
+        emit = this.template(
+          { cond, next, truth },
+          'return function ifClause(fr, acc) { const v = cond(fr); if (v === true || (v !== false && truth(v))) next(fr, acc); };',
+        );
       } else {
         const iterable = this.expr(clause.iterable);
         const assign = this.assignTo(clause.vars, clause.pos);
         const pos = clause.pos;
         const target = unparen(clause.vars);
         const slot = target.kind === 'Identifier' && target.binding!.scope === 'local' ? target.binding!.index : -1;
-        if (this.inFunction()) {
-          const store = slot >= 0 ? `fr.locals[${slot}] = elems[i];` : 'assign(fr, elems[i]);';
-          emit = specialize(
-            { iterable, assign, next, pos, fnName, forEach, StarRange, StarList, StarTuple },
-            `return function forClause(fr, acc) {
-              const x = iterable(fr);
-              if (${slot >= 0} && x instanceof StarRange) {
-                const locals = fr.locals, n = x.length, step = x.step;
-                for (let i = 0, v = x.start; i < n; i++, v += step) {
-                  locals[${Math.max(slot, 0)}] = v;
-                  next(fr, acc);
-                }
-                return;
-              }
-              if (x instanceof StarList || x instanceof StarTuple) {
-                const elems = x.elems, lock = x instanceof StarList && !x.frozen;
-                if (lock) x.itercount++;
-                try {
-                  for (let i = 0; i < elems.length; i++) {
-                    ${store}
-                    next(fr, acc);
-                  }
-                } finally {
-                  if (lock) x.itercount--;
-                }
-                return;
-              }
-              forEach(x, pos, fnName, fr, (f, v) => {
-                assign(f, v);
-                next(f, acc);
-                return 0;
-              });
-            };`,
-          );
-          continue;
-        }
-        emit = (fr, acc) => {
-          const x = iterable(fr);
-          if (slot >= 0 && x instanceof StarRange) {
-            const locals = fr.locals;
-            for (let i = 0, v = x.start; i < x.length; i++, v += x.step) {
-              locals[slot] = v;
-              next(fr, acc);
-            }
-            return;
-          }
-          if (x instanceof StarList || x instanceof StarTuple) {
-            const elems = x.elems;
-            const lock = x instanceof StarList && !x.frozen;
-            if (lock) (x as StarList).itercount++;
-            try {
-              for (let i = 0; i < elems.length; i++) {
-                assign(fr, elems[i]!);
+        const store = slot >= 0 ? `fr.locals[${slot}] = elems[i];` : 'assign(fr, elems[i]);';
+        emit = this.template(
+          { iterable, assign, next, pos, fnName, forEach, StarRange, StarList, StarTuple },
+          `return function forClause(fr, acc) {
+            const x = iterable(fr);
+            if (${slot >= 0} && x instanceof StarRange) {
+              const locals = fr.locals, n = x.length, step = x.step;
+              for (let i = 0, v = x.start; i < n; i++, v += step) {
+                locals[${Math.max(slot, 0)}] = v;
                 next(fr, acc);
               }
-            } finally {
-              if (lock) (x as StarList).itercount--;
+              return;
             }
-            return;
-          }
-          forEach(x, pos, fnName, fr, (f, v) => {
-            assign(f, v);
-            next(f, acc);
-            return NORMAL;
-          });
-        };
+            if (x instanceof StarList || x instanceof StarTuple) {
+              const elems = x.elems, lock = x instanceof StarList && !x.frozen;
+              if (lock) x.itercount++;
+              try {
+                for (let i = 0; i < elems.length; i++) {
+                  ${store}
+                  next(fr, acc);
+                }
+              } finally {
+                if (lock) x.itercount--;
+              }
+              return;
+            }
+            forEach(x, pos, fnName, fr, (f, v) => {
+              assign(f, v);
+              next(f, acc);
+              return 0;
+            });
+          };`,
+        );
       }
     }
     const run = emit;
@@ -1446,32 +1221,6 @@ function sequence(codes: readonly StmtCode[]): StmtCode {
   src += ` return s${codes.length - 1}(fr); };`;
   const params = codes.map((_, i) => `s${i}`);
   return new Function(...params, src)(...codes) as StmtCode;
-}
-
-/** Evaluates positional arguments into a fresh array, unrolled for the common small counts. */
-function argsEvaluator(codes: readonly ExprCode[]): (fr: Frame) => Value[] {
-  switch (codes.length) {
-    case 0:
-      return () => [];
-    case 1: {
-      const [a] = codes as [ExprCode];
-      return (fr) => [a(fr)];
-    }
-    case 2: {
-      const [a, b] = codes as [ExprCode, ExprCode];
-      return (fr) => [a(fr), b(fr)];
-    }
-    case 3: {
-      const [a, b, c] = codes as [ExprCode, ExprCode, ExprCode];
-      return (fr) => [a(fr), b(fr), c(fr)];
-    }
-    default:
-      return (fr) => {
-        const out: Value[] = new Array(codes.length);
-        for (let i = 0; i < codes.length; i++) out[i] = codes[i]!(fr);
-        return out;
-      };
-  }
 }
 
 function eq(a: Value, b: Value, pos: Position, fnName: string): boolean {

@@ -1,7 +1,7 @@
 import { parseFile } from '../syntax/index.js';
 import { resolveFile } from '../resolve/index.js';
 import { UNIVERSAL_NAMES, universe } from './builtins/universe.js';
-import { Compiler, type ModuleContext } from './compiler.js';
+import { Compiler, TOPLEVEL, type ModuleContext } from './compiler.js';
 import { Cell, Frame } from './frame.js';
 import type { ModuleGlobals, Thread } from './thread.js';
 import type { Value } from './values/value.js';
@@ -43,7 +43,16 @@ export function execResolvedFile(thread: Thread, file: ast.File, predeclared: Re
   const body = new Compiler(mod).block(file.stmts);
   const locals: (Value | Cell | undefined)[] = new Array(info.locals.length);
   for (const slot of info.cells) locals[slot] = new Cell();
-  body(new Frame(locals, [], thread));
+  const top = new Frame(locals, [], thread, { name: TOPLEVEL, pos: file.pos });
+  const depth = thread.depth;
+  thread.frames[depth] = top;
+  thread.depth = depth + 1;
+  try {
+    body(top);
+  } finally {
+    thread.depth = depth;
+    thread.frames.length = depth; // finished frames' locals may be large: let them go
+  }
   const out = new Map<string, Value>();
   for (const b of info.globals) {
     const v = mod.globals[b.index];

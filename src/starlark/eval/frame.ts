@@ -2,22 +2,37 @@ import { EvalError, StarlarkError, type CallFrame } from './starlark-error.js';
 import type { Thread } from './thread.js';
 import type { Value } from './values/value.js';
 import type { Position } from '../../core/index.js';
+import type { CallExpr } from '../syntax/index.js';
 
 /** A shared box for a variable captured by a nested function (starlark-go's cell). */
 export class Cell {
   v: Value | undefined = undefined;
 }
 
+/** What a frame runs: a function's code, or a module's top level. */
+export interface FrameCode {
+  /** The function's name (`<toplevel>` for a module). */
+  readonly name: string;
+  /** Where it is defined (the module's start for top-level code). */
+  readonly pos: Position;
+}
+
 /** The activation of one function (or of a module's top level). */
 export class Frame {
   /** Return value, set by `return` (status RETURN). */
   result: Value | undefined = undefined;
+  /**
+   * The call this frame made last, set by every call site just before it calls: while a call is
+   * running, the frame's current call (the thread's call-stack API reads it). Null before the first.
+   */
+  call: CallExpr | null = null;
   constructor(
     /** Local slots by resolver index; a `cell` slot holds a {@link Cell}; undefined = unassigned. */
     readonly locals: (Value | Cell | undefined)[],
     /** The closure's captured cells (`free` bindings by index). */
     readonly free: readonly Cell[],
     readonly thread: Thread,
+    readonly code: FrameCode,
   ) {}
 }
 

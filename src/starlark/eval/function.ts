@@ -47,7 +47,8 @@ export function makeInvoker(code: FunctionCode): FunctionCode['invoke'] {
     { code, body: code.body, StarlarkError, EvalError, Cell, Frame, None, bindArgs, MAX: MAX_CALL_DEPTH },
     `return function invoke(fn, thread, args, kwargs) {
       if (code.active > 0 && !thread.options.recursion) throw new StarlarkError('function ' + code.name + ' called recursively');
-      if (thread.depth >= MAX) throw new StarlarkError('Starlark stack overflow');
+      const depth = thread.depth;
+      if (depth >= MAX) throw new StarlarkError('Starlark stack overflow');
       let locals;
       const ndefaults = fn.defaults.length;
       if (kwargs === null && ${code.simpleParams} && args.length <= ${nparams} && args.length >= ${nparams} - ndefaults) {
@@ -59,9 +60,10 @@ export function makeInvoker(code: FunctionCode): FunctionCode['invoke'] {
         bindArgs(fn, locals, args, kwargs);
       }
       ${cellCode}
-      const fr = new Frame(locals, fn.freeCells, thread);
+      const fr = new Frame(locals, fn.freeCells, thread, code);
       code.active++;
-      thread.depth++;
+      thread.frames[depth] = fr;
+      thread.depth = depth + 1;
       try {
         return body(fr) === 3 ? fr.result : None;
       } catch (e) {
@@ -69,7 +71,7 @@ export function makeInvoker(code: FunctionCode): FunctionCode['invoke'] {
         throw e;
       } finally {
         code.active--;
-        thread.depth--;
+        thread.depth = depth;
       }
     };`,
   );

@@ -17,7 +17,7 @@ export { typeName, truth, repr, str, hashValue } from './values/describe.js';
 export { equals, compare } from './values/equality.js';
 export { unpackArgs, positionalArgs } from './args.js';
 export { StarlarkError, EvalError, type CallFrame } from './starlark-error.js';
-export { Thread, MAX_CALL_DEPTH, type DialectOptions, type ThreadHooks, type ModuleGlobals } from './thread.js';
+export { Thread, MAX_CALL_DEPTH, type ThreadHooks, type ModuleGlobals } from './thread.js';
 export { execFile, execResolvedFile, isUniversal, UNIVERSAL } from './exec-file.js';
 export { universe, UNIVERSAL_NAMES } from './builtins/universe.js';
 export { jsonModule, encodeJson, decodeJson } from './builtins/json-module.js';

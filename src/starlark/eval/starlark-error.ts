@@ -25,6 +25,7 @@ export interface CallFrame {
  * `callStack` lists the frames from the innermost outwards, each at its current call.
  */
 export class EvalError extends KilnError {
+  declare readonly pos: Position;
   readonly callStack: CallFrame[];
   /** Set while the error unwinds out of a function body: the next annotation adds the caller's frame. */
   needsCallerFrame = false;

@@ -1,24 +1,10 @@
-import type { Position } from '../../core/index.js';
-import { StarlarkError } from './starlark-error.js';
+import type { DialectOptions } from '../resolve/index.js';
+import type { CallExpr } from '../syntax/index.js';
+import type { Frame } from './frame.js';
+import { StarlarkError, type CallFrame } from './starlark-error.js';
 import { StarCallable, type Kwargs } from './values/callable.js';
 import { typeName } from './values/describe.js';
 import type { Value } from './values/value.js';
-
-/** Dialect flags; each relaxes one rule of Bazel's dialect (all off by default). */
-export interface DialectOptions {
-  /** The `set` builtin is available. */
-  readonly set?: boolean;
-  /** Top-level names may be reassigned. */
-  readonly globalReassign?: boolean;
-  /** `load` binds global (exported) names rather than file-local ones. */
-  readonly loadBindsGlobally?: boolean;
-  /** Functions may call themselves (runaway recursion then fails with a stack-depth error). */
-  readonly recursion?: boolean;
-  /** `while` loops are allowed. */
-  readonly while?: boolean;
-  /** `if`, `for` and `while` are allowed at top level. */
-  readonly topLevelControl?: boolean;
-}
 
 /** The loaded module's exported names (frozen). */
 export type ModuleGlobals = ReadonlyMap<string, Value>;
@@ -35,17 +21,20 @@ export const MAX_CALL_DEPTH = 3000;
 
 /**
  * The state of one Starlark computation, as in starlark-go: a name, the embedder's hooks and
- * dialect options, and the call depth. One thread runs one module at a time.
+ * dialect options, and the call stack. One thread runs one module at a time.
+ *
+ * The call stack costs the evaluator one store per call (each call site records its syntax node
+ * on its frame) and one per function activation; nothing is built until an embedder asks.
  */
 export class Thread {
   readonly name: string;
   readonly options: DialectOptions;
   readonly load: ThreadHooks['load'];
   readonly printHook: ThreadHooks['print'];
-  /** Current Starlark call depth. */
+  /** How many Starlark frames are running (a module's top level counts as one). */
   depth = 0;
-  /** Where the `print` call that is running is (set just before it runs), for the print hook. */
-  printPosition: Position | undefined;
+  /** The running frames, outermost first; entries from `depth` on are stale. */
+  readonly frames: Frame[] = [];
   /** Embedder-owned data (e.g. the loading phase's package context). */
   readonly locals = new Map<string, unknown>();
 
@@ -54,6 +43,38 @@ export class Thread {
     this.load = hooks.load;
     this.printHook = hooks.print;
     this.options = options;
+  }
+
+  /**
+   * The call stack, outermost frame first (as starlark-go's CallStack): each frame's function and
+   * the position of the call it is making (the call's `(`, as in backtraces).
+   */
+  callStack(): CallFrame[] {
+    const out: CallFrame[] = [];
+    for (let i = 0; i < this.depth; i++) out.push(frameInfo(this.frames[i]!));
+    return out;
+  }
+
+  /**
+   * One frame of the call stack, counted from the innermost: 0 is the frame whose call is running
+   * (inside a builtin, the builtin's caller), `depth - 1` the outermost. Undefined beyond the stack.
+   */
+  callFrame(depth: number): CallFrame | undefined {
+    const fr = this.frameAt(depth);
+    return fr && frameInfo(fr);
+  }
+
+  /**
+   * The syntax of the call frame `depth` (counted as in {@link callFrame}) is making, for
+   * embedders that need more than its position: the callee, where the call starts.
+   */
+  callSyntax(depth: number): CallExpr | undefined {
+    return this.frameAt(depth)?.call ?? undefined;
+  }
+
+  private frameAt(depth: number): Frame | undefined {
+    const i = this.depth - 1 - depth;
+    return i >= 0 && depth >= 0 ? this.frames[i] : undefined;
   }
 
   print(msg: string): void {
@@ -65,4 +86,8 @@ export class Thread {
     if (!(fn instanceof StarCallable)) throw new StarlarkError(`invalid call of non-function (${typeName(fn)})`);
     return fn.call(this, args, kwargs);
   }
+}
+
+function frameInfo(fr: Frame): CallFrame {
+  return { name: fr.code.name, pos: fr.call?.lparen ?? fr.code.pos };
 }

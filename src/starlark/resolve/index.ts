@@ -5,8 +5,8 @@
 export {
   resolveFile,
   resolveFileCollectingErrors,
-  type ResolveOptions,
   type NamePredicate,
   type NameSet,
 } from './resolver.js';
+export { DIALECT_OPTION_NAMES, type DialectOptions } from './dialect-options.js';
 export { StarlarkStaticErrors } from './static-errors.js';

@@ -12,27 +12,9 @@ import {
   type Param,
   type Stmt,
 } from '../syntax/index.js';
+import type { DialectOptions } from './dialect-options.js';
 import { nearestName } from './nearest-name.js';
 import { StarlarkStaticErrors } from './static-errors.js';
-
-/**
- * Dialect options, named as starlark-go names them. All false is Bazel's dialect.
- * - set: the `set` built-in may be used.
- * - globalReassign: top-level names may be bound more than once (and a top-level use before the
- *   binding refers to the predeclared name, as in Bazel's legacy semantics).
- * - loadBindsGlobally: `load` creates globals rather than file-local names.
- * - recursion: functions may call themselves (checked at run time; accepted here for completeness).
- * - while: `while` loops are allowed.
- * - topLevelControl: `if`, `for` and `while` may appear outside functions.
- */
-export interface ResolveOptions {
-  readonly set?: boolean;
-  readonly globalReassign?: boolean;
-  readonly loadBindsGlobally?: boolean;
-  readonly recursion?: boolean;
-  readonly while?: boolean;
-  readonly topLevelControl?: boolean;
-}
 
 export type NamePredicate = (name: string) => boolean;
 
@@ -48,7 +30,7 @@ const DOESNT = 'this Starlark dialect does not ';
  * Resolves `file` in place (see the contract in syntax/ast.ts): binds every identifier, lays out
  * every function frame and the module. Throws StarlarkStaticErrors listing every static error.
  */
-export function resolveFile(file: File, options: ResolveOptions, predeclared: NameSet, universal: NameSet): void {
+export function resolveFile(file: File, options: DialectOptions, predeclared: NameSet, universal: NameSet): void {
   const errors = resolveFileCollectingErrors(file, options, predeclared, universal);
   if (errors.length > 0) throw new StarlarkStaticErrors(errors);
 }
@@ -56,7 +38,7 @@ export function resolveFile(file: File, options: ResolveOptions, predeclared: Na
 /** As resolveFile, but returns the static errors (in source order) instead of throwing. */
 export function resolveFileCollectingErrors(
   file: File,
-  options: ResolveOptions,
+  options: DialectOptions,
   predeclared: NameSet,
   universal: NameSet,
 ): StarlarkSyntaxError[] {
@@ -153,7 +135,7 @@ class Resolver {
   private readonly isUniversal: NamePredicate;
 
   constructor(
-    private readonly options: ResolveOptions,
+    private readonly options: DialectOptions,
     private readonly predeclaredNames: NameSet,
     private readonly universalNames: NameSet,
   ) {

@@ -7,4 +7,5 @@ export { parseFile, parseExpression } from './parser.js';
 export { Scanner } from './scanner.js';
 export { Token, describeToken } from './token.js';
 export { StarlarkSyntaxError } from './syntax-error.js';
+export { walk, type Visitor } from './walk.js';
 export { printFile, printStmt, printExpr, type PrintOptions } from './ast-printer.js';

@@ -4,7 +4,7 @@ import {
   StarlarkStaticErrors,
   resolveFile,
   resolveFileCollectingErrors,
-  type ResolveOptions,
+  type DialectOptions,
 } from '../../../src/starlark/resolve/index.js';
 import {
   parseFile,
@@ -25,7 +25,7 @@ const UNIVERSAL = new Set(['U', 'len', 'None', 'True', 'False', 'set']);
 const isPredeclared = (n: string) => PREDECLARED.has(n);
 const isUniversal = (n: string) => UNIVERSAL.has(n);
 
-function optionsFrom(names: ReadonlySet<string>): ResolveOptions {
+function optionsFrom(names: ReadonlySet<string>): DialectOptions {
   return {
     set: names.has('set'),
     globalReassign: names.has('globalreassign'),
@@ -53,7 +53,7 @@ describe('resolver: static-errors.star', () => {
   });
 });
 
-function resolve(src: string, options: ResolveOptions = {}): File {
+function resolve(src: string, options: DialectOptions = {}): File {
   const file = parseFile(src, 'r.star');
   resolveFile(file, options, isPredeclared, isUniversal);
   return file;
