@@ -7,10 +7,21 @@ export interface LabelParts {
   readonly name: string;
 }
 
+/** Characters a target name never holds (what `.` in a regular expression does not match). */
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
+
+/** Splits `@repo//pkg:name` by index, not by a regular expression: analysis calls it for every edge. */
 export function splitLabel(label: string): LabelParts {
-  const m = /^(?:@([^/]*))?\/\/([^:]*):(.*)$/.exec(label);
-  if (!m) throw new Error(`not a canonical label: ${label}`);
-  return { repo: m[1] ?? '', pkg: m[2]!, name: m[3]! };
+  let start = 0;
+  let repo = '';
+  if (label.charCodeAt(0) === 64 /* @ */) {
+    start = label.indexOf('/');
+    repo = start < 0 ? '' : label.slice(1, start);
+  }
+  const colon = start < 0 || !label.startsWith('//', start) ? -1 : label.indexOf(':', start + 2);
+  const name = colon < 0 ? '' : label.slice(colon + 1);
+  if (colon < 0 || LINE_BREAK.test(name)) throw new Error(`not a canonical label: ${label}`);
+  return { repo, pkg: label.slice(start + 2, colon), name };
 }
 
 export function packageKeyOf(label: string): string {

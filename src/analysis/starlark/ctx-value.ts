@@ -150,8 +150,8 @@ export class CtxValue extends StarObject {
   private readonly deps = new Map<string, AttributeDeps>();
   private readonly actions: ActionsValue;
   private readonly outputs: OutputsValue;
-  /** Labels of the predeclared outputs by exec path, for `$(location)`. */
-  private readonly outputLabels = new Map<string, string>();
+  /** The predeclared outputs with their target names, for `$(location)`. */
+  private readonly outputNames: [string, FileValue][] = [];
 
   constructor(
     private readonly rc: RuleContext,
@@ -216,7 +216,7 @@ export class CtxValue extends StarObject {
     const fileOf = (name: string) => {
       const f = fileValueOf(this.rc.outputFile(name, toBindir));
       this.env.registry.adopt(f);
-      this.outputLabels.set(f.path, `${this.rc.target.label.slice(0, this.rc.target.label.lastIndexOf(':'))}:${name}`);
+      this.outputNames.push([name, f]);
       return f;
     };
     const nameOf = (label: string) => label.slice(label.lastIndexOf(':') + 1);
@@ -322,7 +322,8 @@ export class CtxValue extends StarObject {
     };
     for (const deps of this.deps.values()) for (const t of deps.targets) add(t.label, t.files);
     for (const t of extra) add(t.configured.label, t.configured.files);
-    for (const f of this.outputs.predeclared()) add(this.outputLabels.get(f.path)!, [f.entry]);
+    const pkg = this.rc.target.label.slice(0, this.rc.target.label.lastIndexOf(':'));
+    for (const [name, f] of this.outputNames) add(`${pkg}:${name}`, [f.entry]);
     return map;
   }
 
