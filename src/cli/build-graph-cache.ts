@@ -13,6 +13,8 @@ export interface BuiltTarget {
   readonly files: readonly string[];
   /** Exec path of the program `kiln run` starts, when the rule says which (Starlark rules' DefaultInfo). */
   readonly executable?: string;
+  /** `kiln run`: exec path of the program's runfiles tree (`<program>.runfiles`). */
+  readonly runfilesDir?: string;
 }
 
 /** What loading and analysis hand to execution: plain data, so a later command can reuse it whole. */
