@@ -5,7 +5,11 @@
 // 2.1.0 with --batch, a cold server and a warm server; prints wall time, peak RSS and the goal
 // ratios (Kiln cold <= 1/5 of Bazel --batch, Kiln cached <= Bazel warm, RSS <= 1/3 of Bazel's).
 //
-//   node bench/query/run.mjs [--sizes=1000,5000] [--kiln=PATH] [--bazel=PATH|none]
+//   node bench/query/run.mjs [--sizes=1000,5000] [--kiln=PATH] [--bazel=PATH|none] [--repeat=3]
+//                            [--bazel_startup=--host_jvm_args=-Xss1g]...
+// --repeat: how many cached (Kiln) and warm-server (Bazel) runs, alternated; the medians are reported.
+// --bazel_startup: a startup option for every Bazel run (repeatable), e.g. a larger thread stack for
+// graphs whose depth overflows Bazel's default one.
 // Needs `npm run build` first (bin/kiln runs dist/). Bazel comes from KILN_BAZEL or
 // .cache/bazel/2.1.0/bazel (scripts/test-setup.d/30-bazel.sh); without it only Kiln is timed.
 import { spawnSync } from 'node:child_process';
@@ -20,11 +24,14 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 
 function parseFlags(argv) {
-  const flags = { sizes: [1000, 5000], kiln: join(REPO, 'bin/kiln'), bazel: defaultBazel(REPO) };
+  const flags = { sizes: [1000, 5000], kiln: join(REPO, 'bin/kiln'), bazel: defaultBazel(REPO), repeat: 3, bazelStartup: [] };
   for (const a of argv) {
-    const m = /^--(sizes|kiln|bazel)=(.+)$/.exec(a);
+    const m = /^--(sizes|kiln|bazel|repeat|bazel_startup)=(.*)$/.exec(a);
     if (!m) throw new Error(`unknown argument ${a}`);
-    flags[m[1]] = m[1] === 'sizes' ? m[2].split(',').map(Number) : m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
+    if (m[1] === 'sizes') flags.sizes = m[2].split(',').map(Number);
+    else if (m[1] === 'repeat') flags.repeat = Number(m[2]);
+    else if (m[1] === 'bazel_startup') flags.bazelStartup.push(m[2]);
+    else flags[m[1]] = m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
   }
   return flags;
 }
@@ -36,6 +43,9 @@ function measure(argv, cwd) {
   const m = measureCommand(argv, cwd);
   return { ...m, lines: m.stdout.split('\n').filter(Boolean).length };
 }
+
+/** The run with the median wall time. */
+const median = (runs) => [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
 
 const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall (${m.cpuS.toFixed(2)} s CPU), ${m.rssMb.toFixed(0)} MB, ${m.lines} lines`;
 
@@ -56,18 +66,31 @@ for (const size of flags.sizes) {
     generateWorkspace(ws, size);
     for (const [name, q] of Object.entries(queries)) {
       const kilnBase = join(dir, `kiln-ob-${name.replace(/\W/g, '')}`);
-      const kilnCold = measure([flags.kiln, 'query', `--output_base=${kilnBase}`, q], ws);
-      const kilnCached = measure([flags.kiln, 'query', `--output_base=${kilnBase}`, q], ws);
-      console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)}; kiln cached ${fmt(kilnCached)}`);
-      if (!flags.bazel) continue;
+      const kiln = () => measure([flags.kiln, 'query', `--output_base=${kilnBase}`, q], ws);
+      const kilnCold = kiln();
+      if (!flags.bazel) {
+        const kilnCached = median(Array.from({ length: flags.repeat }, kiln));
+        console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)}; kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`);
+        continue;
+      }
       const batchBase = join(dir, 'bazel-batch');
       const serverBase = join(dir, 'bazel-server');
-      const batch = measure([flags.bazel, `--output_base=${batchBase}`, '--batch', 'query', ...bazelStubs, q], ws);
-      const cold = measure([flags.bazel, `--output_base=${serverBase}`, 'query', ...bazelStubs, q], ws);
-      const warm = measure([flags.bazel, `--output_base=${serverBase}`, 'query', ...bazelStubs, q], ws);
+      const bazel = (base, ...startup) => measure([flags.bazel, `--output_base=${base}`, ...startup, ...flags.bazelStartup, 'query', ...bazelStubs, q], ws);
+      const batch = bazel(batchBase, '--batch');
+      const cold = bazel(serverBase);
+      // The cached and warm runs alternate, so a busy neighbour slows both alike; medians are reported.
+      const cachedRuns = [];
+      const warmRuns = [];
+      for (let i = 0; i < flags.repeat; i++) {
+        cachedRuns.push(kiln());
+        warmRuns.push(bazel(serverBase));
+      }
+      const kilnCached = median(cachedRuns);
+      const warm = median(warmRuns);
       const serverRssMb = bazelServerPeakRssMb(serverBase);
       spawnSync(flags.bazel, [`--output_base=${serverBase}`, 'shutdown'], { cwd: ws });
-      console.log(`  bazel --batch ${fmt(batch)}; cold server ${fmt(cold)}; warm server ${fmt(warm)}; server peak RSS ${serverRssMb.toFixed(0)} MB`);
+      console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)}; kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`);
+      console.log(`  bazel --batch ${fmt(batch)}; cold server ${fmt(cold)}; warm server ${fmt(warm)} (median of ${flags.repeat}); server peak RSS ${serverRssMb.toFixed(0)} MB`);
       console.log(
         `  ratios: kiln cold / bazel --batch = ${(kilnCold.ms / batch.ms).toFixed(3)} (goal <= 0.2); ` +
           `kiln cached / bazel warm = ${(kilnCached.ms / warm.ms).toFixed(2)} (goal <= 1); ` +

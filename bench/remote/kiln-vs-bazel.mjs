@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Kiln's own REAPI client against Bazel 2.1.0's, on one `kiln cluster up` in one run, with the build
+// Kiln's own REAPI client against Bazel 2.1.0's, on `kiln cluster up` (one fresh cluster each, same build and flags) in one run, with the build
 // benchmark's workspace (bench/build/generate.mjs). For each client, each in its own checkout and
 // output base:
 //   cold remote build (every action executed on the cluster), fully cached build after a clean,
 //   one changed leaf; then the same three with --remote_download_minimal (a fresh checkout whose
 //   actions the cluster already knows: cold = all cache hits without the bytes).
+// Each client has a cluster of its own (its own storage), so neither finds the other's results in
+// the cache (Kiln's and Bazel's action keys can be equal); the series alternate between the clients,
+// Kiln, Bazel, Kiln minimal, Bazel minimal, so a busy neighbour slows both alike.
 // Kiln's local null build is timed too, for the goal "fully cached build after clean at most 3x
 // Kiln's own local null build". Bazel runs --batch (no server between commands, as Kiln).
 //
@@ -37,7 +40,7 @@ const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall, ${m.cpuS.toFixed(1)} s C
 const ratio = (a, b) => (a.ms / b.ms).toFixed(3);
 
 const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-remote-'));
-let cluster;
+const clusters = [];
 try {
   const template = join(dir, 'template');
   generateWorkspace(template, flags.packages);
@@ -46,13 +49,19 @@ try {
     cpSync(template, ws, { recursive: true });
     return ws;
   };
-  cluster = await startCluster(join(dir, 'cas'));
+  const cluster = async (name) => {
+    const c = await startCluster(join(dir, `cas-${name}`));
+    clusters.push(c);
+    return c;
+  };
+  const kilnCluster = await cluster('kiln');
+  const bazelCluster = flags.bazel === 'none' ? undefined : await cluster('bazel');
   const actions = flags.packages * ACTIONS_PER_PACKAGE + 2;
-  console.log(`${flags.packages} packages (${actions} actions), ${flags.executors} ${flags.runner} executor(s) at ${cluster.endpoint}, --jobs=${flags.jobs}`);
+  console.log(`${flags.packages} packages (${actions} actions), ${flags.executors} ${flags.runner} executor(s) per cluster, --jobs=${flags.jobs}`);
 
   // Kiln: a HOME per checkout, so each has its own output base.
   const kiln = (ws, ...args) => measure([flags.kiln, ...args], ws, { env: { ...process.env, HOME: join(ws, '.home') } });
-  const kilnRemote = ['build', `--remote_executor=${cluster.endpoint}`, `--jobs=${flags.jobs}`, '//...'];
+  const kilnRemote = ['build', `--remote_executor=${kilnCluster.endpoint}`, `--jobs=${flags.jobs}`];
   const local = checkout('kiln-local');
   kiln(local, 'build', '--spawn_strategy=local', '//...');
   const kilnNull = kiln(local, 'build', '--spawn_strategy=local', '//...');
@@ -74,19 +83,20 @@ try {
     console.log(`  ${who} cached after clean    ${fmt(r.cached)}`);
     console.log(`  ${who} one leaf changed      ${fmt(r.leaf)}`);
   };
-  const kilnRun = (ws, extra) => kiln(ws, ...kilnRemote.slice(0, -1), ...extra, '//...');
+  const kilnRun = (ws, extra) => kiln(ws, ...kilnRemote, ...extra, '//...');
   const kilnClean = (ws) => kiln(ws, 'clean');
+  const bazelRun = (ws, extra) =>
+    measure([flags.bazel, `--output_base=${join(ws, '.bazel-ob')}`, '--batch', 'build', '--symlink_prefix=/', `--remote_executor=${bazelCluster.endpoint}`, '--remote_timeout=120', `--jobs=${flags.jobs}`, ...extra, '//...'], ws);
+  const bazelClean = (ws) => measure([flags.bazel, `--output_base=${join(ws, '.bazel-ob')}`, '--batch', 'clean'], ws);
   results.kiln = series('kiln', kilnRun, kilnClean, []);
   report('kiln', results.kiln);
-  results.kilnMinimal = series('kiln-minimal', kilnRun, kilnClean, ['--remote_download_minimal']);
-  report('kiln minimal', results.kilnMinimal);
-
-  if (flags.bazel !== 'none') {
-    const bazelRun = (ws, extra) =>
-      measure([flags.bazel, `--output_base=${join(ws, '.bazel-ob')}`, '--batch', 'build', '--symlink_prefix=/', `--remote_executor=${cluster.endpoint}`, '--remote_timeout=120', `--jobs=${flags.jobs}`, ...extra, '//...'], ws);
-    const bazelClean = (ws) => measure([flags.bazel, `--output_base=${join(ws, '.bazel-ob')}`, '--batch', 'clean'], ws);
+  if (bazelCluster) {
     results.bazel = series('bazel', bazelRun, bazelClean, []);
     report('bazel', results.bazel);
+  }
+  results.kilnMinimal = series('kiln-minimal', kilnRun, kilnClean, ['--remote_download_minimal']);
+  report('kiln minimal', results.kilnMinimal);
+  if (bazelCluster) {
     results.bazelMinimal = series('bazel-minimal', bazelRun, bazelClean, ['--remote_download_minimal']);
     report('bazel minimal', results.bazelMinimal);
     console.log('  ratios (kiln / bazel; goal <= 0.5 for cold and cached):');
@@ -94,7 +104,7 @@ try {
   }
   console.log(`  kiln cached after clean / kiln local null build = ${ratio(results.kiln.cached, kilnNull)} (goal <= 3), minimal ${ratio(results.kilnMinimal.cached, kilnNull)}`);
 } finally {
-  await stopKilnCluster(cluster);
+  for (const c of clusters) await stopKilnCluster(c);
   spawnSync('chmod', ['-R', 'u+w', dir]);
   rmSync(dir, { recursive: true, force: true });
 }

@@ -6,6 +6,7 @@ export { ExitCode } from './exit-codes.js';
 export * from './proto.js';
 export { durationFromMs, timestampFromMs, msFromDuration, msFromTimestamp } from './proto-time.js';
 export { type Clock, systemClock } from './clock.js';
+export { type FileStamp, RACY_WINDOW_NS, fileStampOf, sameFileStamp, isRacilyStamped } from './file-stamp.js';
 export {
   ConfigError,
   throwConfigError,

@@ -1,15 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { digestOf, digestOfFile, type Digest } from '../core/index.js';
-
-/** What identifies one version of a file without reading it. */
-interface FileStamp {
-  readonly size: number;
-  readonly mtimeNs: string;
-  readonly ino: number;
-  readonly ctimeNs: string;
-}
+import { digestOf, digestOfFile, fileStampOf, RACY_WINDOW_NS, sameFileStamp, type Digest, type FileStamp } from '../core/index.js';
 
 interface Entry extends FileStamp {
   readonly hash: string;
@@ -18,12 +10,6 @@ interface Entry extends FileStamp {
 const FORMAT_VERSION = 1;
 /** Files up to this size are read whole and synchronously. */
 const SMALL_FILE_BYTES = 256 * 1024;
-/**
- * A file modified this close to the moment it was hashed may change again within the same kernel
- * timestamp tick (4-10 ms) without its stamp changing ("racily clean", as git calls it); such entries
- * are not kept, so the file is hashed again next time.
- */
-const RACY_WINDOW_NS = 50_000_000n;
 
 /**
  * File digests keyed by absolute path and checked against size, mtime, ctime and inode, so a file
@@ -77,14 +63,9 @@ export class FileDigestCache {
     const st = statSync(path, { bigint: true });
     const isExecutable = (st.mode & 0o111n) !== 0n;
     if (st.isDirectory()) return { digest: { hash: '', sizeBytes: 0 }, isExecutable, isDirectory: true };
-    const stamp: FileStamp = {
-      size: Number(st.size),
-      mtimeNs: st.mtimeNs.toString(),
-      ino: Number(st.ino),
-      ctimeNs: st.ctimeNs.toString(),
-    };
+    const stamp = fileStampOf(st);
     const cached = this.entries.get(path);
-    if (cached && sameStamp(cached, stamp)) {
+    if (cached && sameFileStamp(cached, stamp)) {
       return { digest: { hash: cached.hash, sizeBytes: cached.size }, isExecutable, isDirectory: false };
     }
     const hashedAtNs = BigInt(Date.now()) * 1_000_000n;
@@ -103,8 +84,7 @@ export class FileDigestCache {
   async remember(path: string, digest: Digest): Promise<void> {
     const st = statSync(path, { bigint: true });
     if (Number(st.size) !== digest.sizeBytes) return;
-    const stamp: FileStamp = { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), ino: Number(st.ino), ctimeNs: st.ctimeNs.toString() };
-    this.record(path, stamp, digest, undefined);
+    this.record(path, fileStampOf(st), digest, undefined);
   }
 
   forget(path: string): void {
@@ -124,15 +104,11 @@ export class FileDigestCache {
   /** `hashedAtNs` undefined: the file is settled and cannot be racily clean. */
   private record(path: string, stamp: FileStamp, digest: Digest, hashedAtNs: bigint | undefined): void {
     if (hashedAtNs !== undefined && BigInt(stamp.mtimeNs) + RACY_WINDOW_NS > hashedAtNs) {
-      // Racily clean: do not trust the stamp next time.
+      // Racily clean (the file may change again within one timestamp tick): do not trust the stamp next time.
       if (this.entries.delete(path)) this.dirty = true;
       return;
     }
     this.entries.set(path, { ...stamp, hash: digest.hash });
     this.dirty = true;
   }
-}
-
-function sameStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ino === b.ino && a.ctimeNs === b.ctimeNs;
 }

@@ -20,6 +20,8 @@ export interface DirEntry {
  */
 export class DirectoryLister {
   private readonly listings = new Map<string, readonly DirEntry[] | null>();
+  /** Directories listed in this run that hold a symlink (or a special file) among their entries. */
+  private readonly withLinks = new Set<string>();
   /** Told about every directory read (cached or not), so a computation can record its inputs. */
   observer: ((absDir: string) => void) | undefined = undefined;
 
@@ -41,7 +43,7 @@ export class DirectoryLister {
     this.observer?.(absDir);
     let entries = this.listings.get(absDir);
     if (entries === undefined) {
-      entries = readListing(absDir);
+      entries = readListing(absDir, () => this.withLinks.add(absDir));
       const isHidden = this.hidden.get(absDir);
       if (entries && isHidden) entries = entries.filter((e) => !isHidden(e));
       this.listings.set(absDir, entries);
@@ -67,6 +69,15 @@ export class DirectoryLister {
   }
 
   /**
+   * Whether the listing of `absDir` is named by the directory's own stamp: every change to it (an
+   * entry added, removed, renamed or replaced) changes the directory's mtime and ctime. Not so for a
+   * listing with a symlink (its target can turn from file to directory, or dangle) or no listing.
+   */
+  isStampable(absDir: string): boolean {
+    return this.list(absDir) !== null && !this.withLinks.has(absDir);
+  }
+
+  /**
    * Does the symlinked directory `name` inside `absDir` point at `absDir` itself or one of its
    * ancestors? Walking into it would never end (Bazel reports "infinite symlink expansion").
    */
@@ -83,10 +94,12 @@ export class DirectoryLister {
   /** Forgets every listing (a new run). */
   clear(): void {
     this.listings.clear();
+    this.withLinks.clear();
   }
 }
 
-function readListing(absDir: string): readonly DirEntry[] | null {
+/** `onLink` is told when an entry is neither a plain file nor a directory. */
+function readListing(absDir: string, onLink: () => void): readonly DirEntry[] | null {
   let dirents;
   try {
     dirents = readdirSync(absDir, { withFileTypes: true });
@@ -98,6 +111,7 @@ function readListing(absDir: string): readonly DirEntry[] | null {
     if (d.isFile()) out.push({ name: d.name, kind: EntryKind.File, symlink: false });
     else if (d.isDirectory()) out.push({ name: d.name, kind: EntryKind.Directory, symlink: false });
     else if (d.isSymbolicLink()) {
+      onLink();
       let st;
       try {
         st = statSync(`${absDir}/${d.name}`, { throwIfNoEntry: false });
@@ -106,7 +120,7 @@ function readListing(absDir: string): readonly DirEntry[] | null {
       }
       if (st?.isDirectory()) out.push({ name: d.name, kind: EntryKind.Directory, symlink: true });
       else if (st?.isFile()) out.push({ name: d.name, kind: EntryKind.File, symlink: true });
-    }
+    } else onLink();
   }
   out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return out;

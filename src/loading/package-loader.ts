@@ -35,6 +35,7 @@ import {
 } from './build-builtins.js';
 import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
 import type { BzlModule } from './bzl-module.js';
+import { InputStampCache } from './input-stamp-cache.js';
 import { exportGlobals } from './export-globals.js';
 import { moduleExtensionBuiltin, tagClassBuiltin } from './module-extension.js';
 import { repositoryRuleBuiltin } from './repository-rule.js';
@@ -93,6 +94,8 @@ export class PackageLoader {
   readonly outputBase: string;
   private readonly evaluator: Evaluator;
   private readonly store: FileStore | undefined;
+  /** Fingerprints of inputs by their stat(2) stamps: a cached run stats its inputs instead of reading them. */
+  private readonly stamps: InputStampCache;
   private readonly repos = new Map<string, Workspace>();
   private localRepositories: Map<string, string> | undefined;
   private readonly oracleCache = new Map<string, string>();
@@ -127,6 +130,7 @@ export class PackageLoader {
       ['bzl', { compute: (key: string, env: Environment) => this.computeBzl(key.slice(4), env) }],
     ]);
     this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.json'), CACHE_VERSION);
+    this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.json'));
     this.evaluator = new Evaluator(functions, this.store, (id) => this.fingerprintNow(id));
   }
 
@@ -256,6 +260,7 @@ export class PackageLoader {
   /** Writes the package cache. */
   flush(): void {
     this.store?.flush();
+    this.stamps.flush();
   }
 
   private fingerprintNow(id: string): string {
@@ -264,10 +269,14 @@ export class PackageLoader {
       const colon = id.indexOf(':');
       const kind = id.slice(0, colon);
       const path = id.slice(colon + 1);
-      if (kind === 'file') {
-        const text = readText(path);
-        fp = text === undefined ? '!' : hashText(text);
-      } else fp = hashText(this.workspace.lister.fingerprint(path));
+      const lister = this.workspace.lister;
+      fp =
+        kind === 'file'
+          ? this.stamps.fingerprint(id, path, () => {
+              const text = readText(path);
+              return text === undefined ? { fingerprint: '!', stampable: false } : { fingerprint: hashText(text), stampable: true };
+            })
+          : this.stamps.fingerprint(id, path, () => ({ fingerprint: hashText(lister.fingerprint(path)), stampable: lister.isStampable(path) }));
       this.oracleCache.set(id, fp);
     }
     return fp;
