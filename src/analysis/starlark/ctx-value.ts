@@ -335,11 +335,8 @@ export class CtxValue extends StarObject {
         return this.attrs;
       case 'files':
       case 'file':
-      case 'executable': {
-        const struct = this.dependencyFiles(name);
-        this.members.set(name, struct);
-        return struct;
-      }
+      case 'executable':
+        return this.remember(name, this.dependencyFiles(name));
       case 'bin_dir':
         return membersOf(this.rc.config).binDir;
       case 'genfiles_dir':
@@ -356,11 +353,8 @@ export class CtxValue extends StarObject {
         return EMPTY_STRUCT;
       case 'build_file_path':
         return this.rc.target.location.file;
-      case 'label': {
-        const label = new StarLabel(Label.parse(this.rc.target.label));
-        this.members.set(name, label);
-        return label;
-      }
+      case 'label':
+        return this.remember(name, new StarLabel(Label.parse(this.rc.target.label)));
       case 'features':
       case 'disabled_features': {
         const features = [...this.rc.attr<readonly string[]>('features', [], true), ...this.rc.config.options.getList('features')];
@@ -373,11 +367,8 @@ export class CtxValue extends StarObject {
       case 'runfiles':
       case 'expand_location':
       case 'expand_make_variables':
-      case 'coverage_instrumented': {
-        const method = this.method(name);
-        this.members.set(name, method);
-        return method;
-      }
+      case 'coverage_instrumented':
+        return this.remember(name, this.method(name));
       case 'info_file':
       case 'version_file': {
         const status = this.env.workspaceStatus?.();
@@ -391,6 +382,12 @@ export class CtxValue extends StarObject {
       default:
         return undefined;
     }
+  }
+
+  /** Keeps a member made when first read. */
+  private remember(name: string, value: Value): Value {
+    this.members.set(name, value);
+    return value;
   }
 
   /** The builtins of ctx, made once per target when first read. */
