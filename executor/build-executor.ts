@@ -76,7 +76,7 @@ export class BuildExecutor {
     const { cas, fileCache, runner } = this.options;
     const metadata: reapi.ExecutedActionMetadataInit = {
       worker: this.options.workerName,
-      queuedTimestamp: assignment.queuedTimestamp ?? undefined,
+      queuedTimestamp: assignment.queuedTimestamp,
       workerStartTimestamp: timestampFromMs(Date.now()),
     };
     let buildDirectory: string | undefined;

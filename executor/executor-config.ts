@@ -21,6 +21,11 @@ export interface ExecutorConfig {
   readonly platform: readonly PlatformProperty[];
   /** Docker engine address for the docker runner; $DOCKER_HOST or the default socket when absent. */
   readonly dockerHost?: string;
+  /**
+   * The docker runner's image for actions without a `container-image` property; KILN_BASE_IMAGE when
+   * absent (the CLI passes the base image of this checkout's recipe, see ensureBaseImage, or --image).
+   */
+  readonly defaultImage?: string;
 }
 
 export const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024 * 1024;

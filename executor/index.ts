@@ -18,5 +18,6 @@ export {
   type ResourceLimitPolicy,
   type ResourceLimits,
 } from './runners/resource-limits.js';
-export { ensureBaseImage } from './base-image.js';
+export { baseImageTag, defaultImageOf, ensureBaseImage } from './base-image.js';
+export { EXECUTOR_CONFIG_KEYS, readExecutorConfigFile, type ExecutorConfigFile } from './executor-config-file.js';
 export { removeDeadWorkDirectories } from './dead-work-directories.js';

@@ -25,12 +25,13 @@ export interface RunningExecutor {
  * through `log` when it cannot enforce the limits.
  */
 export async function createRunner(
-  config: Pick<ExecutorConfig, 'runner' | 'dockerHost' | 'limits' | 'workDirectory'>,
+  config: Pick<ExecutorConfig, 'runner' | 'dockerHost' | 'defaultImage' | 'limits' | 'workDirectory'>,
   log: (message: string) => void,
 ): Promise<Runner> {
   if (config.runner === 'docker') {
     const docker = new DockerRunner({
       ...(config.dockerHost ? { dockerHost: config.dockerHost } : {}),
+      ...(config.defaultImage ? { defaultImage: config.defaultImage } : {}),
       ...(config.limits ? { limits: config.limits } : {}),
       owner: executorIdentity(config.workDirectory),
     });

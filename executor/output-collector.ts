@@ -21,13 +21,13 @@ class UploadSet {
 }
 
 /** stdout or stderr of the run: its bytes, or the file it spilled into. */
-export type CapturedStream = Buffer | { readonly path: string };
+type CapturedStream = Buffer | { readonly path: string };
 
 const bytesOf = (stream: CapturedStream): Promise<Buffer> =>
   Buffer.isBuffer(stream) ? Promise.resolve(stream) : readFile(stream.path).catch(() => Buffer.alloc(0));
 
 const isExecutable = (mode: number) => (mode & 0o111) !== 0;
-const byName = (a: { name?: string | null }, b: { name?: string | null }) => Buffer.compare(Buffer.from(a.name ?? ''), Buffer.from(b.name ?? ''));
+const byName = (a: { readonly name?: string | null | undefined }, b: { readonly name?: string | null | undefined }) => Buffer.compare(Buffer.from(a.name ?? ''), Buffer.from(b.name ?? ''));
 
 /** A Directory message for `dir` and every directory below it (deduplicated), in Tree form; links are never followed. */
 async function treeOf(dir: DirectoryHandle, uploads: UploadSet, children: Map<string, reapi.DirectoryInit>): Promise<{ directory: reapi.DirectoryInit; digest: Digest }> {

@@ -35,12 +35,12 @@ export class SynchronizeLoop {
   readonly executorId = randomUUID();
   private readonly client: kilnWorker.WorkerServiceClient;
   private readonly tasks = new Map<string, Task>();
-  private current?: grpc.ClientUnaryCall;
+  private current: grpc.ClientUnaryCall | undefined;
   /** Whether the outstanding call may be held (only those are cancelled to report sooner). */
   private currentWaits = false;
   private dirty = false;
   private stopped = false;
-  private wakeRetry?: () => void;
+  private wakeRetry: (() => void) | undefined;
   /** The scheduler's heartbeat interval, from its last answer; bounds each call (a dead peer must not stall us). */
   private heartbeatMs = 10_000;
   private loop?: Promise<void>;

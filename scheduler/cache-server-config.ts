@@ -66,7 +66,7 @@ const DEFAULT_MEMORY_BYTES = 1024 * 1024 * 1024;
 const DEFAULT_DISK_BYTES = 64 * 1024 * 1024 * 1024;
 
 /** Storage given in short form: one kind for every instance. */
-export type StorageShorthand =
+type StorageShorthand =
   | { readonly kind: 'memory'; readonly maxBytes: number }
   | { readonly kind: 'disk' | 'blocks'; readonly path: string; readonly maxBytes: number };
 

@@ -8,7 +8,7 @@ export interface ServiceRegistration {
   readonly implementation: grpc.UntypedServiceImplementation;
 }
 
-export interface RunningGrpcServer {
+interface RunningGrpcServer {
   readonly host: string;
   readonly port: number;
   /** Stops accepting calls, waits a grace period for running ones, then cancels the rest. */

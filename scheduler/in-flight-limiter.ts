@@ -1,6 +1,6 @@
 import { ResourceExhaustedError } from '../src/core/index.js';
 
-export interface InFlightLimits {
+interface InFlightLimits {
   /** Requests (streams included) served at once; more are refused with RESOURCE_EXHAUSTED. */
   readonly maxConcurrentRequests: number;
   /** Blob bytes held by requests at once (batch payloads, stream chunks being processed). */

@@ -2,7 +2,7 @@ import { InvalidArgumentError, parseDigestParts, reapi, type Digest } from '../s
 import { RESERVED_INSTANCE_SEGMENTS } from './instance-name.js';
 
 /** A blob named by a ByteStream resource name. */
-export interface BlobResourceName {
+interface BlobResourceName {
   readonly instanceName: string;
   readonly digest: Digest;
   /** IDENTITY for `blobs/`, ZSTD for `compressed-blobs/zstd/`. */

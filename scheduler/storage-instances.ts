@@ -11,7 +11,7 @@ import type { InstanceStorageConfig } from './cache-server-config.js';
 import { checkInstanceName, quotedName } from './instance-name.js';
 
 /** The stores behind one instance name. */
-export interface InstanceStorage {
+interface InstanceStorage {
   readonly name: string;
   /** Content-addressable storage; always verifies content against digests. */
   readonly cas: BlobAccess;

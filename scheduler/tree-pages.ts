@@ -9,7 +9,7 @@ import {
 } from '../src/core/index.js';
 
 /** One GetTreeResponse: directories and the token that resumes after them ('' on the last page). */
-export interface TreePage {
+interface TreePage {
   readonly directories: reapi.Directory[];
   readonly nextPageToken: string;
 }

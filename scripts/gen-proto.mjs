@@ -298,9 +298,11 @@ function emitType(w, t) {
     w.emit(`  readonly ${o.name}?: ${o.oneof.map((n) => `'${n}'`).join(' | ')};`);
   }
   w.emit('}');
+  // Encode skips a field that is null or undefined, so an Init takes either (a decoded message's
+  // optional field passes through as it is).
   w.emit(`/** \`${fullName(t)}\` as given to encode: every field may be left out. See {@link ${name}}. */`);
   w.emit(`export interface ${name}Init {`);
-  for (const f of t.fieldsArray) w.emit(`  ${f.name}?: ${w.fieldType(f, true)} | null;`);
+  for (const f of t.fieldsArray) w.emit(`  ${f.name}?: ${w.fieldType(f, true)} | null | undefined;`);
   w.emit('}');
   w.emit(`export const ${name}: MessageCodec<${name}, ${name}Init> = messageCodec('${fullName(t)}');`);
   w.emit();

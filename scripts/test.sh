@@ -28,4 +28,6 @@ done
 # shellcheck disable=SC1090
 . "$KILN_TEST_ENV"
 npm run build
+# Type-checks test/ too (tsconfig.test.json includes everything tsconfig.json builds, and test/).
+npm run typecheck
 npx vitest run "$@"

@@ -7,7 +7,7 @@
 // Build first (npm run build). Usage: node bench/cluster/noop-throughput.mjs [--actions N] [--concurrency N]
 //   [--latency-actions N] [--slots N] [--sandbox auto|off]. See bench/cluster/README.md.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,6 +97,8 @@ async function latency(work) {
 }
 
 const work = await mkdtemp(join(tmpdir(), 'kiln-bench-cluster-'));
+// A root executor's sandbox runs actions as nobody, who must be able to reach the build directories.
+await chmod(work, 0o755);
 try {
   const floorOne = await floors(SLOTS, work);
   const one = await throughput(1, join(work, 't1'));

@@ -85,9 +85,10 @@ try {
   };
   const kilnRun = (ws, extra) => kiln(ws, ...kilnRemote, ...extra, '//...');
   const kilnClean = (ws) => kiln(ws, 'clean');
+  // Bazel's output base beside the checkout: inside it, //... would take in its embedded tools.
   const bazelRun = (ws, extra) =>
-    measure([flags.bazel, `--output_base=${join(ws, '.bazel-ob')}`, '--batch', 'build', '--symlink_prefix=/', `--remote_executor=${bazelCluster.endpoint}`, '--remote_timeout=120', `--jobs=${flags.jobs}`, ...extra, '//...'], ws);
-  const bazelClean = (ws) => measure([flags.bazel, `--output_base=${join(ws, '.bazel-ob')}`, '--batch', 'clean'], ws);
+    measure([flags.bazel, `--output_base=${ws}.bazel-ob`, '--batch', 'build', '--symlink_prefix=/', `--remote_executor=${bazelCluster.endpoint}`, '--remote_timeout=120', `--jobs=${flags.jobs}`, ...extra, '//...'], ws);
+  const bazelClean = (ws) => measure([flags.bazel, `--output_base=${ws}.bazel-ob`, '--batch', 'clean'], ws);
   results.kiln = series('kiln', kilnRun, kilnClean, []);
   report('kiln', results.kiln);
   if (bazelCluster) {

@@ -1,19 +1,14 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { availableParallelism } from 'node:os';
-import { spawnProcessGroup, type ProcessGroupSpawner } from '../../src/core/index.js';
-import { ActionCgroups, type ActionCgroup } from './action-cgroups.js';
+import { ActionCgroups } from './action-cgroups.js';
 import { defaultResourceLimitPolicy, limitsForAction, type ResourceLimitPolicy } from './resource-limits.js';
 import type { PlatformProperty } from './runner.js';
 
 /**
  * The local runner's resource limits: each run gets a cgroup of its own (ActionCgroups) with the
- * limits of its action, and every process a run starts through `spawner` joins that cgroup before
- * it runs anything. The run's cgroup travels to the spawner through an AsyncLocalStorage, so one
- * process runner serves every action.
+ * limits of its action, which the run's process joins before it runs anything (ProcessSpec.cgroups,
+ * honoured by every process runner of src/core/sandbox).
  */
 export class CgroupLimits {
-  private readonly current = new AsyncLocalStorage<ActionCgroup>();
-
   private constructor(
     private readonly policy: ResourceLimitPolicy,
     private readonly cgroups: ActionCgroups,
@@ -35,32 +30,15 @@ export class CgroupLimits {
   }
 
   /**
-   * Starts each process through a shell on the host that first moves itself into the run's cgroup,
-   * so the command and everything it forks are limited from their first instruction (a pid written
-   * after the start would let early children escape). The shell adds PWD to the environment; `env`
-   * puts back exactly the command's. Outside a run, processes start as they are.
+   * Runs `run` with a new cgroup with the limits of an action of this platform (InvalidArgumentError
+   * for a limit property it may not have): `run` gets its cgroup.procs files, which the run's
+   * processes join before they start (ProcessSpec.cgroups). `outOfMemory` is set when the kernel
+   * killed one of its processes for memory. The cgroup, and anything left in it, is gone afterwards.
    */
-  spawner(spawn: ProcessGroupSpawner = spawnProcessGroup): ProcessGroupSpawner {
-    const script = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
-    return (spec) => {
-      const cgroup = this.current.getStore();
-      if (!cgroup) return spawn(spec);
-      const program = spec.argv[0] ?? '';
-      if (program.includes('=')) return Promise.reject(new TypeError(`cannot run a program whose name contains '=' under cgroup limits: '${program}'`));
-      const pwd = spec.env.PWD === undefined ? ['-u', 'PWD'] : [`PWD=${spec.env.PWD}`];
-      return spawn({ ...spec, argv: ['/bin/sh', '-c', script, 'kiln-cgroup', ...cgroup.procsFiles, '--', '/usr/bin/env', ...pwd, ...spec.argv] });
-    };
-  }
-
-  /**
-   * Runs `run` in a new cgroup with the limits of an action of this platform (InvalidArgumentError
-   * for a limit property it may not have); `outOfMemory` is set when the kernel killed one of its
-   * processes for memory. The cgroup, and anything left in it, is gone afterwards.
-   */
-  async within<T extends { readonly outOfMemory: boolean }>(platform: readonly PlatformProperty[], run: () => Promise<T>): Promise<T> {
+  async within<T extends { readonly outOfMemory: boolean }>(platform: readonly PlatformProperty[], run: (cgroups: readonly string[]) => Promise<T>): Promise<T> {
     const cgroup = this.cgroups.make(limitsForAction(this.policy, platform));
     try {
-      const result = await this.current.run(cgroup, run);
+      const result = await run(cgroup.procsFiles);
       return cgroup.outOfMemory() ? { ...result, outOfMemory: true } : result;
     } finally {
       await cgroup.remove();

@@ -4,11 +4,12 @@ import { availableParallelism, hostname } from 'node:os';
 import type { Duplex } from 'node:stream';
 import Docker from 'dockerode';
 import { FailedPreconditionError, InvalidArgumentError, UnavailableError } from '../../src/core/index.js';
+import { containerImageOf } from './container-image.js';
 import { grantBuildDirectory } from './grant-build-directory.js';
 import { OutputSinkStream } from './output-sink-stream.js';
 import { processExists } from './process-exists.js';
 import { defaultResourceLimitPolicy, limitsForAction, type ResourceLimitPolicy, type ResourceLimits } from './resource-limits.js';
-import type { PlatformProperty, RunRequest, RunResult, Runner } from './runner.js';
+import type { RunRequest, RunResult, Runner } from './runner.js';
 import { resolveWorkingDirectory } from './working-directory.js';
 
 /** Kiln's base image, built by deploy/base-image/build.sh. */
@@ -231,18 +232,13 @@ export class DockerRunner implements Runner {
   }
 }
 
-/** The `container-image` platform property, without Bazel's `docker://` prefix. */
-export function containerImageOf(platform: readonly PlatformProperty[]): string | undefined {
-  const value = platform.find((p) => p.name === 'container-image')?.value;
-  if (!value) return undefined;
-  return value.startsWith('docker://') ? value.slice('docker://'.length) : value;
-}
 
 function environmentList(environment: Readonly<Record<string, string>>): string[] {
   return Object.entries(environment).map(([name, value]) => `${name}=${value}`);
 }
 
-function dockerConnection(engine: string): Docker.DockerOptions {
+/** How dockerode reaches the engine at `unix:///path` or `tcp://127.0.0.1:PORT` (InvalidArgumentError otherwise). */
+export function dockerConnection(engine: string): Docker.DockerOptions {
   if (engine.startsWith('unix://')) return { socketPath: engine.slice('unix://'.length) };
   const url = new URL(engine);
   if (url.protocol === 'tcp:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {

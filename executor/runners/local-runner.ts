@@ -1,7 +1,7 @@
 import {
-  BubblewrapProcessRunner,
-  detectSandboxSupport,
+  chooseSandbox,
   exitStatusOf,
+  FailedPreconditionError,
   createProcessStarter,
   LocalProcessRunner,
   type ProcessRunner,
@@ -12,12 +12,15 @@ import { CgroupLimits } from './cgroup-limits.js';
 import { grantBuildDirectory } from './grant-build-directory.js';
 import type { ResourceLimitPolicy } from './resource-limits.js';
 import type { RunRequest, RunResult, Runner } from './runner.js';
-import { probeHostUser, SANDBOX_HOST_USER, checkReachableBy } from './sandbox-host-user.js';
+import { SANDBOX_HOST_USER, checkReachableBy } from './sandbox-host-user.js';
+import { containerImageOf } from './container-image.js';
 import { resolveWorkingDirectory } from './working-directory.js';
 
 export interface LocalRunnerOptions {
   /** `auto` (default): the namespace sandbox when this machine has one, else a plain process. */
   readonly sandbox?: 'auto' | 'off';
+  /** false: bubblewrap rather than the native sandbox (tests of that fallback). */
+  readonly nativeSandbox?: boolean;
   /** Where the one-time note about falling back to a plain process goes. */
   readonly log?: (message: string) => void;
   /**
@@ -35,11 +38,13 @@ export interface LocalRunnerOptions {
 
 /**
  * Runs a Command as a process in the build directory, for machines without Docker: inside the
- * namespace sandbox of src/core/sandbox when available (the build directory is its only writable
- * and visible non-system path; no network), else as a plain process, which it says once.
- * Platform properties other than the limit properties (resource-limits.ts) are not interpreted: the
- * host is the platform. Memory, pids and CPU limits apply through cgroups where this process may
- * make them (CgroupLimits), which it says once through `log` when it cannot.
+ * sandbox `kiln build --spawn_strategy=sandboxed` uses (chooseSandbox: the native sandbox, else
+ * bubblewrap; the build directory is its only writable and visible non-system path; no network,
+ * a network namespace per action; as nobody when the executor is root), else as a plain process,
+ * which it says once. Platform properties other than the limit properties (resource-limits.ts) are
+ * not interpreted: the host is the platform, and `container-image` is refused. Memory, pids and CPU
+ * limits apply through cgroups where this process may make them (CgroupLimits), which it says once
+ * through `log` when it cannot.
  */
 export class LocalRunner implements Runner {
   private constructor(
@@ -47,37 +52,28 @@ export class LocalRunner implements Runner {
     private readonly server: ProcessStarter | undefined,
     private readonly limits: CgroupLimits | undefined,
     readonly actionUser: 'separate' | 'sandboxed' | 'unconfined',
-    /** The sandbox's bwrap, to wait for after a kill (see awaitSandboxExit). */
-    private readonly bwrapPath?: string,
-    /** The host user actions run as when it is not the executor's (their build directory is handed to it). */
-    private readonly hostUser?: { readonly uid: number; readonly gid: number },
+    /** Which sandbox runs the actions, when one does. */
+    readonly sandbox?: { readonly kind: 'native' | 'bubblewrap'; readonly bwrapPath?: string; close(): Promise<void> },
   ) {}
 
   static async create(options: LocalRunnerOptions = {}): Promise<LocalRunner> {
     const log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
     const limits = CgroupLimits.open(options.limits, log);
     const server = options.spawnServer === false ? undefined : createProcessStarter();
-    // Under limits every process starts through the cgroup-joining spawner (on the host, before bwrap).
-    const spawn = limits ? limits.spawner(server?.run) : server?.run;
-    if (options.sandbox === 'off') return new LocalRunner(new LocalProcessRunner(spawn), server, limits, 'unconfined');
-    const support = await detectSandboxSupport();
-    if (!support.available) {
-      log(`local runner: running actions without a sandbox: ${support.reason}`);
-      return new LocalRunner(new LocalProcessRunner(spawn), server, limits, 'unconfined');
+    const plain = () => new LocalRunner(new LocalProcessRunner(server?.run), server, limits, 'unconfined');
+    if (options.sandbox === 'off') return plain();
+    const choice = await chooseSandbox({
+      hostUser: SANDBOX_HOST_USER,
+      networkPerRun: true,
+      native: options.nativeSandbox !== false,
+      ...(server ? { spawn: server.run } : {}),
+    });
+    if (!choice.available) {
+      log(`local runner: running actions without a sandbox: ${choice.reason}`);
+      return plain();
     }
-    const spawnOption = spawn ? { spawn } : {};
-    if (process.getuid?.() !== 0) {
-      // Unprivileged: the sandbox can map only the executor's own user, so inputs are copies.
-      return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...spawnOption }), server, limits, 'sandboxed', support.bwrapPath);
-    }
-    // A root executor runs sandboxed actions as the host user nobody, a stranger to the executor's files.
-    const hostUser = await probeHostUser(support.bwrapPath);
-    if ('reason' in hostUser) {
-      log(`local runner: sandboxed actions run in a user namespace of root, and get copies of their inputs: ${hostUser.reason}`);
-      return new LocalRunner(new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...SANDBOX_HOST_USER, ...spawnOption }), server, limits, 'sandboxed', support.bwrapPath);
-    }
-    const processes = new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, ...SANDBOX_HOST_USER, hostUser, ...spawnOption });
-    return new LocalRunner(processes, server, limits, 'separate', support.bwrapPath, SANDBOX_HOST_USER);
+    if (choice.note) log(`local runner: ${choice.note}`);
+    return new LocalRunner(choice.runner, server, limits, choice.actionUser, choice);
   }
 
   /** How the limits are enforced (`cgroup v1` or `cgroup v2`), or false when they are not. */
@@ -90,14 +86,19 @@ export class LocalRunner implements Runner {
   }
 
   run(request: RunRequest): Promise<RunResult> {
-    return this.limits ? this.limits.within(request.platform, () => this.runProcess(request)) : this.runProcess(request);
+    const image = containerImageOf(request.platform);
+    if (image !== undefined) {
+      return Promise.reject(new FailedPreconditionError(`platform property container-image=${JSON.stringify(image.slice(0, 1000))}: the local runner runs actions on the host and has no images; run the executor with the docker runner`));
+    }
+    return this.limits ? this.limits.within(request.platform, (cgroups) => this.runProcess(request, cgroups)) : this.runProcess(request);
   }
 
-  private async runProcess(request: RunRequest): Promise<RunResult> {
+  private async runProcess(request: RunRequest, cgroups?: readonly string[]): Promise<RunResult> {
     const cwd = resolveWorkingDirectory(request.buildDirectory, request.workingDirectory);
-    if (this.hostUser) {
-      await checkReachableBy(request.buildDirectory, this.hostUser);
-      await grantBuildDirectory(request.buildDirectory, this.hostUser.uid, this.hostUser.gid);
+    if (this.actionUser === 'separate') {
+      // The actions run as SANDBOX_HOST_USER: it must reach the build directory and own its directories.
+      await checkReachableBy(request.buildDirectory, SANDBOX_HOST_USER);
+      await grantBuildDirectory(request.buildDirectory, SANDBOX_HOST_USER.uid, SANDBOX_HOST_USER.gid);
     }
     const startedAtMs = Date.now();
     const result = await this.processes.run({
@@ -109,9 +110,12 @@ export class LocalRunner implements Runner {
       stderr: request.stderr,
       writablePaths: [request.buildDirectory],
       signal: request.signal,
+      ...(cgroups ? { cgroups } : {}),
     });
-    // A killed sandbox's last processes die just after bwrap: the caller looks at the build directory next.
-    if (this.bwrapPath && (result.timedOut || request.signal?.aborted)) await awaitSandboxExit(this.bwrapPath, request.buildDirectory);
+    // A killed bwrap sandbox's last processes die just after bwrap: the caller looks at the build directory next.
+    // (The native sandbox reports a killed run only once its pid namespace is gone.)
+    const bwrapPath = this.sandbox?.bwrapPath;
+    if (bwrapPath && (result.timedOut || request.signal?.aborted)) await awaitSandboxExit(bwrapPath, request.buildDirectory);
     return {
       exitCode: exitStatusOf(result),
       timedOut: result.timedOut,
@@ -127,9 +131,9 @@ export class LocalRunner implements Runner {
     };
   }
 
-  /** Ends the helper process (runs still pending fail) and removes the runner's cgroups. */
+  /** Ends the helper processes (runs still pending fail) and removes the runner's cgroups. */
   async close(): Promise<void> {
-    await this.server?.close();
+    await Promise.all([this.server?.close(), this.sandbox?.close()]);
     this.limits?.close();
   }
 }

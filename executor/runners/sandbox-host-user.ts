@@ -1,30 +1,9 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FailedPreconditionError } from '../../src/core/index.js';
 
 /** The host user a root executor runs sandboxed actions as: nobody, which owns nothing of the executor's. */
 export const SANDBOX_HOST_USER = { uid: 65534, gid: 65534 } as const;
-
-const SETPRIV_PATHS = ['/usr/bin/setpriv', '/bin/setpriv'];
-
-/**
- * Whether bwrap can start as SANDBOX_HOST_USER here (util-linux's setpriv switches to it; the kernel
- * must let that user create namespaces): the user to give BubblewrapProcessRunner, or why not.
- */
-export function probeHostUser(bwrapPath: string): Promise<{ uid: number; gid: number; setprivPath: string } | { reason: string }> {
-  const setprivPath = SETPRIV_PATHS.find((p) => existsSync(p));
-  if (!setprivPath) return Promise.resolve({ reason: 'setpriv (util-linux) is not installed' });
-  const { uid, gid } = SANDBOX_HOST_USER;
-  const argv = [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', '--', bwrapPath, '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'];
-  return new Promise((resolve) => {
-    execFile(setprivPath, argv, { timeout: 10_000, env: {}, cwd: '/' }, (error, _stdout, stderr) => {
-      if (!error) resolve({ uid, gid, setprivPath });
-      else resolve({ reason: `bwrap cannot run as uid ${uid}: ${String(stderr).trim() || error.message}` });
-    });
-  });
-}
 
 const reachable = new Set<string>();
 

@@ -44,10 +44,10 @@ interface Execution {
   state: 'queued' | 'running' | 'done';
   /** Times handed to an executor. */
   attempts: number;
-  task?: { id: string; executorId: string; assignedAt: number };
+  task?: { id: string; executorId: string; assignedAt: number } | undefined;
   queuedAt: number;
   /** Since when no live executor could run it. */
-  unmatchedSince?: number;
+  unmatchedSince?: number | undefined;
 }
 
 class OperationRecord implements OperationState {
@@ -55,9 +55,9 @@ class OperationRecord implements OperationState {
   done = false;
   response?: reapi.ExecuteResponseInit;
   readonly listeners = new Set<OperationListener>();
-  abandonedAt?: number;
-  completedAt?: number;
-  execution?: Execution;
+  abandonedAt: number | undefined;
+  completedAt: number | undefined;
+  execution: Execution | undefined;
   constructor(
     readonly name: string,
     readonly instanceName: string,
@@ -80,7 +80,7 @@ interface ExecutorRecord {
   /** Cached platform matches per queue key; reset when the properties change. */
   canRun: Map<string, boolean>;
   /** Wakes the executor's held Synchronize call. */
-  wake?: () => void;
+  wake?: (() => void) | undefined;
   /** Tasks to cancel that the held call should carry. */
   readonly cancelled: Set<string>;
 }
@@ -92,7 +92,7 @@ export interface SynchronizeOutcome {
 }
 
 /** A completed task whose result the worker service may write to the action cache. */
-export interface TaskIdentity {
+interface TaskIdentity {
   readonly instanceName: string;
   readonly actionDigest: Digest;
   readonly doNotCache: boolean;

@@ -16,7 +16,7 @@ import { digestKey, parseDigest, reapi } from '../../src/core/index.js';
  *    is, and a target with leading `..` is only checked by rule 1. A name the tree lacks is a
  *    directory the action could make: later components are counted lexically.
  */
-export type SymlinkCheck = 'inside' | 'resolve';
+type SymlinkCheck = 'inside' | 'resolve';
 
 /** Links followed while resolving one target, as Linux's MAXSYMLINKS. */
 const MAX_HOPS = 40;

@@ -5,9 +5,10 @@ import { InvalidArgumentError } from '../../src/core/index.js';
  * - `exact`: the executor offers the same value (an executor may offer several values for a name);
  * - `minimum`: both are numbers and the executor's is at least the action's (cores, memory);
  * - `ignore`: not used for matching, nor for choosing a queue.
- * Names without a rule match exactly, except the executors' resource-limit properties (`max-mem`,
- * `max-cores`, `max-pids`): they size the action's container or cgroup on whichever executor runs it,
- * and that executor enforces its operator's ceilings, so they are ignored unless a rule names them.
+ * Names without a rule match exactly, except the properties the executor's runner interprets: the
+ * resource-limit properties (`max-mem`, `max-cores`, `max-pids`) size the action's container or cgroup
+ * on whichever executor runs it, within its operator's ceilings, and `container-image` names the image
+ * a docker runner starts (the local runner refuses it), so they are ignored unless a rule names them.
  */
 export type PropertyMatch = 'exact' | 'minimum' | 'ignore';
 
@@ -16,8 +17,13 @@ export interface PlatformProperty {
   readonly value: string;
 }
 
-/** Properties an executor reads to size an action (executor/runners/resource-limits.ts). */
-const EXECUTOR_SIZING_PROPERTIES: Readonly<Record<string, PropertyMatch>> = { 'max-mem': 'ignore', 'max-cores': 'ignore', 'max-pids': 'ignore' };
+/** Properties an executor's runner interprets (executor/runners/resource-limits.ts, docker-runner.ts). */
+const EXECUTOR_INTERPRETED_PROPERTIES: Readonly<Record<string, PropertyMatch>> = {
+  'max-mem': 'ignore',
+  'max-cores': 'ignore',
+  'max-pids': 'ignore',
+  'container-image': 'ignore',
+};
 
 export class PlatformRules {
   constructor(private readonly rules: Readonly<Record<string, PropertyMatch>> = {}) {
@@ -31,7 +37,7 @@ export class PlatformRules {
   ruleOf(name: string): PropertyMatch {
     // hasOwn: a property named like an Object.prototype member ('constructor') has no rule.
     if (Object.hasOwn(this.rules, name)) return this.rules[name]!;
-    return Object.hasOwn(EXECUTOR_SIZING_PROPERTIES, name) ? EXECUTOR_SIZING_PROPERTIES[name]! : 'exact';
+    return Object.hasOwn(EXECUTOR_INTERPRETED_PROPERTIES, name) ? EXECUTOR_INTERPRETED_PROPERTIES[name]! : 'exact';
   }
 
   /** The properties that decide where an action runs, in canonical order (name, then value). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts Kiln's private Docker engine and builds Kiln's base image (both idempotent, both cached
-# under .cache/docker), then exports KILN_DOCKER_HOST and KILN_BASE_IMAGE for the executor tests.
+# under .cache: the engine's data in docker/, Debian's packages in base-image/), then exports
+# KILN_DOCKER_HOST and KILN_BASE_IMAGE (kiln/base:<recipe hash>, see deploy/base-image) for the tests.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 eval "$(bash scripts/docker/start-dockerd.sh)"

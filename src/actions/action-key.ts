@@ -1,4 +1,4 @@
-import { digestOf, encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/index.js';
+import { digestOf, durationFromMs, encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/index.js';
 import type { Action } from './action.js';
 import { buildInputTree, compareUtf8, type InputFile, type InputTree } from './input-tree.js';
 
@@ -25,16 +25,17 @@ export interface ActionKeyParams {
  * - arguments as given; environment variables sorted by name;
  * - outputs in `output_paths` (REAPI 2.1+) and, for older servers, `output_files`, both sorted;
  * - platform properties sorted by name then value, on the Command and (REAPI 2.2) on the Action;
- * - working directory empty (the input root); `do_not_cache` for `no-cache`.
+ * - working directory empty (the input root); `do_not_cache` for `no-cache`; `timeout` when the
+ *   action has one (a test's, as Bazel sends it).
  */
 export function computeActionKey(action: Action, params: ActionKeyParams): ActionKey {
   const outputs = action.outputs.map((o) => o.execPath).sort(compareUtf8);
   const platform = platformOf(params.platform ?? {});
   const command = encodeMessage(reapi.Command, {
     arguments: [...action.argv],
-    environmentVariables: Object.keys(params.env)
-      .sort(compareUtf8)
-      .map((name) => ({ name, value: params.env[name]! })),
+    environmentVariables: Object.entries(params.env)
+      .sort(([a], [b]) => compareUtf8(a, b))
+      .map(([name, value]) => ({ name, value })),
     outputFiles: outputs,
     outputPaths: outputs,
     platform,
@@ -46,6 +47,7 @@ export function computeActionKey(action: Action, params: ActionKeyParams): Actio
     inputRootDigest: inputTree.rootDigest,
     doNotCache: doNotCache || undefined,
     platform,
+    ...(action.timeoutSeconds ? { timeout: durationFromMs(action.timeoutSeconds * 1000) } : {}),
   });
   return { digest: digestOf(encodedAction.data), action: encodedAction, command, inputTree };
 }

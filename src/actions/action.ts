@@ -80,6 +80,12 @@ export interface Action {
    */
   readonly exitCodeIsResult?: boolean;
   /**
+   * Seconds after which the process is killed (Bazel's `timeout` execution info, a test's timeout):
+   * the REAPI Action's `timeout`, so part of the key. A test action enforces it itself as well
+   * (its setup script), so a local run reports the timeout in its own result files.
+   */
+  readonly timeoutSeconds?: number;
+  /**
    * Work execution does itself instead of starting a process (`argv` is then empty): writing a
    * file, expanding a template, linking a file. Keyed and cached like any other action.
    */

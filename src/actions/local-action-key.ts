@@ -9,7 +9,7 @@ const byPath = (a: InputFile, b: InputFile) => (a.path < b.path ? -1 : a.path > 
 
 /**
  * The local action cache's key: the SHA-256 of everything the REAPI Action digest covers (arguments,
- * environment, outputs, every input with its digest and executable bit, do_not_cache, platform), written as one
+ * environment, outputs, every input with its digest and executable bit, do_not_cache, platform, timeout), written as one
  * unambiguous JSON text. The REAPI key needs a Command, a Directory per input folder and an Action
  * encoded and hashed; a null build checks every action, so it uses this one and encodes the REAPI
  * messages only when an action must go further (the disk cache, execution).
@@ -35,6 +35,8 @@ export function localActionKey(
   // Platform properties (remote builds) come last and only when present, so local keys stay as they were.
   const properties = Object.keys(platform).sort();
   if (properties.length > 0) fields.push(properties.map((name) => [name, platform[name]]));
+  // The REAPI Action's timeout, tagged so it can never be read as platform properties.
+  if (action.timeoutSeconds) fields.push(['timeout', action.timeoutSeconds]);
   const text = JSON.stringify(fields);
   return createHash('sha256').update(text).digest('hex');
 }

@@ -74,7 +74,6 @@ export {
   type JavaRuntimeVariables,
   GenruleCommandError,
   GENRULE_SHELL_SETUP,
-  MAX_COMMAND_LENGTH,
   prepareGenruleCommand,
 } from './expansion/genrule-command.js';
 export { configurationMakeVariables } from './expansion/configuration-make-variables.js';

@@ -4,12 +4,16 @@ import type { Action } from '../actions/index.js';
 import {
   Analyzer,
   bindUserFlagValues,
+  createConfigurations,
   currentHost,
+  LoadedTargetGraph,
+  platformDeclarationsFrom,
   programOf,
   runfilesTree,
   testTargetOf,
   userFlagProblem,
   type BuildOptions,
+  type ConfigurationPair,
   type ConfiguredTarget,
   type FileEntry,
   type RunfilesTree,
@@ -19,11 +23,11 @@ import {
 import { ExitCode, formatPosition, isKilnError, KilnError, UsageError } from '../core/index.js';
 import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
-import { configurationsFor, printError, type WorkspaceContext } from './workspace-context.js';
+import { printError, type WorkspaceContext } from './workspace-context.js';
 import type { CliIO } from './io.js';
 import { selectTests } from './test-selection.js';
 
-export interface AnalysisRequest {
+interface AnalysisRequest {
   readonly command: 'build' | 'run' | 'test';
   /** `kiln test`: how test actions are made (their key depends on it, so it keys the cache too). */
   readonly testSettings?: TestSettings;
@@ -33,7 +37,7 @@ export interface AnalysisRequest {
 }
 
 /** The graph to execute; `hadErrors` when loading or analysis failed under --keep_going. */
-export type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean } | { readonly failed: number };
+type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean } | { readonly failed: number };
 
 /**
  * Loading and analysis of `kiln build` and `kiln run`: target patterns to the build graph, printing
@@ -77,24 +81,25 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io
  * as its value (`--//pkg:flag value`), and every flag must name a build setting and carry a value
  * of its type. Returns the options and patterns to use, or the problem in Bazel's words.
  */
-function bindUserFlags(ctx: WorkspaceContext, request: AnalysisRequest): { options: BuildOptions; patterns: readonly string[] } | KilnError {
+function bindUserFlags(graph: LoadedTargetGraph, request: AnalysisRequest): { options: BuildOptions; patterns: readonly string[] } | KilnError {
   if (request.options.userFlags.size === 0) return { options: request.options, patterns: request.patterns };
   const typeOf = (label: string) => {
     try {
-      return ctx.graph.buildSetting(label)?.type;
+      return graph.buildSetting(label)?.type;
     } catch {
       return undefined;
     }
   };
   const bound = bindUserFlagValues({ options: request.options, residue: [...request.patterns], warnings: [] }, typeOf);
-  const problem = userFlagProblem(bound.options.userFlags, { buildSetting: (label) => ctx.graph.buildSettingForFlag(label) });
+  const problem = userFlagProblem(bound.options.userFlags, { buildSetting: (label) => graph.buildSettingForFlag(label) });
   return problem ?? { options: bound.options, patterns: bound.residue };
 }
 
 function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: CliIO, warn: (text: string) => void): AnalysisOutcome {
   let request = original;
+  const graph = new LoadedTargetGraph(ctx.loader);
   try {
-    const bound = bindUserFlags(ctx, original);
+    const bound = bindUserFlags(graph, original);
     if (bound instanceof KilnError) {
       printError(io, bound.message);
       return { failed: bound instanceof UsageError ? ExitCode.COMMAND_LINE_ERROR : ExitCode.BUILD_FAILURE };
@@ -156,11 +161,11 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
   let analyzer: Analyzer;
   let outputDirectories: BuildGraph['outputDirectories'];
   try {
-    const configurations = configurationsFor(ctx, request.options);
+    const configurations = configurationsFor(graph, request.options);
     outputDirectories = configurations.target.outputDirectories;
-    analyzer = new Analyzer(ctx.graph, {
+    analyzer = new Analyzer(graph, {
       configurations,
-      buildSettings: (label) => ctx.graph.buildSetting(label),
+      buildSettings: (label) => graph.buildSetting(label),
       packageLoader: ctx.loader,
       warn: (message, pos) => warn(`WARNING: ${formatPosition(pos)}: ${message}\n`),
       workspaceName: ctx.workspace.name || '__main__',
@@ -233,12 +238,18 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
         ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
         ...(runTrees.has(t.label) ? { runfilesDir: runTrees.get(t.label)!.dir } : {}),
       })),
-      actions: actionsFor(configured, [...analyzer.actions(), ...extraActions], request.command === 'run', request.options.getList('output_groups'), extraActions),
+      actions: [...analyzer.actions(), ...extraActions],
+      requested: requestedOutputs(configured, request.command === 'run', request.options.getList('output_groups'), extraActions),
       outputDirectories,
       ...(request.testSettings ? { tests } : {}),
     },
     hadErrors: loadingFailed || analysisFailed,
   };
+}
+
+/** The target and exec configurations of `options`, with the platforms the workspace declares. */
+export function configurationsFor(graph: LoadedTargetGraph, options: BuildOptions): ConfigurationPair {
+  return createConfigurations(options, { host: currentHost(), platforms: platformDeclarationsFrom(graph) });
 }
 
 /** The runfiles tree of the program `kiln run` starts; none for a source file (nothing is built for it). */
@@ -303,32 +314,16 @@ function filesToBuild(t: ConfiguredTarget, outputGroups: readonly string[]): Fil
 }
 
 /**
- * The actions the requested targets' files need (plus their runfiles for `run`): the producers of
- * those files and, transitively, of every derived input of those producers. `alsoNeeded`: actions
- * wanted besides (kiln test's test actions), with the producers of their inputs.
+ * The exec paths the build must produce: the requested targets' files (plus their runfiles for
+ * `run`) and the outputs of `alsoNeeded` (kiln test's test actions). Execution runs their producers.
  */
-function actionsFor(
-  targets: readonly ConfiguredTarget[],
-  registered: readonly Action[],
-  withRunfiles: boolean,
-  outputGroups: readonly string[],
-  alsoNeeded: readonly Action[] = [],
-): Action[] {
-  const producer = new Map<string, Action>();
-  for (const a of registered) for (const o of a.outputs) producer.set(o.execPath, a);
-  const needed = new Set<Action>();
-  const pending: string[] = alsoNeeded.flatMap((a) => a.outputs.map((o) => o.execPath));
+function requestedOutputs(targets: readonly ConfiguredTarget[], withRunfiles: boolean, outputGroups: readonly string[], alsoNeeded: readonly Action[]): string[] {
+  const requested = alsoNeeded.flatMap((a) => a.outputs.map((o) => o.execPath));
   for (const t of targets) {
-    for (const f of filesToBuild(t, outputGroups)) pending.push(f.artifact.execPath);
+    for (const f of filesToBuild(t, outputGroups)) requested.push(f.artifact.execPath);
     // As Bazel, a top-level executable is built even when its DefaultInfo files leave it out.
-    if (t.executable) pending.push(t.executable.artifact.execPath);
-    if (withRunfiles) for (const f of t.runfiles) pending.push(f.artifact.execPath);
+    if (t.executable) requested.push(t.executable.artifact.execPath);
+    if (withRunfiles) for (const f of t.runfiles) requested.push(f.artifact.execPath);
   }
-  while (pending.length > 0) {
-    const a = producer.get(pending.pop()!);
-    if (!a || needed.has(a)) continue;
-    needed.add(a);
-    for (const input of a.inputs) if (input.kind === 'derived') pending.push(input.execPath);
-  }
-  return [...needed];
+  return requested;
 }

@@ -21,8 +21,10 @@ export interface BuiltTarget {
 export interface BuildGraph {
   /** The requested targets that were analyzed, in request order. */
   readonly targets: readonly BuiltTarget[];
-  /** The actions their files need, producers of derived inputs included. */
+  /** Every action analysis registered; execution runs those `requested` needs. */
   readonly actions: readonly Action[];
+  /** Exec paths the build produces: the targets' files (and runfiles for `run`), the tests' results. */
+  readonly requested: readonly string[];
   /** The target configuration's output directories (convenience symlinks, display paths). */
   readonly outputDirectories: OutputDirectories;
   /** `kiln test`: the tests to run, with their actions (also in `actions`). */

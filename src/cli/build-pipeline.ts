@@ -8,10 +8,12 @@ import {
   mayUseSandbox,
   OUTPUT_DIR_NAME,
   parseMnemonicStrategy,
+  parseDynamicStrategies,
   parseStrategyList,
   PlainReporter,
   prepareExecRoot,
   TerminalReporter,
+  type ClosingOptions,
   type ExecutionReporter,
   type ExecutionSummary,
   type RemoteExecutionOptions,
@@ -24,14 +26,14 @@ import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { whyDirectoryIsUnusable } from './usable-directory.js';
-import { openWorkspace, outputBaseProblem, printError, takeOutputBaseFlag, type WorkspaceContext } from './workspace-context.js';
-import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv, withProducers } from './test-phase.js';
+import { openWorkspace, printError, type WorkspaceContext } from './workspace-context.js';
+import { clearAttemptLogs, printTestSummary, retryFailedRuns, summaryBlocks, testOutcomes, withInheritedEnv } from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
 
 /** What a finished build hands to `run`: the requested targets and where their outputs live. */
-export interface BuildResult {
+interface BuildResult {
   readonly exitCode: number;
   readonly targets: readonly BuiltTarget[];
   readonly outputDirectories?: OutputDirectories;
@@ -58,22 +60,12 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
 async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test', spawners: ActionSpawners, onExit: (() => void)[]): Promise<BuildResult> {
   const startedAt = performance.now();
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
-  const startup = takeOutputBaseFlag(args);
-  if (typeof startup === 'string') {
-    printError(io, startup);
+  const opened = openWorkspace(io, command, args);
+  if (typeof opened === 'string') {
+    printError(io, opened);
     return fail(ExitCode.COMMAND_LINE_ERROR);
   }
-  const ctx = openWorkspace(io, command, startup.outputBase);
-  if (typeof ctx === 'string') {
-    printError(io, ctx);
-    return fail(ExitCode.COMMAND_LINE_ERROR);
-  }
-  // Loading already keeps its caches in the output base: check it before anything is read.
-  const unusable = outputBaseProblem(ctx, startup.outputBase);
-  if (unusable !== undefined) {
-    printError(io, unusable);
-    return fail(ExitCode.COMMAND_LINE_ERROR);
-  }
+  const { ctx } = opened;
   let options: BuildOptions;
   let patterns: readonly string[];
   let strategies: StrategyFlags;
@@ -82,7 +74,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   let attemptsFor: (flaky: boolean) => number = () => 1;
   try {
     let warnings: readonly string[];
-    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, startup.rest, ctx.workspace.root, io.env.HOME)));
+    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, opened.rest, ctx.workspace.root, io.env.HOME)));
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
     remote = remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown');
@@ -161,10 +153,15 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   const streams = { stdout: (text: string) => void io.stdout.write(text), stderr: (text: string) => void io.stderr.write(text) };
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot, externalRepositoriesOf(graph.actions, ctx));
-    const sink = new ClosingLinesSink((text) => void io.stderr.write(text));
-    const lines = new TargetLinesReporter(baseReporter(sink, options, io), graph, earlierErrors, sink, () => (performance.now() - startedAt) / 1000);
-    const testReporter = tests && new TestRunReporter(lines, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
-    const reporter = testReporter ?? lines;
+    const closing: ClosingOptions = {
+      // As Bazel: the test summary, then the requested targets, then the elapsed time.
+      closingLines: (summary) =>
+        (tests ? summaryBlocks(outcomes) : '') + targetLines(graph, summary.success) + `INFO: Elapsed time: ${((performance.now() - startedAt) / 1000).toFixed(3)}s\n`,
+      failedBeforeExecution: earlierErrors,
+    };
+    const base = baseReporter(closing, options, io);
+    const testReporter = tests && new TestRunReporter(base, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
+    const reporter = testReporter ?? base;
     const executionOptions = {
       execRoot: layout.execRoot,
       outputBase: layout.outputBase,
@@ -183,17 +180,19 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       // --test_output=streamed every test does, so their output can be shown as it comes.
       const streamed = options.getString('test_output') === 'streamed';
       const exclusive = new Set((tests ?? []).filter((t) => streamed || t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
-      summary = await executeActions(exclusive.size > 0 ? actions.filter((a) => !exclusive.has(a)) : actions, executionOptions, reporter);
+      const outputsOf = (run: readonly Action[]) => run.flatMap((a) => a.outputs.map((o) => o.execPath));
+      const later = new Set(outputsOf([...exclusive]));
+      summary = await executeActions(actions, { ...executionOptions, requested: graph.requested.filter((p) => !later.has(p)) }, reporter);
       if (testReporter && tests) {
         for (const action of exclusive) {
           if (abort.signal.aborted || (!summary.success && !keepGoing)) break;
-          await executeActions(withProducers([action], actions), { ...executionOptions, jobs: 1 }, testReporter);
+          await executeActions(actions, { ...executionOptions, jobs: 1, requested: outputsOf([action]) }, testReporter);
         }
         if (!abort.signal.aborted) {
-          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, actions, (retried) => executeActions(retried, executionOptions, testReporter));
+          const rerun = (retried: readonly Action[]) => executeActions(actions, { ...executionOptions, requested: outputsOf(retried) }, testReporter);
+          await retryFailedRuns(tests, testReporter, attemptsFor, layout.execRoot, rerun);
         }
         outcomes = testOutcomes(tests, testReporter, actions);
-        sink.beforeNextLine(summaryBlocks(outcomes));
         testReporter.finish(outcomes.filter((o) => o.status === 'FAILED' || o.status === 'TIMEOUT').length);
       }
     } catch (e) {
@@ -253,40 +252,20 @@ function strategyFlags(options: BuildOptions): StrategyFlags {
   }
   if (Object.keys(byMnemonic).length > 0) flags.strategyByMnemonic = byMnemonic;
   flags.sandboxFallback = options.getBool('sandbox_fallback');
+  const dynamicLocal = parseDynamicStrategies(options.getList('dynamic_local_strategy'), 'local');
+  if (dynamicLocal) flags.dynamicLocal = dynamicLocal;
+  const dynamicRemote = parseDynamicStrategies(options.getList('dynamic_remote_strategy'), 'remote');
+  if (dynamicRemote) flags.dynamicRemote = dynamicRemote;
   return flags;
 }
 
-function baseReporter(sink: ClosingLinesSink, options: BuildOptions, io: CliIO): ExecutionReporter {
+function baseReporter(closing: ClosingOptions, options: BuildOptions, io: CliIO): ExecutionReporter {
   const verboseFailures = options.getBool('verbose_failures');
   const subcommands = options.getBool('subcommands');
   const stream = io.stderr as { isTTY?: boolean; columns?: number };
-  if (stream.isTTY) return new TerminalReporter(sink, { verboseFailures, subcommands, ...(stream.columns ? { columns: stream.columns } : {}) });
-  return new PlainReporter(sink, { verboseFailures, subcommands });
-}
-
-/**
- * The reporters print the closing summary themselves (after erasing the live status block on a
- * terminal) and have no way to print other lines in between. This sink holds lines the CLI wants
- * right before that summary and writes them just after the erase, so they are neither overdrawn nor
- * erased. (Adapter: exec's reporters could take such lines in buildFinished instead.)
- */
-class ClosingLinesSink {
-  private pending = '';
-
-  constructor(private readonly out: (text: string) => void) {}
-
-  /** Printed before the next text that is not a cursor movement. */
-  beforeNextLine(text: string): void {
-    this.pending += text;
-  }
-
-  write(text: string): void {
-    if (this.pending && !text.startsWith('\r\x1b[')) {
-      this.out(this.pending);
-      this.pending = '';
-    }
-    this.out(text);
-  }
+  const sink = { write: (text: string) => void io.stderr.write(text) };
+  if (stream.isTTY) return new TerminalReporter(sink, { verboseFailures, subcommands, ...closing, ...(stream.columns ? { columns: stream.columns } : {}) });
+  return new PlainReporter(sink, { verboseFailures, subcommands, ...closing });
 }
 
 /**
@@ -295,57 +274,19 @@ class ClosingLinesSink {
  */
 const SHOW_RESULT = 1;
 
-/**
- * Adds Bazel's `Target //pkg:x up-to-date:` block (with the files as paths through the convenience
- * symlinks) before the closing summary of a successful build.
- */
-class TargetLinesReporter implements ExecutionReporter {
-  constructor(
-    private readonly inner: ExecutionReporter,
-    private readonly graph: BuildGraph,
-    /** Loading or analysis failed under --keep_going: the build fails whatever execution does. */
-    private readonly earlierErrors: boolean,
-    private readonly sink: ClosingLinesSink,
-    /** Seconds since the command started. */
-    private readonly elapsed: () => number,
-  ) {}
-
-  buildStarted(total: number): void {
-    this.inner.buildStarted(total);
-  }
-  actionStarted(...args: Parameters<ExecutionReporter['actionStarted']>): void {
-    this.inner.actionStarted(...args);
-  }
-  actionFinished(...args: Parameters<ExecutionReporter['actionFinished']>): void {
-    this.inner.actionFinished(...args);
-  }
-  actionFailed(...args: Parameters<ExecutionReporter['actionFailed']>): void {
-    this.inner.actionFailed(...args);
-  }
-  warning(message: string): void {
-    this.inner.warning(message);
-  }
-  interject(write: () => void): void {
-    if (this.inner.interject) this.inner.interject(write);
-    else write();
-  }
-  buildFinished(summary: ExecutionSummary): void {
-    let text = '';
-    if (summary.success && !this.earlierErrors && this.graph.targets.length <= SHOW_RESULT) {
-      for (const t of this.graph.targets) {
-        if (t.files.length === 0) {
-          text += `Target ${t.label} up-to-date (nothing to build)\n`;
-          continue;
-        }
-        text += `Target ${t.label} up-to-date:\n`;
-        for (const f of t.files) text += `  ${displayPath(f, this.graph.outputDirectories)}\n`;
-      }
+/** Bazel's `Target //pkg:x up-to-date:` block of a successful build, with paths through the convenience symlinks. */
+function targetLines(graph: BuildGraph, success: boolean): string {
+  if (!success || graph.targets.length > SHOW_RESULT) return '';
+  let text = '';
+  for (const t of graph.targets) {
+    if (t.files.length === 0) {
+      text += `Target ${t.label} up-to-date (nothing to build)\n`;
+      continue;
     }
-    text += `INFO: Elapsed time: ${this.elapsed().toFixed(3)}s\n`;
-    this.inner.flush?.();
-    this.sink.beforeNextLine(text);
-    this.inner.buildFinished(this.earlierErrors ? { ...summary, success: false } : summary);
+    text += `Target ${t.label} up-to-date:\n`;
+    for (const f of t.files) text += `  ${displayPath(f, graph.outputDirectories)}\n`;
   }
+  return text;
 }
 
 /** `bazel-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */

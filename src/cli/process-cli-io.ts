@@ -32,7 +32,7 @@ export interface InterruptibleProcess {
  * stop (kill its actions, release the output base); then, or at a second interrupt, Kiln exits
  * with Bazel's exit code for an interrupted command, whatever it is waiting for.
  */
-export function processCliIO(proc: InterruptibleProcess): CliIO & { dispose(): void } {
+export function processCliIO(proc: InterruptibleProcess): CliIO & { setInterruptGrace(ms: number): void; dispose(): void } {
   let listening = false;
   let graceMs = INTERRUPT_GRACE_MS;
   let interruptedAt: NodeJS.Signals | undefined;

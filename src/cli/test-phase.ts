@@ -38,16 +38,14 @@ export function clearAttemptLogs(tests: readonly TestTarget[], execRoot: string)
 /**
  * Runs the failed runs of each test again while it has attempts left (`--flaky_test_attempts`, or
  * 3 for `flaky = True`), as Bazel does: the failed attempt's log and XML move to
- * `test_attempts/attempt_N.{log,xml}` first. `execute` runs actions as the build did (their
- * inputs are built; a failed result was not cached, so the action runs again).
+ * `test_attempts/attempt_N.{log,xml}` first. `execute` runs the retried actions as the build did
+ * (their inputs are up to date; a failed result was not cached, so the action runs again).
  */
 export async function retryFailedRuns(
   tests: readonly TestTarget[],
   reporter: TestRunReporter,
   attemptsFor: (flaky: boolean) => number,
   execRoot: string,
-  /** Every action of the build: the producers of the retried actions' inputs come from it. */
-  actions: readonly Action[],
   execute: (actions: readonly Action[]) => Promise<unknown>,
 ): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -68,26 +66,8 @@ export async function retryFailedRuns(
       renameSync(join(dir, 'test.log'), last.logPath);
       renameSync(join(dir, 'test.xml'), join(dir, 'test_attempts', `attempt_${attempt}.xml`));
     }
-    await execute(withProducers(again.map((r) => r.action), actions));
+    await execute(again.map((r) => r.action));
   }
-}
-
-/** `roots` and the producers of their derived inputs, transitively (found up to date when run again). */
-export function withProducers(roots: readonly Action[], actions: readonly Action[]): Action[] {
-  const producer = new Map<string, Action>();
-  for (const a of actions) for (const o of a.outputs) producer.set(o.execPath, a);
-  const needed = new Set<Action>(roots);
-  const pending = [...roots];
-  while (pending.length > 0) {
-    for (const input of pending.pop()!.inputs) {
-      const p = input.kind === 'derived' ? producer.get(input.execPath) : undefined;
-      if (p && !needed.has(p)) {
-        needed.add(p);
-        pending.push(p);
-      }
-    }
-  }
-  return [...needed];
 }
 
 /**
@@ -123,7 +103,8 @@ export function testOutcomes(tests: readonly TestTarget[], reporter: TestRunRepo
     }
     const failedFinals = finals.filter((f) => f.result.status !== 'PASSED');
     const status = failedFinals.some((f) => f.result.status === 'TIMEOUT') ? 'TIMEOUT' : 'FAILED';
-    return { label: t.label, status, durations, cached, failedLogs: failedFinals.map((f) => f.logPath), executed };
+    const ranRemotely = all.some((a) => a.remote);
+    return { label: t.label, status, durations, cached, failedLogs: failedFinals.map((f) => f.logPath), executed, ranRemotely };
   });
 }
 

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
-import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessKind } from '../exec/index.js';
+import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessEnd, ProcessKind } from '../exec/index.js';
 import { TestLogTail } from './test-log-tail.js';
 import { readRunResult, type RunResult } from './test-results.js';
+import { completeTimedOutRun } from './timed-out-run.js';
 
 export type TestOutputMode = 'summary' | 'errors' | 'all' | 'streamed';
 
@@ -15,9 +16,11 @@ export interface TestOutputStreams {
 }
 
 /** One finished attempt of one run. */
-export interface AttemptRecord {
+interface AttemptRecord {
   readonly result: RunResult;
   readonly cached: boolean;
+  /** It ran on a remote executor (Bazel's summary then says the test fails remotely). */
+  readonly remote: boolean;
   /** Where its log is now (moved under test_attempts/ when the run was tried again). */
   logPath: string;
 }
@@ -79,17 +82,19 @@ export class TestRunReporter implements ExecutionReporter {
     else write();
   }
 
-  actionFinished(action: Action, kind: ProcessKind | undefined): void {
-    this.inner.actionFinished(action, kind);
+  actionFinished(action: Action, kind: ProcessKind | undefined, process?: ProcessEnd): void {
+    this.inner.actionFinished(action, kind, process);
     const run = this.runOf.get(action);
     if (!run) return;
     this.tails.get(run)?.stop();
     this.tails.delete(run);
     const logPath = join(this.execRoot, run.logDir, 'test.log');
-    const result = readRunResult(this.execRoot, run.logDir) ?? { status: 'FAILED', durationMs: 0, exitCode: -1 };
+    const result =
+      readRunResult(this.execRoot, run.logDir) ??
+      (process?.timedOut ? completeTimedOutRun(this.execRoot, run.logDir, action, process) : { status: 'FAILED', durationMs: 0, exitCode: -1 });
     const cached = kind === undefined || kind === 'disk cache hit' || kind === 'remote cache hit';
     const list = this.attempts.get(run) ?? [];
-    list.push({ result, cached, logPath });
+    list.push({ result, cached, remote: kind === 'remote', logPath });
     this.attempts.set(run, list);
     this.interject(() => this.report(run, action, list, result, cached, logPath));
   }
@@ -136,7 +141,7 @@ function merge(a: ExecutionSummary, b: ExecutionSummary): ExecutionSummary {
 }
 
 /** A test log without the header the setup script writes (up to the line of dashes), as Bazel prints it. */
-export function logBody(path: string): string {
+function logBody(path: string): string {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -2,21 +2,21 @@ import { UsageError } from '../core/index.js';
 import { expandTestSuites, Label, PackageTestSuiteGraph, splitTagFilter, type LoadedTarget, type PackageLoader } from '../loading/index.js';
 
 /** A target named by the command line (after pattern expansion). */
-export interface NamedTarget {
+interface NamedTarget {
   readonly label: string;
   /** Matched by a wildcard: skipped when incompatible with the platform. */
   readonly fromWildcard: boolean;
 }
 
 /** `--test_tag_filters`, `--test_size_filters`, `--build_tests_only`. */
-export interface TestFilters {
+interface TestFilters {
   readonly tagFilters: readonly string[];
   readonly sizeFilters: readonly string[];
   readonly buildTestsOnly: boolean;
 }
 
 /** What `kiln build` and `kiln test` do with the named targets once test_suites are expanded. */
-export interface TestSelection {
+interface TestSelection {
   /** The targets to build: every named target but test_suites, then the tests they stand for. */
   readonly build: readonly NamedTarget[];
   /** The tests to run (`kiln test`), in order, after the filters. */

@@ -1,3 +1,5 @@
+import { Label } from '../loading/index.js';
+
 /** One test target's outcome, as the closing summary reports it. */
 export interface TestOutcome {
   readonly label: string;
@@ -12,6 +14,8 @@ export interface TestOutcome {
   readonly failedLogs: readonly string[];
   /** Whether the test ran in this command (not cached, not failed to build, not skipped). */
   readonly executed: boolean;
+  /** A run ran on a remote executor: a failure then counts as failing remotely, as in Bazel's summary. */
+  readonly ranRemotely?: boolean;
 }
 
 /**
@@ -37,19 +41,22 @@ export function formatStats(durations: readonly number[]): string {
   return `Stats over ${n} runs: max = ${seconds(Math.max(...durations))}, min = ${seconds(Math.min(...durations))}, avg = ${seconds(avg)}, dev = ${seconds(dev)}`;
 }
 
-/** `Executed 1 out of 2 tests: 1 test passes and 1 fails locally.` */
+/** `Executed 1 out of 2 tests: 1 test passes and 1 fails locally.` (`remotely` for a test that ran on a remote executor). */
 export function formatExecutedLine(outcomes: readonly TestOutcome[]): string {
   const total = outcomes.length;
   const executed = outcomes.filter((o) => o.executed).length;
   const count = (...statuses: TestOutcome['status'][]) => outcomes.filter((o) => statuses.includes(o.status)).length;
   const passed = count('PASSED', 'FLAKY');
-  const failed = count('FAILED', 'TIMEOUT');
+  const failedHere = (remote: boolean) => outcomes.filter((o) => (o.status === 'FAILED' || o.status === 'TIMEOUT') && (o.ranRemotely === true) === remote).length;
+  const failedLocally = failedHere(false);
+  const failedRemotely = failedHere(true);
   const failedToBuild = count('FAILED TO BUILD');
   const noStatus = count('NO STATUS');
   const parts: string[] = [];
   if (passed > 0) parts.push(`${passed} test${passed === 1 ? ' passes' : 's pass'}`);
   if (failedToBuild > 0) parts.push(`${failedToBuild} fail${failedToBuild === 1 ? 's' : ''} to build`);
-  if (failed > 0) parts.push(`${failed} fail${failed === 1 ? 's' : ''} locally`);
+  if (failedLocally > 0) parts.push(`${failedLocally} fail${failedLocally === 1 ? 's' : ''} locally`);
+  if (failedRemotely > 0) parts.push(`${failedRemotely} fail${failedRemotely === 1 ? 's' : ''} remotely`);
   if (noStatus > 0) parts.push(`${noStatus} ${noStatus === 1 ? 'was' : 'were'} skipped`);
   const joined = parts.length <= 1 ? parts.join('') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
   return `Executed ${executed} out of ${total} test${total === 1 ? '' : 's'}: ${joined}.`;
@@ -70,8 +77,8 @@ const STATUS_ORDER: Readonly<Record<TestOutcome['status'], number>> = { 'NO STAT
 export function sortOutcomes(outcomes: readonly TestOutcome[]): TestOutcome[] {
   const cachedFirst = (o: TestOutcome) => (o.cached || o.status === 'NO STATUS' || o.status === 'FAILED TO BUILD' ? 0 : 1);
   const parts = (label: string) => {
-    const m = /^(?:@([^/]*))?\/\/([^:]*):(.*)$/.exec(label);
-    return m ? [m[1] ?? '', m[2]!, m[3]!] : [label];
+    const { repo, pkg, name } = Label.parse(label);
+    return [repo, pkg, name];
   };
   const compareLabels = (a: string, b: string) => {
     const pa = parts(a);

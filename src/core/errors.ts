@@ -5,11 +5,13 @@ import { formatPosition, type Position } from './position.js';
  * Anything else that escapes is a bug in Kiln and is reported as an internal error.
  */
 export class KilnError extends Error {
+  /** `options.cause`: the error this one adds context to (left unchanged: it may be shared). */
   constructor(
     message: string,
     readonly pos?: Position,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = new.target.name;
   }
 

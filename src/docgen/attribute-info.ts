@@ -52,7 +52,7 @@ function attributeInfo(spec: AttributeSpec, renderer: LabelRenderer, providerGro
 }
 
 /** Bazel's `repr` of an attribute default, labels as shorthand strings (no `Label(...)`). */
-export function defaultValueText(type: AttrType, value: PlainAttrValue, renderer: LabelRenderer): string {
+function defaultValueText(type: AttrType, value: PlainAttrValue, renderer: LabelRenderer): string {
   if (value === null) return 'None';
   const label = (s: string) => repr(renderer.render(s));
   const list = (items: readonly string[]) => `[${items.join(', ')}]`;

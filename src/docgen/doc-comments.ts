@@ -8,7 +8,7 @@ interface DocCommentLine {
 }
 
 /** The doc comments of a module: attached to global variables by name, and the lines used by none. */
-export interface DocComments {
+interface DocComments {
   readonly byGlobal: ReadonlyMap<string, { readonly doc: string; readonly line: number }>;
   readonly unusedLines: readonly number[];
 }

@@ -1,5 +1,5 @@
 /** A function's docstring split into Google-style sections, as Bazel's DocstringUtils splits it. */
-export interface ParsedDocstring {
+interface ParsedDocstring {
   /** The first line. */
   readonly summary: string;
   /** The lines outside the sections after the summary's blank line, joined as they are. */

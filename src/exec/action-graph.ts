@@ -1,24 +1,28 @@
 import { KilnError } from '../core/index.js';
 import type { Action } from '../actions/index.js';
 
-/** Actions with the edges "B reads a file A writes" resolved, checked for conflicts and cycles. */
+/** The actions a build needs with the edges "B reads a file A writes" resolved, checked for conflicts and cycles. */
 export interface ActionGraph {
+  /** The producers of the requested files and, transitively, of every derived input of those producers. */
   readonly actions: readonly Action[];
-  /** For each action, the actions producing its derived inputs (deduplicated). */
+  /** For each needed action, the actions producing its derived inputs (deduplicated). */
   readonly dependencies: ReadonlyMap<Action, readonly Action[]>;
   readonly dependents: ReadonlyMap<Action, readonly Action[]>;
-  /** Exec path → the action that writes it. */
+  /** Exec path → the action that writes it (among every registered action). */
   readonly producers: ReadonlyMap<string, Action>;
 }
 
 /**
- * Links actions through their artifacts.
- * @throws KilnError when two actions write the same file, a derived input has no action writing it,
- *   an action declares no output, or the actions form a cycle (naming the labels on it).
+ * Links the registered actions through their artifacts and keeps those the `requested` exec paths
+ * need (every registered action when `requested` is undefined); a requested path no action writes is
+ * a source file.
+ * @throws KilnError when two actions write the same file or an action declares no output (checked
+ *   over every registered action, as Bazel's analysis does), a needed derived input has no action
+ *   writing it, or the needed actions form a cycle (naming the labels on it).
  */
-export function buildActionGraph(actions: readonly Action[]): ActionGraph {
+export function buildActionGraph(registered: readonly Action[], requested?: readonly string[]): ActionGraph {
   const producers = new Map<string, Action>();
-  for (const action of actions) {
+  for (const action of registered) {
     if (action.outputs.length === 0) throw new KilnError(`action ${action.mnemonic} of ${action.owner} declares no output`, action.location);
     for (const output of action.outputs) {
       const other = producers.get(output.execPath);
@@ -28,6 +32,7 @@ export function buildActionGraph(actions: readonly Action[]): ActionGraph {
       producers.set(output.execPath, action);
     }
   }
+  const actions = requested === undefined ? [...new Set(registered)] : neededActions(requested, producers);
   const dependencies = new Map<Action, Action[]>();
   const dependents = new Map<Action, Action[]>(actions.map((a) => [a, []]));
   for (const action of actions) {
@@ -45,6 +50,19 @@ export function buildActionGraph(actions: readonly Action[]): ActionGraph {
   }
   checkAcyclic(actions, dependencies);
   return { actions, dependencies, dependents, producers };
+}
+
+/** The producers of `requested` and, transitively, of their derived inputs, each once. */
+function neededActions(requested: readonly string[], producers: ReadonlyMap<string, Action>): Action[] {
+  const needed = new Set<Action>();
+  const pending = [...requested];
+  while (pending.length > 0) {
+    const action = producers.get(pending.pop()!);
+    if (!action || needed.has(action)) continue;
+    needed.add(action);
+    for (const input of action.inputs) if (input.kind === 'derived') pending.push(input.execPath);
+  }
+  return [...needed];
 }
 
 function checkAcyclic(actions: readonly Action[], dependencies: ReadonlyMap<Action, readonly Action[]>): void {

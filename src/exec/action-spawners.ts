@@ -1,16 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
-  BubblewrapProcessRunner,
-  detectSandboxSupport,
-  isolatedNetworkWrapper,
+  chooseSandbox,
   createProcessStarter,
   LocalProcessRunner,
-  NativeSandboxRunner,
-  prepareSandboxEtc,
   type ProcessRunner,
   type ProcessStarter,
+  type SandboxChoice,
   type SandboxSupport,
 } from '../core/index.js';
 
@@ -25,21 +19,17 @@ export interface SandboxRunner {
 
 /**
  * The helper processes a build's actions start from (see createProcessStarter): one for local actions and,
- * once the sandbox is asked for, the native sandbox's (NativeSandboxRunner). Where that cannot run
- * (not compiled, or a kernel that refuses it), bubblewrap, started from a helper inside an empty
- * network namespace whose sandboxes share it (or with a namespace per sandbox where that
- * wrapper cannot start). Each starts on first
+ * once the sandbox is asked for, the sandbox chooseSandbox picks (the native sandbox, else bubblewrap
+ * started from a helper inside an empty network namespace whose sandboxes share it), the same
+ * choice the executor's local runner makes. Each starts on first
  * use; `warmUp` starts them at once, so that a caller can overlap their start-up (a Node process,
  * and bwrap's check and wrapper) with loading and analysis instead of making the first action
  * wait. The owner closes them.
  */
 export class ActionSpawners {
   private readonly localServer: ProcessStarter = createProcessStarter();
-  private isolatedServer: ProcessStarter | undefined;
-  private nativeSandbox: NativeSandboxRunner | undefined;
+  private chosen: Extract<SandboxChoice, { readonly available: true }> | undefined;
   private sandboxed: Promise<SandboxRunner> | undefined;
-  /** The sandbox's /etc for this build (see prepareSandboxEtc). */
-  private etcDirectory: string | undefined;
   readonly local: ProcessRunner = new LocalProcessRunner(this.localServer.run);
 
   /** `knownSupport`: bwrap's availability, when the caller knows (tests); detected otherwise. */
@@ -47,7 +37,7 @@ export class ActionSpawners {
   constructor(
     private readonly clientEnv: Readonly<Record<string, string | undefined>>,
     private readonly knownSupport?: SandboxSupport,
-    private readonly options: { readonly nativeSandbox?: boolean } = {},
+    private readonly options: { readonly nativeSandbox?: boolean | undefined } = {},
   ) {}
 
   /** Starts the helper processes now, in the background: the sandbox's only if it may be used. */
@@ -61,24 +51,15 @@ export class ActionSpawners {
   sandbox(): Promise<SandboxRunner> {
     this.sandboxed ??= (async () => {
       if (this.knownSupport?.available === false) return { support: this.knownSupport };
-      const native = this.options.nativeSandbox === false ? { reason: 'the native sandbox is off' } : await NativeSandboxRunner.start();
-      if (native instanceof NativeSandboxRunner) {
-        this.nativeSandbox = native;
-        return { support: { available: true }, runner: native };
-      }
-      const support = this.knownSupport ?? (await detectSandboxSupport({ env: this.clientEnv }));
-      if (!support.available) return { support: { available: false, reason: `${native.reason}; ${support.reason}` } };
-      const isolated = createProcessStarter({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
-      this.isolatedServer = isolated;
-      const inIsolatedNetwork = await isolated.started();
-      this.etcDirectory = mkdtempSync(join(tmpdir(), 'kiln-sandbox-etc-'));
-      const runner = new BubblewrapProcessRunner({
-        bwrapPath: support.bwrapPath,
-        spawn: inIsolatedNetwork ? isolated.run : this.localServer.run,
-        inIsolatedNetwork,
-        etcDirectory: prepareSandboxEtc(this.etcDirectory),
+      const choice = await chooseSandbox({
+        env: this.clientEnv,
+        ...(this.knownSupport ? { knownSupport: this.knownSupport } : {}),
+        native: this.options.nativeSandbox !== false,
+        spawn: this.localServer.run,
       });
-      return { support, runner };
+      if (!choice.available) return { support: choice };
+      this.chosen = choice;
+      return { support: { available: true }, runner: choice.runner };
     })();
     return this.sandboxed;
   }
@@ -87,7 +68,6 @@ export class ActionSpawners {
   async close(): Promise<void> {
     // A sandbox still starting would be left running (and its directory behind) if not awaited.
     await this.sandboxed?.catch(() => undefined);
-    await Promise.all([this.localServer.close(), this.isolatedServer?.close(), this.nativeSandbox?.close()]);
-    if (this.etcDirectory) rmSync(this.etcDirectory, { recursive: true, force: true });
+    await Promise.all([this.localServer.close(), this.chosen?.close()]);
   }
 }

@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 export const MAX_COMMAND_LINE_BYTES = 64 * 1024;
 
 /** Bytes argv takes in the new process: each argument and its terminating NUL. */
-export function commandLineBytes(argv: readonly string[]): number {
+function commandLineBytes(argv: readonly string[]): number {
   let total = 0;
   for (const arg of argv) total += Buffer.byteLength(arg, 'utf8') + 1;
   return total;

@@ -33,7 +33,7 @@ export class DiskSpawnCache implements SpawnCache {
       store: async (result) => {
         if (result.remoteOnly) return;
         await cache.store(key, result.outputs, this.execRoot).catch((e: Error) => {
-          throw new Error(`writing to the disk cache failed: ${e.message}`);
+          throw new Error(`writing to the disk cache failed: ${e.message}`, { cause: e });
         });
       },
     };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 export const OUTPUT_DIR_NAME = 'bazel-out';
 
 /** Other repositories' sources are under `external/<name>` in the execroot, as in Bazel. */
-export const EXTERNAL_DIR_NAME = 'external';
+const EXTERNAL_DIR_NAME = 'external';
 
 /** `external/<name>` → the repository's directory, for each repository the build read; stale links go. */
 async function linkExternalRepositories(execRoot: string, repositories: ReadonlyMap<string, string>): Promise<void> {

@@ -27,7 +27,7 @@ import { ScratchDirectories } from './scratch-directories.js';
 import type { CacheMiss, SpawnCache } from './spawn-cache.js';
 import { SpawnCacheChain } from './spawn-cache-chain.js';
 import type { SlotUse, SpawnStrategy } from './spawn-strategy.js';
-import { chooseStrategy, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
+import { chooseStrategy, dynamicBranchStrategies, mayBeSandboxed, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
 
 /** Thrown through a strategy when the build stopped before the action's process could start. */
 const SKIPPED = Symbol('skipped');
@@ -62,6 +62,12 @@ export interface ExecutionOptions {
   readonly signal?: AbortSignal;
   /** `--remote_executor` / `--remote_cache`: the remote cache joins the cache chain, the remote strategy the strategies. */
   readonly remote?: RemoteExecutionOptions;
+  /**
+   * Exec paths the build must produce (the requested targets' files, test results): only their
+   * producers run, with the producers of those actions' derived inputs, transitively. Every action
+   * runs when absent.
+   */
+  readonly requested?: readonly string[];
 }
 
 export interface RemoteExecutionOptions {
@@ -91,15 +97,16 @@ export function executionPaths(outputBase: string) {
 }
 
 /**
- * Runs `actions` (the actions the requested targets need, with every action that produces one of
- * their derived inputs) in dependency order, at most `jobs` at a time, skipping those whose result
- * is cached, and reports progress to `reporter`. Resolves with the summary; a failed action makes
- * `success` false, it does not throw.
+ * Runs the actions of `registered` that `options.requested` needs (all of them when it is absent) in
+ * dependency order, at most `jobs` at a time, skipping those whose result is cached, and reports
+ * progress to `reporter`. Resolves with the summary; a failed action makes `success` false, it does
+ * not throw.
  * @throws KilnError when the action graph itself is invalid (conflicting outputs, cycles, dangling
  *   derived inputs) or a strategy flag cannot be honoured.
  */
-export async function executeActions(actions: readonly Action[], options: ExecutionOptions, reporter: ExecutionReporter): Promise<ExecutionSummary> {
-  const graph = buildActionGraph(actions);
+export async function executeActions(registered: readonly Action[], options: ExecutionOptions, reporter: ExecutionReporter): Promise<ExecutionSummary> {
+  const graph = buildActionGraph(registered, options.requested);
+  const { actions } = graph;
   const paths = executionPaths(options.outputBase);
   await rm(paths.scratch, { recursive: true, force: true });
   await mkdir(paths.scratch, { recursive: true });
@@ -171,6 +178,12 @@ export async function executeActions(actions: readonly Action[], options: Execut
 }
 
 /** Runs one action at a time through the caches and a strategy; shared state of one build. */
+/** The sandboxed strategy when this machine can sandbox, and what detection found. */
+interface SandboxChoice {
+  readonly support: SandboxAvailability;
+  readonly strategy: SpawnStrategy | undefined;
+}
+
 class ActionRunner {
   readonly failures: ActionFailure[] = [];
   readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
@@ -181,8 +194,9 @@ class ActionRunner {
   /** The remote half of dynamic execution: no local fallback (the race has its local half). */
   private readonly remoteForRace: RemoteStrategy | undefined;
   private warnedDynamic = false;
-  private raced: SpawnStrategy | undefined;
-  private sandboxed: Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> | undefined;
+  /** Dynamic execution's races, by the local strategy they race (sandboxed or local) against the remote one. */
+  private readonly races = new Map<SpawnStrategy, SpawnStrategy>();
+  private sandboxed: Promise<SandboxChoice> | undefined;
   private warnedSandbox = false;
   /** A process exited unsuccessfully; its failure may not be recorded yet. */
   private processFailed = false;
@@ -323,7 +337,9 @@ class ActionRunner {
       const { outputs, missing } = result.remoteOutputs
         ? { outputs: [...result.remoteOutputs], missing: action.outputs.map((o) => o.execPath).filter((p) => !result.remoteOutputs!.some((r) => r.path === p)) }
         : await digestDeclaredOutputs(action, execRoot, this.digestCache);
-      if (missing.length > 0) {
+      // A test killed at its timeout could not finish its files; that is its result, which the caller completes (as Bazel's test strategy).
+      const killedTest = action.exitCodeIsResult === true && result.timedOut;
+      if (missing.length > 0 && !killedTest) {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         return this.fail({
           action,
@@ -338,7 +354,7 @@ class ActionRunner {
       if (result.remoteOutputs) this.remoteOutputs?.leftRemote(outputs);
       if (!resultIsFailure) await cache.store({ outputs, ranAs, ...(result.remoteOutputs ? { remoteOnly: true } : {}) });
       this.count(ranAs);
-      this.reporter.actionFinished(action, ranAs);
+      this.reporter.actionFinished(action, ranAs, { exitCode: result.exitCode ?? -1, timedOut: result.timedOut, wallTimeMs: result.wallTimeMs });
       return true;
     } finally {
       this.scratch.release(scratchDir);
@@ -404,7 +420,7 @@ class ActionRunner {
     const ifSandboxable = chooseStrategy(action, flags, true, canRemote);
     if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'local') return this.local;
     if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'remote') return this.remote;
-    if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'dynamic') return this.dynamic();
+    if (ifSandboxable.kind === 'chosen' && ifSandboxable.strategy === 'dynamic') return this.dynamic(action);
     const sandbox = await this.sandbox();
     const choice = chooseStrategy(action, flags, sandbox.strategy !== undefined, canRemote);
     if (choice.kind === 'none') {
@@ -421,21 +437,35 @@ class ActionRunner {
     return choice.strategy === 'sandboxed' ? sandbox.strategy! : this.local;
   }
 
-  /** Dynamic execution: the sandboxed strategy raced against the remote one; remote alone where the machine cannot sandbox. */
-  private async dynamic(): Promise<SpawnStrategy> {
-    const sandbox = await this.sandbox();
-    if (sandbox.strategy) return (this.raced ??= new DynamicStrategy(sandbox.strategy, this.remoteForRace!));
-    if (!this.warnedDynamic) {
+  /**
+   * Dynamic execution: the first strategy of `--dynamic_local_strategy` (default sandboxed) that can
+   * run the action here, raced against the remote one; remote alone when none can (as Bazel does),
+   * with one warning when it is the machine that cannot sandbox.
+   */
+  private async dynamic(action: Action): Promise<SpawnStrategy> {
+    const race = (local: SpawnStrategy) => {
+      let raced = this.races.get(local);
+      if (!raced) this.races.set(local, (raced = new DynamicStrategy(local, this.remoteForRace!)));
+      return raced;
+    };
+    let unsandboxable: SandboxAvailability | undefined;
+    for (const name of dynamicBranchStrategies(this.options.strategies ?? {}, 'local', action.mnemonic)) {
+      if (name === 'local') return race(this.local);
+      if (!mayBeSandboxed(action)) continue;
+      const sandbox = await this.sandbox();
+      if (sandbox.strategy) return race(sandbox.strategy);
+      unsandboxable = sandbox.support;
+    }
+    if (unsandboxable && !this.warnedDynamic) {
       this.warnedDynamic = true;
-      const reason = sandbox.support.available ? '' : ` (${sandbox.support.reason})`;
+      const reason = unsandboxable.available ? '' : ` (${unsandboxable.reason})`;
       this.reporter.warning(`dynamic execution runs its local branch sandboxed and this machine cannot sandbox${reason}; running actions remotely only`);
     }
     return this.remote!;
   }
 
-  private sandbox(): Promise<{ support: SandboxAvailability; strategy?: SpawnStrategy }> {
-    this.sandboxed ??= this.spawners.sandbox().then(({ support, runner }) => ({ support, strategy: runner && new SandboxedStrategy(runner) }));
-    return this.sandboxed;
+  private sandbox(): Promise<SandboxChoice> {
+    return (this.sandboxed ??= this.spawners.sandbox().then(({ support, runner }) => ({ support, strategy: runner && new SandboxedStrategy(runner) })));
   }
 
   private count(kind: ProcessKind): void {

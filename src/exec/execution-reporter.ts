@@ -30,13 +30,24 @@ export interface ExecutionSummary {
   readonly failedTests?: number;
 }
 
+/** How an action's process ended (Bazel's SpawnResult, as far as a caller reads it). */
+export interface ProcessEnd {
+  readonly exitCode: number;
+  /** Killed at its timeout (`Action.timeoutSeconds`), here or by the remote server. */
+  readonly timedOut: boolean;
+  readonly wallTimeMs: number;
+}
+
 /** Receives execution events; the CLI renders them on a terminal or as plain lines. */
 export interface ExecutionReporter {
   buildStarted(totalActions: number): void;
   /** `command` is the shell line that reproduces the spawn (printed with `--subcommands`). */
   actionStarted(action: Action, runnerName: string, command: string): void;
-  /** `kind` undefined: found up to date in the local action cache. */
-  actionFinished(action: Action, kind: ProcessKind | undefined): void;
+  /**
+   * `kind` undefined: found up to date in the local action cache. `process`: how its process ended,
+   * when one ran here or remotely (a test's result when its files could not say: a timeout).
+   */
+  actionFinished(action: Action, kind: ProcessKind | undefined, process?: ProcessEnd): void;
   actionFailed(failure: ActionFailure): void;
   warning(message: string): void;
   buildFinished(summary: ExecutionSummary): void;
@@ -67,6 +78,24 @@ export function formatCompletion(summary: ExecutionSummary): string[] {
     return [`INFO: Build completed successfully, ${actions}`];
   }
   return ['FAILED: Build did NOT complete successfully'];
+}
+
+/** What a command adds to the closing lines execution prints. */
+export interface ClosingOptions {
+  /**
+   * The command's own lines (Bazel's test summary, `Target //x up-to-date:` block, elapsed time),
+   * printed once live progress is gone, before the process summary.
+   */
+  readonly closingLines?: (summary: ExecutionSummary) => string;
+  /** Loading or analysis failed under --keep_going: the build fails whatever execution does. */
+  readonly failedBeforeExecution?: boolean;
+}
+
+/** Everything a reporter prints when the build ends: the command's lines, the process summary, the closing line. */
+export function formatClosing(executed: ExecutionSummary, options: ClosingOptions): string {
+  const summary = options.failedBeforeExecution ? { ...executed, success: false } : executed;
+  const completion = formatCompletion(summary).map((line) => `${line}\n`);
+  return `${options.closingLines?.(summary) ?? ''}${formatProcessSummary(summary.processes)}\n${completion.join('')}`;
 }
 
 /** `ERROR: pkg/BUILD:3:1: <message>` plus the command (verbose) and the process's output. */

@@ -9,8 +9,10 @@ export { ActionSpawners, type SandboxRunner } from './action-spawners.js';
 export {
   type ExecutionReporter,
   type ExecutionSummary,
+  type ClosingOptions,
   type ActionFailure,
   type ProcessKind,
+  type ProcessEnd,
   PROCESS_KIND_ORDER,
   formatProcessSummary,
   formatCompletion,
@@ -25,6 +27,9 @@ export {
   type StrategyFlags,
   parseStrategyList,
   parseMnemonicStrategy,
+  parseDynamicStrategies,
+  dynamicBranchStrategies,
+  type DynamicBranchFlags,
   mayUseSandbox,
   chooseStrategy,
 } from './strategy-selection.js';

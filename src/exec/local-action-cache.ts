@@ -15,7 +15,7 @@ const MAGIC = Buffer.from('KILNAC03');
 type StoredOutput = [string, string, number, boolean] | [string, string, number, boolean, 1];
 
 /** What the cache recorded for an action. */
-export interface RecordedResult {
+interface RecordedResult {
   readonly outputs: CachedOutput[];
   /** The outputs were left on the remote server; those not on disk are fetched when needed. */
   readonly remoteOnly: boolean;

@@ -1,10 +1,10 @@
 import type { Action } from '../actions/index.js';
 import {
-  formatCompletion,
+  formatClosing,
   formatFailure,
-  formatProcessSummary,
   formatSubcommand,
   type ActionFailure,
+  type ClosingOptions,
   type ExecutionReporter,
   type ExecutionSummary,
   type ProcessKind,
@@ -28,7 +28,7 @@ export class PlainReporter implements ExecutionReporter {
 
   constructor(
     private readonly out: TextSink,
-    private readonly options: { verboseFailures?: boolean; subcommands?: boolean; flushMs?: number } = {},
+    private readonly options: { verboseFailures?: boolean; subcommands?: boolean; flushMs?: number } & ClosingOptions = {},
   ) {}
 
   buildStarted(totalActions: number): void {
@@ -55,7 +55,7 @@ export class PlainReporter implements ExecutionReporter {
   }
 
   buildFinished(summary: ExecutionSummary): void {
-    this.write(`${formatProcessSummary(summary.processes)}\n${formatCompletion(summary).map((line) => `${line}\n`).join('')}`);
+    this.write(formatClosing(summary, this.options));
   }
 
   interject(write: () => void): void {

@@ -26,9 +26,9 @@ export class RemoteOutputs {
     private readonly topLevel: ReadonlySet<string>,
   ) {}
 
-  /** Whether a remote action's outputs are written into the execroot. */
+  /** Whether a remote action's outputs are written into the execroot: always a test's (its log, XML and status are read here). */
   wanted(action: Action): boolean {
-    if (this.mode === 'all') return true;
+    if (this.mode === 'all' || action.exitCodeIsResult) return true;
     return this.mode === 'toplevel' && action.outputs.some((o) => this.topLevel.has(o.execPath));
   }
 

@@ -1,6 +1,6 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { join } from 'node:path';
-import { KilnError, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
+import { KilnError, msFromTimestamp, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
 import {
   actionBlobs,
   blobsNamed,
@@ -61,7 +61,7 @@ export class RemoteStrategy implements SpawnStrategy {
         await this.options.outputs.fetchInputs(spawn.action);
         return { ...(await this.options.fallback.exec(spawn)), ranAs: this.options.fallback.runnerName };
       }
-      throw new KilnError(`${spawn.action.progressMessage} failed: remote execution on ${endpoint}: ${e.message}`);
+      throw new KilnError(`${spawn.action.progressMessage} failed: remote execution on ${endpoint}: ${e.message}`, undefined, { cause: e });
     }
   }
 
@@ -73,10 +73,8 @@ export class RemoteStrategy implements SpawnStrategy {
     let operation = '';
     let cachedResult = false;
     let leftRemote: DownloadedFile[] | undefined;
-    const execute = async (skipCacheLookup: boolean): Promise<ProcessResult> => {
-      const started = performance.now();
-      await this.client.uploadMissing(blobs, identity);
-      const outcome = await this.client.execute(
+    const executeOnce = (skipCacheLookup: boolean) =>
+      this.client.execute(
         key.digest,
         {
           skipCacheLookup,
@@ -89,9 +87,16 @@ export class RemoteStrategy implements SpawnStrategy {
         },
         identity,
       );
+    const execute = async (skipCacheLookup: boolean): Promise<ProcessResult> => {
+      const started = performance.now();
+      await this.client.uploadMissing(blobs, identity);
+      let outcome = await executeOnce(skipCacheLookup);
+      // A failed test is never a cached result (Bazel does not cache them): a server that kept one runs it again.
+      if (outcome.response.cachedResult && action.exitCodeIsResult && outcome.response.result?.exitCode !== 0) outcome = await executeOnce(true);
       operation = outcome.operationName;
       cachedResult = outcome.response.cachedResult;
-      const r = outcome.response.result!;
+      // The server's timeout may come without a result: nothing ran to the end, nothing to download; its message is the stderr.
+      const r = outcome.response.result ?? reapi.ActionResult.create({ exitCode: 1, stderrRaw: Buffer.from(`${outcome.response.status?.message ?? 'timed out'}\n`) });
       const [stdout, stderr] = await Promise.all([this.streamOf(r.stdoutRaw, r.stdoutDigest, identity), this.streamOf(r.stderrRaw, r.stderrDigest, identity)]);
       if (spawn.claim && !spawn.claim()) throw new SpawnLost();
       // A test's outputs (its log, its XML) are its result whatever its exit code.
@@ -113,7 +118,7 @@ export class RemoteStrategy implements SpawnStrategy {
         stderr,
         stdoutTruncated: false,
         stderrTruncated: false,
-        wallTimeMs: performance.now() - started,
+        wallTimeMs: executionWallTimeMs(r.executionMetadata) ?? performance.now() - started,
       };
     };
     const skipCacheLookup = !this.options.acceptCached || !cachePolicy(action).shared;
@@ -139,5 +144,16 @@ export class RemoteStrategy implements SpawnStrategy {
   private async streamOf(raw: Buffer, digest: reapi.Digest | null | undefined, identity: ActionIdentity): Promise<Buffer> {
     if (raw.length > 0 || !digest || digest.sizeBytes === 0) return Buffer.from(raw);
     return this.client.read(parseDigest(digest, 'stdout/stderr digest'), identity);
+  }
+}
+
+/** How long the process ran on the executor, as its metadata says (Bazel's test times too); undefined when it does not say. */
+function executionWallTimeMs(metadata: reapi.ExecutedActionMetadata | null | undefined): number | undefined {
+  if (!metadata?.executionStartTimestamp || !metadata.executionCompletedTimestamp) return undefined;
+  try {
+    const ms = msFromTimestamp(metadata.executionCompletedTimestamp) - msFromTimestamp(metadata.executionStartTimestamp);
+    return ms >= 0 ? ms : undefined;
+  } catch {
+    return undefined; // a malformed timestamp only costs the precise time
   }
 }

@@ -15,7 +15,7 @@ export interface CacheRequest {
 }
 
 /** The outputs are in place in the execroot with these digests. */
-export interface CacheHit {
+interface CacheHit {
   readonly kind: 'hit';
   readonly outputs: readonly CachedOutput[];
   /** The outputs stayed on the remote server: they are known by digest only. */

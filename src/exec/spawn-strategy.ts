@@ -19,7 +19,7 @@ export interface Spawn {
   /** The script argv runs when the command line was too long (see command-script.ts). */
   readonly commandScript?: string;
   /** Aborting kills the process tree (Ctrl-C). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /**
    * Runs `start` (the process itself) holding one of the --jobs slots; a strategy prepares and
    * cleans up outside it, so that work overlaps with other actions' processes. Absent: no limit.
@@ -56,7 +56,7 @@ export function inSlot(spawn: Spawn, start: () => Promise<ProcessResult>, how?: 
 }
 
 /** How Bazel's summary names where a process ran. */
-export type RunnerName = 'local' | 'linux-sandbox' | 'remote';
+type RunnerName = 'local' | 'linux-sandbox' | 'remote';
 
 /** A finished spawn: the process result, and where it ran when that differs from the strategy's runner. */
 export interface SpawnOutcome extends ProcessResult {

@@ -16,7 +16,25 @@ export interface StrategyFlags {
    * for and the machine cannot sandbox, run locally (with one warning) instead of failing.
    */
   readonly sandboxFallback?: boolean;
+  /** `--dynamic_local_strategy`: the strategies dynamic execution races locally (default sandboxed). */
+  readonly dynamicLocal?: DynamicBranchFlags;
+  /** `--dynamic_remote_strategy`: the strategies dynamic execution races remotely (default remote). */
+  readonly dynamicRemote?: DynamicBranchFlags;
 }
+
+/** One branch of dynamic execution, as its repeated flag builds it up. */
+export interface DynamicBranchFlags {
+  /** The entry without a mnemonic: the list of every mnemonic that has none of its own. */
+  readonly fallback?: readonly StrategyName[];
+  /** `Mnemonic=list` entries (a later entry for the same mnemonic wins). */
+  readonly byMnemonic?: Readonly<Record<string, readonly StrategyName[]>>;
+}
+
+/** What each branch of the race may run as, and how a usage error lists it. */
+const DYNAMIC_BRANCH_STRATEGIES: Readonly<Record<'local' | 'remote', { readonly names: readonly StrategyName[]; readonly valid: string }>> = {
+  local: { names: ['sandboxed', 'local'], valid: "'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')" },
+  remote: { names: ['remote'], valid: "'remote'" },
+};
 
 const ALIASES: Readonly<Record<string, StrategyName>> = {
   local: 'local',
@@ -47,7 +65,44 @@ export function parseMnemonicStrategy(value: string): [mnemonic: string, strateg
   return [value.slice(0, eq), parseStrategyList(value.slice(eq + 1), `--strategy=${value.slice(0, eq)}`)];
 }
 
-export type StrategyChoice =
+/**
+ * Folds the values of `--dynamic_local_strategy` (`branch` local) or `--dynamic_remote_strategy`
+ * (remote), in order, as Bazel reads them: `[Mnemonic=]strategy[,strategy...]`; an entry without a
+ * mnemonic sets the fallback list; a later entry replaces an earlier one for the same mnemonic.
+ * @throws UsageError for an unknown strategy, or one that cannot run that branch (local strategies
+ *   locally, remote remotely; dynamic in neither).
+ */
+export function parseDynamicStrategies(values: readonly string[], branch: 'local' | 'remote'): DynamicBranchFlags | undefined {
+  if (values.length === 0) return undefined;
+  const flag = `--dynamic_${branch}_strategy`;
+  const allowed = DYNAMIC_BRANCH_STRATEGIES[branch];
+  let fallback: StrategyName[] | undefined;
+  const byMnemonic: Record<string, StrategyName[]> = {};
+  for (const value of values) {
+    const eq = value.indexOf('=');
+    const mnemonic = eq < 0 ? undefined : value.slice(0, eq);
+    if (mnemonic === '') throw new UsageError(`${flag}=${value}: expected [Mnemonic=]strategy[,strategy...]; the mnemonic is empty`);
+    const list = value
+      .slice(eq + 1)
+      .split(',')
+      .map((name) => {
+        const known = ALIASES[name.trim()];
+        if (known && allowed.names.includes(known)) return known;
+        throw new UsageError(`${flag}=${value}: '${name.trim()}' is not a ${branch} strategy of dynamic execution; valid values are ${allowed.valid}`);
+      });
+    if (mnemonic === undefined) fallback = list;
+    else byMnemonic[mnemonic] = list;
+  }
+  return { ...(fallback ? { fallback } : {}), ...(Object.keys(byMnemonic).length > 0 ? { byMnemonic } : {}) };
+}
+
+/** The strategies one branch of dynamic execution may run `mnemonic` with, in order of preference: its own entry wins over the fallback. */
+export function dynamicBranchStrategies(flags: StrategyFlags, branch: 'local' | 'remote', mnemonic: string): readonly StrategyName[] {
+  const branchFlags = branch === 'local' ? flags.dynamicLocal : flags.dynamicRemote;
+  return branchFlags?.byMnemonic?.[mnemonic] ?? branchFlags?.fallback ?? [branch === 'local' ? 'sandboxed' : 'remote'];
+}
+
+type StrategyChoice =
   | { readonly kind: 'chosen'; readonly strategy: StrategyName; readonly fellBackFromSandbox: boolean }
   | { readonly kind: 'none'; readonly message: string };
 
@@ -64,9 +119,8 @@ export type StrategyChoice =
  */
 export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox: boolean, canRemote = false): StrategyChoice {
   const requirements = new Set<string>(action.executionRequirements);
-  const local = requirements.has('local');
-  const remoteForbidden = local || requirements.has('no-remote') || requirements.has('no-remote-exec');
-  const sandboxForbidden = local || requirements.has('no-sandbox') || requirements.has('requires-network');
+  const remoteForbidden = requirements.has('local') || requirements.has('no-remote') || requirements.has('no-remote-exec');
+  const sandboxForbidden = !mayBeSandboxed(action);
   const explicit =
     flags.strategyByMnemonic?.[action.mnemonic] ?? (action.mnemonic === 'Genrule' ? flags.genruleStrategy : undefined) ?? flags.spawnStrategy;
   const list = explicit ?? (canRemote ? ['remote', 'sandboxed', 'local'] : ['sandboxed', 'local']);
@@ -105,6 +159,12 @@ export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox:
       `no usable spawn strategy for ${action.mnemonic} action of ${action.owner}: '${list.join(',')}' was requested and this machine cannot sandbox; ` +
       `add 'local' to the list (--spawn_strategy=sandboxed,local) or pass --sandbox_fallback`,
   };
+}
+
+/** Whether the action's tags allow the sandbox (`local`, `no-sandbox` and `requires-network` do not). */
+export function mayBeSandboxed(action: Action): boolean {
+  const requirements = action.executionRequirements;
+  return !requirements.includes('local') && !requirements.includes('no-sandbox') && !requirements.includes('requires-network');
 }
 
 /** Whether a strategy flag names the sandbox explicitly. */

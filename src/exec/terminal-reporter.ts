@@ -1,18 +1,18 @@
 import type { Action } from '../actions/index.js';
 import { systemClock, type Clock } from '../core/index.js';
 import {
-  formatCompletion,
+  formatClosing,
   formatFailure,
-  formatProcessSummary,
   formatSubcommand,
   type ActionFailure,
+  type ClosingOptions,
   type ExecutionReporter,
   type ExecutionSummary,
   type ProcessKind,
 } from './execution-reporter.js';
 import type { TextSink } from './plain-reporter.js';
 
-export interface TerminalReporterOptions {
+export interface TerminalReporterOptions extends ClosingOptions {
   readonly verboseFailures?: boolean;
   /** `--subcommands`: print each command before it runs. */
   readonly subcommands?: boolean;
@@ -96,8 +96,7 @@ export class TerminalReporter implements ExecutionReporter {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     this.erase();
-    this.out.write(`${formatProcessSummary(summary.processes)}\n`);
-    for (const line of formatCompletion(summary)) this.out.write(`${line}\n`);
+    this.out.write(formatClosing(summary, this.options));
   }
 
   interject(write: () => void): void {

@@ -25,7 +25,7 @@ export const BUILDER_KEY = 'kiln.package';
 export const POSITION_KEY = 'kiln.position';
 
 /** The package being built by the BUILD thread that is calling, or an error as Bazel words it. */
-export function builderOf(thread: Thread, fn: string): PackageBuilder {
+function builderOf(thread: Thread, fn: string): PackageBuilder {
   const b = thread.locals.get(BUILDER_KEY) as PackageBuilder | undefined;
   if (!b) {
     throw new StarlarkError(
@@ -45,12 +45,12 @@ export interface StatementInfo {
 }
 
 /** Where the current top-level BUILD statement (the outermost call) is. */
-export function callPosition(thread: Thread, b: PackageBuilder): Position {
+function callPosition(thread: Thread, b: PackageBuilder): Position {
   return (thread.locals.get(POSITION_KEY) as StatementInfo | undefined)?.pos ?? { file: b.buildFilePath, line: 1, col: 1 };
 }
 
 /** Bazel's generator_* values when a macro (not the rule function itself) is the outermost call. */
-export function generatorOf(thread: Thread, ruleName: string): GeneratorInfo | undefined {
+function generatorOf(thread: Thread, ruleName: string): GeneratorInfo | undefined {
   const info = thread.locals.get(POSITION_KEY) as StatementInfo | undefined;
   if (!info?.callee || info.callee === ruleName || info.nameArgument === undefined) return undefined;
   return { name: info.nameArgument, function: info.callee, location: `${info.pos.file}:${info.pos.line}` };
@@ -66,7 +66,7 @@ function strings(fn: string, param: string, v: Value | undefined): string[] {
 }
 
 /** A native rule function (`genrule(...)`, `native.genrule(...)`). */
-export function ruleFunction(rc: RuleClass): Builtin {
+function ruleFunction(rc: RuleClass): Builtin {
   return new Builtin(rc.name, (thread, args, kwargs) => {
     const b = builderOf(thread, rc.name);
     if (args.length > 0) throw new StarlarkError(`${rc.name}: unexpected positional arguments`);

@@ -21,7 +21,7 @@ import { ConversionError, convertAttribute } from './rules/convert.js';
 import { defineRuleClass, WITH_EXEC, type BuildSettingSpec, type RuleClass } from './rules/rule-class.js';
 
 /** `attr.string(...)` and friends: an attribute schema waiting for its name. */
-export class AttrDescriptor extends StarObject {
+class AttrDescriptor extends StarObject {
   constructor(
     readonly attrType: AttrType,
     readonly mandatory: boolean,
@@ -167,7 +167,7 @@ export function attrModule(context: PackageContext): StarModule {
 }
 
 /** `config.string(flag = False)`...: what a rule's `build_setting` is. */
-export class BuildSettingDescriptor extends StarObject {
+class BuildSettingDescriptor extends StarObject {
   constructor(readonly spec: BuildSettingSpec) {
     super();
   }

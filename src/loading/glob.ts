@@ -34,7 +34,7 @@ export function checkGlobPattern(pattern: string): string | null {
   return null;
 }
 
-export type SegmentMatcher = string | RegExp | typeof RECURSIVE;
+type SegmentMatcher = string | RegExp | typeof RECURSIVE;
 const RECURSIVE = Symbol('**');
 const matcherCache = new Map<string, SegmentMatcher>();
 
@@ -154,7 +154,7 @@ export function glob(ctx: GlobContext, options: GlobOptions): string[] {
 }
 
 /** Does the path (as segments) match the pattern segments? `**` matches zero or more segments. */
-export function matchPath(segs: readonly SegmentMatcher[], i: number, parts: readonly string[], j: number): boolean {
+function matchPath(segs: readonly SegmentMatcher[], i: number, parts: readonly string[], j: number): boolean {
   for (;;) {
     if (i === segs.length) return j === parts.length;
     const m = segs[i]!;

@@ -61,7 +61,7 @@ export function validateTargetName(name: string): string | null {
 }
 
 /** Returns null when `repo` is a valid (apparent or canonical) repository name. */
-export function validateRepoName(repo: string): string | null {
+function validateRepoName(repo: string): string | null {
   for (let i = 0; i < repo.length; i++) {
     const c = repo.charCodeAt(i);
     const ok =
@@ -84,11 +84,13 @@ export const MAIN_REPO = '';
  * A target's name: repository ('' is the main repository), package path ('' is the root package)
  * and target name. Instances are interned by {@link Label.parse}, so equal labels parsed in the same
  * context are usually the same object; compare with {@link Label.equals} or {@link Label.key}.
+ * Only this module creates labels (the constructor is private): every label has been through the parser
+ * or the same validation.
  */
 export class Label {
   private canonical: string | undefined;
 
-  constructor(
+  private constructor(
     readonly repo: string,
     readonly pkg: string,
     readonly name: string,
@@ -109,15 +111,43 @@ export class Label {
     return `${this.repo === MAIN_REPO ? '' : `@${this.repo}`}//${this.pkg}`;
   }
 
+  /** The package's path in the exec root: `pkg`, or `external/repo/pkg` for another repository. */
+  get packageExecPath(): string {
+    if (this.repo === MAIN_REPO) return this.pkg;
+    return this.pkg === '' ? `external/${this.repo}` : `external/${this.repo}/${this.pkg}`;
+  }
+
+  /** The exec path of the source file the label names: `pkg/name`, or `external/repo/pkg/name`. */
+  get execPath(): string {
+    const dir = this.packageExecPath;
+    return dir === '' ? this.name : `${dir}/${this.name}`;
+  }
+
+  /** The runfiles-relative path of the file the label names: `pkg/name`, or `../repo/pkg/name`. */
+  get runfilesPath(): string {
+    const rel = this.pkg === '' ? this.name : `${this.pkg}/${this.name}`;
+    return this.repo === MAIN_REPO ? rel : `../${this.repo}/${rel}`;
+  }
+
   equals(other: Label): boolean {
     return this === other || (this.repo === other.repo && this.pkg === other.pkg && this.name === other.name);
   }
 
   /** Another target in the same package. */
   sibling(name: string): Label {
+    return Label.inPackage(this, name);
+  }
+
+  /** The same package and name in repository `repo` (an apparent repository name made canonical). */
+  inRepository(repo: string): Label {
+    return repo === this.repo ? this : new Label(repo, this.pkg, this.name);
+  }
+
+  /** Target `name` of package `context` (a package already loaded or validated: only the name is checked). */
+  static inPackage(context: PackageContext, name: string): Label {
     const err = validateTargetName(name);
     if (err) throw new LabelSyntaxError(`invalid target name '${name}': ${err}`);
-    return new Label(this.repo, this.pkg, name);
+    return new Label(context.repo, context.pkg, name);
   }
 
   /**
@@ -128,7 +158,7 @@ export class Label {
     const cacheKey = context ? `${context.repo}\u0000${context.pkg}\u0000${raw}` : raw;
     let label = internTable.get(cacheKey);
     if (label === undefined) {
-      label = parseUncached(raw, context);
+      label = parseUncached(raw, context, (repo, pkg, name) => new Label(repo, pkg, name));
       if (internTable.size > 200_000) internTable.clear();
       internTable.set(cacheKey, label);
     }
@@ -142,7 +172,8 @@ function fail(message: string): never {
   throw new LabelSyntaxError(message);
 }
 
-function parseUncached(raw: string, context: PackageContext | undefined): Label {
+/** `make` is the private constructor, handed over by Label.parse. */
+function parseUncached(raw: string, context: PackageContext | undefined, make: (repo: string, pkg: string, name: string) => Label): Label {
   let rest = raw;
   let repo: string | undefined;
   if (rest.startsWith('@')) {
@@ -155,7 +186,7 @@ function parseUncached(raw: string, context: PackageContext | undefined): Label 
       if (repo === '') fail(`invalid label '${raw}': empty target name`);
       const err = validateRepoName(repo);
       if (err) fail(`invalid repository name '${rest.slice(0, repoStart)}${repo}': ${err}`);
-      return new Label(repo, '', repo);
+      return make(repo, '', repo);
     }
     repo = rest.slice(repoStart, slashes);
     const err = validateRepoName(repo);
@@ -179,7 +210,7 @@ function parseUncached(raw: string, context: PackageContext | undefined): Label 
     }
     err = validateTargetName(name);
     if (err) fail(`invalid target name '${name}': ${err}`);
-    return new Label(repo ?? context?.repo ?? MAIN_REPO, pkg, name);
+    return make(repo ?? context?.repo ?? MAIN_REPO, pkg, name);
   }
   if (repo !== undefined) fail(`invalid label '${raw}'`);
   // Relative: `:name`, `name` or `dir/file` inside the current package.
@@ -190,5 +221,5 @@ function parseUncached(raw: string, context: PackageContext | undefined): Label 
   // `pkg:name` without '//' is ambiguous; Bazel asks for an absolute or a package-relative label.
   if (colon > 0) fail(`invalid label '${raw}': relative labels with a package part must start with '//'`);
   if (!context) fail(`invalid label '${raw}': a relative label needs a current package`);
-  return new Label(context.repo, context.pkg, name);
+  return make(context.repo, context.pkg, name);
 }

@@ -1,6 +1,6 @@
 import { formatPosition, KilnError, type Position } from '../core/index.js';
 import { None, type Kwargs, type Value } from '../starlark/index.js';
-import { Label, validateTargetName, type PackageContext } from './label.js';
+import { Label, LabelSyntaxError, MAIN_REPO, validateTargetName, type PackageContext } from './label.js';
 import { type AttrValue, DEFAULT_CONDITION, isLabelType, isSelectValue } from './rules/attribute.js';
 import { convertAttribute, ConversionError } from './rules/convert.js';
 import { duplicateLabels } from './rules/duplicate-labels.js';
@@ -48,7 +48,7 @@ export class PackageBuilder {
   }
 
   labelOf(name: string): Label {
-    return new Label(this.repo, this.pkg, name);
+    return Label.inPackage(this.context, name);
   }
 
   error(message: string, pos: Position): void {
@@ -285,9 +285,20 @@ export function implicitOutputName(template: string, name: string, attrs: Readon
       ok = false;
       return '';
     }
-    return v.includes(':') ? v.slice(v.lastIndexOf(':') + 1) : v;
+    return labelNameOrText(v);
   });
   return ok ? out : undefined;
+}
+
+/** A label's name (`//a:b.txt` → `b.txt`); any other text (a string attribute's value) as it is. */
+function labelNameOrText(value: string): string {
+  try {
+    // Only the name is read: every package resolves a relative label to the same name.
+    return Label.parse(value, { repo: MAIN_REPO, pkg: '' }).name;
+  } catch (e) {
+    if (e instanceof LabelSyntaxError) return value;
+    throw e;
+  }
 }
 
 const labelDefaults = new WeakMap<RuleClass, (readonly [string, AttrValue])[]>();

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { codeStamp, KilnError, type Position } from '../core/index.js';
 import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
@@ -59,17 +58,15 @@ const MARKER = '__kiln_at__';
 
 export interface PackageLoaderOptions {
   readonly workspace: Workspace;
-  /** Output base: holds the package cache and the built-in repositories. Default ~/.cache/kiln/<hash>. */
-  readonly outputBase?: string;
+  /**
+   * The workspace's output base (the caller chooses it, for every command alike): holds the package
+   * cache and the external repositories.
+   */
+  readonly outputBase: string;
   /** Keep package results between runs (default true). */
   readonly persistent?: boolean;
   /** `print()` output and warnings, already positioned. */
   readonly onEvent?: (kind: 'DEBUG' | 'WARNING', message: string) => void;
-}
-
-export function defaultOutputBase(root: string): string {
-  const hash = createHash('sha256').update(root).digest('hex').slice(0, 32);
-  return join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'kiln', hash);
 }
 
 function hashText(text: string): string {
@@ -112,7 +109,7 @@ export class PackageLoader {
 
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
-    this.outputBase = options.outputBase ?? defaultOutputBase(this.workspace.root);
+    this.outputBase = options.outputBase;
     this.workspace.excludeDirectory(this.outputBase);
     const ruleClasses = [...NATIVE_RULE_CLASSES.values(), ...BUILD_SETTING_RULE_CLASSES.values()];
     this.nativeFunctions = packageFunctions(ruleClasses);

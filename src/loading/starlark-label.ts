@@ -56,7 +56,7 @@ export class StarLabel extends StarObject {
   }
 }
 
-export function parseForStarlark(raw: string, ctx: PackageContext): Label {
+function parseForStarlark(raw: string, ctx: PackageContext): Label {
   try {
     return Label.parse(raw, ctx);
   } catch (e) {

@@ -347,7 +347,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     path = path.split(sep).join('/');
     const pkg = loader.repository(repo).containingPackage(path);
     if (pkg === undefined) return undefined;
-    return new Label(repo, pkg, pkg === '' ? path : path.slice(pkg.length + 1));
+    return Label.inPackage({ repo, pkg }, pkg === '' ? path : path.slice(pkg.length + 1));
   }
 }
 

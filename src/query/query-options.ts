@@ -73,9 +73,9 @@ export interface ParsedQueryOptions {
 /**
  * Parses query options with Bazel's syntax: `--name=value`, `--name value`, booleans as `--name`,
  * `--noname` or `--name=true|false|yes|no|1|0`, `-k` for --keep_going, `--` ending the options.
- * `extra` handles options the caller owns (it returns true when it took the word). Errors are UsageErrors.
+ * Errors are UsageErrors.
  */
-export function parseQueryOptions(args: readonly string[], extra?: (name: string, value: () => string) => boolean): ParsedQueryOptions {
+export function parseQueryOptions(args: readonly string[]): ParsedQueryOptions {
   const options = defaultQueryOptions();
   const residue: string[] = [];
   const given: string[] = [];
@@ -113,7 +113,6 @@ export function parseQueryOptions(args: readonly string[], extra?: (name: string
       if (inline !== undefined) throw new UsageError(`Unexpected value after boolean option: ${a}`);
     }
     if (!spec) {
-      if (extra?.(name, takeValue)) continue;
       throw new UsageError(`Unrecognized option: ${a}`);
     }
     given.push(name);

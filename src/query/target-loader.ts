@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { KilnError, type Position } from '../core/index.js';
-import { Label, NoSuchPackageError, type Package, type PackageLoader, type Target } from '../loading/index.js';
+import { Label, MAIN_REPO, NoSuchPackageError, type Package, type PackageLoader, type Target } from '../loading/index.js';
 
 /** One loaded target with the package it belongs to: the target type of the package graph. */
 export interface QueryTarget {
@@ -91,7 +91,7 @@ export class TargetLoader {
     const key = `${p.repo === '' ? '' : `@${p.repo}`}//${p.pkg}:${t.name}`;
     let qt = this.targets.get(key);
     if (!qt) {
-      qt = { label: new Label(p.repo, p.pkg, t.name), target: t, pkg: p };
+      qt = { label: Label.inPackage(p, t.name), target: t, pkg: p };
       this.targets.set(key, qt);
     }
     return qt;
@@ -102,7 +102,7 @@ export class TargetLoader {
    * with the target whose attribute named it when there is one).
    */
   getTarget(label: Label, referencedBy?: string): QueryTarget | undefined {
-    const l = label.repo !== '' && label.repo === this.loader.workspace.name ? new Label('', label.pkg, label.name) : label;
+    const l = label.repo !== '' && label.repo === this.loader.workspace.name ? label.inRepository(MAIN_REPO) : label;
     const suffix = referencedBy === undefined ? '' : ` and referenced by '${referencedBy}'`;
     let p: Package | undefined;
     if (referencedBy === undefined) p = this.loadPackage(l.repo, l.pkg);
@@ -125,7 +125,7 @@ export class TargetLoader {
 
   /** Like getTarget, but undefined without a report when the target does not exist. */
   peekTarget(label: Label): QueryTarget | undefined {
-    const l = label.repo !== '' && label.repo === this.loader.workspace.name ? new Label('', label.pkg, label.name) : label;
+    const l = label.repo !== '' && label.repo === this.loader.workspace.name ? label.inRepository(MAIN_REPO) : label;
     let p: Package;
     try {
       p = this.loader.loadPackage(l.repo, l.pkg);

@@ -1,4 +1,3 @@
-import { Label } from '../loading/index.js';
 import type { QueryTarget, TargetLoader } from './target-loader.js';
 import { parseTargetPattern, TargetPatternError, type TargetPattern } from './target-pattern.js';
 
@@ -45,7 +44,7 @@ export function resolveTargetPattern(pattern: TargetPattern, targets: TargetLoad
   switch (pattern.kind) {
     case 'single': {
       const l = pattern.label;
-      const t = targets.getTarget(new Label(repoOf(l.repo), l.pkg, l.name));
+      const t = targets.getTarget(l.inRepository(repoOf(l.repo)));
       if (t) out.push(t);
       return out;
     }

@@ -1,3 +1,5 @@
+import { Label } from '../loading/index.js';
+
 /** A package_group's specs as visibility reads them. */
 export interface PackageGroupSpecs {
   readonly packages: readonly string[];
@@ -18,12 +20,11 @@ export function visibilityGrants(visibility: readonly string[], fromPackage: str
 }
 
 function grants(entry: string, fromPackage: string, groups: PackageGroupLookup, visiting: Set<string>): boolean {
-  const colon = entry.lastIndexOf(':');
-  const pkg = entry.slice(0, colon);
-  const name = entry.slice(colon + 1);
-  if (pkg.endsWith('//visibility')) return name === 'public';
-  if (name === '__pkg__') return fromPackage === pkg;
-  if (name === '__subpackages__') return within(fromPackage, pkg);
+  const label = Label.parse(entry);
+  const pkg = label.packageKey;
+  if (label.pkg === 'visibility') return label.name === 'public';
+  if (label.name === '__pkg__') return fromPackage === pkg;
+  if (label.name === '__subpackages__') return within(fromPackage, pkg);
   const group = groups(entry);
   if (!group || visiting.has(entry)) return false;
   visiting.add(entry);

@@ -15,8 +15,9 @@ export class RemoteCallError extends KilnError {
     readonly code: grpc.status,
     readonly retryDelayMs?: number,
     readonly missingBlobs: readonly Digest[] = [],
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, undefined, options);
   }
 
   get codeName(): string {
@@ -28,17 +29,20 @@ export function isRemoteCallError(e: unknown): e is RemoteCallError {
   return e instanceof RemoteCallError;
 }
 
-/** `err` of a failed call as a RemoteCallError; `what` says which call, to which endpoint. */
+/**
+ * `err` of a failed call as a RemoteCallError; `what` says which call, to which endpoint. A new error
+ * with `err` as its cause: `err` itself is never changed (one failure may be shared by several calls).
+ */
 export function remoteCallError(err: unknown, what: string): RemoteCallError {
   if (err instanceof RemoteCallError) return err;
   const service = err as Partial<grpc.ServiceError>;
   if (typeof service.code !== 'number') {
-    return new RemoteCallError(`${what}: ${err instanceof Error ? err.message : String(err)}`, grpc.status.INTERNAL);
+    return new RemoteCallError(`${what}: ${err instanceof Error ? err.message : String(err)}`, grpc.status.INTERNAL, undefined, [], { cause: err });
   }
   const { retryDelayMs, missing } = statusDetails(service.metadata);
   // @grpc/grpc-js appends an empty "Resolution note:" to connection failures; it says nothing.
   const detail = (service.details ?? '').replace(/\s*Resolution note:\s*$/, '') || grpc.status[service.code];
-  return new RemoteCallError(`${what}: ${grpc.status[service.code]}: ${detail}`, service.code, retryDelayMs, missing);
+  return new RemoteCallError(`${what}: ${grpc.status[service.code]}: ${detail}`, service.code, retryDelayMs, missing, { cause: err });
 }
 
 /** A `google.rpc.Status` (an ExecuteResponse's, a batch item's) as a RemoteCallError. */

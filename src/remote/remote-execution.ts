@@ -50,8 +50,9 @@ export async function executeRemotely(
           if (status && status.code !== 0) {
             const error = rpcStatusError(status, `executing the action on ${where} (operation ${done.name})`);
             if (error.code === grpc.status.FAILED_PRECONDITION && error.missingBlobs.length > 0) throw error;
-            // A non-OK status with a result (DEADLINE_EXCEEDED with the partial output) goes to the caller.
-            if (!response.result) throw error;
+            // A non-OK status with a result (DEADLINE_EXCEEDED with the partial output) goes to the caller,
+            // and so does the server's timeout without one: the action's own timeout is its result.
+            if (!response.result && error.code !== grpc.status.DEADLINE_EXCEEDED) throw error;
           }
           return { response, operationName: done.name };
         } catch (e) {

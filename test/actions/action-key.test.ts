@@ -48,6 +48,12 @@ describe('action keys', () => {
     expect(reapi.Action.decode(noCache.action.data).doNotCache).toBe(true);
   });
 
+  it('carries a test\'s timeout as Action.timeout (as Bazel sends its timeout execution info)', () => {
+    const timed = computeActionKey({ ...action, timeoutSeconds: 300 }, { env, inputs });
+    expect(reapi.Action.decode(timed.action.data).timeout).toMatchObject({ seconds: 300, nanos: 0 });
+    expect(reapi.Action.decode(computeActionKey(action, { env, inputs }).action.data).timeout).toBeFalsy();
+  });
+
   it('sorts platform properties by name then value', () => {
     const key = computeActionKey(action, { env, inputs, platform: { 'container-image': 'x', OSFamily: 'Linux' } });
     const command = reapi.Command.decode(key.command.data);

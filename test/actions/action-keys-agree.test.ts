@@ -16,6 +16,8 @@ interface Description {
   readonly inputs: InputFile[];
   readonly noCache: boolean;
   readonly platform: [string, string][];
+  /** 0: none. */
+  readonly timeoutSeconds: number;
 }
 
 const word = fc.string({ unit: 'binary', minLength: 1, maxLength: 6 }).filter((s) => !s.includes('/') && s !== '.' && s !== '..');
@@ -40,6 +42,7 @@ const description: fc.Arbitrary<Description> = fc.record({
     ),
   noCache: fc.boolean(),
   platform: fc.uniqueArray(fc.tuple(word, word), { selector: ([name]) => name, maxLength: 2 }),
+  timeoutSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3600 })),
 });
 
 function actionOf(d: Description): Action {
@@ -53,6 +56,7 @@ function actionOf(d: Description): Action {
     outputs: d.outputs.map((execPath) => ({ kind: 'derived', execPath, root: 'bazel-out/k8-fastbuild/bin', owner: '//out:gen' })),
     executionRequirements: d.noCache ? ['no-cache'] : [],
     executableOutputs: false,
+    ...(d.timeoutSeconds > 0 ? { timeoutSeconds: d.timeoutSeconds } : {}),
   };
 }
 
@@ -98,6 +102,8 @@ const mutation = fc.tuple(description, fc.nat(), fc.string({ unit: 'binary', min
     () => ({ ...d, noCache: !d.noCache }),
     () => ({ ...d, platform: [...d.platform, [`added-${extra}`, 'v']] }),
     () => (d.platform.length > 0 ? { ...d, platform: [[d.platform[0]![0], d.platform[0]![1] + extra], ...d.platform.slice(1)] } : undefined),
+    () => ({ ...d, timeoutSeconds: d.timeoutSeconds + extra.length }),
+    () => (d.timeoutSeconds > 0 ? { ...d, timeoutSeconds: 0 } : undefined),
   ];
   const changed = changes[pick % changes.length]!() ?? changes[0]!()!;
   return fc.constant([d, changed] as const);
@@ -116,7 +122,7 @@ describe('the local action key and the REAPI action key', () => {
     );
   });
 
-  it('both change whenever any covered part changes: argv, env, outputs, input paths, digests, executable bits, no-cache, platform', () => {
+  it('both change whenever any covered part changes: argv, env, outputs, input paths, digests, executable bits, no-cache, platform, timeout', () => {
     fc.assert(
       fc.property(mutation, ([before, after]) => {
         const a = keys(before);

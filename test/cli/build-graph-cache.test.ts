@@ -39,6 +39,7 @@ const GRAPH: BuildGraph = {
       executableOutputs: false,
     },
   ],
+  requested: ['bazel-out/k8-fastbuild/bin/a/b.txt'],
   outputDirectories: { root: 'bazel-out/k8-fastbuild', bin: 'bazel-out/k8-fastbuild/bin', genfiles: 'bazel-out/k8-fastbuild/bin', testlogs: 'bazel-out/k8-fastbuild/testlogs' },
 };
 

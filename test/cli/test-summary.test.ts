@@ -36,6 +36,11 @@ describe("kiln test's summary, in Bazel's words", () => {
     ).toBe('Executed 3 out of 5 tests: 1 test passes, 1 fails to build, 2 fail locally and 1 was skipped.');
   });
 
+  it('counts a test that failed on a remote executor as failing remotely, as Bazel does', () => {
+    const line = formatExecutedLine([outcome('//a:a', 'FAILED', { ranRemotely: true }), outcome('//a:b', 'TIMEOUT', { ranRemotely: true }), outcome('//a:c', 'FAILED'), outcome('//a:d', 'PASSED', { ranRemotely: true })]);
+    expect(line).toBe('Executed 4 out of 4 tests: 1 test passes, 1 fails locally and 2 fail remotely.');
+  });
+
   it("sorts as Bazel: cached (and never run) first, then by status, then by label", () => {
     const sorted = sortOutcomes([
       outcome('//b:z', 'FAILED'),

@@ -8,19 +8,16 @@ import type protobuf from 'protobufjs';
 export function readTextFormat(type: protobuf.Type, text: string): Record<string, unknown> {
   const tokens = tokenize(text);
   let i = 0;
-  const next = () => tokens[i++]!;
   const peek = () => tokens[i];
+  const next = () => {
+    const tok = tokens[i++];
+    if (tok === undefined) throw new Error('unexpected end of text');
+    return tok;
+  };
+  // Each turn of the loop consumes a field's tokens, so it ends with them.
   const message = (t: protobuf.Type, close: string | undefined): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
-    for (;;) {
-      const tok = peek();
-      if (tok === undefined || tok.kind === 'punct') {
-        if (close !== undefined) {
-          if (tok?.text !== close) throw new Error(`expected '${close}'`);
-          i++;
-        } else if (tok !== undefined) throw new Error(`unexpected '${tok.text}'`);
-        return out;
-      }
+    for (let tok = peek(); tok !== undefined && tok.kind !== 'punct'; tok = peek()) {
       const name = next().text.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
       const field = t.fields[name];
       if (!field) throw new Error(`no field ${name} in ${t.name}`);
@@ -41,6 +38,12 @@ export function readTextFormat(type: protobuf.Type, text: string): Record<string
       if (field.repeated) ((out[name] ??= []) as unknown[]).push(value);
       else out[name] = value;
     }
+    const end = peek();
+    if (close !== undefined) {
+      if (end?.text !== close) throw new Error(`expected '${close}'`);
+      i++;
+    } else if (end !== undefined) throw new Error(`unexpected '${end.text}'`);
+    return out;
   };
   return message(type, undefined);
 }
@@ -65,6 +68,7 @@ function tokenize(text: string): Tok[] {
       const bytes: number[] = [];
       i++;
       while (text[i] !== '"') {
+        if (i >= text.length) throw new Error('unterminated string');
         if (text[i] === '\\') {
           const e = text[i + 1]!;
           if (/[0-7]/.test(e)) {

@@ -2,12 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { needTool } from '../setup/need-tool.js';
 import { BUILD_OPTIONS } from '../../src/analysis/index.js';
 import { E2eWorkspace } from './e2e-workspace.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const BINARY = join(REPO, 'bin/kiln');
-const RUN_BINARY = existsSync(join(REPO, 'dist/bundle/kiln.js')) || process.env.CI === 'true';
+const RUN_BINARY = needTool('the built kiln (dist/)', existsSync(join(REPO, 'dist/bundle/kiln.js')), 'npm run build');
 
 function kiln(ws: E2eWorkspace, args: string[]) {
   return spawnSync(BINARY, args, { cwd: ws.root, env: { HOME: ws.home, PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000 });

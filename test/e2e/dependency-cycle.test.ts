@@ -2,11 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { needTool } from '../setup/need-tool.js';
 import { E2eWorkspace } from './e2e-workspace.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const BINARY = join(REPO, 'bin/kiln');
-const RUN_BINARY = existsSync(join(REPO, 'dist/bundle/kiln.js')) || process.env.CI === 'true';
+const RUN_BINARY = needTool('the built kiln (dist/)', existsSync(join(REPO, 'dist/bundle/kiln.js')), 'npm run build');
 const FIXTURE = join(import.meta.dirname, 'fixtures/dependency-cycle');
 
 describe('a dependency cycle (the built binary)', () => {

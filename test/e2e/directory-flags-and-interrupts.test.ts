@@ -2,12 +2,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { needTool } from '../setup/need-tool.js';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const BINARY = join(REPO, 'bin/kiln');
 const BUILT = existsSync(join(REPO, 'dist/bundle/kiln.js'));
-const RUN_BINARY = BUILT || process.env.CI === 'true';
+const RUN_BINARY = needTool('the built kiln (dist/)', BUILT, 'npm run build');
 
 const started: ChildProcess[] = [];
 afterEach(() => {

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { needTool } from '../setup/need-tool.js';
 import { E2eWorkspace } from './e2e-workspace.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -32,7 +33,7 @@ afterEach(() => {
 // loading closes them while they may still be starting, and must still exit with its own code
 // (Node exits 13 when the top-level await is left pending with nothing to keep the process alive).
 describe('exit codes of the built binary under CPU contention', () => {
-  it.skipIf(!BUILT && process.env.CI !== 'true')('a .bzl that fails to load always exits 1, never 13', () => {
+  it.skipIf(!needTool('the built kiln (dist/)', BUILT, 'npm run build'))('a .bzl that fails to load always exits 1, never 13', () => {
     const ws = new E2eWorkspace({
       WORKSPACE: '',
       'syntax/BUILD': 'load(":defs.bzl", "x")\nx()\n',

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { needTool } from '../setup/need-tool.js';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
 import { startKilnCluster } from './kiln-cluster.js';
 
@@ -139,6 +140,11 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(await bad('--remote_cache=unix:relative.sock')).toMatch(/needs an absolute path/);
     expect(await bad('--remote_header=novalue')).toMatch(/--remote_header=novalue: expected NAME=VALUE/);
     expect(await bad('--remote_default_exec_properties=x')).toMatch(/expected NAME=VALUE/);
+    expect(await bad('--dynamic_local_strategy=remote')).toContain(
+      "ERROR: --dynamic_local_strategy=remote: 'remote' is not a local strategy of dynamic execution; valid values are 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')",
+    );
+    expect(await bad('--dynamic_local_strategy=Genrule=worker')).toMatch(/--dynamic_local_strategy=Genrule=worker: 'worker' is not a local strategy/);
+    expect(await bad('--dynamic_remote_strategy=local')).toMatch(/ERROR: --dynamic_remote_strategy=local: 'local' is not a remote strategy of dynamic execution; valid values are 'remote'/);
   });
 
   it('recovers from a server restarted mid-build, and re-uploads what the server lost', { timeout: 90_000 }, async () => {
@@ -165,6 +171,36 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(summary(run.stderr)).toBe('INFO: 2 processes: 2 remote.');
   });
 
+  it('re-uploads a blob deleted from the server\'s CAS storage when an action needs it as input', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    // Disk storage keeps one file per blob: a blob can be deleted behind the server's back.
+    writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ storage: { kind: 'disk', path: 'storage' } }));
+    const cluster = await startKilnCluster(['--executors', '1', '--runner', 'local', '--config', 'cluster.json'], dir);
+    const ws = new E2eWorkspace({
+      'MODULE.bazel': '',
+      'pkg/in.txt': 'one\n',
+      'pkg/BUILD': [
+        'genrule(name = "first", srcs = ["in.txt"], outs = ["first.txt"], cmd = "cat $< $< > $@")',
+        'genrule(name = "second", srcs = [":first"], outs = ["second.txt"], cmd = "tr a-z A-Z < $< > $@")',
+        '',
+      ].join('\n'),
+    });
+    // The cluster as a cache only: //pkg:first runs here and its output goes to the CAS; no executor has seen it.
+    const first = await ws.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--spawn_strategy=local', '//pkg:first']);
+    expect(first.code, first.stderr).toBe(0);
+    const hash = createHash('sha256').update('one\none\n').digest('hex');
+    const blob = join(dir, 'storage', 'cas', hash.slice(0, 2), hash);
+    expect(existsSync(blob)).toBe(true);
+    rmSync(blob);
+    // The server still lists the blob (its index was not told), so the client does not send it; the executor
+    // cannot fetch it, Execute fails with FAILED_PRECONDITION naming it, and the client sends it and executes again.
+    const second = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:second']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(summary(second.stderr)).toBe('INFO: 1 process: 1 remote.');
+    expect(ws.read('kiln-bin/pkg/second.txt')).toBe('ONE\nONE\n');
+    expect(readFileSync(blob, 'utf8')).toBe('one\none\n');
+  });
+
   it('--verbose_failures on a remote failure shows the executor\'s stderr, the command and the operation', { timeout: 60_000 }, async () => {
     const cluster = await startKilnCluster();
     const ws = new E2eWorkspace({ 'MODULE.bazel': '', 'pkg/BUILD': 'genrule(name = "bad", outs = ["bad.txt"], cmd = "echo broken on the executor >&2; exit 3")\n' });
@@ -175,8 +211,8 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(run.stderr).toMatch(new RegExp(`\\(remote operation \\S+ on ${cluster.endpoint.replace(/[.]/g, '\\.')}\\)`));
   });
 
-  const dockerHost = process.env['KILN_DOCKER_HOST'];
-  it.skipIf(!dockerHost && process.env.CI !== 'true')('builds examples/ on cluster up --runner docker with the same bytes as locally', { timeout: 180_000 }, async () => {
+  const dockerHost = process.env['KILN_DOCKER_HOST'] ?? '';
+  it.skipIf(!needTool('Docker', dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)'))('builds examples/ on cluster up --runner docker with the same bytes as locally', { timeout: 180_000 }, async () => {
     const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), { ...process.env, DOCKER_HOST: dockerHost });
     await buildExamplesRemotelyAndLocally(cluster.endpoint);
   });
@@ -230,7 +266,7 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
 
   // The local sandbox runs actions in /kiln-sandbox/execroot, the executor in its build directory:
   // a command can tell the branches of the race apart and make one of them slow.
-  it.skipIf(!HAS_BWRAP && process.env.CI !== 'true')('--spawn_strategy=dynamic takes whichever branch finishes first and writes its outputs once', { timeout: 60_000 }, async () => {
+  it.skipIf(!needTool('bubblewrap', HAS_BWRAP, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)'))('--spawn_strategy=dynamic takes whichever branch finishes first and writes its outputs once', { timeout: 60_000 }, async () => {
     const cluster = await startKilnCluster();
     const race = (slowWhere: 'local' | 'remote') => {
       // Long enough that the other branch always wins; the loser is cancelled, so nobody waits for it.
@@ -252,6 +288,28 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(summary(second.stderr)).toBe('INFO: 1 process: 1 linux-sandbox.');
     expect(localWins.read('kiln-bin/pkg/g.txt')).toBe('remote\nremote\n');
+  });
+
+  // The local strategy runs actions in the execroot (.../execroot/racer), the executor elsewhere.
+  it('--dynamic_local_strategy chooses the local branch of the race per mnemonic; repeated flags accumulate', { timeout: 60_000 }, async () => {
+    const cluster = await startKilnCluster();
+    const ws = new E2eWorkspace({
+      'MODULE.bazel': 'module(name = "racer")\n',
+      'pkg/BUILD': `genrule(name = "g", outs = ["g.txt"], cmd = 'case "$$PWD" in */execroot/racer) ;; *) sleep 6;; esac; echo raced > $@')\n`,
+    });
+    const run = await ws.kiln([
+      'build',
+      `--remote_executor=${cluster.endpoint}`,
+      '--spawn_strategy=dynamic',
+      '--dynamic_local_strategy=sandboxed',
+      '--dynamic_local_strategy=Genrule=local',
+      '--dynamic_remote_strategy=remote',
+      '//pkg:g',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    // The mnemonic's own entry (local) won over the fallback (sandboxed); the unsandboxed local run finished first.
+    expect(summary(run.stderr)).toBe('INFO: 1 process: 1 local.');
+    expect(ws.read('kiln-bin/pkg/g.txt')).toBe('raced\n');
   });
 
   it('sends exec_properties (and --remote_default_exec_properties) as the action\'s platform: they choose the executor', { timeout: 60_000 }, async () => {

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { needTool } from '../setup/need-tool.js';
 import { BAZEL_DIR } from '../analysis/starlark/bazel-fixture.js';
 import { E2eWorkspace, filesBelow } from './e2e-workspace.js';
 
@@ -38,7 +39,7 @@ describe('kiln build of Starlark rules', () => {
     expect(again.stderr).toContain('INFO: 0 processes.');
   });
 
-  it.skipIf(spawnSync('bwrap', ['--version']).status !== 0 && process.env.CI !== 'true')('runs run_shell sandboxed and writes in-process: the same outputs', async () => {
+  it.skipIf(!needTool('bubblewrap', spawnSync('bwrap', ['--version']).status === 0, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)'))('runs run_shell sandboxed and writes in-process: the same outputs', async () => {
     const ws = new E2eWorkspace(recordedWorkspace());
     const run = await ws.kiln(['build', '--spawn_strategy=sandboxed', '//ok:top']);
     expect(run.code, run.stderr).toBe(0);

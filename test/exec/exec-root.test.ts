@@ -61,7 +61,7 @@ describe('prepareExecRoot', () => {
         outputBase: join(root, 'ob'),
         clientEnv: { PATH: process.env.PATH },
         strategies: { strategyByMnemonic: { Genrule: support?.available ? ['sandboxed'] : ['local'] } },
-        sandbox: support,
+        ...(support ? { sandbox: support } : {}),
       },
       reporter,
     );

@@ -114,7 +114,7 @@ describe('reporters', () => {
 
   it("interject: the caller's lines go above a terminal's status block, after a plain reporter's pending progress", () => {
     let text = '';
-    const terminal = new TerminalReporter({ write: (s) => (text += s) }, { now: () => 0, refreshMs: 0 });
+    const terminal = new TerminalReporter({ write: (s) => (text += s) }, { clock: { now: () => 0 }, refreshMs: 0 });
     terminal.buildStarted(2);
     terminal.actionStarted(a, 'local', 'cmd a');
     terminal.interject(() => (text += 'FAIL: //p:t\n'));
@@ -125,6 +125,30 @@ describe('reporters', () => {
     p.actionStarted(a, 'local', 'cmd a');
     p.interject(() => (plain += 'FAIL: //p:t\n'));
     expect(plain).toBe('[0 / 2] Executing genrule //p:a\nFAIL: //p:t\n');
+  });
+
+  it("the command's closing lines come after a terminal's status block is erased, before the process summary", () => {
+    let text = '';
+    const seen: ExecutionSummary[] = [];
+    const closingLines = (s: ExecutionSummary) => {
+      seen.push(s);
+      return 'Target //p:a up-to-date:\nINFO: Elapsed time: 1.000s\n';
+    };
+    const r = new TerminalReporter({ write: (s) => (text += s) }, { clock: { now: () => 0 }, refreshMs: 0, closingLines });
+    r.buildStarted(2);
+    r.actionStarted(a, 'local', 'cmd a');
+    r.buildFinished(summary);
+    expect(text.endsWith('\r\x1b[1A\x1b[JTarget //p:a up-to-date:\nINFO: Elapsed time: 1.000s\nINFO: 2 processes: 2 local.\nINFO: Build completed successfully, 2 total actions\n')).toBe(true);
+    expect(seen).toEqual([summary]);
+  });
+
+  it('a build that failed before execution (--keep_going) closes as failed, and the command is told', () => {
+    let text = '';
+    let success: boolean | undefined;
+    const p = new PlainReporter({ write: (s) => (text += s) }, { failedBeforeExecution: true, closingLines: (s) => ((success = s.success), '') });
+    p.buildFinished(summary);
+    expect(text).toBe('INFO: 2 processes: 2 local.\nFAILED: Build did NOT complete successfully\n');
+    expect(success).toBe(false);
   });
 
   it('a closing line that counts failed tests, as Bazel prints it for kiln test', () => {

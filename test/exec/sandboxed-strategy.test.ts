@@ -9,9 +9,9 @@ import { genrule, makeWorkspace, out, RecordingReporter, source, type Workspace 
 import { needTool } from '../setup/need-tool.js';
 
 // scripts/test-setup.d/10-bubblewrap.sh exports KILN_BWRAP through $KILN_TEST_ENV.
-const bwrap = process.env.KILN_BWRAP;
+const bwrap = process.env.KILN_BWRAP ?? '';
 const SETUP_HINT = 'KILN_BWRAP is not set: run scripts/test-setup.d/10-bubblewrap.sh (or `npm test`) to install bubblewrap';
-needTool('bubblewrap', bwrap !== undefined, SETUP_HINT);
+needTool('bubblewrap', bwrap !== '', SETUP_HINT);
 
 describe.skipIf(!bwrap).each([
   ['native', true],

@@ -1,8 +1,28 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isKilnError } from '../../src/core/index.js';
-import { chooseStrategy, executeActions, parseMnemonicStrategy, parseStrategyList, type ExecutionOptions, type StrategyFlags } from '../../src/exec/index.js';
+import {
+  chooseStrategy,
+  dynamicBranchStrategies,
+  executeActions,
+  parseDynamicStrategies,
+  parseMnemonicStrategy,
+  parseStrategyList,
+  type ExecutionOptions,
+  type StrategyFlags,
+} from '../../src/exec/index.js';
 import type { ExecutionRequirement } from '../../src/actions/index.js';
 import { genrule, makeWorkspace, out, RecordingReporter, type Workspace } from './fixtures.js';
+
+/** The message of the KilnError `f` throws. */
+function usageError(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    expect(isKilnError(e)).toBe(true);
+    return (e as Error).message;
+  }
+  throw new Error('expected an error');
+}
 
 describe('strategy flags', () => {
   it('parses Bazel names and aliases in order of preference', () => {
@@ -13,17 +33,41 @@ describe('strategy flags', () => {
 
   it('parses remote, and rejects unknown names, naming the flag', () => {
     expect(parseStrategyList('remote,sandboxed,local', '--spawn_strategy')).toEqual(['remote', 'sandboxed', 'local']);
-    const error = (f: () => unknown) => {
-      try {
-        f();
-      } catch (e) {
-        expect(isKilnError(e)).toBe(true);
-        return (e as Error).message;
-      }
-      throw new Error('expected an error');
-    };
-    expect(error(() => parseStrategyList('worker', '--genrule_strategy'))).toMatch(/^--genrule_strategy: unknown strategy 'worker'/);
-    expect(error(() => parseMnemonicStrategy('local'))).toMatch(/expected Mnemonic=strategy/);
+    expect(usageError(() => parseStrategyList('worker', '--genrule_strategy'))).toMatch(/^--genrule_strategy: unknown strategy 'worker'/);
+    expect(usageError(() => parseMnemonicStrategy('local'))).toMatch(/expected Mnemonic=strategy/);
+  });
+});
+
+describe('--dynamic_local_strategy and --dynamic_remote_strategy', () => {
+  it('default to sandboxed and remote', () => {
+    expect(parseDynamicStrategies([], 'local')).toBeUndefined();
+    expect(dynamicBranchStrategies({}, 'local', 'Genrule')).toEqual(['sandboxed']);
+    expect(dynamicBranchStrategies({}, 'remote', 'Genrule')).toEqual(['remote']);
+  });
+
+  it('accumulate repeated flags: a bare list is the fallback, a mnemonic entry wins for its mnemonic, a later entry replaces an earlier one', () => {
+    const local = parseDynamicStrategies(['sandboxed', 'Genrule=local,sandboxed', 'TestRunner=linux-sandbox', 'TestRunner=standalone'], 'local');
+    expect(local).toEqual({ fallback: ['sandboxed'], byMnemonic: { Genrule: ['local', 'sandboxed'], TestRunner: ['local'] } });
+    const flags: StrategyFlags = { dynamicLocal: local! };
+    expect(dynamicBranchStrategies(flags, 'local', 'Genrule')).toEqual(['local', 'sandboxed']);
+    expect(dynamicBranchStrategies(flags, 'local', 'TestRunner')).toEqual(['local']);
+    expect(dynamicBranchStrategies(flags, 'local', 'CppCompile')).toEqual(['sandboxed']);
+    // Without a fallback entry, other mnemonics keep the default.
+    expect(dynamicBranchStrategies({ dynamicLocal: parseDynamicStrategies(['Genrule=local'], 'local')! }, 'local', 'Javac')).toEqual(['sandboxed']);
+    expect(parseDynamicStrategies(['remote', 'Genrule=remote'], 'remote')).toEqual({ fallback: ['remote'], byMnemonic: { Genrule: ['remote'] } });
+  });
+
+  it('reject unknown strategies and strategies of the other branch, naming the flag and value', () => {
+    expect(usageError(() => parseDynamicStrategies(['worker'], 'local'))).toBe(
+      "--dynamic_local_strategy=worker: 'worker' is not a local strategy of dynamic execution; valid values are 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')",
+    );
+    expect(usageError(() => parseDynamicStrategies(['Genrule=sandboxed,remote'], 'local'))).toMatch(/^--dynamic_local_strategy=Genrule=sandboxed,remote: 'remote' is not a local strategy/);
+    expect(usageError(() => parseDynamicStrategies(['sandboxed'], 'remote'))).toBe(
+      "--dynamic_remote_strategy=sandboxed: 'sandboxed' is not a remote strategy of dynamic execution; valid values are 'remote'",
+    );
+    expect(usageError(() => parseDynamicStrategies(['dynamic'], 'remote'))).toMatch(/'dynamic' is not a remote strategy/);
+    expect(usageError(() => parseDynamicStrategies(['=local'], 'local'))).toMatch(/the mnemonic is empty/);
+    expect(usageError(() => parseDynamicStrategies(['Genrule='], 'local'))).toMatch(/'' is not a local strategy/);
   });
 });
 
@@ -74,7 +118,7 @@ describe('strategy selection when the machine cannot sandbox', () => {
   });
 
   const cannot = { available: false, reason: 'no namespaces in this test' } as const;
-  const build = async (strategies: StrategyFlags | undefined, actions = [genrule('//p:a', { outs: ['a'], cmd: `touch ${out('p', 'a')}` }), genrule('//p:b', { outs: ['b'], cmd: `touch ${out('p', 'b')}` })]) => {
+  const build = async (strategies: StrategyFlags = {}, actions = [genrule('//p:a', { outs: ['a'], cmd: `touch ${out('p', 'a')}` }), genrule('//p:b', { outs: ['b'], cmd: `touch ${out('p', 'b')}` })]) => {
     const reporter = new RecordingReporter();
     const options: ExecutionOptions = { execRoot: ws.execRoot, outputBase: ws.outputBase, clientEnv: { PATH: process.env.PATH }, strategies, sandbox: cannot, jobs: 1 };
     const summary = await executeActions(actions, options, reporter);

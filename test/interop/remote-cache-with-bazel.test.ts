@@ -8,7 +8,7 @@ import { needTool } from '../setup/need-tool.js';
 
 // Bazel 2.1.0, installed by scripts/test-setup.d/30-bazel.sh, builds a genrule workspace against
 // Kiln's cache server; after `bazel clean` the rebuild must run nothing and hit the cache for all.
-const BAZEL = process.env['KILN_BAZEL'];
+const BAZEL = process.env['KILN_BAZEL'] ?? '';
 const MISSING = 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test) to install Bazel 2.1.0';
 
 const BUILD = `
@@ -29,14 +29,13 @@ interface Run {
 }
 
 describe('Bazel 2.1.0 against kiln cache server', () => {
-  if (!needTool('Bazel 2.1.0', BAZEL !== undefined, MISSING)) return;
-  const bazel = BAZEL;
+  if (!needTool('Bazel 2.1.0', BAZEL !== '', MISSING)) return;
   let root: string;
   let server: CacheServer;
 
   const run = (args: string[]): Promise<Run> =>
     new Promise((resolve, reject) => {
-      const child = spawn(bazel, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
+      const child = spawn(BAZEL, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
         cwd: join(root, 'ws'),
         env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), TMPDIR: join(root, 'tmp') },
         stdio: ['ignore', 'pipe', 'pipe'],

@@ -31,7 +31,7 @@ describe('Label.parse', () => {
 
   it('interns labels parsed in the same context', () => {
     expect(Label.parse('//a:b')).toBe(Label.parse('//a:b'));
-    expect(Label.parse('//a:b').equals(new Label('', 'a', 'b'))).toBe(true);
+    expect(Label.parse('//a:b').equals(Label.inPackage({ repo: '', pkg: 'a' }, 'b'))).toBe(true);
   });
 
   // Expected messages follow Bazel's LabelValidator.java and the label tests in bazelbuild/bazel
@@ -73,6 +73,18 @@ describe('Label.parse', () => {
 
   it('needs a context for relative labels', () => {
     expect(() => Label.parse(':x')).toThrow(/needs a current package/);
+  });
+});
+
+describe('paths of a label', () => {
+  it.each([
+    ['//a/b:c.txt', 'a/b', 'a/b/c.txt', 'a/b/c.txt'],
+    ['//:top.txt', '', 'top.txt', 'top.txt'],
+    ['@r//a:x', 'external/r/a', 'external/r/a/x', '../r/a/x'],
+    ['@r//:x', 'external/r', 'external/r/x', '../r/x'],
+  ])('%s: package %s, exec path %s, runfiles path %s', (raw, packageExecPath, execPath, runfilesPath) => {
+    const label = Label.parse(raw);
+    expect([label.packageExecPath, label.execPath, label.runfilesPath]).toEqual([packageExecPath, execPath, runfilesPath]);
   });
 });
 

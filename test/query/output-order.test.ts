@@ -7,7 +7,7 @@ const at = { file: 'a/BUILD', line: 1, col: 1 };
 
 function node(name: string, p = 'a'): QueryTarget {
   const target: Target = { kind: 'rule', name, ruleClass: 'filegroup', location: at, attrs: new Map(), outputs: [], dependencies: [] };
-  return { label: new Label('', p, name), target, pkg };
+  return { label: Label.inPackage({ repo: '', pkg: p }, name), target, pkg };
 }
 
 /** Orders `names` with the given edges (name -> names) as `--order_output=full` does. */

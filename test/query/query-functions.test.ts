@@ -141,12 +141,12 @@ describe('output formats', () => {
     const names: string[] = [];
     for (let at = 0; at < stream.length; ) {
       let size = 0;
-      let shift = 0;
-      for (;;) {
-        const b = stream[at++]!;
+      let last = false;
+      for (let shift = 0; !last; shift += 7) {
+        const b = stream[at++];
+        if (b === undefined || shift > 28) throw new Error('streamed_proto: truncated or overlong length prefix');
         size |= (b & 0x7f) << shift;
-        shift += 7;
-        if (b < 0x80) break;
+        last = b < 0x80;
       }
       names.push(blazeQuery.Target.decode(stream.subarray(at, at + size)).rule!.name);
       at += size;

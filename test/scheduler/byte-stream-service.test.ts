@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compress, decompress } from 'zstd-napi';
 import { bytestream, EMPTY_DIGEST } from '../../src/core/index.js';
+import { until } from '../setup/until.js';
 import {
   blob,
   blobName,
@@ -117,15 +118,11 @@ describe('ByteStream.Write', () => {
       onBroken();
     });
     for (const r of uploadRequests(name, b.data, chunk).slice(0, 12)) first.write(r);
-    let status = await must(t.bs, t.bs.QueryWriteStatus, { resourceName: name });
-    while (status.committedSize < chunk) {
-      await new Promise((resolve) => setImmediate(resolve));
-      status = await must(t.bs, t.bs.QueryWriteStatus, { resourceName: name });
-    }
+    await until(async () => (await must(t.bs, t.bs.QueryWriteStatus, { resourceName: name })).committedSize >= chunk, 'the first chunk to be committed', 30_000, 0);
     first.cancel();
     await failed;
     expect(brokenCode).toBe(grpc.status.CANCELLED);
-    status = await must(t.bs, t.bs.QueryWriteStatus, { resourceName: name });
+    const status = await must(t.bs, t.bs.QueryWriteStatus, { resourceName: name });
     expect(status.complete).toBe(false);
     expect(status.committedSize).toBeGreaterThanOrEqual(chunk);
     expect(status.committedSize).toBeLessThanOrEqual(12 * chunk);

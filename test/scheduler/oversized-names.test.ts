@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, grpc, startTestServer, type TestServer } from './cache-server-fixture.js';
+import { call, grpc, startTestServer, type Outcome, type TestServer } from './cache-server-fixture.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -23,10 +23,11 @@ describe('instance names of 100 KB', () => {
     ['with an empty segment', `${huge}//x`],
     ['with a reserved segment', `${huge}/blobs`],
   ])('an %s one is INVALID_ARGUMENT at once, with a short message', async (_kind, instanceName) => {
-    for (const request of [
+    const requests: Promise<Outcome<unknown>>[] = [
       call(t.caps, t.caps.GetCapabilities, { instanceName }),
       call(t.cas, t.cas.FindMissingBlobs, { instanceName, blobDigests: [] }),
-    ]) {
+    ];
+    for (const request of requests) {
       const outcome = await within(5000, request);
       expect(outcome).not.toBe('no answer');
       if (outcome === 'no answer' || outcome.ok) throw new Error('expected an error');

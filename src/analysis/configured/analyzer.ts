@@ -17,7 +17,7 @@ import { userFlagValue, type BuildSettingValue } from '../options/user-defined-f
 import { StarList, type Value } from '../../starlark/index.js';
 import type { AnalysisTarget, ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from './configured-target.js';
 import { ruleError, type RuleContext } from './rule-context.js';
-import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, sourceExecPath, splitLabel } from './target-paths.js';
+import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, siblingLabel, sourceExecPath, targetNameOf } from './target-paths.js';
 import { constraintValueOf } from './platform-declarations.js';
 import { isVisible } from './visibility.js';
 
@@ -170,7 +170,7 @@ export class Analyzer {
         if (rule.incompatible) {
           return { ...base, files: [], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file', incompatible: rule.incompatible };
         }
-        const name = splitLabel(target.label).name;
+        const name = targetNameOf(target.label);
         const index = rule.target.kind === 'rule' ? rule.target.outputs.indexOf(name) : -1;
         // An output that is not a default file (starlark_doc_extract's .textproto) is found among the
         // outputs of the rule's actions.
@@ -410,7 +410,7 @@ export class Analyzer {
   private visibilityOf(target: RuleAnalysisTarget): readonly string[] {
     const own = target.attrs.get('visibility');
     if (Array.isArray(own)) return own as string[];
-    return this.graph.defaultVisibility?.(packageKeyOf(target.label)) ?? PRIVATE;
+    return this.graph.defaultVisibility?.(target.label) ?? PRIVATE;
   }
 
   private testonlyOf(target: AnalysisTarget): boolean {
@@ -419,7 +419,7 @@ export class Analyzer {
     if (typeof own === 'boolean') return own;
     // Test rules are testonly by definition.
     if (target.ruleClass.endsWith('_test')) return true;
-    return this.graph.defaultTestonly?.(packageKeyOf(target.label)) ?? false;
+    return this.graph.defaultTestonly?.(target.label) ?? false;
   }
 }
 
@@ -431,7 +431,7 @@ interface OutputPaths {
 }
 
 function outputPathsOf(label: string, dirs: BuildConfiguration['outputDirectories']): OutputPaths {
-  const somePath = rootPathOf(`${label.slice(0, label.lastIndexOf(':'))}:_`);
+  const somePath = rootPathOf(siblingLabel(label, '_'));
   return { binDir: packageOutputDir(dirs.bin, label), genfilesDir: packageOutputDir(dirs.genfiles, label), rootPrefix: somePath.slice(0, -1) };
 }
 

@@ -49,10 +49,10 @@ export interface PackageGroupAnalysisTarget extends TargetBase {
 /** The loaded world analysis reads. */
 export interface TargetGraph {
   target(label: string): AnalysisTarget | undefined;
-  /** `package(default_visibility = ...)` of a package (`//pkg` or `@repo//pkg`), if set. */
-  defaultVisibility?(packageKey: string): readonly string[] | undefined;
-  /** `package(default_testonly = ...)`. */
-  defaultTestonly?(packageKey: string): boolean;
+  /** `package(default_visibility = ...)` of the package of target `label`, if set. */
+  defaultVisibility?(label: string): readonly string[] | undefined;
+  /** `package(default_testonly = ...)` of the package of target `label`. */
+  defaultTestonly?(label: string): boolean;
   /** The Starlark rule (its class and implementation) a rule target's `ruleDefinition` names. */
   starlarkRule?(key: string): StarlarkRuleFunction | undefined;
   /** The evaluated module of a .bzl or .scl file (evaluating it once); throws its errors. */

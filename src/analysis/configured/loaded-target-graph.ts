@@ -1,8 +1,7 @@
 import { KilnError } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES, packageId, type BzlModule, type Package, type PackageLoader, type Provider, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, Label, packageId, type BzlModule, type Package, type PackageLoader, type Provider, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
-import { splitLabel } from './target-paths.js';
 
 /**
  * The loaded world as analysis reads it: packages are loaded on first use through loading's
@@ -18,7 +17,7 @@ export class LoadedTargetGraph implements TargetGraph {
   target(label: string): AnalysisTarget | undefined {
     const known = this.targets.get(label);
     if (known !== undefined || this.targets.has(label)) return known;
-    const { repo, name } = splitLabel(label);
+    const { repo, name } = Label.parse(label);
     const pkg = this.packageOf(label);
     const loaded = pkg.targets.get(name);
     if (loaded && pkg.errors.length > 0) {
@@ -30,12 +29,12 @@ export class LoadedTargetGraph implements TargetGraph {
     return mapped;
   }
 
-  defaultVisibility(packageKey: string): readonly string[] | undefined {
-    return this.packageByKey(packageKey).defaults.visibility ?? undefined;
+  defaultVisibility(label: string): readonly string[] | undefined {
+    return this.packageOf(label).defaults.visibility ?? undefined;
   }
 
-  defaultTestonly(packageKey: string): boolean {
-    return this.packageByKey(packageKey).defaults.testonly;
+  defaultTestonly(label: string): boolean {
+    return this.packageOf(label).defaults.testonly;
   }
 
   starlarkRule(key: string): StarlarkRuleFunction | undefined {
@@ -91,21 +90,15 @@ export class LoadedTargetGraph implements TargetGraph {
 
   /** For checking `--//pkg:flag`: the setting, null for a target that is none, or why there is no target. */
   buildSettingForFlag(label: string): BuildSettingDefinition | null | { readonly missing: string } {
-    const { pkg, name } = splitLabel(label);
+    const { pkg, name } = Label.parse(label);
     const p = this.packageOf(label);
     if (!p.targets.has(name)) return { missing: `no such target '${label}': target '${name}' not declared in package '${pkg}' defined by ${p.buildFile}` };
     return this.buildSetting(label) ?? null;
   }
 
   private packageOf(label: string): Package {
-    const { repo, pkg } = splitLabel(label);
+    const { repo, pkg } = Label.parse(label);
     return this.load(repo, pkg);
-  }
-
-  private packageByKey(packageKey: string): Package {
-    const m = /^(?:@([^/]*))?\/\/(.*)$/.exec(packageKey);
-    if (!m) throw new Error(`not a package key: ${packageKey}`);
-    return this.load(m[1] ?? '', m[2]!);
   }
 
   private load(repo: string, pkg: string): Package {

@@ -34,8 +34,6 @@ export interface GenruleCommandInput {
   /** Variables of the `toolchains` targets' TemplateVariableInfo, in the order the toolchains are listed. */
   readonly toolchainVariables?: ReadonlyMap<string, string>;
   readonly javaRuntime?: JavaRuntimeVariables;
-  /** Where the command goes when it is too long for one argument (exec path). */
-  readonly scriptPath: string;
 }
 
 /** What the genrule's action runs. */
@@ -43,9 +41,11 @@ export interface GenruleCommand {
   readonly attribute: GenruleCommandAttribute;
   /** The command after location substitution and Make-variable expansion. */
   readonly expanded: string;
+  /**
+   * `/bin/bash -c COMMAND`, whatever its length: execution alone decides when a command line is too
+   * long and runs it from a script file instead (src/exec/command-script.ts).
+   */
   readonly argv: readonly string[];
-  /** Present when the command was too long: a file to write before running argv. */
-  readonly script?: { readonly path: string; readonly content: string };
 }
 
 /**
@@ -53,9 +53,6 @@ export interface GenruleCommand {
  * command, at an unset variable, and at a failing stage of a pipeline.
  */
 export const GENRULE_SHELL_SETUP = 'set -euo pipefail';
-
-/** Above this many characters the command is written to a script (spec, Limits: 64K on Linux and macOS). */
-export const MAX_COMMAND_LENGTH = 64 * 1024;
 
 /** A genrule command error, Bazel style: `in cmd attribute of genrule rule //pkg:x: ...`. */
 export class GenruleCommandError extends KilnError {}
@@ -82,14 +79,7 @@ export function prepareGenruleCommand(input: GenruleCommandInput): GenruleComman
     // Only reached on Windows hosts; Kiln runs genrules with Bash only.
     return fail(`${attribute} is not supported by Kiln yet`);
   }
-  const full = `${GENRULE_SHELL_SETUP}; ${expanded}`;
-  if (full.length <= MAX_COMMAND_LENGTH) return { attribute, expanded, argv: ['/bin/bash', '-c', full] };
-  return {
-    attribute,
-    expanded,
-    argv: ['/bin/bash', input.scriptPath],
-    script: { path: input.scriptPath, content: `#!/bin/bash\n${GENRULE_SHELL_SETUP}\n${expanded}\n` },
-  };
+  return { attribute, expanded, argv: ['/bin/bash', '-c', `${GENRULE_SHELL_SETUP}; ${expanded}`] };
 }
 
 function chooseCommand(input: GenruleCommandInput): GenruleCommandAttribute {

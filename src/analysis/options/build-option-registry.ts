@@ -132,6 +132,8 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     str('spawn_strategy', '', 'Default strategy of actions: local, standalone, sandboxed, remote, worker.'),
     repeatable('strategy', 'Mnemonic=strategy for one kind of action (or a bare strategy for all).'),
     str('genrule_strategy', '', 'Strategy of genrules (deprecated by --strategy=Genrule=...).'),
+    repeatable('dynamic_local_strategy', '[Mnemonic=]local_strategy[,local_strategy...]: the local branch of dynamic execution (first applicable wins; default sandboxed).'),
+    repeatable('dynamic_remote_strategy', '[Mnemonic=]remote_strategy[,remote_strategy...]: the remote branch of dynamic execution (default remote).'),
     str('disk_cache', '', 'Directory of the disk cache; empty disables it.'),
     str('remote_cache', '', 'URI of a remote cache: grpc://host:port, grpcs://host:port (or host:port) or unix:///path.'),
     str('remote_executor', '', 'URI of a remote execution endpoint (same forms as --remote_cache); it also serves as the cache.'),

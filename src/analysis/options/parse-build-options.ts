@@ -1,4 +1,5 @@
 import { UsageError } from '../../core/index.js';
+import { Label, LabelSyntaxError } from '../../loading/index.js';
 import { BUILD_OPTIONS, type BuildOptionRegistry } from './build-option-registry.js';
 import { BuildOptions, sameOptionValue, type UserFlagSetting } from './build-options.js';
 import { convertOccurrence, OptionValueError, type OptionDefinition, type OptionValue } from './option-definition.js';
@@ -185,26 +186,14 @@ export function parseBuildOptions(args: readonly string[], registry: BuildOption
 
 /**
  * `//pkg` → `//pkg:pkg`, `@repo//pkg:name` kept, `@repo` → `@repo//:repo`; undefined when the
- * text is not an absolute label. Loading validates the label fully when it reads the build setting.
+ * text is not an absolute label.
  */
 export function canonicalFlagLabel(raw: string): string | undefined {
-  let repo = '';
-  let rest = raw;
-  if (rest.startsWith('@')) {
-    const slash = rest.indexOf('//');
-    if (slash < 0) {
-      const name = rest.replace(/^@+/, '');
-      return /^[A-Za-z0-9_.+~-]+$/.test(name) ? `@${name}//:${name}` : undefined;
-    }
-    repo = rest.slice(0, slash).replace(/^@+/, '');
-    if (!/^[A-Za-z0-9_.+~-]*$/.test(repo)) return undefined;
-    rest = rest.slice(slash);
+  try {
+    // Without a package context only absolute labels parse.
+    return Label.parse(raw).toString();
+  } catch (e) {
+    if (e instanceof LabelSyntaxError) return undefined;
+    throw e;
   }
-  if (!rest.startsWith('//')) return undefined;
-  const body = rest.slice(2);
-  const colon = body.indexOf(':');
-  const pkg = colon < 0 ? body : body.slice(0, colon);
-  const name = colon < 0 ? pkg.slice(pkg.lastIndexOf('/') + 1) : body.slice(colon + 1);
-  if (name === '' || /[\s:]/.test(name) || /[\s:]/.test(pkg) || pkg.startsWith('/') || pkg.endsWith('/')) return undefined;
-  return `${repo === '' ? '' : `@${repo}`}//${pkg}:${name}`;
 }

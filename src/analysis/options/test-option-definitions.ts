@@ -1,7 +1,5 @@
 import type { OptionDefinition } from './option-definition.js';
 
-const SIZES = { values: ['small', 'medium', 'large', 'enormous'], describe: 'test size' } as const;
-
 /**
  * The options of `kiln test`, with Bazel's names and defaults. As in Bazel, `kiln build` accepts them
  * too. Those that change which tests exist or how their actions look (arguments, environment,
@@ -43,6 +41,3 @@ export const TEST_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   },
   { name: 'test_verbose_timeout_warnings', type: 'bool', default: false, help: 'Name the tests whose timeout is much larger than they need.', executionOnly: true },
 ];
-
-/** Sizes `--test_size_filters` accepts (with a leading `-` to exclude). */
-export const TEST_SIZES: readonly string[] = SIZES.values;

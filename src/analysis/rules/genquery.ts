@@ -3,6 +3,7 @@ import type { Action } from '../../actions/index.js';
 import { isKilnError } from '../../core/index.js';
 import { evaluateGenquery, ScopeViolationError } from '../../query/index.js';
 import type { RuleContext } from '../configured/rule-context.js';
+import { targetNameOf } from '../configured/target-paths.js';
 import type { RuleResult } from './rule-result.js';
 
 /** Results above this size are kept gzip-compressed in memory (in the action) whatever compressed_output says. */
@@ -29,7 +30,7 @@ export function analyzeGenquery(ctx: RuleContext): RuleResult {
   const strict = ctx.attr<boolean>('strict', true, false);
   const compressed = ctx.attr<boolean>('compressed_output', false, false);
   const opts = ctx.attr<readonly string[]>('opts', [], false);
-  const out = ctx.outputFile(label.slice(label.lastIndexOf(':') + 1), true);
+  const out = ctx.outputFile(targetNameOf(label), true);
   const base = { owner: label, location: ctx.target.location, mnemonic: 'GenQuery', progressMessage: `Executing genquery ${label}`, env: {}, inputs: [], outputs: [out.artifact as Action['outputs'][number]], executionRequirements: [], executableOutputs: false };
 
   let content: Uint8Array;

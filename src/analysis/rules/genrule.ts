@@ -1,6 +1,6 @@
 import type { Action, Artifact, DerivedArtifact } from '../../actions/index.js';
 import { execPropertiesOf, executionRequirementsFromTags } from '../../actions/index.js';
-import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
+import type { FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { packageOutputDir } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
@@ -54,12 +54,7 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     configVariables: configurationMakeVariables(ctx.config),
     toolchainVariables,
     ...(ctx.javaRuntime ? { javaRuntime: ctx.javaRuntime } : {}),
-    scriptPath: `${ruleDir}/${target.label.slice(target.label.lastIndexOf(':') + 1)}.genrule_script.sh`,
   });
-  // A command over the 64K limit stays one `bash -c` action: execution writes such commands to a script
-  // file and runs that instead (src/exec/command-script.ts), so the key still covers the whole command.
-  const argv = command.script ? ['/bin/bash', '-c', command.script.content] : command.argv;
-
   const inputs: Artifact[] = [];
   const seen = new Set<string>();
   for (const f of [...srcFiles, ...tools.flatMap((t) => [...t.files, ...t.runfiles])]) {
@@ -75,7 +70,8 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     location: target.location,
     mnemonic: 'Genrule',
     progressMessage: `${message === '' ? 'Executing genrule' : message} ${target.label}`,
-    argv,
+    // Execution runs a command over the 64K limit from a script file; the key covers the whole command.
+    argv: command.argv,
     env: {},
     inputs,
     outputs: outs.map((f) => f.artifact as DerivedArtifact),
@@ -84,9 +80,4 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     ...execPropertiesOf([...ctx.execConfig.platform.execProperties, ...ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)]),
   };
   return { files: outs, runfiles: executable ? outs : [], actions: [action] };
-}
-
-/** The file entries of one output of a configured genrule (for consumers naming a single output). */
-export function outputEntry(genrule: ConfiguredTarget, execPathSuffix: string): FileEntry | undefined {
-  return genrule.files.find((f) => f.artifact.execPath.endsWith(`/${execPathSuffix}`));
 }

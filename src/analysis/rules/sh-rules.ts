@@ -2,6 +2,7 @@ import type { Action, DerivedArtifact } from '../../actions/index.js';
 import { execPropertiesOf, executionRequirementsFromTags } from '../../actions/index.js';
 import type { RunEnvironment } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
+import { targetNameOf } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
 import { ExpansionFailure, type LocationEntry } from '../expansion/location-expander.js';
 import { expandRunArguments, expandRunValue } from '../expansion/run-arguments.js';
@@ -33,7 +34,7 @@ export function analyzeShExecutable(ctx: RuleContext): RuleResult {
   const library = analyzeShLibrary(ctx);
   const srcFiles = library.files;
   if (srcFiles.length !== 1) throw ctx.error('srcs', "you must specify exactly one file in 'srcs'");
-  const name = ctx.target.label.slice(ctx.target.label.lastIndexOf(':') + 1);
+  const name = targetNameOf(ctx.target.label);
   const out = ctx.outputFile(name, true);
   const src = srcFiles[0]!;
   const tags = ctx.attr<readonly string[]>('tags', [], false);

@@ -58,7 +58,7 @@ export function analyzeStarlarkDocExtract(ctx: RuleContext, modules: StarlarkMod
     if (e instanceof ExtractionError) throw ctx.error(undefined, e.message);
     throw e;
   }
-  const name = target.label.slice(target.label.lastIndexOf(':') + 1);
+  const name = Label.parse(target.label).name;
   const binary = ctx.outputFile(`${name}.binaryproto`, true);
   const text = ctx.outputFile(`${name}.textproto`, true);
   const bytes = ModuleInfo.encode(info);

@@ -11,7 +11,7 @@ import { RunfilesValue } from '../starlark/runfiles-value.js';
 import type { WorkspaceStatus } from '../starlark/workspace-status.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 
-export interface StarlarkRuleAnalysis {
+interface StarlarkRuleAnalysis {
   readonly rule: StarlarkRuleFunction;
   readonly workspaceName: string;
   /** `ctx.build_setting_value`, for rules with `build_setting`. */

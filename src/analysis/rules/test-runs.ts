@@ -2,7 +2,7 @@ import type { Action, DerivedArtifact } from '../../actions/index.js';
 import { executionRequirementsFromTags, type ExecutionRequirement } from '../../actions/index.js';
 import type { ConfiguredTarget, RuleAnalysisTarget } from '../configured/configured-target.js';
 import { ruleError } from '../configured/rule-context.js';
-import { packageOutputDir } from '../configured/target-paths.js';
+import { packageOutputDir, targetNameOf } from '../configured/target-paths.js';
 import { programOf, runfilesTree } from './runfiles-tree.js';
 import { TEST_SETUP_SCRIPT } from './test-setup-script.js';
 
@@ -85,7 +85,7 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
   const run = ct.runEnvironment ?? { args: attr<readonly string[]>('args', []), env: attr<readonly (readonly [string, string])[]>('env', []) };
   const ruleEnv = Object.fromEntries(run.env);
   const args = [...run.args, ...settings.args];
-  const baseDir = `${packageOutputDir(ct.config.outputDirectories.testlogs, ct.label)}/${ct.label.slice(ct.label.lastIndexOf(':') + 1)}`;
+  const baseDir = `${packageOutputDir(ct.config.outputDirectories.testlogs, ct.label)}/${targetNameOf(ct.label)}`;
   const requirements = new Set<ExecutionRequirement>(executionRequirementsFromTags(tags));
   if (attr<boolean>('local', false) === true) requirements.add('local');
   const runs = Math.max(1, settings.runsPerTest);
@@ -123,6 +123,8 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
         executionRequirements: [...requirements].sort(),
         executableOutputs: false,
         exitCodeIsResult: true,
+        // Sent as the REAPI Action's timeout, so a remote server enforces it too (as Bazel's test spawns do).
+        timeoutSeconds,
       };
       testRuns.push({ ...(shardCount > 0 ? { shard } : {}), run, logDir, action });
     }

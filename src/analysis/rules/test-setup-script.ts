@@ -33,7 +33,10 @@ export TEST_WARNINGS_OUTPUT_FILE="$dir/test.warnings"
 export TEST_UNUSED_RUNFILES_LOG_FILE="$dir/test.unused_runfiles_log"
 export TEST_LOGSPLITTER_OUTPUT_FILE="$dir/test.raw_splitlogs/test.splitlogs"
 if [ -n "$\{TEST_TOTAL_SHARDS-}" ]; then export TEST_SHARD_STATUS_FILE="$dir/test.shard"; fi
-export TEST_TMPDIR="$\{TMPDIR:-/tmp}/kiln-test-tmp"
+# TMPDIR is private to the action here; a remote executor may not set it (nor give a private /tmp),
+# so there the test's temporary directory is in its own working directory, as Bazel's _tmp.
+scratch="$\{TMPDIR:-$root/_tmp}"
+export TEST_TMPDIR="$scratch/kiln-test-tmp"
 export HOME="$TEST_TMPDIR" GTEST_TMP_DIR="$TEST_TMPDIR"
 export JAVA_RUNFILES="$RUNFILES_DIR" PYTHON_RUNFILES="$RUNFILES_DIR" RUN_UNDER_RUNFILES=1
 rm -rf "$TEST_UNDECLARED_OUTPUTS_DIR" "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR" "$TEST_TMPDIR" "$dir/test.raw_splitlogs"
@@ -81,7 +84,7 @@ if [ ! -s "$XML_OUTPUT_FILE" ]; then
 fi
 zip_file="$TEST_UNDECLARED_OUTPUTS_DIR/outputs.zip"
 if [ -n "$(ls -A "$TEST_UNDECLARED_OUTPUTS_DIR")" ]; then
-  (cd "$TEST_UNDECLARED_OUTPUTS_DIR" && zip -qr "$TMPDIR/kiln-outputs.zip" . && find . -mindepth 1 -delete && mv "$TMPDIR/kiln-outputs.zip" outputs.zip) \
+  (cd "$TEST_UNDECLARED_OUTPUTS_DIR" && zip -qr "$scratch/kiln-outputs.zip" . && find . -mindepth 1 -delete && mv "$scratch/kiln-outputs.zip" outputs.zip) \
     || echo "kiln: could not zip the undeclared outputs (is zip installed?)" >> "$log"
 fi
 [ -f "$zip_file" ] || printf 'PK\005\006\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' > "$zip_file"

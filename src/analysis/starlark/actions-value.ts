@@ -1,12 +1,12 @@
 import { Depset } from '../../loading/index.js';
 import { Builtin, None, StarDict, StarList, StarObject, StarStruct, StarTuple, StarlarkError, typeName, unpackArgs, type Kwargs, type Value } from '../../starlark/index.js';
 import { executionRequirementsFromTags, type Action, type Artifact, type DerivedArtifact, type InProcessWork } from '../../actions/index.js';
-import { packageOutputDir, rootPathOf } from '../configured/target-paths.js';
+import { packageOutputDir, rootPathOf, siblingLabel } from '../configured/target-paths.js';
 import { ArgsValue, paramFileContent, type ParamFileFormat } from './args-value.js';
 import { FileValue } from './file-value.js';
 
 /** Where a rule's actions and declared files go. */
-export interface ActionOwner {
+interface ActionOwner {
   readonly label: string;
   readonly ruleClass: string;
   readonly location: Action['location'];
@@ -52,7 +52,7 @@ export class ActionRegistry {
     }
     const pkgDir = packageOutputDir(this.owner.root, this.owner.label);
     let execPath = `${pkgDir}/${filename}`;
-    let rootPath = rootPathOf(`${this.owner.label.slice(0, this.owner.label.lastIndexOf(':'))}:${filename}`);
+    let rootPath = rootPathOf(siblingLabel(this.owner.label, filename));
     if (sibling) {
       // Beside the sibling, always under this rule's output root: a source file's sibling goes to the
       // same directory below bin, never into the source tree.

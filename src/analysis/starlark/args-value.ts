@@ -6,7 +6,7 @@ import { FileValue } from './file-value.js';
 export type ParamFileFormat = 'shell' | 'multiline' | 'flag_per_line';
 
 /** How an Args object is passed: inline, or in a params file named on the command line. */
-export interface ParamFileSpec {
+interface ParamFileSpec {
   /** `--flagfile=%s`: the argument that names the file. */
   readonly argument: string;
   readonly format: ParamFileFormat;

@@ -16,6 +16,7 @@ import {
 } from '../../starlark/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
+import { targetNameOf } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
 import { ExpansionFailure, expandLocations, type LocationEntry } from '../expansion/location-expander.js';
 import { expandMakeVariables } from '../expansion/make-variable-expander.js';
@@ -29,7 +30,7 @@ import type { WorkspaceStatus } from './workspace-status.js';
 const NON_DEPENDENCY_ATTRIBUTES = new Set(['visibility', 'compatible_with', 'restricted_to', 'target_compatible_with', 'exec_compatible_with', 'toolchains', 'aspect_hints', 'package_metadata']);
 
 /** What the implementation of one Starlark rule target sees besides its analysis context. */
-export interface StarlarkRuleEnvironment {
+interface StarlarkRuleEnvironment {
   readonly rule: StarlarkRuleFunction;
   readonly ruleClass: RuleClass;
   readonly registry: ActionRegistry;
@@ -219,7 +220,9 @@ export class CtxValue extends StarObject {
       this.outputNames.push([name, f]);
       return f;
     };
-    const nameOf = (label: string) => label.slice(label.lastIndexOf(':') + 1);
+    // Output attributes hold labels of this package (canonical or relative).
+    const here = Label.parse(this.rc.target.label);
+    const nameOf = (label: string) => Label.parse(label, here).name;
     for (const spec of shape.outputs) {
       if (spec.type === 'output') {
         const v = this.rc.target.attrs.get(spec.name);
@@ -500,7 +503,7 @@ class OutputsValue extends StarObject {
   }
   override attr(name: string): Value | undefined {
     if (name === 'executable' && this.env.ruleClass.executable) {
-      this.executableFile ??= this.env.registry.declare('ctx.outputs.executable', this.rc.target.label.slice(this.rc.target.label.lastIndexOf(':') + 1), undefined);
+      this.executableFile ??= this.env.registry.declare('ctx.outputs.executable', targetNameOf(this.rc.target.label), undefined);
       return this.executableFile;
     }
     const entry = this.own.find(([k]) => k === name);

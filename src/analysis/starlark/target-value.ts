@@ -56,7 +56,7 @@ function outputGroupInfoOf(ct: ConfiguredTarget): ProviderInstance | undefined {
 }
 
 /** A provider of a configured target, or undefined. */
-export function providerOf(ct: ConfiguredTarget, provider: Provider): ProviderInstance | undefined {
+function providerOf(ct: ConfiguredTarget, provider: Provider): ProviderInstance | undefined {
   if (provider.key === DEFAULT_INFO.key) return defaultInfoOf(ct);
   if (provider.key === OUTPUT_GROUP_INFO.key) return outputGroupInfoOf(ct);
   return ct.providers?.get(provider.key);

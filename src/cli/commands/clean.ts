@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode } from '../../core/index.js';
-import { openWorkspace, outputBaseProblem, printError, takeOutputBaseFlag } from '../workspace-context.js';
+import { openWorkspace, printError } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 import { lockOutputBase, removeConvenienceSymlinks } from '../output-base.js';
 
@@ -11,13 +11,14 @@ import { lockOutputBase, removeConvenienceSymlinks } from '../output-base.js';
  * (downloaded repositories, every cache). The disk cache is never touched: it is shared.
  */
 export async function main(args: string[], io: CliIO): Promise<number> {
-  const startup = takeOutputBaseFlag(args);
-  if (typeof startup === 'string') {
-    printError(io, startup);
+  const opened = openWorkspace(io, 'clean', args);
+  if (typeof opened === 'string') {
+    printError(io, opened);
     return ExitCode.COMMAND_LINE_ERROR;
   }
+  const { ctx } = opened;
   let expunge = false;
-  for (const a of startup.rest) {
+  for (const a of opened.rest) {
     if (a === '--expunge') expunge = true;
     else if (a === '--noexpunge') expunge = false;
     else if (a === '--async' || a === '--noasync') continue; // Kiln always cleans synchronously.
@@ -28,16 +29,6 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       printError(io, `'clean' takes no arguments, got '${a}'`);
       return ExitCode.COMMAND_LINE_ERROR;
     }
-  }
-  const ctx = openWorkspace(io, 'clean', startup.outputBase);
-  if (typeof ctx === 'string') {
-    printError(io, ctx);
-    return ExitCode.COMMAND_LINE_ERROR;
-  }
-  const unusable = outputBaseProblem(ctx, startup.outputBase);
-  if (unusable !== undefined) {
-    printError(io, unusable);
-    return ExitCode.COMMAND_LINE_ERROR;
   }
   const { outputBase, execRoot } = ctx.layout;
   io.stderr.write(

@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ExitCode, isStatusError } from '../../core/index.js';
+import { ExitCode, isStatusError, readObject } from '../../core/index.js';
 import {
   CacheServerConfigError,
   createExecutionServer,
@@ -15,7 +15,7 @@ import {
   RESOURCE_LIMIT_KEYS,
   defaultResourceLimitPolicy,
   describeResourceLimitPolicy,
-  ensureBaseImage,
+  defaultImageOf,
   parseResourceLimitPolicy,
   pingDockerEngine,
   removeDeadWorkDirectories,
@@ -37,6 +37,8 @@ Options:
   --runner KIND    how executors run actions: local (namespace sandbox when available) or docker
                    (engine at DOCKER_HOST or the default socket) (default local)
   --slots N        actions each executor runs at once (default: the number of CPUs)
+  --image NAME     the docker runner's image for actions without a container-image property
+                   (default: Kiln's base image, built once from deploy/base-image)
   --port N         port to listen on; 0 picks a free one (default 0, or the config's)
   --host ADDR      address to listen on (default 127.0.0.1)
   --storage DIR    keep blobs on disk in DIR (default: in memory)
@@ -54,6 +56,7 @@ interface ClusterUpArgs {
   executors: number;
   runner: 'local' | 'docker';
   slots?: number;
+  image?: string;
   port?: number;
   host?: string;
   storage?: string;
@@ -64,7 +67,7 @@ interface ClusterUpArgs {
 
 class UsageProblem extends Error {}
 
-const VALUE_FLAGS = new Set<string>(['executors', 'runner', 'slots', 'port', 'host', 'storage', 'config', ...RESOURCE_LIMIT_KEYS]);
+const VALUE_FLAGS = new Set<string>(['executors', 'runner', 'slots', 'image', 'port', 'host', 'storage', 'config', ...RESOURCE_LIMIT_KEYS]);
 
 function parseUpArgs(args: string[]): ClusterUpArgs {
   const parsed: ClusterUpArgs = { executors: 0, runner: 'local', limits: {} };
@@ -89,6 +92,10 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
         break;
       case 'slots':
         parsed.slots = integerFlag(flag, value, 1, 1024);
+        break;
+      case 'image':
+        if (value === '') throw new UsageProblem('--image expects an image name');
+        parsed.image = value;
         break;
       case 'port':
         parsed.port = integerFlag(flag, value, 0, 65535);
@@ -116,15 +123,9 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
 /** The config's `executor` object: resource-limit keys only. */
 function executorSectionOf(section: unknown, where: string): Record<string, unknown> {
   if (section === undefined) return {};
-  if (typeof section !== 'object' || section === null || Array.isArray(section)) {
-    throw new CacheServerConfigError(`${where}: executor: must be an object`);
-  }
-  for (const key of Object.keys(section)) {
-    if (!(RESOURCE_LIMIT_KEYS as readonly string[]).includes(key)) {
-      throw new CacheServerConfigError(`${where}: executor.${key}: unknown field (allowed: ${RESOURCE_LIMIT_KEYS.join(', ')})`);
-    }
-  }
-  return section as Record<string, unknown>;
+  return readObject(section, 'executor', RESOURCE_LIMIT_KEYS, (field, problem) => {
+    throw new CacheServerConfigError(`${where}: ${field}: ${problem}`);
+  });
 }
 
 function integerFlag(flag: string, value: string, min: number, max: number): number {
@@ -207,10 +208,11 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
     info: (m: string) => io.stderr.write(`INFO: ${m}\n`),
     warn: (m: string) => io.stderr.write(`WARNING: ${m}\n`),
   };
+  let defaultImage: string | undefined;
   if (parsed.executors > 0 && parsed.runner === 'docker') {
     try {
       await pingDockerEngine(io.env.DOCKER_HOST);
-      await ensureBaseImage(io.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock', (m) => log.info(m));
+      defaultImage = await defaultImageOf(io.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock', parsed.image, (m) => log.info(m));
     } catch (e) {
       if (!isStatusError(e)) throw e;
       io.stderr.write(`ERROR: --runner docker: ${e.message}\n`);
@@ -250,6 +252,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
               limits,
               platform: [],
               ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
+              ...(defaultImage ? { defaultImage } : {}),
             },
             (m) => log.warn(m),
           );

@@ -4,14 +4,17 @@ import { join, resolve } from 'node:path';
 import { ExitCode, isStatusError } from '../../core/index.js';
 import {
   DEFAULT_CACHE_BYTES,
-  RESOURCE_LIMIT_KEYS,
+  EXECUTOR_CONFIG_KEYS,
   defaultResourceLimitPolicy,
   describeResourceLimitPolicy,
-  ensureBaseImage,
+  defaultImageOf,
   parseResourceLimitPolicy,
+  readExecutorConfigFile,
   removeDeadWorkDirectories,
   startExecutor,
+  RESOURCE_LIMIT_KEYS,
   type ExecutorConfig,
+  type ExecutorConfigFile,
 } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
@@ -30,6 +33,8 @@ Options:
   --work-dir DIR       file cache and build directories (default: one under the temp dir, removed on stop)
   --cache-size BYTES   bound of the local file cache (default 8 GiB)
   --name NAME          shown in logs and ExecutedActionMetadata.worker (default: the host name)
+  --image NAME         the docker runner's image for actions without a container-image property
+                       (default: Kiln's base image, built once from deploy/base-image)
   --memory-limit SIZE  memory of each action, no swap (1073741824, 512m, 1g; 0: none) (default 1g)
   --pids-limit N       processes and threads of each action at once (0: none) (default 256)
   --cpu-limit N        CPUs' worth of time of each action (fractions allowed; 0: none) (default 2)
@@ -44,7 +49,7 @@ this process may make them (cgroup v2 delegated to it, or v1 as root), and says 
 
 class UsageProblem extends Error {}
 
-const FLAGS = ['scheduler', 'runner', 'slots', 'platform', 'instance', 'work-dir', 'cache-size', 'name', ...RESOURCE_LIMIT_KEYS, 'config'] as const;
+const FLAGS = [...EXECUTOR_CONFIG_KEYS, 'config'] as const;
 type Flag = (typeof FLAGS)[number];
 
 function parseArgs(args: string[]): Map<Flag, string[]> {
@@ -68,7 +73,7 @@ function integer(flag: string, value: unknown, min: number): number {
 }
 
 async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<ExecutorConfig> {
-  let file: Record<string, unknown> = {};
+  let file: ExecutorConfigFile = { limits: {} };
   const configPath = flags.get('config')?.at(-1);
   if (configPath !== undefined) {
     const path = resolve(io.cwd, configPath);
@@ -78,21 +83,27 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     } catch (e) {
       throw new UsageProblem(`--config: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
+    let json: unknown;
     try {
-      const parsed: unknown = JSON.parse(text);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('expected a JSON object');
-      file = parsed as Record<string, unknown>;
+      json = JSON.parse(text);
     } catch (e) {
-      throw new UsageProblem(`${configPath}: not a valid config: ${(e as Error).message}`);
+      throw new UsageProblem(`${configPath}: not valid JSON: ${(e as Error).message}`);
     }
-    for (const key of Object.keys(file)) if (!FLAGS.includes(key as Flag) || key === 'config') throw new UsageProblem(`${configPath}: unknown key '${key}'`);
+    file = readExecutorConfigFile(json, (field, problem) => {
+      throw new UsageProblem(`${configPath}: ${field === '' ? '' : `${field}: `}${problem}`);
+    });
   }
-  const pick = (flag: Flag): unknown => flags.get(flag)?.at(-1) ?? file[flag];
+  const fileValue = (flag: Flag): unknown => {
+    if (flag === 'config') return undefined;
+    if ((RESOURCE_LIMIT_KEYS as readonly string[]).includes(flag)) return file.limits[flag];
+    return file[flag as Exclude<keyof ExecutorConfigFile, 'limits'>];
+  };
+  const pick = (flag: Flag): unknown => flags.get(flag)?.at(-1) ?? fileValue(flag);
   const scheduler = pick('scheduler');
   if (typeof scheduler !== 'string' || scheduler === '') throw new UsageProblem('--scheduler is required (the endpoint kiln scheduler printed)');
   const runner = pick('runner') ?? 'local';
   if (runner !== 'local' && runner !== 'docker') throw new UsageProblem(`--runner: expected local or docker, got '${String(runner)}'`);
-  const platformValues = flags.get('platform') ?? (Array.isArray(file.platform) ? (file.platform as unknown[]).map(String) : []);
+  const platformValues = flags.get('platform') ?? file.platform ?? [];
   const platform = platformValues.map((p) => {
     const eq = p.indexOf('=');
     if (eq <= 0) throw new UsageProblem(`--platform: expected NAME=VALUE, got '${p}'`);
@@ -116,6 +127,7 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     limits,
     platform,
     ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
+    ...(pick('image') === undefined ? {} : { defaultImage: String(pick('image')) }),
   };
 }
 
@@ -148,7 +160,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   }
   let running;
   try {
-    if (config.runner === 'docker') await ensureBaseImage(config.dockerHost ?? 'unix:///var/run/docker.sock', (m) => io.stderr.write(`INFO: ${m}\n`));
+    if (config.runner === 'docker') {
+      const defaultImage = await defaultImageOf(config.dockerHost ?? 'unix:///var/run/docker.sock', config.defaultImage, (m) => io.stderr.write(`INFO: ${m}\n`));
+      config = { ...config, defaultImage };
+    }
     running = await startExecutor(config, log);
   } catch (e) {
     if (!isStatusError(e)) throw e;

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
-import { parseBuildOptions } from '../../analysis/index.js';
+import { LoadedTargetGraph, parseBuildOptions } from '../../analysis/index.js';
 import { ExitCode, isKilnError, UsageError } from '../../core/index.js';
 import { OUTPUT_DIR_NAME } from '../../exec/index.js';
-import { configurationsFor, openWorkspace, printError, takeOutputBaseFlag } from '../workspace-context.js';
+import { configurationsFor } from '../analysis-phase.js';
+import { openWorkspace, printError } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 import { applyRcFiles } from '../rc-file.js';
 
@@ -12,19 +13,15 @@ import { applyRcFiles } from '../rc-file.js';
  * several, as Bazel). Build flags such as `-c opt` change the per-configuration paths.
  */
 export async function main(args: string[], io: CliIO): Promise<number> {
-  const startup = takeOutputBaseFlag(args);
-  if (typeof startup === 'string') {
-    printError(io, startup);
+  const opened = openWorkspace(io, 'info', args);
+  if (typeof opened === 'string') {
+    printError(io, opened);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  const ctx = openWorkspace(io, 'info', startup.outputBase);
-  if (typeof ctx === 'string') {
-    printError(io, ctx);
-    return ExitCode.COMMAND_LINE_ERROR;
-  }
+  const { ctx } = opened;
   let parsed;
   try {
-    parsed = parseBuildOptions(applyRcFiles('info', startup.rest, ctx.workspace.root, io.env.HOME));
+    parsed = parseBuildOptions(applyRcFiles('info', opened.rest, ctx.workspace.root, io.env.HOME));
   } catch (e) {
     if (e instanceof UsageError) {
       printError(io, e.message);
@@ -34,7 +31,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   }
   let target;
   try {
-    target = configurationsFor(ctx, parsed.options).target;
+    target = configurationsFor(new LoadedTargetGraph(ctx.loader), parsed.options).target;
   } catch (e) {
     if (!isKilnError(e)) throw e;
     printError(io, e.message, e.pos);

@@ -1,23 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
-import { ExitCode, formatPosition, isKilnError, UsageError, type Position } from '../../core/index.js';
-import { findWorkspaceRoot, PackageLoader, readWorkspaceName, Workspace } from '../../loading/index.js';
+import { join, resolve } from 'node:path';
+import { ExitCode, isKilnError, UsageError, type Position } from '../../core/index.js';
 import { formatQueryResult, OUTPUT_FORMATTERS, parseQueryOptions, QueryEngine, QuerySyntaxError, TargetPatternError, type QueryOptionValues } from '../../query/index.js';
 import type { CliIO } from '../io.js';
+import { openWorkspace, printError as printErrorTo } from '../workspace-context.js';
 
 interface QueryInvocation {
   readonly expression: string;
   readonly options: QueryOptionValues;
-  readonly outputBase: string | undefined;
 }
 
-function parseArgs(args: string[], cwd: string): QueryInvocation {
-  let outputBase: string | undefined;
-  const { options, residue } = parseQueryOptions(args, (name, value) => {
-    if (name !== 'output_base') return false;
-    outputBase = value();
-    return true;
-  });
+function parseArgs(args: readonly string[], cwd: string): QueryInvocation {
+  const { options, residue } = parseQueryOptions(args);
   let expression = residue.join(' ');
   if (options.queryFile !== undefined) {
     if (residue.length > 0) throw new UsageError('Command-line query and --query_file cannot both be specified');
@@ -29,37 +23,31 @@ function parseArgs(args: string[], cwd: string): QueryInvocation {
     }
   }
   if (expression.trim() === '') throw new UsageError("missing query expression. Type 'kiln help query' for syntax and help.");
-  return { expression, options, outputBase };
+  return { expression, options };
 }
 
 /** `kiln query EXPR`: evaluates a query over the workspace's packages and prints the result. */
 export async function main(args: string[], io: CliIO): Promise<number> {
-  const printError = (message: string, pos?: Position) =>
-    io.stderr.write(`ERROR: ${pos ? `${pos.col > 0 ? formatPosition(pos) : `${pos.file}:${pos.line}`}: ` : ''}${message}\n`);
+  const printError = (message: string, pos?: Position) => printErrorTo(io, message, pos);
+  const opened = openWorkspace(io, 'query', args);
+  if (typeof opened === 'string') {
+    printError(opened);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  const { ctx } = opened;
+  const { loader } = ctx;
   let inv: QueryInvocation;
   try {
-    inv = parseArgs(args, io.cwd);
+    inv = parseArgs(opened.rest, io.cwd);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     printError(e.message);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  const root = findWorkspaceRoot(io.cwd);
-  if (root === undefined) {
-    printError('The query command is only supported from within a workspace (below a directory having a MODULE.bazel, WORKSPACE or WORKSPACE.bazel file).');
-    return ExitCode.COMMAND_LINE_ERROR;
-  }
-  const workspace = new Workspace(root, readWorkspaceName(root));
-  const loader = new PackageLoader({
-    workspace,
-    ...(inv.outputBase ? { outputBase: resolve(io.cwd, inv.outputBase) } : {}),
-    onEvent: (kind, message) => io.stderr.write(`${kind}: ${message}\n`),
-  });
-  const offset = relative(root, io.cwd);
   const { options } = inv;
   const engine = new QueryEngine(loader, {
     keepGoing: options.keepGoing,
-    offset: offset.startsWith('..') || isAbsolute(offset) ? '' : offset.split('\\').join('/'),
+    offset: ctx.offset,
     noImplicitDeps: !options.implicitDeps,
     noToolDeps: !options.toolDeps,
     ...(options.universeScope.length > 0 ? { universeScope: options.universeScope } : {}),
@@ -73,7 +61,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       graphFactored: options.graphFactored,
       graphNodeLimit: options.graphNodeLimit,
       graphConditionalEdgesLimit: options.graphConditionalEdgesLimit,
-      absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(root, p)),
+      absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(ctx.workspace.root, p)),
     });
     io.stdout.write(output);
     if (engine.hadErrors) io.stderr.write('WARNING: --keep_going specified, ignoring errors.  Results may be inaccurate\n');

@@ -10,7 +10,7 @@ const FILE_OVERHEAD_BYTES = 512;
 export const BLOCK_FILE_NAME = /^(\d{10})\.blk$/;
 
 /** What the block store needs of a block's file. */
-export interface BlockFile {
+interface BlockFile {
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesWritten: number }>;
   writev(buffers: Buffer[], position: number): Promise<{ bytesWritten: number }>;

@@ -8,7 +8,7 @@ import { dataCrc, decodeHeader, HEADER_BYTES, HEADER_MAGIC_BYTES, recordBytes, T
 const SCAN_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** A committed record found by the scan: its header and where its data is. */
-export interface ScannedRecord {
+interface ScannedRecord {
   readonly header: RecordHeader;
   readonly block: Block;
   readonly dataOffset: number;

@@ -66,12 +66,12 @@ function sha256(data: Buffer): Buffer {
   return createHash('sha256').update(data).digest();
 }
 
-export function withTrailer(content: Buffer): Buffer {
+function withTrailer(content: Buffer): Buffer {
   return Buffer.concat([content, MAGIC, sha256(content)]);
 }
 
 /** The content of a stored value, or undefined when its trailer is missing or does not match. */
-export function contentOf(stored: Buffer): Buffer | undefined {
+function contentOf(stored: Buffer): Buffer | undefined {
   if (stored.length < TRAILER_BYTES) return undefined;
   const at = stored.length - TRAILER_BYTES;
   if (!stored.subarray(at, at + MAGIC.length).equals(MAGIC)) return undefined;

@@ -1,5 +1,6 @@
 import { unlink } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { joiningCgroups } from './join-cgroups.js';
 import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
 import { sandboxSteps, type SandboxStep } from './sandbox-plan.js';
 import { spawnProcessGroup } from './spawn-process-group.js';
@@ -60,12 +61,14 @@ export class BubblewrapProcessRunner implements ProcessRunner {
     const spawn = this.options.spawn ?? spawnProcessGroup;
     const steps = sandboxSteps(spec, this.options.etcDirectory);
     try {
-      return await spawn({
-      ...spec,
-      // bwrap itself starts on the host; a tree's working directory exists only inside.
-      cwd: spec.tree ? '/' : spec.cwd,
-      argv: [...hostUserPrefix(this.options), this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec, steps, this.options.inIsolatedNetwork ?? false), '--', ...exactPwd(spec), ...spec.argv],
-      });
+      const bwrap = {
+        ...spec,
+        // bwrap itself starts on the host; a tree's working directory exists only inside.
+        cwd: spec.tree ? '/' : spec.cwd,
+        argv: [...hostUserPrefix(this.options), this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec, steps, this.options.inIsolatedNetwork ?? false), '--', ...exactPwd(spec), ...spec.argv],
+      };
+      // Joined on the host, before setpriv and bwrap: the sandbox is in the cgroups from its start.
+      return await spawn(joiningCgroups(bwrap, spec.cgroups));
     } finally {
       // Symlinks the tree made on host mounts go, as the native sandbox removes them itself.
       await Promise.all(steps.map((step) => (step.kind === 'symlink' && step.onHost ? unlink(step.onHost.path).catch(() => {}) : undefined)));

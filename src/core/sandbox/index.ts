@@ -19,6 +19,8 @@ export {
   type BubblewrapProcessRunnerOptions,
 } from './bubblewrap-process-runner.js';
 export { detectSandboxSupport, type SandboxSupport, type DetectSandboxOptions } from './detect-sandbox-support.js';
-export { createSandboxedProcessRunner, type SandboxedProcessRunnerChoice } from './create-process-runner.js';
 export { NativeSandboxRunner } from './native-sandbox-runner.js';
+export { chooseSandbox, type SandboxChoice, type SandboxOptions } from './choose-sandbox.js';
+export { probeHostUser, type HostUser } from './probe-host-user.js';
+export { joiningCgroups } from './join-cgroups.js';
 export { prepareSandboxEtc, sandboxSteps, type SandboxStep } from './sandbox-plan.js';

@@ -1,3 +1,4 @@
+import { joiningCgroups } from './join-cgroups.js';
 import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
 import { spawnProcessGroup } from './spawn-process-group.js';
 import type { ProcessGroupSpawner } from './spawn-server.js';
@@ -11,6 +12,10 @@ export class LocalProcessRunner implements ProcessRunner {
 
   run(spec: ProcessSpec): Promise<ProcessResult> {
     if (spec.tree) return Promise.reject(new TypeError('a process on the host cannot have a sandbox tree'));
-    return this.spawn(spec);
+    try {
+      return this.spawn(joiningCgroups(spec, spec.cgroups));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 }

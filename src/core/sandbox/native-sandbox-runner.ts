@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NativeSpawner, nativeSpawnerBinary } from './native-spawner.js';
+import { NativeSpawner, nativeSpawnerBinary, type NativeSpawnerOptions } from './native-spawner.js';
 import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
 import { prepareSandboxEtc, sandboxSteps } from './sandbox-plan.js';
 
@@ -25,9 +25,13 @@ export class NativeSandboxRunner implements ProcessRunner {
   /**
    * Starts the helper and its namespaces (a private directory under the system's temporary one
    * holds the sandbox's /etc and the helper's mount point): the runner, or why this machine
-   * cannot run it (no compiled helper, or a kernel that refuses a step).
+   * cannot run it (no compiled helper, a kernel that refuses a step, or a `user` it cannot switch
+   * to). `user`: the host user the commands run as (a root caller only); `networkPerRun`: a network
+   * namespace per sandbox, so concurrent sandboxes cannot reach each other over loopback.
    */
-  static async start(): Promise<NativeSandboxRunner | { readonly reason: string }> {
+  static async start(
+    options: Pick<NativeSpawnerOptions, 'sandboxUser' | 'networkPerRun'> = {},
+  ): Promise<NativeSandboxRunner | { readonly reason: string }> {
     const binary = nativeSpawnerBinary();
     if (!binary) return { reason: 'the native sandbox was not compiled (no C compiler at `npm run build`)' };
     let directory: string;
@@ -38,7 +42,7 @@ export class NativeSandboxRunner implements ProcessRunner {
       return { reason: `the native sandbox has no directory to work in: ${(e as Error).message}` };
     }
     const base = join(directory, 'base');
-    const spawner = new NativeSpawner(binary, { sandboxBase: base });
+    const spawner = new NativeSpawner(binary, { ...options, sandboxBase: base });
     if (await spawner.started()) return new NativeSandboxRunner(spawner, directory, prepareSandboxEtc(join(directory, 'etc')));
     await spawner.close();
     rmSync(directory, { recursive: true, force: true });

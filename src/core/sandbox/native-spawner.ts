@@ -10,6 +10,8 @@ import type { ProcessGroupSpec } from './spawn-process-group.js';
 /** A run for a helper started with `sandbox`: the process runs inside a sandbox built from `steps`. */
 export interface NativeRunSpec extends ProcessGroupSpec {
   readonly sandbox?: readonly SandboxStep[];
+  /** With `sandbox`: cgroup.procs files the helper moves the sandbox into before anything runs in it. */
+  readonly cgroups?: readonly string[] | undefined;
 }
 
 export interface NativeSpawnerOptions {
@@ -20,6 +22,10 @@ export interface NativeSpawnerOptions {
    * private tmpfs and enters the namespaces its sandboxes share, or says why it cannot.
    */
   readonly sandboxBase?: string;
+  /** With `sandboxBase`, a root helper only: the host user the sandboxed commands run as. */
+  readonly sandboxUser?: { readonly uid: number; readonly gid: number };
+  /** With `sandboxBase`: each sandbox gets a network namespace of its own (no network), not the helper's. */
+  readonly networkPerRun?: boolean;
 }
 
 /** One-letter step kinds of the 'B' request (struct sandbox_op in native/kiln-spawn.h); 'L' is a symlink on a host mount. */
@@ -114,13 +120,17 @@ export class NativeSpawner {
       const env = Object.entries(spec.env).map(([k, v]) => `${k}=${v}`);
       const strings = [spec.cwd, file(spec.stdout), file(spec.stderr), ...spec.argv, ...env];
       const steps = spec.sandbox ?? [];
-      const head = Buffer.alloc(spec.sandbox ? 12 : 8);
+      const cgroups = spec.sandbox ? (spec.cgroups ?? []) : [];
+      const head = Buffer.alloc(spec.sandbox ? 16 : 8);
       head.writeUInt32LE(spec.argv.length, 0);
       head.writeUInt32LE(env.length, 4);
-      if (spec.sandbox) head.writeUInt32LE(steps.length, 8);
+      if (spec.sandbox) {
+        head.writeUInt32LE(steps.length, 8);
+        head.writeUInt32LE(cgroups.length, 12);
+      }
       const code = (step: SandboxStep) => (step.kind === 'symlink' && step.onHost ? 'L' : STEP_CODES[step.kind]);
       const stepText = steps.map((step) => code(step) + ('from' in step ? `${step.from}\0` : '') + `${step.at}\0`);
-      const body = strings.map((s) => `${s}\0`).join('') + stepText.join('');
+      const body = strings.map((s) => `${s}\0`).join('') + stepText.join('') + cgroups.map((file) => `${file}\0`).join('');
       this.send(spec.sandbox ? 'B' : 'R', id, Buffer.concat([head, Buffer.from(body)]));
       const kill = () => {
         const signal = Buffer.alloc(4);
@@ -154,7 +164,11 @@ export class NativeSpawner {
 
   private start(): ChildProcess {
     if (this.child) return this.child;
-    const sandbox = this.options.sandboxBase === undefined ? [] : ['--sandbox', this.options.sandboxBase];
+    const { sandboxBase, sandboxUser, networkPerRun } = this.options;
+    const sandbox =
+      sandboxBase === undefined
+        ? []
+        : ['--sandbox', sandboxBase, ...(sandboxUser ? ['--user', `${sandboxUser.uid}:${sandboxUser.gid}`] : []), ...(networkPerRun ? ['--network-per-run'] : [])];
     const [program, ...args] = [...(this.options.wrapper ?? []), this.binary, ...sandbox];
     // A session of its own: Ctrl-C reaches Kiln, which then kills what runs and reports it.
     const child = spawn(program!, args, { stdio: ['pipe', 'pipe', 'inherit'], detached: true });

@@ -42,7 +42,12 @@ export interface ProcessSpec {
    */
   readonly tree?: SandboxTree;
   /** Aborting kills the process tree as a timeout does (without setting `timedOut`). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * cgroup.procs files (one per hierarchy) the process joins before it runs anything: it and all it
+   * forks are in those cgroups from the first instruction. The caller makes and removes them.
+   */
+  readonly cgroups?: readonly string[] | undefined;
 }
 
 /**

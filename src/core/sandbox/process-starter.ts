@@ -17,6 +17,5 @@ export interface ProcessStarter {
  */
 export function createProcessStarter(options: { readonly wrapper?: readonly string[] } = {}): ProcessStarter {
   const binary = nativeSpawnerBinary();
-  if (binary) return new NativeSpawner(binary, { wrapper: options.wrapper });
-  return new SpawnServer(options.wrapper ? { wrapper: options.wrapper } : {});
+  return binary ? new NativeSpawner(binary, options) : new SpawnServer(options);
 }

@@ -9,7 +9,7 @@ export interface ProcessGroupSpec {
   readonly timeoutMs?: number;
   readonly stdout?: OutputSink;
   readonly stderr?: OutputSink;
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**

@@ -97,7 +97,7 @@ export interface StarlarkAttributeOptions {
 }
 
 /** The empty value of each type, Bazel's default when a rule declares none. */
-export function emptyValueOf(type: AttrType): PlainAttrValue {
+function emptyValueOf(type: AttrType): PlainAttrValue {
   switch (type) {
     case 'label':
     case 'output':

@@ -2,7 +2,7 @@ import { attr, type AttributeSpec } from './attribute.js';
 import type { RuleTarget } from '../target.js';
 
 /** What a declaration-time check may report: an attribute (or null for the rule) and a message. */
-export type RuleCheck = (rule: RuleTarget, report: (attribute: string | null, message: string) => void) => void;
+type RuleCheck = (rule: RuleTarget, report: (attribute: string | null, message: string) => void) => void;
 
 /** A rule's schema: its attributes and the checks Bazel runs when the rule is declared. */
 export interface RuleClass {

@@ -23,7 +23,7 @@ export const attrFunction: QueryFunction = {
 };
 
 /** An attribute value as text, in the form Bazel's attr() matches against. */
-export function attributeString(v: PlainAttrValue): string {
+function attributeString(v: PlainAttrValue): string {
   if (v === null) return '';
   if (typeof v === 'boolean') return v ? '1' : '0';
   if (typeof v === 'string' || typeof v === 'number') return String(v);

@@ -1,3 +1,4 @@
+import { Label } from '../../loading/index.js';
 import { QueryEvaluationError } from '../target-loader.js';
 import type { QueryArgument } from '../parser.js';
 import type { TargetSet } from '../query-environment.js';
@@ -32,16 +33,8 @@ function rbuildfiles<T>(ctx: QueryContext<T>, args: readonly QueryArgument[]): T
     const build = env.buildFile(t);
     if (build === undefined) continue;
     const files = [build, ...env.loadedFiles(t)];
-    if (files.some((f) => paths.has(pathOfLabel(env.labelOf(f))))) out.set(env.keyOf(build), build);
+    if (files.some((f) => paths.has(Label.parse(env.labelOf(f)).execPath))) out.set(env.keyOf(build), build);
   }
   return out;
 }
 
-/** `//a/b:c.bzl` → `a/b/c.bzl` (main repository), `@r//a:x` → `external/r/a/x`. */
-function pathOfLabel(label: string): string {
-  const m = /^(?:@([^/]*))?\/\/([^:]*):(.*)$/.exec(label);
-  if (!m) return label;
-  const [, repo, pkg, name] = m;
-  const path = pkg === '' ? name! : `${pkg}/${name}`;
-  return repo ? `external/${repo}/${path}` : path;
-}

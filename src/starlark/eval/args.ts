@@ -3,7 +3,6 @@ import type { Kwargs } from './values/callable.js';
 import { typeName } from './values/describe.js';
 import { quoteString } from './values/string-repr.js';
 import { nearestName } from '../resolve/nearest-name.js';
-import { StarFloat } from './values/float.js';
 import { None, type Value } from './values/value.js';
 
 /**
@@ -57,7 +56,7 @@ export function positionalArgs(fn: string, args: Value[], kwargs: Kwargs | null,
 }
 
 /** The parameter label used in messages: a name, or a 1-based position for positional-only builtins. */
-export type ParamLabel = string | number;
+type ParamLabel = string | number;
 
 function bad(fn: string, param: ParamLabel, v: Value, want: string): never {
   throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want ${want}`);
@@ -65,11 +64,6 @@ function bad(fn: string, param: ParamLabel, v: Value, want: string): never {
 
 export function wantString(fn: string, param: ParamLabel, v: Value): string {
   if (typeof v !== 'string') bad(fn, param, v, 'string');
-  return v;
-}
-
-export function wantInt(fn: string, param: ParamLabel, v: Value): number | bigint {
-  if (typeof v !== 'number' && typeof v !== 'bigint') bad(fn, param, v, 'int');
   return v;
 }
 
@@ -91,9 +85,4 @@ export function wantOptionalIndex(fn: string, param: ParamLabel, v: Value | unde
   if (typeof v === 'bigint') return v < 0n ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER;
   if (typeof v !== 'number') bad(fn, param, v, 'int or None');
   return v;
-}
-
-export function wantNumber(fn: string, param: ParamLabel, v: Value): number | bigint | StarFloat {
-  if (typeof v === 'number' || typeof v === 'bigint' || v instanceof StarFloat) return v;
-  bad(fn, param, v, 'int or float');
 }

@@ -38,7 +38,7 @@ export function execResolvedFile(thread: Thread, file: ast.File, predeclared: Re
     name: file.path,
     globals: new Array(info.globals.length),
     predeclared,
-    universe: universe({ set: thread.options.set }),
+    universe: universe(thread.options),
   };
   const body = new Compiler(mod).block(file.stmts);
   const locals: (Value | Cell | undefined)[] = new Array(info.locals.length);

@@ -112,7 +112,7 @@ export class StarFunction extends StarCallable {
 }
 
 /** Binds arguments to parameter slots with starlark-go's rules and messages (its setArgs). */
-export function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: Value[], kwargs: Kwargs | null): void {
+function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: Value[], kwargs: Kwargs | null): void {
   const code = fn.code;
   const name = code.name;
   const nparams = code.paramNames.length;

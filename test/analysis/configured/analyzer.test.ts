@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KilnError } from '../../../src/core/index.js';
+import { Label } from '../../../src/loading/index.js';
 import { Analyzer } from '../../../src/analysis/configured/analyzer.js';
 import type { AnalysisTarget, TargetGraph } from '../../../src/analysis/configured/configured-target.js';
 import { configs } from '../config/config-fixture.js';
@@ -49,7 +50,7 @@ function graph(extra: AnalysisTarget[] = [], defaults: Record<string, string[]> 
     ...extra,
   ];
   const byLabel = new Map(targets.map((t) => [t.label, t]));
-  return { target: (l) => byLabel.get(l), defaultVisibility: (pkg) => defaults[pkg] };
+  return { target: (l) => byLabel.get(l), defaultVisibility: (label) => defaults[Label.parse(label).packageKey] };
 }
 
 function analyzer(args: string[] = [], extra: AnalysisTarget[] = [], defaults: Record<string, string[]> = {}): Analyzer {

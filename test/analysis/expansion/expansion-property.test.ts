@@ -21,7 +21,6 @@ describe('genrule command preparation (property)', () => {
             ruleDir: 'out/p',
             locations: { prerequisites: new Map([['//p:s', { execPaths: ['p/s'], rootPaths: ['p/s'] }]]), canonicalize: (raw) => (raw.startsWith(':') ? `//p${raw}` : `//p:${raw}`) },
             configVariables: new Map([['TARGET_CPU', 'k8']]),
-            scriptPath: 'out/p/g.sh',
           });
           expect(c.argv[0]).toBe('/bin/bash');
         } catch (e) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBlobAccess, InvalidArgumentError, NotFoundError, ResourceExhaustedError, VerifyingBlobAccess } from '../../../src/core/index.js';
 import { BlockBlobAccess, type BlockBlobAccessOptions } from '../../../src/core/index.js';
-import { HEADER_BYTES, recordBytes, TRAILER_BYTES } from '../../../src/core/blobstore/block-record.js';
+import { HEADER_BYTES, recordBytes } from '../../../src/core/blobstore/block-record.js';
 import { blob, blobs, readAll, RecordingLogger, tempDir } from './fixtures.js';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -11,7 +11,7 @@ describe.skipIf(!support.available)('BubblewrapProcessRunner', () => {
   const bwrapPath = support.available ? support.bwrapPath : '';
   processRunnerCases(() => new BubblewrapProcessRunner({ bwrapPath }));
 
-  sandboxRunnerCases(({ etcDirectory }) => new BubblewrapProcessRunner({ bwrapPath, etcDirectory }));
+  sandboxRunnerCases((options) => new BubblewrapProcessRunner({ bwrapPath, ...options }));
 
   it('refuses a tree for a process on the host', async () => {
     await expect(new LocalProcessRunner().run({ argv: ['true'], cwd: '/', env: {}, tree: { mounts: [], dirs: [], symlinks: [] } })).rejects.toThrow(

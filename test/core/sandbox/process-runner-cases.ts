@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -24,6 +24,20 @@ export function processRunnerCases(makeRunner: () => ProcessRunner): void {
     stdout: { kind: 'buffer', limitBytes: 1 << 20 },
     stderr: { kind: 'buffer', limitBytes: 1 << 20 },
     ...extra,
+  });
+
+  it('joins the spec\'s cgroups before the command runs, and runs nothing when it cannot', async () => {
+    // A plain file stands in for cgroup.procs: what the joiner writes there is a pid.
+    const procs = join(dir, 'cgroup.procs');
+    writeFileSync(procs, '');
+    const joined = await runner.run(spec(['bash', '-c', 'echo ran'], { cgroups: [procs], writablePaths: [dir] }));
+    expect(joined.exitCode).toBe(0);
+    expect(joined.stdout.toString()).toBe('ran\n');
+    expect(readFileSync(procs, 'utf8')).toMatch(/^[1-9]\d*\n$/);
+    const refused = await runner.run(spec(['bash', '-c', 'touch ran'], { cgroups: [join(dir, 'missing', 'cgroup.procs')], writablePaths: [dir] }));
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr.toString()).toContain(join(dir, 'missing', 'cgroup.procs'));
+    expect(existsSync(join(dir, 'ran'))).toBe(false);
   });
 
   it('reports exit codes', async () => {

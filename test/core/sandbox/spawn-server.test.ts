@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createServer, type AddressInfo } from 'node:net';
 import { BubblewrapProcessRunner, detectSandboxSupport, isolatedNetworkWrapper, LocalProcessRunner, SpawnServer } from '../../../src/core/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
+import { needTool } from '../../setup/need-tool.js';
 
 const server = new SpawnServer();
 const support = await detectSandboxSupport({ env: process.env });
@@ -46,10 +47,15 @@ describe('SpawnServer', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
 
-  it.skipIf(!support.available)('under isolatedNetworkWrapper, starts sandboxes that share its empty network namespace', async () => {
-    if (!support.available) return;
-    const isolated = new SpawnServer({ wrapper: isolatedNetworkWrapper(support.bwrapPath) });
+describe('SpawnServer under isolatedNetworkWrapper', () => {
+  const bwrapPath = support.available ? support.bwrapPath : '';
+  const howToGet = `${support.available ? '' : support.reason} (run scripts/test-setup.d/10-bubblewrap.sh)`;
+  if (!needTool('bubblewrap', bwrapPath !== '', howToGet)) return;
+
+  it('starts sandboxes that share its empty network namespace', async () => {
+    const isolated = new SpawnServer({ wrapper: isolatedNetworkWrapper(bwrapPath) });
     const host = createServer();
     await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
     const port = (host.address() as AddressInfo).port;
@@ -58,7 +64,7 @@ describe('SpawnServer', () => {
       expect(await isolated.started()).toBe(true);
       const probe = `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo online || echo offline`;
       const spec = { argv: ['bash', '-c', probe], cwd: dir, env: { PATH: '/usr/bin:/bin' }, stdout: { kind: 'buffer' as const, limitBytes: 100 } };
-      const sandboxed = await new BubblewrapProcessRunner({ bwrapPath: support.bwrapPath, spawn: isolated.run, inIsolatedNetwork: true }).run(spec);
+      const sandboxed = await new BubblewrapProcessRunner({ bwrapPath, spawn: isolated.run, inIsolatedNetwork: true }).run(spec);
       expect(sandboxed.stdout.toString()).toBe('offline\n');
       // The server itself has no network either; the plain server's processes have the host's.
       expect((await isolated.run(spec)).stdout.toString()).toBe('offline\n');

@@ -176,6 +176,15 @@ export function runnerCases(getRunner: () => Runner, options: RunnerCaseOptions)
     expect(r.stdout.toString()).toBe('');
   });
 
+  it.runIf(options.confines)('gives concurrent actions network namespaces of their own: they cannot reach each other', async () => {
+    // Both run at once (each lives a second, well beyond the other's start); a shared namespace shows one identity.
+    const [a, b] = await Promise.all([getRunner().run(sh('readlink /proc/self/ns/net; sleep 1')), getRunner().run(sh('readlink /proc/self/ns/net; sleep 1'))]);
+    expect(a.exitCode).toBe(0);
+    expect(b.exitCode).toBe(0);
+    expect(a.stdout.toString()).toMatch(/^net:\[\d+\]\n$/);
+    expect(a.stdout.toString()).not.toBe(b.stdout.toString());
+  });
+
   it.runIf(options.confines)('runs the command as a non-root user', async () => {
     const r = await getRunner().run(request(['id', '-u']));
     expect(r.exitCode).toBe(0);

@@ -3,8 +3,9 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { googleRpc } from '../../../src/core/index.js';
+import { googleRpc, type Digest } from '../../../src/core/index.js';
 import { execute, shCommand, startTestCluster, type TestCluster } from './cluster-fixture.js';
+import { until } from '../../setup/until.js';
 
 let cluster: TestCluster | undefined;
 let scratch: string | undefined;
@@ -17,9 +18,6 @@ afterEach(async () => {
 
 const sh = (script: string) => shCommand(script, { outputPaths: ['out'] });
 
-const until = async (condition: () => boolean) => {
-  while (!condition()) await new Promise((r) => setTimeout(r, 10));
-};
 
 describe('cluster faults and concurrency', () => {
   it('completes an action on another executor when its executor dies mid-action', async () => {
@@ -27,7 +25,7 @@ describe('cluster faults and concurrency', () => {
     const doomed = await cluster.addExecutor({ slots: 1, name: 'doomed' });
     const actionDigest = await cluster.action(sh('sleep 0.3; echo survived > out'));
     const outcome = execute(cluster, { instanceName: '', actionDigest });
-    await until(() => doomed.runningTasks > 0);
+    await until(() => doomed.runningTasks > 0, 'the action to run on the doomed executor');
     await doomed.stop(); // vanishes: no report, no more heartbeats
     await cluster.addExecutor({ slots: 1, name: 'survivor' });
     const { response } = await outcome;
@@ -42,7 +40,7 @@ describe('cluster faults and concurrency', () => {
     const executor = await cluster.addExecutor({ slots: 1 });
     const slow = await cluster.action(sh('sleep 0.3; echo first > out'));
     const lost = execute(cluster, { instanceName: '', actionDigest: slow });
-    await until(() => executor.runningTasks > 0);
+    await until(() => executor.runningTasks > 0, 'the action to run');
     await cluster.restartServer();
     // The stream broke with the old server; the client retries with Execute, as Bazel does.
     expect((await lost).error).toBeDefined();
@@ -58,7 +56,7 @@ describe('cluster faults and concurrency', () => {
     const { response } = retried;
     expect(response!.result!.exitCode).toBe(0);
     // Nothing of the old scheduler is left on the executor (its report was ignored or cancelled).
-    await until(() => executor.runningTasks === 0);
+    await until(() => executor.runningTasks === 0, 'the executor to have no task');
   });
 
   it('fails with UNAVAILABLE once the retry limit is spent', async () => {
@@ -66,7 +64,7 @@ describe('cluster faults and concurrency', () => {
     const doomed = await cluster.addExecutor({ slots: 1 });
     const actionDigest = await cluster.action(sh('sleep 5'));
     const outcome = execute(cluster, { instanceName: '', actionDigest });
-    await until(() => doomed.runningTasks > 0);
+    await until(() => doomed.runningTasks > 0, 'the action to run on the doomed executor');
     await doomed.stop();
     expect((await outcome).response!.status?.code).toBe(googleRpc.Code.UNAVAILABLE);
   });
@@ -77,7 +75,7 @@ describe('cluster faults and concurrency', () => {
     await cluster.addExecutor({ slots: 2 });
     await cluster.addExecutor({ slots: 2 });
     const distinct = 6;
-    const digests = [];
+    const digests: Digest[] = [];
     for (let i = 0; i < distinct; i++) {
       // Each run appends a line to a file outside the build directory: the number of lines is the number of runs.
       digests.push(await cluster.action(sh(`echo run >> ${scratch}/action-${i}; sleep 0.2; echo ${i} > out`)));

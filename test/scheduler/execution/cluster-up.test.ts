@@ -130,9 +130,9 @@ describe('kiln cluster up / scheduler / executor', () => {
     expect(await exit).toBe(0);
   });
 
-  const dockerHost = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'];
+  const dockerHost = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'] ?? '';
   const noDocker = 'KILN_DOCKER_HOST is not set: run scripts/test-setup.d/20-docker.sh (or npm test) for the Docker runner';
-  if (needTool('Docker', dockerHost !== undefined, noDocker)) {
+  if (needTool('Docker', dockerHost !== '', noDocker)) {
     it('cluster up --runner docker runs actions in containers as a non-root user, under its limit flags', { timeout: 120_000 }, async () => {
       const f = fakeIO(dir, { DOCKER_HOST: dockerHost });
       const exit = main(['up', '--executors', '1', '--runner', 'docker', '--slots', '1', '--pids-limit', '64', '--memory-limit', '64m'], f.io);
@@ -161,6 +161,14 @@ describe('kiln cluster up / scheduler / executor', () => {
     run(executorMain, ['--scheduler', 'grpc://127.0.0.1:1', '--max-pids-limit=10'], /--max-pids-limit: the ceiling 10 is below the default limit 256/);
     await writeFile(join(dir, 'executor.json'), JSON.stringify({ scheduler: 'grpc://127.0.0.1:1', 'cpu-limit': 'all' }));
     run(executorMain, ['--config', 'executor.json'], /executor\.json: cpu-limit: expected a number of CPUs/);
+    // The executor's config file goes through the shared JSON-config reader: unknown fields and wrong types name their path.
+    await writeFile(join(dir, 'misspelt.json'), JSON.stringify({ scheduler: 'grpc://127.0.0.1:1', slot: 2 }));
+    run(executorMain, ['--config', 'misspelt.json'], /misspelt\.json: slot: unknown field \(allowed: scheduler, runner, slots, /);
+    await writeFile(join(dir, 'typed.json'), JSON.stringify({ scheduler: 'grpc://127.0.0.1:1', platform: ['OSFamily=linux', 3] }));
+    run(executorMain, ['--config', 'typed.json'], /typed\.json: platform\[1\]: expected a string, got 3/);
+    await writeFile(join(dir, 'slots.json'), JSON.stringify({ scheduler: 'grpc://127.0.0.1:1', slots: '4' }));
+    run(executorMain, ['--config', 'slots.json'], /slots\.json: slots: expected a positive integer, got "4"/);
+    run(main, ['up', '--image', ''], /--image expects an image name/);
     run(main, ['up', '--pids-limit', '-3'], /--pids-limit: expected an integer/);
     run(schedulerMain, ['--memory-limit', '1g'], /unrecognized option: --memory-limit \(start executors with 'kiln executor' or 'kiln cluster up'\)/);
     await writeFile(join(dir, 'limits.json'), JSON.stringify({ executor: { 'memory-limit': '1m' } }));

@@ -4,6 +4,7 @@ import { googleRpc, reapi, unpackAny } from '../../../src/core/index.js';
 import { REQUEST_METADATA_KEY } from '../../../scheduler/execution/index.js';
 import { call, must, readStream, statusDetails } from '../cache-server-fixture.js';
 import { collectStream, execute, shCommand as sh, startClusterForTest } from './cluster-fixture.js';
+import { until } from '../../setup/until.js';
 
 const Stage = reapi.ExecutionStage_Value;
 describe('Execute end to end (real server, in-process executor, local runner)', () => {
@@ -173,10 +174,10 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     const stream = cluster.exec.Execute({ instanceName: '', actionDigest });
     const outcome = collectStream(stream);
     const name = await new Promise<string>((resolve) => stream.once('data', (op: { name: string }) => resolve(op.name)));
-    while (executor.runningTasks === 0) await new Promise((r) => setTimeout(r, 10));
+    await until(() => executor.runningTasks > 0, 'the action to run');
     await must(cluster.ops, cluster.ops.CancelOperation, { name });
     expect((await outcome).response!.status?.code).toBe(googleRpc.Code.CANCELLED);
-    while (executor.runningTasks > 0) await new Promise((r) => setTimeout(r, 10));
+    await until(() => executor.runningTasks === 0, 'the cancelled action to stop');
   });
 
   it('advertises execution in Capabilities', async () => {

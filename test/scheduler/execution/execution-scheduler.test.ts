@@ -145,8 +145,14 @@ describe('ExecutionScheduler', () => {
     expect(big.response.assignments!.map(commandOf)).toEqual(['needs8']);
   });
 
-  it('ignores the executors\' limit properties (max-mem, max-cores, max-pids) for matching unless a rule names them', () => {
-    const sized = [{ name: 'max-cores', value: '1' }, { name: 'max-mem', value: '512m' }, { name: 'max-pids', value: '64' }, { name: 'OSFamily', value: 'linux' }];
+  it('ignores the properties executors interpret (max-mem, max-cores, max-pids, container-image) for matching unless a rule names them', () => {
+    const sized = [
+      { name: 'container-image', value: 'docker://kiln/base:latest' },
+      { name: 'max-cores', value: '1' },
+      { name: 'max-mem', value: '512m' },
+      { name: 'max-pids', value: '64' },
+      { name: 'OSFamily', value: 'linux' },
+    ];
     const { scheduler } = setup();
     submit(scheduler, validated('sized', sized));
     expect(sync(scheduler, 'plain', [], { properties: [{ name: 'OSFamily', value: 'linux' }] }).response.assignments!.map(commandOf)).toEqual(['sized']);

@@ -11,9 +11,9 @@ import { needTool } from '../../setup/need-tool.js';
 // --remote_executor against Kiln's scheduler and an in-process executor (local runner, and the
 // Docker runner when KILN_DOCKER_HOST names a running engine); the outputs match a local build byte for
 // byte, and after `bazel clean` the rebuild is served from the cache.
-const BAZEL = process.env['KILN_BAZEL'];
+const BAZEL = process.env['KILN_BAZEL'] ?? '';
 const MISSING = 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test) to install Bazel 2.1.0';
-const DOCKER_HOST = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'];
+const DOCKER_HOST = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'] ?? '';
 const NO_DOCKER = 'KILN_DOCKER_HOST is not set: run scripts/test-setup.d/20-docker.sh (or npm test) for the Docker runner';
 
 const BUILD = `
@@ -27,8 +27,7 @@ const OUTPUTS = ['hello.txt', 'twice.txt', 'upper.txt', 'count.txt', 'tooled.txt
 const ACTIONS = 4;
 
 describe('Bazel 2.1.0 --remote_executor against kiln', () => {
-  if (!needTool('Bazel 2.1.0', BAZEL !== undefined, MISSING)) return;
-  const bazel = BAZEL;
+  if (!needTool('Bazel 2.1.0', BAZEL !== '', MISSING)) return;
   let root: string;
   let cluster: TestCluster | undefined;
   let expected: Map<string, Buffer>;
@@ -36,7 +35,7 @@ describe('Bazel 2.1.0 --remote_executor against kiln', () => {
 
   const run = (args: string[]): Promise<{ code: number | null; output: string }> =>
     new Promise((resolve, reject) => {
-      const child = spawn(bazel, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
+      const child = spawn(BAZEL, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
         cwd: join(root, 'ws'),
         env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), TMPDIR: join(root, 'tmp') },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -96,7 +95,7 @@ describe('Bazel 2.1.0 --remote_executor against kiln', () => {
     cluster = undefined;
   });
 
-  if (!needTool('Docker', DOCKER_HOST !== undefined, NO_DOCKER)) return;
+  if (!needTool('Docker', DOCKER_HOST !== '', NO_DOCKER)) return;
   it('docker runner: remote build identical to the local one, then entirely from the cache', { timeout: 900_000 }, async () => {
     const docker = new DockerRunner({ dockerHost: DOCKER_HOST });
     await docker.ping();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reapi, unpackAny, type longrunning } from '../../../src/core/index.js';
 import { must } from '../cache-server-fixture.js';
 import { collectStream, execute, shCommand as sh, startClusterForTest } from './cluster-fixture.js';
+import { until } from '../../setup/until.js';
 
 const Stage = reapi.ExecutionStage_Value;
 const stageOf = (op: longrunning.Operation) => unpackAny(reapi.ExecuteOperationMetadata, op.metadata!)!.stage;
@@ -44,9 +45,10 @@ describe('Execute stream stage updates (stageUpdateDelayMs)', () => {
     const cluster = await startClusterForTest({ stageUpdateDelayMs: 60_000 });
     const execution = execute(cluster, { instanceName: '', actionDigest: await cluster.action(sh('true')) });
     let listed: longrunning.Operation[] = [];
-    while (listed.length === 0) {
+    await until(async () => {
       ({ operations: listed } = await must(cluster.ops, cluster.ops.ListOperations, { name: '', filter: '', pageSize: 0, pageToken: '' }));
-    }
+      return listed.length > 0;
+    }, 'the operation to be listed');
     const stream = cluster.exec.WaitExecution({ name: listed[0]!.name });
     const waited = collectStream(stream);
     const first = await new Promise<longrunning.Operation>((resolve) => stream.once('data', resolve));

@@ -4,8 +4,11 @@ import { Scanner, StarlarkSyntaxError, Token, describeToken } from '../../../src
 export function scanToString(src: string, file = 'foo.star'): string {
   const sc = new Scanner(src, file);
   const out: string[] = [];
+  // Every token but the closing NEWLINE and DEDENTs consumes input: a scanner that stops advancing
+  // fails here instead of hanging.
+  const maxTokens = 4 * src.length + 100;
   try {
-    for (;;) {
+    while (out.length < maxTokens) {
       const tok = sc.next();
       out.push(showToken(sc, tok));
       if (tok === Token.EOF) return out.join(' ');
@@ -14,6 +17,7 @@ export function scanToString(src: string, file = 'foo.star'): string {
     if (e instanceof StarlarkSyntaxError) return e.format();
     throw e;
   }
+  throw new Error(`the scanner did not reach EOF within ${maxTokens} tokens`);
 }
 
 function showToken(sc: Scanner, tok: Token): string {

@@ -17,8 +17,9 @@
  *                 child has exited and both its pipes are closed.
  *   out 'F' failed to start: i32 errno, then the errno's name (ENOENT...). No 'X' follows.
  *   in  'B' run in a sandbox (only after `--sandbox BASE`, see sandbox.c): as 'R' with a u32 count
- *                 of steps after envc, and after env the steps, each a kind byte (see struct
- *                 sandbox_op) and its NUL-terminated strings: two for binds and symlinks, else one.
+ *                 of steps and a u32 count of cgroup.procs files after envc, and after env the steps,
+ *                 each a kind byte (see struct sandbox_op) and its NUL-terminated strings: two for
+ *                 binds and symlinks, else one; then the cgroup.procs files, NUL-terminated.
  *                 The cwd and PATH are inside the sandbox. 'O', 'E' and 'X' answer as for 'R';
  *                 'F' with EPERM when the helper was started without `--sandbox`.
  *   out 'N' (id 0, then the program exits): `--sandbox` cannot work here, and the reason.
@@ -148,18 +149,20 @@ static int take_strings(char **p, char *end, char **out, uint32_t n) {
 
 /* Parses a 'R' or 'B' payload into `r`; the arrays it allocates are freed by free_request. */
 static void parse_request(char *payload, uint32_t len, int sandboxed, struct run_request *r) {
-  uint32_t counts[3] = {0, 0, 0};
-  size_t head = sandboxed ? 12 : 8;
+  uint32_t counts[4] = {0, 0, 0, 0};
+  size_t head = sandboxed ? 16 : 8;
   if (len < head) die("kiln-spawn: short run request");
   memcpy(counts, payload, head);
-  uint32_t argc = counts[0], envc = counts[1], opc = counts[2];
+  uint32_t argc = counts[0], envc = counts[1], opc = counts[2], cgc = counts[3];
   char *p = payload + head, *end = payload + len;
   char *fixed[3];
   r->argv = calloc((size_t)argc + 1, sizeof(char *));
   r->env = calloc((size_t)envc + 1, sizeof(char *));
   r->ops = calloc(opc ? opc : 1, sizeof *r->ops);
   r->nops = opc;
-  if (!r->argv || !r->env || !r->ops) die("kiln-spawn: calloc");
+  r->cgroups = calloc((size_t)cgc + 1, sizeof(char *));
+  r->ncgroups = cgc;
+  if (!r->argv || !r->env || !r->ops || !r->cgroups) die("kiln-spawn: calloc");
   if (!take_strings(&p, end, fixed, 3) || !take_strings(&p, end, r->argv, argc) || !take_strings(&p, end, r->env, envc))
     die("kiln-spawn: malformed run request");
   r->cwd = fixed[0];
@@ -178,12 +181,14 @@ static void parse_request(char *payload, uint32_t len, int sandboxed, struct run
     op->from = two ? strings[0] : NULL;
     op->at = two ? strings[1] : strings[0];
   }
+  if (!take_strings(&p, end, r->cgroups, cgc)) die("kiln-spawn: malformed cgroup list");
 }
 
 static void free_request(struct run_request *r) {
   free(r->argv);
   free(r->env);
   free(r->ops);
+  free(r->cgroups);
 }
 
 /* A plain run: posix_spawn in a new session, with `in`, `out`, `err` as its 0, 1, 2. */
@@ -329,9 +334,17 @@ static void drain(size_t i, int *fd, char type) {
 
 int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
-  int sandbox = argc == 3 && strcmp(argv[1], "--sandbox") == 0;
-  if (argc > 1 && !sandbox) {
-    fprintf(stderr, "usage: kiln-spawn [--sandbox BASE]\n");
+  /* kiln-spawn [--sandbox BASE [--user UID:GID] [--network-per-run]] */
+  int sandbox = argc >= 3 && strcmp(argv[1], "--sandbox") == 0;
+  struct sandbox_config config = {-1, -1, 0};
+  int usage = argc > 1 && !sandbox;
+  for (int i = 3; sandbox && i < argc && !usage; i++) {
+    if (strcmp(argv[i], "--user") == 0 && i + 1 < argc && sscanf(argv[i + 1], "%d:%d", &config.uid, &config.gid) == 2) i++;
+    else if (strcmp(argv[i], "--network-per-run") == 0) config.network_per_run = 1;
+    else usage = 1;
+  }
+  if (usage) {
+    fprintf(stderr, "usage: kiln-spawn [--sandbox BASE [--user UID:GID] [--network-per-run]]\n");
     return 2;
   }
   /* SIGCHLD, and the signals that end us, come through a descriptor; ending kills every group. */
@@ -349,7 +362,7 @@ int main(int argc, char **argv) {
   fcntl(1, F_SETFD, FD_CLOEXEC);
   if (sandbox) {
     char why[1024];
-    if (sandbox_setup_helper(argv[2], why, sizeof why) != 0) {
+    if (sandbox_setup_helper(argv[2], &config, why, sizeof why) != 0) {
       send_frame('N', 0, why, (uint32_t)strlen(why));
       return 1;
     }

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +50,7 @@ struct kiln_mount_attr {
 #define KILN_AT_RECURSIVE 0x8000
 
 static char root[4096]; /* where each sandbox mounts its root tmpfs before pivoting into it */
+static struct sandbox_config config = {-1, -1, 0};
 static char dev[4096];  /* the minimal /dev, made once by the helper and bound into each sandbox */
 
 /*
@@ -231,13 +233,18 @@ static void apply(const struct sandbox_op *op) {
 /*
  * No capabilities from here on, and none regained by exec: root gets none from running a program
  * (SECBIT_NOROOT, locked) and no_new_privs ignores setuid bits and file capabilities. One call
- * each, where emptying the bounding set would take 64.
+ * each, where emptying the bounding set would take 64. With a configured user, the command runs as
+ * that host user (no supplementary groups), a stranger to the helper's files.
  */
 static void drop_privileges(void) {
   const unsigned long securebits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
                                    SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
   if (prctl(PR_SET_SECUREBITS, securebits, 0, 0, 0) != 0) fail("set", "securebits");
   prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  if (config.uid >= 0) {
+    if (setgroups(0, NULL) != 0 || setresgid(config.gid, config.gid, config.gid) != 0) fail("switch to the group of", "the sandbox user");
+    if (setresuid(config.uid, config.uid, config.uid) != 0) fail("switch to", "the sandbox user");
+  }
   struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct data[2];
   memset(data, 0, sizeof data);
@@ -260,12 +267,22 @@ static void build_root(const struct sandbox_op *ops, size_t nops) {
 static void finish(const struct run_request *r, int code, int status_fd);
 
 /* The sandbox's pid 1: builds it, starts the command, and exits as the command did. */
-static void init_process(const struct run_request *r, int in, int out, int err, int status_fd) {
+static void init_process(const struct run_request *r, int in, int out, int err, int status_fd, int go) {
   if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(1);
   /* Only 0, 1 and 2 may hold the streams: closing them must let Kiln see their end. */
   close(in);
   close(out);
   close(err);
+  if (go >= 0) {
+    /* Nothing runs before the helper has moved us into the run's cgroups: it says which it could not. */
+    int32_t answer[2] = {-1, EPIPE};
+    ssize_t n = read(go, answer, sizeof answer);
+    if (n != sizeof answer || answer[0] >= 0) {
+      errno = answer[1];
+      fail("join the cgroup", n == sizeof answer && (size_t)answer[0] < r->ncgroups ? r->cgroups[answer[0]] : "of the run");
+    }
+    close(go);
+  }
   setsid();
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   syscall(SYS_close_range, 3, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */);
@@ -325,14 +342,45 @@ static void finish(const struct run_request *r, int code, int status_fd) {
   _exit(code);
 }
 
+/* Writes `pid` into each of the request's cgroup.procs files: -1, or the index of the one that refused. */
+static int32_t join_cgroups(const struct run_request *r, pid_t pid) {
+  char text[32];
+  int len = snprintf(text, sizeof text, "%d\n", (int)pid);
+  for (size_t i = 0; i < r->ncgroups; i++) {
+    int fd = open(r->cgroups[i], O_WRONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : write(fd, text, (size_t)len);
+    int saved = errno;
+    if (fd >= 0) close(fd);
+    errno = saved;
+    if (n != len) return (int32_t)i;
+  }
+  return -1;
+}
+
 pid_t sandbox_start(const struct run_request *request, int in, int out, int err, int status_fd) {
   if (!request->argv[0]) {
     errno = ENOENT;
     return -1;
   }
+  int go[2] = {-1, -1};
+  if (request->ncgroups > 0 && pipe2(go, O_CLOEXEC) != 0) return -1;
+  unsigned long flags = SANDBOX_CLONE_FLAGS | (config.network_per_run ? CLONE_NEWNET : 0);
   /* Like fork(): the child has a copy of this (single-threaded) process and its descriptors. */
-  pid_t pid = (pid_t)syscall(SYS_clone, SANDBOX_CLONE_FLAGS | SIGCHLD, NULL, NULL, NULL, NULL);
-  if (pid == 0) init_process(request, in, out, err, status_fd);
+  pid_t pid = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+  if (pid == 0) {
+    if (go[1] >= 0) close(go[1]);
+    init_process(request, in, out, err, status_fd, go[0]);
+  }
+  int saved = errno;
+  if (go[0] >= 0) close(go[0]);
+  if (pid > 0 && go[1] >= 0) {
+    /* The child waits for this answer: it joins from outside its cgroup namespace, before it runs anything. */
+    int32_t answer[2] = {join_cgroups(request, pid), 0};
+    answer[1] = answer[0] >= 0 ? errno : 0;
+    if (write(go[1], answer, sizeof answer) != sizeof answer) kill(pid, SIGKILL);
+  }
+  if (go[1] >= 0) close(go[1]);
+  errno = saved;
   return pid;
 }
 
@@ -378,7 +426,7 @@ static int probe(char *why, size_t size) {
   static char *argv[] = {"true", NULL};
   static char *env[] = {NULL};
   struct sandbox_op ops[] = {{'p', NULL, "/proc"}, {'v', NULL, "/dev"}, {'t', NULL, "/tmp"}, {'r', "/usr", "/usr"}};
-  struct run_request request = {"/", "", "", argv, env, "/kiln-sandbox-probe", ops, sizeof ops / sizeof *ops};
+  struct run_request request = {"/", "", "", argv, env, "/kiln-sandbox-probe", ops, sizeof ops / sizeof *ops, NULL, 0};
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   pid_t pid = sandbox_start(&request, null, null, pipes[1], -1);
   int started = errno;
@@ -402,7 +450,8 @@ static int probe(char *why, size_t size) {
   return snprintf(why, size, "%s", said[0] ? said : "the probe sandbox failed"), -1;
 }
 
-int sandbox_setup_helper(const char *base, char *why, size_t size) {
+int sandbox_setup_helper(const char *base, const struct sandbox_config *given, char *why, size_t size) {
+  config = *given;
   if (snprintf(root, sizeof root, "%s/root", base) >= (int)sizeof root || snprintf(dev, sizeof dev, "%s/dev", base) >= (int)sizeof dev)
     return snprintf(why, size, "base path too long"), -1;
   const int shared = CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS;

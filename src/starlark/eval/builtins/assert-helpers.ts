@@ -6,7 +6,7 @@ import type { Value } from '../values/value.js';
 import { None } from '../values/value.js';
 
 /** Translates an RE2-style pattern (as used by starlark-go's tests) to a JS RegExp. */
-export function compilePattern(pattern: string): RegExp {
+function compilePattern(pattern: string): RegExp {
   let flags = '';
   let src = pattern;
   // JS has no inline flag groups: lift leading (?i), (?s), (?m) groups into flags.

@@ -4,7 +4,7 @@ import type { MethodImpl } from '../values/callable.js';
 import { StarObject, type Value } from '../values/value.js';
 
 /** `b.elems()`: an iterable view of a bytes value's ints. */
-export class BytesElems extends StarObject {
+class BytesElems extends StarObject {
   constructor(readonly bytes: StarBytes) {
     super();
   }

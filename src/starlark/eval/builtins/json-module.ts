@@ -222,7 +222,7 @@ export function decodeJson(s: string): Value {
 }
 
 /** Re-indents JSON text, as Go's json.Indent. */
-export function indentJson(src: string, prefix: string, indent: string): string {
+function indentJson(src: string, prefix: string, indent: string): string {
   let v: unknown;
   try {
     v = JSON.parse(src);

@@ -26,7 +26,7 @@ export function sortStrings(values: readonly string[], reverse: boolean): Value[
  * `a < b` for tuples, with ints and strings compared inline element by element (sorting records
  * like `(count, name)` is common); other element types fall back to the general comparison.
  */
-export function tupleLess(a: Value, b: Value): boolean {
+function tupleLess(a: Value, b: Value): boolean {
   const x = (a as StarTuple).elems;
   const y = (b as StarTuple).elems;
   const n = x.length < y.length ? x.length : y.length;
@@ -41,7 +41,7 @@ export function tupleLess(a: Value, b: Value): boolean {
   return x.length < y.length;
 }
 
-export function allTuples(a: readonly Value[]): boolean {
+function allTuples(a: readonly Value[]): boolean {
   for (let i = 0; i < a.length; i++) if (!(a[i] instanceof StarTuple)) return false;
   return true;
 }

@@ -13,7 +13,7 @@ import { strFormat } from './str-format.js';
  * Strings are sequences of UTF-16 code units (see the layer README): `elems` yields 1-unit strings,
  * `elem_ords` their numeric values, `codepoints`/`codepoint_ords` whole Unicode code points.
  */
-export class StringElems extends StarObject {
+class StringElems extends StarObject {
   constructor(
     readonly s: string,
     readonly method: 'elems' | 'elem_ords' | 'codepoints' | 'codepoint_ords',

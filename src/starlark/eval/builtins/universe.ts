@@ -155,7 +155,7 @@ function sortedBuiltin(thread: Thread, args: Value[], kwargs: Kwargs | null): Va
 }
 
 /** A stable sort by Starlark comparison, optionally by key (called once per element, in order). */
-export function sortValues(thread: Thread, elems: readonly Value[], keyFn: Value | undefined, reverse: boolean): Value[] {
+function sortValues(thread: Thread, elems: readonly Value[], keyFn: Value | undefined, reverse: boolean): Value[] {
   if (keyFn === undefined) {
     if (allOfType(elems, 'number')) return sortInts(elems as number[], reverse);
     if (allOfType(elems, 'string')) return sortStrings(elems as string[], reverse);

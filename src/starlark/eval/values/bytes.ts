@@ -101,7 +101,7 @@ export class StarBytes extends StarObject implements Sequence {
   }
 }
 
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   return a.length - b.length < 0 ? -1 : a.length > b.length ? 1 : 0;

@@ -103,12 +103,3 @@ export const MAX_NESTING = 1000;
 export function checkReprDepth(path: ReprPath): void {
   if (path.length >= MAX_NESTING) throw new StarlarkError('repr: maximum nesting depth exceeded');
 }
-
-export function freezeValue(v: Value): void {
-  if (typeof v === 'object') v.freeze();
-}
-
-/** Throws starlark-go's error for a value used where its type is not accepted. */
-export function wrongType(got: Value, want: string): never {
-  throw new StarlarkError(`got ${typeName(got)}, want ${want}`);
-}

@@ -33,7 +33,7 @@ export function equals(a: Value, b: Value, depth = 0): boolean {
 }
 
 /** Three-way comparison of an int with a float, exact for big ints; NaN compares greater than all. */
-export function compareIntFloat(i: number | bigint, f: number): number {
+function compareIntFloat(i: number | bigint, f: number): number {
   if (Number.isNaN(f)) return -1;
   if (typeof i === 'number') return i < f ? -1 : i > f ? 1 : 0;
   if (!Number.isFinite(f)) return f > 0 ? -1 : 1;

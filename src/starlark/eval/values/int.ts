@@ -14,10 +14,6 @@ export function normalizeBig(b: bigint): Int {
   return b >= MIN_SAFE && b <= MAX_SAFE ? Number(b) : b;
 }
 
-export function isInt(v: unknown): v is Int {
-  return typeof v === 'number' || typeof v === 'bigint';
-}
-
 export function intAdd(a: Int, b: Int): Int {
   if (typeof a === 'number' && typeof b === 'number') {
     const s = a + b;
@@ -125,10 +121,6 @@ export function intShiftRight(a: Int, n: Int): Int {
   }
   if (n >= 1 << 30) return a < 0n ? -1 : 0;
   return normalizeBig(a >> BigInt(n));
-}
-
-export function intSign(a: Int): number {
-  return a > 0 ? 1 : a < 0 ? -1 : 0;
 }
 
 export function intCompare(a: Int, b: Int): number {

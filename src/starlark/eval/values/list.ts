@@ -113,7 +113,7 @@ export class StarTuple extends StarObject implements Sequence {
 
 export const EMPTY_TUPLE = new StarTuple([]);
 
-export function sliceArray<T>(a: readonly T[], start: number, end: number, step: number): T[] {
+function sliceArray<T>(a: readonly T[], start: number, end: number, step: number): T[] {
   if (step === 1) return a.slice(start, Math.max(start, end));
   const out: T[] = [];
   if (step > 0) for (let i = start; i < end; i += step) out.push(a[i]!);

@@ -1,0 +1,72 @@
+import {
+  fieldPath,
+  readNonEmptyString,
+  readObject,
+  readOneOf,
+  readPositiveInteger,
+  readString,
+  throwConfigError,
+  type ConfigFail,
+} from '../src/core/index.js';
+import { RESOURCE_LIMIT_KEYS } from './runners/resource-limits.js';
+
+/** The keys of `kiln executor --config FILE`: the flags' names, `config` excepted. */
+export const EXECUTOR_CONFIG_KEYS = ['scheduler', 'runner', 'slots', 'platform', 'instance', 'work-dir', 'cache-size', 'name', 'image', ...RESOURCE_LIMIT_KEYS] as const;
+
+export type ExecutorConfigKey = (typeof EXECUTOR_CONFIG_KEYS)[number];
+
+/** What an executor config file sets; absent keys are left to the flags and the defaults. */
+export interface ExecutorConfigFile {
+  readonly scheduler?: string;
+  readonly runner?: 'local' | 'docker';
+  readonly slots?: number;
+  /** `NAME=VALUE` strings, as `--platform` takes them. */
+  readonly platform?: readonly string[];
+  readonly instance?: string;
+  readonly 'work-dir'?: string;
+  readonly 'cache-size'?: number;
+  readonly name?: string;
+  /** The docker runner's default image. */
+  readonly image?: string;
+  /** The resource-limit keys, as written (parseResourceLimitPolicy checks their values). */
+  readonly limits: Readonly<Record<string, string | number>>;
+}
+
+/**
+ * Reads the JSON object of an executor config file: an unknown key or a value of the wrong type is a
+ * ConfigError (through `fail`) whose message starts with the field's path (`slots: expected ...`,
+ * `platform[1]: expected ...`).
+ */
+export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwConfigError): ExecutorConfigFile {
+  const obj = readObject(value, '', EXECUTOR_CONFIG_KEYS, fail);
+  const limits: Record<string, string | number> = {};
+  for (const key of RESOURCE_LIMIT_KEYS) {
+    const v = obj[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' && typeof v !== 'number') fail(key, `expected a number or a size such as "2g", got ${JSON.stringify(v)}`);
+    limits[key] = v;
+  }
+  const file: { -readonly [K in keyof ExecutorConfigFile]: ExecutorConfigFile[K] } = { limits };
+  const read = <K extends Exclude<keyof ExecutorConfigFile, 'limits'>>(key: K, parse: (v: unknown, path: string) => NonNullable<ExecutorConfigFile[K]>): void => {
+    if (obj[key] !== undefined) file[key] = parse(obj[key], key);
+  };
+  read('scheduler', (v, p) => readNonEmptyString(v, p, fail));
+  read('runner', (v, p) => readOneOf(v, p, ['local', 'docker'] as const, fail));
+  read('slots', (v, p) => readPositiveInteger(v, p, fail));
+  read('platform', (v, p) => readPlatform(v, p, fail));
+  read('instance', (v, p) => readString(v, p, fail));
+  read('work-dir', (v, p) => readNonEmptyString(v, p, fail));
+  read('cache-size', (v, p) => readPositiveInteger(v, p, fail));
+  read('name', (v, p) => readNonEmptyString(v, p, fail));
+  read('image', (v, p) => readNonEmptyString(v, p, fail));
+  return file;
+}
+
+function readPlatform(value: unknown, path: string, fail: ConfigFail): string[] {
+  if (!Array.isArray(value)) return fail(path, `expected an array of "NAME=VALUE" strings, got ${JSON.stringify(value)}`);
+  return value.map((item, i) => {
+    const property = readString(item, fieldPath(path, i), fail);
+    if (property.indexOf('=') <= 0) fail(fieldPath(path, i), `expected "NAME=VALUE", got ${JSON.stringify(property)}`);
+    return property;
+  });
+}
