@@ -28,8 +28,10 @@ function createBuildDirectory(buildDirectory: string): void {
  * root may hold symlinks where an output's parents go, and the executor must never make a directory
  * where one leads. Such a symlink (or a file) in the way is INVALID_ARGUMENT naming the output.
  */
-export async function prepareOutputParents(buildDirectory: string, workingDirectory: string, outputs: readonly string[]): Promise<void> {
-  const parents = new Set(outputs.map((o) => posix.dirname(o)).filter((p) => p !== '.'));
+export async function prepareOutputParents(buildDirectory: string, workingDirectory: string, outputs: readonly string[], directories: readonly string[] = []): Promise<void> {
+  // A declared output directory is made too, empty, as Bazel makes a tree artifact's directory
+  // before its action runs locally: the action sees the same execroot on every strategy.
+  const parents = new Set([...outputs.map((o) => posix.dirname(o)), ...directories.map((d) => posix.normalize(d))].filter((p) => p !== '.'));
   // Nothing to make: most actions write straight into an existing working directory.
   if (parents.size === 0 && (workingDirectory === '' || workingDirectory === '.')) return;
   const root = await DirectoryHandle.openRoot(buildDirectory);
@@ -40,7 +42,7 @@ export async function prepareOutputParents(buildDirectory: string, workingDirect
       for (const parent of parents) {
         const made = await openDirectoryBeneath(cwd, parent, true);
         if (!made) {
-          const output = outputs.find((o) => posix.dirname(o) === parent)!;
+          const output = outputs.find((o) => posix.dirname(o) === parent) ?? parent;
           throw new InvalidArgumentError(`output ${JSON.stringify(output)}: its parent directory cannot be made, a symlink or a file of the input root is in its way`);
         }
         await made.close();

@@ -91,7 +91,7 @@ export class BuildExecutor {
       buildDirectory = this.directories.acquire(assignment.taskId.replace(/[^A-Za-z0-9_-]/g, '_'));
       await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory, INPUT_HAND_OUT[runner.actionUser ?? 'unconfined']);
       const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
-      await prepareOutputParents(buildDirectory, command.workingDirectory, outputs);
+      await prepareOutputParents(buildDirectory, command.workingDirectory, outputs, command.outputDirectories);
       metadata.inputFetchCompletedTimestamp = timestampFromMs(Date.now());
       signal.throwIfAborted();
 

@@ -1,6 +1,6 @@
 import { digestOf, durationFromMs, encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/index.js';
 import type { Action } from './action.js';
-import { buildInputTree, compareUtf8, type InputFile, type InputTree } from './input-tree.js';
+import { buildInputTree, compareUtf8, type InputEntry, type InputTree } from './input-tree.js';
 
 /** An action described as REAPI v2 messages, and its key: the digest of the serialized Action. */
 export interface ActionKey {
@@ -15,28 +15,32 @@ export interface ActionKeyParams {
   readonly env: Readonly<Record<string, string>>;
   /** Platform properties (empty for local execution). */
   readonly platform?: Readonly<Record<string, string>>;
-  /** Digest of every input, tools included. */
-  readonly inputs: readonly InputFile[];
+  /** Every input, tools included: files with their digests, the contents of tree artifacts, symlinks. */
+  readonly inputs: readonly InputEntry[];
 }
 
 /**
  * Describes `action` as a REAPI `Command` and `Action` the way Bazel's remote client does, so the
  * same key addresses the local action cache, the disk cache and any remote cache:
  * - arguments as given; environment variables sorted by name;
- * - outputs in `output_paths` (REAPI 2.1+) and, for older servers, `output_files`, both sorted;
+ * - outputs in `output_paths` (REAPI 2.1+) and, for older servers, `output_files` (files and
+ *   symlinks) and `output_directories` (tree artifacts), all sorted;
  * - platform properties sorted by name then value, on the Command and (REAPI 2.2) on the Action;
  * - working directory empty (the input root); `do_not_cache` for `no-cache`; `timeout` when the
  *   action has one (a test's, as Bazel sends it).
  */
 export function computeActionKey(action: Action, params: ActionKeyParams): ActionKey {
   const outputs = action.outputs.map((o) => o.execPath).sort(compareUtf8);
+  const directories = action.outputs.filter((o) => o.type === 'directory').map((o) => o.execPath).sort(compareUtf8);
+  const files = directories.length === 0 ? outputs : action.outputs.filter((o) => o.type !== 'directory').map((o) => o.execPath).sort(compareUtf8);
   const platform = platformOf(params.platform ?? {});
   const command = encodeMessage(reapi.Command, {
     arguments: [...action.argv],
     environmentVariables: Object.entries(params.env)
       .sort(([a], [b]) => compareUtf8(a, b))
       .map(([name, value]) => ({ name, value })),
-    outputFiles: outputs,
+    outputFiles: files,
+    ...(directories.length > 0 ? { outputDirectories: directories } : {}),
     outputPaths: outputs,
     platform,
   });

@@ -25,6 +25,12 @@ export interface DerivedArtifact {
   readonly root: string;
   /** Label of the target whose action creates it, e.g. `//pkg:gen`. */
   readonly owner: string;
+  /**
+   * What the action makes at the path: a regular file (absent), a directory whose contents are
+   * known only after the action ran (`directory`, Bazel's tree artifact, `declare_directory`), or a
+   * symlink whose target is kept as it is, never followed (`symlink`, `declare_symlink`).
+   */
+  readonly type?: 'directory' | 'symlink';
 }
 
 /**
@@ -95,7 +101,17 @@ export interface Action {
    * REAPI Action, so part of its key; they choose where a remote executor runs it.
    */
   readonly execProperties?: Readonly<Record<string, string>>;
+  /**
+   * The command line once the directories among the inputs are known: present when Args expand a
+   * tree artifact into the files inside it (`expand_directories`), which exist only after its
+   * action ran. Execution calls it with the files of each tree input and runs that argv. A getter
+   * that reads argv first: a function keeps the action out of the analysis cache (v8 serialization).
+   */
+  readonly argvWithTrees?: ((filesOf: TreeFileLister) => readonly string[]) | undefined;
 }
+
+/** The exec paths of the files inside a tree artifact, by the tree's exec path (sorted). */
+export type TreeFileLister = (treeExecPath: string) => readonly string[];
 
 /**
  * The exec platform's `exec_properties` followed by the target's (a later entry of a name wins, as
@@ -113,4 +129,8 @@ export type InProcessWork =
   /** The template (an input, by exec path) with each key replaced by its value, in order. */
   | { readonly kind: 'expand_template'; readonly template: string; readonly substitutions: readonly (readonly [string, string])[] }
   /** A copy of the target file (an input, by exec path): the same bytes as a symlink would show. */
-  | { readonly kind: 'symlink'; readonly target: string };
+  | { readonly kind: 'symlink'; readonly target: string }
+  /** A copy of the target directory (a tree input, by exec path) into a directory output. */
+  | { readonly kind: 'copy_directory'; readonly target: string }
+  /** A symlink with exactly this target path, resolved or not (a `declare_symlink` output). */
+  | { readonly kind: 'unresolved_symlink'; readonly targetPath: string };

@@ -6,10 +6,26 @@ export {
   type DerivedArtifact,
   type ExecutionRequirement,
   type InProcessWork,
+  type TreeFileLister,
   EXECUTION_REQUIREMENTS,
   executionRequirementsFromTags,
   execPropertiesOf,
 } from './action.js';
 export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
 export { localActionKey } from './local-action-key.js';
-export { buildInputTree, compareUtf8, type InputFile, type InputTree } from './input-tree.js';
+export { buildInputTree, compareUtf8, inputFilesOf, type InputDirectory, type InputEntry, type InputFile, type InputSymlink, type InputTree } from './input-tree.js';
+export {
+  decodeTree,
+  encodeTree,
+  InvalidTreeError,
+  producedFiles,
+  symlinkEscape,
+  type EncodedTree,
+  type ProducedFile,
+  type ProducedOutput,
+  type ProducedSymlink,
+  type ProducedTree,
+  type TreeContents,
+  type TreeFile,
+  type TreeSymlink,
+} from './produced-output.js';

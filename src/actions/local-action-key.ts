@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Action } from './action.js';
-import type { InputFile } from './input-tree.js';
+import type { InputEntry } from './input-tree.js';
 
 /** Changes whenever the encoding below changes, so old entries simply miss. */
 const ENCODING_VERSION = 1;
 
-const byPath = (a: InputFile, b: InputFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+const byPath = (a: InputEntry, b: InputEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /**
  * The local action cache's key: the SHA-256 of everything the REAPI Action digest covers (arguments,
@@ -17,7 +17,7 @@ const byPath = (a: InputFile, b: InputFile) => (a.path < b.path ? -1 : a.path > 
 export function localActionKey(
   action: Action,
   env: Readonly<Record<string, string>>,
-  inputs: readonly InputFile[],
+  inputs: readonly InputEntry[],
   platform: Readonly<Record<string, string>> = {},
 ): string {
   const fields: unknown[] = [
@@ -26,8 +26,8 @@ export function localActionKey(
     Object.keys(env)
       .sort()
       .map((name) => [name, env[name]]),
-    action.outputs.map((o) => o.execPath).sort(),
-    [...inputs].sort(byPath).map((f) => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]),
+    action.outputs.map((o) => (o.type ? `${o.execPath}\0${o.type}` : o.execPath)).sort(),
+    [...inputs].sort(byPath).map((f) => (f.kind === undefined ? [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable] : [f.path, f.kind, f.kind === 'symlink' ? f.target : ''])),
     action.executionRequirements.includes('no-cache'),
     // In-process work (a file's content, a template's substitutions) decides the output as argv does.
     ...(action.inProcess ? [action.inProcess] : []),

@@ -1,16 +1,15 @@
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { DiskBlobAccess, VerifyingBlobAccess, parseDigest, reapi, type BlobAccess, type Digest } from '../core/index.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { producedFiles, type ProducedOutput } from '../actions/index.js';
+import { DiskBlobAccess, VerifyingBlobAccess, reapi, type BlobAccess, type Digest } from '../core/index.js';
+import { resultFieldsOf, resultOutputs, writeProducedOutputs } from '../remote/index.js';
 
-/** An output file as stored in a cache. */
-export interface CachedOutput {
-  readonly path: string;
-  readonly digest: Digest;
-  readonly isExecutable: boolean;
-}
+/** An output as stored in a cache: a file, a tree artifact with its contents, or a symlink. */
+export type CachedOutput = ProducedOutput;
 
 /**
- * `--disk_cache=DIR` in Bazel's layout: `DIR/cas/<2 hex>/<hash>` holds output contents,
+ * `--disk_cache=DIR` in Bazel's layout: `DIR/cas/<2 hex>/<hash>` holds output contents (and the
+ * REAPI `Tree` message of each output directory, named by `tree_digest`, as Bazel stores it),
  * `DIR/ac/<2 hex>/<action hash>` a serialized ActionResult. Blob files appear atomically (temp file +
  * rename, by DiskBlobAccess), contents are verified against their digest when read, and an
  * ActionResult is written only after every blob it names, so any reader (another checkout, another
@@ -30,56 +29,45 @@ export class DiskCache {
     return new DiskCache(new VerifyingBlobAccess(cas), ac);
   }
 
-  /** The cached outputs of an action, or undefined when not cached or any output blob is gone. */
-  async lookup(actionKey: Digest): Promise<CachedOutput[] | undefined> {
-    let result: reapi.ActionResult;
-    try {
-      result = reapi.ActionResult.decode(await this.ac.get(actionKey));
-    } catch {
-      return undefined; // absent or unreadable: a miss
-    }
-    if (result.exitCode !== 0) return undefined;
+  /**
+   * The cached outputs of an action (only those in `declared`), or undefined when not cached, when
+   * the entry is unreadable or names other paths, or when any file blob is gone.
+   */
+  async lookup(actionKey: Digest, declared: ReadonlySet<string>, unresolvedSymlinks: ReadonlySet<string>): Promise<CachedOutput[] | undefined> {
     let outputs: CachedOutput[];
     try {
-      outputs = result.outputFiles.map((f) => ({ path: f.path, digest: parseDigest(f.digest, 'output_files.digest'), isExecutable: f.isExecutable }));
+      const result = reapi.ActionResult.decode(await this.ac.get(actionKey));
+      if (result.exitCode !== 0) return undefined;
+      outputs = await resultOutputs(result, declared, (d) => this.cas.get(d), { unresolvedSymlinks });
     } catch {
-      return undefined;
+      return undefined; // absent, unreadable, or a tree gone: a miss
     }
-    const missing = await this.cas.findMissing(outputs.map((o) => o.digest));
+    const missing = await this.cas.findMissing(producedFiles(outputs).map((o) => o.digest));
     return missing.length === 0 ? outputs : undefined;
   }
 
-  /** Writes cached outputs under `execRoot`, each atomically; false when a blob vanished or was corrupt. */
+  /** Writes cached outputs under `execRoot` (files atomically); false when a blob vanished or was corrupt. */
   async restore(outputs: readonly CachedOutput[], execRoot: string): Promise<boolean> {
-    for (const output of outputs) {
-      let data: Buffer;
-      try {
-        data = await this.cas.get(output.digest);
-      } catch {
-        return false;
-      }
-      const target = join(execRoot, output.path);
-      await mkdir(dirname(target), { recursive: true });
-      const temp = `${target}.kiln-restore-${process.pid}`;
-      await writeFile(temp, data);
-      await chmod(temp, output.isExecutable ? 0o755 : 0o644);
-      await rm(target, { recursive: true, force: true });
-      await rename(temp, target);
+    try {
+      await writeProducedOutputs(outputs, execRoot, (d) => this.cas.get(d));
+      return true;
+    } catch {
+      return false;
     }
-    return true;
   }
 
-  /** Stores an action's outputs (read from `execRoot`) and then its ActionResult. */
+  /** Stores an action's outputs (read from `execRoot`), the Tree of each output directory, then its ActionResult. */
   async store(actionKey: Digest, outputs: readonly CachedOutput[], execRoot: string): Promise<void> {
-    const missing = new Set((await this.cas.findMissing(outputs.map((o) => o.digest))).map((d) => d.hash));
-    for (const output of outputs) {
-      if (!missing.has(output.digest.hash)) continue;
-      await this.cas.put(output.digest, await readFile(join(execRoot, output.path)));
+    const files = producedFiles(outputs);
+    const { fields, treeBlobs } = resultFieldsOf(outputs);
+    const missing = new Set((await this.cas.findMissing([...files.map((o) => o.digest), ...treeBlobs.map((t) => t.digest)])).map((d) => d.hash));
+    for (const file of files) {
+      if (!missing.has(file.digest.hash)) continue;
+      missing.delete(file.digest.hash);
+      await this.cas.put(file.digest, await readFile(join(execRoot, file.path)));
     }
-    const result = reapi.ActionResult.encode({
-      outputFiles: outputs.map((o) => ({ path: o.path, digest: o.digest, isExecutable: o.isExecutable })),
-      exitCode: 0,
-    });
+    for (const tree of treeBlobs) if (missing.has(tree.digest.hash)) await this.cas.put(tree.digest, tree.data);
+    const result = reapi.ActionResult.encode({ ...fields, exitCode: 0 });
     await this.ac.put({ hash: actionKey.hash, sizeBytes: result.length }, result);
   }
 }

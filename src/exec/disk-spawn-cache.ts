@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { declaresExactly } from './declared-outputs.js';
+import { producedFiles } from '../actions/index.js';
+import { declaredSymlinks, declaresExactly } from './declared-outputs.js';
 import type { DiskCache } from './disk-cache.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache } from './spawn-cache.js';
@@ -22,9 +23,11 @@ export class DiskSpawnCache implements SpawnCache {
     if (!cachePolicy(request.action).shared) return NOT_CACHED;
     const cache = await (this.opened ??= this.open());
     const key = request.remoteKey().digest;
-    const cached = await cache.lookup(key);
+    const outputs = request.action.outputs;
+    const declared = new Set(outputs.map((o) => o.execPath));
+    const cached = await cache.lookup(key, declared, declaredSymlinks(request.action));
     if (cached && declaresExactly(request.action, cached) && (await cache.restore(cached, this.execRoot))) {
-      for (const o of cached) await this.digestCache.remember(join(this.execRoot, o.path), o.digest);
+      for (const o of producedFiles(cached)) await this.digestCache.remember(join(this.execRoot, o.path), o.digest);
       return { kind: 'hit', outputs: cached, processKind: 'disk cache hit' };
     }
     return {

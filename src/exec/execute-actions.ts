@@ -1,7 +1,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { dirname, join } from 'node:path';
-import { computeActionKey, localActionKey, type Action, type ActionKey, type InputFile } from '../actions/index.js';
+import { join } from 'node:path';
+import { computeActionKey, localActionKey, type Action, type ActionKey, type Artifact, type InputEntry } from '../actions/index.js';
 import { isKilnError, type ProcessResult, type SandboxSupport } from '../core/index.js';
 import type { RemoteClient } from '../remote/index.js';
 import { actionEnvironment } from './action-environment.js';
@@ -14,7 +14,7 @@ import { DiskSpawnCache } from './disk-spawn-cache.js';
 import { DynamicStrategy } from './dynamic-strategy.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
 import { FileDigestCache } from './file-digest-cache.js';
-import { inProcessContent } from './in-process-work.js';
+import { performInProcessWork } from './in-process-work.js';
 import { LocalActionCache } from './local-action-cache.js';
 import { LocalActionSpawnCache } from './local-action-spawn-cache.js';
 import { LocalStrategy } from './local-strategy.js';
@@ -187,8 +187,8 @@ interface SandboxChoice {
 class ActionRunner {
   readonly failures: ActionFailure[] = [];
   readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
-  /** Digests of outputs produced or verified in this build, so dependents need not stat them. */
-  private readonly outputDigests = new Map<string, InputFile>();
+  /** Outputs produced or verified in this build (digests, trees' contents), so dependents need not stat them. */
+  private readonly outputDigests = new Map<string, CachedOutput>();
   private readonly local: LocalStrategy;
   private readonly remote: RemoteStrategy | undefined;
   /** The remote half of dynamic execution: no local fallback (the race has its local half). */
@@ -245,9 +245,10 @@ class ActionRunner {
     }
   }
 
-  private async executeOrFail(action: Action): Promise<boolean | 'skipped'> {
-    const inputs = await this.digestInputs(action);
-    if (typeof inputs === 'string') return this.fail({ action, message: inputs });
+  private async executeOrFail(declared: Action): Promise<boolean | 'skipped'> {
+    const inputs = await this.digestInputs(declared);
+    if (typeof inputs === 'string') return this.fail({ action: declared, message: inputs });
+    const action = this.withTreesExpanded(declared);
     const env = actionEnvironment(action, this.options.clientEnv);
     let key: ActionKey | undefined;
     // The target's exec_properties over --remote_default_exec_properties, as Bazel merges them.
@@ -279,7 +280,7 @@ class ActionRunner {
     strategy: SpawnStrategy,
     env: Record<string, string>,
     cache: CacheMiss,
-    inputs: readonly InputFile[],
+    inputs: readonly InputEntry[],
     remoteKey: () => ActionKey,
   ): Promise<boolean | 'skipped'> {
     const execRoot = this.options.execRoot;
@@ -334,16 +335,16 @@ class ActionRunner {
         const where = result.detail ? `${command}\n(${result.detail})` : command;
         return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command: where, stdout: result.stdout, stderr: result.stderr });
       }
-      const { outputs, missing } = result.remoteOutputs
-        ? { outputs: [...result.remoteOutputs], missing: action.outputs.map((o) => o.execPath).filter((p) => !result.remoteOutputs!.some((r) => r.path === p)) }
+      const { outputs, missing, invalid } = result.remoteOutputs
+        ? { outputs: [...result.remoteOutputs], missing: action.outputs.map((o) => o.execPath).filter((p) => !result.remoteOutputs!.some((r) => r.path === p)), invalid: undefined }
         : await digestDeclaredOutputs(action, execRoot, this.digestCache);
       // A test killed at its timeout could not finish its files; that is its result, which the caller completes (as Bazel's test strategy).
       const killedTest = action.exitCodeIsResult === true && result.timedOut;
-      if (missing.length > 0 && !killedTest) {
+      if ((missing.length > 0 && !killedTest) || invalid) {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         return this.fail({
           action,
-          message: `${action.progressMessage} failed: ${missingOutputsMessage(missing)}`,
+          message: `${action.progressMessage} failed: ${invalid ?? missingOutputsMessage(missing)}`,
           command,
           stdout: result.stdout,
           stderr: result.stderr,
@@ -373,15 +374,13 @@ class ActionRunner {
     try {
       // Its template or link target may be an output a remote action left on the server.
       await this.remoteOutputs?.fetchInputs(action);
-      const content = await inProcessContent(action.inProcess!, execRoot);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, content);
+      await performInProcessWork(action.inProcess!, execRoot, path);
     } catch (e) {
       await deleteDeclaredOutputs(action, execRoot, this.digestCache);
       return this.fail({ action, message: `${action.progressMessage} failed: ${(e as Error).message}` });
     }
-    const { outputs, missing } = await digestDeclaredOutputs(action, execRoot, this.digestCache);
-    if (missing.length > 0) return this.fail({ action, message: `${action.progressMessage} failed: ${missingOutputsMessage(missing)}` });
+    const { outputs, missing, invalid } = await digestDeclaredOutputs(action, execRoot, this.digestCache);
+    if (missing.length > 0 || invalid) return this.fail({ action, message: `${action.progressMessage} failed: ${invalid ?? missingOutputsMessage(missing)}` });
     this.recordOutputs(outputs);
     await cache.store({ outputs, ranAs: 'internal' });
     this.count('internal');
@@ -389,12 +388,38 @@ class ActionRunner {
     return true;
   }
 
-  /** The digests of an action's inputs (hashed concurrently), or the message of the first problem. */
-  private async digestInputs(action: Action): Promise<InputFile[] | string> {
+  /**
+   * The action with its command line made once the contents of its tree inputs are known (Args
+   * that expand directories); the action itself otherwise. Copied with its property descriptors.
+   */
+  private withTreesExpanded(action: Action): Action {
+    if (!action.argvWithTrees) return action;
+    const argv = action.argvWithTrees((tree) => {
+      const known = this.outputDigests.get(tree);
+      if (known?.kind !== 'tree') return [];
+      return known.tree.files
+        .map((f) => `${tree}/${f.path}`)
+        .concat(known.tree.symlinks.map((l) => `${tree}/${l.path}`))
+        .sort();
+    });
+    // Only a command line that did change makes a copy: failures and progress keep naming the action itself.
+    const before = action.argv;
+    if (argv.length === before.length && argv.every((a, i) => a === before[i])) return action;
+    const copy = Object.create(Object.getPrototypeOf(action) as object, Object.getOwnPropertyDescriptors(action)) as Action;
+    Object.defineProperty(copy, 'argv', { value: argv, enumerable: true });
+    return copy;
+  }
+
+  /**
+   * The inputs of an action as input-root entries (files hashed concurrently; a tree artifact as its
+   * directories, files and symlinks; a declared symlink as itself), or the message of the first problem.
+   */
+  private async digestInputs(action: Action): Promise<InputEntry[] | string> {
     const results = await Promise.all(
-      action.inputs.map(async (input): Promise<InputFile | string> => {
+      action.inputs.map(async (input): Promise<InputEntry[] | InputEntry | string> => {
         const known = this.outputDigests.get(input.execPath);
-        if (known) return known;
+        if (known) return inputEntriesOf(known);
+        if (isTreeOrSymlink(input)) return `${action.owner}: input '${input.execPath}' was not made by an action of this build`;
         try {
           const file = await this.digestCache.digest(join(this.options.execRoot, input.execPath));
           if (file.isDirectory) return `${action.owner}: input '${input.execPath}' is a directory; only files can be inputs`;
@@ -406,11 +431,11 @@ class ActionRunner {
       }),
     );
     const problem = results.find((r): r is string => typeof r === 'string');
-    return problem ?? (results as InputFile[]);
+    return problem ?? (results as (InputEntry | InputEntry[])[]).flat();
   }
 
   private recordOutputs(outputs: readonly CachedOutput[]): void {
-    for (const o of outputs) this.outputDigests.set(o.path, { path: o.path, digest: o.digest, isExecutable: o.isExecutable });
+    for (const o of outputs) this.outputDigests.set(o.path, o);
   }
 
   private async strategyFor(action: Action): Promise<SpawnStrategy | undefined> {
@@ -477,6 +502,23 @@ class ActionRunner {
     this.reporter.actionFailed(failure);
     return false;
   }
+}
+
+function isTreeOrSymlink(input: Artifact): boolean {
+  return input.kind === 'derived' && input.type !== undefined;
+}
+
+/** An output as the input-root entries of a dependent: a tree's root, subdirectories, files and symlinks. */
+function inputEntriesOf(output: CachedOutput): InputEntry | InputEntry[] {
+  if (output.kind === undefined) return output; // a produced file is an input file as it is
+  if (output.kind === 'symlink') return { kind: 'symlink', path: output.path, target: output.target };
+  const at = (p: string) => `${output.path}/${p}`;
+  return [
+    { kind: 'directory', path: output.path },
+    ...output.tree.directories.map((d): InputEntry => ({ kind: 'directory', path: at(d) })),
+    ...output.tree.files.map((f): InputEntry => ({ path: at(f.path), digest: f.digest, isExecutable: f.isExecutable })),
+    ...output.tree.symlinks.map((l): InputEntry => ({ kind: 'symlink', path: at(l.path), target: l.target })),
+  ];
 }
 
 function exitDescription(result: ProcessResult): string {

@@ -1,6 +1,21 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { InProcessWork } from '../actions/index.js';
+
+/** In-process work that writes one regular file. */
+type FileWork = Exclude<InProcessWork, { kind: 'copy_directory' | 'unresolved_symlink' }>;
+
+/**
+ * Does an in-process action's work at `output` (an absolute path under `execRoot`): writes its file,
+ * makes its symlink (the target kept as given), or copies its target directory (symlinks inside
+ * copied as they are: they stay inside the tree).
+ */
+export async function performInProcessWork(work: InProcessWork, execRoot: string, output: string): Promise<void> {
+  await mkdir(dirname(output), { recursive: true });
+  if (work.kind === 'unresolved_symlink') await symlink(work.targetPath, output);
+  else if (work.kind === 'copy_directory') await cp(join(execRoot, work.target), output, { recursive: true, verbatimSymlinks: true });
+  else await writeFile(output, await inProcessContent(work, execRoot));
+}
 
 /**
  * The content an in-process action gives its output: the written text, the template with its
@@ -8,7 +23,7 @@ import type { InProcessWork } from '../actions/index.js';
  * or the bytes of the file a symlink would point to. Files read are the action's inputs, by exec
  * path under the execroot.
  */
-export async function inProcessContent(work: InProcessWork, execRoot: string): Promise<Buffer> {
+export async function inProcessContent(work: FileWork, execRoot: string): Promise<Buffer> {
   switch (work.kind) {
     case 'write':
       return Buffer.from(work.content, 'utf8');

@@ -11,8 +11,42 @@ const MAGIC = Buffer.from('KILNAC03');
 /**
  * One output as stored: [path, SHA-256 hex, size, executable], and a fifth element `1` when the
  * result was left on the remote server (builds without the bytes): the file need not be on disk.
+ * A tree artifact is [path, StoredTree], a symlink [path, {s: target}].
  */
-type StoredOutput = [string, string, number, boolean] | [string, string, number, boolean, 1];
+type StoredOutput = [string, string, number, boolean] | [string, string, number, boolean, 1] | [string, StoredTree | { s: string }] | [string, StoredTree | { s: string }, 1];
+
+/** A tree's contents: files [path, hash, size, executable], symlinks [path, target], directories. */
+interface StoredTree {
+  f: [string, string, number, boolean][];
+  l: [string, string][];
+  d: string[];
+}
+
+function storedOutput(o: CachedOutput, remoteOnly: boolean): StoredOutput {
+  if (o.kind !== undefined) {
+    const t = o.kind === 'tree' ? o.tree : undefined;
+    const value = t ? { f: t.files.map((f): [string, string, number, boolean] => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]), l: t.symlinks.map((l): [string, string] => [l.path, l.target]), d: [...t.directories] } : { s: (o as { target: string }).target };
+    return remoteOnly ? [o.path, value, 1] : [o.path, value];
+  }
+  return remoteOnly ? [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable, 1] : [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable];
+}
+
+function cachedOutput(s: StoredOutput): CachedOutput {
+  const [path, second] = s;
+  if (typeof second === 'object') {
+    if ('s' in second) return { kind: 'symlink', path, target: second.s };
+    return {
+      kind: 'tree',
+      path,
+      tree: {
+        files: second.f.map(([p, hash, sizeBytes, isExecutable]) => ({ path: p, digest: { hash, sizeBytes }, isExecutable })),
+        symlinks: second.l.map(([p, target]) => ({ path: p, target })),
+        directories: second.d,
+      },
+    };
+  }
+  return { path, digest: { hash: second, sizeBytes: s[2] as number }, isExecutable: s[3] as boolean };
+}
 
 /** What the cache recorded for an action. */
 interface RecordedResult {
@@ -75,8 +109,8 @@ export class LocalActionCache {
     try {
       const stored = JSON.parse(bytes.toString('utf8')) as StoredOutput[];
       return {
-        outputs: stored.map(([path, hash, sizeBytes, isExecutable]) => ({ path, digest: { hash, sizeBytes }, isExecutable })),
-        remoteOnly: stored.some((s) => s[4] === 1),
+        outputs: stored.map(cachedOutput),
+        remoteOnly: stored.some((s) => (typeof s[1] === 'object' ? s[2] === 1 : s[4] === 1)),
       };
     } catch {
       this.remove(key);
@@ -85,9 +119,7 @@ export class LocalActionCache {
   }
 
   put(key: string, outputs: readonly CachedOutput[], remoteOnly = false): void {
-    const stored: StoredOutput[] = outputs.map((o) =>
-      remoteOnly ? [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable, 1] : [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable],
-    );
+    const stored: StoredOutput[] = outputs.map((o) => storedOutput(o, remoteOnly));
     this.entries.set(key, Buffer.from(JSON.stringify(stored)));
     this.dirty = true;
   }

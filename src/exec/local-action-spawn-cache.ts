@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { declaresExactly } from './declared-outputs.js';
-import type { CachedOutput } from './disk-cache.js';
+import { outputAbsent, outputOnDisk } from './outputs-on-disk.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import type { LocalActionCache } from './local-action-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache } from './spawn-cache.js';
@@ -31,22 +30,14 @@ export class LocalActionSpawnCache implements SpawnCache {
   private async upToDate(request: CacheRequest): Promise<CacheLookup | undefined> {
     const recorded = this.cache.get(request.localKey);
     if (!recorded) return undefined;
-    const outputs: CachedOutput[] = [];
     let absent = false;
-    for (const file of recorded.outputs) {
-      try {
-        const now = await this.digestCache.digest(join(this.execRoot, file.path));
-        if (now.isDirectory || now.digest.hash !== file.digest.hash || now.isExecutable !== file.isExecutable) return undefined;
-        outputs.push({ path: file.path, digest: now.digest, isExecutable: now.isExecutable });
-      } catch (e) {
-        // Absent is fine for an output left on a server this build can fetch it from.
-        const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-        if (!missing || !recorded.remoteOnly || !this.remoteOutputsUsable) return undefined;
-        absent = true;
-        outputs.push(file);
-      }
+    for (const output of recorded.outputs) {
+      if (await outputOnDisk(output, this.execRoot, this.digestCache)) continue;
+      // Absent is fine for an output left on a server this build can fetch it from.
+      if (!recorded.remoteOnly || !this.remoteOutputsUsable || !outputAbsent(output, this.execRoot)) return undefined;
+      absent = true;
     }
-    if (!declaresExactly(request.action, outputs)) return undefined;
-    return absent ? { kind: 'hit', outputs, remoteOnly: true } : { kind: 'hit', outputs };
+    if (!declaresExactly(request.action, recorded.outputs)) return undefined;
+    return absent ? { kind: 'hit', outputs: recorded.outputs, remoteOnly: true } : { kind: 'hit', outputs: recorded.outputs };
   }
 }

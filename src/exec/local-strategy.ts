@@ -18,9 +18,12 @@ export class LocalStrategy implements SpawnStrategy {
   async exec(spawn: Spawn): Promise<ProcessResult> {
     for (const o of spawn.action.outputs) {
       const dir = dirname(join(spawn.execRoot, o.execPath));
-      if (this.madeDirs.has(dir)) continue;
-      await mkdir(dir, { recursive: true });
-      this.madeDirs.add(dir);
+      if (!this.madeDirs.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        this.madeDirs.add(dir);
+      }
+      // As Bazel, a tree artifact's directory exists (empty) when its action starts.
+      if (o.type === 'directory') await mkdir(join(spawn.execRoot, o.execPath), { recursive: true });
     }
     const tmpDir = join(spawn.scratchDir, 'tmp');
     mkdirSync(tmpDir, { recursive: true }); // left empty by the scratch directory's previous action

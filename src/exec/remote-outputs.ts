@@ -1,19 +1,21 @@
 import { join } from 'node:path';
-import type { Action } from '../actions/index.js';
-import { writeOutputFile, type RemoteClient } from '../remote/index.js';
+import { producedFiles, type Action } from '../actions/index.js';
+import { writeProducedOutputs, type RemoteClient } from '../remote/index.js';
 import type { CachedOutput } from './disk-cache.js';
 import type { FileDigestCache } from './file-digest-cache.js';
+import { outputOnDisk } from './outputs-on-disk.js';
 
 /** `--remote_download_outputs`: which outputs of remote actions come to this machine. */
 export type DownloadMode = 'all' | 'toplevel' | 'minimal';
 
 /**
  * Builds without the bytes: with `toplevel` only the outputs of the requested targets are written
- * into the execroot, with `minimal` none. An output left on the server is known by its digest (so
- * dependents' keys need no file); an action that runs here and reads one downloads it first.
+ * into the execroot, with `minimal` none. An output left on the server is known by its digest (a
+ * tree by its Tree message, so dependents' keys need no file); an action that runs here and reads
+ * one downloads it first (a tree whole, each file checked against its digest).
  */
 export class RemoteOutputs {
-  /** Exec path → digest of outputs left on the server in this build. */
+  /** Exec path → outputs left on the server in this build. */
   private readonly remote = new Map<string, CachedOutput>();
   private readonly fetching = new Map<string, Promise<void>>();
 
@@ -61,11 +63,9 @@ export class RemoteOutputs {
   }
 
   private async fetch(output: CachedOutput): Promise<void> {
-    const path = join(this.execRoot, output.path);
     // An earlier fetch (an earlier build's) may have brought it already.
-    const now = await this.digestCache.digest(path).catch(() => undefined);
-    if (now && !now.isDirectory && now.digest.hash === output.digest.hash && now.isExecutable === output.isExecutable) return;
-    await writeOutputFile(path, await this.client.read(output.digest), output.isExecutable);
-    await this.digestCache.remember(path, output.digest);
+    if (await outputOnDisk(output, this.execRoot, this.digestCache)) return;
+    await writeProducedOutputs([output], this.execRoot, (digest) => this.client.read(digest));
+    for (const f of producedFiles([output])) await this.digestCache.remember(join(this.execRoot, f.path), f.digest);
   }
 }

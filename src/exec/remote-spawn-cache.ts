@@ -1,8 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { digestKey, type Digest } from '../core/index.js';
-import { downloadOutputs, listedOutputFiles, type ActionIdentity, type BlobSource, type RemoteClient } from '../remote/index.js';
-import { declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
+import { producedFiles } from '../actions/index.js';
+import {
+  OutputDownloadError,
+  resultFieldsOf,
+  resultOutputs,
+  writeProducedOutputs,
+  type ActionIdentity,
+  type BlobSource,
+  type RemoteClient,
+} from '../remote/index.js';
+import { declaredSymlinks, declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
+import type { CachedOutput } from './disk-cache.js';
+import { outputOnDisk } from './outputs-on-disk.js';
 import type { RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache, type SpawnResult } from './spawn-cache.js';
@@ -52,33 +63,32 @@ export class RemoteSpawnCache implements SpawnCache {
   private async fetch(request: CacheRequest, actionDigest: Digest, identity: ActionIdentity): Promise<CacheLookup | undefined> {
     const result = await this.client.getActionResult(actionDigest, identity);
     if (!result || result.exitCode !== 0) return undefined;
-    // Only a result of exactly the declared files is usable here.
-    if (result.outputDirectories.length > 0 || result.outputSymlinks.length > 0 || result.outputFileSymlinks.length > 0) return undefined;
-    const listed = result.outputFiles.map((f) => ({ path: f.path, digest: { hash: f.digest?.hash ?? '', sizeBytes: f.digest?.sizeBytes ?? 0 }, isExecutable: f.isExecutable }));
-    if (!declaresExactly(request.action, listed)) return undefined;
     const declared = new Set(request.action.outputs.map((o) => o.execPath));
-    if (!this.options.outputs.wanted(request.action)) {
-      const listed = listedOutputFiles(result, declared, { executable: request.action.executableOutputs });
-      if (listed) {
-        if (await this.onDisk(listed)) return { kind: 'hit', outputs: listed, processKind: 'remote cache hit' };
-        // Known by digest only: what an earlier build left at those paths is stale.
-        await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
-        return { kind: 'hit', outputs: listed, processKind: 'remote cache hit', remoteOnly: true };
-      }
+    const options = { executable: request.action.executableOutputs, unresolvedSymlinks: declaredSymlinks(request.action) };
+    const read = (digest: Digest) => this.client.read(digest, identity);
+    let outputs;
+    try {
+      outputs = await resultOutputs(result, declared, read, options);
+    } catch (e) {
+      if (e instanceof OutputDownloadError) return undefined; // a result for other outputs: a miss
+      throw e;
     }
-    const files = await downloadOutputs(result, this.execRoot, declared, (digest) => this.client.read(digest, identity), {
-      executable: request.action.executableOutputs,
-    });
-    for (const f of files) await this.digestCache.remember(join(this.execRoot, f.path), f.digest);
-    return { kind: 'hit', outputs: files, processKind: 'remote cache hit' };
+    // Only a result of exactly the declared outputs, each of its declared kind, is usable here.
+    if (!declaresExactly(request.action, outputs)) return undefined;
+    if (!this.options.outputs.wanted(request.action)) {
+      if (await this.onDisk(outputs)) return { kind: 'hit', outputs, processKind: 'remote cache hit' };
+      // Known by digest only: what an earlier build left at those paths is stale.
+      await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
+      return { kind: 'hit', outputs, processKind: 'remote cache hit', remoteOnly: true };
+    }
+    await writeProducedOutputs(outputs, this.execRoot, read);
+    for (const f of producedFiles(outputs)) await this.digestCache.remember(join(this.execRoot, f.path), f.digest);
+    return { kind: 'hit', outputs, processKind: 'remote cache hit' };
   }
 
-  /** Whether every file is already in the execroot with these contents (a download earlier build fetched). */
-  private async onDisk(files: readonly { path: string; digest: Digest; isExecutable: boolean }[]): Promise<boolean> {
-    for (const f of files) {
-      const now = await this.digestCache.digest(join(this.execRoot, f.path)).catch(() => undefined);
-      if (!now || now.isDirectory || now.digest.hash !== f.digest.hash || now.isExecutable !== f.isExecutable) return false;
-    }
+  /** Whether every output is already in the execroot as the result says (a download an earlier build fetched). */
+  private async onDisk(outputs: readonly CachedOutput[]): Promise<boolean> {
+    for (const o of outputs) if (!(await outputOnDisk(o, this.execRoot, this.digestCache))) return false;
     return true;
   }
 
@@ -90,14 +100,12 @@ export class RemoteSpawnCache implements SpawnCache {
       if (!updateEnabled) return;
       const key = request.remoteKey();
       const message = (m: { digest: Digest; data: Buffer }): BlobSource => ({ digest: m.digest, data: async () => m.data });
-      const outputs = new Map<string, BlobSource>();
-      for (const o of result.outputs) outputs.set(digestKey(o.digest), { digest: o.digest, data: () => readFile(join(this.execRoot, o.path)) });
-      await this.client.uploadMissing([message(key.action), message(key.command), ...outputs.values()], identity);
-      await this.client.updateActionResult(
-        actionDigest,
-        { outputFiles: result.outputs.map((o) => ({ path: o.path, digest: o.digest, isExecutable: o.isExecutable })), exitCode: 0 },
-        identity,
-      );
+      const { fields, treeBlobs } = resultFieldsOf(result.outputs);
+      const blobs = new Map<string, BlobSource>();
+      for (const o of producedFiles(result.outputs)) blobs.set(digestKey(o.digest), { digest: o.digest, data: () => readFile(join(this.execRoot, o.path)) });
+      for (const t of treeBlobs) blobs.set(digestKey(t.digest), message(t));
+      await this.client.uploadMissing([message(key.action), message(key.command), ...blobs.values()], identity);
+      await this.client.updateActionResult(actionDigest, { ...fields, exitCode: 0 }, identity);
     } catch (e) {
       this.warnOnce(`Remote Cache: ${(e as Error).message}`);
     }

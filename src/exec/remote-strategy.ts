@@ -1,17 +1,18 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
 import { join } from 'node:path';
+import { producedFiles, type ProducedOutput } from '../actions/index.js';
 import { KilnError, msFromTimestamp, parseDigest, reapi, type Digest, type ProcessResult } from '../core/index.js';
 import {
   actionBlobs,
   blobsNamed,
   downloadOutputs,
   isRemoteCallError,
-  listedOutputFiles,
+  resultOutputs,
   OutputDownloadError,
   type ActionIdentity,
-  type DownloadedFile,
   type RemoteClient,
 } from '../remote/index.js';
+import { declaredSymlinks } from './declared-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import type { RemoteOutputs } from './remote-outputs.js';
 import { cachePolicy } from './spawn-cache.js';
@@ -72,7 +73,7 @@ export class RemoteStrategy implements SpawnStrategy {
     const blobs = actionBlobs(key, spawn.inputs, execRoot);
     let operation = '';
     let cachedResult = false;
-    let leftRemote: DownloadedFile[] | undefined;
+    let leftRemote: ProducedOutput[] | undefined;
     const executeOnce = (skipCacheLookup: boolean) =>
       this.client.execute(
         key.digest,
@@ -102,11 +103,13 @@ export class RemoteStrategy implements SpawnStrategy {
       // A test's outputs (its log, its XML) are its result whatever its exit code.
       if (r.exitCode === 0 || action.exitCodeIsResult) {
         const declared = new Set(action.outputs.map((o) => o.execPath));
-        leftRemote = this.options.outputs.wanted(action) ? undefined : listedOutputFiles(r, declared, { executable: action.executableOutputs });
+        const read = (digest: Digest) => this.client.read(digest, identity);
+        const options = { executable: action.executableOutputs, unresolvedSymlinks: declaredSymlinks(action) };
+        // Not wanted here: known by digest (trees by their Tree message, read now), written only when needed.
+        leftRemote = this.options.outputs.wanted(action) ? undefined : await resultOutputs(r, declared, read, options);
         if (!leftRemote) {
-          const read = (digest: Digest) => this.client.read(digest, identity);
-          const files = await downloadOutputs(r, execRoot, declared, read, { executable: action.executableOutputs });
-          for (const f of files) await this.digestCache.remember(join(execRoot, f.path), f.digest);
+          const outputs = await downloadOutputs(r, execRoot, declared, read, options);
+          for (const f of producedFiles(outputs)) await this.digestCache.remember(join(execRoot, f.path), f.digest);
         }
       }
       const timedOut = outcome.response.status?.code === grpcStatus.DEADLINE_EXCEEDED;

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { mkdir, symlink } from 'node:fs/promises';
 import { basename, dirname, join, posix, sep } from 'node:path';
 import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/index.js';
@@ -36,6 +36,9 @@ export class SandboxedStrategy implements SpawnStrategy {
     const readable = new Set<string>();
     const symlinks = uniqueByPath(
       action.inputs.map((input) => {
+        // A declared symlink is staged as itself, its target unresolved (it may dangle); a tree
+        // artifact as a link to its directory, whose parent is mounted read-only like any input's.
+        if (input.kind === 'derived' && input.type === 'symlink') return { execPath: input.execPath, target: readlinkSync(join(execRoot, input.execPath)) };
         const target = this.realPath(join(execRoot, input.execPath));
         readable.add(dirname(target));
         return { execPath: input.execPath, target };
@@ -128,6 +131,7 @@ function sandboxTree(spawn: Spawn, inputs: readonly InputLink[]): Layout {
   for (const o of spawn.action.outputs) {
     const dir = posix.dirname(o.execPath);
     if (!outputDirs.includes(dir)) dirs.add(`${SANDBOX_EXECROOT}/${dir}`); // made inside a mount: on the host
+    if (o.type === 'directory') dirs.add(`${SANDBOX_EXECROOT}/${o.execPath}`); // a tree artifact's directory exists when the action starts
   }
   return {
     tree: {
@@ -159,7 +163,7 @@ async function hostTree(spawn: Spawn, inputs: readonly InputLink[]): Promise<Lay
     await ensureDir(dirname(link));
     await symlink(input.target, link);
   }
-  for (const output of spawn.action.outputs) await ensureDir(dirname(join(root, output.execPath)));
+  for (const output of spawn.action.outputs) await ensureDir(output.type === 'directory' ? join(root, output.execPath) : dirname(join(root, output.execPath)));
   await ensureDir(root);
   return {
     tree: { mounts: [{ host: root, at: SANDBOX_EXECROOT }], dirs: [], symlinks: [] },

@@ -1,4 +1,4 @@
-import type { Action, ActionKey, InputFile } from '../actions/index.js';
+import type { Action, ActionKey, InputEntry } from '../actions/index.js';
 import type { CachedOutput } from './disk-cache.js';
 import type { ProcessKind } from './execution-reporter.js';
 
@@ -7,7 +7,7 @@ export interface CacheRequest {
   readonly action: Action;
   /** The environment the process runs with (PATH included), as it goes into both keys. */
   readonly env: Readonly<Record<string, string>>;
-  readonly inputs: readonly InputFile[];
+  readonly inputs: readonly InputEntry[];
   /** The local action cache's key (localActionKey). */
   readonly localKey: string;
   /** The REAPI description and key, computed on the first call: only the shared caches need it. */

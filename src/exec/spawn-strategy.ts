@@ -1,12 +1,12 @@
 import type { ProcessResult } from '../core/index.js';
-import type { Action, ActionKey, InputFile } from '../actions/index.js';
+import type { Action, ActionKey, InputEntry } from '../actions/index.js';
 import type { CachedOutput } from './disk-cache.js';
 
 /** Everything a strategy needs to run one action's process. */
 export interface Spawn {
   readonly action: Action;
   /** Every input with its digest (what a remote strategy uploads). */
-  readonly inputs: readonly InputFile[];
+  readonly inputs: readonly InputEntry[];
   /** The REAPI description and key, computed on the first call. */
   readonly remoteKey: () => ActionKey;
   /** The command to exec (already rewritten to a script when too long). */

@@ -7,5 +7,15 @@ export { Retrier, DEFAULT_BACKOFF, isRetryable, type BackoffPolicy } from './ret
 export { requestMetadata, parseRemoteHeader, REQUEST_METADATA_KEY, type InvocationIdentity, type ActionIdentity } from './request-metadata.js';
 export { type BlobSource, type CasLimits } from './remote-cas.js';
 export { type ExecuteOptions, type ExecutionOutcome } from './remote-execution.js';
-export { downloadOutputs, listedOutputFiles, writeOutputFile, OutputDownloadError, isCleanRelativePath, type DownloadedFile } from './output-download.js';
+export {
+  downloadOutputs,
+  resultFieldsOf,
+  resultOutputs,
+  writeOutputFile,
+  writeProducedOutputs,
+  OutputDownloadError,
+  isCleanRelativePath,
+  type DownloadedFile,
+  type ResultOutputOptions,
+} from './output-download.js';
 export { actionBlobs, blobsNamed } from './action-blobs.js';

@@ -1,114 +1,146 @@
 import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, posix } from 'node:path';
+import { dirname, join } from 'node:path';
+import { decodeTree, encodeTree, InvalidTreeError, producedFiles, symlinkEscape, type ProducedFile, type ProducedOutput } from '../actions/index.js';
 import { digestKey, digestOf, parseDigest, reapi, type Digest } from '../core/index.js';
 
 /** A regular file an action produced, as written under the root. */
-export interface DownloadedFile {
-  readonly path: string;
-  readonly digest: Digest;
-  readonly isExecutable: boolean;
-}
+export type DownloadedFile = ProducedFile;
 
 /** A remote result that cannot be written as it is (a path outside the declared outputs, a bad tree). */
 export class OutputDownloadError extends Error {}
 
+export interface ResultOutputOptions {
+  /** Actions whose outputs are executable (executable genrules, tools) get the bit whatever the server recorded. */
+  readonly executable?: boolean;
+  /** Declared symlink outputs (`declare_symlink`): kept with any target, never followed. */
+  readonly unresolvedSymlinks?: ReadonlySet<string>;
+}
+
 /**
- * Writes the outputs of an ActionResult under `root`: files (each atomically, temp file + rename,
- * with its executable bit), directories (from their Tree, every file checked against its digest by
- * `read`) and symlinks. Only the declared outputs may be written: a path that is not one of them,
- * that is not a clean relative path, or a symlink whose target is absolute or leaves its directory's
- * tree, fails the download and nothing outside `root` is touched.
+ * The outputs an ActionResult names, each checked: only declared outputs at clean relative paths;
+ * a directory's Tree is fetched with `read` and decoded (its symlinks must stay inside it); an
+ * output symlink must stay inside the output tree unless it is a declared symlink. Nothing is
+ * written.
+ */
+export async function resultOutputs(
+  result: reapi.ActionResult,
+  declared: ReadonlySet<string>,
+  read: (digest: Digest) => Promise<Buffer>,
+  options: ResultOutputOptions = {},
+): Promise<ProducedOutput[]> {
+  const check = (path: string, what: string) => {
+    if (!isCleanRelativePath(path)) throw new OutputDownloadError(`the remote result names ${what} '${path}', which is not a clean relative path`);
+    if (!declared.has(path)) throw new OutputDownloadError(`the remote result names ${what} '${path}', which the action does not declare`);
+  };
+  const outputs: ProducedOutput[] = [];
+  for (const file of result.outputFiles) {
+    check(file.path, 'output file');
+    outputs.push({ path: file.path, digest: parseDigest(file.digest, `output_files[${file.path}].digest`), isExecutable: file.isExecutable || options.executable === true });
+  }
+  for (const dir of result.outputDirectories) {
+    check(dir.path, 'output directory');
+    const treeDigest = parseDigest(dir.treeDigest, `output_directories[${dir.path}].tree_digest`);
+    const data = await read(treeDigest);
+    if (digestKey(digestOf(data)) !== digestKey(treeDigest)) throw new OutputDownloadError(`the tree of output directory '${dir.path}' does not match its digest`);
+    try {
+      outputs.push({ kind: 'tree', path: dir.path, tree: decodeTree(reapi.Tree.decode(data), `output directory '${dir.path}'`) });
+    } catch (e) {
+      if (e instanceof InvalidTreeError) throw new OutputDownloadError(e.message);
+      throw e;
+    }
+  }
+  const seen = new Set<string>();
+  // Servers fill output_symlinks and the older output_file_symlinks / output_directory_symlinks alike.
+  for (const link of [...result.outputSymlinks, ...result.outputFileSymlinks, ...result.outputDirectorySymlinks]) {
+    if (seen.has(link.path)) continue;
+    seen.add(link.path);
+    check(link.path, 'output symlink');
+    if (!options.unresolvedSymlinks?.has(link.path) && !staysInside(link.path, link.target)) {
+      throw new OutputDownloadError(`output symlink '${link.path}' points to '${link.target}', outside the output tree`);
+    }
+    outputs.push({ kind: 'symlink', path: link.path, target: link.target });
+  }
+  return outputs;
+}
+
+/**
+ * Writes outputs under `root`: files atomically (temp file + rename) with their executable bit,
+ * trees (whatever was at the path is replaced), symlinks. Every file's bytes are checked against
+ * its digest.
+ */
+export async function writeProducedOutputs(outputs: readonly ProducedOutput[], root: string, read: (digest: Digest) => Promise<Buffer>): Promise<void> {
+  const writeFileChecked = async (path: string, digest: Digest, isExecutable: boolean) => {
+    const data = await read(digest);
+    if (digestKey(digestOf(data)) !== digestKey(digest)) throw new OutputDownloadError(`output file '${path}' does not match its digest`);
+    await writeOutputFile(join(root, path), data, isExecutable);
+  };
+  for (const output of outputs) {
+    const at = join(root, output.path);
+    if (output.kind === undefined) await writeFileChecked(output.path, output.digest, output.isExecutable);
+    else if (output.kind === 'symlink') {
+      await mkdir(dirname(at), { recursive: true });
+      await rm(at, { recursive: true, force: true });
+      await symlink(output.target, at);
+    } else {
+      await rm(at, { recursive: true, force: true });
+      await mkdir(at, { recursive: true });
+      for (const d of output.tree.directories) await mkdir(join(at, d), { recursive: true });
+      for (const f of output.tree.files) await writeFileChecked(`${output.path}/${f.path}`, f.digest, f.isExecutable);
+      for (const l of output.tree.symlinks) await symlink(l.target, join(at, l.path));
+    }
+  }
+}
+
+/**
+ * Writes the outputs of an ActionResult under `root` (see `resultOutputs` for the checks, and
+ * `writeProducedOutputs`): nothing outside `root` is touched. Resolves with the outputs written.
  */
 export async function downloadOutputs(
   result: reapi.ActionResult,
   root: string,
   declared: ReadonlySet<string>,
   read: (digest: Digest) => Promise<Buffer>,
-  options: { readonly executable?: boolean } = {},
-): Promise<DownloadedFile[]> {
-  // Actions whose outputs are executable (executable genrules, tools) get the bit whatever the server recorded.
-  const executableBit = (recorded: boolean) => recorded || options.executable === true;
-  const check = (path: string, what: string) => {
-    if (!isCleanRelativePath(path)) throw new OutputDownloadError(`the remote result names ${what} '${path}', which is not a clean relative path`);
-    if (!declared.has(path)) throw new OutputDownloadError(`the remote result names ${what} '${path}', which the action does not declare`);
+  options: ResultOutputOptions = {},
+): Promise<ProducedOutput[]> {
+  const outputs = await resultOutputs(result, declared, read, options);
+  // Inline contents (a server may send small files in the result) are used as they are.
+  const inline = new Map(result.outputFiles.filter((f) => f.contents.length > 0).map((f) => [f.path, Buffer.from(f.contents)]));
+  const files = new Map(producedFiles(outputs).map((f) => [digestKey(f.digest), f.path]));
+  const readInline = (digest: Digest) => {
+    const data = inline.get(files.get(digestKey(digest)) ?? '');
+    return data && digestKey(digestOf(data)) === digestKey(digest) ? Promise.resolve(data) : digest.sizeBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : read(digest);
   };
-  const files: DownloadedFile[] = [];
-  for (const file of result.outputFiles) {
-    check(file.path, 'output file');
-    const digest = parseDigest(file.digest, `output_files[${file.path}].digest`);
-    const data = file.contents.length > 0 || digest.sizeBytes === 0 ? Buffer.from(file.contents) : await read(digest);
-    if (digestKey(digestOf(data)) !== digestKey(digest)) throw new OutputDownloadError(`output file '${file.path}' does not match its digest`);
-    await writeOutputFile(join(root, file.path), data, executableBit(file.isExecutable));
-    files.push({ path: file.path, digest, isExecutable: executableBit(file.isExecutable) });
-  }
-  for (const dir of result.outputDirectories) {
-    check(dir.path, 'output directory');
-    const treeDigest = parseDigest(dir.treeDigest, `output_directories[${dir.path}].tree_digest`);
-    const tree = reapi.Tree.decode(await read(treeDigest));
-    if (!tree.root) throw new OutputDownloadError(`the tree of output directory '${dir.path}' has no root`);
-    const children = new Map(tree.children.map((d) => [digestKey(digestOf(Buffer.from(reapi.Directory.encode(d)))), d]));
-    await rm(join(root, dir.path), { recursive: true, force: true });
-    await writeDirectory(tree.root, dir.path, root, children, read, files, 0);
-  }
-  for (const link of [...result.outputSymlinks, ...result.outputFileSymlinks, ...result.outputDirectorySymlinks]) {
-    check(link.path, 'output symlink');
-    if (!staysInside(link.path, link.target)) throw new OutputDownloadError(`output symlink '${link.path}' points to '${link.target}', outside the output tree`);
-    const path = join(root, link.path);
-    await mkdir(dirname(path), { recursive: true });
-    await rm(path, { recursive: true, force: true });
-    await symlink(link.target, path);
-  }
-  return files;
+  await writeProducedOutputs(outputs, root, readInline);
+  return outputs;
 }
 
 /**
- * The output files of an ActionResult as the server lists them, checked as `downloadOutputs` checks
- * them, without fetching anything; undefined when the result has directories or symlinks (those
- * are only known once downloaded).
+ * The ActionResult fields describing `outputs` (files, directories by Tree digest, symlinks in
+ * `output_symlinks` and, for REAPI 2.0 readers, `output_file_symlinks`), and the blobs they name
+ * that are not output files: the Tree messages. File bytes are the caller's to upload.
  */
-export function listedOutputFiles(result: reapi.ActionResult, declared: ReadonlySet<string>, options: { readonly executable?: boolean } = {}): DownloadedFile[] | undefined {
-  if (result.outputDirectories.length + result.outputSymlinks.length + result.outputFileSymlinks.length + result.outputDirectorySymlinks.length > 0) return undefined;
-  return result.outputFiles.map((file) => {
-    if (!isCleanRelativePath(file.path) || !declared.has(file.path)) throw new OutputDownloadError(`the remote result names output file '${file.path}', which the action does not declare`);
-    return { path: file.path, digest: parseDigest(file.digest, `output_files[${file.path}].digest`), isExecutable: file.isExecutable || options.executable === true };
-  });
-}
-
-const MAX_TREE_DEPTH = 256;
-
-async function writeDirectory(
-  directory: reapi.Directory,
-  path: string,
-  root: string,
-  children: ReadonlyMap<string, reapi.Directory>,
-  read: (digest: Digest) => Promise<Buffer>,
-  files: DownloadedFile[],
-  depth: number,
-): Promise<void> {
-  if (depth > MAX_TREE_DEPTH) throw new OutputDownloadError(`output directory '${path}' is nested too deeply`);
-  await mkdir(join(root, path), { recursive: true });
-  const name = (n: string) => {
-    if (n === '' || n === '.' || n === '..' || n.includes('/') || n.includes('\0')) throw new OutputDownloadError(`output directory '${path}' holds an entry named '${n}'`);
-    return `${path}/${n}`;
+export function resultFieldsOf(outputs: readonly ProducedOutput[]): { fields: reapi.ActionResultInit; treeBlobs: { digest: Digest; data: Buffer }[] } {
+  const treeBlobs: { digest: Digest; data: Buffer }[] = [];
+  const outputFiles: reapi.OutputFileInit[] = [];
+  const outputDirectories: reapi.OutputDirectoryInit[] = [];
+  const outputSymlinks: reapi.OutputSymlinkInit[] = [];
+  for (const o of outputs) {
+    if (o.kind === undefined) outputFiles.push({ path: o.path, digest: o.digest, isExecutable: o.isExecutable });
+    else if (o.kind === 'symlink') outputSymlinks.push({ path: o.path, target: o.target });
+    else {
+      const encoded = encodeTree(o.tree);
+      treeBlobs.push({ digest: encoded.tree.digest, data: Buffer.from(encoded.tree.data) });
+      outputDirectories.push({ path: o.path, treeDigest: encoded.tree.digest, rootDirectoryDigest: encoded.rootDigest });
+    }
+  }
+  return {
+    fields: {
+      outputFiles,
+      ...(outputDirectories.length > 0 ? { outputDirectories } : {}),
+      ...(outputSymlinks.length > 0 ? { outputSymlinks, outputFileSymlinks: outputSymlinks } : {}),
+    },
+    treeBlobs,
   };
-  for (const file of directory.files) {
-    const at = name(file.name);
-    const digest = parseDigest(file.digest, `${at}.digest`);
-    const data = await read(digest);
-    await writeOutputFile(join(root, at), data, file.isExecutable);
-    files.push({ path: at, digest, isExecutable: file.isExecutable });
-  }
-  for (const link of directory.symlinks) {
-    const at = name(link.name);
-    if (!staysInside(at, link.target)) throw new OutputDownloadError(`output symlink '${at}' points to '${link.target}', outside the output tree`);
-    await symlink(link.target, join(root, at));
-  }
-  for (const sub of directory.directories) {
-    const at = name(sub.name);
-    const child = children.get(digestKey(parseDigest(sub.digest, `${at}.digest`)));
-    if (!child) throw new OutputDownloadError(`the tree of '${path}' lacks the directory '${at}'`);
-    await writeDirectory(child, at, root, children, read, files, depth + 1);
-  }
 }
 
 /** Writes one output file atomically (temp file + rename) with or without the executable bit. */
@@ -128,7 +160,5 @@ export function isCleanRelativePath(path: string): boolean {
 
 /** A relative symlink target that, resolved from the link's directory, stays under the root. */
 function staysInside(linkPath: string, target: string): boolean {
-  if (target === '' || target.startsWith('/')) return false;
-  const resolved = posix.normalize(posix.join(posix.dirname(linkPath), target));
-  return resolved !== '..' && !resolved.startsWith('../');
+  return target !== '' && symlinkEscape(linkPath, target) === undefined;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeActionKey, localActionKey, type Action, type InputFile } from '../../src/actions/index.js';
+import { computeActionKey, localActionKey, inputFilesOf, type Action, type InputEntry } from '../../src/actions/index.js';
 
 /**
  * The local action cache and the disk/remote caches must agree on what "the same action" is: the
@@ -13,7 +13,11 @@ interface Description {
   readonly argv: string[];
   readonly env: [string, string][];
   readonly outputs: string[];
-  readonly inputs: InputFile[];
+  /** The output first in sorted order is a directory (tree artifact). */
+  readonly treeOutput: boolean;
+  readonly inputs: InputEntry[];
+  /** The target of a symlink among the inputs (`links/l`), or none. */
+  readonly link: string | null;
   readonly noCache: boolean;
   readonly platform: [string, string][];
   /** 0: none. */
@@ -40,6 +44,8 @@ const description: fc.Arbitrary<Description> = fc.record({
     .map((list) =>
       list.map((i) => ({ path: `${i.dir}f-${i.name}`, digest: { hash: i.hash, sizeBytes: i.sizeBytes }, isExecutable: i.isExecutable })),
     ),
+  treeOutput: fc.boolean(),
+  link: fc.option(word),
   noCache: fc.boolean(),
   platform: fc.uniqueArray(fc.tuple(word, word), { selector: ([name]) => name, maxLength: 2 }),
   timeoutSeconds: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3600 })),
@@ -53,19 +59,29 @@ function actionOf(d: Description): Action {
     argv: d.argv,
     env: {},
     inputs: [],
-    outputs: d.outputs.map((execPath) => ({ kind: 'derived', execPath, root: 'bazel-out/k8-fastbuild/bin', owner: '//out:gen' })),
+    outputs: d.outputs.map((execPath) => ({
+      kind: 'derived',
+      execPath,
+      root: 'bazel-out/k8-fastbuild/bin',
+      owner: '//out:gen',
+      ...(d.treeOutput && execPath === [...d.outputs].sort()[0] ? { type: 'directory' as const } : {}),
+    })),
     executionRequirements: d.noCache ? ['no-cache'] : [],
     executableOutputs: false,
     ...(d.timeoutSeconds > 0 ? { timeoutSeconds: d.timeoutSeconds } : {}),
   };
 }
 
+function entriesOf(d: Description): InputEntry[] {
+  return d.link === null ? d.inputs : [...d.inputs, { kind: 'symlink', path: 'links/l', target: d.link }];
+}
+
 function keys(d: Description): { local: string; reapi: string } {
   const env = Object.fromEntries(d.env);
   const platform = Object.fromEntries(d.platform);
   return {
-    local: localActionKey(actionOf(d), env, d.inputs, platform),
-    reapi: computeActionKey(actionOf(d), { env, inputs: d.inputs, platform }).digest.hash,
+    local: localActionKey(actionOf(d), env, entriesOf(d), platform),
+    reapi: computeActionKey(actionOf(d), { env, inputs: entriesOf(d), platform }).digest.hash,
   };
 }
 
@@ -73,6 +89,9 @@ function keys(d: Description): { local: string; reapi: string } {
 function reordered(d: Description): Description {
   return { ...d, env: [...d.env].reverse(), outputs: [...d.outputs].reverse(), inputs: [...d.inputs].reverse(), platform: [...d.platform].reverse() };
 }
+
+/** The generated inputs are files, first (mutations add the other kinds). */
+const files = (d: Description) => inputFilesOf(d.inputs);
 
 /** One change to one covered part; `pick` chooses which. */
 const mutation = fc.tuple(description, fc.nat(), fc.string({ unit: 'binary', minLength: 1, maxLength: 4 })).chain(([d, pick, extra]) => {
@@ -86,11 +105,15 @@ const mutation = fc.tuple(description, fc.nat(), fc.string({ unit: 'binary', min
     () => ({ ...d, outputs: [...d.outputs, `bazel-out/k8-fastbuild/bin/out/added-${extra}`] }),
     () => ({ ...d, inputs: [...d.inputs, { path: `new/x${extra}`, digest: { hash: '0'.repeat(64), sizeBytes: 0 }, isExecutable: false }] }),
     () => (d.inputs.length > 0 ? { ...d, inputs: d.inputs.slice(1) } : undefined),
-    () => (d.inputs.length > 0 ? { ...d, inputs: [{ ...d.inputs[0]!, isExecutable: !d.inputs[0]!.isExecutable }, ...d.inputs.slice(1)] } : undefined),
-    () => (d.inputs.length > 0 ? { ...d, inputs: [{ ...d.inputs[0]!, digest: { ...d.inputs[0]!.digest, sizeBytes: d.inputs[0]!.digest.sizeBytes + 1 } }, ...d.inputs.slice(1)] } : undefined),
+    // Tree artifacts and symlinks: an output's kind, a symlink or an (empty) directory in the input root, a link's target.
+    () => ({ ...d, treeOutput: !d.treeOutput }),
+    () => ({ ...d, inputs: [...d.inputs, { kind: 'symlink', path: `links/l${extra}`, target: 'x' }] }),
+    () => ({ ...d, inputs: [...d.inputs, { kind: 'directory', path: `trees/t${extra}` }] }),
+    () => (files(d).length > 0 ? { ...d, inputs: [{ ...files(d)[0]!, isExecutable: !files(d)[0]!.isExecutable }, ...d.inputs.slice(1)] } : undefined),
+    () => (files(d).length > 0 ? { ...d, inputs: [{ ...files(d)[0]!, digest: { ...files(d)[0]!.digest, sizeBytes: files(d)[0]!.digest.sizeBytes + 1 } }, ...d.inputs.slice(1)] } : undefined),
     () => {
-      if (d.inputs.length === 0) return undefined;
-      const first = d.inputs[0]!;
+      if (files(d).length === 0) return undefined;
+      const first = files(d)[0]!;
       const hash = (first.digest.hash[0] === 'a' ? 'b' : 'a') + first.digest.hash.slice(1);
       return { ...d, inputs: [{ ...first, digest: { ...first.digest, hash } }, ...d.inputs.slice(1)] };
     },
@@ -102,6 +125,7 @@ const mutation = fc.tuple(description, fc.nat(), fc.string({ unit: 'binary', min
     () => ({ ...d, noCache: !d.noCache }),
     () => ({ ...d, platform: [...d.platform, [`added-${extra}`, 'v']] }),
     () => (d.platform.length > 0 ? { ...d, platform: [[d.platform[0]![0], d.platform[0]![1] + extra], ...d.platform.slice(1)] } : undefined),
+    () => (d.link !== null ? { ...d, link: d.link + extra } : undefined),
     () => ({ ...d, timeoutSeconds: d.timeoutSeconds + extra.length }),
     () => (d.timeoutSeconds > 0 ? { ...d, timeoutSeconds: 0 } : undefined),
   ];
@@ -122,7 +146,7 @@ describe('the local action key and the REAPI action key', () => {
     );
   });
 
-  it('both change whenever any covered part changes: argv, env, outputs, input paths, digests, executable bits, no-cache, platform, timeout', () => {
+  it('both change whenever any covered part changes: argv, env, outputs and their kinds, input paths, digests, executable bits, symlinks and directories, no-cache, platform, timeout', () => {
     fc.assert(
       fc.property(mutation, ([before, after]) => {
         const a = keys(before);
@@ -151,8 +175,8 @@ describe('the local action key and the REAPI action key', () => {
         const env = Object.fromEntries(d.env);
         const platform = Object.fromEntries(d.platform);
         const other: Action = { ...actionOf(d), owner: '//else:where', mnemonic: 'Other', progressMessage: 'elsewhere' };
-        expect(localActionKey(other, env, d.inputs, platform)).toBe(keys(d).local);
-        expect(computeActionKey(other, { env, inputs: d.inputs, platform }).digest.hash).toBe(keys(d).reapi);
+        expect(localActionKey(other, env, entriesOf(d), platform)).toBe(keys(d).local);
+        expect(computeActionKey(other, { env, inputs: entriesOf(d), platform }).digest.hash).toBe(keys(d).reapi);
       }),
       { numRuns: 100 },
     );

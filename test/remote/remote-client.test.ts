@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { computeActionKey, type Action } from '../../src/actions/index.js';
+import { computeActionKey, producedFiles, type Action } from '../../src/actions/index.js';
 import { bytestream, digestOf, googleRpc, packAny, reapi, type Digest } from '../../src/core/index.js';
 import {
   actionBlobs,
@@ -307,8 +307,9 @@ describe('downloadOutputs', () => {
     const subDigest = digestOf(Buffer.from(reapi.Directory.encode(sub)));
     const tree = Buffer.from(reapi.Tree.encode({ root: { directories: [{ name: 'sub', digest: subDigest }], symlinks: [{ name: 'link', target: 'sub/f.txt' }] }, children: [sub] }));
     const treeDigest = digestOf(tree);
-    const files = await downloadOutputs(result({ outputDirectories: [{ path: 'd', treeDigest }] }), root, new Set(['d']), async (d) => (d.hash === treeDigest.hash ? tree : Buffer.from('good\n')));
-    expect(files.map((f) => f.path)).toEqual(['d/sub/f.txt']);
+    const outputs = await downloadOutputs(result({ outputDirectories: [{ path: 'd', treeDigest }] }), root, new Set(['d']), async (d) => (d.hash === treeDigest.hash ? tree : Buffer.from('good\n')));
+    expect(producedFiles(outputs).map((f) => f.path)).toEqual(['d/sub/f.txt']);
+    expect(outputs[0]).toMatchObject({ kind: 'tree', path: 'd', tree: { directories: ['sub'], symlinks: [{ path: 'link', target: 'sub/f.txt' }] } });
     expect(await readFile(join(root, 'd/link'), 'utf8')).toBe('good\n');
   });
 });

@@ -13,6 +13,10 @@ export interface RunfilesTree {
 /** The script that copies each `source target` pair of its arguments, making parent directories. */
 const COPY_SCRIPT = 'while [ $# -gt 2 ]; do mkdir -p "${2%/*}" && cp "$1" "$2" || exit 1; shift 2; done; printf "%s" "$1" > "$2.tmp"';
 
+/** COPY_SCRIPT for trees holding a directory (tree artifact): its contents go into the pre-made directory, symlinks kept. */
+const TREE_COPY_SCRIPT =
+  'while [ $# -gt 2 ]; do if [ -d "$1" ]; then mkdir -p "$2" && cp -R "$1/." "$2"; else mkdir -p "${2%/*}" && cp "$1" "$2"; fi || exit 1; shift 2; done; printf "%s" "$1" > "$2.tmp"';
+
 /**
  * The runfiles tree of `executable` at `<exe>.runfiles`: each runfile at `<workspace>/<root path>`
  * (`<repo>/<path>` for another repository's file), plus `MANIFEST` and `<exe>.runfiles_manifest`
@@ -27,7 +31,7 @@ export function runfilesTree(executable: FileEntry, runfiles: readonly FileEntry
   const exe = executable.artifact;
   if (exe.kind !== 'derived') throw new Error(`runfilesTree: ${exe.execPath} is not a derived file`);
   const dir = `${exe.execPath}.runfiles`;
-  const derived = (execPath: string): DerivedArtifact => ({ kind: 'derived', execPath, root: exe.root, owner });
+  const derived = (execPath: string, type?: DerivedArtifact['type']): DerivedArtifact => ({ kind: 'derived', execPath, root: exe.root, owner, ...(type ? { type } : {}) });
   const entries = new Map<string, FileEntry>();
   for (const f of [executable, ...runfiles]) {
     const path = runfilesPath(f.rootPath, workspaceName);
@@ -35,11 +39,14 @@ export function runfilesTree(executable: FileEntry, runfiles: readonly FileEntry
   }
   const sorted = [...entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const manifest = sorted.map(([path, f]) => `${path} ${f.artifact.execPath}\n`).join('');
-  const outputs = sorted.map(([path]) => derived(`${dir}/${path}`));
+  const isTree = (f: FileEntry) => f.artifact.kind === 'derived' && f.artifact.type === 'directory';
+  // A directory's entry is a tree artifact of its own, a copy of it.
+  const outputs = sorted.map(([path, f]) => derived(`${dir}/${path}`, isTree(f) ? 'directory' : undefined));
+  const copyScript = sorted.some(([, f]) => isTree(f)) ? TREE_COPY_SCRIPT : COPY_SCRIPT;
   const manifestFile = derived(`${dir}/MANIFEST`);
   const siblingManifest = derived(`${exe.execPath}.runfiles_manifest`);
   // Pairs to copy, then the manifest text and where it goes; the manifest is copied beside the executable.
-  const argv = ['/bin/bash', '-c', `${COPY_SCRIPT} && mv "${manifestFile.execPath}.tmp" "${manifestFile.execPath}" && cp "${manifestFile.execPath}" "${siblingManifest.execPath}"`, 'runfiles'];
+  const argv = ['/bin/bash', '-c', `${copyScript} && mv "${manifestFile.execPath}.tmp" "${manifestFile.execPath}" && cp "${manifestFile.execPath}" "${siblingManifest.execPath}"`, 'runfiles'];
   for (const [path, f] of sorted) argv.push(f.artifact.execPath, `${dir}/${path}`);
   argv.push(manifest, manifestFile.execPath);
   const action: Action = {

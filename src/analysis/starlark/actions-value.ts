@@ -1,6 +1,6 @@
 import { Depset } from '../../loading/index.js';
 import { Builtin, None, StarDict, StarList, StarObject, StarStruct, StarTuple, StarlarkError, typeName, unpackArgs, type Kwargs, type Value } from '../../starlark/index.js';
-import { executionRequirementsFromTags, type Action, type Artifact, type DerivedArtifact, type InProcessWork } from '../../actions/index.js';
+import { executionRequirementsFromTags, type Action, type Artifact, type DerivedArtifact, type InProcessWork, type TreeFileLister } from '../../actions/index.js';
 import { packageOutputDir, rootPathOf, siblingLabel } from '../configured/target-paths.js';
 import { ArgsValue, paramFileContent, type ParamFileFormat } from './args-value.js';
 import { FileValue } from './file-value.js';
@@ -19,7 +19,7 @@ const SIGNATURES: Readonly<Record<string, string>> = {
   run: 'run(outputs, inputs = [], unused_inputs_list = None, executable, tools = unbound, arguments = [], mnemonic = None, progress_message = None, use_default_shell_env = False, env = None, execution_requirements = None, input_manifests = None)',
   run_shell: 'run_shell(outputs, inputs = [], tools = unbound, arguments = [], mnemonic = None, command, progress_message = None, use_default_shell_env = False, env = None, execution_requirements = None, input_manifests = None)',
   expand_template: 'expand_template(template, output, substitutions, is_executable = False)',
-  symlink: 'symlink(output, target_file, is_executable = False, progress_message = None)',
+  symlink: 'symlink(output, target_file = None, target_path = None, is_executable = False, progress_message = None)',
   declare_file: 'declare_file(filename, sibling = None)',
   declare_directory: 'declare_directory(filename, sibling = None)',
   declare_symlink: 'declare_symlink(filename, sibling = None)',
@@ -45,8 +45,11 @@ export class ActionRegistry {
 
   constructor(readonly owner: ActionOwner) {}
 
-  /** A file of this rule under its package's output directory (or beside `sibling`). */
-  declare(method: string, filename: string, sibling: FileValue | undefined): FileValue {
+  /**
+   * A file of this rule under its package's output directory (or beside `sibling`): a regular file,
+   * a directory (tree artifact) or an unresolved symlink, as `type` says.
+   */
+  declare(method: string, filename: string, sibling: FileValue | undefined, type?: DerivedArtifact['type']): FileValue {
     if (filename === '' || filename.startsWith('/') || filename.split('/').some((s) => s === '..' || s === '.' || s === '')) {
       throw new StarlarkError(`${method}: invalid file name '${filename}': must be a relative path without '.' or '..' segments`);
     }
@@ -63,9 +66,11 @@ export class ActionRegistry {
     }
     let file = this.declared.get(execPath);
     if (!file) {
-      const artifact: DerivedArtifact = { kind: 'derived', execPath, root: this.owner.root, owner: this.owner.label };
+      const artifact: DerivedArtifact = { kind: 'derived', execPath, root: this.owner.root, owner: this.owner.label, ...(type ? { type } : {}) };
       file = new FileValue({ artifact, rootPath }, this.owner.label);
       this.declared.set(execPath, file);
+    } else if ((file.artifact.kind === 'derived' ? file.artifact.type : undefined) !== type) {
+      throw new StarlarkError(`${method}: '${rootPath}' is already declared as ${describeKind(file)}`);
     }
     return file;
   }
@@ -104,6 +109,16 @@ export class ActionRegistry {
     if (missing.length > 0) return `\n\n\nThe following files have no generating action:\n${missing.join('\n')}`;
     return undefined;
   }
+}
+
+/** How Bazel names what a File was declared as, in symlink()'s messages. */
+function describeKind(file: FileValue): 'a directory' | 'a symlink' | 'a regular file' {
+  return file.isDirectory ? 'a directory' : file.isSymlink ? 'a symlink' : 'a regular file';
+}
+
+/** The declare_* method that makes a File of this kind. */
+function declareMethodOf(file: FileValue): string {
+  return file.isDirectory ? 'declare_directory()' : file.isSymlink ? 'declare_symlink()' : 'declare_file()';
 }
 
 /** Files of `inputs`/`tools`: a list of Files, a depset of Files, or FilesToRunProviders. */
@@ -146,9 +161,19 @@ function uniqueArtifacts(artifacts: readonly Artifact[]): Artifact[] {
 function withArguments(action: Action, head: readonly string[], args: readonly (string | ArgsValue)[]): Action {
   if (args.every((a): a is string => typeof a === 'string')) return { ...action, argv: [...head, ...args] };
   let argv: readonly string[] | undefined;
-  return Object.defineProperty({ ...action }, 'argv', {
-    get: (): readonly string[] => (argv ??= [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand()))]),
-    enumerable: true,
+  const expanded = (): readonly string[] => (argv ??= [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand()))]);
+  return Object.defineProperties({ ...action }, {
+    argv: { get: expanded, enumerable: true },
+    // Present only when the Args met a directory (known once argv is expanded): a function keeps
+    // the action out of the analysis cache, which the common action without trees stays in.
+    argvWithTrees: {
+      get: (): ((treeFiles: TreeFileLister) => readonly string[]) | undefined => {
+        expanded();
+        if (!args.some((a) => typeof a !== 'string' && a.holdsDirectory)) return undefined;
+        return (treeFiles) => [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand(treeFiles)))];
+      },
+      enumerable: true,
+    },
   });
 }
 
@@ -278,9 +303,8 @@ export class ActionsValue extends StarObject {
           const [filename, sibling] = unpackArgs(name, args, kwargs, ['filename', 'sibling?']);
           if (typeof filename !== 'string') throw wrongType(name, 'filename', 'string');
           if (isSet(sibling) && !(sibling instanceof FileValue)) throw wrongType(name, 'sibling', 'File or NoneType');
-          // Execution keys, caches and sandboxes files only: a tree or symlink output would fail late and obscurely.
-          if (name !== 'declare_file') throw new StarlarkError(`${name}: ${name === 'declare_directory' ? 'directory outputs (tree artifacts)' : 'symlink outputs'} are not supported by Kiln yet; declare the files with declare_file`);
-          return this.registry.declare(name, filename, isSet(sibling) ? sibling : undefined);
+          const type = name === 'declare_directory' ? 'directory' : name === 'declare_symlink' ? 'symlink' : undefined;
+          return this.registry.declare(name, filename, isSet(sibling) ? sibling : undefined, type);
         });
       case 'write':
         return new Builtin('write', (_t, args, kwargs) => {
@@ -309,10 +333,35 @@ export class ActionsValue extends StarObject {
         return new Builtin('symlink', (_t, args, kwargs) => {
           const [output, target, targetPath, isExecutable, progressMessage] = unpackArgs('symlink', args, kwargs, ['output', 'target_file?', 'target_path?', 'is_executable?', 'progress_message?']);
           const file = this.outputFile('symlink', 'output', output);
-          if (isSet(targetPath)) throw new StarlarkError('symlink: target_path is only allowed for outputs of declare_symlink, which Kiln does not support yet');
-          if (!(target instanceof FileValue)) throw wrongType('symlink', 'target_file', 'File');
+          if (isSet(target) === isSet(targetPath)) throw new StarlarkError('Exactly one of "target_file" or "target_path" is required');
+          if (isSet(isExecutable) && typeof isExecutable !== 'boolean') throw wrongType('symlink', 'is_executable', 'bool');
+          if (isSet(targetPath)) {
+            if (typeof targetPath !== 'string') throw wrongType('symlink', 'target_path', 'string or NoneType');
+            if (!file.isSymlink) {
+              const declared = file.isDirectory ? 'directory' : 'regular file';
+              throw new StarlarkError(
+                `symlink() with "target_path" param requires that "output" be declared as a symlink, not a ${declared} (did you mean to use declare_symlink() instead of ${declareMethodOf(file)}?)`,
+              );
+            }
+            const message = this.progress(progressMessage, `Creating symlink ${file.entry.rootPath}`, [file], []);
+            this.inProcess('UnresolvedSymlink', message, file, [], { kind: 'unresolved_symlink', targetPath }, false);
+            return None;
+          }
+          if (!(target instanceof FileValue)) throw wrongType('symlink', 'target_file', 'File or NoneType');
+          if (file.isSymlink) {
+            throw new StarlarkError(
+              'symlink() with "target_file" param requires that "output" be declared as a file or directory, not a symlink (did you mean to use declare_file() or declare_directory() instead of declare_symlink()?)',
+            );
+          }
+          if (target.isDirectory !== file.isDirectory) {
+            const want = target.isDirectory ? 'directory' : 'file';
+            throw new StarlarkError(
+              `symlink() with "target_file" ${want} param requires that "output" be declared as a ${want} (did you mean to use declare_${want}() instead of ${declareMethodOf(file)}?)`,
+            );
+          }
           const message = this.progress(progressMessage, `Symlinking ${file.entry.rootPath}`, [file], [target.artifact]);
-          this.inProcess('Symlink', message, file, [target.artifact], { kind: 'symlink', target: target.path }, isExecutable === true);
+          const work: InProcessWork = target.isDirectory ? { kind: 'copy_directory', target: target.path } : { kind: 'symlink', target: target.path };
+          this.inProcess('Symlink', message, file, [target.artifact], work, isExecutable === true);
           return None;
         });
       case 'run':

@@ -1,6 +1,7 @@
 import { Depset, StarLabel } from '../../loading/index.js';
 import { Builtin, None, StarCallable, StarList, StarObject, StarTuple, StarlarkError, Thread, str, typeName, unpackArgs, type Value } from '../../starlark/index.js';
 import { shellQuote } from '../../core/index.js';
+import type { TreeFileLister } from '../../actions/index.js';
 import { FileValue } from './file-value.js';
 
 export type ParamFileFormat = 'shell' | 'multiline' | 'flag_per_line';
@@ -45,6 +46,8 @@ interface Vector {
   readonly formatEach: string | undefined;
   readonly uniquify: boolean;
   readonly omitIfEmpty: boolean;
+  /** `expand_directories` (default True): a directory File stands for the files inside it. */
+  readonly expandDirectories: boolean;
 }
 
 /** One call's contribution to the command line, kept as given until the command line is read. */
@@ -64,6 +67,8 @@ export class ArgsValue extends StarObject {
   private paramFileFormat: ParamFileFormat = 'shell';
   private frozenByAction = false;
   private expanded: readonly string[] | undefined;
+  /** Whether the first expansion met a directory it would expand: only then does a later one with the trees differ. */
+  private metDirectory = false;
 
   get type(): string {
     return 'Args';
@@ -78,17 +83,27 @@ export class ArgsValue extends StarObject {
     if (this.frozenByAction) throw new StarlarkError(`${fn}: cannot modify frozen Args`);
   }
 
-  /** The arguments, in order: depsets expanded and map_each called now, once. */
-  expand(): readonly string[] {
-    if (this.expanded) return this.expanded;
+  /** Whether the expansion met a directory to expand (read after `expand()`). */
+  get holdsDirectory(): boolean {
+    return this.metDirectory;
+  }
+
+  /**
+   * The arguments, in order: depsets expanded and map_each called now, once. With `treeFiles`
+   * (execution, once tree artifacts exist), a directory File of a vector that expands directories
+   * stands for the files inside it, as separate File values; without it, for its own path.
+   */
+  expand(treeFiles?: TreeFileLister): readonly string[] {
+    if (this.expanded && (!treeFiles || !this.metDirectory)) return this.expanded;
     const thread = new Thread('Args expansion');
+    const expansion = { treeFiles, metDirectory: false };
     const out: string[] = [];
     for (const piece of this.pieces) {
       if (piece.kind === 'strings') {
         for (const s of piece.strings) out.push(s);
         continue;
       }
-      const items = vectorItems(thread, piece);
+      const items = vectorItems(thread, piece, expansion);
       if (items.length === 0 && piece.omitIfEmpty) continue;
       if (piece.argName !== undefined) out.push(piece.argName);
       if (piece.kind === 'joined') {
@@ -101,12 +116,23 @@ export class ArgsValue extends StarObject {
       }
       if (piece.terminateWith !== undefined) out.push(piece.terminateWith);
     }
+    if (treeFiles) return out;
     this.expanded = out;
+    this.metDirectory = expansion.metDirectory;
     return out;
   }
 
   /** The arguments shared by add_all and add_joined, checked now so a mistake names the call. */
-  private vector(fn: string, first: Value, second: Value | undefined, mapEach: Value | undefined, formatEach: Value | undefined, omitIfEmpty: Value | undefined, uniquify: Value | undefined): Vector {
+  private vector(
+    fn: string,
+    first: Value,
+    second: Value | undefined,
+    mapEach: Value | undefined,
+    formatEach: Value | undefined,
+    omitIfEmpty: Value | undefined,
+    uniquify: Value | undefined,
+    expandDirectories: Value | undefined,
+  ): Vector {
     const [argName, values] = second === undefined ? [undefined, first] : [first, second];
     if (mapEach !== undefined && mapEach !== None && !(mapEach instanceof StarCallable)) {
       throw new StarlarkError(`${fn}: for parameter map_each: got ${typeName(mapEach)}, want callable or NoneType`);
@@ -118,6 +144,7 @@ export class ArgsValue extends StarObject {
       formatEach: checkFormat(fn, 'format_each', formatEach),
       uniquify: uniquify === true,
       omitIfEmpty: omitIfEmpty !== false,
+      expandDirectories: expandDirectories !== false,
     };
   }
 
@@ -135,7 +162,7 @@ export class ArgsValue extends StarObject {
       case 'add_all':
         return new Builtin('add_all', (_t, args, kwargs) => {
           this.checkMutable('add_all');
-          const [first, second, mapEach, formatEach, beforeEach, omitIfEmpty, uniquify, , terminateWith] = unpackArgs('add_all', args, kwargs, [
+          const [first, second, mapEach, formatEach, beforeEach, omitIfEmpty, uniquify, expandDirectories, terminateWith] = unpackArgs('add_all', args, kwargs, [
             'arg_name_or_values',
             'values?',
             'map_each?',
@@ -149,7 +176,7 @@ export class ArgsValue extends StarObject {
           ]);
           this.pieces.push({
             kind: 'all',
-            ...this.vector('add_all', first!, second, mapEach, formatEach, omitIfEmpty, uniquify),
+            ...this.vector('add_all', first!, second, mapEach, formatEach, omitIfEmpty, uniquify, expandDirectories),
             beforeEach: beforeEach === undefined || beforeEach === None ? undefined : argString(beforeEach),
             terminateWith: terminateWith === undefined || terminateWith === None ? undefined : argString(terminateWith),
           });
@@ -158,7 +185,7 @@ export class ArgsValue extends StarObject {
       case 'add_joined':
         return new Builtin('add_joined', (_t, args, kwargs) => {
           this.checkMutable('add_joined');
-          const [first, second, joinWith, mapEach, formatEach, formatJoined, omitIfEmpty, uniquify] = unpackArgs('add_joined', args, kwargs, [
+          const [first, second, joinWith, mapEach, formatEach, formatJoined, omitIfEmpty, uniquify, expandDirectories] = unpackArgs('add_joined', args, kwargs, [
             'arg_name_or_values',
             'values?',
             'join_with',
@@ -173,7 +200,7 @@ export class ArgsValue extends StarObject {
           if (typeof joinWith !== 'string') throw new StarlarkError(`add_joined: for parameter join_with: got ${typeName(joinWith!)}, want string`);
           this.pieces.push({
             kind: 'joined',
-            ...this.vector('add_joined', first!, second, mapEach, formatEach, omitIfEmpty, uniquify),
+            ...this.vector('add_joined', first!, second, mapEach, formatEach, omitIfEmpty, uniquify, expandDirectories),
             joinWith,
             formatJoined: checkFormat('add_joined', 'format_joined', formatJoined),
           });
@@ -215,9 +242,20 @@ export class ArgsValue extends StarObject {
   }
 }
 
-/** The strings of one add_all / add_joined: map_each, then format_each, then uniquify. */
-function vectorItems(thread: Thread, vector: Vector): string[] {
-  const values = vector.values instanceof Depset ? vector.values.toList() : vector.values;
+/** One expansion of an Args object: the trees' files (execution) and whether a directory was met. */
+interface Expansion {
+  readonly treeFiles: TreeFileLister | undefined;
+  metDirectory: boolean;
+}
+
+/** The strings of one add_all / add_joined: directories expanded, map_each, then format_each, then uniquify. */
+function vectorItems(thread: Thread, vector: Vector, expansion: Expansion): string[] {
+  let values = vector.values instanceof Depset ? vector.values.toList() : vector.values;
+  if (vector.expandDirectories && values.some(isDirectory)) {
+    expansion.metDirectory = true;
+    const treeFiles = expansion.treeFiles;
+    if (treeFiles) values = values.flatMap((v) => (isDirectory(v) ? (v as FileValue).children(treeFiles(v.path)) : [v]));
+  }
   let out: string[] = [];
   for (const v of values) {
     if (vector.mapEach === undefined) {
@@ -233,6 +271,10 @@ function vectorItems(thread: Thread, vector: Vector): string[] {
   out = out.map((s) => formatted(vector.formatEach, s));
   if (vector.uniquify) out = [...new Set(out)];
   return out;
+}
+
+function isDirectory(v: Value): v is FileValue {
+  return v instanceof FileValue && v.isDirectory;
 }
 
 /** A params file's content in the chosen format (`shell` quotes each argument as Bazel does). */

@@ -12,6 +12,8 @@ export class FileValue extends StarObject {
     readonly entry: FileEntry,
     /** Label of the source file, or of the target whose action makes the file. */
     readonly owner: string,
+    /** For a file inside a tree artifact (an expanded directory), its path relative to the tree. */
+    readonly treeRelativePath = '',
   ) {
     super();
   }
@@ -24,6 +26,25 @@ export class FileValue extends StarObject {
   }
   get type(): string {
     return 'File';
+  }
+  /** A tree artifact (`declare_directory`): a directory whose files exist once its action ran. */
+  get isDirectory(): boolean {
+    return this.artifact.kind === 'derived' && this.artifact.type === 'directory';
+  }
+  /** An unresolved symlink (`declare_symlink`). */
+  get isSymlink(): boolean {
+    return this.artifact.kind === 'derived' && this.artifact.type === 'symlink';
+  }
+
+  /** The Files inside this tree artifact at these exec paths (Bazel's TreeFileArtifacts), owned like it. */
+  children(execPaths: readonly string[]): FileValue[] {
+    const artifact = this.artifact;
+    if (artifact.kind !== 'derived') return [];
+    return execPaths.map((execPath) => {
+      const relative = execPath.slice(this.path.length + 1);
+      const child: FileEntry = { artifact: { kind: 'derived', execPath, root: artifact.root, owner: artifact.owner }, rootPath: `${this.entry.rootPath}/${relative}` };
+      return new FileValue(child, this.owner, relative);
+    });
   }
   override hash(): number {
     return hashValue(this.path);
@@ -57,17 +78,19 @@ export class FileValue extends StarObject {
       case 'is_source':
         return this.artifact.kind === 'source';
       case 'is_directory':
-        return false; // Kiln has no tree artifacts yet
+        return this.isDirectory;
+      case 'is_symlink':
+        return this.isSymlink;
       case 'owner':
         return new StarLabel(Label.parse(this.owner));
       case 'tree_relative_path':
-        return '';
+        return this.treeRelativePath;
       default:
         return undefined;
     }
   }
   override attrNames(): string[] {
-    return ['basename', 'dirname', 'extension', 'is_directory', 'is_source', 'owner', 'path', 'root', 'short_path', 'tree_relative_path'];
+    return ['basename', 'dirname', 'extension', 'is_directory', 'is_source', 'is_symlink', 'owner', 'path', 'root', 'short_path', 'tree_relative_path'];
   }
   repr(): string {
     if (this.artifact.kind === 'source') return `<source file ${this.entry.rootPath}>`;

@@ -8,7 +8,7 @@ export type SandboxSupport =
 
 export interface DetectSandboxOptions {
   /** A bwrap to use; otherwise $KILN_BWRAP, then `bwrap` on PATH. */
-  readonly bwrapPath?: string;
+  readonly bwrapPath?: string | undefined;
   /** The environment to read KILN_BWRAP and PATH from (default: process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }

@@ -316,10 +316,10 @@ genrule(name = "g", srcs = [":fg"], tools = [":tool"], outs = ["g.txt"], cmd = "
   });
 });
 
-describe('what Kiln does not support yet fails clearly', () => {
-  it('declare_directory and declare_symlink', () => {
-    expect(errorOf(RULE('ctx.actions.declare_directory("d")'))).toContain('declare_directory: directory outputs (tree artifacts) are not supported by Kiln yet');
-    expect(errorOf(RULE('ctx.actions.declare_symlink("s")'))).toContain('declare_symlink: symlink outputs are not supported by Kiln yet');
+describe('declared outputs of every kind', () => {
+  it('a declared directory or symlink no action makes is reported as any declared file is', () => {
+    expect(errorOf(RULE('ctx.actions.declare_directory("d")'))).toContain('The following files have no generating action:\nt/d');
+    expect(errorOf(RULE('ctx.actions.declare_symlink("s")'))).toContain('The following files have no generating action:\nt/s');
   });
 
   it("the executable an action makes gets the executable bit (Bazel's outputs are all 0555)", () => {
