@@ -16,7 +16,7 @@ import {
 } from '../../starlark/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
-import { targetNameOf } from '../configured/target-paths.js';
+import { siblingLabel, targetNameOf } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
 import { ExpansionFailure, expandLocations, type LocationEntry } from '../expansion/location-expander.js';
 import { expandMakeVariables } from '../expansion/make-variable-expander.js';
@@ -325,8 +325,7 @@ export class CtxValue extends StarObject {
     };
     for (const deps of this.deps.values()) for (const t of deps.targets) add(t.label, t.files);
     for (const t of extra) add(t.configured.label, t.configured.files);
-    const pkg = this.rc.target.label.slice(0, this.rc.target.label.lastIndexOf(':'));
-    for (const [name, f] of this.outputNames) add(`${pkg}:${name}`, [f.entry]);
+    for (const [name, f] of this.outputNames) add(siblingLabel(this.rc.target.label, name), [f.entry]);
     return map;
   }
 
