@@ -96,6 +96,6 @@ export { isVisible } from './configured/visibility.js';
 export { platformDeclarationsFrom, constraintValueOf } from './configured/platform-declarations.js';
 export { LoadedTargetGraph } from './configured/loaded-target-graph.js';
 // Tests: the runfiles tree and the test actions of a test rule (README.md).
-export { runfilesTree, runfilesPath, type RunfilesTree } from './rules/runfiles-tree.js';
-export { testTargetOf, testExecutable, TEST_TIMEOUTS, type TestSettings, type TestTarget, type TestRun } from './rules/test-runs.js';
+export { programOf, runfilesTree, runfilesPath, type RunfilesTree } from './rules/runfiles-tree.js';
+export { testTargetOf, TEST_TIMEOUTS, type TestSettings, type TestTarget, type TestRun } from './rules/test-runs.js';
 export { TEST_SETUP_SCRIPT } from './rules/test-setup-script.js';

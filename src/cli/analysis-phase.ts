@@ -8,12 +8,15 @@ import {
   currentHost,
   LoadedTargetGraph,
   platformDeclarationsFrom,
+  programOf,
+  runfilesTree,
   testTargetOf,
   userFlagProblem,
   type BuildOptions,
   type ConfigurationPair,
   type ConfiguredTarget,
   type FileEntry,
+  type RunfilesTree,
   type TestSettings,
   type TestTarget,
 } from '../analysis/index.js';
@@ -217,6 +220,16 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
   }
   printAnalyzed(io, configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount, request.testSettings ? tests.length : undefined);
   const testActions = tests.flatMap((t) => [t.runfilesAction, ...t.runs.map((r) => r.action)]);
+  // `kiln run` starts its program beside a runfiles tree, as `bazel run` does.
+  const workspaceName = ctx.workspace.name || '__main__';
+  const runTrees = new Map<string, RunfilesTree>();
+  if (request.command === 'run') {
+    for (const ct of configured) {
+      const tree = runfilesTreeToRun(ct, workspaceName);
+      if (tree) runTrees.set(ct.label, tree);
+    }
+  }
+  const extraActions = [...testActions, ...[...runTrees.values()].map((t) => t.action)];
   return {
     graph: {
       targets: configured.map((t) => ({
@@ -224,9 +237,10 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
         files: filesToBuild(t, request.options.getList('output_groups')).map((f) => f.artifact.execPath),
         ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
         ...(t.runEnvironment ? { runEnvironment: t.runEnvironment } : {}),
+        ...(runTrees.has(t.label) ? { runfilesDir: runTrees.get(t.label)!.dir } : {}),
       })),
-      actions: [...analyzer.actions(), ...testActions],
-      requested: requestedOutputs(configured, request.command === 'run', request.options.getList('output_groups'), testActions),
+      actions: [...analyzer.actions(), ...extraActions],
+      requested: requestedOutputs(configured, request.command === 'run', request.options.getList('output_groups'), extraActions),
       outputDirectories,
       ...(request.testSettings ? { tests } : {}),
     },
@@ -237,6 +251,12 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
 /** The target and exec configurations of `options`, with the platforms the workspace declares. */
 export function configurationsFor(graph: LoadedTargetGraph, options: BuildOptions): ConfigurationPair {
   return createConfigurations(options, { host: currentHost(), platforms: platformDeclarationsFrom(graph) });
+}
+
+/** The runfiles tree of the program `kiln run` starts; none for a source file (nothing is built for it). */
+function runfilesTreeToRun(ct: ConfiguredTarget, workspaceName: string): RunfilesTree | undefined {
+  const program = programOf(ct);
+  return program?.artifact.kind === 'derived' ? runfilesTree(program, ct.runfiles, workspaceName, ct.label) : undefined;
 }
 
 /** Bazel's lines; a reused build graph loaded and configured nothing. */

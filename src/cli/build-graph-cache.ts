@@ -15,6 +15,8 @@ export interface BuiltTarget {
   readonly executable?: string;
   /** An executable rule's `args` and `env`, expanded: `kiln run` passes them to the program. */
   readonly runEnvironment?: RunEnvironment;
+  /** `kiln run`: exec path of the program's runfiles tree (`<program>.runfiles`). */
+  readonly runfilesDir?: string;
 }
 
 /** What loading and analysis hand to execution: plain data, so a later command can reuse it whole. */

@@ -90,6 +90,8 @@ export class Depset extends StarObject {
   /** The elements in this depset's order, without duplicates (the first occurrence wins). */
   toList(): readonly Value[] {
     if (this.flattened) return this.flattened;
+    // One element and no children (a rule's `depset([out])`): nothing to walk or de-duplicate.
+    if (this.transitive.length === 0 && this.direct.length < 2) return (this.flattened = this.direct);
     const seen = new StarDict();
     const out: Value[] = [];
     const add = (v: Value) => {

@@ -253,11 +253,11 @@ genrule(name = "forgets", outs = ["never.txt"], cmd = "true")
 });
 
 describe('kiln run', () => {
-  it('runs an executable genrule with the arguments after --, in the workspace, with its exit code', async () => {
+  it('runs an executable genrule with the arguments after --, in its runfiles tree, with its exit code', async () => {
     const ws = new E2eWorkspace({
       WORKSPACE: '',
       'data.txt': 'from the workspace\n',
-      'pkg/tool.in': '#!/bin/bash\necho args: "$@"\ncat data.txt\n',
+      'pkg/tool.in': '#!/bin/bash\necho args: "$@"\ncat "$BUILD_WORKSPACE_DIRECTORY/data.txt"\necho "in ${PWD#$(cd "$0.runfiles" && pwd)}"\n',
       'pkg/BUILD': `
 genrule(name = "tool", srcs = ["tool.in"], outs = ["tool.sh"], cmd = "cp $< $@", executable = True)
 genrule(name = "plain", outs = ["plain.txt"], cmd = "echo > $@")
@@ -265,7 +265,7 @@ genrule(name = "plain", outs = ["plain.txt"], cmd = "echo > $@")
     });
     const run = await ws.kiln(['run', LOCAL, '//pkg:tool', '--', 'a b', 'c']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe('args: a b c\nfrom the workspace\n');
+    expect(run.stdout).toBe('args: a b c\nfrom the workspace\nin /__main__\n');
     expect(run.stderr).toContain('INFO: Running command line: kiln-bin/pkg/tool.sh a b c');
     expect(statSync(join(ws.root, 'kiln-bin/pkg/tool.sh')).mode & 0o111).not.toBe(0);
     const notExecutable = await ws.kiln(['run', LOCAL, '//pkg:plain']);

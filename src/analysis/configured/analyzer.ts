@@ -69,15 +69,21 @@ class Incompatible extends Error {
 const PUBLIC = ['//visibility:public'];
 const PRIVATE = ['//visibility:private'];
 
+/** Marks a (label, configuration) whose analysis has begun and not ended: meeting it again is a cycle. */
+const IN_PROGRESS = Symbol('in progress');
+
 /**
  * Turns targets into configured targets: resolves select() per configuration, analyses
  * dependencies in the configuration their attribute asks for (tools: exec), checks visibility
  * and testonly on every dependency edge, and memoises by (label, configuration).
  */
 export class Analyzer {
-  private readonly done = new Map<string, ConfiguredTarget>();
-  /** The targets being analysed, outermost first (key → label): the path a cycle is reported with. */
-  private readonly inProgress = new Map<string, string>();
+  /** Configured targets by configuration id, then label (no key string is built per lookup); IN_PROGRESS while analysed. */
+  private readonly done = new Map<string, Map<string, ConfiguredTarget | typeof IN_PROGRESS>>();
+  /** Every configured target, in the order its analysis finished. */
+  private readonly completed: ConfiguredTarget[] = [];
+  /** The targets being analysed, outermost first: the path a cycle is reported with. */
+  private readonly inProgress: { readonly label: string; readonly configId: string }[] = [];
   /** Made when a rule first asks for `ctx.info_file` or `ctx.version_file`. */
   private status: WorkspaceStatus | undefined;
 
@@ -104,19 +110,23 @@ export class Analyzer {
   }
 
   analyze(label: string, config: BuildConfiguration): ConfiguredTarget {
-    const key = `${label}@${config.id}`;
-    const cached = this.done.get(key);
+    let done = this.done.get(config.id);
+    if (!done) this.done.set(config.id, (done = new Map()));
+    const cached = done.get(label);
+    if (cached === IN_PROGRESS) throw this.cycleError(this.inProgress.findIndex((p) => p.label === label && p.configId === config.id));
     if (cached) return cached;
-    if (this.inProgress.has(key)) throw this.cycleError(key);
     const target = this.graph.target(label);
     if (!target) throw new KilnError(`no such target '${label}'`);
-    this.inProgress.set(key, label);
+    done.set(label, IN_PROGRESS);
+    this.inProgress.push({ label, configId: config.id });
     try {
       const result = this.analyzeTarget(target, config);
-      this.done.set(key, result);
+      done.set(label, result);
+      this.completed.push(result);
       return result;
     } finally {
-      this.inProgress.delete(key);
+      this.inProgress.pop();
+      if (done.get(label) === IN_PROGRESS) done.delete(label);
     }
   }
 
@@ -124,10 +134,8 @@ export class Analyzer {
    * Bazel's report of a dependency cycle, at the target where it closes: the path from the
    * requested target to the cycle, then the cycle drawn with `.->`, `|` and `` `-- ``.
    */
-  private cycleError(key: string): KilnError {
-    const keys = [...this.inProgress.keys()];
-    const start = keys.indexOf(key);
-    const labels = keys.map((k) => this.inProgress.get(k)!);
+  private cycleError(start: number): KilnError {
+    const labels = this.inProgress.map((p) => p.label);
     const lines = [
       ...labels.slice(0, start).map((l) => `    ${l}`),
       `.-> ${labels[start]!}`,
@@ -142,12 +150,12 @@ export class Analyzer {
 
   /** How many (target, configuration) pairs were analysed: Bazel's "targets configured". */
   get configuredCount(): number {
-    return this.done.size;
+    return this.completed.length;
   }
 
   /** Every action registered by the targets analysed so far. */
   actions(): ConfiguredTarget['actions'] {
-    return [...[...this.done.values()].flatMap((ct) => ct.actions), ...(this.status?.actions ?? [])];
+    return [...this.completed.flatMap((ct) => ct.actions), ...(this.status?.actions ?? [])];
   }
 
   private analyzeTarget(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
@@ -324,6 +332,7 @@ export class Analyzer {
       if (raw === undefined || raw === null) return fallback;
       return resolveSelect(raw as T, { ruleLabel: target.label, attribute: name, configurable, pos: target.location, canonicalizeCondition: (c) => canonicalize(c) ?? c }, matchCondition);
     };
+    let outputPaths: OutputPaths | undefined;
     const ctx: RuleContext = {
       target,
       config,
@@ -338,9 +347,10 @@ export class Analyzer {
       outputFile: (name, toBindir) => {
         const dirs = config.outputDirectories;
         const root = toBindir ? dirs.bin : dirs.genfiles;
+        const paths = (outputPaths ??= outputPathsOf(target.label, dirs));
         return {
-          artifact: { kind: 'derived', execPath: `${packageOutputDir(root, target.label)}/${name}`, root, owner: target.label },
-          rootPath: rootPathOf(siblingLabel(target.label, name)),
+          artifact: { kind: 'derived', execPath: `${toBindir ? paths.binDir : paths.genfilesDir}/${name}`, root, owner: target.label },
+          rootPath: `${paths.rootPrefix}${name}`,
         };
       },
       deps: (attribute, opts = {}) => {
@@ -411,6 +421,18 @@ export class Analyzer {
     if (target.ruleClass.endsWith('_test')) return true;
     return this.graph.defaultTestonly?.(target.label) ?? false;
   }
+}
+
+/** Where a rule's outputs go: its package's directories under bin and genfiles, and its runfiles path prefix. */
+interface OutputPaths {
+  readonly binDir: string;
+  readonly genfilesDir: string;
+  readonly rootPrefix: string;
+}
+
+function outputPathsOf(label: string, dirs: BuildConfiguration['outputDirectories']): OutputPaths {
+  const somePath = rootPathOf(siblingLabel(label, '_'));
+  return { binDir: packageOutputDir(dirs.bin, label), genfilesDir: packageOutputDir(dirs.genfiles, label), rootPrefix: somePath.slice(0, -1) };
 }
 
 /** A build setting's value as `ctx.build_setting_value` gives it. */

@@ -15,7 +15,8 @@ export class LoadedTargetGraph implements TargetGraph {
   constructor(private readonly loader: PackageLoader) {}
 
   target(label: string): AnalysisTarget | undefined {
-    if (this.targets.has(label)) return this.targets.get(label);
+    const known = this.targets.get(label);
+    if (known !== undefined || this.targets.has(label)) return known;
     const { repo, name } = Label.parse(label);
     const pkg = this.packageOf(label);
     const loaded = pkg.targets.get(name);

@@ -1,5 +1,5 @@
 import type { Action, DerivedArtifact } from '../../actions/index.js';
-import type { FileEntry } from '../configured/configured-target.js';
+import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
 
 /** An executable's runfiles tree as Bazel lays it out, and the action that makes it. */
 export interface RunfilesTree {
@@ -67,4 +67,9 @@ export function runfilesTree(executable: FileEntry, runfiles: readonly FileEntry
 /** `pkg/file` → `<workspace>/pkg/file`; `../repo/file` → `repo/file`. */
 export function runfilesPath(rootPath: string, workspaceName: string): string {
   return rootPath.startsWith('../') ? rootPath.slice(3) : `${workspaceName}/${rootPath}`;
+}
+
+/** The file `kiln run` and `kiln test` start: the rule's executable, else its single output. */
+export function programOf(ct: ConfiguredTarget): FileEntry | undefined {
+  return ct.executable ?? (ct.files.length === 1 ? ct.files[0] : undefined);
 }

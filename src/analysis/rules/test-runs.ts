@@ -1,9 +1,9 @@
 import type { Action, DerivedArtifact } from '../../actions/index.js';
 import { executionRequirementsFromTags, type ExecutionRequirement } from '../../actions/index.js';
-import type { ConfiguredTarget, FileEntry, RuleAnalysisTarget } from '../configured/configured-target.js';
+import type { ConfiguredTarget, RuleAnalysisTarget } from '../configured/configured-target.js';
 import { ruleError } from '../configured/rule-context.js';
 import { packageOutputDir, targetNameOf } from '../configured/target-paths.js';
-import { runfilesTree } from './runfiles-tree.js';
+import { programOf, runfilesTree } from './runfiles-tree.js';
 import { TEST_SETUP_SCRIPT } from './test-setup-script.js';
 
 /** Bazel's timeouts in seconds, by name, and the timeout each size implies. */
@@ -59,11 +59,6 @@ export interface TestTarget {
   readonly runfilesAction: Action;
 }
 
-/** The file a test runs: the rule's executable, else its single output. */
-export function testExecutable(ct: ConfiguredTarget): FileEntry | undefined {
-  return ct.executable ?? (ct.files.length === 1 ? ct.files[0] : undefined);
-}
-
 /**
  * The actions of a configured test rule under `settings`: its runfiles tree and one test action per
  * shard and run (Bazel's TestActionBuilder). Each test action reads the runfiles tree, runs the
@@ -82,7 +77,7 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
   if (shardAttr > 50) throw ruleError(target, 'shard_count', 'cannot exceed 50');
   const shardCount = settings.shardingDisabled || shardAttr <= 1 ? 0 : shardAttr;
   const tags = attr<readonly string[]>('tags', []);
-  const executable = testExecutable(ct);
+  const executable = programOf(ct);
   if (!executable || executable.artifact.kind !== 'derived') throw ruleError(target, undefined, 'a test rule must have an executable output');
   const tree = runfilesTree(executable, ct.runfiles, settings.workspaceName, ct.label);
 

@@ -146,6 +146,37 @@ function stringDict(method: string, param: string, v: Value | undefined): [strin
   return out;
 }
 
+/** The artifacts in order, each exec path once. */
+function uniqueArtifacts(artifacts: readonly Artifact[]): Artifact[] {
+  if (artifacts.length < 2) return [...artifacts];
+  const seen = new Set<string>();
+  return artifacts.filter((i) => (seen.has(i.execPath) ? false : (seen.add(i.execPath), true)));
+}
+
+/**
+ * The action with `arguments` after its argv head. Args pieces are expanded (and `map_each` called)
+ * when execution first reads argv; an action with plain strings only stays plain data, which the
+ * analysis cache serializes on its fast path.
+ */
+function withArguments(action: Action, head: readonly string[], args: readonly (string | ArgsValue)[]): Action {
+  if (args.every((a): a is string => typeof a === 'string')) return { ...action, argv: [...head, ...args] };
+  let argv: readonly string[] | undefined;
+  const expanded = (): readonly string[] => (argv ??= [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand()))]);
+  return Object.defineProperties({ ...action }, {
+    argv: { get: expanded, enumerable: true },
+    // Present only when the Args met a directory (known once argv is expanded): a function keeps
+    // the action out of the analysis cache, which the common action without trees stays in.
+    argvWithTrees: {
+      get: (): ((treeFiles: TreeFileLister) => readonly string[]) | undefined => {
+        expanded();
+        if (!args.some((a) => typeof a !== 'string' && a.holdsDirectory)) return undefined;
+        return (treeFiles) => [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand(treeFiles)))];
+      },
+      enumerable: true,
+    },
+  });
+}
+
 /** Bazel's `ctx.actions`. */
 export class ActionsValue extends StarObject {
   private paramFiles = 0;
@@ -236,29 +267,19 @@ export class ActionsValue extends StarObject {
     const requirements = stringDict(method, 'execution_requirements', kwargs.get('execution_requirements')).map(([k]) => k);
     const env = Object.fromEntries(stringDict(method, 'env', kwargs.get('env')));
     const name = typeof mnemonic === 'string' ? mnemonic : defaultMnemonic;
-    const seen = new Set<string>();
-    const uniqueInputs = inputs.filter((i) => (seen.has(i.execPath) ? false : (seen.add(i.execPath), true)));
-    let argv: readonly string[] | undefined;
-    this.registry.register({
+    const action: Action = {
       owner: this.registry.owner.label,
       ...(this.registry.owner.location ? { location: this.registry.owner.location } : {}),
       mnemonic: name,
-      progressMessage: this.progress(kwargs.get('progress_message'), `${name} ${outputs[0]!.entry.rootPath}`, outputs, uniqueInputs),
-      get argv(): readonly string[] {
-        return (argv ??= [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand()))]);
-      },
-      // Present only when the Args met a directory (known once argv is expanded): a function keeps
-      // the action out of the analysis cache, which the common action without trees stays in.
-      get argvWithTrees(): ((treeFiles: TreeFileLister) => readonly string[]) | undefined {
-        if (!this.argv || !args.some((a) => typeof a !== 'string' && a.holdsDirectory)) return undefined;
-        return (treeFiles) => [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand(treeFiles)))];
-      },
+      progressMessage: this.progress(kwargs.get('progress_message'), `${name} ${outputs[0]!.entry.rootPath}`, outputs, inputs),
+      argv: head,
       env,
-      inputs: uniqueInputs,
+      inputs: uniqueArtifacts(inputs),
       outputs: outputs.map((o) => o.artifact as DerivedArtifact),
-      executionRequirements: executionRequirementsFromTags(requirements),
+      executionRequirements: requirements.length === 0 ? [] : executionRequirementsFromTags(requirements),
       executableOutputs: false,
-    });
+    };
+    this.registry.register(args.length === 0 ? action : withArguments(action, head, args));
   }
 
   /** Methods are made once per rule (an implementation calls them in loops). */

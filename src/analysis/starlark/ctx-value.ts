@@ -140,6 +140,13 @@ function shapeOf(ruleClass: RuleClass): ClassShape {
 
 const EMPTY_STRUCT = new StarStruct([]);
 
+/** What `dir(ctx)` lists. */
+const CTX_MEMBERS = [
+  'actions', 'attr', 'bin_dir', 'build_file_path', 'build_setting_value', 'configuration', 'coverage_instrumented', 'disabled_features',
+  'executable', 'expand_location', 'expand_make_variables', 'features', 'file', 'files', 'fragments', 'genfiles_dir', 'info_file',
+  'label', 'outputs', 'runfiles', 'toolchains', 'var', 'version_file', 'workspace_name',
+].sort();
+
 /**
  * Builds Bazel's `ctx` for one rule target: analyses the dependencies first (checking allow_files,
  * allow_single_file, executable and providers, as Bazel does before the implementation runs),
@@ -147,12 +154,15 @@ const EMPTY_STRUCT = new StarStruct([]);
  * actions and the configuration's variables.
  */
 export class CtxValue extends StarObject {
+  /** Members made when first read. */
   private readonly members = new Map<string, Value>();
+  /** The label attributes' dependencies, in the rule class's attribute order. */
   private readonly deps = new Map<string, AttributeDeps>();
+  private readonly attrs: AttrsValue;
   private readonly actions: ActionsValue;
   private readonly outputs: OutputsValue;
-  /** Labels of the predeclared outputs by exec path, for `$(location)`. */
-  private readonly outputLabels = new Map<string, string>();
+  /** The predeclared outputs with their target names, for `$(location)`. */
+  private readonly outputNames: [string, FileValue][] = [];
 
   constructor(
     private readonly rc: RuleContext,
@@ -162,27 +172,13 @@ export class CtxValue extends StarObject {
     this.actions = new ActionsValue(env.registry);
     const shape = shapeOf(env.ruleClass);
     const attrValues = new Map<string, Value>();
-    const files: [string, Value][] = [];
-    const file: [string, Value][] = [];
-    const executable: [string, Value][] = [];
-    for (const spec of shape.dependencies) {
-      attrValues.set(spec.name, this.attributeValue(spec));
-      const deps = this.deps.get(spec.name)!;
-      files.push([spec.name, frozenList(deps.files.map(fileValueOf))]);
-      const options = spec.starlark!;
-      if (options.singleFile) file.push([spec.name, deps.files[0] ? fileValueOf(deps.files[0]) : None]);
-      if (options.executable) {
-        const program = deps.targets[0] ? (executableOf(deps.targets[0]) ?? (deps.targets[0].files.length === 1 ? deps.targets[0].files[0] : undefined)) : undefined;
-        executable.push([spec.name, program ? fileValueOf(program) : None]);
-      }
-    }
+    for (const spec of shape.dependencies) attrValues.set(spec.name, this.attributeValue(spec));
     // select()s are resolved before the implementation runs, as in Bazel, so a select with no match fails even unread.
     for (const [name, raw] of rc.target.attrs) {
       if (!attrValues.has(name) && isSelectValue(raw as AttrValue)) attrValues.set(name, this.attributeValue(env.ruleClass.attributes.get(name)!));
     }
     this.outputs = new OutputsValue(rc, env, this.ownOutputs(shape));
-    const shared = membersOf(rc.config);
-    this.members.set('attr', new AttrsValue(shape.names, (name) => {
+    this.attrs = new AttrsValue(shape.names, (name) => {
       let v = attrValues.get(name);
       if (v === undefined) {
         const spec = env.ruleClass.attributes.get(name);
@@ -191,18 +187,22 @@ export class CtxValue extends StarObject {
         attrValues.set(name, v);
       }
       return v;
-    }));
-    this.members.set('files', files.length === 0 ? EMPTY_STRUCT : new StarStruct(files));
-    this.members.set('file', file.length === 0 ? EMPTY_STRUCT : new StarStruct(file));
-    this.members.set('executable', executable.length === 0 ? EMPTY_STRUCT : new StarStruct(executable));
-    this.members.set('bin_dir', shared.binDir);
-    this.members.set('genfiles_dir', shared.genfilesDir);
-    this.members.set('workspace_name', env.workspaceName);
-    this.members.set('build_setting_value', env.buildSettingValue ?? None);
-    this.members.set('var', shared.vars);
-    this.members.set('configuration', shared.configuration);
-    this.members.set('fragments', EMPTY_STRUCT);
-    this.members.set('build_file_path', rc.target.location.file);
+    });
+  }
+
+  /** `ctx.files`, `ctx.file` and `ctx.executable`, made from the analysed dependencies when first read. */
+  private dependencyFiles(kind: 'files' | 'file' | 'executable'): StarStruct {
+    const fields: [string, Value][] = [];
+    for (const { spec, targets, files } of this.deps.values()) {
+      const options = spec.starlark!;
+      if (kind === 'files') fields.push([spec.name, frozenList(files.map(fileValueOf))]);
+      else if (kind === 'file' && options.singleFile) fields.push([spec.name, files[0] ? fileValueOf(files[0]) : None]);
+      else if (kind === 'executable' && options.executable) {
+        const program = targets[0] ? (executableOf(targets[0]) ?? (targets[0].files.length === 1 ? targets[0].files[0] : undefined)) : undefined;
+        fields.push([spec.name, program ? fileValueOf(program) : None]);
+      }
+    }
+    return fields.length === 0 ? EMPTY_STRUCT : new StarStruct(fields);
   }
 
   get type(): string {
@@ -217,7 +217,7 @@ export class CtxValue extends StarObject {
     const fileOf = (name: string) => {
       const f = fileValueOf(this.rc.outputFile(name, toBindir));
       this.env.registry.adopt(f);
-      this.outputLabels.set(f.path, siblingLabel(this.rc.target.label, name));
+      this.outputNames.push([name, f]);
       return f;
     };
     // Output attributes hold labels of this package (canonical or relative).
@@ -241,7 +241,7 @@ export class CtxValue extends StarObject {
   }
 
   /** The predeclared outputs (output attributes, implicit outputs): a rule's default files. */
-  predeclaredOutputs(): FileValue[] {
+  predeclaredOutputs(): readonly FileValue[] {
     return this.outputs.predeclared();
   }
 
@@ -325,7 +325,7 @@ export class CtxValue extends StarObject {
     };
     for (const deps of this.deps.values()) for (const t of deps.targets) add(t.label, t.files);
     for (const t of extra) add(t.configured.label, t.configured.files);
-    for (const f of this.outputs.predeclared()) add(this.outputLabels.get(f.path)!, [f.entry]);
+    for (const [name, f] of this.outputNames) add(siblingLabel(this.rc.target.label, name), [f.entry]);
     return map;
   }
 
@@ -333,11 +333,30 @@ export class CtxValue extends StarObject {
     const member = this.members.get(name);
     if (member !== undefined) return member;
     switch (name) {
-      case 'label': {
-        const label = new StarLabel(Label.parse(this.rc.target.label));
-        this.members.set(name, label);
-        return label;
-      }
+      case 'attr':
+        return this.attrs;
+      case 'files':
+      case 'file':
+      case 'executable':
+        return this.remember(name, this.dependencyFiles(name));
+      case 'bin_dir':
+        return membersOf(this.rc.config).binDir;
+      case 'genfiles_dir':
+        return membersOf(this.rc.config).genfilesDir;
+      case 'var':
+        return membersOf(this.rc.config).vars;
+      case 'configuration':
+        return membersOf(this.rc.config).configuration;
+      case 'workspace_name':
+        return this.env.workspaceName;
+      case 'build_setting_value':
+        return this.env.buildSettingValue ?? None;
+      case 'fragments':
+        return EMPTY_STRUCT;
+      case 'build_file_path':
+        return this.rc.target.location.file;
+      case 'label':
+        return this.remember(name, new StarLabel(Label.parse(this.rc.target.label)));
       case 'features':
       case 'disabled_features': {
         const features = [...this.rc.attr<readonly string[]>('features', [], true), ...this.rc.config.options.getList('features')];
@@ -350,11 +369,8 @@ export class CtxValue extends StarObject {
       case 'runfiles':
       case 'expand_location':
       case 'expand_make_variables':
-      case 'coverage_instrumented': {
-        const method = this.method(name);
-        this.members.set(name, method);
-        return method;
-      }
+      case 'coverage_instrumented':
+        return this.remember(name, this.method(name));
       case 'info_file':
       case 'version_file': {
         const status = this.env.workspaceStatus?.();
@@ -368,6 +384,12 @@ export class CtxValue extends StarObject {
       default:
         return undefined;
     }
+  }
+
+  /** Keeps a member made when first read. */
+  private remember(name: string, value: Value): Value {
+    this.members.set(name, value);
+    return value;
   }
 
   /** The builtins of ctx, made once per target when first read. */
@@ -410,7 +432,7 @@ export class CtxValue extends StarObject {
   }
 
   override attrNames(): string[] {
-    return [...this.members.keys(), 'actions', 'coverage_instrumented', 'disabled_features', 'features', 'info_file', 'label', 'toolchains', 'version_file', 'expand_location', 'expand_make_variables', 'outputs', 'runfiles'].sort();
+    return [...CTX_MEMBERS];
   }
 
   /** `ctx.runfiles(files, transitive_files, collect_data, collect_default, symlinks, root_symlinks)`. */
@@ -474,8 +496,9 @@ class OutputsValue extends StarObject {
   get type(): string {
     return 'ctx.outputs';
   }
-  predeclared(): FileValue[] {
-    return this.own.flatMap(([, v]) => (v === null ? [] : Array.isArray(v) ? v : [v]));
+  private predeclaredFiles: readonly FileValue[] | undefined;
+  predeclared(): readonly FileValue[] {
+    return (this.predeclaredFiles ??= this.own.flatMap(([, v]) => (v === null ? [] : Array.isArray(v) ? v : [v])));
   }
   override attr(name: string): Value | undefined {
     if (name === 'executable' && this.env.ruleClass.executable) {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExitCode } from '../../core/index.js';
 import { displayPath, runBuild } from '../build-pipeline.js';
@@ -7,13 +7,19 @@ import { printError } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 
 /**
- * `kiln run [flags] //target [-- args]`: builds one target, then runs its executable output with
- * the rule's `args` (expanded as for tests) and then the arguments after `--`, with the rule's `env`,
- * and exits with the program's exit code.
+ * The variables runfiles libraries read to find a program's runfiles. Bazel's `run` clears them from
+ * the client's environment (present-day RunCommand; 2.1.0 and 4.2.3 neither set nor cleared them),
+ * so that a program finds its own tree beside `$0` rather than one an outer program was given.
+ */
+const RUNFILES_VARIABLES = ['JAVA_RUNFILES', 'RUNFILES_DIR', 'RUNFILES_MANIFEST_FILE', 'RUNFILES_MANIFEST_ONLY', 'TEST_SRCDIR'];
+
+/**
+ * `kiln run [flags] //target [-- args]`: builds one target and its runfiles tree, then runs its
+ * executable output with the arguments after `--`, and exits with the program's exit code.
  *
- * Bazel runs the program inside its runfiles tree; Kiln has no runfiles trees yet, so the program
- * runs in the workspace directory (where source files are at their workspace paths), with
- * BUILD_WORKSPACE_DIRECTORY and BUILD_WORKING_DIRECTORY set as Bazel sets them.
+ * As in Bazel, the program starts in `<program>.runfiles/<workspace name>` (where its data files are
+ * at their workspace paths), with BUILD_WORKSPACE_DIRECTORY and BUILD_WORKING_DIRECTORY set; a
+ * program without a runfiles tree (a source file) starts in the working directory.
  */
 export async function main(args: string[], io: CliIO): Promise<number> {
   const dashes = args.indexOf('--');
@@ -32,9 +38,21 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   }
   // The rule's args come first, as in Bazel; its env over the client's.
   const commandLine = [...(target.runEnvironment?.args ?? []), ...programArgs];
-  const env = Object.fromEntries(target.runEnvironment?.env ?? []);
+  let cwd = io.cwd;
+  if (target.runfilesDir !== undefined) {
+    // The tree holds `<workspace>/` only when the program has main-repository runfiles; Bazel makes it always.
+    cwd = join(ctx.layout.execRoot, target.runfilesDir, ctx.workspace.name || '__main__');
+    await mkdir(cwd, { recursive: true });
+  }
+  const env: Record<string, string | undefined> = {
+    ...io.env,
+    ...Object.fromEntries(target.runEnvironment?.env ?? []),
+    BUILD_WORKSPACE_DIRECTORY: ctx.layout.workspaceRoot,
+    BUILD_WORKING_DIRECTORY: io.cwd,
+  };
+  for (const name of RUNFILES_VARIABLES) delete env[name];
   io.stderr.write(`INFO: Running command line: ${[displayPath(executable, built.outputDirectories!), ...commandLine].join(' ')}\n`);
-  return runProgram(path, commandLine, env, ctx.layout.workspaceRoot, io);
+  return runProgram(path, commandLine, cwd, env, io);
 }
 
 /** An output analysis marked executable (executable genrule, sh_binary) has its executable bit set. */
@@ -43,11 +61,11 @@ async function isExecutableFile(path: string): Promise<boolean> {
   return st !== undefined && st.isFile() && (st.mode & 0o111) !== 0;
 }
 
-function runProgram(path: string, args: readonly string[], ruleEnv: Readonly<Record<string, string>>, workspaceRoot: string, io: CliIO): Promise<number> {
+function runProgram(path: string, args: readonly string[], cwd: string, env: Record<string, string | undefined>, io: CliIO): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(path, args, {
-      cwd: workspaceRoot,
-      env: { ...io.env, ...ruleEnv, BUILD_WORKSPACE_DIRECTORY: workspaceRoot, BUILD_WORKING_DIRECTORY: io.cwd },
+      cwd,
+      env,
       stdio: ['inherit', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk: Buffer) => io.stdout.write(chunk));
