@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,13 +40,18 @@ interface ExecutorProcess {
 
 /** Starts `kiln executor` and waits until it says it works for the scheduler. */
 async function startExecutorProcess(cluster: TestCluster, runner: 'docker' | 'local', workDirectory: string, flags: string[] = []): Promise<ExecutorProcess> {
+  // A temporary directory of the test's own: what an executor killed with SIGKILL leaves there (its
+  // sandbox's directory) goes with the test, not into the machine's /tmp.
+  const tmp = mkdtempSync(join(tmpdir(), 'kiln-executor-tmp-'));
   const child = spawn(
     BINARY,
     ['executor', '--scheduler', cluster.server.endpoint, '--runner', runner, '--work-dir', workDirectory, '--slots', '1', '--name', `${runner}-process`, ...flags],
-    { env: { ...process.env, ...(dockerHost ? { DOCKER_HOST: dockerHost } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] },
+    { env: { ...process.env, TMPDIR: tmp, ...(dockerHost ? { DOCKER_HOST: dockerHost } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  onTestFinished(() => {
+  onTestFinished(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
+    rmSync(tmp, { recursive: true, force: true });
   });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
