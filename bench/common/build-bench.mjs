@@ -4,14 +4,14 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { defaultBazel } from './measure.mjs';
 
-/** `--sizes=1000,5000 --kiln=PATH --bazel=PATH|none --jobs=N`, with defaults from the repository. */
+/** `--sizes=1000,5000 --kiln=PATH --bazel=PATH|none --jobs=N --rounds=N`, with defaults from the repository. */
 export function parseBuildBenchFlags(argv, repo) {
-  const flags = { sizes: [1000], kiln: join(repo, 'bin/kiln'), bazel: defaultBazel(repo), jobs: availableParallelism() };
+  const flags = { sizes: [1000], kiln: join(repo, 'bin/kiln'), bazel: defaultBazel(repo), jobs: availableParallelism(), rounds: 2 };
   for (const a of argv) {
-    const m = /^--(sizes|kiln|bazel|jobs)=(.+)$/.exec(a);
+    const m = /^--(sizes|kiln|bazel|jobs|rounds)=(.+)$/.exec(a);
     if (!m) throw new Error(`unknown argument ${a}`);
     if (m[1] === 'sizes') flags.sizes = m[2].split(',').map(Number);
-    else if (m[1] === 'jobs') flags.jobs = Number(m[2]);
+    else if (m[1] === 'jobs' || m[1] === 'rounds') flags[m[1]] = Number(m[2]);
     else flags[m[1]] = m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
   }
   return flags;

@@ -3,12 +3,12 @@
 // benchmark's, every target a Starlark rule doing ctx.actions.run_shell), times in one run
 //   - Kiln: analysis alone (`--nobuild`) of the Starlark workspace and of the genrule one, a cold
 //     build with the default strategy, the null build — each a new process, no server;
-//   - Bazel 2.1.0: cold `--batch` build, cold with its server, then the null build against the
-//     warm server;
+//   - Bazel 2.1.0: cold `--batch` builds, alternating with Kiln's cold builds (`--rounds`, default 2),
+//     then a cold build with its server and the null build against the warm server;
 // and prints the goal ratios: Kiln cold / Bazel --batch cold (goal <= 1/3), Kiln null / Bazel warm
 // null (goal <= 1), Kiln analysis of Starlark rules / of genrules (goal <= 1.5).
 //
-//   node bench/starlark-rules/run.mjs [--sizes=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N]
+//   node bench/starlark-rules/run.mjs [--sizes=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N] [--rounds=N]
 // Needs `npm run build` first. Bazel comes from KILN_BAZEL or .cache/bazel/2.1.0/bazel.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,30 +35,41 @@ for (const size of flags.sizes) {
     console.log(`${size} packages, ${size * ACTIONS_PER_PACKAGE + 2} actions, ${flags.jobs} at a time`);
 
     const kiln = (root, base, ...args) => measure([flags.kiln, 'build', `--output_base=${join(dir, base)}`, jobs, ...args, '//...'], root);
-    // Analysis alone, twice each, in alternation; the cache of packages is warm for the second pair.
-    const analysis = [];
+    const bazel = (base, startup) => measure([flags.bazel, `--output_base=${join(dir, base)}`, ...startup, 'build', jobs, '--symlink_prefix=/', '//...'], ws);
+    const median = (runs) => [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
+    // Analysis alone, in alternation; the cache of packages is warm from the second pair on.
+    const ratios = [];
     for (let i = 0; i < 2; i++) {
-      analysis.push([kiln(ws, `kiln-analysis-${i}`, '--nobuild'), kiln(genrules, `kiln-analysis-genrules-${i}`, '--nobuild')]);
+      const s = kiln(ws, `kiln-analysis-${i}`, '--nobuild');
+      const g = kiln(genrules, `kiln-analysis-genrules-${i}`, '--nobuild');
+      ratios.push(s.ms / g.ms);
+      console.log(`  kiln analysis #${i + 1}: Starlark rules ${fmt(s)}; genrules ${fmt(g)}; ratio ${(s.ms / g.ms).toFixed(2)} (goal <= 1.5)`);
     }
-    const kilnCold = kiln(ws, 'kiln-ob');
-    const kilnNull = kiln(ws, 'kiln-ob');
-    analysis.forEach(([s, g], i) => console.log(`  kiln analysis #${i + 1}: Starlark rules ${fmt(s)}; genrules ${fmt(g)}; ratio ${(s.ms / g.ms).toFixed(2)} (goal <= 1.5)`));
-    console.log(`  kiln cold (default strategy)   ${fmt(kilnCold)}`);
-    console.log(`  kiln null build                ${fmt(kilnNull)}`);
+    // Cold builds, Kiln and Bazel --batch alternating, each from a fresh output base.
+    const colds = [];
+    for (let round = 0; round < flags.rounds; round++) {
+      const k = kiln(ws, `kiln-cold-${round}`);
+      console.log(`  kiln cold #${round + 1} (default strategy)   ${fmt(k)}`);
+      if (!flags.bazel) continue;
+      const b = bazel(`bazel-batch-${round}`, ['--batch']);
+      console.log(`  bazel --batch cold #${round + 1}            ${fmt(b)}; ratio ${(k.ms / b.ms).toFixed(3)} (goal <= 0.333)`);
+      colds.push([k, b]);
+    }
+    const kilnNull = median([0, 1, 2].map(() => kiln(ws, 'kiln-cold-0')));
+    console.log(`  kiln null build (median of 3)  ${fmt(kilnNull)}`);
 
     if (flags.bazel) {
-      const bazel = (base, startup) => measure([flags.bazel, `--output_base=${join(dir, base)}`, ...startup, 'build', jobs, '--symlink_prefix=/', '//...'], ws);
-      const batch = bazel('bazel-batch', ['--batch']);
       const cold = bazel('bazel-server', []);
-      const warmNull = bazel('bazel-server', []);
+      console.log(`  bazel server cold              ${fmt(cold)}`);
+      const warmNull = median([0, 1, 2].map(() => bazel('bazel-server', [])));
       const serverRss = bazelServerPeakRssMb(join(dir, 'bazel-server'));
       spawnSync(flags.bazel, [`--output_base=${join(dir, 'bazel-server')}`, 'shutdown'], { cwd: ws });
-      console.log(`  bazel --batch cold             ${fmt(batch)}`);
-      console.log(`  bazel server cold              ${fmt(cold)}; server peak RSS ${serverRss.toFixed(0)} MB`);
-      console.log(`  bazel warm null build          ${fmt(warmNull)}`);
+      console.log(`  bazel warm null (median of 3)  ${fmt(warmNull)}; server peak RSS ${serverRss.toFixed(0)} MB`);
+      const coldRatio = colds.map(([k, b]) => k.ms / b.ms);
       console.log(
-        `  ratios: kiln cold / bazel --batch cold = ${(kilnCold.ms / batch.ms).toFixed(3)} (goal <= 0.333); ` +
-          `kiln null / bazel warm null = ${(kilnNull.ms / warmNull.ms).toFixed(2)} (goal <= 1)`,
+        `  ratios: kiln cold / bazel --batch cold = ${coldRatio.map((r) => r.toFixed(3)).join(', ')} (goal <= 0.333); ` +
+          `kiln null / bazel warm null = ${(kilnNull.ms / warmNull.ms).toFixed(2)} (goal <= 1); ` +
+          `analysis = ${ratios.map((r) => r.toFixed(2)).join(', ')} (goal <= 1.5)`,
       );
     }
   } finally {
