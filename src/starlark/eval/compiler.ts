@@ -16,7 +16,7 @@ import {
 } from './operators.js';
 import { StarSet } from './values/set.js';
 import { StarlarkError } from './starlark-error.js';
-import { instantiateShared, specialize } from './specialize.js';
+import { instantiateShared, specialize, type TemplateDeps } from './specialize.js';
 import type { ModuleGlobals } from './thread.js';
 import { StarBytes } from './values/bytes.js';
 import { StarCallable, type Kwargs } from './values/callable.js';
@@ -125,7 +125,7 @@ export class Compiler {
    * Instantiates a construct's one template: per syntax node inside functions, shared by every node
    * of the same shape at top level (see specialize.ts).
    */
-  private template<T>(deps: Readonly<Record<string, unknown>>, src: string): T {
+  private template<T>(deps: TemplateDeps, src: string): T {
     return this.inFunction() ? specialize<T>(deps, src) : instantiateShared<T>(deps, src);
   }
 
@@ -999,7 +999,7 @@ export class Compiler {
       const name = callee.name.name;
       if (name === 'append' && e.args.length === 1 && e.args[0]!.mode === 'positional') {
         return this.template(
-          { ...common, ...args, recv, name, StarList, None, callMethod },
+          [common, args, { recv, name, StarList, None, callMethod }],
           `return function append(fr) {
             const r = recv(fr);
             const v = a0(fr);
@@ -1019,7 +1019,7 @@ export class Compiler {
       // The built-in types' methods are looked up once per call site.
       const methods = { strMethod: STRING_METHODS.get(name), listMethod: LIST_METHODS.get(name), dictMethod: DICT_METHODS.get(name) };
       return this.template(
-        { ...common, ...args, recv, name, ...methods, dotPos: callee.dot, StarList, StarDict, callMethod, methodError },
+        [common, args, methods, { recv, name, dotPos: callee.dot, StarList, StarDict, callMethod, methodError }],
         `return function methodCall(fr) {
           const r = recv(fr);
           ${argsCode}
@@ -1037,7 +1037,7 @@ export class Compiler {
       );
     }
     return this.template(
-      { ...common, ...args, fn: this.expr(e.fn), StarCallable, StarFunction, typeName },
+      [common, args, { fn: this.expr(e.fn), StarCallable, StarFunction, typeName }],
       `return function call(fr) {
         const f = fn(fr);
         ${argsCode}

@@ -16,6 +16,13 @@ describe('templates', () => {
   it('makes new code per node inside functions', () => {
     expect(specialize<(v: number) => number>({ k: 3 }, src)(1)).toBe(4);
   });
+
+  it('takes its dependencies from several objects, in order, as from one', () => {
+    const sum = 'return function sum() { return a + b + c; };';
+    expect(specialize<() => string>([{ a: 'x' }, { b: 'y', c: 'z' }], sum)()).toBe('xyz');
+    expect(instantiateShared<() => string>([{ a: '1', b: '2' }, { c: '3' }], sum)()).toBe('123');
+    expect(() => instantiateShared([{ b: '1', a: '2' }, { c: '3' }], sum)).toThrow(/instantiated with dependencies b, a, c, compiled with a, b, c/);
+  });
 });
 
 /**
