@@ -77,7 +77,7 @@ export class ZstdDecompressor {
       try {
         result = this.dctx.decompressStream(dst, src);
       } catch (e) {
-        throw new InvalidArgumentError(`${this.what}: not valid zstd data (${(e as Error).message})`);
+        throw new InvalidArgumentError(`${this.what}: not valid zstd data (${(e as Error).message})`, undefined, { cause: e });
       }
       const [remaining, produced, consumed] = result;
       // A call that neither reads nor writes says nothing about the frame: after a frame ends, the

@@ -85,7 +85,7 @@ const globBuiltin = new Builtin('glob', (thread, args, kwargs) => {
     );
     return new StarList(result);
   } catch (e) {
-    if (e instanceof GlobError) throw new StarlarkError(e.message);
+    if (e instanceof GlobError) throw new StarlarkError(e.message, { cause: e });
     throw e;
   }
 });
@@ -105,7 +105,7 @@ const exportsFiles = new Builtin('exports_files', (thread, args, kwargs) => {
     try {
       label = Label.parse(name, b.context);
     } catch (e) {
-      throw new StarlarkError(`exports_files: ${(e as Error).message}`);
+      throw new StarlarkError(`exports_files: ${(e as Error).message}`, { cause: e });
     }
     if (label.pkg !== b.pkg || label.repo !== b.repo) throw new StarlarkError(`exports_files: cannot export '${name}': not in the current package`);
     b.exportFile(label.name, pos, vis);
@@ -117,7 +117,7 @@ function labelString(raw: string, b: PackageBuilder): string {
   try {
     return Label.parse(raw, b.context).toString();
   } catch (e) {
-    throw new StarlarkError((e as Error).message);
+    throw new StarlarkError((e as Error).message, { cause: e });
   }
 }
 

@@ -153,7 +153,7 @@ function attrFunction(fn: string, type: AttrType, params: readonly string[], con
       try {
         defaultValue = convertAttribute(attrSpec('default', type), defaultArg, context, name) as PlainAttrValue;
       } catch (e) {
-        if (e instanceof ConversionError) throw new StarlarkError(`${name}: for parameter default: ${e.message}`);
+        if (e instanceof ConversionError) throw new StarlarkError(`${name}: for parameter default: ${e.message}`, { cause: e });
         throw e;
       }
     }

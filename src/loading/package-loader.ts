@@ -345,7 +345,7 @@ export class PackageLoader {
     try {
       label = Label.parse(module, from);
     } catch (e) {
-      throw new StarlarkError((e as Error).message);
+      throw new StarlarkError((e as Error).message, { cause: e });
     }
     if (!label.name.endsWith('.bzl') && !label.name.endsWith('.scl')) {
       throw new StarlarkError("The label must reference a file with extension '.bzl'");
@@ -354,7 +354,7 @@ export class PackageLoader {
       return env.get<ModuleGlobals>(`bzl:${label}`);
     } catch (e) {
       if (e instanceof CycleError) {
-        throw new StarlarkError(`cycle detected in extension files: ${e.path.map((k) => k.slice(4)).join(' -> ')}`);
+        throw new StarlarkError(`cycle detected in extension files: ${e.path.map((k) => k.slice(4)).join(' -> ')}`, { cause: e });
       }
       throw e;
     }
@@ -366,7 +366,7 @@ export class PackageLoader {
     try {
       ws = this.repository(label.repo);
     } catch (e) {
-      throw new StarlarkError((e as Error).message);
+      throw new StarlarkError((e as Error).message, { cause: e });
     }
     const relPath = label.pkg === '' ? label.name : `${label.pkg}/${label.name}`;
     const absPath = join(ws.root, relPath);

@@ -60,7 +60,7 @@ function parseForStarlark(raw: string, ctx: PackageContext): Label {
   try {
     return Label.parse(raw, ctx);
   } catch (e) {
-    throw new StarlarkError((e as Error).message);
+    throw new StarlarkError((e as Error).message, { cause: e });
   }
 }
 

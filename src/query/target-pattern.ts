@@ -61,6 +61,6 @@ function parseLabel(raw: string, text: string, _offset: string): Label {
   try {
     return Label.parse(raw);
   } catch (e) {
-    throw new TargetPatternError(`invalid target format '${text}': ${(e as Error).message}`);
+    throw new TargetPatternError(`invalid target format '${text}': ${(e as Error).message}`, undefined, { cause: e });
   }
 }

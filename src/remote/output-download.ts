@@ -45,7 +45,7 @@ export async function resultOutputs(
     try {
       outputs.push({ kind: 'tree', path: dir.path, tree: decodeTree(reapi.Tree.decode(data), `output directory '${dir.path}'`) });
     } catch (e) {
-      if (e instanceof InvalidTreeError) throw new OutputDownloadError(e.message);
+      if (e instanceof InvalidTreeError) throw new OutputDownloadError(e.message, { cause: e });
       throw e;
     }
   }

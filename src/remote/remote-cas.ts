@@ -236,6 +236,6 @@ function zstdDecompress(data: Uint8Array, sizeBytes: number): Buffer {
   try {
     return zstdDecompressBounded(data, sizeBytes, 'a zstd-compressed blob from the server');
   } catch (e) {
-    throw new RemoteCallError((e as Error).message, grpc.status.DATA_LOSS);
+    throw new RemoteCallError((e as Error).message, grpc.status.DATA_LOSS, undefined, [], { cause: e });
   }
 }

@@ -53,7 +53,7 @@ function secureCredentials(tls: TlsFiles): grpc.ChannelCredentials {
     try {
       return readFileSync(path);
     } catch (e) {
-      throw new UsageError(`${flag}=${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      throw new UsageError(`${flag}=${path}: cannot read the file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, undefined, { cause: e });
     }
   };
   const key = read(tls.clientKey, '--tls_client_key');

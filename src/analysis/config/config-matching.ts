@@ -52,6 +52,7 @@ function matches(setting: ConfigSetting, config: BuildConfiguration, buildSettin
       throw new KilnError(
         `in flag_values attribute of config_setting rule ${setting.label}: error while parsing user-defined configuration values: ${(e as Error).message}`,
         setting.pos,
+        { cause: e },
       );
     }
     if (!optionMatches(userFlagValue(def, config.options.userFlags.get(label)), expected)) return false;

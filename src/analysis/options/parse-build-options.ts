@@ -131,7 +131,7 @@ export class BuildOptionsParser {
     try {
       value = convertOccurrence(def, text);
     } catch (e) {
-      if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${written}: ${e.message}`);
+      if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${written}: ${e.message}`, undefined, { cause: e });
       throw e;
     }
     this.set(def, value, written);

@@ -72,7 +72,7 @@ export function userFlagValue(def: BuildSettingDefinition, setting: UserFlagSett
   try {
     return convertBuildSettingText(def, setting.value);
   } catch (e) {
-    if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${bare}: ${e.message}`);
+    if (e instanceof OptionValueError) throw new UsageError(`While parsing option ${bare}: ${e.message}`, undefined, { cause: e });
     throw e;
   }
 }

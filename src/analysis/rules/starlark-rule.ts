@@ -66,7 +66,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     returned = thread.call(rule.implementation, [ctx]);
   } catch (e) {
     if (e instanceof EvalError) {
-      throw new KilnError(`in ${ruleClass.name} rule ${rc.target.label}: ${e.message}\n${e.backtrace()}`, e.pos);
+      throw new KilnError(`in ${ruleClass.name} rule ${rc.target.label}: ${e.message}\n${e.backtrace()}`, e.pos, { cause: e });
     }
     if (e instanceof StarlarkError) throw rc.error(undefined, e.message);
     throw e;

@@ -406,7 +406,7 @@ export class CtxValue extends StarObject {
           try {
             return expandLocations(input, { prerequisites: this.locationEntries(extra as TargetValue[]), canonicalize: (raw) => this.rc.canonicalize(raw) }).replace(/\$\$/g, '$');
           } catch (e) {
-            if (e instanceof ExpansionFailure) throw new StarlarkError(e.message);
+            if (e instanceof ExpansionFailure) throw new StarlarkError(e.message, { cause: e });
             throw e;
           }
         });
@@ -422,7 +422,7 @@ export class CtxValue extends StarObject {
               return typeof v === 'string' ? v : vars.get(n);
             });
           } catch (e) {
-            if (e instanceof ExpansionFailure) throw new StarlarkError(`${String(attribute)}: ${e.message}`);
+            if (e instanceof ExpansionFailure) throw new StarlarkError(`${String(attribute)}: ${e.message}`, { cause: e });
             throw e;
           }
         });

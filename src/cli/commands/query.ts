@@ -19,7 +19,7 @@ function parseArgs(args: readonly string[], cwd: string): QueryInvocation {
     try {
       expression = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new UsageError(`I/O error reading from ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`I/O error reading from ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, undefined, { cause: e });
     }
   }
   if (expression.trim() === '') throw new UsageError("missing query expression. Type 'kiln help query' for syntax and help.");

@@ -119,7 +119,7 @@ class ModuleLoader {
       try {
         text = readFileSync(abs, 'utf8');
       } catch (e) {
-        throw new StarlarkError(`cannot read ${displayPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        throw new StarlarkError(`cannot read ${displayPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
       }
     }
     this.inProgress.add(abs);

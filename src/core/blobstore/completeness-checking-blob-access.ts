@@ -32,7 +32,7 @@ export class CompletenessCheckingBlobAccess implements BlobAccess {
       result = reapi.ActionResult.decode(data);
     } catch (e) {
       this.options.logger?.warn(`action cache entry ${digestKey(digest)} is not a valid ActionResult: ${(e as Error).message}`);
-      throw new NotFoundError(`action result ${digestKey(digest)} not found (the stored entry is unreadable)`);
+      throw new NotFoundError(`action result ${digestKey(digest)} not found (the stored entry is unreadable)`, undefined, { cause: e });
     }
     const missing = await findMissingReferencedBlobs(result, this.options.contentAddressableStorage);
     if (missing.length > 0) {

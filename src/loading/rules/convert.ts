@@ -53,7 +53,7 @@ function parseLabel(raw: string, ctx: PackageContext, what: string): string {
   try {
     return Label.parse(raw, ctx).toString();
   } catch (e) {
-    throw new ConversionError(`invalid label '${raw}' in ${what}: ${(e as Error).message}`);
+    throw new ConversionError(`invalid label '${raw}' in ${what}: ${(e as Error).message}`, { cause: e });
   }
 }
 

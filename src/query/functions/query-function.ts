@@ -48,7 +48,7 @@ export function compileRegexp(fn: string, pattern: string): RegExp {
   try {
     return new RegExp(pattern);
   } catch (e) {
-    throw new QueryEvaluationError(`illegal '${fn}' pattern regexp '${pattern}': ${(e as Error).message}`);
+    throw new QueryEvaluationError(`illegal '${fn}' pattern regexp '${pattern}': ${(e as Error).message}`, undefined, { cause: e });
   }
 }
 

@@ -47,8 +47,8 @@ export type ExprCode = (fr: Frame) => Value;
 export type StmtCode = (fr: Frame) => Completion;
 
 /** A new positioned error, starting its call stack in `fnName`. */
-export function evalError(message: string, pos: Position, fnName: string): EvalError {
-  return new EvalError(message, pos, [{ name: fnName, pos }]);
+export function evalError(message: string, pos: Position, fnName: string, options?: ErrorOptions): EvalError {
+  return new EvalError(message, pos, [{ name: fnName, pos }], options);
 }
 
 function isStackOverflow(e: unknown): boolean {
@@ -62,7 +62,7 @@ function isStackOverflow(e: unknown): boolean {
  * starlark-go's clean "Starlark stack overflow". Anything else is a bug and passes through.
  */
 export function annotate(e: unknown, pos: Position, fnName: string): unknown {
-  if (e instanceof StarlarkError) return evalError(e.message, pos, fnName);
+  if (e instanceof StarlarkError) return evalError(e.message, pos, fnName, { cause: e });
   if (e instanceof EvalError) {
     if (e.needsCallerFrame) {
       e.needsCallerFrame = false;
@@ -72,6 +72,6 @@ export function annotate(e: unknown, pos: Position, fnName: string): unknown {
   }
   if (isStackOverflow(e)) return evalError('Starlark stack overflow', pos, fnName);
   // JS engine limits (a string or array beyond V8's maximum length) are the program's fault too.
-  if (e instanceof RangeError) return evalError(`value too large: ${e.message}`, pos, fnName);
+  if (e instanceof RangeError) return evalError(`value too large: ${e.message}`, pos, fnName, { cause: e });
   return e;
 }

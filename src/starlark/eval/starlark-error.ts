@@ -6,8 +6,9 @@ import { KilnError, type Position } from '../../core/index.js';
  * so builtins never deal with positions.
  */
 export class StarlarkError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** `options.cause`: the error this one adds context to (a builtin wrapping a host failure). */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'StarlarkError';
   }
 }
@@ -30,8 +31,8 @@ export class EvalError extends KilnError {
   /** Set while the error unwinds out of a function body: the next annotation adds the caller's frame. */
   needsCallerFrame = false;
 
-  constructor(message: string, pos: Position, callStack: CallFrame[]) {
-    super(message, pos);
+  constructor(message: string, pos: Position, callStack: CallFrame[], options?: ErrorOptions) {
+    super(message, pos, options);
     this.callStack = callStack;
   }
 

@@ -17,7 +17,7 @@ function compilePattern(pattern: string): RegExp {
   try {
     return new RegExp(src, flags);
   } catch (e) {
-    throw new StarlarkError(`matches: invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`);
+    throw new StarlarkError(`matches: invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`, { cause: e });
   }
 }
 

@@ -227,7 +227,7 @@ function indentJson(src: string, prefix: string, indent: string): string {
   try {
     v = JSON.parse(src);
   } catch (e) {
-    throw new StarlarkError(`invalid character in JSON: ${(e as Error).message}`);
+    throw new StarlarkError(`invalid character in JSON: ${(e as Error).message}`, { cause: e });
   }
   // Re-serialise from the parsed tree but keep the source's number spelling by re-encoding tokens.
   const tokens = src.match(/"(?:[^"\\]|\\.)*"|[{}[\],:]|[^\s{}[\],:]+/g) ?? [];
@@ -269,7 +269,7 @@ function prefixErrors<T>(fn: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof StarlarkError) throw new StarlarkError(`${fn}: ${e.message}`);
+    if (e instanceof StarlarkError) throw new StarlarkError(`${fn}: ${e.message}`, { cause: e });
     throw e;
   }
 }
@@ -293,7 +293,7 @@ export function jsonModule(): StarModule {
       } catch (e) {
         if (!(e instanceof JsonSyntaxError)) throw e;
         if (a[1] !== undefined) return a[1];
-        throw new StarlarkError(`json.decode: ${e.message}`);
+        throw new StarlarkError(`json.decode: ${e.message}`, { cause: e });
       }
     })],
     ['indent', new Builtin('json.indent', (_t, args, kwargs) => {

@@ -11,7 +11,7 @@ function toInt(v: Value, conv: string): number | bigint {
     try {
       return floatToInt(v.value);
     } catch (e) {
-      throw new StarlarkError(`%${conv} format requires integer: ${(e as Error).message}`);
+      throw new StarlarkError(`%${conv} format requires integer: ${(e as Error).message}`, { cause: e });
     }
   }
   throw new StarlarkError(`%${conv} format requires integer: cannot convert ${typeName(v)} to int`);

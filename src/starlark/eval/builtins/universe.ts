@@ -69,7 +69,7 @@ function intBuiltin(_t: Thread, args: Value[], kwargs: Kwargs | null): Value {
     try {
       return floatToInt(x.value);
     } catch (e) {
-      throw new StarlarkError(`int: ${(e as Error).message}`);
+      throw new StarlarkError(`int: ${(e as Error).message}`, { cause: e });
     }
   }
   throw new StarlarkError(`int: cannot convert ${typeName(x)} to int`);

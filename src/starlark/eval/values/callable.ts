@@ -63,7 +63,7 @@ export class BoundMethod<R extends Value> extends StarCallable {
       return this.impl(thread, this.recv, args, kwargs);
     } catch (e) {
       // Methods name themselves in their errors, as starlark-go's do (`append: cannot ...`).
-      if (e instanceof StarlarkError && !e.message.startsWith(`${this.name}: `)) throw new StarlarkError(`${this.name}: ${e.message}`);
+      if (e instanceof StarlarkError && !e.message.startsWith(`${this.name}: `)) throw new StarlarkError(`${this.name}: ${e.message}`, { cause: e });
       throw e;
     }
   }
