@@ -124,8 +124,12 @@ export function execPropertiesOf(entries: readonly (readonly [string, string])[]
 /** What an in-process action does: its one output gets this content. */
 export type InProcessWork =
   | { readonly kind: 'write'; readonly content: string }
-  /** Bytes that are not text (a binary protobuf), base64-encoded so the action stays plain data. */
-  | { readonly kind: 'write_binary'; readonly base64: string }
+  /**
+   * Bytes that are not text (a binary protobuf), base64-encoded so the action stays plain data;
+   * `gunzip`: the bytes are gzip data whose decompression is written (a large genquery result is
+   * held compressed until its action runs, as Bazel holds it).
+   */
+  | { readonly kind: 'write_binary'; readonly base64: string; readonly gunzip?: true }
   /** The template (an input, by exec path) with each key replaced by its value, in order. */
   | { readonly kind: 'expand_template'; readonly template: string; readonly substitutions: readonly (readonly [string, string])[] }
   /** A copy of the target file (an input, by exec path): the same bytes as a symlink would show. */
@@ -133,7 +137,12 @@ export type InProcessWork =
   /** A copy of the target directory (a tree input, by exec path) into a directory output. */
   | { readonly kind: 'copy_directory'; readonly target: string }
   /** A symlink with exactly this target path, resolved or not (a `declare_symlink` output). */
-  | { readonly kind: 'unresolved_symlink'; readonly targetPath: string };
+  | { readonly kind: 'unresolved_symlink'; readonly targetPath: string }
+  /**
+   * Fails with this message when it runs: an error analysis found but Bazel reports during execution
+   * (genquery's strict query leaving its scope), so the rest of the build goes on as far as it can.
+   */
+  | { readonly kind: 'fail'; readonly message: string };
 
 /**
  * Set in a process's environment when the caller wants its output live (`kiln test

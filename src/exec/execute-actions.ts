@@ -14,7 +14,7 @@ import { DiskSpawnCache } from './disk-spawn-cache.js';
 import { DynamicStrategy } from './dynamic-strategy.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
 import { FileDigestCache } from './file-digest-cache.js';
-import { performInProcessWork } from './in-process-work.js';
+import { InProcessFailure, performInProcessWork } from './in-process-work.js';
 import { LiveOutputPipe } from './live-output.js';
 import { LocalActionCache } from './local-action-cache.js';
 import { LocalActionSpawnCache } from './local-action-spawn-cache.js';
@@ -389,6 +389,7 @@ class ActionRunner {
       await performInProcessWork(action.inProcess!, execRoot, path);
     } catch (e) {
       await deleteDeclaredOutputs(action, execRoot, this.digestCache);
+      if (e instanceof InProcessFailure) return this.fail({ action, message: e.message });
       return this.fail({ action, message: `${action.progressMessage} failed: ${(e as Error).message}` });
     }
     const { outputs, missing, invalid } = await digestDeclaredOutputs(action, execRoot, this.digestCache);

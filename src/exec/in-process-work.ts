@@ -1,9 +1,13 @@
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { InProcessWork } from '../actions/index.js';
 
 /** In-process work that writes one regular file. */
-type FileWork = Exclude<InProcessWork, { kind: 'copy_directory' | 'unresolved_symlink' }>;
+type FileWork = Exclude<InProcessWork, { kind: 'copy_directory' | 'unresolved_symlink' | 'fail' }>;
+
+/** The failure an in-process action of kind `fail` reports, with its message as it is. */
+export class InProcessFailure extends Error {}
 
 /**
  * Does an in-process action's work at `output` (an absolute path under `execRoot`): writes its file,
@@ -11,6 +15,7 @@ type FileWork = Exclude<InProcessWork, { kind: 'copy_directory' | 'unresolved_sy
  * copied as they are: they stay inside the tree).
  */
 export async function performInProcessWork(work: InProcessWork, execRoot: string, output: string): Promise<void> {
+  if (work.kind === 'fail') throw new InProcessFailure(work.message);
   await mkdir(dirname(output), { recursive: true });
   if (work.kind === 'unresolved_symlink') await symlink(work.targetPath, output);
   else if (work.kind === 'copy_directory') await cp(join(execRoot, work.target), output, { recursive: true, verbatimSymlinks: true });
@@ -27,8 +32,10 @@ export async function inProcessContent(work: FileWork, execRoot: string): Promis
   switch (work.kind) {
     case 'write':
       return Buffer.from(work.content, 'utf8');
-    case 'write_binary':
-      return Buffer.from(work.base64, 'base64');
+    case 'write_binary': {
+      const bytes = Buffer.from(work.base64, 'base64');
+      return work.gunzip ? gunzipSync(bytes) : bytes;
+    }
     case 'expand_template': {
       let text = await readFile(join(execRoot, work.template), 'utf8');
       for (const [key, value] of work.substitutions) text = text.split(key).join(value);

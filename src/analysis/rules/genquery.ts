@@ -1,9 +1,10 @@
 import { gzipSync } from 'node:zlib';
-import type { Action } from '../../actions/index.js';
+import type { InProcessWork } from '../../actions/index.js';
 import { isKilnError } from '../../core/index.js';
 import { evaluateGenquery, ScopeViolationError } from '../../query/index.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { targetNameOf } from '../configured/target-paths.js';
+import { fileWriteAction } from './file-write-action.js';
 import type { RuleResult } from './rule-result.js';
 
 /** Results above this size are kept gzip-compressed in memory (in the action) whatever compressed_output says. */
@@ -31,55 +32,27 @@ export function analyzeGenquery(ctx: RuleContext): RuleResult {
   const compressed = ctx.attr<boolean>('compressed_output', false, false);
   const opts = ctx.attr<readonly string[]>('opts', [], false);
   const out = ctx.outputFile(targetNameOf(label), true);
-  const base = { owner: label, location: ctx.target.location, mnemonic: 'GenQuery', progressMessage: `Executing genquery ${label}`, env: {}, inputs: [], outputs: [out.artifact as Action['outputs'][number]], executionRequirements: [], executableOutputs: false };
+  const write = (work: InProcessWork) => fileWriteAction(ctx, out, work, { mnemonic: 'GenQuery', progressMessage: `Executing genquery ${label}` });
 
   let content: Uint8Array;
   try {
     content = evaluateGenquery({ loader, rule: label, expression, scope, strict, opts, warn: (m) => ctx.warn(`in genquery rule ${label}: ${m}`) }).output;
   } catch (e) {
-    if (e instanceof ScopeViolationError) {
-      const message = `in genquery rule ${label}: ${e.message}`;
-      return { files: [out], runfiles: [], actions: [{ ...base, argv: ['/bin/sh', '-c', `printf '%s\\n' ${shellQuote(`ERROR: ${message}`)} >&2; exit 1`] }] };
-    }
+    // Bazel reports a strict query leaving its scope when the action runs: analysis goes on.
+    if (e instanceof ScopeViolationError) return { files: [out], runfiles: [], actions: [write({ kind: 'fail', message: `in genquery rule ${label}: ${e.message}` })] };
     if (isKilnError(e)) throw ctx.error(e.message.startsWith('option') || e.message.includes('opts') ? 'opts' : 'expression', e.message);
     throw e;
   }
-  const bytes = compressed ? gzipSync(content) : content;
-  return { files: [out], runfiles: [], actions: [{ ...base, argv: ['/bin/sh', '-c', genqueryWriteCommand(bytes, out.artifact.execPath, compressed)] }] };
+  return { files: [out], runfiles: [], actions: [write(genqueryWrite(content, compressed))] };
 }
 
 /**
- * A shell command writing `bytes` to `path` (relative to the execroot, where actions run): text as a
- * quoted here-document, other bytes through printf's octal escapes; a result above the threshold is
- * held gzip-compressed in the command (and so in memory) and decompressed by `gzip -dc` when it runs,
- * unless compressed_output already made it gzip.
+ * What genquery's action writes: the result, gzip-compressed when `compressed_output` asks; a result
+ * above the threshold is held gzip-compressed in the action (and so in memory and in the analysis
+ * cache) and decompressed when it runs.
  */
-export function genqueryWriteCommand(bytes: Uint8Array, path: string, alreadyCompressed: boolean): string {
-  const target = shellQuote(path);
-  if (bytes.length === 0) return `: > ${target}`;
-  if (bytes.length > GENQUERY_COMPRESSION_THRESHOLD && !alreadyCompressed) return `printf '${octalEscaped(gzipSync(bytes))}' | gzip -dc > ${target}`;
-  const text = Buffer.from(bytes).toString('utf8');
-  if (!alreadyCompressed && text.endsWith('\n') && !text.includes('\0') && Buffer.byteLength(text) === bytes.length) {
-    let delimiter = 'KILN_GENQUERY_EOF';
-    while (text.includes(delimiter)) delimiter += '_';
-    return `cat > ${target} <<'${delimiter}'\n${text}${delimiter}\n`;
-  }
-  return `printf '${octalEscaped(bytes)}' > ${target}`;
-}
-
-/**
- * Bytes as a printf format inside single quotes: printable ASCII as is, everything else `\ooo`. A
- * leading `-` is escaped too, or printf would read the format as an option.
- */
-function octalEscaped(bytes: Uint8Array): string {
-  let out = '';
-  for (const [i, b] of bytes.entries()) {
-    const printable = b >= 0x20 && b <= 0x7e && b !== 0x27 /* ' */ && b !== 0x5c /* \ */ && b !== 0x25 /* % */ && !(i === 0 && b === 0x2d); /* - */
-    out += printable ? String.fromCharCode(b) : `\\${b.toString(8).padStart(3, '0')}`;
-  }
-  return out;
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
+export function genqueryWrite(content: Uint8Array, compressedOutput: boolean): InProcessWork {
+  if (compressedOutput) return { kind: 'write_binary', base64: gzipSync(content).toString('base64') };
+  if (content.length > GENQUERY_COMPRESSION_THRESHOLD) return { kind: 'write_binary', base64: gzipSync(content).toString('base64'), gunzip: true };
+  return { kind: 'write_binary', base64: Buffer.from(content).toString('base64') };
 }

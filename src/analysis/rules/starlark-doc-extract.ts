@@ -5,6 +5,7 @@ import { Label, type BzlModule } from '../../loading/index.js';
 import { ModuleInfo } from '../../../proto/gen/stardoc_output/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
+import { fileWriteAction } from './file-write-action.js';
 import type { RuleResult } from './rule-result.js';
 
 /** The evaluated .bzl modules analysis may read (loading's, through the target graph). */
@@ -109,17 +110,5 @@ function missingModules(module: BzlModule, available: ReadonlySet<string>, modul
 }
 
 function writeAction(ctx: RuleContext, output: FileEntry, work: InProcessWork): Action {
-  return {
-    owner: ctx.target.label,
-    ...(ctx.target.location ? { location: ctx.target.location } : {}),
-    mnemonic: 'FileWrite',
-    progressMessage: `Writing file ${output.rootPath}`,
-    argv: [],
-    env: {},
-    inputs: [],
-    outputs: [output.artifact as DerivedArtifact],
-    executionRequirements: [],
-    executableOutputs: false,
-    inProcess: work,
-  };
+  return fileWriteAction(ctx, output, work, { mnemonic: 'FileWrite', progressMessage: `Writing file ${output.rootPath}` });
 }
