@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { isProcessAlive } from '../core/index.js';
 import { CONVENIENCE_SYMLINKS } from '../loading/index.js';
 
 /** Where one workspace's build state lives, outside the source tree. */
@@ -85,7 +86,7 @@ export async function lockOutputBase(outputBase: string, onWait: (pid: number) =
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     const owner = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-    if (!Number.isFinite(owner) || !isAlive(owner)) {
+    if (!Number.isFinite(owner) || !isProcessAlive(owner)) {
       await rm(path, { force: true });
       continue;
     }
@@ -111,11 +112,3 @@ function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<vo
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

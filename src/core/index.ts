@@ -1,6 +1,7 @@
 export { type Position, position, formatPosition } from './position.js';
 export { KilnError, UsageError, isKilnError } from './errors.js';
 export { codeStamp } from './code-stamp.js';
+export { isProcessAlive } from './process-alive.js';
 export { shellQuote } from './shell-quote.js';
 export { ExitCode } from './exit-codes.js';
 export * from './proto.js';

@@ -1,5 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BubblewrapProcessRunner, isolatedNetworkWrapper } from './bubblewrap-process-runner.js';
 import { detectSandboxSupport, type SandboxSupport } from './detect-sandbox-support.js';
@@ -7,6 +6,7 @@ import { NativeSandboxRunner } from './native-sandbox-runner.js';
 import { probeHostUser, type HostUser } from './probe-host-user.js';
 import type { ProcessRunner } from './process-runner.js';
 import { createProcessStarter, type ProcessStarter } from './process-starter.js';
+import { makeSandboxDirectory } from './sandbox-directory.js';
 import { prepareSandboxEtc } from './sandbox-plan.js';
 import type { ProcessGroupSpawner } from './spawn-server.js';
 
@@ -82,7 +82,7 @@ async function bubblewrapSandbox(bwrapPath: string, user: HostUser | undefined, 
     isolated = createProcessStarter({ wrapper: isolatedNetworkWrapper(bwrapPath) });
     inIsolatedNetwork = await isolated.started();
   }
-  const directory = mkdtempSync(join(tmpdir(), 'kiln-sandbox-etc-'));
+  const directory = makeSandboxDirectory('kiln-sandbox-etc');
   // Read by bwrap, which may run as hostUser.
   chmodSync(directory, 0o755);
   const close = async () => {

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NativeSpawner, nativeSpawnerBinary, type NativeSpawnerOptions } from './native-spawner.js';
 import type { ProcessResult, ProcessRunner, ProcessSpec } from './process-runner.js';
+import { makeSandboxDirectory } from './sandbox-directory.js';
 import { prepareSandboxEtc, sandboxSteps } from './sandbox-plan.js';
 
 /**
@@ -36,7 +36,7 @@ export class NativeSandboxRunner implements ProcessRunner {
     if (!binary) return { reason: 'the native sandbox was not compiled (no C compiler at `npm run build`)' };
     let directory: string;
     try {
-      directory = mkdtempSync(join(tmpdir(), 'kiln-sandbox-'));
+      directory = makeSandboxDirectory('kiln-sandbox');
       mkdirSync(join(directory, 'base'));
     } catch (e) {
       return { reason: `the native sandbox has no directory to work in: ${(e as Error).message}` };
