@@ -4,19 +4,28 @@
 // Each launcher is a checkout's bin/kiln after `npm run build`, e.g. a worktree of the base commit.
 //
 //   node bench/before-after.mjs --before=/work/wt/base/bin/kiln --after=bin/kiln
-//        [--loading=1000,5000] [--build=1000] [--rounds=3] [--jobs=N]
+//        [--loading=1000,5000] [--build=1000] [--starlark] [--rounds=3] [--jobs=N]
 //
 // loading: `kiln query //...` cold (fresh output base) and cached (second run), per size;
-// build: `kiln build //...` cold (default strategy, fresh output base) and null, per size.
-import { mkdtempSync, rmSync } from 'node:fs';
+// build: `kiln build //...` cold (default strategy, fresh output base) and null, per size;
+// starlark: `kiln starlark` on each program of bench/starlark, and the geometric mean of after/before.
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { measure } from './common/measure.mjs';
 import { generateWorkspace as generateLoading } from './loading/generate.mjs';
 import { generateWorkspace as generateBuild } from './build/generate.mjs';
+import { bigDictProgram, callChainProgram } from './starlark/generate.mjs';
 
-const flags = { before: null, after: null, loading: [], build: [], rounds: 3, jobs: availableParallelism() };
+const HERE = dirname(fileURLToPath(import.meta.url));
+
+const flags = { before: null, after: null, loading: [], build: [], starlark: false, rounds: 3, jobs: availableParallelism() };
 for (const a of process.argv.slice(2)) {
+  if (a === '--starlark') {
+    flags.starlark = true;
+    continue;
+  }
   const m = /^--(before|after|loading|build|rounds|jobs)=(.+)$/.exec(a);
   if (!m) throw new Error(`unknown argument ${a}`);
   if (m[1] === 'loading' || m[1] === 'build') flags[m[1]] = m[2].split(',').map(Number);
@@ -63,6 +72,32 @@ for (const size of flags.build) {
     generateBuild(ws, size);
     const build = (kiln, base) => measure([kiln, 'build', `--output_base=${base}`, `--jobs=${flags.jobs}`, '//...'], ws);
     compare(`build ${size}:`, dir, build, build);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (flags.starlark) {
+  const dir = mkdtempSync(join(tmpdir(), 'kiln-before-after-starlark-'));
+  try {
+    const names = readdirSync(join(HERE, 'starlark/programs')).filter((f) => f.endsWith('.star'));
+    for (const f of names) copyFileSync(join(HERE, 'starlark/programs', f), join(dir, f));
+    writeFileSync(join(dir, 'big_dict.star'), bigDictProgram());
+    writeFileSync(join(dir, 'call_chain.star'), callChainProgram());
+    const ratios = { wall: [], cpu: [], rss: [] };
+    for (const program of [...names, 'big_dict.star', 'call_chain.star'].sort()) {
+      const runs = { before: [], after: [] };
+      for (let round = 0; round < flags.rounds; round++) {
+        for (const which of ['before', 'after']) runs[which].push(measure([flags[which], 'starlark', program], dir));
+      }
+      const m = (which, key) => median(runs[which].map((r) => r[key]));
+      ratios.wall.push(m('after', 'ms') / m('before', 'ms'));
+      ratios.cpu.push(m('after', 'cpuS') / m('before', 'cpuS'));
+      ratios.rss.push(m('after', 'rssMb') / m('before', 'rssMb'));
+      console.log(`starlark ${program.padEnd(20)} before ${summary(runs.before)}; after ${summary(runs.after)}`);
+    }
+    const geomean = (xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+    console.log(`starlark geometric mean after/before: wall ${geomean(ratios.wall).toFixed(3)}, CPU ${geomean(ratios.cpu).toFixed(3)}, peak RSS ${geomean(ratios.rss).toFixed(3)} (medians of ${flags.rounds})`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
