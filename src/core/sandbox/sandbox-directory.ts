@@ -35,7 +35,10 @@ export function removeOrphanedSandboxDirectories(parent: string = tmpdir()): voi
     const path = join(parent, name);
     const stat = lstatSync(path, { throwIfNoEntry: false });
     if (!stat?.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
-    // Another process may be removing it too; whatever it leaves, the next start retries.
-    rmSync(path, { recursive: true, force: true, maxRetries: 0 });
+    try {
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Another process removing it too, or a file we may not delete: the next start tries again.
+    }
   }
 }
