@@ -53,20 +53,23 @@ export class ByteWriter {
 
   string(s: string): void {
     const n = s.length;
-    // ASCII (the common case) is written byte by byte; anything else through Buffer's UTF-8 encoder.
-    let ascii = true;
-    for (let i = 0; i < n; i++) {
-      if (s.charCodeAt(i) >= 0x80) {
-        ascii = false;
-        break;
-      }
+    // Written as ASCII (the common case) byte by byte; on the first other character, again as UTF-8.
+    const start = this.pos;
+    this.uint(n * 2);
+    this.reserve(n);
+    const buf = this.buf;
+    let pos = this.pos;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[pos++] = c;
     }
-    if (ascii) {
-      this.uint(n * 2);
-      this.reserve(n);
-      for (let i = 0; i < n; i++) this.buf[this.pos++] = s.charCodeAt(i);
+    if (i === n) {
+      this.pos = pos;
       return;
     }
+    this.pos = start;
     const bytes = Buffer.byteLength(s, 'utf8');
     this.uint(bytes * 2 + 1);
     this.reserve(bytes);

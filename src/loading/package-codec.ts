@@ -39,6 +39,8 @@ const HAS_RULE_DEFINITION = 4;
 
 class RecordWriter {
   readonly body = new ByteWriter(2048);
+  /** The string table, written as strings are first met. */
+  private readonly table = new ByteWriter(1024);
   private readonly strings = new Map<string, number>();
 
   ref(s: string): void {
@@ -46,6 +48,7 @@ class RecordWriter {
     if (i === undefined) {
       i = this.strings.size;
       this.strings.set(s, i);
+      this.table.string(s);
     }
     this.body.uint(i);
   }
@@ -104,11 +107,9 @@ class RecordWriter {
   }
 
   finish(): Buffer {
-    const out = new ByteWriter(this.body.length + this.strings.size * 24 + 16);
-    out.uint(this.strings.size);
-    for (const s of this.strings.keys()) out.string(s);
-    out.bytes(this.body.finish());
-    return out.finish();
+    const count = new ByteWriter(8);
+    count.uint(this.strings.size);
+    return Buffer.concat([count.finish(), this.table.finish(), this.body.finish()]);
   }
 }
 

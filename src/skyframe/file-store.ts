@@ -37,29 +37,29 @@ export class FileStore implements PersistentStore {
   flush(): void {
     if (!this.dirty) return;
     const pairs = new PairTable();
-    const body = new ByteWriter(1 << 16);
     const old = this.stored();
     const keys = [...old.keys()].filter((k) => !this.fresh.has(k));
-    body.uint(keys.length + this.fresh.size);
+    // Each entry's data goes out as its own part: records are never copied into one big buffer.
+    const parts: Uint8Array[] = [];
+    const entry = (key: string, inputs: Iterable<number>, data: Uint8Array) => {
+      const w = new ByteWriter(key.length + 64);
+      w.string(key);
+      const list = [...inputs];
+      w.uint(list.length);
+      for (const i of list) w.uint(i);
+      w.uint(data.length);
+      parts.push(w.finish(), data);
+    };
     for (const key of keys) {
-      body.string(key);
       const { inputs, data } = old.raw(key);
-      body.uint(inputs.length);
-      for (const i of inputs) body.uint(pairs.index(old.pair(i)));
-      body.uint(data.length);
-      body.bytes(data);
+      entry(key, inputs.map((i) => pairs.index(old.pair(i))), data);
     }
-    for (const [key, { inputs, data }] of this.fresh) {
-      body.string(key);
-      body.uint(inputs.length);
-      for (const p of inputs) body.uint(pairs.index(p));
-      body.uint(data.length);
-      body.bytes(data);
-    }
+    for (const [key, { inputs, data }] of this.fresh) entry(key, inputs.map((p) => pairs.index(p)), data);
     const head = new ByteWriter(1 << 16);
     head.string(this.version);
     pairs.write(head);
-    writeChecksummedFile(this.path, MAGIC, [head.finish(), body.finish()]);
+    head.uint(keys.length + this.fresh.size);
+    writeChecksummedFile(this.path, MAGIC, [head.finish(), ...parts]);
     this.dirty = false;
   }
 
