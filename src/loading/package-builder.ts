@@ -290,11 +290,13 @@ export function implicitOutputName(template: string, name: string, attrs: Readon
   return ok ? out : undefined;
 }
 
+/** Only the name is read: every package resolves a relative label to the same name. */
+const ANY_PACKAGE: PackageContext = { repo: MAIN_REPO, pkg: '' };
+
 /** A label's name (`//a:b.txt` → `b.txt`); any other text (a string attribute's value) as it is. */
 function labelNameOrText(value: string): string {
   try {
-    // Only the name is read: every package resolves a relative label to the same name.
-    return Label.parse(value, { repo: MAIN_REPO, pkg: '' }).name;
+    return Label.parse(value, ANY_PACKAGE).name;
   } catch (e) {
     if (e instanceof LabelSyntaxError) return value;
     throw e;
