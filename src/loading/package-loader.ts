@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { codeStamp, KilnError, type Position } from '../core/index.js';
@@ -70,8 +70,9 @@ export interface PackageLoaderOptions {
   readonly onEvent?: (kind: 'DEBUG' | 'WARNING', message: string) => void;
 }
 
+/** One-shot hashing: a cold load hashes every BUILD file and listing, and a Hash object each cost more. */
 function hashText(text: string): string {
-  return createHash('sha1').update(text).digest('base64');
+  return hash('sha1', text, 'base64');
 }
 
 function readText(path: string): string | undefined {

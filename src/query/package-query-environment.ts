@@ -90,8 +90,8 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
       const matched = new Set(targets);
       for (const t of targets) {
         const visibility = t.target.kind === 'rule' ? t.target.attrs.get('visibility') : undefined;
-        const groups = new Set(Array.isArray(visibility) ? (visibility as string[]) : []);
-        for (const d of this.directDependencies(t)) if (matched.has(d) && !groups.has(this.keyOf(d))) this.noteEdge(t, d);
+        const groups = Array.isArray(visibility) && visibility.length > 0 ? new Set(visibility as string[]) : undefined;
+        for (const d of this.directDependencies(t)) if (matched.has(d) && !groups?.has(this.keyOf(d))) this.noteEdge(t, d);
       }
     }
     return targets;

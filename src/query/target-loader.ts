@@ -29,9 +29,8 @@ export interface TargetLoaderOptions {
  */
 export class TargetLoader {
   private readonly reported = new Set<string>();
-  private readonly targets = new Map<string, QueryTarget>();
-  /** The same QueryTargets by target object: a package's targets are wrapped again and again. */
-  private readonly byTarget = new Map<Target, QueryTarget>();
+  /** By package object (the loader gives one per package and run), then by target name. */
+  private readonly targets = new Map<Package, Map<string, QueryTarget>>();
   /** Set when an error was reported and evaluation went on (keep_going). */
   hadErrors = false;
 
@@ -95,15 +94,16 @@ export class TargetLoader {
 
   /** The QueryTarget of a package's target, one object per label so sets can compare by identity. */
   wrap(p: Package, t: Target): QueryTarget {
-    let qt = this.byTarget.get(t);
-    if (qt) return qt;
-    const key = `${p.repo === '' ? '' : `@${p.repo}`}//${p.pkg}:${t.name}`;
-    qt = this.targets.get(key);
+    let byName = this.targets.get(p);
+    if (byName === undefined) {
+      byName = new Map();
+      this.targets.set(p, byName);
+    }
+    let qt = byName.get(t.name);
     if (!qt) {
       qt = { label: Label.inPackage(p, t.name), target: t, pkg: p };
-      this.targets.set(key, qt);
+      byName.set(t.name, qt);
     }
-    this.byTarget.set(t, qt);
     return qt;
   }
 
