@@ -27,7 +27,7 @@ export class ByteWriter {
 
   /** A non-negative safe integer. */
   uint(n: number): void {
-    this.reserve(8);
+    if (this.pos + 8 > this.buf.length) this.reserve(8);
     if (n >>> 0 === n && n < 0x80000000) {
       let v = n >>> 0;
       while (v >= 0x80) {

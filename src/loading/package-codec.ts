@@ -5,10 +5,10 @@ import type { AttrValue } from './rules/attribute.js';
 import type { GeneratorInfo, RuleTarget, Target } from './target.js';
 
 /**
- * The package cache's record of one package, in binary: a table of the package's distinct strings
- * (a label named by three attributes is stored and decoded once), then targets with their fixed
- * fields in order and attribute values as tagged JSON-like data referring to that table. Decoding
- * builds the Package directly, without an intermediate JSON tree.
+ * The package cache's record of one package, in binary: targets with their fixed fields in order
+ * and attribute values as tagged JSON-like data. Each distinct string is written where it is first
+ * used and referred to by number afterwards (a label named by three attributes is stored and decoded
+ * once). Decoding builds the Package directly, without an intermediate JSON tree.
  */
 
 const enum Kind {
@@ -39,18 +39,16 @@ const HAS_RULE_DEFINITION = 4;
 
 class RecordWriter {
   readonly body = new ByteWriter(2048);
-  /** The string table, written as strings are first met. */
-  private readonly table = new ByteWriter(1024);
   private readonly strings = new Map<string, number>();
 
+  /** A string's first use writes it (after a 0); later uses write its number plus one. */
   ref(s: string): void {
-    let i = this.strings.get(s);
+    const i = this.strings.get(s);
     if (i === undefined) {
-      i = this.strings.size;
-      this.strings.set(s, i);
-      this.table.string(s);
-    }
-    this.body.uint(i);
+      this.strings.set(s, this.strings.size);
+      this.body.uint(0);
+      this.body.string(s);
+    } else this.body.uint(i + 1);
   }
 
   refs(list: readonly string[]): void {
@@ -107,9 +105,7 @@ class RecordWriter {
   }
 
   finish(): Buffer {
-    const count = new ByteWriter(8);
-    count.uint(this.strings.size);
-    return Buffer.concat([count.finish(), this.table.finish(), this.body.finish()]);
+    return this.body.finish();
   }
 }
 
@@ -182,19 +178,21 @@ export function encodePackage(p: Package): Uint8Array {
 
 class RecordReader {
   readonly r: ByteReader;
-  private readonly strings: string[];
+  private readonly strings: string[] = [];
   buildFile = '';
 
   constructor(bytes: Uint8Array) {
     this.r = new ByteReader(bytes);
-    const n = this.r.uint();
-    if (n > this.r.end - this.r.pos) throw new ByteFormatError('string table larger than the record');
-    this.strings = new Array<string>(n);
-    for (let i = 0; i < n; i++) this.strings[i] = this.r.string();
   }
 
   str(): string {
-    const s = this.strings[this.r.uint()];
+    const n = this.r.uint();
+    if (n === 0) {
+      const s = this.r.string();
+      this.strings.push(s);
+      return s;
+    }
+    const s = this.strings[n - 1];
     if (s === undefined) throw new ByteFormatError('string reference out of range');
     return s;
   }
@@ -213,10 +211,24 @@ class RecordReader {
     return n;
   }
 
+  /** Positions in the BUILD file, one object per place: a macro's targets all share its call's. */
+  private readonly places = new Map<number, Position>();
+
   position(): Position {
-    const file = this.r.uint() === 0 ? this.buildFile : this.str();
+    if (this.r.uint() !== 0) {
+      const file = this.str();
+      const line = this.r.uint();
+      return { file, line, col: this.r.uint() };
+    }
     const line = this.r.uint();
-    return { file, line, col: this.r.uint() };
+    const col = this.r.uint();
+    const key = line * 0x100000 + col;
+    let pos = this.places.get(key);
+    if (pos === undefined || pos.line !== line || pos.col !== col) {
+      pos = { file: this.buildFile, line, col };
+      this.places.set(key, pos);
+    }
+    return pos;
   }
 
   value(): unknown {
