@@ -41,12 +41,11 @@ export class FileStore implements PersistentStore {
     const keys = [...old.keys()].filter((k) => !this.fresh.has(k));
     // Each entry's data goes out as its own part: records are never copied into one big buffer.
     const parts: Uint8Array[] = [];
-    const entry = (key: string, inputs: Iterable<number>, data: Uint8Array) => {
+    const entry = (key: string, inputs: readonly number[], data: Uint8Array) => {
       const w = new ByteWriter(key.length + 64);
       w.string(key);
-      const list = [...inputs];
-      w.uint(list.length);
-      for (const i of list) w.uint(i);
+      w.uint(inputs.length);
+      for (const i of inputs) w.uint(i);
       w.uint(data.length);
       parts.push(w.finish(), data);
     };
