@@ -2,6 +2,8 @@ export { type Position, position, formatPosition } from './position.js';
 export { KilnError, UsageError, isKilnError } from './errors.js';
 export { codeStamp } from './code-stamp.js';
 export { isProcessAlive } from './process-alive.js';
+export { ByteWriter, ByteReader, ByteFormatError } from './byte-codec.js';
+export { writeChecksummedFile, readChecksummedFile } from './checksummed-file.js';
 export { shellQuote } from './shell-quote.js';
 export { ExitCode } from './exit-codes.js';
 export * from './proto.js';

@@ -1,22 +1,23 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileStampOf, isRacilyStamped, sameFileStamp, type FileStamp } from '../core/index.js';
+import { statSync } from 'node:fs';
+import { ByteReader, ByteWriter, fileStampOf, isRacilyStamped, readChecksummedFile, sameFileStamp, writeChecksummedFile, type FileStamp } from '../core/index.js';
 
 interface Entry extends FileStamp {
   readonly fingerprint: string;
 }
 
-const FORMAT_VERSION = 1;
+/** The layout's name and number. */
+const MAGIC = 'KILNSTMP\u0002';
 
 /**
  * Fingerprints of loading's inputs (BUILD and .bzl files, directory listings) keyed by the stamp of
  * the file or directory they were computed from, so a cached run checks each input with one stat(2)
- * instead of reading and hashing it. Persisted as one JSON file beside the package cache.
+ * instead of reading and hashing it. Persisted as one binary file beside the package cache.
  *
  * Invariants: a fingerprint is served only when a fresh stat gives exactly the stamp taken before the
  * content was read, and never for a stamp so recent that the content may still change within the same
  * timestamp tick; what the caller says cannot be stamped (a listing with symlinks, whose targets can
- * change without touching the directory) is always computed. Writes are atomic (temp file + rename).
+ * change without touching the directory) is always computed. The file is checksummed and replaced
+ * atomically (checksummed-file.ts): a torn or foreign one is an empty cache.
  */
 export class InputStampCache {
   private entries: Map<string, Entry> | undefined;
@@ -56,22 +57,37 @@ export class InputStampCache {
   /** Writes the cache when anything changed. */
   flush(): void {
     if (this.file === undefined || !this.dirty || this.entries === undefined) return;
-    mkdirSync(dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify({ version: FORMAT_VERSION, entries: [...this.entries] }));
-    renameSync(temp, this.file);
+    const w = new ByteWriter(1 << 16);
+    w.uint(this.entries.size);
+    for (const [id, e] of this.entries) {
+      w.string(id);
+      w.uint(e.size);
+      w.string(e.mtimeNs);
+      w.float64(e.ino); // inode numbers may exceed 2^53 (as stat(2) gives them, rounded alike)
+      w.string(e.ctimeNs);
+      w.string(e.fingerprint);
+    }
+    writeChecksummedFile(this.file, MAGIC, [w.finish()]);
     this.dirty = false;
   }
 
   private load(): Map<string, Entry> {
     if (this.entries !== undefined) return this.entries;
     this.entries = new Map();
-    if (this.file === undefined) return this.entries;
+    const bytes = this.file === undefined ? undefined : readChecksummedFile(this.file, MAGIC);
+    if (bytes === undefined) return this.entries;
     try {
-      const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as { version?: number; entries?: [string, Entry][] };
-      if (parsed.version === FORMAT_VERSION && Array.isArray(parsed.entries)) for (const [id, e] of parsed.entries) this.entries.set(id, e);
+      const r = new ByteReader(bytes);
+      for (let n = r.uint(); n > 0; n--) {
+        const id = r.string();
+        const size = r.uint();
+        const mtimeNs = r.string();
+        const ino = r.float64();
+        const ctimeNs = r.string();
+        this.entries.set(id, { size, mtimeNs, ino, ctimeNs, fingerprint: r.string() });
+      }
     } catch {
-      // Missing, torn by another version, or unreadable: every input is read once more.
+      this.entries.clear(); // right checksum, wrong layout: every input is read once more
     }
     return this.entries;
   }

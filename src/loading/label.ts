@@ -155,18 +155,32 @@ export class Label {
    * absolute forms without a repository (`//pkg:name`) take the context's repository.
    */
   static parse(raw: string, context?: PackageContext): Label {
-    const cacheKey = context ? `${context.repo}\u0000${context.pkg}\u0000${raw}` : raw;
-    let label = internTable.get(cacheKey);
+    const table = context ? contextTable(context) : internTable;
+    let label = table.get(raw);
     if (label === undefined) {
       label = parseUncached(raw, context, (repo, pkg, name) => new Label(repo, pkg, name));
-      if (internTable.size > 200_000) internTable.clear();
-      internTable.set(cacheKey, label);
+      if (table.size > 200_000) table.clear();
+      table.set(raw, label);
     }
     return label;
   }
 }
 
 const internTable = new Map<string, Label>();
+/**
+ * Relative forms interned per context object (a package's loading passes the same one for all its
+ * labels): no key text is built per call. A context is read-only, so its answers never change.
+ */
+const contextTables = new WeakMap<PackageContext, Map<string, Label>>();
+
+function contextTable(context: PackageContext): Map<string, Label> {
+  let table = contextTables.get(context);
+  if (table === undefined) {
+    table = new Map();
+    contextTables.set(context, table);
+  }
+  return table;
+}
 
 function fail(message: string): never {
   throw new LabelSyntaxError(message);

@@ -1,7 +1,7 @@
 import { formatPosition, KilnError, type Position } from '../core/index.js';
 import { None, type Kwargs, type Value } from '../starlark/index.js';
 import { Label, LabelSyntaxError, MAIN_REPO, validateTargetName, type PackageContext } from './label.js';
-import { type AttrValue, DEFAULT_CONDITION, isLabelType, isSelectValue } from './rules/attribute.js';
+import { type AttributeSpec, type AttrValue, DEFAULT_CONDITION, isLabelType, isSelectValue } from './rules/attribute.js';
 import { convertAttribute, ConversionError } from './rules/convert.js';
 import { duplicateLabels } from './rules/duplicate-labels.js';
 import type { RuleClass } from './rules/rule-class.js';
@@ -102,13 +102,13 @@ export class PackageBuilder {
         fail(e.message);
       }
     }
-    for (const spec of ruleClass.attributes.values()) {
-      if (spec.mandatory && !attrs.has(spec.name)) fail(`missing value for mandatory attribute '${spec.name}' in '${ruleClass.name}' rule`);
+    const shape = shapeOf(ruleClass);
+    for (const spec of shape.mandatory) {
+      if (!attrs.has(spec.name)) fail(`missing value for mandatory attribute '${spec.name}' in '${ruleClass.name}' rule`);
     }
     if (!ok) return;
 
-    for (const spec of ruleClass.attributes.values()) {
-      if (spec.type !== 'output' && spec.type !== 'output_list') continue;
+    for (const spec of shape.outputs) {
       const v = attrs.get(spec.name);
       const outs = typeof v === 'string' ? [v] : Array.isArray(v) ? (v as string[]) : [];
       const canonical: string[] = [];
@@ -129,18 +129,11 @@ export class PackageBuilder {
     }
     if (!ok) return;
 
-    const rule: RuleTarget = {
-      kind: 'rule',
-      name: nameValue,
-      ruleClass: ruleClass.name,
-      location: pos,
-      attrs,
-      outputs,
-      dependencies: [],
-      ...(generator ? { generator } : {}),
-      ...(ruleClass.starlarkDefined ? { starlarkDefined: true } : {}),
-      ...(ruleClass.starlark ? { ruleDefinition: ruleClass.starlark.key } : {}),
-    };
+    // Optional fields are set only when present (no spreads: a BUILD file declares thousands of rules).
+    const rule: { -readonly [K in keyof RuleTarget]: RuleTarget[K] } = { kind: 'rule', name: nameValue, ruleClass: ruleClass.name, location: pos, attrs, outputs, dependencies: [] };
+    if (generator) rule.generator = generator;
+    if (ruleClass.starlarkDefined) rule.starlarkDefined = true;
+    if (ruleClass.starlark) rule.ruleDefinition = ruleClass.starlark.key;
     for (const check of ruleClass.checks) {
       check(rule, (attribute, message) => {
         // Bazel's attributeError / ruleError prefixes.
@@ -290,11 +283,13 @@ export function implicitOutputName(template: string, name: string, attrs: Readon
   return ok ? out : undefined;
 }
 
+/** Only the name is read: every package resolves a relative label to the same name. */
+const ANY_PACKAGE: PackageContext = { repo: MAIN_REPO, pkg: '' };
+
 /** A label's name (`//a:b.txt` → `b.txt`); any other text (a string attribute's value) as it is. */
 function labelNameOrText(value: string): string {
   try {
-    // Only the name is read: every package resolves a relative label to the same name.
-    return Label.parse(value, { repo: MAIN_REPO, pkg: '' }).name;
+    return Label.parse(value, ANY_PACKAGE).name;
   } catch (e) {
     if (e instanceof LabelSyntaxError) return value;
     throw e;
@@ -311,4 +306,22 @@ function labelDefaultsOf(ruleClass: RuleClass): readonly (readonly [string, Attr
     labelDefaults.set(ruleClass, found);
   }
   return found;
+}
+
+/** What addRule checks of a rule class, listed once per class: its mandatory and its output attributes. */
+interface RuleClassShape {
+  readonly mandatory: readonly AttributeSpec[];
+  readonly outputs: readonly AttributeSpec[];
+}
+
+const shapes = new WeakMap<RuleClass, RuleClassShape>();
+
+function shapeOf(ruleClass: RuleClass): RuleClassShape {
+  let shape = shapes.get(ruleClass);
+  if (shape === undefined) {
+    const specs = [...ruleClass.attributes.values()];
+    shape = { mandatory: specs.filter((a) => a.mandatory), outputs: specs.filter((a) => a.type === 'output' || a.type === 'output_list') };
+    shapes.set(ruleClass, shape);
+  }
+  return shape;
 }

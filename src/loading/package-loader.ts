@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { codeStamp, KilnError, type Position } from '../core/index.js';
 import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
@@ -40,7 +40,8 @@ import { macroBuiltin } from './symbolic-macro.js';
 import { depsetBuiltin } from './depset.js';
 import { BUILTIN_PROVIDERS, coverageCommonModule, Provider, providerBuiltin } from './provider.js';
 import { Label, type PackageContext } from './label.js';
-import { decodePackage, encodePackage, packageId, type Package, type PackageError } from './package.js';
+import { packageId, type Package, type PackageError } from './package.js';
+import { decodePackage, encodePackage } from './package-codec.js';
 import { PackageBuilder, PackageEvaluationStopped } from './package-builder.js';
 import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES } from './rules/native-rules.js';
 import { labelBuiltin } from './starlark-label.js';
@@ -51,7 +52,10 @@ import { readLocalRepositories, Workspace } from './workspace.js';
 export class NoSuchPackageError extends KilnError {}
 
 /** Cached packages are valid only for the Kiln build that wrote them (see codeStamp). */
-const CACHE_VERSION = `kiln-packages-1:${codeStamp(import.meta.url)}`;
+const CACHE_VERSION = `kiln-packages-2:${codeStamp(import.meta.url)}`;
+
+/** The JSON caches earlier builds kept in `<output base>/loading`, removed so they do not linger. */
+const LEGACY_CACHE_FILES = ['packages.json', 'input-stamps.json'];
 
 export interface PackageLoaderOptions {
   readonly workspace: Workspace;
@@ -66,8 +70,9 @@ export interface PackageLoaderOptions {
   readonly onEvent?: (kind: 'DEBUG' | 'WARNING', message: string) => void;
 }
 
+/** One-shot hashing: a cold load hashes every BUILD file and listing, and a Hash object each cost more. */
 function hashText(text: string): string {
-  return createHash('sha1').update(text).digest('base64');
+  return hash('sha1', text, 'base64');
 }
 
 function readText(path: string): string | undefined {
@@ -123,8 +128,8 @@ export class PackageLoader {
       ['pkg', { compute: (key: string, env: Environment) => this.computePackage(key.slice(4), env), persist: { encode: encodePackage, decode: decodePackage } }],
       ['bzl', { compute: (key: string, env: Environment) => this.computeBzl(key.slice(4), env) }],
     ]);
-    this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.json'), CACHE_VERSION);
-    this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.json'));
+    this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.bin'), CACHE_VERSION);
+    this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.bin'));
     this.evaluator = new Evaluator(functions, this.store, (id) => this.fingerprintNow(id));
   }
 
@@ -255,6 +260,7 @@ export class PackageLoader {
   flush(): void {
     this.store?.flush();
     this.stamps.flush();
+    if (this.store) for (const name of LEGACY_CACHE_FILES) rmSync(join(this.outputBase, 'loading', name), { force: true });
   }
 
   private fingerprintNow(id: string): string {

@@ -43,7 +43,10 @@ const MAX_COMBINATIONS = 64;
 
 /** The query environment over loaded packages: targets are QueryTargets, loaded on demand. */
 export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
-  private readonly depsCache = new Map<string, QueryTarget[]>();
+  /** By QueryTarget: the loader makes one per label. */
+  private readonly depsCache = new Map<QueryTarget, QueryTarget[]>();
+  /** Attributes whose labels are no edge (nodep, and tools under --notool_deps). */
+  private readonly leftOut: readonly string[];
   /**
    * The edges evaluation has seen, as Bazel's query graph knows them: every edge a function
    * followed, and the edges among the targets of one wildcard pattern. Output orders and draws the
@@ -55,7 +58,9 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
   constructor(
     readonly targets: TargetLoader,
     private readonly options: PackageQueryOptions = {},
-  ) {}
+  ) {
+    this.leftOut = [...NODEP_ATTRIBUTES, ...(options.noToolDeps ? TOOL_ATTRIBUTES : [])];
+  }
 
   keyOf(t: QueryTarget): string {
     return t.label.toString();
@@ -85,8 +90,8 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
       const matched = new Set(targets);
       for (const t of targets) {
         const visibility = t.target.kind === 'rule' ? t.target.attrs.get('visibility') : undefined;
-        const groups = new Set(Array.isArray(visibility) ? (visibility as string[]) : []);
-        for (const d of this.directDependencies(t)) if (matched.has(d) && !groups.has(this.keyOf(d))) this.noteEdge(t, d);
+        const groups = Array.isArray(visibility) && visibility.length > 0 ? new Set(visibility as string[]) : undefined;
+        for (const d of this.directDependencies(t)) if (matched.has(d) && !groups?.has(this.keyOf(d))) this.noteEdge(t, d);
       }
     }
     return targets;
@@ -108,6 +113,16 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     return (t) => {
       let out = memo.get(t);
       if (out) return out;
+      // Usually every known edge ends in the result: then those edges are the answer (in the order
+      // the search below would find them).
+      const direct = this.knownEdges.get(t) ?? new Set<QueryTarget>();
+      let allInResult = true;
+      for (const d of direct) if (d === t || !inResult.has(d)) allInResult = false;
+      if (allInResult) {
+        out = [...direct].reverse();
+        memo.set(t, out);
+        return out;
+      }
       const found = new Set<QueryTarget>();
       const seen = new Set<QueryTarget>([t]);
       const pending = [...(this.knownEdges.get(t) ?? [])];
@@ -131,8 +146,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
   }
 
   private directDependencies(t: QueryTarget): QueryTarget[] {
-    const key = this.keyOf(t);
-    let deps = this.depsCache.get(key);
+    let deps = this.depsCache.get(t);
     if (deps) return deps;
     deps = [];
     const target = t.target;
@@ -150,7 +164,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     }
     // A test_suite without `tests` depends on the tests it stands for (Bazel's $implicit_tests).
     if (this.isTestSuite(t) && !this.options.noImplicitDeps && this.attributeTargets(t, 'tests').length === 0) for (const test of this.implicitTests(t)) deps.push(test);
-    this.depsCache.set(key, deps);
+    this.depsCache.set(t, deps);
     return deps;
   }
 
@@ -270,7 +284,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
    */
   private ruleDependencies(rule: RuleTarget): readonly string[] {
     const deps = rule.dependencies.filter((d) => !d.endsWith(':__pkg__') && !d.endsWith(':__subpackages__'));
-    const left = [...NODEP_ATTRIBUTES, ...(this.options.noToolDeps ? TOOL_ATTRIBUTES : [])];
+    const left = this.leftOut;
     if (!left.some((a) => rule.attrs.has(a))) return deps;
     const elsewhere = new Set<string>();
     for (const [name, v] of rule.attrs) if (!left.includes(name)) for (const p of possibleValues(v)) for (const x of strings(p)) elsewhere.add(x);
@@ -282,10 +296,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     const cls = ruleClassOf(rule);
     if (!cls) return [];
     const out: string[] = [];
-    for (const spec of cls.attributes.values()) {
-      if (rule.attrs.has(spec.name) || spec.name === 'visibility' || !spec.type.startsWith('label')) continue;
-      for (const s of strings(spec.defaultValue)) out.push(s);
-    }
+    for (const [name, labels] of labelDefaultsOf(cls)) if (!rule.attrs.has(name)) for (const s of labels) out.push(s);
     return out;
   }
 
@@ -349,6 +360,23 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     if (pkg === undefined) return undefined;
     return Label.inPackage({ repo, pkg }, pkg === '' ? path : path.slice(pkg.length + 1));
   }
+}
+
+const labelDefaults = new Map<RuleClass, (readonly [string, readonly string[]])[]>();
+
+/** A rule class's label-typed attributes (visibility aside) with the labels their defaults name. */
+function labelDefaultsOf(cls: RuleClass): readonly (readonly [string, readonly string[]])[] {
+  let list = labelDefaults.get(cls);
+  if (list === undefined) {
+    list = [];
+    for (const spec of cls.attributes.values()) {
+      if (spec.name === 'visibility' || !spec.type.startsWith('label')) continue;
+      const labels = strings(spec.defaultValue);
+      if (labels.length > 0) list.push([spec.name, labels]);
+    }
+    labelDefaults.set(cls, list);
+  }
+  return list;
 }
 
 function ruleClassOf(rule: RuleTarget): RuleClass | undefined {

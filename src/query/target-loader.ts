@@ -29,7 +29,8 @@ export interface TargetLoaderOptions {
  */
 export class TargetLoader {
   private readonly reported = new Set<string>();
-  private readonly targets = new Map<string, QueryTarget>();
+  /** By package object (the loader gives one per package and run), then by target name. */
+  private readonly targets = new Map<Package, Map<string, QueryTarget>>();
   /** Set when an error was reported and evaluation went on (keep_going). */
   hadErrors = false;
 
@@ -67,6 +68,11 @@ export class TargetLoader {
       }
       throw e;
     }
+    return this.reportErrors(repo, pkg, p);
+  }
+
+  /** A loaded package, its errors reported the first time (ending the query without keep_going). */
+  private reportErrors(repo: string, pkg: string, p: Package): Package {
     if (p.errors.length > 0) {
       const id = `${repo}//${pkg}`;
       if (!this.reported.has(id)) {
@@ -88,11 +94,15 @@ export class TargetLoader {
 
   /** The QueryTarget of a package's target, one object per label so sets can compare by identity. */
   wrap(p: Package, t: Target): QueryTarget {
-    const key = `${p.repo === '' ? '' : `@${p.repo}`}//${p.pkg}:${t.name}`;
-    let qt = this.targets.get(key);
+    let byName = this.targets.get(p);
+    if (byName === undefined) {
+      byName = new Map();
+      this.targets.set(p, byName);
+    }
+    let qt = byName.get(t.name);
     if (!qt) {
       qt = { label: Label.inPackage(p, t.name), target: t, pkg: p };
-      this.targets.set(key, qt);
+      byName.set(t.name, qt);
     }
     return qt;
   }
@@ -108,13 +118,12 @@ export class TargetLoader {
     if (referencedBy === undefined) p = this.loadPackage(l.repo, l.pkg);
     else {
       try {
-        p = this.loader.loadPackage(l.repo, l.pkg);
+        p = this.reportErrors(l.repo, l.pkg, this.loader.loadPackage(l.repo, l.pkg));
       } catch (e) {
         if (!(e instanceof NoSuchPackageError)) throw e;
         this.fail(`${e.message}${suffix}`);
         return undefined;
       }
-      p = this.loadPackage(l.repo, l.pkg);
     }
     if (!p) return undefined;
     const t = p.targets.get(l.name);

@@ -18,17 +18,19 @@ export interface Environment {
 /**
  * Computes the value of one key family. The key's text after the first ':' is the argument.
  * `persist` lets values be stored across runs (see PersistentStore); they are reused while every
- * recorded input still has the same fingerprint.
+ * recorded input still has the same fingerprint. A stored value `decode` rejects (throws) is computed
+ * again; a value `encode` rejects is not stored.
  */
 export interface SkyFunction<V = unknown> {
   compute(key: string, env: Environment): V;
-  readonly persist?: { encode(value: V): unknown; decode(data: unknown): V };
+  readonly persist?: { encode(value: V): Uint8Array; decode(data: Uint8Array): V };
 }
 
 /** A stored value with the inputs it was computed from. */
 export interface PersistedEntry {
   readonly inputs: readonly (readonly [string, string])[];
-  readonly data: unknown;
+  /** The encoded value; decoded only once every input is known unchanged. */
+  readonly data: Uint8Array;
 }
 
 /** Where persisted values live between runs (e.g. a file in the output base). */
@@ -118,15 +120,10 @@ export class Evaluator {
     const node: Node = { inputs: new Map(), done: false };
     this.nodes.set(key, node);
 
-    if (fn.persist && this.store && this.oracle) {
-      const entry = this.store.get(key);
-      if (entry && entry.inputs.every(([id, fp]) => this.oracle!(id) === fp)) {
-        for (const [id, fp] of entry.inputs) node.inputs.set(id, fp);
-        node.value = fn.persist.decode(entry.data);
-        node.done = true;
-        this.stats.reusedFromStore++;
-        return node;
-      }
+    if (fn.persist && this.store && this.oracle && this.reuse(fn.persist, key, node)) {
+      node.done = true;
+      this.stats.reusedFromStore++;
+      return node;
     }
 
     const env: Environment = {
@@ -137,13 +134,37 @@ export class Evaluator {
     try {
       node.value = fn.compute(key, env);
       this.stats.computed++;
-      if (fn.persist && this.store) this.store.set(key, { inputs: [...node.inputs], data: fn.persist.encode(node.value) });
     } catch (e) {
       node.error = e ?? new Error(`skyframe: ${key} failed`);
     } finally {
       this.inProgress.pop();
       node.done = true;
     }
+    if (fn.persist && this.store && node.error === undefined) this.persist(fn.persist, key, node);
     return node;
+  }
+
+  /** Takes `key`'s value from the store when every input it recorded is unchanged and it decodes. */
+  private reuse(persist: NonNullable<SkyFunction['persist']>, key: string, node: Node): boolean {
+    const entry = this.store!.get(key);
+    if (!entry) return false;
+    for (const [id, fp] of entry.inputs) if (this.oracle!(id) !== fp) return false;
+    try {
+      node.value = persist.decode(entry.data);
+    } catch {
+      return false; // a record this build cannot read: computed again, and stored anew
+    }
+    for (const [id, fp] of entry.inputs) node.inputs.set(id, fp);
+    return true;
+  }
+
+  private persist(persist: NonNullable<SkyFunction['persist']>, key: string, node: Node): void {
+    let data: Uint8Array;
+    try {
+      data = persist.encode(node.value);
+    } catch {
+      return; // a value the codec cannot store is only not cached; the run has it
+    }
+    this.store!.set(key, { inputs: [...node.inputs], data });
   }
 }

@@ -1,14 +1,22 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { ByteReader, ByteWriter, readChecksummedFile, writeChecksummedFile } from '../core/index.js';
 import type { PersistedEntry, PersistentStore } from './evaluator.js';
 
+/** The layout's name and number. */
+const MAGIC = 'KILNSTOR\u0002';
+
 /**
- * A PersistentStore in one JSON file (read on first use, written once per run, atomically by
- * rename). `version` guards against entries written by another Kiln build: a mismatch starts empty.
- * A run that needs no entry (its result was cached further up) never reads the file.
+ * A PersistentStore in one binary file (checksummed, replaced atomically: see checksummed-file.ts),
+ * read once on first use and written at most once per run. After the writer's `version` come a
+ * table of distinct (input id, fingerprint) pairs, then per key its inputs (as table indices) and
+ * its encoded data. Opening scans only keys and offsets; an entry's inputs are decoded when it is
+ * asked for, and its data is a view of the file that the caller decodes once the inputs check out,
+ * so a run pays for the entries it uses. Entries kept from the file are written back byte for byte.
+ * A file from another version, a damaged one, or none at all is an empty store.
  */
 export class FileStore implements PersistentStore {
-  private loaded: Map<string, PersistedEntry> | undefined;
+  private file: StoreFile | undefined;
+  /** Entries set in this run (they win over the file's). */
+  private readonly fresh = new Map<string, PersistedEntry>();
   private dirty = false;
 
   constructor(
@@ -16,34 +24,146 @@ export class FileStore implements PersistentStore {
     private readonly version: string,
   ) {}
 
-  private get entries(): Map<string, PersistedEntry> {
-    if (this.loaded) return this.loaded;
-    this.loaded = new Map();
-    try {
-      const parsed = JSON.parse(readFileSync(this.path, 'utf8')) as { version?: string; entries?: [string, PersistedEntry][] };
-      if (parsed.version === this.version && Array.isArray(parsed.entries)) for (const [k, e] of parsed.entries) this.loaded.set(k, e);
-    } catch {
-      // Missing or unreadable: a cold cache.
-    }
-    return this.loaded;
-  }
-
   get(key: string): PersistedEntry | undefined {
-    return this.entries.get(key);
+    return this.fresh.get(key) ?? this.stored().entry(key);
   }
 
   set(key: string, entry: PersistedEntry): void {
-    this.entries.set(key, entry);
+    this.fresh.set(key, entry);
     this.dirty = true;
   }
 
-  /** Writes the file when anything changed. */
+  /** Writes the file when anything was set since the last flush. */
   flush(): void {
     if (!this.dirty) return;
-    mkdirSync(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: this.version, entries: [...this.entries] }));
-    renameSync(tmp, this.path);
+    const pairs = new PairTable();
+    const old = this.stored();
+    const keys = [...old.keys()].filter((k) => !this.fresh.has(k));
+    // Each entry's data goes out as its own part: records are never copied into one big buffer.
+    const parts: Uint8Array[] = [];
+    const entry = (key: string, inputs: readonly number[], data: Uint8Array) => {
+      const w = new ByteWriter(key.length + 64);
+      w.string(key);
+      w.uint(inputs.length);
+      for (const i of inputs) w.uint(i);
+      w.uint(data.length);
+      parts.push(w.finish(), data);
+    };
+    for (const key of keys) {
+      const { inputs, data } = old.raw(key);
+      entry(key, inputs.map((i) => pairs.index(old.pair(i))), data);
+    }
+    for (const [key, { inputs, data }] of this.fresh) entry(key, inputs.map((p) => pairs.index(p)), data);
+    const head = new ByteWriter(1 << 16);
+    head.string(this.version);
+    pairs.write(head);
+    head.uint(keys.length + this.fresh.size);
+    writeChecksummedFile(this.path, MAGIC, [head.finish(), ...parts]);
     this.dirty = false;
+  }
+
+  private stored(): StoreFile {
+    this.file ??= StoreFile.open(this.path, this.version);
+    return this.file;
+  }
+}
+
+/** The (input id, fingerprint) pairs of the file being written, each once. */
+class PairTable {
+  private readonly indices = new Map<string, number>();
+  private readonly list: (readonly [string, string])[] = [];
+
+  index(pair: readonly [string, string]): number {
+    const k = `${pair[0]}\u0000${pair[1]}`;
+    let i = this.indices.get(k);
+    if (i === undefined) {
+      i = this.list.length;
+      this.indices.set(k, i);
+      this.list.push(pair);
+    }
+    return i;
+  }
+
+  write(w: ByteWriter): void {
+    w.uint(this.list.length);
+    for (const [id, fp] of this.list) {
+      w.string(id);
+      w.string(fp);
+    }
+  }
+}
+
+/** A store file as read: where each pair and each entry starts, decoded on demand. */
+class StoreFile {
+  private readonly pairs: (readonly [string, string] | undefined)[];
+
+  private constructor(
+    private readonly bytes: Buffer,
+    private readonly pairOffsets: readonly number[],
+    private readonly entryOffsets: ReadonlyMap<string, number>,
+  ) {
+    this.pairs = new Array(pairOffsets.length);
+  }
+
+  static empty(): StoreFile {
+    return new StoreFile(Buffer.alloc(0), [], new Map());
+  }
+
+  static open(path: string, version: string): StoreFile {
+    const bytes = readChecksummedFile(path, MAGIC);
+    if (bytes === undefined) return StoreFile.empty();
+    try {
+      const r = new ByteReader(bytes);
+      if (r.string() !== version) return StoreFile.empty();
+      const pairOffsets: number[] = [];
+      for (let n = r.uint(); n > 0; n--) {
+        pairOffsets.push(r.pos);
+        r.skipString();
+        r.skipString();
+      }
+      const entryOffsets = new Map<string, number>();
+      for (let n = r.uint(); n > 0; n--) {
+        const key = r.string();
+        entryOffsets.set(key, r.pos);
+        for (let i = r.uint(); i > 0; i--) if (r.uint() >= pairOffsets.length) return StoreFile.empty();
+        r.skip(r.uint());
+      }
+      return new StoreFile(bytes, pairOffsets, entryOffsets);
+    } catch {
+      return StoreFile.empty(); // checksum right but layout wrong: written by a broken build
+    }
+  }
+
+  keys(): Iterable<string> {
+    return this.entryOffsets.keys();
+  }
+
+  entry(key: string): PersistedEntry | undefined {
+    if (!this.entryOffsets.has(key)) return undefined;
+    try {
+      const { inputs, data } = this.raw(key);
+      return { inputs: inputs.map((i) => this.pair(i)), data };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** An entry's pair indices and data, undecoded. */
+  raw(key: string): { inputs: number[]; data: Buffer } {
+    const r = new ByteReader(this.bytes, this.entryOffsets.get(key)!);
+    const inputs: number[] = [];
+    for (let n = r.uint(); n > 0; n--) inputs.push(r.uint());
+    return { inputs, data: r.bytes(r.uint()) };
+  }
+
+  pair(i: number): readonly [string, string] {
+    let p = this.pairs[i];
+    if (p === undefined) {
+      const r = new ByteReader(this.bytes, this.pairOffsets[i]!);
+      const id = r.string();
+      p = [id, r.string()];
+      this.pairs[i] = p;
+    }
+    return p;
   }
 }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorsOf, loadFixture, newLoader, rule } from './load-helper.js';
@@ -179,8 +179,8 @@ describe('load()', () => {
     expect(rule(pkg, 'a').attrs.get('outs')).toEqual(['//pkg:a.out']);
     expect(rule(pkg, 'a').attrs.get('cmd')).toBe('echo');
     expect(rule(pkg, 'r')).toMatchObject({ ruleClass: 'my_rule', location: { line: 4, col: 1 }, starlarkDefined: true });
-    const { decodePackage, encodePackage } = await import('../../src/loading/package.js');
-    expect(decodePackage(JSON.parse(JSON.stringify(encodePackage(pkg))))).toEqual(pkg);
+    const { decodePackage, encodePackage } = await import('../../src/loading/package-codec.js');
+    expect(decodePackage(encodePackage(pkg))).toEqual(pkg);
     expect(rule(pkg, 'r').generator).toBeUndefined();
     expect(pkg.targets.has('meta_1_x_[1, 2, 3]') || pkg.targets.has('meta_1_x_[3, 1, 2]')).toBe(true);
     expect(events.filter((e) => e.includes('defs loaded'))).toHaveLength(1);
@@ -281,6 +281,14 @@ describe('incremental loading', () => {
 
     writeFileSync(join(root, 'other/BUILD'), 'filegroup(name = "o2")\n');
     expect(run().stats).toEqual({ computed: 1, reusedFromStore: 1 });
+
+    // A damaged cache file is a cold cache, never an error; the run writes a good one again.
+    const cacheFile = join(root, '.kiln-output-base', 'loading', 'packages.bin');
+    const bytes = readFileSync(cacheFile);
+    bytes[bytes.length - 5]! ^= 0xff;
+    writeFileSync(cacheFile, bytes);
+    expect(run()).toEqual({ srcs: ['//pkg:x'], stats: { computed: 3, reusedFromStore: 0 } });
+    expect(run().stats).toEqual({ computed: 0, reusedFromStore: 2 });
   });
 });
 
@@ -298,8 +306,8 @@ describe('BUILD dialect', () => {
 });
 
 describe('package cache encoding', () => {
-  it('round-trips every target kind through JSON', async () => {
-    const { decodePackage, encodePackage } = await import('../../src/loading/package.js');
+  it('round-trips every target kind through the binary record', async () => {
+    const { decodePackage, encodePackage } = await import('../../src/loading/package-codec.js');
     const { pkg } = loadFixture({
       'lib/BUILD': '',
       'lib/m.bzl': 'def m(name):\n    native.genrule(name = name, outs = [name + ".o"], cmd = "c", srcs = select({"//pkg:c": ["a"], "//conditions:default": []}))\n',
@@ -313,7 +321,7 @@ describe('package cache encoding', () => {
       ].join('\n'),
     });
     expect(errorsOf(pkg)).toEqual([]);
-    const again = decodePackage(JSON.parse(JSON.stringify(encodePackage(pkg))));
+    const again = decodePackage(encodePackage(pkg));
     expect(again).toEqual(pkg);
     expect(rule(again, 'c').dependencies).toEqual(['//pkg:pg']);
     expect(rule(again, 'g').dependencies).toEqual(['//pkg:c', '//pkg:a']);

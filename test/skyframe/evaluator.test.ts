@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ function sumFunctions(files: Map<string, string>, calls: string[]): Map<string, 
           for (const tok of text.split(' ').filter(Boolean)) total += /^\d+$/.test(tok) ? Number(tok) : env.get<number>(`sum:${tok}`);
           return total;
         },
-        persist: { encode: (v: number) => v, decode: (d: unknown) => d as number },
+        persist: { encode: (v: number) => Buffer.from(String(v)), decode: (d: Uint8Array) => Number(Buffer.from(d).toString()) },
       },
     ],
   ]);
@@ -98,18 +98,84 @@ describe('Evaluator.trackInputs', () => {
   });
 });
 
+describe('Evaluator and a store it cannot use', () => {
+  it('computes a stored value again when it does not decode, and does not store one that does not encode', () => {
+    const files = new Map([['a', '1']]);
+    const store = new MemoryStore();
+    const oracle = (id: string) => files.get(id.slice(5)) ?? '';
+    store.set('sum:a', { inputs: [['file:a', '1']], data: Buffer.from('garbage') });
+    const calls: string[] = [];
+    const strict = sumFunctions(files, calls);
+    const fn = strict.get('sum')!;
+    const rejecting = new Map([['sum', { compute: fn.compute, persist: { encode: () => { throw new Error('no'); }, decode: () => { throw new Error('bad record'); } } }]]);
+    const ev = new Evaluator(rejecting, store, oracle);
+    expect(ev.evaluate('sum:a')).toBe(1);
+    expect(calls).toEqual(['a']);
+    expect(ev.stats).toEqual({ computed: 1, reusedFromStore: 0 });
+    expect(Buffer.from(store.map.get('sum:a')!.data).toString()).toBe('garbage');
+  });
+});
+
 describe('FileStore', () => {
   const dirs: string[] = [];
   afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-  it('round-trips entries through one file and ignores another version', () => {
+  const data = (s: string) => Buffer.from(s);
+  const text = (e: PersistedEntry | undefined) => (e ? { inputs: e.inputs, data: Buffer.from(e.data).toString() } : undefined);
+  function storePath(): string {
     const dir = mkdtempSync(join(tmpdir(), 'kiln-sky-'));
     dirs.push(dir);
-    const path = join(dir, 'sub', 'cache.json');
+    return join(dir, 'sub', 'cache.bin');
+  }
+
+  it('round-trips entries through one file and ignores another version', () => {
+    const path = storePath();
     const s1 = new FileStore(path, 'v1');
-    s1.set('k', { inputs: [['file:a', 'x']], data: { n: 1 } });
+    s1.set('k', { inputs: [['file:a', 'x'], ['dir:d', 'é']], data: data('{"n":1}') });
     s1.flush();
-    expect(new FileStore(path, 'v1').get('k')).toEqual({ inputs: [['file:a', 'x']], data: { n: 1 } });
+    expect(text(new FileStore(path, 'v1').get('k'))).toEqual({ inputs: [['file:a', 'x'], ['dir:d', 'é']], data: '{"n":1}' });
     expect(new FileStore(path, 'v2').get('k')).toBeUndefined();
+  });
+
+  it('keeps the entries it read when it writes, the ones set in this run winning', () => {
+    const path = storePath();
+    const s1 = new FileStore(path, 'v1');
+    s1.set('a', { inputs: [['file:a', '1'], ['file:shared', 's']], data: data('A1') });
+    s1.set('b', { inputs: [['file:shared', 's']], data: data('B1') });
+    s1.flush();
+    const s2 = new FileStore(path, 'v1');
+    s2.set('b', { inputs: [['file:b', '2']], data: data('B2') });
+    s2.set('c', { inputs: [], data: data('') });
+    s2.flush();
+    const s3 = new FileStore(path, 'v1');
+    expect(text(s3.get('a'))).toEqual({ inputs: [['file:a', '1'], ['file:shared', 's']], data: 'A1' });
+    expect(text(s3.get('b'))).toEqual({ inputs: [['file:b', '2']], data: 'B2' });
+    expect(text(s3.get('c'))).toEqual({ inputs: [], data: '' });
+    expect(s3.get('d')).toBeUndefined();
+  });
+
+  it('writes nothing when nothing was set', () => {
+    const path = storePath();
+    const s = new FileStore(path, 'v1');
+    expect(s.get('k')).toBeUndefined();
+    s.flush();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('reads a truncated, bit-flipped or foreign file as an empty store, and replaces it on the next write', () => {
+    const path = storePath();
+    const s1 = new FileStore(path, 'v1');
+    s1.set('k', { inputs: [['file:a', 'x']], data: data('value') });
+    s1.flush();
+    const good = readFileSync(path);
+    const flipped = Buffer.from(good);
+    flipped[flipped.length - 2]! ^= 0x10;
+    for (const bad of [good.subarray(0, good.length - 3), flipped, Buffer.from('{"version":"v1","entries":[]}'), Buffer.alloc(0)]) {
+      writeFileSync(path, bad);
+      const s = new FileStore(path, 'v1');
+      expect(s.get('k')).toBeUndefined();
+      s.set('j', { inputs: [], data: data('j') });
+      s.flush();
+      expect(text(new FileStore(path, 'v1').get('j'))).toEqual({ inputs: [], data: 'j' });
+    }
   });
 });

@@ -8,6 +8,17 @@ import { isSelectValue, type AttrValue, type PlainAttrValue } from './attribute.
  * select() never meet, so a label in both is fine.
  */
 export function duplicateLabels(value: AttrValue): readonly string[] {
+  // Most values are one plain list: only a label it lists twice can be duplicated.
+  if (!isSelectValue(value)) {
+    if (!Array.isArray(value) || value.length < 2) return [];
+    const seen = new Set<string>();
+    const twice = new Set<string>();
+    for (const label of value as readonly string[]) {
+      if (seen.has(label)) twice.add(label);
+      else seen.add(label);
+    }
+    return [...twice];
+  }
   const parts: (readonly PlainAttrValue[])[] = isSelectValue(value)
     ? value.select.map((part) => ('plain' in part ? [part.plain] : part.conditions.map(([, branch]) => branch)))
     : [[value]];
