@@ -58,7 +58,8 @@ export class BlobReadBatcher {
         this.queue.delete(key);
       }
       this.inFlight++;
-      void this.readBatch(batch.map((q) => q.digest))
+      // Through a promise, so that even a reader that throws at once settles every waiter.
+      void new Promise<Map<string, Buffer | Error>>((resolve) => resolve(this.readBatch(batch.map((q) => q.digest))))
         .then(
           (answers) => {
             for (const q of batch) {

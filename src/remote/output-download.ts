@@ -4,8 +4,9 @@ import { dirname, join } from 'node:path';
 import { decodeTree, encodeTree, InvalidTreeError, producedFiles, symlinkEscape, type ProducedFile, type ProducedOutput } from '../actions/index.js';
 import { digestKey, digestOf, parseDigest, reapi, type Digest } from '../core/index.js';
 
-/** Files of one call written at once: their bytes are held together. */
+/** Files of one call written at once, and the bytes they may hold together. */
 const FILES_AT_ONCE = 64;
+const BYTES_AT_ONCE = 64 * 1024 * 1024;
 /** Files up to this size are written with synchronous calls. */
 const SYNC_WRITE_BYTES = 256 * 1024;
 
@@ -73,7 +74,7 @@ export async function resultOutputs(
  * Writes outputs under `root`: files atomically (temp file + rename) with their executable bit,
  * trees (whatever was at the path is replaced), symlinks. Every file's bytes are checked against
  * its digest. The files' bytes are asked for together (a batching reader sends them in one
- * request), at most FILES_AT_ONCE held at a time.
+ * request), at most FILES_AT_ONCE files and BYTES_AT_ONCE bytes at a time.
  */
 export async function writeProducedOutputs(outputs: readonly ProducedOutput[], root: string, read: (digest: Digest) => Promise<Buffer>): Promise<void> {
   const files: ProducedFile[] = [];
@@ -98,8 +99,26 @@ export async function writeProducedOutputs(outputs: readonly ProducedOutput[], r
     if (digestKey(digestOf(data)) !== digestKey(file.digest)) throw new OutputDownloadError(`output file '${file.path}' does not match its digest`);
     await writeOutputFile(join(root, file.path), data, file.isExecutable);
   };
-  for (let i = 0; i < files.length; i += FILES_AT_ONCE) await Promise.all(files.slice(i, i + FILES_AT_ONCE).map(writeChecked));
+  for (const group of writeGroups(files)) await Promise.all(group.map(writeChecked));
   for (const l of treeSymlinks) await symlink(l.target, join(root, l.path));
+}
+
+/** Consecutive groups of at most FILES_AT_ONCE files and BYTES_AT_ONCE bytes (a larger file alone). */
+function writeGroups(files: readonly ProducedFile[]): ProducedFile[][] {
+  const groups: ProducedFile[][] = [];
+  let group: ProducedFile[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    if (group.length > 0 && (group.length === FILES_AT_ONCE || bytes + f.digest.sizeBytes > BYTES_AT_ONCE)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(f);
+    bytes += f.digest.sizeBytes;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }
 
 /**
