@@ -31,6 +31,8 @@ export class FileDigestCache {
   private dirty = false;
   /** Files whose content was read and hashed (not served from the cache), for tests and statistics. */
   hashedFiles = 0;
+  /** Large files being hashed, with the stamp they had when it started. */
+  private readonly hashing = new Map<string, { readonly stamp: FileStamp; readonly digest: Promise<Digest> }>();
 
   private constructor(
     private readonly file: string | undefined,
@@ -90,10 +92,29 @@ export class FileDigestCache {
     const hashedAtNs = BigInt(Date.now()) * 1_000_000n;
     // Most inputs and outputs are small: one synchronous read costs less than the open, read and
     // close round trips of the streaming reader, which large files keep.
-    const digest = stamp.size <= SMALL_FILE_BYTES ? digestOf(readFileSync(path)) : await digestOfFile(path);
-    this.hashedFiles++;
+    const digest = stamp.size <= SMALL_FILE_BYTES ? this.hashSmall(path) : await this.hashLarge(path, stamp);
     if (digest.sizeBytes === stamp.size) this.record(path, stamp, digest, options.settled ? undefined : hashedAtNs);
     return { digest, isExecutable, isDirectory: false };
+  }
+
+  private hashSmall(path: string): Digest {
+    this.hashedFiles++;
+    return digestOf(readFileSync(path));
+  }
+
+  /**
+   * A large file is read once however many actions ask for it at the same time (a tool every action
+   * of a cold build lists), while it is unchanged.
+   */
+  private hashLarge(path: string, stamp: FileStamp): Promise<Digest> {
+    const running = this.hashing.get(path);
+    if (running && sameFileStamp(running.stamp, stamp)) return running.digest;
+    this.hashedFiles++;
+    const digest = digestOfFile(path).finally(() => {
+      if (this.hashing.get(path)?.digest === digest) this.hashing.delete(path);
+    });
+    this.hashing.set(path, { stamp, digest });
+    return digest;
   }
 
   /**
