@@ -1,4 +1,4 @@
-import { digestOf, durationFromMs, encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/index.js';
+import { digestOf, durationFromMs, encodeAction, encodeCommand, encodedBytes, type Digest, type EncodedMessage, type PlatformFields } from '../core/index.js';
 import type { Action } from './action.js';
 import { buildInputTree, compareUtf8, type InputEntry, type InputTree } from './input-tree.js';
 
@@ -34,7 +34,7 @@ export function computeActionKey(action: Action, params: ActionKeyParams): Actio
   const directories = action.outputs.filter((o) => o.type === 'directory').map((o) => o.execPath).sort(compareUtf8);
   const files = directories.length === 0 ? outputs : action.outputs.filter((o) => o.type !== 'directory').map((o) => o.execPath).sort(compareUtf8);
   const platform = platformOf(params.platform ?? {});
-  const command = encodeMessage(reapi.Command, {
+  const command = encodedBytes(encodeCommand({
     arguments: [...action.argv],
     environmentVariables: Object.entries(params.env)
       .sort(([a], [b]) => compareUtf8(a, b))
@@ -43,20 +43,20 @@ export function computeActionKey(action: Action, params: ActionKeyParams): Actio
     ...(directories.length > 0 ? { outputDirectories: directories } : {}),
     outputPaths: outputs,
     platform,
-  });
+  }));
   const inputTree = buildInputTree(params.inputs);
   const doNotCache = action.executionRequirements.includes('no-cache');
-  const encodedAction = encodeMessage(reapi.Action, {
+  const encodedAction = encodedBytes(encodeAction({
     commandDigest: command.digest,
     inputRootDigest: inputTree.rootDigest,
     doNotCache: doNotCache || undefined,
     platform,
     ...(action.timeoutSeconds ? { timeout: durationFromMs(action.timeoutSeconds * 1000) } : {}),
-  });
+  }));
   return { digest: digestOf(encodedAction.data), action: encodedAction, command, inputTree };
 }
 
-function platformOf(properties: Readonly<Record<string, string>>): reapi.PlatformInit | undefined {
+function platformOf(properties: Readonly<Record<string, string>>): PlatformFields | undefined {
   const names = Object.keys(properties);
   if (names.length === 0) return undefined;
   return {

@@ -1,4 +1,4 @@
-import { encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/index.js';
+import { encodedBytes, encodeDirectory, type Digest, type DirectoryFields, type EncodedMessage } from '../core/index.js';
 
 /** One file of an input root, at a `/`-separated path relative to the root. */
 export interface InputFile {
@@ -96,7 +96,7 @@ function addSpecial(dir: DirNode, name: string, entry: InputSymlink | InputDirec
 }
 
 function encodeDir(dir: DirNode, out: EncodedMessage[]): Digest {
-  const message: reapi.DirectoryInit = {
+  const message: DirectoryFields = {
     files: sortedNames(dir.files).map((name) => {
       const f = dir.files.get(name)!;
       return { name, digest: f.digest, isExecutable: f.isExecutable };
@@ -104,7 +104,7 @@ function encodeDir(dir: DirNode, out: EncodedMessage[]): Digest {
     directories: sortedNames(dir.dirs).map((name) => ({ name, digest: encodeDir(dir.dirs.get(name)!, out) })),
     ...(dir.symlinks.size > 0 ? { symlinks: sortedNames(dir.symlinks).map((name) => ({ name, target: dir.symlinks.get(name)! })) } : {}),
   };
-  const encoded = encodeMessage(reapi.Directory, message);
+  const encoded = encodedBytes(encodeDirectory(message));
   out.push(encoded);
   return encoded.digest;
 }

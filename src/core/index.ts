@@ -55,9 +55,18 @@ export {
   digestOfFile,
   digestOfMessage,
   encodeMessage,
+  encodedBytes,
   DigestHasher,
   type EncodedMessage,
 } from './digest/sha256.js';
+export {
+  encodeAction,
+  encodeCommand,
+  encodeDirectory,
+  encodeRequestMetadata,
+  type DirectoryFields,
+  type PlatformFields,
+} from './digest/reapi-encoders.js';
 export {
   type BlobAccess,
   type BlobRead,

@@ -33,8 +33,14 @@ import { chooseStrategy, dynamicBranchStrategies, mayBeSandboxed, sandboxRequest
 /** Thrown through a strategy when the build stopped before the action's process could start. */
 const SKIPPED = Symbol('skipped');
 
-/** Actions hashing inputs and checking caches at once, besides those running processes. */
+/** Actions past their cache lookup at once (preparing, waiting for a process slot, running, storing). */
 const ACTIONS_IN_FLIGHT = 32;
+/**
+ * Actions hashing inputs and looking up caches at once. Higher: a remote cache lookup is a call in
+ * flight, not local work, and the more are in flight the more outputs each BatchReadBlobs carries
+ * (a fully cached build is bound by round trips otherwise).
+ */
+const LOOKUPS_IN_FLIGHT = 256;
 
 export interface ExecutionOptions {
   /** Where actions run: exec paths are relative to it. Source files must already be reachable in it. */
@@ -131,12 +137,12 @@ export async function executeActions(registered: readonly Action[], options: Exe
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox, { nativeSandbox: options.nativeSandbox });
   const scratch = new ScratchDirectories(paths.scratch, (message) => reporter.warning(message));
-  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), spawners, remoteOutputs);
+  // Only the processes themselves are bounded by --jobs; actions past their lookup by ACTIONS_IN_FLIGHT.
+  const pastLookup = new ProcessSlots(Math.max(jobs, ACTIONS_IN_FLIGHT));
+  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), pastLookup, spawners, remoteOutputs);
 
   reporter.buildStarted(actions.length);
-  // Actions in flight (hashing inputs, checking caches, waiting for a process slot); only the
-  // processes themselves are bounded by --jobs.
-  const inFlight = Math.max(jobs, ACTIONS_IN_FLIGHT);
+  const inFlight = Math.max(jobs, ACTIONS_IN_FLIGHT, LOOKUPS_IN_FLIGHT);
   const waitingOn = new Map<Action, number>(actions.map((a) => [a, graph.dependencies.get(a)!.length]));
   const ready = actions.filter((a) => waitingOn.get(a) === 0);
   let nextReady = 0;
@@ -215,6 +221,8 @@ class ActionRunner {
     private readonly caches: SpawnCache,
     private readonly scratch: ScratchDirectories,
     private readonly slots: ProcessSlots,
+    /** Held by an action from its cache miss to its end. */
+    private readonly pastLookup: ProcessSlots,
     private readonly spawners: ActionSpawners,
     private readonly remoteOutputs: RemoteOutputs | undefined,
   ) {
@@ -270,11 +278,17 @@ class ActionRunner {
       this.reporter.actionFinished(action, found.processKind);
       return true;
     }
-    if (action.inProcess) return this.runInProcess(action, found);
-    const strategy = await this.strategyFor(action);
-    if (!strategy) return false;
-    if (this.stopping()) return 'skipped';
-    return this.spawn(action, strategy, env, found, inputs, remoteKey);
+    const release = await this.pastLookup.acquire();
+    try {
+      if (this.stopping()) return 'skipped';
+      if (action.inProcess) return await this.runInProcess(action, found);
+      const strategy = await this.strategyFor(action);
+      if (!strategy) return false;
+      if (this.stopping()) return 'skipped';
+      return await this.spawn(action, strategy, env, found, inputs, remoteKey);
+    } finally {
+      release();
+    }
   }
 
   /**

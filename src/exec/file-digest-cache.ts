@@ -1,7 +1,14 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { digestOf, digestOfFile, fileStampOf, RACY_WINDOW_NS, sameFileStamp, type Digest, type FileStamp } from '../core/index.js';
+
+/** A file's digest as the cache gives it (a directory: no digest). */
+export interface FileDigest {
+  readonly digest: Digest;
+  readonly isExecutable: boolean;
+  readonly isDirectory: boolean;
+}
 
 interface Entry extends FileStamp {
   readonly hash: string;
@@ -24,6 +31,8 @@ export class FileDigestCache {
   private dirty = false;
   /** Files whose content was read and hashed (not served from the cache), for tests and statistics. */
   hashedFiles = 0;
+  /** Large files being hashed, with the stamp they had when it started. */
+  private readonly hashing = new Map<string, { readonly stamp: FileStamp; readonly digest: Promise<Digest> }>();
 
   private constructor(
     private readonly file: string | undefined,
@@ -57,10 +66,22 @@ export class FileDigestCache {
    * tree is gone), so a recent mtime is not a race and the entry is kept.
    * @throws the stat/read error (ENOENT for a missing file) unchanged.
    */
-  async digest(path: string, options: { settled?: boolean } = {}): Promise<{ digest: Digest; isExecutable: boolean; isDirectory: boolean }> {
+  async digest(path: string, options: { settled?: boolean } = {}): Promise<FileDigest> {
     // A synchronous stat: a build stats every input and output, and the promise API costs several
     // times the system call itself on the main thread (a null build of 11,000 actions: 0.35 s).
-    const st = statSync(path, { bigint: true });
+    return this.digestOf(path, statSync(path, { bigint: true }), options);
+  }
+
+  /**
+   * As `digest`, but undefined when nothing is at `path`: an absent output is common (after a clean),
+   * and the thrown ENOENT costs more than the stat.
+   */
+  async digestIfPresent(path: string): Promise<FileDigest | undefined> {
+    const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+    return st && this.digestOf(path, st, {});
+  }
+
+  private async digestOf(path: string, st: BigIntStats, options: { settled?: boolean }): Promise<FileDigest> {
     const isExecutable = (st.mode & 0o111n) !== 0n;
     if (st.isDirectory()) return { digest: { hash: '', sizeBytes: 0 }, isExecutable, isDirectory: true };
     const stamp = fileStampOf(st);
@@ -71,10 +92,29 @@ export class FileDigestCache {
     const hashedAtNs = BigInt(Date.now()) * 1_000_000n;
     // Most inputs and outputs are small: one synchronous read costs less than the open, read and
     // close round trips of the streaming reader, which large files keep.
-    const digest = stamp.size <= SMALL_FILE_BYTES ? digestOf(readFileSync(path)) : await digestOfFile(path);
-    this.hashedFiles++;
+    const digest = stamp.size <= SMALL_FILE_BYTES ? this.hashSmall(path) : await this.hashLarge(path, stamp);
     if (digest.sizeBytes === stamp.size) this.record(path, stamp, digest, options.settled ? undefined : hashedAtNs);
     return { digest, isExecutable, isDirectory: false };
+  }
+
+  private hashSmall(path: string): Digest {
+    this.hashedFiles++;
+    return digestOf(readFileSync(path));
+  }
+
+  /**
+   * A large file is read once however many actions ask for it at the same time (a tool every action
+   * of a cold build lists), while it is unchanged.
+   */
+  private hashLarge(path: string, stamp: FileStamp): Promise<Digest> {
+    const running = this.hashing.get(path);
+    if (running && sameFileStamp(running.stamp, stamp)) return running.digest;
+    this.hashedFiles++;
+    const digest = digestOfFile(path).finally(() => {
+      if (this.hashing.get(path)?.digest === digest) this.hashing.delete(path);
+    });
+    this.hashing.set(path, { stamp, digest });
+    return digest;
   }
 
   /**

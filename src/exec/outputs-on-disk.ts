@@ -15,8 +15,8 @@ export async function outputOnDisk(output: CachedOutput, execRoot: string, diges
   try {
     if (output.kind === 'symlink') return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true && (await readlink(path)) === output.target;
     if (output.kind === 'tree') return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true && sameTree(await collectTree(path, output.path, digestCache), output.tree);
-    const now = await digestCache.digest(path);
-    return !now.isDirectory && now.digest.hash === output.digest.hash && now.isExecutable === output.isExecutable;
+    const now = await digestCache.digestIfPresent(path);
+    return now !== undefined && !now.isDirectory && now.digest.hash === output.digest.hash && now.isExecutable === output.isExecutable;
   } catch {
     return false; // absent, or changed under us (an escaping link added by hand)
   }

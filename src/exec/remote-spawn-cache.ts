@@ -13,7 +13,7 @@ import {
 } from '../remote/index.js';
 import { declaredSymlinks, declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
 import type { CachedOutput } from './disk-cache.js';
-import { outputOnDisk } from './outputs-on-disk.js';
+import { outputAbsent, outputOnDisk } from './outputs-on-disk.js';
 import type { RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache, type SpawnResult } from './spawn-cache.js';
@@ -77,8 +77,8 @@ export class RemoteSpawnCache implements SpawnCache {
     if (!declaresExactly(request.action, outputs)) return undefined;
     if (!this.options.outputs.wanted(request.action)) {
       if (await this.onDisk(outputs)) return { kind: 'hit', outputs, processKind: 'remote cache hit' };
-      // Known by digest only: what an earlier build left at those paths is stale.
-      await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
+      // Known by digest only: what an earlier build left at those paths is stale (after a clean, nothing is).
+      if (!outputs.every((o) => outputAbsent(o, this.execRoot))) await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
       return { kind: 'hit', outputs, processKind: 'remote cache hit', remoteOnly: true };
     }
     await writeProducedOutputs(outputs, this.execRoot, read);

@@ -1,7 +1,14 @@
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { decodeTree, encodeTree, InvalidTreeError, producedFiles, symlinkEscape, type ProducedFile, type ProducedOutput } from '../actions/index.js';
 import { digestKey, digestOf, parseDigest, reapi, type Digest } from '../core/index.js';
+
+/** Files of one call written at once, and the bytes they may hold together. */
+const FILES_AT_ONCE = 64;
+const BYTES_AT_ONCE = 64 * 1024 * 1024;
+/** Files up to this size are written with synchronous calls. */
+const SYNC_WRITE_BYTES = 256 * 1024;
 
 /** A regular file an action produced, as written under the root. */
 export type DownloadedFile = ProducedFile;
@@ -66,17 +73,15 @@ export async function resultOutputs(
 /**
  * Writes outputs under `root`: files atomically (temp file + rename) with their executable bit,
  * trees (whatever was at the path is replaced), symlinks. Every file's bytes are checked against
- * its digest.
+ * its digest. The files' bytes are asked for together (a batching reader sends them in one
+ * request), at most FILES_AT_ONCE files and BYTES_AT_ONCE bytes at a time.
  */
 export async function writeProducedOutputs(outputs: readonly ProducedOutput[], root: string, read: (digest: Digest) => Promise<Buffer>): Promise<void> {
-  const writeFileChecked = async (path: string, digest: Digest, isExecutable: boolean) => {
-    const data = await read(digest);
-    if (digestKey(digestOf(data)) !== digestKey(digest)) throw new OutputDownloadError(`output file '${path}' does not match its digest`);
-    await writeOutputFile(join(root, path), data, isExecutable);
-  };
+  const files: ProducedFile[] = [];
+  const treeSymlinks: { path: string; target: string }[] = [];
   for (const output of outputs) {
     const at = join(root, output.path);
-    if (output.kind === undefined) await writeFileChecked(output.path, output.digest, output.isExecutable);
+    if (output.kind === undefined) files.push(output);
     else if (output.kind === 'symlink') {
       await mkdir(dirname(at), { recursive: true });
       await rm(at, { recursive: true, force: true });
@@ -85,10 +90,35 @@ export async function writeProducedOutputs(outputs: readonly ProducedOutput[], r
       await rm(at, { recursive: true, force: true });
       await mkdir(at, { recursive: true });
       for (const d of output.tree.directories) await mkdir(join(at, d), { recursive: true });
-      for (const f of output.tree.files) await writeFileChecked(`${output.path}/${f.path}`, f.digest, f.isExecutable);
-      for (const l of output.tree.symlinks) await symlink(l.target, join(at, l.path));
+      for (const f of output.tree.files) files.push({ path: `${output.path}/${f.path}`, digest: f.digest, isExecutable: f.isExecutable });
+      for (const l of output.tree.symlinks) treeSymlinks.push({ path: `${output.path}/${l.path}`, target: l.target });
     }
   }
+  const writeChecked = async (file: ProducedFile) => {
+    const data = await read(file.digest);
+    if (digestKey(digestOf(data)) !== digestKey(file.digest)) throw new OutputDownloadError(`output file '${file.path}' does not match its digest`);
+    await writeOutputFile(join(root, file.path), data, file.isExecutable);
+  };
+  for (const group of writeGroups(files)) await Promise.all(group.map(writeChecked));
+  for (const l of treeSymlinks) await symlink(l.target, join(root, l.path));
+}
+
+/** Consecutive groups of at most FILES_AT_ONCE files and BYTES_AT_ONCE bytes (a larger file alone). */
+function writeGroups(files: readonly ProducedFile[]): ProducedFile[][] {
+  const groups: ProducedFile[][] = [];
+  let group: ProducedFile[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    if (group.length > 0 && (group.length === FILES_AT_ONCE || bytes + f.digest.sizeBytes > BYTES_AT_ONCE)) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(f);
+    bytes += f.digest.sizeBytes;
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }
 
 /**
@@ -143,14 +173,38 @@ export function resultFieldsOf(outputs: readonly ProducedOutput[]): { fields: re
   };
 }
 
-/** Writes one output file atomically (temp file + rename) with or without the executable bit. */
+/**
+ * Writes one output file atomically (temp file + rename over whatever is at the path) with or
+ * without the executable bit. Small files are written with synchronous calls: a cache hit writes
+ * thousands of them, and each promise call costs the main thread several times the system call.
+ */
 export async function writeOutputFile(path: string, data: Buffer, executable: boolean): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.kiln-download-${process.pid}`;
-  await writeFile(temp, data);
-  await chmod(temp, executable ? 0o755 : 0o644);
-  await rm(path, { recursive: true, force: true });
-  await rename(temp, path);
+  const mode = executable ? 0o755 : 0o644;
+  if (data.length > SYNC_WRITE_BYTES) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(temp, data);
+    await chmod(temp, mode);
+    await rm(path, { recursive: true, force: true });
+    await rename(temp, path);
+    return;
+  }
+  try {
+    writeFileSync(temp, data);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    mkdirSync(dirname(path), { recursive: true }); // only when the directory is missing: one call less per file
+    writeFileSync(temp, data);
+  }
+  chmodSync(temp, mode); // not writeFile's mode: the umask would narrow it
+  try {
+    renameSync(temp, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EISDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
+    rmSync(path, { recursive: true, force: true }); // a directory where the file goes
+    renameSync(temp, path);
+  }
 }
 
 /** `/`-separated, relative, no empty, `.` or `..` segments. */

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { bytestream, digestKey, googleRpc, reapi, zstdCompress, zstdDecompressBounded, type Digest } from '../core/index.js';
 import { RemoteCallError, remoteCallError, rpcStatusError } from './remote-call-error.js';
 import { unaryCall, type RemoteChannel } from './remote-channel.js';
-import type { Retrier } from './retrier.js';
+import { isRetryable, type Retrier } from './retrier.js';
 
 /** A blob to upload: its digest and how to get its bytes when the server lacks it. */
 export interface BlobSource {
@@ -156,29 +156,84 @@ export class RemoteCas {
     });
   }
 
+  /** Whether `digest` is read in a BatchReadBlobs (its bytes and their entry within half the batch limit); larger blobs are streamed. */
+  static batchable(digest: Digest, limits: CasLimits): boolean {
+    return digest.sizeBytes + BATCH_ENTRY_OVERHEAD <= limits.maxBatchTotalSizeBytes / 2;
+  }
+
+  /** Bytes a blob takes of a batch's `max_batch_total_size_bytes`, with its entry. */
+  static batchCost(digest: Digest): number {
+    return digest.sizeBytes + BATCH_ENTRY_OVERHEAD;
+  }
+
   /** A blob's bytes, checked against its digest. */
   async read(digest: Digest, limits: CasLimits, metadata: grpc.Metadata): Promise<Buffer> {
     if (digest.sizeBytes === 0) return Buffer.alloc(0);
-    const data =
-      digest.sizeBytes + BATCH_ENTRY_OVERHEAD <= limits.maxBatchTotalSizeBytes / 2 ? await this.batchRead(digest, limits, metadata) : await this.streamRead(digest, limits, metadata);
+    if (RemoteCas.batchable(digest, limits)) {
+      const answer = (await this.batchRead([digest], limits, metadata)).get(digestKey(digest))!;
+      if (answer instanceof Error) throw answer;
+      return answer;
+    }
+    return this.checked(digest, await this.streamRead(digest, limits, metadata));
+  }
+
+  /**
+   * Many small blobs in one BatchReadBlobs (the caller keeps them within the batch limit), each
+   * checked against its digest. Items the server answers with a retryable code are asked for again
+   * as the Retrier says; the answer maps each digest key to its bytes or to its own error (a missing
+   * blob fails that blob only). A failed call fails every blob still unanswered.
+   */
+  async batchRead(digests: readonly Digest[], limits: CasLimits, metadata: grpc.Metadata): Promise<Map<string, Buffer | RemoteCallError>> {
+    const answers = new Map<string, Buffer | RemoteCallError>();
+    let pending = [...new Map(digests.map((d) => [digestKey(d), d])).values()];
+    try {
+      await this.retrier.run(async () => {
+        const request = { instanceName: this.instanceName, digests: pending, acceptableCompressors: limits.zstdBatches ? [reapi.Compressor_Value.ZSTD] : [] };
+        const response = await unaryCall(this.channel.cas, this.channel.cas.BatchReadBlobs, request, metadata, this.timeoutMs, `BatchReadBlobs on ${this.where}`);
+        const byKey = new Map<string, reapi.BatchReadBlobsResponse_Response>();
+        for (const item of response.responses) if (item.digest) byKey.set(digestKey({ hash: item.digest.hash, sizeBytes: item.digest.sizeBytes }), item);
+        let retry: RemoteCallError | undefined;
+        const again: Digest[] = [];
+        for (const digest of pending) {
+          const key = digestKey(digest);
+          const item = byKey.get(key);
+          let answer: Buffer | RemoteCallError;
+          try {
+            answer = this.checked(digest, this.itemData(digest, item));
+          } catch (e) {
+            answer = e instanceof RemoteCallError ? e : remoteCallError(e, `reading ${key} from ${this.where}`);
+          }
+          if (answer instanceof RemoteCallError && isRetryable(answer)) {
+            again.push(digest);
+            retry ??= answer;
+          } else answers.set(key, answer);
+        }
+        pending = again;
+        if (retry) throw retry;
+      });
+    } catch (e) {
+      const failure = remoteCallError(e, `BatchReadBlobs on ${this.where}`);
+      for (const digest of pending) answers.set(digestKey(digest), failure);
+    }
+    return answers;
+  }
+
+  /** The plain bytes of one BatchReadBlobs answer (decompressed); throws its status when it failed. */
+  private itemData(digest: Digest, item: reapi.BatchReadBlobsResponse_Response | undefined): Buffer {
+    if (!item) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: no answer for ${digestKey(digest)}`, grpc.status.INTERNAL);
+    if (item.status && item.status.code !== googleRpc.Code.OK) throw rpcStatusError(item.status, `reading ${digestKey(digest)} from ${this.where}`);
+    if (item.compressor === reapi.Compressor_Value.ZSTD) return zstdDecompress(item.data, digest.sizeBytes);
+    if (item.compressor !== reapi.Compressor_Value.IDENTITY) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: answered with a compressor that was not asked for`, grpc.status.INTERNAL);
+    return Buffer.from(item.data.buffer, item.data.byteOffset, item.data.byteLength);
+  }
+
+  /** `data` if it is the blob `digest` names; a DATA_LOSS error naming the endpoint otherwise. */
+  private checked(digest: Digest, data: Buffer): Buffer {
     const hash = createHash('sha256').update(data).digest('hex');
     if (hash !== digest.hash || data.length !== digest.sizeBytes) {
       throw new RemoteCallError(`blob ${digestKey(digest)} read from ${this.where} does not match its digest (got ${hash}/${data.length})`, grpc.status.DATA_LOSS);
     }
     return data;
-  }
-
-  private async batchRead(digest: Digest, limits: CasLimits, metadata: grpc.Metadata): Promise<Buffer> {
-    return this.retrier.run(async () => {
-      const request = { instanceName: this.instanceName, digests: [digest], acceptableCompressors: limits.zstdBatches ? [reapi.Compressor_Value.ZSTD] : [] };
-      const response = await unaryCall(this.channel.cas, this.channel.cas.BatchReadBlobs, request, metadata, this.timeoutMs, `BatchReadBlobs on ${this.where}`);
-      const item = response.responses.find((r) => r.digest?.hash === digest.hash);
-      if (!item) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: no answer for ${digestKey(digest)}`, grpc.status.INTERNAL);
-      if (item.status && item.status.code !== googleRpc.Code.OK) throw rpcStatusError(item.status, `reading ${digestKey(digest)} from ${this.where}`);
-      if (item.compressor === reapi.Compressor_Value.ZSTD) return zstdDecompress(item.data, digest.sizeBytes);
-      if (item.compressor !== reapi.Compressor_Value.IDENTITY) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: answered with a compressor that was not asked for`, grpc.status.INTERNAL);
-      return Buffer.from(item.data);
-    });
   }
 
   /**

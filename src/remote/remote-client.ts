@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { digestKey, reapi, type Digest } from '../core/index.js';
+import { BlobReadBatcher } from './blob-read-batcher.js';
 import { RemoteCallError } from './remote-call-error.js';
 import { RemoteCas, casLimitsOf, type BlobSource, type CasLimits } from './remote-cas.js';
 import { RemoteChannel, unaryCall, type TlsFiles } from './remote-channel.js';
@@ -7,6 +8,12 @@ import type { RemoteEndpoint } from './remote-endpoint.js';
 import { executeRemotely, type ExecuteOptions, type ExecutionOutcome } from './remote-execution.js';
 import { requestMetadata, type ActionIdentity, type InvocationIdentity } from './request-metadata.js';
 import { DEFAULT_BACKOFF, Retrier } from './retrier.js';
+
+/**
+ * BatchReadBlobs requests in flight at once; reads wait for the next batch while they are busy, so
+ * batches grow with the load instead of the requests multiplying.
+ */
+const READ_BATCHES_IN_FLIGHT = 2;
 
 export interface RemoteOptions {
   /** `--remote_executor`. */
@@ -52,6 +59,7 @@ export class RemoteClient {
   private capabilitiesAnswer: Promise<RemoteCapabilities> | undefined;
   /** Blobs this build uploaded or found present; asked about again only after the server says it lost them. */
   private readonly present = new Set<string>();
+  private readBatcher: BlobReadBatcher | undefined;
 
   constructor(
     readonly options: RemoteOptions,
@@ -142,9 +150,26 @@ export class RemoteClient {
     for (const b of blobs) this.present.add(digestKey(b.digest));
   }
 
+  /**
+   * A blob's bytes, checked against its digest. Small blobs are read in BatchReadBlobs requests shared
+   * with the reads of other actions (so their RequestMetadata names no action); large ones are
+   * streamed with the action's.
+   */
   async read(digest: Digest, action?: ActionIdentity): Promise<Buffer> {
+    if (digest.sizeBytes === 0) return Buffer.alloc(0);
     const { limits } = await this.capabilities();
+    if (RemoteCas.batchable(digest, limits)) return this.batchedReads(limits).read(digest);
     return this.cas.read(digest, limits, this.metadata('cache', action));
+  }
+
+  private batchedReads(limits: CasLimits): BlobReadBatcher {
+    this.readBatcher ??= new BlobReadBatcher(
+      (digests) => this.cas.batchRead(digests, limits, this.metadata('cache')),
+      RemoteCas.batchCost,
+      limits.maxBatchTotalSizeBytes,
+      READ_BATCHES_IN_FLIGHT,
+    );
+    return this.readBatcher;
   }
 
   /** The cached result of an action; undefined when the server has none (NOT_FOUND). */

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { reapi } from '../core/index.js';
+import { encodeRequestMetadata } from '../core/index.js';
 
 /** REAPI's header for RequestMetadata (binary, serialized proto). */
 export const REQUEST_METADATA_KEY = 'build.bazel.remote.execution.v2.requestmetadata-bin';
@@ -32,7 +32,7 @@ export function requestMetadata(who: InvocationIdentity, headers: readonly (read
   const metadata = new grpc.Metadata();
   metadata.set(
     REQUEST_METADATA_KEY,
-    reapi.RequestMetadata.encode({
+    encodeRequestMetadata({
       toolDetails: { toolName: who.toolName, toolVersion: who.toolVersion },
       toolInvocationId: who.invocationId,
       correlatedInvocationsId: who.buildRequestId,

@@ -57,6 +57,22 @@ describe('FileDigestCache', () => {
     expect(cache.hashedFiles).toBe(2);
   });
 
+  it('reads a large file once for the callers that ask for it at the same time, and again once it changed', async () => {
+    const file = join(dir, 'tool.bin');
+    const big = Buffer.alloc(1024 * 1024, 't');
+    await writeFile(file, big);
+    const cache = FileDigestCache.inMemory();
+    // Just written: racily clean, so nothing is kept and each later call hashes again.
+    const together = await Promise.all(Array.from({ length: 20 }, () => cache.digest(file)));
+    expect(new Set(together.map((d) => d.digest.hash))).toEqual(new Set([createHash('sha256').update(big).digest('hex')]));
+    expect(cache.hashedFiles).toBe(1);
+    const changed = Buffer.alloc(1024 * 1024, 'u');
+    await writeFile(file, changed);
+    expect((await cache.digest(file)).digest.hash).toBe(createHash('sha256').update(changed).digest('hex'));
+    expect(cache.hashedFiles).toBe(2);
+    await expect(cache.digestIfPresent(join(dir, 'absent'))).resolves.toBeUndefined();
+  });
+
   it('reports the executable bit and missing files', async () => {
     const file = join(dir, 'tool.sh');
     await writeOld(file, '#!/bin/sh\n');

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,6 +42,8 @@ async function fakeServer(script: {
   tls?: { cert: Buffer; key: Buffer };
   /** What ByteStream.Read streams, whatever was asked. */
   read?: () => Buffer[];
+  /** BatchReadBlobs: the answer for each digest asked for. */
+  batchRead?: (digest: reapi.Digest) => { data?: Buffer; code?: grpc.status };
   maxBatchTotalSizeBytes?: number;
 }) {
   const seen: grpc.Metadata[] = [];
@@ -63,7 +65,16 @@ async function fakeServer(script: {
       call.end();
     },
   });
+  const batchReads: reapi.Digest[][] = [];
   server.addService(reapi.ContentAddressableStorageService as unknown as grpc.ServiceDefinition, {
+    BatchReadBlobs: (call: grpc.ServerUnaryCall<reapi.BatchReadBlobsRequest, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      batchReads.push(call.request.digests);
+      const responses = call.request.digests.map((digest) => {
+        const answer = script.batchRead?.(digest) ?? { code: grpc.status.NOT_FOUND };
+        return { digest, data: answer.data ?? Buffer.alloc(0), status: { code: answer.code ?? 0, message: answer.code ? 'scripted' : '' } };
+      });
+      callback(null, { responses });
+    },
     FindMissingBlobs: (call: grpc.ServerUnaryCall<reapi.FindMissingBlobsRequest, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       seen.push(call.metadata);
       const error = script.findMissing?.(findMissingCalls);
@@ -77,6 +88,7 @@ async function fakeServer(script: {
   return {
     endpoint: parseRemoteEndpoint(script.tls ? `grpcs://localhost:${port}` : `grpc://127.0.0.1:${port}`, '--remote_cache'),
     seen,
+    batchReads,
     calls: () => ({ capabilities: capabilityCalls, findMissing: findMissingCalls }),
     stop: () => new Promise<void>((resolve) => server.tryShutdown(() => resolve())),
   };
@@ -152,6 +164,49 @@ describe('RemoteClient against a scripted server', () => {
       const permanent = await client.uploadMissing([{ digest: digestOf(Buffer.from('y')), data: async () => Buffer.from('y') }]).catch((e: unknown) => e);
       expect((permanent as RemoteCallError).code).toBe(grpc.status.INVALID_ARGUMENT);
       expect(server.calls().findMissing).toBe(4);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+});
+
+describe('reads of small blobs', () => {
+  it('go out together in few BatchReadBlobs requests within the batch limit, one entry per digest, each blob checked on its own', async () => {
+    const blobs = Array.from({ length: 40 }, (_, i) => Buffer.from(`blob ${i} `.repeat(12)));
+    const byHash = new Map(blobs.map((b) => [digestOf(b).hash, b]));
+    const [missing, corrupt, flaky] = [Buffer.from('missing'), Buffer.from('corrupt'), Buffer.from('flaky')];
+    let flakyAnswers = 0;
+    const server = await fakeServer({
+      maxBatchTotalSizeBytes: 4096,
+      batchRead: (d) => {
+        if (d.hash === digestOf(corrupt).hash) return { data: Buffer.from('tampered') };
+        if (d.hash === digestOf(flaky).hash) return flakyAnswers++ === 0 ? { code: grpc.status.UNAVAILABLE } : { data: flaky };
+        const data = byHash.get(d.hash);
+        return data ? { data } : { code: grpc.status.NOT_FOUND };
+      },
+    });
+    const { retrier, delays } = recordingRetrier();
+    const client = new RemoteClient({ cache: server.endpoint, instanceName: '', timeoutMs: 5000, retries: 5, identity }, retrier);
+    try {
+      await client.capabilities();
+      const reads = blobs.map((b) => client.read(digestOf(b)));
+      const again = client.read(digestOf(blobs[0]!));
+      const failures = [missing, corrupt].map((b) => client.read(digestOf(b)).catch((e: unknown) => e as RemoteCallError));
+      const retried = client.read(digestOf(flaky));
+      expect((await Promise.all(reads)).map((b) => b.toString())).toEqual(blobs.map((b) => b.toString()));
+      expect((await again).equals(blobs[0]!)).toBe(true);
+      expect((await retried).equals(flaky)).toBe(true);
+      const [notFound, tampered] = await Promise.all(failures);
+      expect(notFound).toMatchObject({ code: grpc.status.NOT_FOUND, message: expect.stringContaining(server.endpoint.url) as unknown });
+      expect(tampered).toMatchObject({ code: grpc.status.DATA_LOSS, message: expect.stringMatching(/does not match its digest/) as unknown });
+      expect(delays).toEqual([100]);
+      // 43 distinct blobs of about 100 bytes in batches of at most 4096 bytes (entries included), the flaky one asked twice.
+      const asked = server.batchReads.flat().map((d) => d.hash);
+      expect(asked).toHaveLength(44);
+      expect(new Set(asked).size).toBe(43);
+      expect(server.batchReads.length).toBeLessThanOrEqual(5);
+      for (const batch of server.batchReads) expect(batch.reduce((n, d) => n + d.sizeBytes + 128, 0)).toBeLessThanOrEqual(4096);
     } finally {
       client.close();
       await server.stop();
@@ -293,6 +348,25 @@ describe('downloadOutputs', () => {
     const written = await downloadOutputs(result({ outputFiles: [file('out/a.txt', 'good\n')] }), root, declared, read, { executable: true });
     expect(written).toEqual([{ path: 'out/a.txt', digest: digestOf(Buffer.from('good\n')), isExecutable: true }]);
     expect(await readFile(join(root, 'out/a.txt'), 'utf8')).toBe('good\n');
+  });
+
+  it('replaces whatever is at an output path (a stale file, a directory), makes missing directories, and sets the mode whatever the umask', async () => {
+    const root = await tempDir();
+    await mkdir(join(root, 'out/dir/inside'), { recursive: true });
+    await writeFile(join(root, 'out/stale.txt'), 'stale\n');
+    const declared = new Set(['out/stale.txt', 'out/dir', 'new/deep/a.txt']);
+    const init = { outputFiles: [file('out/stale.txt', 'good\n'), file('out/dir', 'good\n'), { ...file('new/deep/a.txt', 'good\n'), isExecutable: true }] };
+    const umask = process.umask(0o077);
+    try {
+      await downloadOutputs(result(init), root, declared, read);
+    } finally {
+      process.umask(umask);
+    }
+    for (const [path, mode] of [['out/stale.txt', 0o644], ['out/dir', 0o644], ['new/deep/a.txt', 0o755]] as const) {
+      expect(await readFile(join(root, path), 'utf8')).toBe('good\n');
+      expect((await stat(join(root, path))).mode & 0o777).toBe(mode);
+    }
+    expect((await readdir(join(root, 'out'))).sort()).toEqual(['dir', 'stale.txt']);
   });
 
   it('refuses bytes that do not match the digest', async () => {

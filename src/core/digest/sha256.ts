@@ -1,11 +1,11 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type { MessageCodec } from '../proto.js';
 import type { Digest } from './digest.js';
 
-/** The digest of a buffer: one pass of SHA-256 over it, no copy. */
+/** The digest of a buffer: one pass of SHA-256 over it, no copy (one-shot: no Hash object per call). */
 export function digestOf(data: Uint8Array): Digest {
-  return { hash: createHash('sha256').update(data).digest('hex'), sizeBytes: data.byteLength };
+  return { hash: hash('sha256', data, 'hex'), sizeBytes: data.byteLength };
 }
 
 /** Incremental SHA-256 that also counts bytes, for data that arrives in chunks. */
@@ -57,6 +57,11 @@ export async function digestOfFile(path: string): Promise<Digest> {
 export interface EncodedMessage {
   readonly digest: Digest;
   readonly data: Buffer;
+}
+
+/** Bytes an encoder made, with their digest. */
+export function encodedBytes(data: Buffer): EncodedMessage {
+  return { digest: digestOf(data), data };
 }
 
 /** Serializes a message (canonically: zero fields omitted, fields in number order) and hashes the bytes. */
