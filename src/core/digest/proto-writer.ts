@@ -1,5 +1,5 @@
 /**
- * A minimal protobuf writer for the hand-written encoders of `canonical-messages.ts`: fields are
+ * A minimal protobuf writer for the hand-written encoders of `reapi-encoders.ts`: fields are
  * written in the order the caller writes them, nested messages get their length when they end.
  * One writer is reused for every message (its buffer grows and stays), and `finish` copies the
  * bytes out: the generated codecs allocate an object per field and a buffer per string, which made
