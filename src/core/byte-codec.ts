@@ -13,6 +13,28 @@ interface SlicingBuffer extends Buffer {
   utf8Slice(start: number, end: number): string;
 }
 
+/**
+ * Writes `n` (a non-negative safe integer, unchecked) at `pos` as an unsigned LEB128 varint, the
+ * encoding of protobuf too; `buf` must have 8 bytes free there. Returns the position after it.
+ */
+export function putVarint(buf: Buffer, pos: number, n: number): number {
+  if (n < 0x80000000) {
+    let v = n >>> 0;
+    while (v >= 0x80) {
+      buf[pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[pos++] = v;
+    return pos;
+  }
+  while (n >= 0x80) {
+    buf[pos++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  buf[pos++] = n;
+  return pos;
+}
+
 export class ByteWriter {
   private buf: Buffer;
   private pos = 0;
@@ -27,22 +49,9 @@ export class ByteWriter {
 
   /** A non-negative safe integer. */
   uint(n: number): void {
-    if (this.pos + 8 > this.buf.length) this.reserve(8);
-    if (n >>> 0 === n && n < 0x80000000) {
-      let v = n >>> 0;
-      while (v >= 0x80) {
-        this.buf[this.pos++] = (v & 0x7f) | 0x80;
-        v >>>= 7;
-      }
-      this.buf[this.pos++] = v;
-      return;
-    }
     if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`ByteWriter.uint: ${n} is not a non-negative safe integer`);
-    while (n >= 0x80) {
-      this.buf[this.pos++] = (n % 0x80) | 0x80;
-      n = Math.floor(n / 0x80);
-    }
-    this.buf[this.pos++] = n;
+    if (this.pos + 8 > this.buf.length) this.reserve(8);
+    this.pos = putVarint(this.buf, this.pos, n);
   }
 
   float64(n: number): void {

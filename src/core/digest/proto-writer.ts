@@ -1,3 +1,5 @@
+import { putVarint } from '../byte-codec.js';
+
 /**
  * A minimal protobuf writer for the hand-written encoders of `reapi-encoders.ts`: fields are
  * written in the order the caller writes them, nested messages get their length when they end.
@@ -82,13 +84,7 @@ export class ProtoWriter {
   }
 
   private varint(value: number): void {
-    const buf = this.buf;
-    let v = value;
-    while (v >= 0x80) {
-      buf[this.len++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    buf[this.len++] = v;
+    this.len = putVarint(this.buf, this.len, value);
   }
 
   private ensure(more: number): void {
