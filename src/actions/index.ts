@@ -12,6 +12,7 @@ export {
   execPropertiesOf,
   LIVE_OUTPUT_ENV,
 } from './action.js';
+export { inProcessAction, type InProcessActionParts } from './in-process-action.js';
 export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
 export { localActionKey } from './local-action-key.js';
 export { buildInputTree, compareUtf8, inputFilesOf, type InputDirectory, type InputEntry, type InputFile, type InputSymlink, type InputTree } from './input-tree.js';

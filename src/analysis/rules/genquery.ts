@@ -1,10 +1,9 @@
 import { gzipSync } from 'node:zlib';
-import type { InProcessWork } from '../../actions/index.js';
+import { inProcessAction, type DerivedArtifact, type InProcessWork } from '../../actions/index.js';
 import { isKilnError } from '../../core/index.js';
 import { evaluateGenquery, ScopeViolationError } from '../../query/index.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { targetNameOf } from '../configured/target-paths.js';
-import { fileWriteAction } from './file-write-action.js';
 import type { RuleResult } from './rule-result.js';
 
 /** Results above this size are kept gzip-compressed in memory (in the action) whatever compressed_output says. */
@@ -32,7 +31,8 @@ export function analyzeGenquery(ctx: RuleContext): RuleResult {
   const compressed = ctx.attr<boolean>('compressed_output', false, false);
   const opts = ctx.attr<readonly string[]>('opts', [], false);
   const out = ctx.outputFile(targetNameOf(label), true);
-  const write = (work: InProcessWork) => fileWriteAction(ctx, out, work, { mnemonic: 'GenQuery', progressMessage: `Executing genquery ${label}` });
+  const write = (work: InProcessWork) =>
+    inProcessAction({ owner: label, location: ctx.target.location, mnemonic: 'GenQuery', progressMessage: `Executing genquery ${label}`, output: out.artifact as DerivedArtifact, work });
 
   let content: Uint8Array;
   try {

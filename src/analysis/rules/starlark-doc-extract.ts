@@ -1,11 +1,10 @@
-import type { Action, DerivedArtifact, InProcessWork } from '../../actions/index.js';
+import { inProcessAction, type Action, type DerivedArtifact, type InProcessWork } from '../../actions/index.js';
 import type { Position } from '../../core/index.js';
 import { extractModuleInfo, ExtractionError, LabelRenderer, printTextFormat } from '../../docgen/index.js';
 import { Label, type BzlModule } from '../../loading/index.js';
 import { ModuleInfo } from '../../../proto/gen/stardoc_output/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
-import { fileWriteAction } from './file-write-action.js';
 import type { RuleResult } from './rule-result.js';
 
 /** The evaluated .bzl modules analysis may read (loading's, through the target graph). */
@@ -110,5 +109,6 @@ function missingModules(module: BzlModule, available: ReadonlySet<string>, modul
 }
 
 function writeAction(ctx: RuleContext, output: FileEntry, work: InProcessWork): Action {
-  return fileWriteAction(ctx, output, work, { mnemonic: 'FileWrite', progressMessage: `Writing file ${output.rootPath}` });
+  const { label: owner, location } = ctx.target;
+  return inProcessAction({ owner, location, mnemonic: 'FileWrite', progressMessage: `Writing file ${output.rootPath}`, output: output.artifact as DerivedArtifact, work });
 }

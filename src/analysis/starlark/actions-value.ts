@@ -1,6 +1,6 @@
 import { Depset } from '../../loading/index.js';
 import { Builtin, None, StarDict, StarList, StarObject, StarStruct, StarTuple, StarlarkError, typeName, unpackArgs, type Kwargs, type Value } from '../../starlark/index.js';
-import { executionRequirementsFromTags, type Action, type Artifact, type DerivedArtifact, type InProcessWork, type TreeFileLister } from '../../actions/index.js';
+import { executionRequirementsFromTags, inProcessAction, type Action, type Artifact, type DerivedArtifact, type InProcessWork, type TreeFileLister } from '../../actions/index.js';
 import { packageOutputDir, rootPathOf, siblingLabel } from '../configured/target-paths.js';
 import { ArgsValue, paramFileContent, type ParamFileFormat } from './args-value.js';
 import { FileValue } from './file-value.js';
@@ -214,19 +214,8 @@ export class ActionsValue extends StarObject {
   }
 
   private inProcess(mnemonic: string, progressMessage: string, output: FileValue, inputs: Artifact[], work: InProcessWork, executable: boolean): void {
-    this.registry.register({
-      owner: this.registry.owner.label,
-      ...(this.registry.owner.location ? { location: this.registry.owner.location } : {}),
-      mnemonic,
-      progressMessage,
-      argv: [],
-      env: {},
-      inputs,
-      outputs: [output.artifact as DerivedArtifact],
-      executionRequirements: [],
-      executableOutputs: executable,
-      inProcess: work,
-    });
+    const { label: owner, location } = this.registry.owner;
+    this.registry.register(inProcessAction({ owner, location, mnemonic, progressMessage, output: output.artifact as DerivedArtifact, work, inputs, executable }));
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Action, DerivedArtifact } from '../../actions/index.js';
+import { inProcessAction, type Action, type DerivedArtifact } from '../../actions/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
 
 /** The keys and values of Bazel's workspace status files (`BUILD_EMBED_LABEL`, `BUILD_HOST`, ...). */
@@ -28,18 +28,7 @@ function statusText(values: ReadonlyMap<string, string>): string {
 export function workspaceStatus(outputRoot: string, values: WorkspaceStatusValues): WorkspaceStatus {
   const file = (name: string, content: string): [FileEntry, Action] => {
     const artifact: DerivedArtifact = { kind: 'derived', execPath: `${outputRoot}/${name}`, root: outputRoot, owner: OWNER };
-    const action: Action = {
-      owner: OWNER,
-      mnemonic: 'BazelWorkspaceStatusAction',
-      progressMessage: `Writing file ${name}`,
-      argv: [],
-      env: {},
-      inputs: [],
-      outputs: [artifact],
-      executionRequirements: [],
-      executableOutputs: false,
-      inProcess: { kind: 'write', content },
-    };
+    const action = inProcessAction({ owner: OWNER, mnemonic: 'BazelWorkspaceStatusAction', progressMessage: `Writing file ${name}`, output: artifact, work: { kind: 'write', content } });
     return [{ artifact, rootPath: name }, action];
   };
   const [stable, writeStable] = file('stable-status.txt', statusText(values.stable));
