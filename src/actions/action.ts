@@ -121,7 +121,7 @@ export function execPropertiesOf(entries: readonly (readonly [string, string])[]
   return entries.length > 0 ? { execProperties: Object.fromEntries(entries) } : {};
 }
 
-/** What an in-process action does: its one output gets this content. */
+/** What an in-process action does: its one output gets this content (`copies`: all its outputs). */
 export type InProcessWork =
   | { readonly kind: 'write'; readonly content: string }
   /**
@@ -136,6 +136,12 @@ export type InProcessWork =
   | { readonly kind: 'symlink'; readonly target: string }
   /** A copy of the target directory (a tree input, by exec path) into a directory output. */
   | { readonly kind: 'copy_directory'; readonly target: string }
+  /**
+   * Every output of the action at once (a runfiles tree): each `[from, to]` pair a copy of an input
+   * file (executable bit kept) or tree artifact (its symlinks kept as they are), by exec path, then
+   * each `[path, text]` pair written.
+   */
+  | { readonly kind: 'copies'; readonly copies: readonly (readonly [string, string])[]; readonly writes: readonly (readonly [string, string])[] }
   /** A symlink with exactly this target path, resolved or not (a `declare_symlink` output). */
   | { readonly kind: 'unresolved_symlink'; readonly targetPath: string }
   /**

@@ -1,10 +1,10 @@
-import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { InProcessWork } from '../actions/index.js';
 
 /** In-process work that writes one regular file. */
-type FileWork = Exclude<InProcessWork, { kind: 'copy_directory' | 'unresolved_symlink' | 'fail' }>;
+type FileWork = Exclude<InProcessWork, { kind: 'copy_directory' | 'copies' | 'unresolved_symlink' | 'fail' }>;
 
 /** The failure an in-process action of kind `fail` reports, with its message as it is. */
 export class InProcessFailure extends Error {}
@@ -12,14 +12,34 @@ export class InProcessFailure extends Error {}
 /**
  * Does an in-process action's work at `output` (an absolute path under `execRoot`): writes its file,
  * makes its symlink (the target kept as given), or copies its target directory (symlinks inside
- * copied as they are: they stay inside the tree).
+ * copied as they are: they stay inside the tree). `copies` work names its outputs itself.
  */
 export async function performInProcessWork(work: InProcessWork, execRoot: string, output: string): Promise<void> {
   if (work.kind === 'fail') throw new InProcessFailure(work.message);
+  if (work.kind === 'copies') return performCopies(work, execRoot);
   await mkdir(dirname(output), { recursive: true });
   if (work.kind === 'unresolved_symlink') await symlink(work.targetPath, output);
   else if (work.kind === 'copy_directory') await cp(join(execRoot, work.target), output, { recursive: true, verbatimSymlinks: true });
   else await writeFile(output, await inProcessContent(work, execRoot));
+}
+
+/** The copies, then the writes, of `copies` work, each output's directory made first. */
+async function performCopies(work: Extract<InProcessWork, { kind: 'copies' }>, execRoot: string): Promise<void> {
+  const made = new Set<string>();
+  const parentOf = async (path: string) => {
+    const parent = dirname(path);
+    if (!made.has(parent)) await mkdir(parent, { recursive: true });
+    made.add(parent);
+    return path;
+  };
+  for (const [from, to] of work.copies) {
+    const source = join(execRoot, from);
+    const target = await parentOf(join(execRoot, to));
+    // copyFile keeps the file's mode, so its executable bit, as cp did.
+    if ((await stat(source)).isDirectory()) await cp(source, target, { recursive: true, verbatimSymlinks: true });
+    else await copyFile(source, target);
+  }
+  for (const [path, text] of work.writes) await writeFile(await parentOf(join(execRoot, path)), text);
 }
 
 /**

@@ -10,20 +10,13 @@ export interface RunfilesTree {
   readonly action: Action;
 }
 
-/** The script that copies each `source target` pair of its arguments, making parent directories. */
-const COPY_SCRIPT = 'while [ $# -gt 2 ]; do mkdir -p "${2%/*}" && cp "$1" "$2" || exit 1; shift 2; done; printf "%s" "$1" > "$2.tmp"';
-
-/** COPY_SCRIPT for trees holding a directory (tree artifact): its contents go into the pre-made directory, symlinks kept. */
-const TREE_COPY_SCRIPT =
-  'while [ $# -gt 2 ]; do if [ -d "$1" ]; then mkdir -p "$2" && cp -R "$1/." "$2"; else mkdir -p "${2%/*}" && cp "$1" "$2"; fi || exit 1; shift 2; done; printf "%s" "$1" > "$2.tmp"';
-
 /**
  * The runfiles tree of `executable` at `<exe>.runfiles`: each runfile at `<workspace>/<root path>`
  * (`<repo>/<path>` for another repository's file), plus `MANIFEST` and `<exe>.runfiles_manifest`
  * with one `<runfiles path> <exec path>` line per entry, sorted, as Bazel writes them.
  *
- * The entries are copies made by one action, so the tree is made of declared outputs: it is keyed
- * and cached like any other output and reaches a sandboxed or remote test as ordinary inputs.
+ * The entries are copies made by one in-process action, so the tree is made of declared outputs: it
+ * is keyed and cached like any other output and reaches a sandboxed or remote test as ordinary inputs.
  * (Bazel links them to the execroot; its manifest's second column is then an absolute path, here
  * the exec path, which keeps the manifest, and so every test action, the same on every machine.)
  */
@@ -42,24 +35,27 @@ export function runfilesTree(executable: FileEntry, runfiles: readonly FileEntry
   const isTree = (f: FileEntry) => f.artifact.kind === 'derived' && f.artifact.type === 'directory';
   // A directory's entry is a tree artifact of its own, a copy of it.
   const outputs = sorted.map(([path, f]) => derived(`${dir}/${path}`, isTree(f) ? 'directory' : undefined));
-  const copyScript = sorted.some(([, f]) => isTree(f)) ? TREE_COPY_SCRIPT : COPY_SCRIPT;
   const manifestFile = derived(`${dir}/MANIFEST`);
   const siblingManifest = derived(`${exe.execPath}.runfiles_manifest`);
-  // Pairs to copy, then the manifest text and where it goes; the manifest is copied beside the executable.
-  const argv = ['/bin/bash', '-c', `${copyScript} && mv "${manifestFile.execPath}.tmp" "${manifestFile.execPath}" && cp "${manifestFile.execPath}" "${siblingManifest.execPath}"`, 'runfiles'];
-  for (const [path, f] of sorted) argv.push(f.artifact.execPath, `${dir}/${path}`);
-  argv.push(manifest, manifestFile.execPath);
   const action: Action = {
     owner,
     mnemonic: 'SymlinkTree',
     progressMessage: `Creating runfiles tree ${dir}`,
-    argv,
+    argv: [],
     env: {},
     inputs: sorted.map(([, f]) => f.artifact),
     outputs: [...outputs, manifestFile, siblingManifest],
     executionRequirements: [],
-    // cp keeps each file's executable bit, as a link would.
     executableOutputs: false,
+    // Done in-process, as Bazel makes its runfiles trees: no process for a few copies.
+    inProcess: {
+      kind: 'copies',
+      copies: sorted.map(([path, f]) => [f.artifact.execPath, `${dir}/${path}`] as const),
+      writes: [
+        [manifestFile.execPath, manifest],
+        [siblingManifest.execPath, manifest],
+      ],
+    },
   };
   return { dir, files: action.outputs, action };
 }

@@ -1,5 +1,5 @@
-import type { Action, DerivedArtifact } from '../../actions/index.js';
-import { execPropertiesOf, executionRequirementsFromTags } from '../../actions/index.js';
+import type { DerivedArtifact } from '../../actions/index.js';
+import { inProcessAction } from '../../actions/index.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { targetNameOf } from '../configured/target-paths.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
@@ -23,8 +23,8 @@ export function analyzeShLibrary(ctx: RuleContext): RuleResult {
 }
 
 /**
- * sh_binary and sh_test: exactly one src, made available as the executable `<name>` in bin by a
- * copy action (Bazel symlinks; a copy is the same file content for execution and remote caches);
+ * sh_binary and sh_test: exactly one src, made available as the executable `<name>` in bin by an
+ * in-process copy (Bazel symlinks; a copy is the same file content for execution and remote caches);
  * runfiles as sh_library plus the executable itself.
  */
 export function analyzeShExecutable(ctx: RuleContext): RuleResult {
@@ -34,20 +34,17 @@ export function analyzeShExecutable(ctx: RuleContext): RuleResult {
   const name = targetNameOf(ctx.target.label);
   const out = ctx.outputFile(name, true);
   const src = srcFiles[0]!;
-  const tags = ctx.attr<readonly string[]>('tags', [], false);
-  const action: Action = {
+  // In-process, as Bazel links it: no process for one file.
+  const action = inProcessAction({
     owner: ctx.target.label,
     location: ctx.target.location,
     mnemonic: 'CopyFile',
     progressMessage: `Copying executable ${ctx.target.label}`,
-    argv: ['/bin/cp', src.artifact.execPath, out.artifact.execPath],
-    env: {},
+    output: out.artifact as DerivedArtifact,
     inputs: [src.artifact],
-    outputs: [out.artifact as DerivedArtifact],
-    executionRequirements: executionRequirementsFromTags(tags),
-    executableOutputs: true,
-    ...execPropertiesOf([...ctx.execConfig.platform.execProperties, ...ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)]),
-  };
+    work: { kind: 'symlink', target: src.artifact.execPath },
+    executable: true,
+  });
   return { files: [out], runfiles: uniqueFiles([out, ...library.runfiles]), actions: [action], runEnvironment: runEnvironmentOf(ctx, () => true) };
 }
 

@@ -318,11 +318,13 @@ describe('sh rules', () => {
     expect(paths(lib.runfiles)).toEqual(['s/lib.sh', 's/data.txt']);
   });
 
-  it('sh_binary: the executable in bin, a copy action, runfiles of deps', () => {
+  it('sh_binary: the executable in bin, an in-process copy, runfiles of deps', () => {
     const bin = analyzer([], targets).analyzeTopLevel('//s:bin');
     expect(paths(bin.files)).toEqual(['bazel-out/k8-fastbuild/bin/s/bin']);
     expect(paths(bin.runfiles)).toEqual(['bazel-out/k8-fastbuild/bin/s/bin', 's/run.sh', 's/lib.sh', 's/data.txt']);
-    expect(bin.actions[0]!.argv).toEqual(['/bin/cp', 's/run.sh', 'bazel-out/k8-fastbuild/bin/s/bin']);
+    expect(bin.actions[0]!.inProcess).toEqual({ kind: 'symlink', target: 's/run.sh' });
+    expect(bin.actions[0]!.inputs.map((i) => i.execPath)).toEqual(['s/run.sh']);
+    expect(bin.actions[0]!.outputs.map((o) => o.execPath)).toEqual(['bazel-out/k8-fastbuild/bin/s/bin']);
     expect(bin.actions[0]!.executableOutputs).toBe(true);
     expect(() => analyzer([], targets).analyzeTopLevel('//s:two')).toThrow("in srcs attribute of sh_binary rule //s:two: you must specify exactly one file in 'srcs'");
   });

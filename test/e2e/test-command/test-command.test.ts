@@ -247,6 +247,24 @@ describe('kiln test', () => {
     expect(none.stdout).toContain('Executed 1 out of 1 test: 1 test passes.');
   });
 
+  it('a re-run in the work tree starts from empty test directories: what the last run left is removed first', async () => {
+    const ws = fixtureWorkspace({
+      'left/BUILD': 'sh_test(name = "left", srcs = ["left.sh"], size = "small")\n',
+      'left/left.sh':
+        '#!/bin/sh\n' +
+        'echo "annotations: $(ls -A "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR") undeclared: $(ls -A "$TEST_UNDECLARED_OUTPUTS_DIR") tmp: $(ls -A "$TEST_TMPDIR")"\n' +
+        'echo a > "$TEST_UNDECLARED_OUTPUTS_ANNOTATIONS_DIR/a.txt"; echo u > "$TEST_UNDECLARED_OUTPUTS_DIR/u$$.txt"; echo t > "$TEST_TMPDIR/t.txt"\n' +
+        'echo w > "$TEST_WARNINGS_OUTPUT_FILE"\n',
+    });
+    for (let run = 0; run < 2; run++) {
+      const result = await ws.kiln(['test', LOCAL, '--nocache_test_results', '--test_output=all', '//left:left']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain('annotations:  undeclared:  tmp: \n');
+      const listing = execFileSync('unzip', ['-Z1', join(ws.root, 'kiln-testlogs/left/left/test.outputs/outputs.zip')], { encoding: 'utf8' });
+      expect(listing.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it('takes a passing result from the disk cache in a fresh output base, as any other action', async () => {
     const cache = tempDir();
     const first = fixtureWorkspace();
