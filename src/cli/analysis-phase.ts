@@ -27,7 +27,7 @@ import { printError, type WorkspaceContext } from './workspace-context.js';
 import type { CliIO } from './io.js';
 import { selectTests } from './test-selection.js';
 
-interface AnalysisRequest {
+export interface AnalysisRequest {
   readonly command: 'build' | 'run' | 'test';
   /** `kiln test`: how test actions are made (their key depends on it, so it keys the cache too). */
   readonly testSettings?: TestSettings;
@@ -39,16 +39,13 @@ interface AnalysisRequest {
 /** The graph to execute; `hadErrors` when loading or analysis failed under --keep_going. */
 type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean } | { readonly failed: number };
 
-/**
- * Loading and analysis of `kiln build` and `kiln run`: target patterns to the build graph, printing
- * errors and warnings as Bazel does. An error-free graph is kept in the output base and reused by a
- * later command with the same command line while none of the files and directories its loading and
- * analysis read has changed (BuildGraphCache).
- */
-export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io: CliIO): AnalysisOutcome {
-  const cache = new BuildGraphCache(join(ctx.layout.outputBase, 'analysis'));
+/** An error-free graph also says what its loading and analysis read and the warnings they printed. */
+type AnalyzedBuild = AnalysisOutcome & { readonly analysisInputs?: readonly (readonly [string, string])[]; readonly warnings?: readonly string[] };
+
+/** The key of a command line's build graph: equal keys and unchanged inputs, equal graph. */
+export function buildGraphKeyOf(ctx: WorkspaceContext, request: AnalysisRequest): string {
   const host = currentHost();
-  const key = BuildGraphCache.key({
+  return BuildGraphCache.key({
     command: request.command,
     patterns: request.patterns,
     offset: ctx.offset,
@@ -58,11 +55,22 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io
     host: { platform: host.platform, arch: host.arch },
     ...(request.testSettings ? { testSettings: request.testSettings } : {}),
   });
+}
+
+/**
+ * Loading and analysis of `kiln build` and `kiln run`: target patterns to the build graph, printing
+ * errors and warnings as Bazel does. An error-free graph is kept in the output base and reused by a
+ * later command with the same command line while none of the files and directories its loading and
+ * analysis read has changed (BuildGraphCache).
+ */
+export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io: CliIO): AnalyzedBuild {
+  const cache = new BuildGraphCache(join(ctx.layout.outputBase, 'analysis'));
+  const key = buildGraphKeyOf(ctx, request);
   const cached = cache.lookup(key, (inputs) => ctx.loader.inputsUnchanged(inputs));
   if (cached) {
     for (const warning of cached.warnings) io.stderr.write(warning);
     printAnalyzed(io, cached.graph.targets.length, 0, 0, cached.graph.tests?.length);
-    return { graph: cached.graph, hadErrors: false };
+    return { graph: cached.graph, hadErrors: false, analysisInputs: cached.inputs, warnings: cached.warnings };
   }
   const warnings: string[] = [];
   const warn = (text: string) => {
@@ -72,8 +80,9 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io
   const { value: outcome, inputs } = ctx.loader.trackInputs(() => loadAndAnalyze(ctx, request, io, warn));
   // Loading is over: persist the package cache so the next command skips unchanged BUILD files.
   ctx.loader.flush();
-  if ('graph' in outcome && !outcome.hadErrors) cache.store(key, inputs, outcome.graph, warnings);
-  return outcome;
+  if (!('graph' in outcome) || outcome.hadErrors) return outcome;
+  cache.store(key, inputs, outcome.graph, warnings);
+  return { ...outcome, analysisInputs: [...inputs], warnings };
 }
 
 /**
@@ -260,7 +269,7 @@ function runfilesTreeToRun(ct: ConfiguredTarget, workspaceName: string): Runfile
 }
 
 /** Bazel's lines; a reused build graph loaded and configured nothing. */
-function printAnalyzed(io: CliIO, n: number, packagesLoaded: number, targetsConfigured: number, tests?: number): void {
+export function printAnalyzed(io: CliIO, n: number, packagesLoaded: number, targetsConfigured: number, tests?: number): void {
   const plural = n === 1 ? '' : 's';
   const counts = `${packagesLoaded} package${packagesLoaded === 1 ? '' : 's'} loaded, ${targetsConfigured} target${targetsConfigured === 1 ? '' : 's'} configured`;
   io.stderr.write(`INFO: Analyzed ${n} target${plural} (${counts}).\nINFO: Found ${foundTargets(n, tests)}...\n`);

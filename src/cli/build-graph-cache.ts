@@ -61,7 +61,7 @@ interface Entry {
 const MAX_ENTRIES = 8;
 
 /** Entries are valid only for the Kiln build that wrote them (see codeStamp). */
-const VERSION = `kiln-build-graph-1:${codeStamp(import.meta.url)}`;
+export const BUILD_GRAPH_VERSION = `kiln-build-graph-1:${codeStamp(import.meta.url)}`;
 
 /**
  * The analysis cache that makes a null build or a rebuild after a source edit skip loading and
@@ -76,21 +76,24 @@ export class BuildGraphCache {
     return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
   }
 
-  /** The stored graph for `key` if `inputsUnchanged` accepts its inputs, with its warnings. */
-  lookup(key: string, inputsUnchanged: (inputs: readonly (readonly [string, string])[]) => boolean): { graph: BuildGraph; warnings: readonly string[] } | undefined {
+  /** The stored graph for `key` if `inputsUnchanged` accepts its inputs, with its warnings and those inputs. */
+  lookup(
+    key: string,
+    inputsUnchanged: (inputs: readonly (readonly [string, string])[]) => boolean,
+  ): { graph: BuildGraph; warnings: readonly string[]; inputs: readonly (readonly [string, string])[] } | undefined {
     let entry: Entry;
     try {
       entry = deserialize(readFileSync(this.pathOf(key))) as Entry;
     } catch {
       return undefined; // absent or unreadable: analyze
     }
-    if (entry.version !== VERSION || entry.key !== key || !inputsUnchanged(entry.inputs)) return undefined;
-    return { graph: entry.graph, warnings: entry.warnings };
+    if (entry.version !== BUILD_GRAPH_VERSION || entry.key !== key || !inputsUnchanged(entry.inputs)) return undefined;
+    return { graph: entry.graph, warnings: entry.warnings, inputs: entry.inputs };
   }
 
   /** Stores a graph whose loading and analysis had no error. Written atomically; failures only cost reuse. */
   store(key: string, inputs: ReadonlyMap<string, string>, graph: BuildGraph, warnings: readonly string[]): void {
-    const entry: Entry = { version: VERSION, key, inputs: [...inputs], graph, warnings };
+    const entry: Entry = { version: BUILD_GRAPH_VERSION, key, inputs: [...inputs], graph, warnings };
     const path = this.pathOf(key);
     const tmp = `${path}.${process.pid}.tmp`;
     try {

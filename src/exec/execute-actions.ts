@@ -7,6 +7,7 @@ import type { RemoteClient } from '../remote/index.js';
 import { actionEnvironment } from './action-environment.js';
 import { ActionSpawners, type SandboxAvailability } from './action-spawners.js';
 import { buildActionGraph } from './action-graph.js';
+import { checkedFiles } from './checked-files.js';
 import { scriptedCommand } from './command-script.js';
 import { deleteDeclaredOutputs, digestDeclaredOutputs, missingOutputsMessage } from './declared-outputs.js';
 import { DiskCache, type CachedOutput } from './disk-cache.js';
@@ -25,7 +26,7 @@ import { RemoteSpawnCache } from './remote-spawn-cache.js';
 import { RemoteStrategy } from './remote-strategy.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import { ScratchDirectories } from './scratch-directories.js';
-import type { CacheMiss, SpawnCache } from './spawn-cache.js';
+import { cachePolicy, type CacheMiss, type SpawnCache } from './spawn-cache.js';
 import { SpawnCacheChain } from './spawn-cache-chain.js';
 import type { SlotUse, SpawnStrategy } from './spawn-strategy.js';
 import { chooseStrategy, dynamicBranchStrategies, mayBeSandboxed, sandboxRequested, type StrategyFlags } from './strategy-selection.js';
@@ -180,11 +181,16 @@ export async function executeActions(registered: readonly Action[], options: Exe
 
   await Promise.all([digestCache.save(), actionCache.save()]);
   await rm(paths.scratch, { recursive: true, force: true });
+  const success = run.failures.length === 0 && finished === actions.length;
+  // Every action's result is now in the local action cache, so the same build again finds each up to date.
+  const allRecorded = success && !options.remote && actions.every((a) => cachePolicy(a).local);
+  const checked = allRecorded ? checkedFiles(actions, options.execRoot, digestCache) : undefined;
   const summary: ExecutionSummary = {
-    success: run.failures.length === 0 && finished === actions.length,
+    success,
     totalActions: finished,
     processes: { ...run.processes },
     failures: run.failures,
+    ...(checked ? { checkedFiles: checked } : {}),
   };
   reporter.buildFinished(summary);
   return summary;

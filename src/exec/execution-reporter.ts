@@ -1,5 +1,6 @@
 import { formatPosition, shellQuote } from '../core/index.js';
 import type { Action } from '../actions/index.js';
+import type { CheckedFile } from './checked-files.js';
 
 /** How a finished action was satisfied, named as Bazel's process summary names it. */
 export type ProcessKind = 'disk cache hit' | 'remote cache hit' | 'internal' | 'remote' | 'linux-sandbox' | 'local';
@@ -28,6 +29,12 @@ export interface ExecutionSummary {
   readonly failures: readonly ActionFailure[];
   /** `kiln test`: tests that failed (or timed out); the closing line then says so, as Bazel's does. */
   readonly failedTests?: number;
+  /**
+   * When the build succeeded without a remote cache and every action's result is in the local action
+   * cache (so the same build again is a null build): the files whose stamps that depends on (see
+   * checkedFiles); absent otherwise.
+   */
+  readonly checkedFiles?: readonly CheckedFile[];
 }
 
 /** How an action's process ended (Bazel's SpawnResult, as far as a caller reads it). */

@@ -127,6 +127,12 @@ export class FileDigestCache {
     this.record(path, fileStampOf(st), digest, undefined);
   }
 
+  /** The stamp the entry of `path` was taken with (as last verified or recorded), if there is one. */
+  stampOf(path: string): FileStamp | undefined {
+    const entry = this.entries.get(path);
+    return entry && { size: entry.size, mtimeNs: entry.mtimeNs, ino: entry.ino, ctimeNs: entry.ctimeNs };
+  }
+
   forget(path: string): void {
     if (this.entries.delete(path)) this.dirty = true;
   }

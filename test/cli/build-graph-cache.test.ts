@@ -50,7 +50,7 @@ describe('BuildGraphCache', () => {
     cache.store(key, new Map([['file:/w/a/BUILD', 'h1']]), GRAPH, ['WARNING: w\n']);
     let asked: readonly (readonly [string, string])[] = [];
     const hit = cache.lookup(key, (inputs) => ((asked = inputs), true));
-    expect(hit).toEqual({ graph: GRAPH, warnings: ['WARNING: w\n'] });
+    expect(hit).toEqual({ graph: GRAPH, warnings: ['WARNING: w\n'], inputs: [['file:/w/a/BUILD', 'h1']] });
     expect(asked).toEqual([['file:/w/a/BUILD', 'h1']]);
     expect(cache.lookup(key, () => false)).toBeUndefined();
     expect(cache.lookup(BuildGraphCache.key({ ...KEY, options: '--define="a=1"' }), () => true)).toBeUndefined();

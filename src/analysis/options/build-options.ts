@@ -105,19 +105,27 @@ export class BuildOptions {
    * were written or of `--jobs` and the like. Configuration ids and analysis caches key on it.
    */
   fingerprint(): string {
-    if (this.fingerprintCache !== undefined) return this.fingerprintCache;
+    return (this.fingerprintCache ??= this.canonicalText(false));
+  }
+
+  /** As fingerprint(), with the execution-only options too: equal text, equal command in every respect. */
+  fullFingerprint(): string {
+    return this.canonicalText(true);
+  }
+
+  private canonicalText(withExecutionOnly: boolean): string {
     const parts: string[] = [];
     for (const name of [...this.explicit.keys()].sort()) {
       const value = this.explicit.get(name)!;
       const def = this.definition(name);
-      if (def.executionOnly || sameOptionValue(value, def.default)) continue;
+      if ((def.executionOnly && !withExecutionOnly) || sameOptionValue(value, def.default)) continue;
       parts.push(`--${name}=${JSON.stringify(value)}`);
     }
     for (const label of [...this.userFlags.keys()].sort()) {
       const flag = this.userFlags.get(label)!;
       parts.push(`--${flag.negated ? 'no' : ''}${label}${flag.value === undefined ? '' : `=${JSON.stringify(flag.value)}`}`);
     }
-    return (this.fingerprintCache = parts.join(' '));
+    return parts.join(' ');
   }
 }
 
