@@ -257,10 +257,17 @@ async function repeatNullBuild(records: NullBuildRecords, key: string, ctx: Work
     records.discard();
     return undefined;
   }
-  const release = await lockOutputBase(ctx.layout.outputBase, (pid) =>
-    io.stderr.write(`Another command (pid=${pid}) is using the output base ${ctx.layout.outputBase}. Waiting for it to complete...\n`),
+  const abort = new AbortController();
+  void io.interrupted?.then(() => abort.abort());
+  const release = await lockOutputBase(
+    ctx.layout.outputBase,
+    (pid) => io.stderr.write(`Another command (pid=${pid}) is using the output base ${ctx.layout.outputBase}. Waiting for it to complete...\n`),
+    abort.signal,
   );
-  if (release === undefined) return undefined;
+  if (release === undefined) {
+    io.stderr.write(`FAILED: Build did NOT complete successfully\n`);
+    return { exitCode: ExitCode.INTERRUPTED, targets: [], ctx };
+  }
   try {
     if (!filesUnchanged(record, ctx.layout.execRoot)) {
       records.discard();
