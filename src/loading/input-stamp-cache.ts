@@ -5,13 +5,13 @@ interface Entry extends FileStamp {
   readonly fingerprint: string;
 }
 
-/** The layout's name and number. */
-const MAGIC = 'KILNSTMP\u0002';
+/** The layout's name and number (3: directories keep their listings, not a fingerprint of them). */
+const MAGIC = 'KILNSTMP\u0003';
 
 /**
- * Fingerprints of loading's inputs (BUILD and .bzl files, directory listings) keyed by the stamp of
+ * Fingerprints of loading's inputs (BUILD and .bzl files) and directory listings keyed by the stamp of
  * the file or directory they were computed from, so a cached run checks each input with one stat(2)
- * instead of reading and hashing it. Persisted as one binary file beside the package cache.
+ * instead of reading and hashing it, and walks `//...` with a stat per directory instead of a read. Persisted as one binary file beside the package cache.
  *
  * Invariants: a fingerprint is served only when a fresh stat gives exactly the stamp taken before the
  * content was read, and never for a stamp so recent that the content may still change within the same
@@ -52,6 +52,17 @@ export class InputStampCache {
     else return fingerprint;
     this.dirty = true;
     return fingerprint;
+  }
+
+  /**
+   * A directory's listing as text (see directory-lister.ts): the recorded one while the directory's
+   * stamp holds, else `read()`, recorded when stampable. Serves DirectoryLister as its ListingStore.
+   */
+  listing(absDir: string, read: () => { listing: string; stampable: boolean }): string {
+    return this.fingerprint(`ls:${absDir}`, absDir, () => {
+      const { listing, stampable } = read();
+      return { fingerprint: listing, stampable };
+    });
   }
 
   /** Writes the cache when anything changed. */

@@ -130,6 +130,8 @@ export class PackageLoader {
     ]);
     this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.bin'), CACHE_VERSION);
     this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.bin'));
+    // Directory listings too are kept by stamp: a cached `//...` walk stats directories instead of reading them.
+    if (options.persistent !== false) this.workspace.lister.useStore(this.stamps);
     this.evaluator = new Evaluator(functions, this.store, (id) => this.fingerprintNow(id));
   }
 
@@ -269,14 +271,14 @@ export class PackageLoader {
       const colon = id.indexOf(':');
       const kind = id.slice(0, colon);
       const path = id.slice(colon + 1);
-      const lister = this.workspace.lister;
       fp =
         kind === 'file'
           ? this.stamps.fingerprint(id, path, () => {
               const text = readText(path);
               return text === undefined ? { fingerprint: '!', stampable: false } : { fingerprint: hashText(text), stampable: true };
             })
-          : this.stamps.fingerprint(id, path, () => ({ fingerprint: hashText(lister.fingerprint(path)), stampable: lister.isStampable(path) }));
+          : // The lister takes a listing the stamps cache recorded (one stat) or reads it.
+            hashText(this.workspace.lister.fingerprint(path));
       this.oracleCache.set(id, fp);
     }
     return fp;
