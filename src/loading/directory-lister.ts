@@ -37,7 +37,7 @@ export class DirectoryLister {
   private readonly hidden = new Map<string, (entry: DirEntry) => boolean>();
   /**
    * Where listings recorded in an earlier run come from: a cached `//...` walk stats each directory
-   * instead of reading it. Only listings without symlinks are recorded (see readThroughStore).
+   * instead of reading it. Only listings without symlinks are recorded (see isStampable).
    */
   private store: ListingStore | undefined;
 
@@ -69,11 +69,7 @@ export class DirectoryLister {
     return entries;
   }
 
-  /**
-   * A listing is recorded only when the directory's own stamp names it: every change to it (an entry
-   * added, removed, renamed or replaced) changes the directory's mtime and ctime. Not so for a listing
-   * with a symlink (its target can turn from file to directory, or dangle) or no listing at all.
-   */
+  /** A listing is recorded only when stampable (see isStampable). */
   private readThroughStore(absDir: string): readonly DirEntry[] | null {
     let read: readonly DirEntry[] | null | undefined;
     const text = this.store!.listing(absDir, () => {
@@ -95,6 +91,15 @@ export class DirectoryLister {
   fingerprint(absDir: string): string {
     const entries = this.list(absDir);
     return entries ? encodeListing(entries) : UNREADABLE;
+  }
+
+  /**
+   * Whether the listing of `absDir` is named by the directory's own stamp: every change to it (an
+   * entry added, removed, renamed or replaced) changes the directory's mtime and ctime. Not so for a
+   * listing with a symlink (its target can turn from file to directory, or dangle) or no listing.
+   */
+  isStampable(absDir: string): boolean {
+    return this.list(absDir) !== null && !this.withLinks.has(absDir);
   }
 
   /**

@@ -32,6 +32,7 @@ import {
 import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
 import type { BzlModule } from './bzl-module.js';
 import { InputStampCache } from './input-stamp-cache.js';
+import { StatSnapshot } from './stat-snapshot.js';
 import { exportGlobals } from './export-globals.js';
 import { moduleExtensionBuiltin, tagClassBuiltin } from './module-extension.js';
 import { repositoryRuleBuiltin } from './repository-rule.js';
@@ -95,6 +96,8 @@ export class PackageLoader {
   private readonly store: FileStore | undefined;
   /** Fingerprints of inputs by their stat(2) stamps: a cached run stats its inputs instead of reading them. */
   private readonly stamps: InputStampCache;
+  /** Directory listings by their stamps (see DirectoryLister.useStore). */
+  private readonly listings: InputStampCache;
   private readonly repos = new Map<string, Workspace>();
   private localRepositories: Map<string, string> | undefined;
   private readonly oracleCache = new Map<string, string>();
@@ -129,9 +132,13 @@ export class PackageLoader {
       ['bzl', { compute: (key: string, env: Environment) => this.computeBzl(key.slice(4), env) }],
     ]);
     this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.bin'), CACHE_VERSION);
-    this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.bin'));
-    // Directory listings too are kept by stamp: a cached `//...` walk stats directories instead of reading them.
-    if (options.persistent !== false) this.workspace.lister.useStore(this.stamps);
+    const persistent = options.persistent !== false;
+    const snapshot = new StatSnapshot();
+    this.stamps = new InputStampCache(persistent ? join(this.outputBase, 'loading', 'input-stamps.bin') : undefined, undefined, snapshot);
+    // Directory listings are kept by stamp too (a cached `//...` walk stats directories instead of reading
+    // them), in a file of their own: a run that walks nothing never reads it.
+    this.listings = new InputStampCache(persistent ? join(this.outputBase, 'loading', 'listings.bin') : undefined, undefined, snapshot);
+    if (persistent) this.workspace.lister.useStore(this.listings);
     this.evaluator = new Evaluator(functions, this.store, (id) => this.fingerprintNow(id));
   }
 
@@ -262,6 +269,7 @@ export class PackageLoader {
   flush(): void {
     this.store?.flush();
     this.stamps.flush();
+    this.listings.flush();
     if (this.store) for (const name of LEGACY_CACHE_FILES) rmSync(join(this.outputBase, 'loading', name), { force: true });
   }
 
@@ -271,14 +279,14 @@ export class PackageLoader {
       const colon = id.indexOf(':');
       const kind = id.slice(0, colon);
       const path = id.slice(colon + 1);
+      const lister = this.workspace.lister;
       fp =
         kind === 'file'
           ? this.stamps.fingerprint(id, path, () => {
               const text = readText(path);
               return text === undefined ? { fingerprint: '!', stampable: false } : { fingerprint: hashText(text), stampable: true };
             })
-          : // The lister takes a listing the stamps cache recorded (one stat) or reads it.
-            hashText(this.workspace.lister.fingerprint(path));
+          : this.stamps.fingerprint(id, path, () => ({ fingerprint: hashText(lister.fingerprint(path)), stampable: lister.isStampable(path) }));
       this.oracleCache.set(id, fp);
     }
     return fp;
