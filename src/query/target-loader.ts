@@ -31,6 +31,11 @@ export class TargetLoader {
   private readonly reported = new Set<string>();
   /** By package object (the loader gives one per package and run), then by target name. */
   private readonly targets = new Map<Package, Map<string, QueryTarget>>();
+  /**
+   * Targets found by getTarget, by the label object asked for (Label.parse interns labels): an edge
+   * followed again costs one lookup. Only found targets: a failure is reported on every request.
+   */
+  private readonly byLabel = new Map<Label, QueryTarget>();
   /** Set when an error was reported and evaluation went on (keep_going). */
   hadErrors = false;
 
@@ -112,8 +117,10 @@ export class TargetLoader {
    * with the target whose attribute named it when there is one).
    */
   getTarget(label: Label, referencedBy?: string): QueryTarget | undefined {
+    const found = this.byLabel.get(label);
+    if (found !== undefined) return found;
     const l = label.repo !== '' && label.repo === this.loader.workspace.name ? label.inRepository(MAIN_REPO) : label;
-    const suffix = referencedBy === undefined ? '' : ` and referenced by '${referencedBy}'`;
+    const suffix = () => (referencedBy === undefined ? '' : ` and referenced by '${referencedBy}'`);
     let p: Package | undefined;
     if (referencedBy === undefined) p = this.loadPackage(l.repo, l.pkg);
     else {
@@ -121,14 +128,18 @@ export class TargetLoader {
         p = this.reportErrors(l.repo, l.pkg, this.loader.loadPackage(l.repo, l.pkg));
       } catch (e) {
         if (!(e instanceof NoSuchPackageError)) throw e;
-        this.fail(`${e.message}${suffix}`);
+        this.fail(`${e.message}${suffix()}`);
         return undefined;
       }
     }
     if (!p) return undefined;
     const t = p.targets.get(l.name);
-    if (t) return this.wrap(p, t);
-    this.missingTarget(p, l, suffix);
+    if (t) {
+      const qt = this.wrap(p, t);
+      this.byLabel.set(label, qt);
+      return qt;
+    }
+    this.missingTarget(p, l, suffix());
     return undefined;
   }
 
@@ -167,4 +178,36 @@ export function compareLabels(a: Label, b: Label): number {
   if (a.repo !== b.repo) return a.repo < b.repo ? -1 : 1;
   if (a.pkg !== b.pkg) return a.pkg < b.pkg ? -1 : 1;
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/**
+ * `targets` in label order (as compareLabels sorts them), sorted package by package: a result of
+ * 15,000 targets in 1,000 packages needs a third of the comparisons of one sort over every label.
+ */
+export function sortedByLabel(targets: readonly QueryTarget[]): QueryTarget[] {
+  const byRepo = new Map<string, Map<string, QueryTarget[]>>();
+  for (const t of targets) {
+    let packages = byRepo.get(t.label.repo);
+    if (packages === undefined) byRepo.set(t.label.repo, (packages = new Map()));
+    let list = packages.get(t.label.pkg);
+    if (list === undefined) packages.set(t.label.pkg, (list = []));
+    list.push(t);
+  }
+  const out: QueryTarget[] = [];
+  // The default sort compares strings by UTF-16 code units, as `<` does in compareLabels.
+  for (const repo of [...byRepo.keys()].sort()) {
+    const packages = byRepo.get(repo)!;
+    for (const pkg of [...packages.keys()].sort()) {
+      const list = packages.get(pkg)!;
+      if (list.length > 1) list.sort(compareNames);
+      for (const t of list) out.push(t);
+    }
+  }
+  return out;
+}
+
+function compareNames(a: QueryTarget, b: QueryTarget): number {
+  const x = a.label.name;
+  const y = b.label.name;
+  return x < y ? -1 : x > y ? 1 : 0;
 }
