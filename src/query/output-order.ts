@@ -1,4 +1,4 @@
-import { sortedByLabel, type QueryTarget } from './target-loader.js';
+import { compareLabels, type QueryTarget } from './target-loader.js';
 
 /**
  * Bazel's `--order_output=full` (and `auto`) order: the reverse post-order of a depth-first search
@@ -8,7 +8,7 @@ import { sortedByLabel, type QueryTarget } from './target-loader.js';
  * Checked against Bazel 2.1.0 by the differential tests (test/query/differential).
  */
 export function orderForOutput(targets: readonly QueryTarget[], successors: (t: QueryTarget) => readonly QueryTarget[]): QueryTarget[] {
-  const sorted = sortedByLabel(targets);
+  const sorted = [...targets].sort((a, b) => compareLabels(a.label, b.label));
   const rank = new Map<QueryTarget, number>();
   sorted.forEach((t, i) => rank.set(t, i));
   const edges = sorted.map((t) => {

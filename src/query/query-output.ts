@@ -1,6 +1,6 @@
 import type { OrderOutput, OutputFormatter } from './output/index.js';
 import { orderForOutput } from './output-order.js';
-import { sortedByLabel, type QueryTarget } from './target-loader.js';
+import { compareLabels, type QueryTarget } from './target-loader.js';
 
 /** What output needs of the environment that evaluated the result: its edges and packages' loads. */
 export interface ResultGraphSource {
@@ -30,7 +30,7 @@ export function formatQueryResult(
   options: QueryOutputOptions,
 ): string | Uint8Array {
   const successors = environment.resultSuccessors(result);
-  const sorted = () => sortedByLabel(result);
+  const sorted = () => [...result].sort((a, b) => compareLabels(a.label, b.label));
   const ordered =
     formatter.ordering === 'graph' ? sorted() : formatter.ordering === 'packages' || options.orderOutput === 'no' ? result : orderForOutput(result, successors);
   return formatter.format(ordered, {

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { Label, type Package, type Target } from '../../src/loading/index.js';
 import { orderForOutput, type QueryTarget } from '../../src/query/index.js';
-import { compareLabels, sortedByLabel } from '../../src/query/target-loader.js';
 
 const pkg = { repo: '', pkg: 'a', buildFile: 'a/BUILD', targets: new Map(), errors: [], defaults: {} } as unknown as Package;
 const at = { file: 'a/BUILD', line: 1, col: 1 };
 
-function node(name: string, p = 'a', repo = ''): QueryTarget {
+function node(name: string, p = 'a'): QueryTarget {
   const target: Target = { kind: 'rule', name, ruleClass: 'filegroup', location: at, attrs: new Map(), outputs: [], dependencies: [] };
-  return { label: Label.inPackage({ repo, pkg: p }, name), target, pkg };
+  return { label: Label.inPackage({ repo: '', pkg: p }, name), target, pkg };
 }
 
 /** Orders `names` with the given edges (name -> names) as `--order_output=full` does. */
@@ -38,16 +37,5 @@ describe('orderForOutput', () => {
   it('prints a cycle from where the search entered it', () => {
     expect(order(['a', 'b', 'c', 'entry', 'leaf.txt'], { entry: ['a'], a: ['b'], b: ['c'], c: ['a', 'leaf.txt'] })).toEqual(['entry', 'a', 'b', 'c', 'leaf.txt']);
     expect(order(['x', 'y'], { x: ['y'], y: ['x'] })).toEqual(['x', 'y']);
-  });
-
-  it('sorts package by package into the order compareLabels gives', () => {
-    const labels = ['//a:z', '//a/b:c', '//:x', '@r//a:b', '//a-b:c', '//a:b/c', '//a:B', '//a.b:a', '//:a', '@r//:z', '//a/b:a'];
-    const targets = labels.map((l) => {
-      const label = Label.parse(l);
-      return node(label.name, label.pkg, label.repo);
-    });
-    const expected = [...targets].sort((a, b) => compareLabels(a.label, b.label)).map((t) => t.label.toString());
-    expect(sortedByLabel(targets).map((t) => t.label.toString())).toEqual(expected);
-    expect(sortedByLabel([...targets].reverse()).map((t) => t.label.toString())).toEqual(expected);
   });
 });
