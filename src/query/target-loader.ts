@@ -97,8 +97,11 @@ export class TargetLoader {
     return repo !== '' && repo === this.loader.workspace.name ? '' : repo;
   }
 
-  /** The QueryTarget of a package's target, one object per label so sets can compare by identity. */
-  wrap(p: Package, t: Target): QueryTarget {
+  /**
+   * The QueryTarget of a package's target, one object per label so sets can compare by identity.
+   * `label`, when the caller has it, is the target's label (saves making and checking another).
+   */
+  wrap(p: Package, t: Target, label?: Label): QueryTarget {
     let byName = this.targets.get(p);
     if (byName === undefined) {
       byName = new Map();
@@ -106,7 +109,7 @@ export class TargetLoader {
     }
     let qt = byName.get(t.name);
     if (!qt) {
-      qt = { label: Label.inPackage(p, t.name), target: t, pkg: p };
+      qt = { label: label ?? Label.inPackage(p, t.name), target: t, pkg: p };
       byName.set(t.name, qt);
     }
     return qt;
@@ -135,7 +138,7 @@ export class TargetLoader {
     if (!p) return undefined;
     const t = p.targets.get(l.name);
     if (t) {
-      const qt = this.wrap(p, t);
+      const qt = this.wrap(p, t, l);
       this.byLabel.set(label, qt);
       return qt;
     }
