@@ -14,14 +14,6 @@ export interface DirEntry {
 }
 
 /**
- * Listings kept across runs (InputStampCache): `listing` answers a directory's listing as text, the
- * recorded one while the directory's stamp holds, else what `read` gives.
- */
-export interface ListingStore {
-  listing(absDir: string, read: () => { listing: string; stampable: boolean }): string;
-}
-
-/**
  * Lists directories once per run and remembers every listing, so loading can key its caches by the
  * exact listings a package's globs read. Entries are sorted by name; dangling or looping symlinks and
  * special files are left out (Bazel's glob ignores them too).
@@ -35,16 +27,6 @@ export class DirectoryLister {
 
   /** Per directory, entries that are not part of the source tree (see hideEntries). */
   private readonly hidden = new Map<string, (entry: DirEntry) => boolean>();
-  /**
-   * Where listings recorded in an earlier run come from: a cached `//...` walk stats each directory
-   * instead of reading it. Only listings without symlinks are recorded (see isStampable).
-   */
-  private store: ListingStore | undefined;
-
-  /** Takes listings from `store` from now on (listings read so far stay as they are). */
-  useStore(store: ListingStore): void {
-    this.store = store;
-  }
 
   /**
    * Leaves the entries of `absDir` that `isHidden` picks out of every listing: globs, package
@@ -61,22 +43,12 @@ export class DirectoryLister {
     this.observer?.(absDir);
     let entries = this.listings.get(absDir);
     if (entries === undefined) {
-      entries = this.store ? this.readThroughStore(absDir) : readListing(absDir, () => this.withLinks.add(absDir));
+      entries = readListing(absDir, () => this.withLinks.add(absDir));
       const isHidden = this.hidden.get(absDir);
       if (entries && isHidden) entries = entries.filter((e) => !isHidden(e));
       this.listings.set(absDir, entries);
     }
     return entries;
-  }
-
-  /** A listing is recorded only when stampable (see isStampable). */
-  private readThroughStore(absDir: string): readonly DirEntry[] | null {
-    let read: readonly DirEntry[] | null | undefined;
-    const text = this.store!.listing(absDir, () => {
-      read = readListing(absDir, () => this.withLinks.add(absDir));
-      return { listing: read === null ? UNREADABLE : encodeListing(read), stampable: read !== null && !this.withLinks.has(absDir) };
-    });
-    return read !== undefined ? read : decodeListing(text);
   }
 
   /** Has `absDir` an entry `name` that is a file? (Used for BUILD / BUILD.bazel lookups.) */
@@ -90,7 +62,10 @@ export class DirectoryLister {
   /** A compact text of one listing (names and kinds), for content keys. */
   fingerprint(absDir: string): string {
     const entries = this.list(absDir);
-    return entries ? encodeListing(entries) : UNREADABLE;
+    if (!entries) return '!';
+    let s = '';
+    for (const e of entries) s += `${e.kind === EntryKind.Directory ? 'd' : 'f'}${e.name}\u0000`;
+    return s;
   }
 
   /**
@@ -121,27 +96,6 @@ export class DirectoryLister {
     this.listings.clear();
     this.withLinks.clear();
   }
-}
-
-/** The text of a directory that cannot be listed. */
-const UNREADABLE = '!';
-
-/** Names and kinds, each entry `d<name>\0` or `f<name>\0` (names never hold NUL). */
-function encodeListing(entries: readonly DirEntry[]): string {
-  let s = '';
-  for (const e of entries) s += `${e.kind === EntryKind.Directory ? 'd' : 'f'}${e.name}\u0000`;
-  return s;
-}
-
-/** The entries of a recorded listing (recorded listings hold no symlinks). */
-function decodeListing(text: string): readonly DirEntry[] | null {
-  if (text === UNREADABLE) return null;
-  const out: DirEntry[] = [];
-  let start = 0;
-  for (let end = text.indexOf('\u0000'); end >= 0; start = end + 1, end = text.indexOf('\u0000', start)) {
-    out.push({ name: text.slice(start + 1, end), kind: text.charCodeAt(start) === 100 /* d */ ? EntryKind.Directory : EntryKind.File, symlink: false });
-  }
-  return out;
 }
 
 /** `onLink` is told when an entry is neither a plain file nor a directory. */

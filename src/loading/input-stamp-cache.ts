@@ -1,5 +1,5 @@
-import { ByteReader, ByteWriter, isRacilyStamped, readChecksummedFile, sameFileStamp, writeChecksummedFile, type FileStamp } from '../core/index.js';
-import { StatSnapshot } from './stat-snapshot.js';
+import { statSync } from 'node:fs';
+import { ByteReader, ByteWriter, fileStampOf, isRacilyStamped, readChecksummedFile, sameFileStamp, writeChecksummedFile, type FileStamp } from '../core/index.js';
 
 interface Entry extends FileStamp {
   readonly fingerprint: string;
@@ -9,18 +9,15 @@ interface Entry extends FileStamp {
 const MAGIC = 'KILNSTMP\u0002';
 
 /**
- * Fingerprints of loading's inputs (BUILD and .bzl files, directory listings), or the listings
- * themselves, keyed by the stamp of the file or directory they were computed from, so a cached run
- * checks each input with one stat(2) instead of reading and hashing it, and walks `//...` with a stat
- * per directory instead of a read. Persisted as one binary file beside the package cache.
+ * Fingerprints of loading's inputs (BUILD and .bzl files, directory listings) keyed by the stamp of
+ * the file or directory they were computed from, so a cached run checks each input with one stat(2)
+ * instead of reading and hashing it. Persisted as one binary file beside the package cache.
  *
  * Invariants: a fingerprint is served only when a fresh stat gives exactly the stamp taken before the
  * content was read, and never for a stamp so recent that the content may still change within the same
  * timestamp tick; what the caller says cannot be stamped (a listing with symlinks, whose targets can
  * change without touching the directory) is always computed. The file is checksummed and replaced
  * atomically (checksummed-file.ts): a torn or foreign one is an empty cache.
- *
- * Stamps come from the run's StatSnapshot (one stat per path and run, shared with the listings' cache).
  */
 export class InputStampCache {
   private entries: Map<string, Entry> | undefined;
@@ -29,8 +26,7 @@ export class InputStampCache {
   /** `nowNs`: the wall clock in nanoseconds (tests move it past the racy window). */
   constructor(
     private readonly file: string | undefined,
-    nowNs?: () => bigint,
-    private readonly snapshot: StatSnapshot = new StatSnapshot(nowNs),
+    private readonly nowNs: () => bigint = () => BigInt(Date.now()) * 1_000_000n,
   ) {}
 
   /**
@@ -38,29 +34,24 @@ export class InputStampCache {
    * else `compute()`, remembered when `compute` reports it stampable and the stamp is not racy.
    */
   fingerprint(id: string, path: string, compute: () => { fingerprint: string; stampable: boolean }): string {
-    const { stamp, atNs } = this.snapshot.stat(path);
-    if (stamp === undefined) return compute().fingerprint;
+    let st;
+    try {
+      st = statSync(path, { bigint: true, throwIfNoEntry: false });
+    } catch {
+      st = undefined; // ELOOP, EACCES...: computed each time, like a missing input
+    }
+    if (st === undefined) return compute().fingerprint;
+    const stamp = fileStampOf(st);
     const entries = this.load();
     const cached = entries.get(id);
     if (cached !== undefined && sameFileStamp(cached, stamp)) return cached.fingerprint;
+    const readAtNs = this.nowNs();
     const { fingerprint, stampable } = compute();
-    // The racy check takes the stat's time: whatever compute() read, it read no earlier than that.
-    if (stampable && !isRacilyStamped(stamp, atNs)) entries.set(id, { ...stamp, fingerprint });
+    if (stampable && !isRacilyStamped(stamp, readAtNs)) entries.set(id, { ...stamp, fingerprint });
     else if (cached !== undefined) entries.delete(id);
     else return fingerprint;
     this.dirty = true;
     return fingerprint;
-  }
-
-  /**
-   * A directory's listing as text (see directory-lister.ts): the recorded one while the directory's
-   * stamp holds, else `read()`, recorded when stampable. Serves DirectoryLister as its ListingStore.
-   */
-  listing(absDir: string, read: () => { listing: string; stampable: boolean }): string {
-    return this.fingerprint(`ls:${absDir}`, absDir, () => {
-      const { listing, stampable } = read();
-      return { fingerprint: listing, stampable };
-    });
   }
 
   /** Writes the cache when anything changed. */

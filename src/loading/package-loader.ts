@@ -32,7 +32,6 @@ import {
 import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
 import type { BzlModule } from './bzl-module.js';
 import { InputStampCache } from './input-stamp-cache.js';
-import { StatSnapshot } from './stat-snapshot.js';
 import { exportGlobals } from './export-globals.js';
 import { moduleExtensionBuiltin, tagClassBuiltin } from './module-extension.js';
 import { repositoryRuleBuiltin } from './repository-rule.js';
@@ -96,8 +95,6 @@ export class PackageLoader {
   private readonly store: FileStore | undefined;
   /** Fingerprints of inputs by their stat(2) stamps: a cached run stats its inputs instead of reading them. */
   private readonly stamps: InputStampCache;
-  /** Directory listings by their stamps (see DirectoryLister.useStore). */
-  private readonly listings: InputStampCache;
   private readonly repos = new Map<string, Workspace>();
   private localRepositories: Map<string, string> | undefined;
   private readonly oracleCache = new Map<string, string>();
@@ -132,13 +129,7 @@ export class PackageLoader {
       ['bzl', { compute: (key: string, env: Environment) => this.computeBzl(key.slice(4), env) }],
     ]);
     this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.bin'), CACHE_VERSION);
-    const persistent = options.persistent !== false;
-    const snapshot = new StatSnapshot();
-    this.stamps = new InputStampCache(persistent ? join(this.outputBase, 'loading', 'input-stamps.bin') : undefined, undefined, snapshot);
-    // Directory listings are kept by stamp too (a cached `//...` walk stats directories instead of reading
-    // them), in a file of their own: a run that walks nothing never reads it.
-    this.listings = new InputStampCache(persistent ? join(this.outputBase, 'loading', 'listings.bin') : undefined, undefined, snapshot);
-    if (persistent) this.workspace.lister.useStore(this.listings);
+    this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.bin'));
     this.evaluator = new Evaluator(functions, this.store, (id) => this.fingerprintNow(id));
   }
 
@@ -269,7 +260,6 @@ export class PackageLoader {
   flush(): void {
     this.store?.flush();
     this.stamps.flush();
-    this.listings.flush();
     if (this.store) for (const name of LEGACY_CACHE_FILES) rmSync(join(this.outputBase, 'loading', name), { force: true });
   }
 

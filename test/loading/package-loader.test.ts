@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorsOf, loadFixture, newLoader, rule } from './load-helper.js';
@@ -289,30 +289,6 @@ describe('incremental loading', () => {
     writeFileSync(cacheFile, bytes);
     expect(run()).toEqual({ srcs: ['//pkg:x'], stats: { computed: 3, reusedFromStore: 0 } });
     expect(run().stats).toEqual({ computed: 0, reusedFromStore: 2 });
-  });
-});
-
-describe('cached //... walk', () => {
-  it('takes listings from the listings cache and still sees a new package, a new BUILD file and a removed package', async () => {
-    const root = workspaceFixture({ WORKSPACE: '', 'a/BUILD': '', 'a/src/x.txt': '', 'b/c/BUILD': '', 'gone/BUILD': '' });
-    const walk = () => {
-      const loader = newLoader(root);
-      const packages = loader.workspace.packagesUnder('');
-      loader.flush();
-      return packages;
-    };
-    expect(walk()).toEqual(['a', 'b/c', 'gone']);
-    // Past the racy window of the files just written: from now on their listings are recorded.
-    await new Promise((resolve) => setTimeout(resolve, 80));
-    expect(walk()).toEqual(['a', 'b/c', 'gone']);
-    expect(existsSync(join(root, '.kiln-output-base', 'loading', 'listings.bin'))).toBe(true);
-    expect(walk()).toEqual(['a', 'b/c', 'gone']);
-
-    mkdirSync(join(root, 'b/c/d'));
-    writeFileSync(join(root, 'b/c/d/BUILD'), '');
-    writeFileSync(join(root, 'a/src/BUILD'), '');
-    rmSync(join(root, 'gone'), { recursive: true });
-    expect(walk()).toEqual(['a', 'a/src', 'b/c', 'b/c/d']);
   });
 });
 
