@@ -12,25 +12,30 @@ interface Binding {
   cStreamOutSize(): number;
   dStreamOutSize(): number;
 }
-const binding = createRequire(import.meta.url)('zstd-napi/binding') as Binding;
+let loaded: Binding | undefined;
+
+/** The native binding, loaded on first use: every command imports this module, few compress. */
+function zstd(): Binding {
+  return (loaded ??= createRequire(import.meta.url)('zstd-napi/binding') as Binding);
+}
 
 /** Compresses a stream of chunks into one zstd frame. */
 export class ZstdCompressor {
-  private readonly cctx = new binding.CCtx();
-  private readonly outSize = binding.cStreamOutSize();
+  private readonly cctx = new (zstd().CCtx)();
+  private readonly outSize = zstd().cStreamOutSize();
 
   constructor(level = 1) {
-    this.cctx.setParameter(binding.CParameter.compressionLevel, level);
+    this.cctx.setParameter(zstd().CParameter.compressionLevel, level);
   }
 
   /** Compressed bytes for `chunk` (possibly none yet: zstd buffers internally). */
   push(chunk: Uint8Array): Buffer[] {
-    return this.run(chunk, binding.EndDirective.continue);
+    return this.run(chunk, zstd().EndDirective.continue);
   }
 
   /** Ends the frame and returns what is left. */
   finish(): Buffer[] {
-    return this.run(new Uint8Array(0), binding.EndDirective.end);
+    return this.run(new Uint8Array(0), zstd().EndDirective.end);
   }
 
   private run(input: Uint8Array, directive: number): Buffer[] {
@@ -41,7 +46,7 @@ export class ZstdCompressor {
       const [remaining, produced, consumed] = this.cctx.compressStream2(dst, src, directive);
       if (produced > 0) out.push(dst.subarray(0, produced));
       src = src.subarray(consumed);
-      const done = directive === binding.EndDirective.continue ? src.length === 0 : remaining === 0;
+      const done = directive === zstd().EndDirective.continue ? src.length === 0 : remaining === 0;
       if (done) return out;
     }
   }
@@ -52,8 +57,8 @@ export class ZstdCompressor {
  * decompress to more (a digest lie or a decompression bomb) is INVALID_ARGUMENT before it is buffered.
  */
 export class ZstdDecompressor {
-  private readonly dctx = new binding.DCtx();
-  private readonly outSize = binding.dStreamOutSize();
+  private readonly dctx = new (zstd().DCtx)();
+  private readonly outSize = zstd().dStreamOutSize();
   private produced = 0;
   private inFrame = false;
 

@@ -61,11 +61,16 @@ export class DirectoryLister {
 
   /** A compact text of one listing (names and kinds), for content keys. */
   fingerprint(absDir: string): string {
-    const entries = this.list(absDir);
-    if (!entries) return '!';
-    let s = '';
-    for (const e of entries) s += `${e.kind === EntryKind.Directory ? 'd' : 'f'}${e.name}\u0000`;
-    return s;
+    return listingText(this.list(absDir));
+  }
+
+  /**
+   * fingerprint(absDir) when this run has already listed `absDir` (a `//...` walk lists every package
+   * directory), else undefined; reads nothing and tells no observer.
+   */
+  fingerprintIfListed(absDir: string): string | undefined {
+    const entries = this.listings.get(absDir);
+    return entries === undefined ? undefined : listingText(entries);
   }
 
   /**
@@ -96,6 +101,13 @@ export class DirectoryLister {
     this.listings.clear();
     this.withLinks.clear();
   }
+}
+
+function listingText(entries: readonly DirEntry[] | null): string {
+  if (!entries) return '!';
+  let s = '';
+  for (const e of entries) s += `${e.kind === EntryKind.Directory ? 'd' : 'f'}${e.name}\u0000`;
+  return s;
 }
 
 /** `onLink` is told when an entry is neither a plain file nor a directory. */

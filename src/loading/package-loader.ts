@@ -130,7 +130,7 @@ export class PackageLoader {
     ]);
     this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.bin'), CACHE_VERSION);
     this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.bin'));
-    this.evaluator = new Evaluator(functions, this.store, (id) => this.fingerprintNow(id));
+    this.evaluator = new Evaluator(functions, this.store, (id) => this.checkInput(id));
   }
 
   get stats() {
@@ -261,6 +261,23 @@ export class PackageLoader {
     this.store?.flush();
     this.stamps.flush();
     if (this.store) for (const name of LEGACY_CACHE_FILES) rmSync(join(this.outputBase, 'loading', name), { force: true });
+  }
+
+  /**
+   * An input's fingerprint when checking a cached package: a directory this run has already listed (a
+   * `//...` walk lists every package directory) is hashed from that listing, which costs less than its
+   * stat. Recording inputs goes through fingerprintNow, which also keeps the directory's stamp.
+   */
+  private checkInput(id: string): string {
+    if (!this.oracleCache.has(id) && id.startsWith('dir:')) {
+      const listed = this.workspace.lister.fingerprintIfListed(id.slice(4));
+      if (listed !== undefined) {
+        const fp = hashText(listed);
+        this.oracleCache.set(id, fp);
+        return fp;
+      }
+    }
+    return this.fingerprintNow(id);
   }
 
   private fingerprintNow(id: string): string {

@@ -12,14 +12,24 @@ export function orderForOutput(targets: readonly QueryTarget[], successors: (t: 
   const rank = new Map<QueryTarget, number>();
   sorted.forEach((t, i) => rank.set(t, i));
   const edges = sorted.map((t) => {
-    const out = new Set<number>();
+    const out: number[] = [];
     for (const d of successors(t)) {
       const j = rank.get(d);
-      if (j !== undefined) out.add(j);
+      if (j !== undefined) out.push(j);
     }
-    return [...out].sort((a, b) => a - b);
+    return sortedUnique(out);
   });
   return reversePostorder(edges).map((i) => sorted[i]!);
+}
+
+/** `list` sorted ascending without repeats (in place). */
+function sortedUnique(list: number[]): number[] {
+  if (list.length < 2) return list;
+  list.sort((a, b) => a - b);
+  let n = 1;
+  for (let i = 1; i < list.length; i++) if (list[i] !== list[n - 1]) list[n++] = list[i]!;
+  list.length = n;
+  return list;
 }
 
 /** Reverse post-order of a depth-first search taking nodes and successor lists in the order given. */
@@ -27,23 +37,31 @@ export function reversePostorder(successors: readonly (readonly number[])[]): nu
   const n = successors.length;
   const visited = new Uint8Array(n);
   const post: number[] = [];
+  // The search's stack as two parallel arrays: the node, and how many of its successors it has taken.
+  const nodes = new Int32Array(n);
+  const taken = new Int32Array(n);
   for (let root = 0; root < n; root++) {
     if (visited[root]) continue;
     visited[root] = 1;
-    const work: [number, number][] = [[root, 0]];
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      const [v, k] = frame;
-      if (k < successors[v]!.length) {
-        frame[1]++;
-        const w = successors[v]![k]!;
+    let top = 0;
+    nodes[0] = root;
+    taken[0] = 0;
+    while (top >= 0) {
+      const v = nodes[top]!;
+      const next = successors[v]!;
+      const k = taken[top]!;
+      if (k < next.length) {
+        taken[top] = k + 1;
+        const w = next[k]!;
         if (!visited[w]) {
           visited[w] = 1;
-          work.push([w, 0]);
+          top++;
+          nodes[top] = w;
+          taken[top] = 0;
         }
         continue;
       }
-      work.pop();
+      top--;
       post.push(v);
     }
   }

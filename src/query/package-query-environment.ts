@@ -150,22 +150,33 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     if (deps) return deps;
     deps = [];
     const target = t.target;
-    const labels =
-      target.kind === 'rule'
-        ? [...this.ruleDependencies(target), ...(this.options.noImplicitDeps ? [] : this.defaultLabels(target))]
-        : target.kind === 'generated'
-          ? [t.label.sibling(target.generatingRule).toString()]
-          : target.kind === 'package_group'
-            ? target.includes
-            : [];
-    for (const l of labels) {
-      const d = this.targetOf(l, t);
-      if (d) deps.push(d);
+    switch (target.kind) {
+      case 'rule':
+        this.addTargets(deps, this.ruleDependencies(target), t);
+        if (!this.options.noImplicitDeps) {
+          const cls = ruleClassOf(target);
+          if (cls) for (const [name, labels] of labelDefaultsOf(cls)) if (!target.attrs.has(name)) this.addTargets(deps, labels, t);
+        }
+        break;
+      case 'generated':
+        this.addTargets(deps, [t.label.sibling(target.generatingRule).toString()], t);
+        break;
+      case 'package_group':
+        this.addTargets(deps, target.includes, t);
+        break;
     }
     // A test_suite without `tests` depends on the tests it stands for (Bazel's $implicit_tests).
     if (this.isTestSuite(t) && !this.options.noImplicitDeps && this.attributeTargets(t, 'tests').length === 0) for (const test of this.implicitTests(t)) deps.push(test);
     this.depsCache.set(t, deps);
     return deps;
+  }
+
+  /** Appends the targets `labels` name (those that exist; a missing one is reported). */
+  private addTargets(deps: QueryTarget[], labels: readonly string[], from: QueryTarget): void {
+    for (const l of labels) {
+      const d = this.targetOf(l, from);
+      if (d) deps.push(d);
+    }
   }
 
   universe(): QueryTarget[] {
@@ -283,7 +294,8 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
    * under --notool_deps labels only tool attributes name.
    */
   private ruleDependencies(rule: RuleTarget): readonly string[] {
-    const deps = rule.dependencies.filter((d) => !d.endsWith(':__pkg__') && !d.endsWith(':__subpackages__'));
+    const all = rule.dependencies;
+    const deps = all.some(isPackageSpec) ? all.filter((d) => !isPackageSpec(d)) : all;
     const left = this.leftOut;
     if (!left.some((a) => rule.attrs.has(a))) return deps;
     const elsewhere = new Set<string>();
@@ -377,6 +389,11 @@ function labelDefaultsOf(cls: RuleClass): readonly (readonly [string, readonly s
     labelDefaults.set(cls, list);
   }
   return list;
+}
+
+/** A visibility package spec (`//p:__pkg__`, `//p:__subpackages__`): no target, no edge. */
+function isPackageSpec(label: string): boolean {
+  return label.endsWith(':__pkg__') || label.endsWith(':__subpackages__');
 }
 
 function ruleClassOf(rule: RuleTarget): RuleClass | undefined {

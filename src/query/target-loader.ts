@@ -31,6 +31,11 @@ export class TargetLoader {
   private readonly reported = new Set<string>();
   /** By package object (the loader gives one per package and run), then by target name. */
   private readonly targets = new Map<Package, Map<string, QueryTarget>>();
+  /**
+   * Targets found by getTarget, by the label object asked for (Label.parse interns labels): an edge
+   * followed again costs one lookup. Only found targets: a failure is reported on every request.
+   */
+  private readonly byLabel = new Map<Label, QueryTarget>();
   /** Set when an error was reported and evaluation went on (keep_going). */
   hadErrors = false;
 
@@ -92,8 +97,11 @@ export class TargetLoader {
     return repo !== '' && repo === this.loader.workspace.name ? '' : repo;
   }
 
-  /** The QueryTarget of a package's target, one object per label so sets can compare by identity. */
-  wrap(p: Package, t: Target): QueryTarget {
+  /**
+   * The QueryTarget of a package's target, one object per label so sets can compare by identity.
+   * `label`, when the caller has it, is the target's label (saves making and checking another).
+   */
+  wrap(p: Package, t: Target, label?: Label): QueryTarget {
     let byName = this.targets.get(p);
     if (byName === undefined) {
       byName = new Map();
@@ -101,7 +109,7 @@ export class TargetLoader {
     }
     let qt = byName.get(t.name);
     if (!qt) {
-      qt = { label: Label.inPackage(p, t.name), target: t, pkg: p };
+      qt = { label: label ?? Label.inPackage(p, t.name), target: t, pkg: p };
       byName.set(t.name, qt);
     }
     return qt;
@@ -112,8 +120,10 @@ export class TargetLoader {
    * with the target whose attribute named it when there is one).
    */
   getTarget(label: Label, referencedBy?: string): QueryTarget | undefined {
+    const found = this.byLabel.get(label);
+    if (found !== undefined) return found;
     const l = label.repo !== '' && label.repo === this.loader.workspace.name ? label.inRepository(MAIN_REPO) : label;
-    const suffix = referencedBy === undefined ? '' : ` and referenced by '${referencedBy}'`;
+    const suffix = () => (referencedBy === undefined ? '' : ` and referenced by '${referencedBy}'`);
     let p: Package | undefined;
     if (referencedBy === undefined) p = this.loadPackage(l.repo, l.pkg);
     else {
@@ -121,14 +131,18 @@ export class TargetLoader {
         p = this.reportErrors(l.repo, l.pkg, this.loader.loadPackage(l.repo, l.pkg));
       } catch (e) {
         if (!(e instanceof NoSuchPackageError)) throw e;
-        this.fail(`${e.message}${suffix}`);
+        this.fail(`${e.message}${suffix()}`);
         return undefined;
       }
     }
     if (!p) return undefined;
     const t = p.targets.get(l.name);
-    if (t) return this.wrap(p, t);
-    this.missingTarget(p, l, suffix);
+    if (t) {
+      const qt = this.wrap(p, t, l);
+      this.byLabel.set(label, qt);
+      return qt;
+    }
+    this.missingTarget(p, l, suffix());
     return undefined;
   }
 

@@ -292,6 +292,24 @@ describe('incremental loading', () => {
   });
 });
 
+describe('cached packages after a //... walk', () => {
+  it('checks a package against the listings the walk read, and recomputes it when one changed', () => {
+    const root = workspaceFixture({ WORKSPACE: '', 'pkg/BUILD': 'filegroup(name = "f", srcs = glob(["**/*.txt"]))\n', 'pkg/a.txt': '', 'pkg/sub/b.txt': '' });
+    const run = () => {
+      const loader = newLoader(root);
+      expect(loader.workspace.packagesUnder('')).toEqual(['pkg']);
+      const p = loader.loadPackage('', 'pkg');
+      loader.flush();
+      return { srcs: rule(p, 'f').attrs.get('srcs'), stats: { ...loader.stats } };
+    };
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt'], stats: { computed: 1, reusedFromStore: 0 } });
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt'], stats: { computed: 0, reusedFromStore: 1 } });
+    writeFileSync(join(root, 'pkg/sub/c.txt'), '');
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt', '//pkg:sub/c.txt'], stats: { computed: 1, reusedFromStore: 0 } });
+    expect(run().stats).toEqual({ computed: 0, reusedFromStore: 1 });
+  });
+});
+
 describe('BUILD dialect', () => {
   // Messages and positions as Bazel 2.1.0 printed them for this file.
   it('rejects def and *args / **kwargs in BUILD files', () => {
