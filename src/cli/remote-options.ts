@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { BuildOptions } from '../analysis/index.js';
 import { UsageError } from '../core/index.js';
 import type { DownloadMode, RemoteExecutionOptions } from '../exec/index.js';
-import { parseRemoteEndpoint, parseRemoteHeader, RemoteClient } from '../remote/index.js';
+import type { RemoteEndpoint } from '../remote/index.js';
 
 /**
  * The remote half of a build from Bazel's flags: `--remote_executor`, `--remote_cache` (the
@@ -21,14 +21,18 @@ function downloadMode(options: BuildOptions): DownloadMode {
   return options.getString('remote_download_outputs') as DownloadMode;
 }
 
-export function remoteExecutionOptions(options: BuildOptions, cwd: string, toolVersion: string): RemoteExecutionOptions | undefined {
+export async function remoteExecutionOptions(options: BuildOptions, cwd: string, toolVersion: string): Promise<RemoteExecutionOptions | undefined> {
   const executorUrl = options.getString('remote_executor');
   const cacheUrl = options.getString('remote_cache');
-  const executor = executorUrl ? parseRemoteEndpoint(executorUrl, '--remote_executor') : undefined;
-  const cache = cacheUrl ? parseRemoteEndpoint(cacheUrl, '--remote_cache') : undefined;
+  const headerFlags = ['remote_header', 'remote_cache_header', 'remote_exec_header'];
+  // The remote layer brings the gRPC stack: loaded only when a remote flag is there to read.
+  const remote = executorUrl || cacheUrl || headerFlags.some((flag) => options.getList(flag).length > 0) ? await import('../remote/index.js') : undefined;
+  const endpoint = (url: string, flag: string): RemoteEndpoint | undefined => (url && remote ? remote.parseRemoteEndpoint(url, flag) : undefined);
+  const executor = endpoint(executorUrl, '--remote_executor');
+  const cache = endpoint(cacheUrl, '--remote_cache');
   const headers = (flag: string) =>
     options.getList(flag).map((value) => {
-      const parsed = parseRemoteHeader(value, `--${flag}`);
+      const parsed = remote!.parseRemoteHeader(value, `--${flag}`);
       if (typeof parsed === 'string') throw new UsageError(parsed);
       return parsed;
     });
@@ -46,13 +50,13 @@ export function remoteExecutionOptions(options: BuildOptions, cwd: string, toolV
   const cacheHeaders = headers('remote_cache_header');
   const execHeaders = headers('remote_exec_header');
   // Every flag is checked even without an endpoint, so a mistake shows before it matters.
-  if (!executor && !cache) return undefined;
+  if (!remote || (!executor && !cache)) return undefined;
   const file = (flag: string) => (options.getString(flag) ? resolve(cwd, options.getString(flag)) : undefined);
   const certificate = file('tls_certificate');
   const clientCertificate = file('tls_client_certificate');
   const clientKey = file('tls_client_key');
   const invocationId = randomUUID();
-  const client = new RemoteClient({
+  const client = new remote.RemoteClient({
     ...(executor ? { executor } : {}),
     ...(cache ? { cache } : {}),
     instanceName: options.getString('remote_instance_name'),

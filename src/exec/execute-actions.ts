@@ -21,9 +21,8 @@ import { LocalActionCache } from './local-action-cache.js';
 import { LocalActionSpawnCache } from './local-action-spawn-cache.js';
 import { LocalStrategy } from './local-strategy.js';
 import { ProcessSlots } from './process-slots.js';
-import { RemoteOutputs, type DownloadMode } from './remote-outputs.js';
-import { RemoteSpawnCache } from './remote-spawn-cache.js';
-import { RemoteStrategy } from './remote-strategy.js';
+import type { DownloadMode, RemoteOutputs } from './remote-outputs.js';
+import type { RemoteStrategy } from './remote-strategy.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import { ScratchDirectories } from './scratch-directories.js';
 import { cachePolicy, type CacheMiss, type SpawnCache } from './spawn-cache.js';
@@ -130,17 +129,19 @@ export async function executeActions(registered: readonly Action[], options: Exe
   if (dir) caches.push(new DiskSpawnCache(() => DiskCache.open(dir), options.execRoot, digestCache));
   const remote = options.remote;
   const warn = (message: string) => reporter.warning(message);
-  const remoteOutputs = remote
-    ? new RemoteOutputs(remote.client, options.execRoot, digestCache, remote.downloadOutputs ?? 'all', new Set(remote.topLevelOutputs ?? []))
-    : undefined;
-  if (remote && remoteOutputs) caches.push(new RemoteSpawnCache(remote.client, options.execRoot, digestCache, { ...remote, warn, outputs: remoteOutputs }));
+  const remoteParts = remote ? await import('./remote-parts.js') : undefined;
+  const remoteOutputs =
+    remote && remoteParts
+      ? new remoteParts.RemoteOutputs(remote.client, options.execRoot, digestCache, remote.downloadOutputs ?? 'all', new Set(remote.topLevelOutputs ?? []))
+      : undefined;
+  if (remote && remoteParts && remoteOutputs) caches.push(new remoteParts.RemoteSpawnCache(remote.client, options.execRoot, digestCache, { ...remote, warn, outputs: remoteOutputs }));
   const cacheChain = new SpawnCacheChain(caches, warn);
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox, { nativeSandbox: options.nativeSandbox });
   const scratch = new ScratchDirectories(paths.scratch, (message) => reporter.warning(message));
   // Only the processes themselves are bounded by --jobs; actions past their lookup by ACTIONS_IN_FLIGHT.
   const pastLookup = new ProcessSlots(Math.max(jobs, ACTIONS_IN_FLIGHT));
-  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), pastLookup, spawners, remoteOutputs);
+  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), pastLookup, spawners, remoteOutputs, remoteParts?.RemoteStrategy);
 
   reporter.buildStarted(actions.length);
   const inFlight = Math.max(jobs, ACTIONS_IN_FLIGHT, LOOKUPS_IN_FLIGHT);
@@ -231,17 +232,19 @@ class ActionRunner {
     private readonly pastLookup: ProcessSlots,
     private readonly spawners: ActionSpawners,
     private readonly remoteOutputs: RemoteOutputs | undefined,
+    /** The remote strategy's class, loaded with the remote half of execution (remote-parts.ts). */
+    remoteStrategy: typeof RemoteStrategy | undefined,
   ) {
     this.local = new LocalStrategy(spawners.local);
     const remote = options.remote;
-    if (remote?.client.executorEndpoint && remoteOutputs) {
-      this.remote = new RemoteStrategy(remote.client, digestCache, {
+    if (remote?.client.executorEndpoint && remoteOutputs && remoteStrategy) {
+      this.remote = new remoteStrategy(remote.client, digestCache, {
         acceptCached: remote.acceptCached,
         ...(remote.localFallback ? { fallback: this.local } : {}),
         warn: (message) => reporter.warning(message),
         outputs: remoteOutputs,
       });
-      this.remoteForRace = new RemoteStrategy(remote.client, digestCache, { acceptCached: remote.acceptCached, warn: (message) => reporter.warning(message), outputs: remoteOutputs });
+      this.remoteForRace = new remoteStrategy(remote.client, digestCache, { acceptCached: remote.acceptCached, warn: (message) => reporter.warning(message), outputs: remoteOutputs });
     }
   }
 
