@@ -10,7 +10,7 @@ import { buildActionGraph } from './action-graph.js';
 import { checkedFiles } from './checked-files.js';
 import { scriptedCommand } from './command-script.js';
 import { deleteDeclaredOutputs, digestDeclaredOutputs, missingOutputsMessage } from './declared-outputs.js';
-import { DiskCache, type CachedOutput } from './disk-cache.js';
+import type { CachedOutput } from './disk-cache.js';
 import { DiskSpawnCache } from './disk-spawn-cache.js';
 import { DynamicStrategy } from './dynamic-strategy.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
@@ -126,7 +126,8 @@ export async function executeActions(registered: readonly Action[], options: Exe
   const [digestCache, actionCache] = await Promise.all([FileDigestCache.load(paths.fileDigestCache), LocalActionCache.load(paths.actionCache)]);
   const caches: SpawnCache[] = [new LocalActionSpawnCache(actionCache, options.execRoot, digestCache, options.remote !== undefined)];
   const dir = options.diskCache;
-  if (dir) caches.push(new DiskSpawnCache(() => DiskCache.open(dir), options.execRoot, digestCache));
+  // Loaded with --disk_cache only: it reads REAPI results through the remote layer's codecs.
+  if (dir) caches.push(new DiskSpawnCache(async () => (await import('./disk-cache.js')).DiskCache.open(dir), options.execRoot, digestCache));
   const remote = options.remote;
   const warn = (message: string) => reporter.warning(message);
   const remoteParts = remote ? await import('./remote-parts.js') : undefined;

@@ -4,7 +4,7 @@ export {
   type ExecutionOptions,
   type RemoteExecutionOptions,
 } from './execute-actions.js';
-export { type DownloadMode } from './remote-outputs.js';
+export type { DownloadMode } from './remote-outputs.js';
 export { ActionSpawners, type SandboxRunner } from './action-spawners.js';
 export {
   type ExecutionReporter,
@@ -37,6 +37,5 @@ export { actionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js'
 export { FileDigestCache } from './file-digest-cache.js';
 export { type CheckedFile } from './checked-files.js';
 export { LocalActionCache } from './local-action-cache.js';
-export { DiskCache } from './disk-cache.js';
 export { MAX_COMMAND_LINE_BYTES } from './command-script.js';
 export { prepareExecRoot, OUTPUT_DIR_NAME } from './exec-root.js';
