@@ -111,8 +111,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   const keepGoing = options.getBool('keep_going');
   // `kiln build` repeated with nothing changed: the last null build's record answers it (null-build-record.ts).
   const nullBuilds = command === 'build' && !remote && patterns.length > 0 && options.getBool('build') ? new NullBuildRecords(ctx.layout.outputBase) : undefined;
-  const nullBuildKeyOf = () => nullBuildKey(buildGraphKeyOf(ctx, { command, patterns, options, keepGoing }), options.fullFingerprint(), io.env.PATH);
-  const recordKey = nullBuilds && nullBuildKeyOf();
+  const recordKey = nullBuilds && nullBuildKey(buildGraphKeyOf(ctx, { command, patterns, options, keepGoing }), options.fullFingerprint(), io.env.PATH);
   if (nullBuilds && recordKey) {
     const repeated = await repeatNullBuild(nullBuilds, recordKey, ctx, options, io, startedAt);
     if (repeated) return repeated;
@@ -188,6 +187,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       ...(streamed ? { liveOutput: (action: Action) => testReporter.liveOutputOf(action) } : {}),
       signal: abort.signal,
       spawners,
+      ...(nullBuilds ? { listCheckedFiles: true } : {}),
       ...(remote ? { remote: withTopLevel(remote, graph.targets, command, (tests ?? []).flatMap((t) => t.runs.map((r) => r.action))) } : {}),
     };
     try {
@@ -216,7 +216,8 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     }
     const dirs = graph.outputDirectories;
     await updateConvenienceSymlinks(layout, { bin: dirs.bin, genfiles: dirs.genfiles, testlogs: dirs.testlogs, outputRoot: OUTPUT_DIR_NAME });
-    if (nullBuilds && recordKey && summary.success && summary.checkedFiles && !earlierErrors && analysis.analysisInputs && !abort.signal.aborted) {
+    // checkedFiles says the build succeeded with every result recorded; analysis must have had no error either.
+    if (nullBuilds && recordKey && summary.checkedFiles && !earlierErrors && analysis.analysisInputs) {
       nullBuilds.write({
         key: recordKey,
         warnings: analysis.warnings ?? [],

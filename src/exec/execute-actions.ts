@@ -81,6 +81,8 @@ export interface ExecutionOptions {
    * writes there reaches the receiver as written, before `actionFinished`. A remote run has no pipe.
    */
   readonly liveOutput?: (action: Action) => ((chunk: Buffer) => void) | undefined;
+  /** The summary lists the files the build's actions checked, when it can (`checkedFiles`): the null build record. */
+  readonly listCheckedFiles?: boolean;
 }
 
 export interface RemoteExecutionOptions {
@@ -130,19 +132,21 @@ export async function executeActions(registered: readonly Action[], options: Exe
   if (dir) caches.push(new DiskSpawnCache(async () => (await import('./disk-cache.js')).DiskCache.open(dir), options.execRoot, digestCache));
   const remote = options.remote;
   const warn = (message: string) => reporter.warning(message);
-  const remoteParts = remote ? await import('./remote-parts.js') : undefined;
-  const remoteOutputs =
-    remote && remoteParts
-      ? new remoteParts.RemoteOutputs(remote.client, options.execRoot, digestCache, remote.downloadOutputs ?? 'all', new Set(remote.topLevelOutputs ?? []))
-      : undefined;
-  if (remote && remoteParts && remoteOutputs) caches.push(new remoteParts.RemoteSpawnCache(remote.client, options.execRoot, digestCache, { ...remote, warn, outputs: remoteOutputs }));
+  let remoteOutputs: RemoteOutputs | undefined;
+  let remoteStrategy: typeof RemoteStrategy | undefined;
+  if (remote) {
+    const parts = await import('./remote-parts.js');
+    remoteOutputs = new parts.RemoteOutputs(remote.client, options.execRoot, digestCache, remote.downloadOutputs ?? 'all', new Set(remote.topLevelOutputs ?? []));
+    caches.push(new parts.RemoteSpawnCache(remote.client, options.execRoot, digestCache, { ...remote, warn, outputs: remoteOutputs }));
+    remoteStrategy = parts.RemoteStrategy;
+  }
   const cacheChain = new SpawnCacheChain(caches, warn);
   const jobs = Math.max(1, options.jobs ?? availableParallelism());
   const spawners = options.spawners ?? new ActionSpawners(options.clientEnv, options.sandbox, { nativeSandbox: options.nativeSandbox });
   const scratch = new ScratchDirectories(paths.scratch, (message) => reporter.warning(message));
   // Only the processes themselves are bounded by --jobs; actions past their lookup by ACTIONS_IN_FLIGHT.
   const pastLookup = new ProcessSlots(Math.max(jobs, ACTIONS_IN_FLIGHT));
-  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), pastLookup, spawners, remoteOutputs, remoteParts?.RemoteStrategy);
+  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), pastLookup, spawners, remoteOutputs, remoteStrategy);
 
   reporter.buildStarted(actions.length);
   const inFlight = Math.max(jobs, ACTIONS_IN_FLIGHT, LOOKUPS_IN_FLIGHT);
@@ -185,7 +189,7 @@ export async function executeActions(registered: readonly Action[], options: Exe
   await rm(paths.scratch, { recursive: true, force: true });
   const success = run.failures.length === 0 && finished === actions.length;
   // Every action's result is now in the local action cache, so the same build again finds each up to date.
-  const allRecorded = success && !options.remote && actions.every((a) => cachePolicy(a).local);
+  const allRecorded = options.listCheckedFiles === true && success && !options.remote && actions.every((a) => cachePolicy(a).local);
   const checked = allRecorded ? checkedFiles(actions, options.execRoot, digestCache) : undefined;
   const summary: ExecutionSummary = {
     success,

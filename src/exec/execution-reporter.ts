@@ -30,9 +30,9 @@ export interface ExecutionSummary {
   /** `kiln test`: tests that failed (or timed out); the closing line then says so, as Bazel's does. */
   readonly failedTests?: number;
   /**
-   * When the build succeeded without a remote cache and every action's result is in the local action
-   * cache (so the same build again is a null build): the files whose stamps that depends on (see
-   * checkedFiles); absent otherwise.
+   * With `listCheckedFiles`, when the build succeeded without a remote cache and every action's result
+   * is in the local action cache (so the same build again is a null build): the files whose stamps that
+   * depends on (see checkedFiles); absent otherwise.
    */
   readonly checkedFiles?: readonly CheckedFile[];
 }

@@ -129,8 +129,7 @@ export class FileDigestCache {
 
   /** The stamp the entry of `path` was taken with (as last verified or recorded), if there is one. */
   stampOf(path: string): FileStamp | undefined {
-    const entry = this.entries.get(path);
-    return entry && { size: entry.size, mtimeNs: entry.mtimeNs, ino: entry.ino, ctimeNs: entry.ctimeNs };
+    return this.entries.get(path);
   }
 
   forget(path: string): void {

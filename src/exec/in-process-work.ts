@@ -19,14 +19,16 @@ export async function performInProcessWork(work: InProcessWork, execRoot: string
   if (work.kind === 'copies') return performCopies(work, execRoot);
   await mkdir(dirname(output), { recursive: true });
   if (work.kind === 'unresolved_symlink') await symlink(work.targetPath, output);
-  else if (work.kind === 'copy_directory') await cp(join(execRoot, work.target), output, { recursive: true, verbatimSymlinks: true });
+  else if (work.kind === 'copy_directory') await copyTree(join(execRoot, work.target), output);
   else await writeFile(output, await inProcessContent(work, execRoot));
 }
 
 /** The copies, then the writes, of `copies` work, each output's directory made first. */
 async function performCopies(work: Extract<InProcessWork, { kind: 'copies' }>, execRoot: string): Promise<void> {
   const made = new Set<string>();
-  const parentOf = async (path: string) => {
+  /** `path` under the execroot, its directory made (once per directory). */
+  const placed = async (execPath: string) => {
+    const path = join(execRoot, execPath);
     const parent = dirname(path);
     if (!made.has(parent)) await mkdir(parent, { recursive: true });
     made.add(parent);
@@ -34,12 +36,17 @@ async function performCopies(work: Extract<InProcessWork, { kind: 'copies' }>, e
   };
   for (const [from, to] of work.copies) {
     const source = join(execRoot, from);
-    const target = await parentOf(join(execRoot, to));
+    const target = await placed(to);
     // copyFile keeps the file's mode, so its executable bit, as cp did.
-    if ((await stat(source)).isDirectory()) await cp(source, target, { recursive: true, verbatimSymlinks: true });
+    if ((await stat(source)).isDirectory()) await copyTree(source, target);
     else await copyFile(source, target);
   }
-  for (const [path, text] of work.writes) await writeFile(await parentOf(join(execRoot, path)), text);
+  for (const [path, text] of work.writes) await writeFile(await placed(path), text);
+}
+
+/** A tree artifact's copy: symlinks inside kept as they are (they stay inside the tree). */
+function copyTree(source: string, target: string): Promise<void> {
+  return cp(source, target, { recursive: true, verbatimSymlinks: true });
 }
 
 /**

@@ -18,6 +18,8 @@ const enum Kind {
   PackageGroup = 3,
 }
 
+const KIND_CODE: Readonly<Record<Target['kind'], Kind>> = { rule: Kind.Rule, source: Kind.Source, generated: Kind.Generated, package_group: Kind.PackageGroup };
+
 /** Tags of the JSON-like values (attribute values, package defaults). */
 const enum Tag {
   Null = 0,
@@ -118,11 +120,12 @@ export function encodePackage(p: Package): Uint8Array {
   w.ref(buildFile);
   b.uint(p.targets.size);
   for (const t of p.targets.values()) {
+    // Every target starts with its kind, name and location, as decodePackage reads them.
+    b.uint(KIND_CODE[t.kind]);
+    w.ref(t.name);
+    w.position(t.location, buildFile);
     switch (t.kind) {
       case 'rule': {
-        b.uint(Kind.Rule);
-        w.ref(t.name);
-        w.position(t.location, buildFile);
         w.ref(t.ruleClass);
         b.uint(t.attrs.size);
         for (const [name, v] of t.attrs) {
@@ -141,24 +144,15 @@ export function encodePackage(p: Package): Uint8Array {
         break;
       }
       case 'source':
-        b.uint(Kind.Source);
-        w.ref(t.name);
-        w.position(t.location, buildFile);
         if (t.visibility) {
           b.uint(1);
           w.refs(t.visibility);
         } else b.uint(0);
         break;
       case 'generated':
-        b.uint(Kind.Generated);
-        w.ref(t.name);
-        w.position(t.location, buildFile);
         w.ref(t.generatingRule);
         break;
       case 'package_group':
-        b.uint(Kind.PackageGroup);
-        w.ref(t.name);
-        w.position(t.location, buildFile);
         w.refs(t.packages);
         w.refs(t.includes);
         break;
