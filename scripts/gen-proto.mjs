@@ -368,7 +368,7 @@ function emitService(w, s) {
 const RUNTIME = `${HEADER}
 import { createRequire } from 'node:module';
 import type protobuf from 'protobufjs';
-import { descriptor } from './descriptor.js';
+import { descriptorJson } from './descriptor.js';
 
 /**
  * protobufjs and the resolved descriptor, built on the first encode or decode. Loading them costs about
@@ -387,7 +387,7 @@ let runtime: Runtime | undefined;
 function loadRuntime(): Runtime {
   if (runtime) return runtime;
   const pb = createRequire(import.meta.url)('protobufjs') as typeof protobuf;
-  const root = pb.Root.fromJSON(descriptor as unknown as protobuf.INamespace);
+  const root = pb.Root.fromJSON(JSON.parse(descriptorJson) as protobuf.INamespace);
   root.resolveAll();
   usePlainDefaults(pb, root);
   // Exact below 2^53, which covers every size and timestamp REAPI carries. A value a number cannot
@@ -584,7 +584,9 @@ function main() {
   mkdirSync(GEN_DIR, { recursive: true });
   writeFileSync(
     join(GEN_DIR, 'descriptor.ts'),
-    `${HEADER}\n/** The protobufjs JSON descriptor of every generated type and service. */\nexport const descriptor = ${JSON.stringify(withoutComments(descriptor))};\n`,
+    // A string, parsed on first use: an object literal this size is built at every start-up, by commands
+    // that never speak the protocol too.
+    `${HEADER}\n/** The protobufjs JSON descriptor of every generated type and service, as JSON text. */\nexport const descriptorJson = ${JSON.stringify(JSON.stringify(withoutComments(descriptor)))};\n`,
   );
   writeFileSync(join(GEN_DIR, 'runtime.ts'), RUNTIME);
   for (const pkg of [...byPackage.keys()].sort()) {

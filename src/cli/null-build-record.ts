@@ -28,7 +28,7 @@ export interface NullBuildRecord extends NullBuildOutcome {
 }
 
 /** The layout's name and number. */
-const MAGIC = 'KILNNULL\u0001';
+const MAGIC = 'KILNNULL\u0002';
 
 /**
  * The key of a command line for the record: its build graph's key, every option including the
@@ -71,7 +71,7 @@ export class NullBuildRecords {
       const targetLines = r.string();
       const [bin, genfiles, testlogs] = strings();
       const analysisInputs = Array.from({ length: r.uint() }, () => [r.string(), r.string()] as const);
-      const files = Array.from({ length: r.uint() }, () => ({ path: r.string(), stamp: { size: r.uint(), mtimeNs: r.string(), ino: r.float64(), ctimeNs: r.string() } }));
+      const files = Array.from({ length: r.uint() }, () => ({ path: r.string(), stamp: { size: r.uint(), mtimeMs: r.float64(), ino: r.float64(), ctimeMs: r.float64() } }));
       return { key, warnings, analyzedTargets, totalActions, targetLines, bin: bin!, genfiles: genfiles!, testlogs: testlogs!, analysisInputs, files };
     } catch {
       return undefined; // right checksum, wrong layout: the ordinary path
@@ -100,9 +100,9 @@ export class NullBuildRecords {
     for (const { path, stamp } of record.files) {
       w.string(path);
       w.uint(stamp.size);
-      w.string(stamp.mtimeNs);
+      w.float64(stamp.mtimeMs);
       w.float64(stamp.ino); // inode numbers may exceed 2^53 (rounded alike on both sides)
-      w.string(stamp.ctimeNs);
+      w.float64(stamp.ctimeMs);
     }
     try {
       writeChecksummedFile(this.file, MAGIC, [w.finish()]);
@@ -122,7 +122,7 @@ export function filesUnchanged(record: NullBuildRecord, execRoot: string): boole
   for (const { path, stamp } of record.files) {
     let st;
     try {
-      st = statSync(join(execRoot, path), { bigint: true, throwIfNoEntry: false });
+      st = statSync(join(execRoot, path), { throwIfNoEntry: false });
     } catch {
       return false; // ELOOP, EACCES...: the ordinary path says what is wrong
     }

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isProcessAlive } from '../core/index.js';
+import { isProcessAlive, nodeCrypto } from '../core/index.js';
 import { CONVENIENCE_SYMLINKS } from '../loading/index.js';
 
 /** Where one workspace's build state lives, outside the source tree. */
@@ -29,7 +28,7 @@ export function outputLayout(
   if (outputBaseFlag !== undefined) outputBase = resolve(cwd, outputBaseFlag);
   else {
     const cacheHome = env.XDG_CACHE_HOME || join(env.HOME || '/tmp', '.cache');
-    outputBase = join(cacheHome, 'kiln', createHash('md5').update(workspaceRoot).digest('hex'));
+    outputBase = join(cacheHome, 'kiln', nodeCrypto().createHash('md5').update(workspaceRoot).digest('hex'));
   }
   // Bazel names the execroot after the main repository; `__main__` when it has no name.
   return { workspaceRoot, outputBase, execRoot: join(outputBase, 'execroot', workspaceName || '__main__') };

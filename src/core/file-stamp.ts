@@ -1,14 +1,20 @@
-import type { BigIntStats } from 'node:fs';
+import type { Stats } from 'node:fs';
 
 /**
  * What identifies one version of a file or directory without reading it: size, modification and
- * change times in nanoseconds, and inode. Any write changes ctime, which no user call can set back.
+ * change times, and inode. Any write changes ctime, which no user call can set back.
+ *
+ * The times are stat(2)'s as Node gives them in milliseconds (a double: a few hundred nanoseconds of
+ * resolution at today's dates). That is enough: a change within the same fraction of a microsecond is
+ * a change within the racy window below, whose stamps are never trusted. A BigInt stat would keep
+ * every nanosecond at four times the allocation per call, and a cached query or null build stats
+ * thousands of files.
  */
 export interface FileStamp {
   readonly size: number;
-  readonly mtimeNs: string;
+  readonly mtimeMs: number;
   readonly ino: number;
-  readonly ctimeNs: string;
+  readonly ctimeMs: number;
 }
 
 /**
@@ -16,17 +22,18 @@ export interface FileStamp {
  * timestamp tick (4-10 ms) without its stamp changing ("racily clean", as git calls it); a stamp that
  * recent must not stand for the content read.
  */
-export const RACY_WINDOW_NS = 50_000_000n;
+export const RACY_WINDOW_MS = 50;
 
-export function fileStampOf(st: BigIntStats): FileStamp {
-  return { size: Number(st.size), mtimeNs: st.mtimeNs.toString(), ino: Number(st.ino), ctimeNs: st.ctimeNs.toString() };
+/** The stamp of `st`; inode numbers above 2^53 are rounded, alike on every side that compares them. */
+export function fileStampOf(st: Stats): FileStamp {
+  return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, ctimeMs: st.ctimeMs };
 }
 
 export function sameFileStamp(a: FileStamp, b: FileStamp): boolean {
-  return a.size === b.size && a.mtimeNs === b.mtimeNs && a.ino === b.ino && a.ctimeNs === b.ctimeNs;
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino && a.ctimeMs === b.ctimeMs;
 }
 
-/** Whether content read at `readAtNs` (wall clock, ns) may differ from what `stamp` names. */
-export function isRacilyStamped(stamp: FileStamp, readAtNs: bigint): boolean {
-  return BigInt(stamp.mtimeNs) + RACY_WINDOW_NS > readAtNs || BigInt(stamp.ctimeNs) + RACY_WINDOW_NS > readAtNs;
+/** Whether content read at `readAtMs` (wall clock) may differ from what `stamp` names. */
+export function isRacilyStamped(stamp: FileStamp, readAtMs: number): boolean {
+  return stamp.mtimeMs + RACY_WINDOW_MS > readAtMs || stamp.ctimeMs + RACY_WINDOW_MS > readAtMs;
 }

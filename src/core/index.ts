@@ -1,6 +1,7 @@
 export { type Position, position, formatPosition } from './position.js';
 export { KilnError, UsageError, isKilnError } from './errors.js';
 export { codeStamp } from './code-stamp.js';
+export { nodeCrypto } from './node-crypto.js';
 export { isProcessAlive } from './process-alive.js';
 export { ByteWriter, ByteReader, ByteFormatError } from './byte-codec.js';
 export { writeChecksummedFile, readChecksummedFile } from './checksummed-file.js';
@@ -9,7 +10,7 @@ export { ExitCode } from './exit-codes.js';
 export * from './proto.js';
 export { durationFromMs, timestampFromMs, msFromDuration, msFromTimestamp } from './proto-time.js';
 export { type Clock, systemClock } from './clock.js';
-export { type FileStamp, RACY_WINDOW_NS, fileStampOf, sameFileStamp, isRacilyStamped } from './file-stamp.js';
+export { type FileStamp, RACY_WINDOW_MS, fileStampOf, sameFileStamp, isRacilyStamped } from './file-stamp.js';
 export {
   ConfigError,
   throwConfigError,
@@ -67,38 +68,4 @@ export {
   type DirectoryFields,
   type PlatformFields,
 } from './digest/reapi-encoders.js';
-export {
-  type BlobAccess,
-  type BlobRead,
-  type BlobWriter,
-  type ReadRange,
-  type BlobAccessLogger,
-  DEFAULT_CHUNK_SIZE_BYTES,
-} from './blobstore/blob-access.js';
-export { resolveRange, bufferRead, type ResolvedRange } from './blobstore/read-range.js';
-export { MemoryBlobAccess, type MemoryBlobAccessOptions } from './blobstore/memory-blob-access.js';
-export { DiskBlobAccess, diskUsageOf, type DiskBlobAccessOptions } from './blobstore/disk-blob-access.js';
-export { BlockBlobAccess, type BlockBlobAccessOptions } from './blobstore/block-blob-access.js';
-export { VerifyingBlobAccess, type VerifyingBlobAccessOptions } from './blobstore/verifying-blob-access.js';
-export { ExistenceCachingBlobAccess, type ExistenceCachingBlobAccessOptions } from './blobstore/existence-caching-blob-access.js';
-export {
-  CompletenessCheckingBlobAccess,
-  findMissingReferencedBlobs,
-  type CompletenessCheckingBlobAccessOptions,
-} from './blobstore/completeness-checking-blob-access.js';
-export { ChecksummingBlobAccess, type ChecksummingBlobAccessOptions } from './blobstore/checksumming-blob-access.js';
-export {
-  type BlobAccessConfig,
-  type MemoryBlobAccessConfig,
-  type DiskBlobAccessConfig,
-  type BlockBlobAccessConfig,
-  type VerifyingBlobAccessConfig,
-  type ExistenceCachingBlobAccessConfig,
-  type CompletenessCheckingBlobAccessConfig,
-  type ChecksummingBlobAccessConfig,
-  BlobAccessConfigError,
-  parseBlobAccessConfig,
-} from './blobstore/blob-access-config.js';
-export { createBlobAccess, type BlobAccessDeps } from './blobstore/create-blob-access.js';
-export * from './sandbox/index.js';
 export { ZstdCompressor, ZstdDecompressor, zstdCompress, zstdDecompressBounded } from './zstd-stream.js';

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { producedFiles, type ProducedOutput } from '../actions/index.js';
-import { DiskBlobAccess, VerifyingBlobAccess, reapi, type BlobAccess, type Digest } from '../core/index.js';
+import { reapi, type Digest } from '../core/index.js';
+import { DiskBlobAccess, VerifyingBlobAccess, type BlobAccess } from '../core/blobstore/index.js';
 import { resultFieldsOf, resultOutputs, writeProducedOutputs } from '../remote/index.js';
 
 /** An output as stored in a cache: a file, a tree artifact with its contents, or a symlink. */

@@ -1,7 +1,7 @@
-import { readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { readFileSync, statSync, type Stats } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { digestOf, digestOfFile, fileStampOf, RACY_WINDOW_NS, sameFileStamp, type Digest, type FileStamp } from '../core/index.js';
+import { digestOf, digestOfFile, fileStampOf, RACY_WINDOW_MS, sameFileStamp, type Digest, type FileStamp } from '../core/index.js';
 
 /** A file's digest as the cache gives it (a directory: no digest). */
 export interface FileDigest {
@@ -14,7 +14,7 @@ interface Entry extends FileStamp {
   readonly hash: string;
 }
 
-const FORMAT_VERSION = 1;
+const FORMAT_VERSION = 2;
 /** Files up to this size are read whole and synchronously. */
 const SMALL_FILE_BYTES = 256 * 1024;
 
@@ -69,7 +69,7 @@ export class FileDigestCache {
   async digest(path: string, options: { settled?: boolean } = {}): Promise<FileDigest> {
     // A synchronous stat: a build stats every input and output, and the promise API costs several
     // times the system call itself on the main thread (a null build of 11,000 actions: 0.35 s).
-    return this.digestOf(path, statSync(path, { bigint: true }), options);
+    return this.digestOf(path, statSync(path), options);
   }
 
   /**
@@ -77,23 +77,23 @@ export class FileDigestCache {
    * and the thrown ENOENT costs more than the stat.
    */
   async digestIfPresent(path: string): Promise<FileDigest | undefined> {
-    const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+    const st = statSync(path, { throwIfNoEntry: false });
     return st && this.digestOf(path, st, {});
   }
 
-  private async digestOf(path: string, st: BigIntStats, options: { settled?: boolean }): Promise<FileDigest> {
-    const isExecutable = (st.mode & 0o111n) !== 0n;
+  private async digestOf(path: string, st: Stats, options: { settled?: boolean }): Promise<FileDigest> {
+    const isExecutable = (st.mode & 0o111) !== 0;
     if (st.isDirectory()) return { digest: { hash: '', sizeBytes: 0 }, isExecutable, isDirectory: true };
     const stamp = fileStampOf(st);
     const cached = this.entries.get(path);
     if (cached && sameFileStamp(cached, stamp)) {
       return { digest: { hash: cached.hash, sizeBytes: cached.size }, isExecutable, isDirectory: false };
     }
-    const hashedAtNs = BigInt(Date.now()) * 1_000_000n;
+    const hashedAtMs = Date.now();
     // Most inputs and outputs are small: one synchronous read costs less than the open, read and
     // close round trips of the streaming reader, which large files keep.
     const digest = stamp.size <= SMALL_FILE_BYTES ? this.hashSmall(path) : await this.hashLarge(path, stamp);
-    if (digest.sizeBytes === stamp.size) this.record(path, stamp, digest, options.settled ? undefined : hashedAtNs);
+    if (digest.sizeBytes === stamp.size) this.record(path, stamp, digest, options.settled ? undefined : hashedAtMs);
     return { digest, isExecutable, isDirectory: false };
   }
 
@@ -122,8 +122,8 @@ export class FileDigestCache {
    * a cache), so the next build need not read it. Nothing else writes it, so it is settled.
    */
   async remember(path: string, digest: Digest): Promise<void> {
-    const st = statSync(path, { bigint: true });
-    if (Number(st.size) !== digest.sizeBytes) return;
+    const st = statSync(path);
+    if (st.size !== digest.sizeBytes) return;
     this.record(path, fileStampOf(st), digest, undefined);
   }
 
@@ -146,9 +146,9 @@ export class FileDigestCache {
     this.dirty = false;
   }
 
-  /** `hashedAtNs` undefined: the file is settled and cannot be racily clean. */
-  private record(path: string, stamp: FileStamp, digest: Digest, hashedAtNs: bigint | undefined): void {
-    if (hashedAtNs !== undefined && BigInt(stamp.mtimeNs) + RACY_WINDOW_NS > hashedAtNs) {
+  /** `hashedAtMs` undefined: the file is settled and cannot be racily clean. */
+  private record(path: string, stamp: FileStamp, digest: Digest, hashedAtMs: number | undefined): void {
+    if (hashedAtMs !== undefined && stamp.mtimeMs + RACY_WINDOW_MS > hashedAtMs) {
       // Racily clean (the file may change again within one timestamp tick): do not trust the stamp next time.
       if (this.entries.delete(path)) this.dirty = true;
       return;

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { ProcessResult, ProcessRunner } from '../core/index.js';
+import type { ProcessResult, ProcessRunner } from '../core/sandbox/index.js';
 import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, spawnEnv, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /** Bazel's standalone strategy: the process runs in the execroot itself and sees all of it. */

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { mkdir, symlink } from 'node:fs/promises';
 import { basename, dirname, join, posix, sep } from 'node:path';
-import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/index.js';
+import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/sandbox/index.js';
 import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, spawnEnv, SpawnLost, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ProcessResult } from '../core/index.js';
+import type { ProcessResult } from '../core/sandbox/index.js';
 import { LIVE_OUTPUT_ENV, type Action, type ActionKey, type InputEntry } from '../actions/index.js';
 import type { CachedOutput } from './disk-cache.js';
 

@@ -6,7 +6,7 @@ interface Entry extends FileStamp {
 }
 
 /** The layout's name and number. */
-const MAGIC = 'KILNSTMP\u0002';
+const MAGIC = 'KILNSTMP\u0003';
 
 /**
  * Fingerprints of loading's inputs (BUILD and .bzl files, directory listings) keyed by the stamp of
@@ -23,10 +23,10 @@ export class InputStampCache {
   private entries: Map<string, Entry> | undefined;
   private dirty = false;
 
-  /** `nowNs`: the wall clock in nanoseconds (tests move it past the racy window). */
+  /** `nowMs`: the wall clock (tests move it past the racy window). */
   constructor(
     private readonly file: string | undefined,
-    private readonly nowNs: () => bigint = () => BigInt(Date.now()) * 1_000_000n,
+    private readonly nowMs: () => number = Date.now,
   ) {}
 
   /**
@@ -36,7 +36,7 @@ export class InputStampCache {
   fingerprint(id: string, path: string, compute: () => { fingerprint: string; stampable: boolean }): string {
     let st;
     try {
-      st = statSync(path, { bigint: true, throwIfNoEntry: false });
+      st = statSync(path, { throwIfNoEntry: false });
     } catch {
       st = undefined; // ELOOP, EACCES...: computed each time, like a missing input
     }
@@ -45,9 +45,9 @@ export class InputStampCache {
     const entries = this.load();
     const cached = entries.get(id);
     if (cached !== undefined && sameFileStamp(cached, stamp)) return cached.fingerprint;
-    const readAtNs = this.nowNs();
+    const readAtMs = this.nowMs();
     const { fingerprint, stampable } = compute();
-    if (stampable && !isRacilyStamped(stamp, readAtNs)) entries.set(id, { ...stamp, fingerprint });
+    if (stampable && !isRacilyStamped(stamp, readAtMs)) entries.set(id, { ...stamp, fingerprint });
     else if (cached !== undefined) entries.delete(id);
     else return fingerprint;
     this.dirty = true;
@@ -62,9 +62,9 @@ export class InputStampCache {
     for (const [id, e] of this.entries) {
       w.string(id);
       w.uint(e.size);
-      w.string(e.mtimeNs);
+      w.float64(e.mtimeMs);
       w.float64(e.ino); // inode numbers may exceed 2^53 (as stat(2) gives them, rounded alike)
-      w.string(e.ctimeNs);
+      w.float64(e.ctimeMs);
       w.string(e.fingerprint);
     }
     writeChecksummedFile(this.file, MAGIC, [w.finish()]);
@@ -81,10 +81,10 @@ export class InputStampCache {
       for (let n = r.uint(); n > 0; n--) {
         const id = r.string();
         const size = r.uint();
-        const mtimeNs = r.string();
+        const mtimeMs = r.float64();
         const ino = r.float64();
-        const ctimeNs = r.string();
-        this.entries.set(id, { size, mtimeNs, ino, ctimeNs, fingerprint: r.string() });
+        const ctimeMs = r.float64();
+        this.entries.set(id, { size, mtimeMs, ino, ctimeMs, fingerprint: r.string() });
       }
     } catch {
       this.entries.clear(); // right checksum, wrong layout: every input is read once more

@@ -5,10 +5,18 @@ import type { AttrValue } from './rules/attribute.js';
 import type { GeneratorInfo, RuleTarget, Target } from './target.js';
 
 /**
- * The package cache's record of one package, in binary: targets with their fixed fields in order
- * and attribute values as tagged JSON-like data. Each distinct string is written where it is first
- * used and referred to by number afterwards (a label named by three attributes is stored and decoded
- * once). Decoding builds the Package directly, without an intermediate JSON tree.
+ * The package cache's record of one package, in binary:
+ *
+ *   strings   the distinct strings, each stored once; everything else refers to them by number
+ *   header    repository, package and BUILD file
+ *   index     each target's name and the byte length of its body, in declaration order
+ *   bodies    each target's kind, location and fields; attribute values as tagged JSON-like data
+ *   trailer   the package's errors and defaults
+ *
+ * A target is decoded when it is first asked for, and a string when a decoded target first uses it: a
+ * query that follows a few targets of each package (somepath, the deps of one target) decodes those,
+ * not whole packages. The decoded package keeps the record's bytes (a view of the cache file, which
+ * the loader keeps anyway to write unchanged entries back) until every target has been decoded.
  */
 
 const enum Kind {
@@ -40,17 +48,17 @@ const STARLARK_DEFINED = 2;
 const HAS_RULE_DEFINITION = 4;
 
 class RecordWriter {
-  readonly body = new ByteWriter(2048);
+  /** Where refs and fields go; the record is assembled from it and the string table at the end. */
+  body = new ByteWriter(2048);
   private readonly strings = new Map<string, number>();
 
-  /** A string's first use writes it (after a 0); later uses write its number plus one. */
   ref(s: string): void {
-    const i = this.strings.get(s);
+    let i = this.strings.get(s);
     if (i === undefined) {
-      this.strings.set(s, this.strings.size);
-      this.body.uint(0);
-      this.body.string(s);
-    } else this.body.uint(i + 1);
+      i = this.strings.size;
+      this.strings.set(s, i);
+    }
+    this.body.uint(i);
   }
 
   refs(list: readonly string[]): void {
@@ -106,89 +114,139 @@ class RecordWriter {
     } else throw new TypeError(`package cache: cannot store a ${typeof v}`);
   }
 
-  finish(): Buffer {
-    return this.body.finish();
+  /** The bytes written to `body` since the last call, and a fresh body for what follows. */
+  cut(): Buffer {
+    const done = this.body.finish();
+    this.body = new ByteWriter(256);
+    return done;
+  }
+
+  /** The string table followed by `parts`. */
+  finish(parts: readonly Uint8Array[]): Buffer {
+    const out = new ByteWriter(parts.reduce((n, p) => n + p.length, 64));
+    out.uint(this.strings.size);
+    for (const s of this.strings.keys()) out.string(s);
+    for (const p of parts) out.bytes(p);
+    return out.finish();
+  }
+}
+
+function encodeTarget(w: RecordWriter, t: Target, buildFile: string): void {
+  const b = w.body;
+  b.uint(KIND_CODE[t.kind]);
+  w.position(t.location, buildFile);
+  switch (t.kind) {
+    case 'rule': {
+      w.ref(t.ruleClass);
+      b.uint(t.attrs.size);
+      for (const [name, v] of t.attrs) {
+        w.ref(name);
+        w.value(v);
+      }
+      w.refs(t.outputs);
+      w.refs(t.dependencies);
+      b.uint((t.generator ? HAS_GENERATOR : 0) | (t.starlarkDefined ? STARLARK_DEFINED : 0) | (t.ruleDefinition !== undefined ? HAS_RULE_DEFINITION : 0));
+      if (t.generator) {
+        w.ref(t.generator.name);
+        w.ref(t.generator.function);
+        w.ref(t.generator.location);
+      }
+      if (t.ruleDefinition !== undefined) w.ref(t.ruleDefinition);
+      break;
+    }
+    case 'source':
+      if (t.visibility) {
+        b.uint(1);
+        w.refs(t.visibility);
+      } else b.uint(0);
+      break;
+    case 'generated':
+      w.ref(t.generatingRule);
+      break;
+    case 'package_group':
+      w.refs(t.packages);
+      w.refs(t.includes);
+      break;
   }
 }
 
 export function encodePackage(p: Package): Uint8Array {
   const w = new RecordWriter();
-  const b = w.body;
   const buildFile = p.buildFile;
+  const bodies: Buffer[] = [];
+  for (const t of p.targets.values()) {
+    encodeTarget(w, t, buildFile);
+    bodies.push(w.cut());
+  }
+  // Header and index after the bodies' strings were numbered; the body bytes are already final.
   w.ref(p.repo);
   w.ref(p.pkg);
   w.ref(buildFile);
-  b.uint(p.targets.size);
+  w.body.uint(bodies.length);
+  let i = 0;
   for (const t of p.targets.values()) {
-    // Every target starts with its kind, name and location, as decodePackage reads them.
-    b.uint(KIND_CODE[t.kind]);
     w.ref(t.name);
-    w.position(t.location, buildFile);
-    switch (t.kind) {
-      case 'rule': {
-        w.ref(t.ruleClass);
-        b.uint(t.attrs.size);
-        for (const [name, v] of t.attrs) {
-          w.ref(name);
-          w.value(v);
-        }
-        w.refs(t.outputs);
-        w.refs(t.dependencies);
-        b.uint((t.generator ? HAS_GENERATOR : 0) | (t.starlarkDefined ? STARLARK_DEFINED : 0) | (t.ruleDefinition !== undefined ? HAS_RULE_DEFINITION : 0));
-        if (t.generator) {
-          w.ref(t.generator.name);
-          w.ref(t.generator.function);
-          w.ref(t.generator.location);
-        }
-        if (t.ruleDefinition !== undefined) w.ref(t.ruleDefinition);
-        break;
-      }
-      case 'source':
-        if (t.visibility) {
-          b.uint(1);
-          w.refs(t.visibility);
-        } else b.uint(0);
-        break;
-      case 'generated':
-        w.ref(t.generatingRule);
-        break;
-      case 'package_group':
-        w.refs(t.packages);
-        w.refs(t.includes);
-        break;
-    }
+    w.body.uint(bodies[i++]!.length);
   }
-  b.uint(p.errors.length);
+  const head = w.cut();
+  w.body.uint(p.errors.length);
   for (const e of p.errors) {
     w.ref(e.message);
     if (e.pos) {
-      b.uint(1);
+      w.body.uint(1);
       w.position(e.pos, buildFile);
-    } else b.uint(0);
+    } else w.body.uint(0);
   }
   w.value(p.defaults);
-  return w.finish();
+  const trailer = w.cut();
+  return w.finish([head, ...bodies, trailer]);
 }
 
-class RecordReader {
-  readonly r: ByteReader;
-  private readonly strings: string[] = [];
-  buildFile = '';
+/** A record's strings, each decoded on its first use. */
+class StringTable {
+  private readonly starts: Uint32Array;
+  private readonly decoded: (string | undefined)[];
 
-  constructor(bytes: Uint8Array) {
-    this.r = new ByteReader(bytes);
+  constructor(private readonly r: ByteReader) {
+    const n = r.uint();
+    if (n > r.end - r.pos) throw new ByteFormatError('count larger than the record');
+    this.starts = new Uint32Array(n);
+    this.decoded = new Array<string | undefined>(n);
+    for (let i = 0; i < n; i++) {
+      this.starts[i] = r.pos;
+      r.skipString();
+    }
   }
 
-  str(): string {
-    const n = this.r.uint();
-    if (n === 0) {
-      const s = this.r.string();
-      this.strings.push(s);
-      return s;
+  get(i: number): string {
+    let s = this.decoded[i];
+    if (s === undefined) {
+      const start = this.starts[i];
+      if (start === undefined) throw new ByteFormatError('string reference out of range');
+      const r = this.r;
+      const at = r.pos;
+      r.pos = start;
+      s = r.string();
+      r.pos = at;
+      this.decoded[i] = s;
     }
-    const s = this.strings[n - 1];
-    if (s === undefined) throw new ByteFormatError('string reference out of range');
     return s;
+  }
+}
+
+/** Reads refs, positions and values of one record; shared by its targets' lazy decoding. */
+class RecordReader {
+  /** Positions in the BUILD file, one object per place: a macro's targets all share its call's. */
+  private readonly places = new Map<number, Position>();
+  buildFile = '';
+
+  constructor(
+    readonly r: ByteReader,
+    private readonly strings: StringTable,
+  ) {}
+
+  str(): string {
+    return this.strings.get(this.r.uint());
   }
 
   strs(): string[] {
@@ -204,9 +262,6 @@ class RecordReader {
     if (n > this.r.end - this.r.pos) throw new ByteFormatError('count larger than the record');
     return n;
   }
-
-  /** Positions in the BUILD file, one object per place: a macro's targets all share its call's. */
-  private readonly places = new Map<number, Position>();
 
   position(): Position {
     if (this.r.uint() !== 0) {
@@ -263,72 +318,181 @@ class RecordReader {
         throw new ByteFormatError('unknown value tag');
     }
   }
-}
 
-function decodeRule(rr: RecordReader, name: string, location: Position): RuleTarget {
-  const r = rr.r;
-  const ruleClass = rr.str();
-  const attrs = new Map<string, AttrValue>();
-  for (let n = rr.count(); n > 0; n--) {
-    const k = rr.str();
-    attrs.set(k, rr.value() as AttrValue);
-  }
-  const outputs = rr.strs();
-  const dependencies = rr.strs();
-  const flags = r.uint();
-  let generator: GeneratorInfo | undefined;
-  if (flags & HAS_GENERATOR) {
-    const gName = rr.str();
-    const fn = rr.str();
-    generator = { name: gName, function: fn, location: rr.str() };
-  }
-  const rule: { -readonly [K in keyof RuleTarget]: RuleTarget[K] } = { kind: 'rule', name, ruleClass, location, attrs, outputs, dependencies };
-  if (generator) rule.generator = generator;
-  if (flags & STARLARK_DEFINED) rule.starlarkDefined = true;
-  if (flags & HAS_RULE_DEFINITION) rule.ruleDefinition = rr.str();
-  return rule;
-}
-
-/** The Package encodePackage stored; a ByteFormatError when `bytes` is not such a record. */
-export function decodePackage(bytes: Uint8Array): Package {
-  const rr = new RecordReader(bytes);
-  const r = rr.r;
-  const repo = rr.str();
-  const pkg = rr.str();
-  const buildFile = rr.str();
-  rr.buildFile = buildFile;
-  const targets = new Map<string, Target>();
-  for (let n = rr.count(); n > 0; n--) {
+  /** The target whose body spans [start, end). */
+  target(name: string, start: number, end: number): Target {
+    const r = this.r;
+    r.pos = start;
     const kind = r.uint();
-    const name = rr.str();
-    const location = rr.position();
+    const location = this.position();
     let t: Target;
     switch (kind) {
       case Kind.Rule:
-        t = decodeRule(rr, name, location);
+        t = this.rule(name, location);
         break;
       case Kind.Source:
-        t = r.uint() === 1 ? { kind: 'source', name, location, visibility: rr.strs() } : { kind: 'source', name, location };
+        t = r.uint() === 1 ? { kind: 'source', name, location, visibility: this.strs() } : { kind: 'source', name, location };
         break;
       case Kind.Generated:
-        t = { kind: 'generated', name, location, generatingRule: rr.str() };
+        t = { kind: 'generated', name, location, generatingRule: this.str() };
         break;
       case Kind.PackageGroup: {
-        const packages = rr.strs();
-        t = { kind: 'package_group', name, location, packages, includes: rr.strs() };
+        const packages = this.strs();
+        t = { kind: 'package_group', name, location, packages, includes: this.strs() };
         break;
       }
       default:
         throw new ByteFormatError('unknown target kind');
     }
-    targets.set(name, t);
+    if (r.pos !== end) throw new ByteFormatError('target body of the wrong length');
+    return t;
   }
+
+  private rule(name: string, location: Position): RuleTarget {
+    const r = this.r;
+    const ruleClass = this.str();
+    const attrs = new Map<string, AttrValue>();
+    for (let n = this.count(); n > 0; n--) {
+      const k = this.str();
+      attrs.set(k, this.value() as AttrValue);
+    }
+    const outputs = this.strs();
+    const dependencies = this.strs();
+    const flags = r.uint();
+    let generator: GeneratorInfo | undefined;
+    if (flags & HAS_GENERATOR) {
+      const gName = this.str();
+      const fn = this.str();
+      generator = { name: gName, function: fn, location: this.str() };
+    }
+    const rule: { -readonly [K in keyof RuleTarget]: RuleTarget[K] } = { kind: 'rule', name, ruleClass, location, attrs, outputs, dependencies };
+    if (generator) rule.generator = generator;
+    if (flags & STARLARK_DEFINED) rule.starlarkDefined = true;
+    if (flags & HAS_RULE_DEFINITION) rule.ruleDefinition = this.str();
+    return rule;
+  }
+}
+
+/** Up to this many targets, a name is looked up by a scan of the names: cheaper than a Map per package. */
+const LINEAR_SEARCH_MAX = 32;
+
+/** A decoded package's targets: the index is read at once, each target on first use. */
+class RecordTargets implements ReadonlyMap<string, Target> {
+  private readonly slots: (Target | undefined)[];
+  private reader: RecordReader | undefined;
+  private pending: number;
+
+  /** Made for packages too large to search by name. */
+  private byName: Map<string, number> | undefined;
+  private complete: Map<string, Target> | undefined;
+
+  constructor(
+    reader: RecordReader,
+    private readonly names: readonly string[],
+    private readonly starts: Uint32Array,
+  ) {
+    this.reader = reader;
+    this.slots = new Array<Target | undefined>(names.length);
+    this.pending = names.length;
+  }
+
+  get size(): number {
+    return this.names.length;
+  }
+
+  has(name: string): boolean {
+    return this.indexOf(name) >= 0;
+  }
+
+  get(name: string): Target | undefined {
+    if (this.complete !== undefined) return this.complete.get(name);
+    const i = this.indexOf(name);
+    return i < 0 ? undefined : this.at(i);
+  }
+
+  private indexOf(name: string): number {
+    const names = this.names;
+    if (names.length <= LINEAR_SEARCH_MAX) return names.indexOf(name);
+    if (this.byName === undefined) {
+      this.byName = new Map();
+      for (let i = 0; i < names.length; i++) this.byName.set(names[i]!, i);
+    }
+    return this.byName.get(name) ?? -1;
+  }
+
+  private at(i: number): Target {
+    let t = this.slots[i];
+    if (t === undefined) {
+      // The record was checked whole when it was read (the cache file's CRC, every length and
+      // reference bound); a body that still does not decode is a bug, not a cache miss.
+      t = this.reader!.target(this.names[i]!, this.starts[i]!, this.starts[i + 1]!);
+      this.slots[i] = t;
+      if (--this.pending === 0) this.reader = undefined; // the record's bytes can go
+    }
+    return t;
+  }
+
+  /** Every target, decoded: iterating a package (a wildcard pattern) needs them all anyway. */
+  private all(): Map<string, Target> {
+    if (this.complete === undefined) {
+      this.complete = new Map();
+      for (let i = 0; i < this.names.length; i++) this.complete.set(this.names[i]!, this.at(i));
+    }
+    return this.complete;
+  }
+
+  entries(): MapIterator<[string, Target]> {
+    return this.all().entries();
+  }
+
+  keys(): MapIterator<string> {
+    return this.all().keys();
+  }
+
+  values(): MapIterator<Target> {
+    return this.all().values();
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Target]> {
+    return this.all().entries();
+  }
+
+  forEach(fn: (value: Target, key: string, map: ReadonlyMap<string, Target>) => void, thisArg?: unknown): void {
+    for (const [name, t] of this.all()) fn.call(thisArg, t, name, this);
+  }
+}
+
+/** The Package encodePackage stored; a ByteFormatError when `bytes` is not such a record. */
+export function decodePackage(bytes: Uint8Array): Package {
+  const r = new ByteReader(bytes);
+  const rr = new RecordReader(r, new StringTable(r));
+  const repo = rr.str();
+  const pkg = rr.str();
+  const buildFile = rr.str();
+  rr.buildFile = buildFile;
+  const n = rr.count();
+  const names = new Array<string>(n);
+  const starts = new Uint32Array(n + 1);
+  const lengths = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    names[i] = rr.str();
+    lengths[i] = r.uint();
+  }
+  let end = r.pos;
+  for (let i = 0; i < n; i++) {
+    starts[i] = end;
+    end += lengths[i]!;
+  }
+  if (end > r.end) throw new ByteFormatError('target bodies longer than the record');
+  starts[n] = end;
+  r.pos = end;
   const errors: PackageError[] = [];
-  for (let n = rr.count(); n > 0; n--) {
+  for (let e = rr.count(); e > 0; e--) {
     const message = rr.str();
     errors.push(r.uint() === 1 ? { message, pos: rr.position() } : { message });
   }
   const defaults = rr.value() as PackageDefaults;
   if (!r.done) throw new ByteFormatError('bytes after the package record');
+  const targets = new RecordTargets(rr, names, starts);
   return { repo, pkg, buildFile, targets, errors, defaults };
 }

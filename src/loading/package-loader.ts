@@ -1,7 +1,6 @@
-import { hash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { codeStamp, KilnError, type Position } from '../core/index.js';
+import { codeStamp, KilnError, nodeCrypto, type Position } from '../core/index.js';
 import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
 import {
   EvalError,
@@ -52,7 +51,7 @@ import { readLocalRepositories, Workspace } from './workspace.js';
 export class NoSuchPackageError extends KilnError {}
 
 /** Cached packages are valid only for the Kiln build that wrote them (see codeStamp). */
-const CACHE_VERSION = `kiln-packages-2:${codeStamp(import.meta.url)}`;
+const CACHE_VERSION = `kiln-packages-3:${codeStamp(import.meta.url)}`;
 
 /** The JSON caches earlier builds kept in `<output base>/loading`, removed so they do not linger. */
 const LEGACY_CACHE_FILES = ['packages.json', 'input-stamps.json'];
@@ -72,7 +71,7 @@ export interface PackageLoaderOptions {
 
 /** One-shot hashing: a cold load hashes every BUILD file and listing, and a Hash object each cost more. */
 function hashText(text: string): string {
-  return hash('sha1', text, 'base64');
+  return nodeCrypto().hash('sha1', text, 'base64');
 }
 
 function readText(path: string): string | undefined {

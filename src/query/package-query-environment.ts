@@ -52,7 +52,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
    * followed, and the edges among the targets of one wildcard pattern. Output orders and draws the
    * result with these (through targets left out of the result), so a union of single targets has none.
    */
-  private readonly knownEdges = new Map<QueryTarget, Set<QueryTarget>>();
+  private readonly knownEdges = new Map<QueryTarget, readonly QueryTarget[] | Set<QueryTarget>>();
   private universeCache: QueryTarget[] | undefined;
 
   constructor(
@@ -99,7 +99,7 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
 
   dependencies(t: QueryTarget): QueryTarget[] {
     const deps = this.directDependencies(t);
-    for (const d of deps) this.noteEdge(t, d);
+    this.noteEdges(t, deps);
     return deps;
   }
 
@@ -139,10 +139,25 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     };
   }
 
+  /**
+   * Notes every edge of `from` to its direct dependencies. Most targets' edges are only ever these, so
+   * the (distinct) list itself is kept; a Set is made only when other edges join it.
+   */
+  private noteEdges(from: QueryTarget, deps: readonly QueryTarget[]): void {
+    const known = this.knownEdges.get(from);
+    if (known === undefined) this.knownEdges.set(from, deps);
+    else if (known !== deps) {
+      const set = known instanceof Set ? known : new Set(known);
+      for (const d of deps) set.add(d);
+      this.knownEdges.set(from, set);
+    }
+  }
+
   private noteEdge(from: QueryTarget, to: QueryTarget): void {
-    let set = this.knownEdges.get(from);
-    if (!set) this.knownEdges.set(from, (set = new Set()));
-    set.add(to);
+    const known = this.knownEdges.get(from);
+    if (known === undefined) this.knownEdges.set(from, new Set([to]));
+    else if (known instanceof Set) known.add(to);
+    else if (!known.includes(to)) this.knownEdges.set(from, new Set(known).add(to));
   }
 
   private directDependencies(t: QueryTarget): QueryTarget[] {
@@ -167,6 +182,8 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     }
     // A test_suite without `tests` depends on the tests it stands for (Bazel's $implicit_tests).
     if (this.isTestSuite(t) && !this.options.noImplicitDeps && this.attributeTargets(t, 'tests').length === 0) for (const test of this.implicitTests(t)) deps.push(test);
+    // One edge per dependency however many attributes name it (an implicit default may repeat one).
+    if (hasRepeats(deps)) deps = [...new Set(deps)];
     this.depsCache.set(t, deps);
     return deps;
   }
@@ -442,4 +459,11 @@ function concat(parts: PlainAttrValue[]): PlainAttrValue {
   if (parts.every((p) => typeof p === 'string')) return parts.join('');
   if (parts.every((p) => typeof p === 'number')) return (parts as number[]).reduce((a, b) => a + b, 0);
   return parts.flatMap((p) => (Array.isArray(p) ? (p as PlainAttrValue[]) : [])) as PlainAttrValue;
+}
+
+/** Whether `list` holds an item twice (a scan for the short lists of direct dependencies). */
+function hasRepeats<T>(list: readonly T[]): boolean {
+  if (list.length > 16) return new Set(list).size !== list.length;
+  for (let i = 1; i < list.length; i++) if (list.lastIndexOf(list[i]!, i - 1) >= 0) return true;
+  return false;
 }

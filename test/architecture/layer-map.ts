@@ -24,6 +24,15 @@ export const DIRECT_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
 /** Layers whose own index.ts is the only file other layers may import. proto/gen is generated code. */
 export const LAYERS_WITH_SINGLE_ENTRY = Object.keys(DIRECT_DEPENDENCIES).filter((l) => l !== 'proto/gen');
 
+/**
+ * A layer's entries besides its index.ts. core's sandbox and blob stores have their own, so that a
+ * command that needs neither (query, info) loads neither, nor child_process (the bundle is split by
+ * what each command imports, and a barrel that re-exports them would pull them into every command).
+ */
+export const EXTRA_ENTRIES: Readonly<Record<string, readonly string[]>> = {
+  'src/core': ['src/core/sandbox/index.ts', 'src/core/blobstore/index.ts'],
+};
+
 export function allowedDependencies(): Map<string, Set<string>> {
   const closure = new Map<string, Set<string>>();
   const visit = (layer: string): Set<string> => {

@@ -7,7 +7,10 @@ const BUNDLE = fileURLToPath(new URL('../../dist/bundle', import.meta.url));
 // The bundle exists after `npm run build`, which the test script runs first.
 const BUILT = existsSync(join(BUNDLE, 'kiln.js')) || process.env.CI === 'true';
 
-/** The packages a command's chunk loads before any of its code runs: its static imports, transitively. */
+/**
+ * The packages a command's chunk loads before any of its code runs: its static imports, transitively
+ * (Node's built-in modules as `node:name`).
+ */
 function packagesLoadedBy(command: string): Set<string> {
   const entry = readdirSync(BUNDLE).find((name) => name.startsWith(`${command}-`) && name.endsWith('.js'));
   if (!entry) throw new Error(`no chunk for the ${command} command in ${BUNDLE}`);
@@ -21,7 +24,7 @@ function packagesLoadedBy(command: string): Set<string> {
     for (const m of text.matchAll(/(?:^|[\n;])\s*(?:import|export)\s*(?:[^"'();]*?\bfrom\s*)?["']([^"']+)["']/g)) {
       const spec = m[1]!;
       if (spec.startsWith('./')) visit(spec.slice(2));
-      else if (!spec.startsWith('node:')) packages.add(spec);
+      else packages.add(spec);
     }
   };
   visit(entry);
@@ -36,7 +39,13 @@ describe.skipIf(!BUILT)('what a command loads at start', () => {
     expect([...query]).not.toContain('zstd-napi');
   });
 
-  it('a remote command does load gRPC (the check sees static imports)', () => {
+  it('query loads no sandbox, blob store or hashing: no child_process, no crypto (loaded when first used)', () => {
+    const query = [...packagesLoadedBy('query')];
+    for (const builtin of ['node:child_process', 'node:crypto', 'node:net']) expect(query).not.toContain(builtin);
+  });
+
+  it('a remote command does load gRPC, and build the sandbox (the check sees static imports)', () => {
     expect([...packagesLoadedBy('scheduler')]).toContain('@grpc/grpc-js');
+    expect([...packagesLoadedBy('build')]).toContain('node:child_process');
   });
 });

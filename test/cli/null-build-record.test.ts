@@ -26,7 +26,7 @@ function recordOf(execRoot: string, paths: string[], key = 'k'): NullBuildRecord
     genfiles: 'bazel-out/k8-fastbuild/bin',
     testlogs: 'bazel-out/k8-fastbuild/testlogs',
     analysisInputs: [['file:a/BUILD', 'f1'], ['dir:a', 'f2']],
-    files: paths.map((path) => ({ path, stamp: fileStampOf(statSync(join(execRoot, path), { bigint: true })) })),
+    files: paths.map((path) => ({ path, stamp: fileStampOf(statSync(join(execRoot, path))) })),
   };
 }
 
@@ -68,7 +68,7 @@ describe('null build records', () => {
     rmSync(join(root, 'f'));
     expect(filesUnchanged(again, root)).toBe(false);
     mkdirSync(join(root, 'f'));
-    expect(filesUnchanged({ ...again, files: [{ path: 'f', stamp: fileStampOf(statSync(join(root, 'f'), { bigint: true })) }] }, root)).toBe(false);
+    expect(filesUnchanged({ ...again, files: [{ path: 'f', stamp: fileStampOf(statSync(join(root, 'f'))) }] }, root)).toBe(false);
   });
 
   it('the key covers the build graph, every option and PATH', () => {

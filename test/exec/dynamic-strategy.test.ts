@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcessResult } from '../../src/core/index.js';
+import type { ProcessResult } from '../../src/core/sandbox/index.js';
 import { DynamicStrategy } from '../../src/exec/dynamic-strategy.js';
 import { SpawnLost, type Spawn, type SpawnOutcome, type SpawnStrategy } from '../../src/exec/spawn-strategy.js';
 import { genrule } from './fixtures.js';

@@ -2,7 +2,7 @@ import { lstat, mkdir, mkdtemp, readlink, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { detectSandboxSupport } from '../../src/core/index.js';
+import { detectSandboxSupport } from '../../src/core/sandbox/index.js';
 import { executeActions, prepareExecRoot } from '../../src/exec/index.js';
 import { genrule, out, RecordingReporter, source } from './fixtures.js';
 

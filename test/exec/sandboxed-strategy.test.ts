@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Action } from '../../src/actions/index.js';
-import { detectSandboxSupport, type SandboxSupport } from '../../src/core/index.js';
+import { detectSandboxSupport, type SandboxSupport } from '../../src/core/sandbox/index.js';
 import { executeActions, type ExecutionOptions, type StrategyName } from '../../src/exec/index.js';
 import { genrule, makeWorkspace, out, RecordingReporter, source, type Workspace } from './fixtures.js';
 import { needTool } from '../setup/need-tool.js';

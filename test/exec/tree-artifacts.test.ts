@@ -3,7 +3,8 @@ import { lstat, readFile, readlink, readdir, rm, writeFile } from 'node:fs/promi
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Action, DerivedArtifact } from '../../src/actions/index.js';
-import { detectSandboxSupport, reapi, type SandboxSupport } from '../../src/core/index.js';
+import { reapi } from '../../src/core/index.js';
+import { detectSandboxSupport, type SandboxSupport } from '../../src/core/sandbox/index.js';
 import { executeActions, type ExecutionOptions, type StrategyName } from '../../src/exec/index.js';
 import { BIN, genrule, makeWorkspace, out, ran, RecordingReporter, type Workspace } from './fixtures.js';
 

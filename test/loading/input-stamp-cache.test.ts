@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InputStampCache } from '../../src/loading/input-stamp-cache.js';
 
 /** A clock an hour ahead: every stamp the test makes is well outside the racy window. */
-const later = () => (BigInt(Date.now()) + 3_600_000n) * 1_000_000n;
+const later = () => Date.now() + 3_600_000;
 /** A clock at this moment: a file written just now is racily stamped. */
-const now = () => BigInt(Date.now()) * 1_000_000n;
+const now = () => Date.now();
 
 describe('InputStampCache', () => {
   let dir: string;

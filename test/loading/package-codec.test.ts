@@ -52,10 +52,24 @@ describe('package cache records', () => {
   it('round-trip every target kind, value shape, error and default exactly', () => {
     const p = samplePackage();
     const again = decodePackage(encodePackage(p));
-    expect(again).toEqual(p);
+    expect({ ...again, targets: new Map(again.targets) }).toEqual(p);
     expect([...again.targets.keys()]).toEqual([...p.targets.keys()]);
     const r = again.targets.get('r');
     expect(r?.kind === 'rule' && [...r.attrs.keys()]).toEqual([...(p.targets.get('r') as { attrs: Map<string, unknown> }).attrs.keys()]);
+  });
+
+  it('decode each target once, when first asked for, and look targets up by name in large packages too', () => {
+    const again = decodePackage(encodePackage(samplePackage()));
+    expect(again.targets.get('r')).toBe(again.targets.get('r'));
+    expect(again.targets.has('nope')).toBe(false);
+    const many = samplePackage();
+    const targets = new Map(many.targets);
+    for (let i = 0; i < 100; i++) targets.set(`s${i}`, { kind: 'source', name: `s${i}`, location: at(20 + i) });
+    const big = decodePackage(encodePackage({ ...many, targets }));
+    expect(big.targets.size).toBe(106);
+    expect(big.targets.get('s99')).toEqual({ kind: 'source', name: 's99', location: at(119) });
+    expect(big.targets.has('pg') && !big.targets.has('s100')).toBe(true);
+    expect([...big.targets.keys()]).toEqual([...targets.keys()]);
   });
 
   it('store each distinct string once', () => {
@@ -63,7 +77,8 @@ describe('package cache records', () => {
     const p = samplePackage();
     const r = p.targets.get('r') as { dependencies: string[] };
     for (let i = 0; i < 100; i++) r.dependencies.push('//p:a');
-    expect(encodePackage(p).length - size).toBe(100);
+    // One byte per reference, and one more for the longer body's length in the index.
+    expect(encodePackage(p).length - size).toBe(101);
   });
 
   it('reject a truncated or garbled record instead of decoding something else', () => {

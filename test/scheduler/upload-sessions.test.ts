@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { digestOf, MemoryBlobAccess, VerifyingBlobAccess } from '../../src/core/index.js';
+import { digestOf } from '../../src/core/index.js';
+import { MemoryBlobAccess, VerifyingBlobAccess } from '../../src/core/blobstore/index.js';
 import { AbortedError, UploadSessions } from '../../scheduler/upload-sessions.js';
 
 describe('UploadSessions', () => {

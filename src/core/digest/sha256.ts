@@ -1,16 +1,17 @@
-import { createHash, hash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { nodeCrypto } from '../node-crypto.js';
 import type { MessageCodec } from '../proto.js';
 import type { Digest } from './digest.js';
 
 /** The digest of a buffer: one pass of SHA-256 over it, no copy (one-shot: no Hash object per call). */
 export function digestOf(data: Uint8Array): Digest {
-  return { hash: hash('sha256', data, 'hex'), sizeBytes: data.byteLength };
+  return { hash: nodeCrypto().hash('sha256', data, 'hex'), sizeBytes: data.byteLength };
 }
 
 /** Incremental SHA-256 that also counts bytes, for data that arrives in chunks. */
 export class DigestHasher {
-  private readonly hash: Hash = createHash('sha256');
+  private readonly hash: Hash = nodeCrypto().createHash('sha256');
   private size = 0;
 
   update(chunk: Uint8Array): void {

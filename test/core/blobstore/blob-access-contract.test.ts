@@ -1,15 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  DiskBlobAccess,
-  ExistenceCachingBlobAccess,
-  InvalidArgumentError,
-  MemoryBlobAccess,
-  NotFoundError,
-  OutOfRangeError,
-  VerifyingBlobAccess,
-  type BlobAccess,
-} from '../../../src/core/index.js';
-import { BlockBlobAccess } from '../../../src/core/index.js';
+import { InvalidArgumentError, NotFoundError, OutOfRangeError } from '../../../src/core/index.js';
+import { DiskBlobAccess, ExistenceCachingBlobAccess, MemoryBlobAccess, VerifyingBlobAccess, type BlobAccess } from '../../../src/core/blobstore/index.js';
+import { BlockBlobAccess } from '../../../src/core/blobstore/index.js';
 import { blob, blobs, FakeClock, readAll, tempDir } from './fixtures.js';
 
 // Every BlobAccess, plain or decorated, must behave the same for correct use.

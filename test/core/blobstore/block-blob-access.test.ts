@@ -1,8 +1,9 @@
 import { readdir, readFile, stat, writeFile, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBlobAccess, InvalidArgumentError, NotFoundError, ResourceExhaustedError, VerifyingBlobAccess } from '../../../src/core/index.js';
-import { BlockBlobAccess, type BlockBlobAccessOptions } from '../../../src/core/index.js';
+import { InvalidArgumentError, NotFoundError, ResourceExhaustedError } from '../../../src/core/index.js';
+import { createBlobAccess, VerifyingBlobAccess } from '../../../src/core/blobstore/index.js';
+import { BlockBlobAccess, type BlockBlobAccessOptions } from '../../../src/core/blobstore/index.js';
 import { HEADER_BYTES, recordBytes } from '../../../src/core/blobstore/block-record.js';
 import { blob, blobs, readAll, RecordingLogger, tempDir } from './fixtures.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ChecksummingBlobAccess, MemoryBlobAccess, NotFoundError } from '../../../src/core/index.js';
+import { NotFoundError } from '../../../src/core/index.js';
+import { ChecksummingBlobAccess, MemoryBlobAccess } from '../../../src/core/blobstore/index.js';
 import { blob, readAll, RecordingLogger } from './fixtures.js';
 
 function stores() {

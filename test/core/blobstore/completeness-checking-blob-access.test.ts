@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  CompletenessCheckingBlobAccess,
-  encodeMessage,
-  findMissingReferencedBlobs,
-  MemoryBlobAccess,
-  NotFoundError,
-  reapi,
-  VerifyingBlobAccess,
-  type BlobAccess,
-  type Digest,
-  type MessageCodec,
-} from '../../../src/core/index.js';
+import { encodeMessage, NotFoundError, reapi, type Digest, type MessageCodec } from '../../../src/core/index.js';
+import { CompletenessCheckingBlobAccess, findMissingReferencedBlobs, MemoryBlobAccess, VerifyingBlobAccess, type BlobAccess } from '../../../src/core/blobstore/index.js';
 import { blob, RecordingLogger } from './fixtures.js';
 
 async function store(cas: BlobAccess, content: string | Buffer): Promise<Digest> {

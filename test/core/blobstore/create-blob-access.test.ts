@@ -1,18 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  BlobAccessConfigError,
-  CompletenessCheckingBlobAccess,
-  createBlobAccess,
-  DiskBlobAccess,
-  ExistenceCachingBlobAccess,
-  InvalidArgumentError,
-  MemoryBlobAccess,
-  NotFoundError,
-  parseBlobAccessConfig,
-  reapi,
-  VerifyingBlobAccess,
-  type BlobAccessConfig,
-} from '../../../src/core/index.js';
+import { InvalidArgumentError, NotFoundError, reapi } from '../../../src/core/index.js';
+import { BlobAccessConfigError, CompletenessCheckingBlobAccess, createBlobAccess, DiskBlobAccess, ExistenceCachingBlobAccess, MemoryBlobAccess, parseBlobAccessConfig, VerifyingBlobAccess, type BlobAccessConfig } from '../../../src/core/blobstore/index.js';
 import { blob, FakeClock, RecordingLogger, tempDir } from './fixtures.js';
 
 let cleanup: (() => Promise<void>) | undefined;

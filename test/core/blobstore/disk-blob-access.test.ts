@@ -1,7 +1,8 @@
 import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DiskBlobAccess, diskUsageOf, NotFoundError, ResourceExhaustedError, type Digest } from '../../../src/core/index.js';
+import { NotFoundError, ResourceExhaustedError, type Digest } from '../../../src/core/index.js';
+import { DiskBlobAccess, diskUsageOf } from '../../../src/core/blobstore/index.js';
 import { blob, blobs, RecordingLogger, tempDir } from './fixtures.js';
 
 let cleanup: (() => Promise<void>) | undefined;

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ExistenceCachingBlobAccess,
-  MemoryBlobAccess,
-  NotFoundError,
-  type BlobAccess,
-  type BlobRead,
-  type BlobWriter,
-  type Digest,
-  type ReadRange,
-} from '../../../src/core/index.js';
+import { NotFoundError, type Digest } from '../../../src/core/index.js';
+import { ExistenceCachingBlobAccess, MemoryBlobAccess, type BlobAccess, type BlobRead, type BlobWriter, type ReadRange } from '../../../src/core/blobstore/index.js';
 import { blob, blobs, FakeClock } from './fixtures.js';
 
 /** A real store that counts how many digests it was asked about. */

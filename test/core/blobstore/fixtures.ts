@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { digestOf, type BlobAccess, type BlobAccessLogger, type Digest } from '../../../src/core/index.js';
+import { digestOf, type Digest } from '../../../src/core/index.js';
+import { type BlobAccess, type BlobAccessLogger } from '../../../src/core/blobstore/index.js';
 
 export interface TestBlob {
   digest: Digest;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBlobAccess, NotFoundError, ResourceExhaustedError } from '../../../src/core/index.js';
+import { NotFoundError, ResourceExhaustedError } from '../../../src/core/index.js';
+import { MemoryBlobAccess } from '../../../src/core/blobstore/index.js';
 import { blob, blobs } from './fixtures.js';
 
 describe('MemoryBlobAccess', () => {

@@ -1,15 +1,8 @@
 import { readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  DiskBlobAccess,
-  EMPTY_DIGEST,
-  InvalidArgumentError,
-  MemoryBlobAccess,
-  NotFoundError,
-  VerifyingBlobAccess,
-  type Digest,
-} from '../../../src/core/index.js';
+import { EMPTY_DIGEST, InvalidArgumentError, NotFoundError, type Digest } from '../../../src/core/index.js';
+import { DiskBlobAccess, MemoryBlobAccess, VerifyingBlobAccess } from '../../../src/core/blobstore/index.js';
 import { blob, readAll, RecordingLogger, tempDir } from './fixtures.js';
 
 let cleanup: (() => Promise<void>) | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BubblewrapProcessRunner, LocalProcessRunner, detectSandboxSupport } from '../../../src/core/index.js';
+import { BubblewrapProcessRunner, LocalProcessRunner, detectSandboxSupport } from '../../../src/core/sandbox/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
 import { sandboxRunnerCases } from './sandbox-runner-cases.js';
 import { needTool } from '../../setup/need-tool.js';

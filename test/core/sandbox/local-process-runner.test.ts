@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LocalProcessRunner } from '../../../src/core/index.js';
+import { LocalProcessRunner } from '../../../src/core/sandbox/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
 
 describe('LocalProcessRunner', () => {

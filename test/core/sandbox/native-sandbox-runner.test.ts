@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NativeSandboxRunner, NativeSpawner, nativeSpawnerBinary, type ProcessSpec } from '../../../src/core/index.js';
+import { NativeSandboxRunner, NativeSpawner, nativeSpawnerBinary, type ProcessSpec } from '../../../src/core/sandbox/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
 import { sandboxRunnerCases } from './sandbox-runner-cases.js';
 import { needTool } from '../../setup/need-tool.js';

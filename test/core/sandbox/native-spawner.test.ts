@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalProcessRunner, NativeSpawner, nativeSpawnerBinary } from '../../../src/core/index.js';
+import { LocalProcessRunner, NativeSpawner, nativeSpawnerBinary } from '../../../src/core/sandbox/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
 import { needTool } from '../../setup/need-tool.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import type { ProcessRunner, ProcessSpec } from '../../../src/core/index.js';
+import type { ProcessRunner, ProcessSpec } from '../../../src/core/sandbox/index.js';
 
 const PATH = '/usr/bin:/bin';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LocalProcessRunner, prepareSandboxEtc, type ProcessRunner, type ProcessSpec } from '../../../src/core/index.js';
+import { LocalProcessRunner, prepareSandboxEtc, type ProcessRunner, type ProcessSpec } from '../../../src/core/sandbox/index.js';
 
 /**
  * What every namespace sandbox guarantees (bwrap's and the native one), beyond the cases all

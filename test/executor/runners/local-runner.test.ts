@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ActionCgroups } from '../../../executor/runners/action-cgroups.js';
-import { chooseSandbox, detectSandboxSupport, nativeSpawnerBinary } from '../../../src/core/index.js';
+import { chooseSandbox, detectSandboxSupport, nativeSpawnerBinary } from '../../../src/core/sandbox/index.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
 import { limitCases, shRequest, TEST_LIMITS } from './limit-cases.js';
 import { runnerCases } from './runner-cases.js';

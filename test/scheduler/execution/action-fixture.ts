@@ -1,4 +1,5 @@
-import { digestOf, encodeMessage, MemoryBlobAccess, reapi, type Digest, type MessageCodec } from '../../../src/core/index.js';
+import { digestOf, encodeMessage, reapi, type Digest, type MessageCodec } from '../../../src/core/index.js';
+import { MemoryBlobAccess } from '../../../src/core/blobstore/index.js';
 
 /** A CAS in memory plus helpers to store Actions, Commands and Directories in it. */
 export class ActionFixture {

@@ -2,7 +2,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { detectSandboxSupport, encodeMessage, nativeSpawnerBinary, googleRpc, reapi, type Digest } from '../../../src/core/index.js';
+import { encodeMessage, googleRpc, reapi, type Digest } from '../../../src/core/index.js';
+import { detectSandboxSupport, nativeSpawnerBinary } from '../../../src/core/sandbox/index.js';
 import { DockerRunner } from '../../../executor/runners/docker-runner.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
 import type { Runner } from '../../../executor/runners/runner.js';

@@ -1,0 +1,33 @@
+export {
+  type BlobAccess,
+  type BlobRead,
+  type BlobWriter,
+  type ReadRange,
+  type BlobAccessLogger,
+  DEFAULT_CHUNK_SIZE_BYTES,
+} from './blob-access.js';
+export { resolveRange, bufferRead, type ResolvedRange } from './read-range.js';
+export { MemoryBlobAccess, type MemoryBlobAccessOptions } from './memory-blob-access.js';
+export { DiskBlobAccess, diskUsageOf, type DiskBlobAccessOptions } from './disk-blob-access.js';
+export { BlockBlobAccess, type BlockBlobAccessOptions } from './block-blob-access.js';
+export { VerifyingBlobAccess, type VerifyingBlobAccessOptions } from './verifying-blob-access.js';
+export { ExistenceCachingBlobAccess, type ExistenceCachingBlobAccessOptions } from './existence-caching-blob-access.js';
+export {
+  CompletenessCheckingBlobAccess,
+  findMissingReferencedBlobs,
+  type CompletenessCheckingBlobAccessOptions,
+} from './completeness-checking-blob-access.js';
+export { ChecksummingBlobAccess, type ChecksummingBlobAccessOptions } from './checksumming-blob-access.js';
+export {
+  type BlobAccessConfig,
+  type MemoryBlobAccessConfig,
+  type DiskBlobAccessConfig,
+  type BlockBlobAccessConfig,
+  type VerifyingBlobAccessConfig,
+  type ExistenceCachingBlobAccessConfig,
+  type CompletenessCheckingBlobAccessConfig,
+  type ChecksummingBlobAccessConfig,
+  BlobAccessConfigError,
+  parseBlobAccessConfig,
+} from './blob-access-config.js';
+export { createBlobAccess, type BlobAccessDeps } from './create-blob-access.js';
