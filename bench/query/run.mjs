@@ -6,8 +6,9 @@
 // ratios (Kiln cold <= 1/5 of Bazel --batch, Kiln cached <= Bazel warm, RSS <= 1/3 of Bazel's).
 //
 //   node bench/query/run.mjs [--sizes=1000,5000] [--kiln=PATH] [--bazel=PATH|none] [--repeat=3]
-//                            [--bazel_startup=--host_jvm_args=-Xss1g]...
+//                            [--cold_repeat=3] [--bazel_startup=--host_jvm_args=-Xss1g]...
 // --repeat: how many cached (Kiln) and warm-server (Bazel) runs, alternated; the medians are reported.
+// --cold_repeat: how many cold (Kiln, each from an empty output base) and --batch (Bazel) runs, alternated.
 // --bazel_startup: a startup option for every Bazel run (repeatable), e.g. a larger thread stack for
 // graphs whose depth overflows Bazel's default one.
 // Needs `npm run build` first (bin/kiln runs dist/). Bazel comes from KILN_BAZEL or
@@ -24,12 +25,13 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 
 function parseFlags(argv) {
-  const flags = { sizes: [1000, 5000], kiln: join(REPO, 'bin/kiln'), bazel: defaultBazel(REPO), repeat: 3, bazelStartup: [] };
+  const flags = { sizes: [1000, 5000], kiln: join(REPO, 'bin/kiln'), bazel: defaultBazel(REPO), repeat: 3, coldRepeat: 3, bazelStartup: [] };
   for (const a of argv) {
-    const m = /^--(sizes|kiln|bazel|repeat|bazel_startup)=(.*)$/.exec(a);
+    const m = /^--(sizes|kiln|bazel|repeat|cold_repeat|bazel_startup)=(.*)$/.exec(a);
     if (!m) throw new Error(`unknown argument ${a}`);
     if (m[1] === 'sizes') flags.sizes = m[2].split(',').map(Number);
     else if (m[1] === 'repeat') flags.repeat = Number(m[2]);
+    else if (m[1] === 'cold_repeat') flags.coldRepeat = Number(m[2]);
     else if (m[1] === 'bazel_startup') flags.bazelStartup.push(m[2]);
     else flags[m[1]] = m[1] === 'bazel' && m[2] === 'none' ? null : m[2];
   }
@@ -65,32 +67,42 @@ for (const size of flags.sizes) {
     const ws = join(dir, 'ws');
     generateWorkspace(ws, size);
     for (const [name, q] of Object.entries(queries)) {
-      const kilnBase = join(dir, `kiln-ob-${name.replace(/\W/g, '')}`);
-      const kiln = () => measure([flags.kiln, 'query', `--output_base=${kilnBase}`, q], ws);
-      const kilnCold = kiln();
+      const kilnBase = (run) => join(dir, `kiln-ob-${name.replace(/\W/g, '')}-${run}`);
+      // Each cold run has an output base of its own; the cached runs use the last one's.
+      const kiln = (run) => measure([flags.kiln, 'query', `--output_base=${kilnBase(run)}`, q], ws);
+      const cached = () => kiln(flags.coldRepeat - 1);
       if (!flags.bazel) {
-        const kilnCached = median(Array.from({ length: flags.repeat }, kiln));
-        console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)}; kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`);
+        const kilnCold = median(Array.from({ length: flags.coldRepeat }, (_, i) => kiln(i)));
+        const kilnCached = median(Array.from({ length: flags.repeat }, cached));
+        console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)} (median of ${flags.coldRepeat}); kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`);
         continue;
       }
       const batchBase = join(dir, 'bazel-batch');
       const serverBase = join(dir, 'bazel-server');
       const bazel = (base, ...startup) => measure([flags.bazel, `--output_base=${base}`, ...startup, ...flags.bazelStartup, 'query', ...bazelStubs, q], ws);
-      const batch = bazel(batchBase, '--batch');
+      // Cold runs alternate too: Kiln from an empty output base, Bazel with --batch (a new JVM each time).
+      const coldRuns = [];
+      const batchRuns = [];
+      for (let i = 0; i < flags.coldRepeat; i++) {
+        coldRuns.push(kiln(i));
+        batchRuns.push(bazel(batchBase, '--batch'));
+      }
+      const kilnCold = median(coldRuns);
+      const batch = median(batchRuns);
       const cold = bazel(serverBase);
       // The cached and warm runs alternate, so a busy neighbour slows both alike; medians are reported.
       const cachedRuns = [];
       const warmRuns = [];
       for (let i = 0; i < flags.repeat; i++) {
-        cachedRuns.push(kiln());
+        cachedRuns.push(cached());
         warmRuns.push(bazel(serverBase));
       }
       const kilnCached = median(cachedRuns);
       const warm = median(warmRuns);
       const serverRssMb = bazelServerPeakRssMb(serverBase);
       spawnSync(flags.bazel, [`--output_base=${serverBase}`, 'shutdown'], { cwd: ws });
-      console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)}; kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`);
-      console.log(`  bazel --batch ${fmt(batch)}; cold server ${fmt(cold)}; warm server ${fmt(warm)} (median of ${flags.repeat}); server peak RSS ${serverRssMb.toFixed(0)} MB`);
+      console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)} (median of ${flags.coldRepeat}); kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`);
+      console.log(`  bazel --batch ${fmt(batch)} (median of ${flags.coldRepeat}); cold server ${fmt(cold)}; warm server ${fmt(warm)} (median of ${flags.repeat}); server peak RSS ${serverRssMb.toFixed(0)} MB`);
       console.log(
         `  ratios: kiln cold / bazel --batch = ${(kilnCold.ms / batch.ms).toFixed(3)} (goal <= 0.2); ` +
           `kiln cached / bazel warm = ${(kilnCached.ms / warm.ms).toFixed(2)} (goal <= 1); ` +

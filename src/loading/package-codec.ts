@@ -114,16 +114,16 @@ class RecordWriter {
     } else throw new TypeError(`package cache: cannot store a ${typeof v}`);
   }
 
-  /** The bytes written to `body` since the last call, and a fresh body for what follows. */
-  cut(): Buffer {
+  /** Starts writing to a new body of about `size` bytes; returns what the previous one holds. */
+  switchBody(size: number): Buffer {
     const done = this.body.finish();
-    this.body = new ByteWriter(256);
+    this.body = new ByteWriter(size);
     return done;
   }
 
   /** The string table followed by `parts`. */
   finish(parts: readonly Uint8Array[]): Buffer {
-    const out = new ByteWriter(parts.reduce((n, p) => n + p.length, 64));
+    const out = new ByteWriter(parts.reduce((n, p) => n + p.length, 16 * this.strings.size + 16));
     out.uint(this.strings.size);
     for (const s of this.strings.keys()) out.string(s);
     for (const p of parts) out.bytes(p);
@@ -173,22 +173,25 @@ function encodeTarget(w: RecordWriter, t: Target, buildFile: string): void {
 export function encodePackage(p: Package): Uint8Array {
   const w = new RecordWriter();
   const buildFile = p.buildFile;
-  const bodies: Buffer[] = [];
+  // The bodies one after the other, then the header and index (their strings numbered after the
+  // bodies'), then the trailer; the string table goes first in the record.
+  const lengths: number[] = [];
   for (const t of p.targets.values()) {
+    const start = w.body.length;
     encodeTarget(w, t, buildFile);
-    bodies.push(w.cut());
+    lengths.push(w.body.length - start);
   }
-  // Header and index after the bodies' strings were numbered; the body bytes are already final.
+  const bodies = w.switchBody(64 + 4 * lengths.length);
   w.ref(p.repo);
   w.ref(p.pkg);
   w.ref(buildFile);
-  w.body.uint(bodies.length);
+  w.body.uint(lengths.length);
   let i = 0;
-  for (const t of p.targets.values()) {
-    w.ref(t.name);
-    w.body.uint(bodies[i++]!.length);
+  for (const name of p.targets.keys()) {
+    w.ref(name);
+    w.body.uint(lengths[i++]!);
   }
-  const head = w.cut();
+  const head = w.switchBody(256);
   w.body.uint(p.errors.length);
   for (const e of p.errors) {
     w.ref(e.message);
@@ -198,8 +201,8 @@ export function encodePackage(p: Package): Uint8Array {
     } else w.body.uint(0);
   }
   w.value(p.defaults);
-  const trailer = w.cut();
-  return w.finish([head, ...bodies, trailer]);
+  const trailer = w.switchBody(16);
+  return w.finish([head, bodies, trailer]);
 }
 
 /** A record's strings, each decoded on its first use. */
