@@ -6,7 +6,9 @@
 //   - Bazel 2.1.0: cold `--batch` builds, alternating with Kiln's cold builds (`--rounds`, default 2),
 //     then a cold build with its server and the null build against the warm server;
 // and prints the goal ratios: Kiln cold / Bazel --batch cold (goal <= 1/3), Kiln null / Bazel warm
-// null (goal <= 1), Kiln analysis of Starlark rules / of genrules (goal <= 1.5).
+// null (goal <= 1), Kiln analysis of Starlark rules / of genrules (goal <= 1.5). It also runs the
+// actions' commands alone (bench/common/process-floor.mjs): their CPU over Bazel's is the lowest cold
+// ratio any tool could reach on the machine.
 //
 //   node bench/starlark-rules/run.mjs [--sizes=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N] [--rounds=N]
 // Needs `npm run build` first. Bazel comes from KILN_BAZEL or .cache/bazel/2.1.0/bazel.
@@ -17,6 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt, parseBuildBenchFlags } from '../common/build-bench.mjs';
 import { bazelServerPeakRssMb, measure } from '../common/measure.mjs';
+import { processFloor } from '../common/process-floor.mjs';
 import { generateWorkspace as generateGenrules } from '../build/generate.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace } from './generate.mjs';
 
@@ -54,6 +57,17 @@ for (const size of flags.sizes) {
       const b = bazel(`bazel-batch-${round}`, ['--batch']);
       console.log(`  bazel --batch cold #${round + 1}            ${fmt(b)}; ratio ${(k.ms / b.ms).toFixed(3)} (goal <= 0.333)`);
       colds.push([k, b]);
+    }
+    // What the actions' processes alone cost here, as many at a time as the builds run: the bound
+    // under every tool's cold build.
+    const floor = processFloor(dir, size, flags.jobs);
+    const perAction = (cpuS) => `${((cpuS * 1000) / (size * ACTIONS_PER_PACKAGE + 2)).toFixed(1)} ms`;
+    console.log(`  process floor (the actions' commands alone, ${flags.jobs} at a time) ${(floor.ms / 1000).toFixed(2)} s wall, ${floor.cpuS.toFixed(1)} s CPU: ${perAction(floor.cpuS)} CPU per action`);
+    for (const [k, b] of colds) {
+      console.log(
+        `    CPU per action: kiln ${perAction(k.cpuS)}, bazel ${perAction(b.cpuS)}; kiln / floor wall = ${(k.ms / floor.ms).toFixed(2)}; ` +
+          `floor / bazel wall = ${(floor.ms / b.ms).toFixed(3)} (the lowest cold ratio any tool could reach here)`,
+      );
     }
     const kilnNull = median([0, 1, 2].map(() => kiln(ws, 'kiln-cold-0')));
     console.log(`  kiln null build (median of 3)  ${fmt(kilnNull)}`);
