@@ -1,13 +1,5 @@
-import {
-  digestKey,
-  FailedPreconditionError,
-  InvalidArgumentError,
-  findMissingReferencedBlobs,
-  NotFoundError,
-  parseDigest,
-  reapi,
-  type BlobAccess,
-} from '../src/core/index.js';
+import { digestKey, FailedPreconditionError, InvalidArgumentError, NotFoundError, parseDigest, reapi } from '../src/core/index.js';
+import { findMissingReferencedBlobs, type BlobAccess } from '../src/core/blobstore/index.js';
 import { unaryHandler, type ServiceContext } from './service-context.js';
 import { checkDigestFunction } from './storage-instances.js';
 

@@ -1,15 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import {
-  KilnError,
-  parseBlobAccessConfig,
-  readInteger,
-  readNonEmptyString,
-  readObject,
-  readOneOf,
-  readString,
-  type BlobAccessConfig,
-  type ConfigFail,
-} from '../src/core/index.js';
+import { KilnError, readInteger, readNonEmptyString, readObject, readOneOf, readString, type ConfigFail } from '../src/core/index.js';
+import { parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/blobstore/index.js';
 import { FAST_CDC_MAX_AVERAGE_BYTES, FAST_CDC_MIN_AVERAGE_BYTES } from './fast-cdc-2020.js';
 import { instanceNameProblem } from './instance-name.js';
 

@@ -1,4 +1,4 @@
-import type { BlobAccessConfig } from '../src/core/index.js';
+import type { BlobAccessConfig } from '../src/core/blobstore/index.js';
 import type { CacheServerConfig } from './cache-server-config.js';
 import { startCacheServer, type CacheServer, type CacheServerOptions } from './cache-server.js';
 import type { ServerLog } from './service-context.js';

@@ -1,12 +1,11 @@
+import { InvalidArgumentError, reapi } from '../src/core/index.js';
 import {
   createBlobAccess,
-  InvalidArgumentError,
-  reapi,
   VerifyingBlobAccess,
   type BlobAccess,
   type BlobAccessConfig,
   type BlobAccessLogger,
-} from '../src/core/index.js';
+} from '../src/core/blobstore/index.js';
 import type { InstanceStorageConfig } from './cache-server-config.js';
 import { checkInstanceName, quotedName } from './instance-name.js';
 

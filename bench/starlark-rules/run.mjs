@@ -7,8 +7,8 @@
 //     then a cold build with its server and the null build against the warm server;
 // and prints the goal ratios: Kiln cold / Bazel --batch cold (goal <= 1/3), Kiln null / Bazel warm
 // null (goal <= 1), Kiln analysis of Starlark rules / of genrules (goal <= 1.5). It also runs the
-// actions' commands alone (bench/common/process-floor.mjs): their CPU over Bazel's is the lowest cold
-// ratio any tool could reach on the machine.
+// actions' commands alone, as many at a time (bench/common/process-floor.mjs): their wall time over
+// Bazel's is the lowest cold ratio any tool could reach on the machine.
 //
 //   node bench/starlark-rules/run.mjs [--sizes=1000] [--kiln=PATH] [--bazel=PATH|none] [--jobs=N] [--rounds=N]
 // Needs `npm run build` first. Bazel comes from KILN_BAZEL or .cache/bazel/2.1.0/bazel.

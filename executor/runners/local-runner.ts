@@ -1,12 +1,12 @@
+import { FailedPreconditionError } from '../../src/core/index.js';
 import {
   chooseSandbox,
   exitStatusOf,
-  FailedPreconditionError,
   createProcessStarter,
   LocalProcessRunner,
   type ProcessRunner,
   type ProcessStarter,
-} from '../../src/core/index.js';
+} from '../../src/core/sandbox/index.js';
 import { awaitSandboxExit } from './await-sandbox-exit.js';
 import { CgroupLimits } from './cgroup-limits.js';
 import { grantBuildDirectory } from './grant-build-directory.js';

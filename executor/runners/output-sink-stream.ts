@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { DEFAULT_OUTPUT_LIMIT_BYTES, type OutputSink } from '../../src/core/index.js';
+import { DEFAULT_OUTPUT_LIMIT_BYTES, type OutputSink } from '../../src/core/sandbox/index.js';
 
 /**
  * A writable end for one demultiplexed container stream: into a file (created or truncated), into

@@ -1,4 +1,4 @@
-import type { OutputSink } from '../../src/core/index.js';
+import type { OutputSink } from '../../src/core/sandbox/index.js';
 
 /** One platform property of the action (REAPI Platform.Property), in the order the action lists them. */
 export interface PlatformProperty {

@@ -1,4 +1,12 @@
-import { chooseSandbox, createProcessStarter, LocalProcessRunner, type ProcessRunner, type ProcessStarter, type SandboxChoice, type SandboxSupport } from '../core/sandbox/index.js';
+import {
+  chooseSandbox,
+  createProcessStarter,
+  LocalProcessRunner,
+  type ProcessRunner,
+  type ProcessStarter,
+  type SandboxChoice,
+  type SandboxSupport,
+} from '../core/sandbox/index.js';
 
 /** Whether this machine can sandbox actions, and why not when it cannot. */
 export type SandboxAvailability = { readonly available: true } | { readonly available: false; readonly reason: string };

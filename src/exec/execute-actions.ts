@@ -14,7 +14,14 @@ import { deleteDeclaredOutputs, digestDeclaredOutputs, missingOutputsMessage } f
 import type { CachedOutput } from './disk-cache.js';
 import { DiskSpawnCache } from './disk-spawn-cache.js';
 import { DynamicStrategy } from './dynamic-strategy.js';
-import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ExecutionSummary, type ProcessKind } from './execution-reporter.js';
+import {
+  formatCommand,
+  PROCESS_KIND_ORDER,
+  type ActionFailure,
+  type ExecutionReporter,
+  type ExecutionSummary,
+  type ProcessKind,
+} from './execution-reporter.js';
 import { FileDigestCache } from './file-digest-cache.js';
 import { InProcessFailure, performInProcessWork } from './in-process-work.js';
 import { LiveOutputPipe } from './live-output.js';

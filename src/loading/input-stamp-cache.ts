@@ -1,5 +1,14 @@
 import { statSync } from 'node:fs';
-import { ByteReader, ByteWriter, fileStampOf, isRacilyStamped, readChecksummedFile, sameFileStamp, writeChecksummedFile, type FileStamp } from '../core/index.js';
+import {
+  ByteReader,
+  ByteWriter,
+  fileStampOf,
+  isRacilyStamped,
+  readChecksummedFile,
+  sameFileStamp,
+  writeChecksummedFile,
+  type FileStamp,
+} from '../core/index.js';
 
 interface Entry extends FileStamp {
   readonly fingerprint: string;

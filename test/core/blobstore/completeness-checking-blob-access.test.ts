@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { encodeMessage, NotFoundError, reapi, type Digest, type MessageCodec } from '../../../src/core/index.js';
-import { CompletenessCheckingBlobAccess, findMissingReferencedBlobs, MemoryBlobAccess, VerifyingBlobAccess, type BlobAccess } from '../../../src/core/blobstore/index.js';
+import {
+  CompletenessCheckingBlobAccess,
+  findMissingReferencedBlobs,
+  MemoryBlobAccess,
+  VerifyingBlobAccess,
+  type BlobAccess,
+} from '../../../src/core/blobstore/index.js';
 import { blob, RecordingLogger } from './fixtures.js';
 
 async function store(cas: BlobAccess, content: string | Buffer): Promise<Digest> {

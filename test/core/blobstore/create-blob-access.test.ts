@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NotFoundError, reapi } from '../../../src/core/index.js';
-import { BlobAccessConfigError, CompletenessCheckingBlobAccess, createBlobAccess, DiskBlobAccess, ExistenceCachingBlobAccess, MemoryBlobAccess, parseBlobAccessConfig, VerifyingBlobAccess, type BlobAccessConfig } from '../../../src/core/blobstore/index.js';
+import {
+  BlobAccessConfigError,
+  CompletenessCheckingBlobAccess,
+  createBlobAccess,
+  DiskBlobAccess,
+  ExistenceCachingBlobAccess,
+  MemoryBlobAccess,
+  parseBlobAccessConfig,
+  VerifyingBlobAccess,
+  type BlobAccessConfig,
+} from '../../../src/core/blobstore/index.js';
 import { blob, FakeClock, RecordingLogger, tempDir } from './fixtures.js';
 
 let cleanup: (() => Promise<void>) | undefined;

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, type Digest } from '../../../src/core/index.js';
-import { ExistenceCachingBlobAccess, MemoryBlobAccess, type BlobAccess, type BlobRead, type BlobWriter, type ReadRange } from '../../../src/core/blobstore/index.js';
+import {
+  ExistenceCachingBlobAccess,
+  MemoryBlobAccess,
+  type BlobAccess,
+  type BlobRead,
+  type BlobWriter,
+  type ReadRange,
+} from '../../../src/core/blobstore/index.js';
 import { blob, blobs, FakeClock } from './fixtures.js';
 
 /** A real store that counts how many digests it was asked about. */

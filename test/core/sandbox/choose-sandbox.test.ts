@@ -3,7 +3,13 @@ import { chmod, chown } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chooseSandbox, detectSandboxSupport, nativeSpawnerBinary, type ProcessSpec, type SandboxChoice } from '../../../src/core/sandbox/index.js';
+import {
+  chooseSandbox,
+  detectSandboxSupport,
+  nativeSpawnerBinary,
+  type ProcessSpec,
+  type SandboxChoice,
+} from '../../../src/core/sandbox/index.js';
 import { needTool } from '../../setup/need-tool.js';
 
 const NOBODY = { uid: 65534, gid: 65534 };
