@@ -426,8 +426,8 @@ class RecordTargets implements ReadonlyMap<string, Target> {
   private at(i: number): Target {
     let t = this.slots[i];
     if (t === undefined) {
-      // The record was checked whole when it was read (the cache file's CRC, every length and
-      // reference bound); a body that still does not decode is a bug, not a cache miss.
+      // The cache file's CRC and the index's lengths were checked when the record was read: a body
+      // that still does not decode is a bug, not a cache miss.
       t = this.reader!.target(this.names[i]!, this.starts[i]!, this.starts[i + 1]!);
       this.slots[i] = t;
       if (--this.pending === 0) this.reader = undefined; // the record's bytes can go
@@ -448,8 +448,9 @@ class RecordTargets implements ReadonlyMap<string, Target> {
     return this.all().entries();
   }
 
+  /** The names alone need no target decoded. */
   keys(): MapIterator<string> {
-    return this.all().keys();
+    return this.names.values();
   }
 
   values(): MapIterator<Target> {
