@@ -1,6 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
 import { bytestream, reapi } from '../src/core/index.js';
-import { type BlobAccessLogger } from '../src/core/blobstore/index.js';
+import type { BlobAccessLogger } from '../src/core/blobstore/index.js';
 import { actionCacheService } from './action-cache-service.js';
 import { byteStreamService } from './byte-stream-service.js';
 import type { CacheServerConfig } from './cache-server-config.js';

@@ -10,7 +10,7 @@ import {
   zstdDecompressBounded,
   type Digest,
 } from '../src/core/index.js';
-import { type BlobAccess } from '../src/core/blobstore/index.js';
+import type { BlobAccess } from '../src/core/blobstore/index.js';
 import { FastCdc2020Chunker } from './fast-cdc-2020.js';
 import { toRpcStatus, toServiceError, withContext } from './grpc-status.js';
 import { reportUnexpected, unaryHandler, type ServiceContext } from './service-context.js';

@@ -1,5 +1,5 @@
 import { digestKey, InvalidArgumentError, NotFoundError, parseDigest, reapi, type Digest } from '../src/core/index.js';
-import { type BlobAccess } from '../src/core/blobstore/index.js';
+import type { BlobAccess } from '../src/core/blobstore/index.js';
 
 /** One GetTreeResponse: directories and the token that resumes after them ('' on the last page). */
 interface TreePage {

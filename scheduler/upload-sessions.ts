@@ -1,5 +1,5 @@
 import { digestKey, googleRpc, StatusError, systemClock, type Clock, type Digest } from '../src/core/index.js';
-import { type BlobAccess, type BlobWriter } from '../src/core/blobstore/index.js';
+import type { BlobAccess, BlobWriter } from '../src/core/blobstore/index.js';
 
 /** Another stream took over this upload (a client resumed it); the old stream must stop. */
 export class AbortedError extends StatusError {

@@ -10,7 +10,7 @@ import {
   type Digest,
   type PreconditionViolation,
 } from '../../src/core/index.js';
-import { type BlobAccess } from '../../src/core/blobstore/index.js';
+import type { BlobAccess } from '../../src/core/blobstore/index.js';
 import { checkSymlinkTarget, SymlinkResolver } from './input-symlinks.js';
 import type { PlatformProperty } from './platform-rules.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ByteReader, ByteWriter, fileStampOf, readChecksummedFile, sameFileStamp, writeChecksummedFile } from '../core/index.js';
+import { ByteReader, ByteWriter, fileStampOf, readChecksummedFile, readFileStamp, sameFileStamp, writeChecksummedFile, writeFileStamp } from '../core/index.js';
 import type { CheckedFile } from '../exec/index.js';
 import { BUILD_GRAPH_VERSION } from './build-graph-cache.js';
 
@@ -71,7 +71,7 @@ export class NullBuildRecords {
       const targetLines = r.string();
       const [bin, genfiles, testlogs] = strings();
       const analysisInputs = Array.from({ length: r.uint() }, () => [r.string(), r.string()] as const);
-      const files = Array.from({ length: r.uint() }, () => ({ path: r.string(), stamp: { size: r.uint(), mtimeMs: r.float64(), ino: r.float64(), ctimeMs: r.float64() } }));
+      const files = Array.from({ length: r.uint() }, () => ({ path: r.string(), stamp: readFileStamp(r) }));
       return { key, warnings, analyzedTargets, totalActions, targetLines, bin: bin!, genfiles: genfiles!, testlogs: testlogs!, analysisInputs, files };
     } catch {
       return undefined; // right checksum, wrong layout: the ordinary path
@@ -99,10 +99,7 @@ export class NullBuildRecords {
     w.uint(record.files.length);
     for (const { path, stamp } of record.files) {
       w.string(path);
-      w.uint(stamp.size);
-      w.float64(stamp.mtimeMs);
-      w.float64(stamp.ino); // inode numbers may exceed 2^53 (rounded alike on both sides)
-      w.float64(stamp.ctimeMs);
+      writeFileStamp(w, stamp);
     }
     try {
       writeChecksummedFile(this.file, MAGIC, [w.finish()]);

@@ -1,4 +1,5 @@
 import type { Stats } from 'node:fs';
+import type { ByteReader, ByteWriter } from './byte-codec.js';
 
 /**
  * What identifies one version of a file or directory without reading it: size, modification and
@@ -36,4 +37,19 @@ export function sameFileStamp(a: FileStamp, b: FileStamp): boolean {
 /** Whether content read at `readAtMs` (wall clock) may differ from what `stamp` names. */
 export function isRacilyStamped(stamp: FileStamp, readAtMs: number): boolean {
   return stamp.mtimeMs + RACY_WINDOW_MS > readAtMs || stamp.ctimeMs + RACY_WINDOW_MS > readAtMs;
+}
+
+/** Writes `stamp` for readFileStamp, in the binary caches that keep stamps. */
+export function writeFileStamp(w: ByteWriter, stamp: FileStamp): void {
+  w.uint(stamp.size);
+  w.float64(stamp.mtimeMs);
+  w.float64(stamp.ino); // inode numbers may exceed 2^53 (as stat(2) gives them, rounded alike)
+  w.float64(stamp.ctimeMs);
+}
+
+export function readFileStamp(r: ByteReader): FileStamp {
+  const size = r.uint();
+  const mtimeMs = r.float64();
+  const ino = r.float64();
+  return { size, mtimeMs, ino, ctimeMs: r.float64() };
 }

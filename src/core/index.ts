@@ -10,7 +10,7 @@ export { ExitCode } from './exit-codes.js';
 export * from './proto.js';
 export { durationFromMs, timestampFromMs, msFromDuration, msFromTimestamp } from './proto-time.js';
 export { type Clock, systemClock } from './clock.js';
-export { type FileStamp, RACY_WINDOW_MS, fileStampOf, sameFileStamp, isRacilyStamped } from './file-stamp.js';
+export { type FileStamp, RACY_WINDOW_MS, fileStampOf, sameFileStamp, isRacilyStamped, writeFileStamp, readFileStamp } from './file-stamp.js';
 export {
   ConfigError,
   throwConfigError,

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { computeActionKey, localActionKey, type Action, type ActionKey, type Artifact, type InputEntry } from '../actions/index.js';
 import { isKilnError } from '../core/index.js';
-import { type ProcessResult, type SandboxSupport } from '../core/sandbox/index.js';
+import type { ProcessResult, SandboxSupport } from '../core/sandbox/index.js';
 import type { RemoteClient } from '../remote/index.js';
 import { actionEnvironment } from './action-environment.js';
 import { ActionSpawners, type SandboxAvailability } from './action-spawners.js';

@@ -2,7 +2,7 @@ import { status as grpcStatus } from '@grpc/grpc-js';
 import { join } from 'node:path';
 import { producedFiles, type ProducedOutput } from '../actions/index.js';
 import { KilnError, msFromTimestamp, parseDigest, reapi, type Digest } from '../core/index.js';
-import { type ProcessResult } from '../core/sandbox/index.js';
+import type { ProcessResult } from '../core/sandbox/index.js';
 import {
   actionBlobs,
   blobsNamed,

@@ -5,8 +5,10 @@ import {
   fileStampOf,
   isRacilyStamped,
   readChecksummedFile,
+  readFileStamp,
   sameFileStamp,
   writeChecksummedFile,
+  writeFileStamp,
   type FileStamp,
 } from '../core/index.js';
 
@@ -70,10 +72,7 @@ export class InputStampCache {
     w.uint(this.entries.size);
     for (const [id, e] of this.entries) {
       w.string(id);
-      w.uint(e.size);
-      w.float64(e.mtimeMs);
-      w.float64(e.ino); // inode numbers may exceed 2^53 (as stat(2) gives them, rounded alike)
-      w.float64(e.ctimeMs);
+      writeFileStamp(w, e);
       w.string(e.fingerprint);
     }
     writeChecksummedFile(this.file, MAGIC, [w.finish()]);
@@ -89,11 +88,8 @@ export class InputStampCache {
       const r = new ByteReader(bytes);
       for (let n = r.uint(); n > 0; n--) {
         const id = r.string();
-        const size = r.uint();
-        const mtimeMs = r.float64();
-        const ino = r.float64();
-        const ctimeMs = r.float64();
-        this.entries.set(id, { size, mtimeMs, ino, ctimeMs, fingerprint: r.string() });
+        const stamp = readFileStamp(r);
+        this.entries.set(id, { ...stamp, fingerprint: r.string() });
       }
     } catch {
       this.entries.clear(); // right checksum, wrong layout: every input is read once more

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { digestOf, type Digest } from '../../../src/core/index.js';
-import { type BlobAccess, type BlobAccessLogger } from '../../../src/core/blobstore/index.js';
+import type { BlobAccess, BlobAccessLogger } from '../../../src/core/blobstore/index.js';
 
 export interface TestBlob {
   digest: Digest;
