@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { connectClient, parseArgs, ratePerSecond } from './cluster-harness.mjs';
 import * as harness from './cluster-harness.mjs';
+import { machineCpu } from '../common/cpu.mjs';
 
 const kiln = fileURLToPath(new URL('../../bin/kiln', import.meta.url));
 const args = parseArgs(process.argv.slice(2));
@@ -70,13 +71,6 @@ function cpuOf(pid) {
     }
   }
   return out;
-}
-
-/** Busy and idle CPU ms of the whole machine (every core), from /proc/stat. */
-function machineCpu() {
-  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-  const idle = ticks[3] + ticks[4];
-  return { busy: (ticks.reduce((a, b) => a + b, 0) - idle) * 10, idle: idle * 10 };
 }
 
 try {

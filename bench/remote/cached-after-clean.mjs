@@ -15,11 +15,12 @@
 // filled storage and its checkout are kept between runs (default: a temporary directory, removed);
 // --cpu-prof: V8 profiles of the clients and clusters of the first round into DIR.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
+import { processCpuS } from '../common/cpu.mjs';
 import { measure } from '../common/measure.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace } from '../build/generate.mjs';
 
@@ -34,12 +35,6 @@ for (const a of process.argv.slice(2)) {
   else flags[m[1]] = Number(m[2]);
 }
 if (flags.kiln.length === 0) flags.kiln.push(join(REPO, 'bin/kiln'));
-
-/** User + system CPU seconds a live process has used so far (/proc/PID/stat, in ticks of 1/100 s). */
-function processCpuS(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 /** A launcher running `kiln` under `node --cpu-prof` (NODE_OPTIONS may not carry --cpu-prof). */
 function profilingLauncher(kiln, profDir) {

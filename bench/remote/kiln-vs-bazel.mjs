@@ -20,6 +20,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
+import { machineCpu, processCpuS } from '../common/cpu.mjs';
 import { defaultBazel, measure } from '../common/measure.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from '../build/generate.mjs';
 
@@ -36,7 +37,20 @@ function startCluster(storage) {
 }
 
 const processes = (m) => /INFO: (\d+ process(?:es)?[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
-const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (${processes(m)})`;
+const machineShare = (m) => (m.machineBusyS === undefined ? '' : `; cluster ${m.clusterCpuS.toFixed(1)} s CPU with its actions, machine busy ${((100 * m.machineBusyS) / (availableParallelism() * (m.ms / 1000))).toFixed(0)}%`);
+const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (${processes(m)})${machineShare(m)}`;
+/**
+ * A build measured with the CPU its cluster spent meanwhile (the actions it ran included) and how busy the
+ * whole machine was: on one machine a cold build's floor is the cluster's and the actions' CPU over the cores.
+ */
+const onCluster = (cluster, run) => {
+  const clusterBefore = processCpuS(cluster.child.pid, { reaped: true });
+  const machineBefore = machineCpu();
+  const m = run();
+  m.machineBusyS = (machineCpu().busy - machineBefore.busy) / 1000;
+  m.clusterCpuS = processCpuS(cluster.child.pid, { reaped: true }) - clusterBefore;
+  return m;
+};
 const ratio = (a, b) => (a.ms / b.ms).toFixed(3);
 
 const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-remote-'));
@@ -83,11 +97,11 @@ try {
     console.log(`  ${who} cached after clean    ${fmt(r.cached)}`);
     console.log(`  ${who} one leaf changed      ${fmt(r.leaf)}`);
   };
-  const kilnRun = (ws, extra) => kiln(ws, ...kilnRemote, ...extra, '//...');
+  const kilnRun = (ws, extra) => onCluster(kilnCluster, () => kiln(ws, ...kilnRemote, ...extra, '//...'));
   const kilnClean = (ws) => kiln(ws, 'clean');
   // Bazel's output base beside the checkout: inside it, //... would take in its embedded tools.
   const bazelRun = (ws, extra) =>
-    measure([flags.bazel, `--output_base=${ws}.bazel-ob`, '--batch', 'build', '--symlink_prefix=/', `--remote_executor=${bazelCluster.endpoint}`, '--remote_timeout=120', `--jobs=${flags.jobs}`, ...extra, '//...'], ws);
+    onCluster(bazelCluster, () => measure([flags.bazel, `--output_base=${ws}.bazel-ob`, '--batch', 'build', '--symlink_prefix=/', `--remote_executor=${bazelCluster.endpoint}`, '--remote_timeout=120', `--jobs=${flags.jobs}`, ...extra, '//...'], ws));
   const bazelClean = (ws) => measure([flags.bazel, `--output_base=${ws}.bazel-ob`, '--batch', 'clean'], ws);
   results.kiln = series('kiln', kilnRun, kilnClean, []);
   report('kiln', results.kiln);

@@ -1,0 +1,19 @@
+// CPU accounting shared by the benchmarks, from /proc (Linux; USER_HZ is 100 on our kernels).
+import { readFileSync } from 'node:fs';
+
+/** Busy and idle CPU ms of the whole machine (every core), from /proc/stat. */
+export function machineCpu() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const idle = ticks[3] + ticks[4];
+  return { busy: (ticks.reduce((a, b) => a + b, 0) - idle) * 10, idle: idle * 10 };
+}
+
+/**
+ * CPU seconds a live process has used so far (/proc/PID/stat): its own user and system time, and
+ * with `reaped` also that of its children it has waited for (the actions a local-runner executor ran).
+ */
+export function processCpuS(pid, { reaped = false } = {}) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (reaped ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
+}
