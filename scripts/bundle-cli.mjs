@@ -11,7 +11,12 @@ rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
   // The spawn server runs as its own process; SpawnServer finds it beside the chunks by this name.
-  entryPoints: { kiln: 'src/cli/index.ts', 'spawn-server-main': 'src/core/sandbox/spawn-server-main.ts' },
+  entryPoints: {
+    kiln: 'src/cli/index.ts',
+    'spawn-server-main': 'src/core/sandbox/spawn-server-main.ts',
+    // The thread that writes downloaded outputs; FileWriterThread finds it beside the chunks by this name.
+    'file-writer-main': 'src/remote/file-writer-main.ts',
+  },
   outdir,
   bundle: true,
   splitting: true,

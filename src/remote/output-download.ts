@@ -1,14 +1,14 @@
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { decodeTree, encodeTree, InvalidTreeError, producedFiles, symlinkEscape, type ProducedFile, type ProducedOutput } from '../actions/index.js';
 import { digestKey, digestOf, parseDigest, reapi, type Digest } from '../core/index.js';
+import { fileWriterThread } from './file-writer-thread.js';
 
 /** Files of one call written at once, and the bytes they may hold together. */
 const FILES_AT_ONCE = 64;
 const BYTES_AT_ONCE = 64 * 1024 * 1024;
-/** Files up to this size are written with synchronous calls. */
-const SYNC_WRITE_BYTES = 256 * 1024;
+/** Files up to this size are written by the file writer thread, larger ones streamed here. */
+const THREAD_WRITE_BYTES = 256 * 1024;
 
 /** A regular file an action produced, as written under the root. */
 export type DownloadedFile = ProducedFile;
@@ -175,36 +175,18 @@ export function resultFieldsOf(outputs: readonly ProducedOutput[]): { fields: re
 
 /**
  * Writes one output file atomically (temp file + rename over whatever is at the path) with or
- * without the executable bit. Small files are written with synchronous calls: a cache hit writes
- * thousands of them, and each promise call costs the main thread several times the system call.
+ * without the executable bit. Small files go to the file writer thread: a cache hit writes
+ * thousands of them, and creating files is the kernel's slowest work of such a build.
  */
 export async function writeOutputFile(path: string, data: Buffer, executable: boolean): Promise<void> {
-  const temp = `${path}.kiln-download-${process.pid}`;
   const mode = executable ? 0o755 : 0o644;
-  if (data.length > SYNC_WRITE_BYTES) {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(temp, data);
-    await chmod(temp, mode);
-    await rm(path, { recursive: true, force: true });
-    await rename(temp, path);
-    return;
-  }
-  try {
-    writeFileSync(temp, data);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    mkdirSync(dirname(path), { recursive: true }); // only when the directory is missing: one call less per file
-    writeFileSync(temp, data);
-  }
-  chmodSync(temp, mode); // not writeFile's mode: the umask would narrow it
-  try {
-    renameSync(temp, path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'EISDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
-    rmSync(path, { recursive: true, force: true }); // a directory where the file goes
-    renameSync(temp, path);
-  }
+  if (data.length <= THREAD_WRITE_BYTES) return fileWriterThread().write(path, data, mode);
+  const temp = `${path}.kiln-download-${process.pid}`;
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(temp, data);
+  await chmod(temp, mode);
+  await rm(path, { recursive: true, force: true });
+  await rename(temp, path);
 }
 
 /** `/`-separated, relative, no empty, `.` or `..` segments. */
