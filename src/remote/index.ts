@@ -1,7 +1,7 @@
 // REAPI v2 client: CAS upload/download, Execute + WaitExecution, ActionCache (README.md).
 export { RemoteClient, type RemoteOptions, type RemoteCapabilities } from './remote-client.js';
 export { parseRemoteEndpoint, type RemoteEndpoint } from './remote-endpoint.js';
-export { type TlsFiles } from './remote-channel.js';
+export { type TlsFiles } from './remote-tls.js';
 export { RemoteCallError, isRemoteCallError } from './remote-call-error.js';
 export { Retrier, DEFAULT_BACKOFF, isRetryable, type BackoffPolicy } from './retrier.js';
 export { requestMetadata, parseRemoteHeader, REQUEST_METADATA_KEY, type InvocationIdentity, type ActionIdentity } from './request-metadata.js';

@@ -54,7 +54,7 @@ export class RemoteCas {
     for (let i = 0; i < unique.length; i += FIND_MISSING_CHUNK) {
       const request = { instanceName: this.instanceName, blobDigests: unique.slice(i, i + FIND_MISSING_CHUNK) };
       const response = await this.retrier.run(() =>
-        unaryCall(this.channel.cas, this.channel.cas.FindMissingBlobs, request, metadata, this.timeoutMs, `FindMissingBlobs on ${this.where}`),
+        unaryCall(this.channel, reapi.ContentAddressableStorageService.FindMissingBlobs, request, metadata, this.timeoutMs, `FindMissingBlobs on ${this.where}`),
       );
       for (const d of response.missingBlobDigests) missing.push({ hash: d.hash, sizeBytes: d.sizeBytes });
     }
@@ -98,8 +98,8 @@ export class RemoteCas {
     let pending = limits.zstdBatches ? requests.map((r) => ({ ...r, data: zstdCompress(r.data), compressor: reapi.Compressor_Value.ZSTD })) : requests;
     await this.retrier.run(async () => {
       const response = await unaryCall(
-        this.channel.cas,
-        this.channel.cas.BatchUpdateBlobs,
+        this.channel,
+        reapi.ContentAddressableStorageService.BatchUpdateBlobs,
         { instanceName: this.instanceName, requests: [...pending] },
         metadata,
         this.timeoutMs,
@@ -127,7 +127,7 @@ export class RemoteCas {
     await this.retrier.run(async () => {
       let offset = 0;
       if (attempt++ > 0) {
-        const status = await unaryCall(this.channel.byteStream, this.channel.byteStream.QueryWriteStatus, { resourceName }, metadata, this.timeoutMs, `QueryWriteStatus on ${this.where}`).catch(
+        const status = await unaryCall(this.channel, bytestream.ByteStreamService.QueryWriteStatus, { resourceName }, metadata, this.timeoutMs, `QueryWriteStatus on ${this.where}`).catch(
           () => undefined, // an unknown upload starts over
         );
         if (status?.complete) return;
@@ -189,7 +189,7 @@ export class RemoteCas {
     try {
       await this.retrier.run(async () => {
         const request = { instanceName: this.instanceName, digests: pending, acceptableCompressors: limits.zstdBatches ? [reapi.Compressor_Value.ZSTD] : [] };
-        const response = await unaryCall(this.channel.cas, this.channel.cas.BatchReadBlobs, request, metadata, this.timeoutMs, `BatchReadBlobs on ${this.where}`);
+        const response = await unaryCall(this.channel, reapi.ContentAddressableStorageService.BatchReadBlobs, request, metadata, this.timeoutMs, `BatchReadBlobs on ${this.where}`);
         const byKey = new Map<string, reapi.BatchReadBlobsResponse_Response>();
         for (const item of response.responses) if (item.digest) byKey.set(digestKey({ hash: item.digest.hash, sizeBytes: item.digest.sizeBytes }), item);
         let retry: RemoteCallError | undefined;

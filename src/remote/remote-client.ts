@@ -93,8 +93,8 @@ export class RemoteClient {
     const ask = (channel: RemoteChannel, kind: 'cache' | 'exec') =>
       this.retrier.run(() =>
         unaryCall(
-          channel.capabilities,
-          channel.capabilities.GetCapabilities,
+          channel,
+          reapi.CapabilitiesService.GetCapabilities,
           { instanceName: this.options.instanceName },
           this.metadata(kind),
           this.options.timeoutMs,
@@ -179,8 +179,8 @@ export class RemoteClient {
     try {
       return await this.retrier.run(() =>
         unaryCall(
-          channel.actionCache,
-          channel.actionCache.GetActionResult,
+          channel,
+          reapi.ActionCacheService.GetActionResult,
           { instanceName: this.options.instanceName, actionDigest, inlineStdout: false, inlineStderr: false },
           this.metadata('cache', action),
           this.options.timeoutMs,
@@ -197,8 +197,8 @@ export class RemoteClient {
     const channel = this.cacheChannel;
     await this.retrier.run(() =>
       unaryCall(
-        channel.actionCache,
-        channel.actionCache.UpdateActionResult,
+        channel,
+        reapi.ActionCacheService.UpdateActionResult,
         { instanceName: this.options.instanceName, actionDigest, actionResult: result },
         this.metadata('cache', action),
         this.options.timeoutMs,

@@ -8,7 +8,11 @@ export interface RemoteEndpoint {
   readonly target: string;
   /** TLS (`grpcs://`, or no scheme, as in Bazel). */
   readonly secure: boolean;
+  /** Where the socket connects: a host (an IPv6 literal without brackets) and port, or a Unix socket's path. */
+  readonly address: SocketAddress;
 }
+
+export type SocketAddress = { readonly host: string; readonly port: number } | { readonly path: string };
 
 /**
  * Parses `--remote_executor` / `--remote_cache` values as Bazel reads them: `grpc://host:port`
@@ -22,7 +26,7 @@ export function parseRemoteEndpoint(value: string, flag: string): RemoteEndpoint
   if (scheme === 'unix') {
     const path = value.replace(/^unix:(\/\/)?/i, '');
     if (!path.startsWith('/')) throw bad('a unix socket needs an absolute path (unix:///path/to/socket)');
-    return { url: value, target: `unix://${path}`, secure: false };
+    return { url: value, target: `unix://${path}`, secure: false, address: { path } };
   }
   if (scheme === 'http' || scheme === 'https') throw bad('HTTP caches are not supported; give a gRPC endpoint (grpc://host:port, grpcs://host:port or unix:///path)');
   let rest = value;
@@ -39,5 +43,5 @@ export function parseRemoteEndpoint(value: string, flag: string): RemoteEndpoint
   const port = m[2] ?? (secure ? '443' : undefined);
   if (port === undefined) throw bad('a grpc:// endpoint needs a port (grpc://host:port)');
   if (Number(port) < 1 || Number(port) > 65535) throw bad(`port ${port} is out of range`);
-  return { url: value, target: `${m[1]}:${port}`, secure };
+  return { url: value, target: `${m[1]}:${port}`, secure, address: { host: m[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(port) } };
 }

@@ -390,15 +390,15 @@ describe('downloadOutputs', () => {
 
 describe('parseRemoteEndpoint', () => {
   it.each([
-    ['grpc://127.0.0.1:8980', '127.0.0.1:8980', false],
-    ['grpcs://cache.example:443', 'cache.example:443', true],
-    ['grpcs://cache.example', 'cache.example:443', true],
-    ['cache.example:9092', 'cache.example:9092', true],
-    ['grpc://[::1]:8980', '[::1]:8980', false],
-    ['unix:///run/kiln.sock', 'unix:///run/kiln.sock', false],
-    ['unix:/run/kiln.sock', 'unix:///run/kiln.sock', false],
-  ])('%s', (url, target, secure) => {
-    expect(parseRemoteEndpoint(url, '--remote_cache')).toEqual({ url, target, secure });
+    ['grpc://127.0.0.1:8980', '127.0.0.1:8980', false, { host: '127.0.0.1', port: 8980 }],
+    ['grpcs://cache.example:443', 'cache.example:443', true, { host: 'cache.example', port: 443 }],
+    ['grpcs://cache.example', 'cache.example:443', true, { host: 'cache.example', port: 443 }],
+    ['cache.example:9092', 'cache.example:9092', true, { host: 'cache.example', port: 9092 }],
+    ['grpc://[::1]:8980', '[::1]:8980', false, { host: '::1', port: 8980 }],
+    ['unix:///run/kiln.sock', 'unix:///run/kiln.sock', false, { path: '/run/kiln.sock' }],
+    ['unix:/run/kiln.sock', 'unix:///run/kiln.sock', false, { path: '/run/kiln.sock' }],
+  ])('%s', (url, target, secure, address) => {
+    expect(parseRemoteEndpoint(url, '--remote_cache')).toEqual({ url, target, secure, address });
   });
 
   it.each([
