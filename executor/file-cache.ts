@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { chmod, copyFile, link, mkdir, rename, rm, unlink } from 'node:fs/promises';
+import { constants, linkSync } from 'node:fs';
+import { chmod, copyFile, mkdir, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { digestOfFile, InternalError, type Digest } from '../src/core/index.js';
 
@@ -97,7 +97,7 @@ export class FileCache {
       await this.ensure(key, digest, executable);
       this.touch(key);
       try {
-        await link(join(this.root, key), dest);
+        linkSync(join(this.root, key), dest); // one short call: cheaper than a thread-pool round trip
         return;
       } catch (e) {
         // Evicted between ensure and link by a concurrent insertion: fetch it again once.

@@ -76,9 +76,11 @@ export class RemoteSpawnCache implements SpawnCache {
     // Only a result of exactly the declared outputs, each of its declared kind, is usable here.
     if (!declaresExactly(request.action, outputs)) return undefined;
     if (!this.options.outputs.wanted(request.action)) {
-      if (await this.onDisk(outputs)) return { kind: 'hit', outputs, processKind: 'remote cache hit' };
-      // Known by digest only: what an earlier build left at those paths is stale (after a clean, nothing is).
-      if (!outputs.every((o) => outputAbsent(o, this.execRoot))) await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
+      // After a clean nothing is there: one lstat per output says so, with no digest to look up.
+      const absent = outputs.filter((o) => outputAbsent(o, this.execRoot)).length;
+      if (absent === 0 && (await this.onDisk(outputs))) return { kind: 'hit', outputs, processKind: 'remote cache hit' };
+      // Known by digest only: what an earlier build left at those paths is stale.
+      if (absent < outputs.length) await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
       return { kind: 'hit', outputs, processKind: 'remote cache hit', remoteOnly: true };
     }
     await writeProducedOutputs(outputs, this.execRoot, read);
