@@ -8,12 +8,8 @@ export function machineCpu() {
   return { busy: (ticks.reduce((a, b) => a + b, 0) - idle) * 10, idle: idle * 10 };
 }
 
-/**
- * CPU seconds a live process has used so far (/proc/PID/stat): its own user and system time, and
- * with `reaped` also that of its children it has waited for (the actions a local-runner executor ran).
- */
-export function processCpuS(pid, { reaped = false } = {}) {
+/** User and system CPU seconds a live process (all its threads) has used so far, from /proc/PID/stat. */
+export function processCpuS(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  const own = Number(fields[11]) + Number(fields[12]);
-  return (reaped ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }

@@ -37,18 +37,20 @@ function startCluster(storage) {
 }
 
 const processes = (m) => /INFO: (\d+ process(?:es)?[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
-const machineShare = (m) => (m.machineBusyS === undefined ? '' : `; cluster ${m.clusterCpuS.toFixed(1)} s CPU with its actions, machine busy ${((100 * m.machineBusyS) / (availableParallelism() * (m.ms / 1000))).toFixed(0)}%`);
+const machineShare = (m) =>
+  m.machineBusyS === undefined ? '' : `; cluster ${m.clusterCpuS.toFixed(1)} s CPU, machine busy ${m.machineBusyS.toFixed(1)} s (${((100 * m.machineBusyS) / (availableParallelism() * (m.ms / 1000))).toFixed(0)}%)`;
 const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (${processes(m)})${machineShare(m)}`;
 /**
- * A build measured with the CPU its cluster spent meanwhile (the actions it ran included) and how busy the
- * whole machine was: on one machine a cold build's floor is the cluster's and the actions' CPU over the cores.
+ * A build measured with the CPU its cluster's process spent meanwhile and how busy the whole machine was
+ * (client, cluster and the actions, which run under the sandbox helper, not as the cluster's children):
+ * on one machine all three share the cores.
  */
 const onCluster = (cluster, run) => {
-  const clusterBefore = processCpuS(cluster.child.pid, { reaped: true });
+  const clusterBefore = processCpuS(cluster.child.pid);
   const machineBefore = machineCpu();
   const m = run();
   m.machineBusyS = (machineCpu().busy - machineBefore.busy) / 1000;
-  m.clusterCpuS = processCpuS(cluster.child.pid, { reaped: true }) - clusterBefore;
+  m.clusterCpuS = processCpuS(cluster.child.pid) - clusterBefore;
   return m;
 };
 const ratio = (a, b) => (a.ms / b.ms).toFixed(3);
