@@ -1,13 +1,18 @@
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
+/** Where a file is written before it is renamed over `path`: beside it, so the rename stays on one file system. */
+export function temporaryPathBeside(path: string): string {
+  return `${path}.kiln-download-${process.pid}`;
+}
+
 /**
  * Writes one file atomically with synchronous calls: the bytes to a temporary name beside it, its
  * mode, then a rename over whatever is at the path (a directory there is removed first). The parent
  * directory is created only when the first write says it is missing: one call less per file.
  */
 export function writeFileAtomicallySync(path: string, data: Uint8Array, mode: number): void {
-  const temp = `${path}.kiln-download-${process.pid}`;
+  const temp = temporaryPathBeside(path);
   try {
     writeFileSync(temp, data);
   } catch (e) {

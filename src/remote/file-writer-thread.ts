@@ -117,8 +117,15 @@ export class FileWriterThread {
     const writes = this.queue;
     if (writes.length === 0) return;
     this.queue = [];
-    const bytes = new Uint8Array(this.queuedBytes);
+    const total = this.queuedBytes;
     this.queuedBytes = 0;
+    const worker = this.worker;
+    // The thread died since these were queued.
+    if (this.state !== 'online' || !worker) {
+      for (const w of writes) this.writeHere(w);
+      return;
+    }
+    const bytes = new Uint8Array(total);
     let offset = 0;
     const files = writes.map((w) => {
       bytes.set(w.data, offset);
@@ -126,11 +133,6 @@ export class FileWriterThread {
       offset += w.data.length;
       return file;
     });
-    const worker = this.worker;
-    if (this.state !== 'online' || !worker) {
-      for (const w of writes) this.writeHere(w);
-      return;
-    }
     const id = this.nextId++;
     if (this.inFlight.size === 0) worker.ref(); // a pending write keeps the process alive
     this.inFlight.set(id, writes);

@@ -2,6 +2,7 @@ import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { decodeTree, encodeTree, InvalidTreeError, producedFiles, symlinkEscape, type ProducedFile, type ProducedOutput } from '../actions/index.js';
 import { digestKey, digestOf, parseDigest, reapi, type Digest } from '../core/index.js';
+import { temporaryPathBeside } from './atomic-file-write.js';
 import { fileWriterThread } from './file-writer-thread.js';
 
 /** Files of one call written at once, and the bytes they may hold together. */
@@ -181,7 +182,7 @@ export function resultFieldsOf(outputs: readonly ProducedOutput[]): { fields: re
 export async function writeOutputFile(path: string, data: Buffer, executable: boolean): Promise<void> {
   const mode = executable ? 0o755 : 0o644;
   if (data.length <= THREAD_WRITE_BYTES) return fileWriterThread().write(path, data, mode);
-  const temp = `${path}.kiln-download-${process.pid}`;
+  const temp = temporaryPathBeside(path);
   await mkdir(dirname(path), { recursive: true });
   await writeFile(temp, data);
   await chmod(temp, mode);

@@ -24,7 +24,8 @@ export function openHttp2Session(endpoint: RemoteEndpoint, secureContext: Secure
     // A certificate is checked against the host; SNI may only name a host, not an IP address.
     return tlsConnect({ host: address.host, port: address.port, secureContext, ALPNProtocols: ['h2'], ...(isIP(address.host) ? {} : { servername: address.host }) }).setNoDelay(true);
   };
-  const authority = 'path' in address ? 'http://localhost' : `${secureContext ? 'https' : 'http'}://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`;
+  // The target is `host:port` with an IPv6 literal already in brackets.
+  const authority = 'path' in address ? 'http://localhost' : `${secureContext ? 'https' : 'http'}://${endpoint.target}`;
   const session = http2.connect(authority, {
     createConnection: socket,
     settings: { initialWindowSize: STREAM_WINDOW_BYTES, enablePush: false },
