@@ -20,7 +20,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
-import { machineCpu, processCpuS } from '../common/cpu.mjs';
+import { descendantsCpuS, machineCpu, processCpuS } from '../common/cpu.mjs';
 import { defaultBazel, measure } from '../common/measure.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from '../build/generate.mjs';
 
@@ -38,19 +38,21 @@ function startCluster(storage) {
 
 const processes = (m) => /INFO: (\d+ process(?:es)?[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
 const machineShare = (m) =>
-  m.machineBusyS === undefined ? '' : `; cluster ${m.clusterCpuS.toFixed(1)} s CPU, machine busy ${m.machineBusyS.toFixed(1)} s (${((100 * m.machineBusyS) / (availableParallelism() * (m.ms / 1000))).toFixed(0)}%)`;
+  m.machineBusyS === undefined ? '' : `; cluster ${m.clusterCpuS.toFixed(1)} s CPU, its actions ${m.actionsCpuS.toFixed(1)} s, machine busy ${m.machineBusyS.toFixed(1)} s (${((100 * m.machineBusyS) / (availableParallelism() * (m.ms / 1000))).toFixed(0)}%)`;
 const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (${processes(m)})${machineShare(m)}`;
 /**
- * A build measured with the CPU its cluster's process spent meanwhile and how busy the whole machine was
- * (client, cluster and the actions, which run under the sandbox helper, not as the cluster's children):
- * on one machine all three share the cores.
+ * A build measured with the CPU its cluster's process spent meanwhile, the CPU of the processes below it
+ * (the sandbox helper and the actions it ran), and how busy the whole machine was: on one machine the
+ * client, the cluster and the actions share the cores.
  */
 const onCluster = (cluster, run) => {
   const clusterBefore = processCpuS(cluster.child.pid);
+  const actionsBefore = descendantsCpuS(cluster.child.pid);
   const machineBefore = machineCpu();
   const m = run();
   m.machineBusyS = (machineCpu().busy - machineBefore.busy) / 1000;
   m.clusterCpuS = processCpuS(cluster.child.pid) - clusterBefore;
+  m.actionsCpuS = descendantsCpuS(cluster.child.pid) - actionsBefore;
   return m;
 };
 const ratio = (a, b) => (a.ms / b.ms).toFixed(3);

@@ -4,6 +4,7 @@
 // Starts Kiln's cache server (`kiln cluster up --executors 0`), stores one ActionResult, then times N
 // GetActionResult calls with C in flight through each transport, alternating them R times so that
 // drift of the (shared) machine hits both alike. Each call builds its RequestMetadata, as the client does.
+// The server's CPU per call (from /proc, 10 ms ticks) is the other half of a cache lookup's cost.
 //
 //   node bench/remote/unary-calls.mjs [--calls=10000] [--in-flight=256] [--rounds=3] [--kiln=PATH]
 // Needs `npm run build` first (dist/ and bin/kiln).
@@ -12,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processCpuS } from '../common/cpu.mjs';
 import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -52,9 +54,10 @@ function leanCaller(endpoint) {
   };
 }
 
-/** `calls` calls, `inFlight` at a time; client CPU and wall. */
-async function timed(caller, calls, inFlight) {
+/** `calls` calls, `inFlight` at a time; client CPU, the server's CPU (its process, `serverPid`) and wall. */
+async function timed(caller, calls, inFlight, serverPid) {
   let next = 0;
+  const serverCpuS = processCpuS(serverPid);
   const cpu = process.cpuUsage();
   const start = process.hrtime.bigint();
   const worker = async () => {
@@ -66,7 +69,8 @@ async function timed(caller, calls, inFlight) {
   await Promise.all(Array.from({ length: Math.min(inFlight, calls) }, worker));
   const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
   const used = process.cpuUsage(cpu);
-  return { cpuUsPerCall: (used.user + used.system) / calls, wallMs };
+  const serverUsPerCall = ((processCpuS(serverPid) - serverCpuS) * 1e6) / calls;
+  return { cpuUsPerCall: (used.user + used.system) / calls, serverUsPerCall, wallMs };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'kiln-bench-unary-'));
@@ -80,20 +84,21 @@ try {
   setup.close();
 
   console.log(`${flags.calls} GetActionResult calls, ${flags['in-flight']} in flight, against ${endpoint.url}; ${flags.rounds} rounds, transports alternating`);
-  for (const caller of Object.values(callers)) await timed(caller, 2000, flags['in-flight']); // warm-up: connections, JIT
+  const serverPid = cluster.child.pid;
+  for (const caller of Object.values(callers)) await timed(caller, 2000, flags['in-flight'], serverPid); // warm-up: connections, JIT
   const results = Object.fromEntries(Object.keys(callers).map((name) => [name, []]));
   for (let round = 1; round <= flags.rounds; round++) {
     for (const [name, caller] of Object.entries(callers)) {
-      const r = await timed(caller, flags.calls, flags['in-flight']);
+      const r = await timed(caller, flags.calls, flags['in-flight'], serverPid);
       results[name].push(r);
-      console.log(`  round ${round}  ${name.padEnd(18)} client CPU ${r.cpuUsPerCall.toFixed(1).padStart(6)} us/call   wall ${r.wallMs.toFixed(0).padStart(6)} ms   ${((flags.calls / r.wallMs) * 1000).toFixed(0)} calls/s`);
+      console.log(`  round ${round}  ${name.padEnd(18)} client CPU ${r.cpuUsPerCall.toFixed(1).padStart(6)} us/call   server CPU ${r.serverUsPerCall.toFixed(0).padStart(4)} us/call   wall ${r.wallMs.toFixed(0).padStart(6)} ms   ${((flags.calls / r.wallMs) * 1000).toFixed(0)} calls/s`);
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const summary = Object.fromEntries(Object.entries(results).map(([name, rs]) => [name, { cpu: median(rs.map((r) => r.cpuUsPerCall)), wall: median(rs.map((r) => r.wallMs)) }]));
+  const summary = Object.fromEntries(Object.entries(results).map(([name, rs]) => [name, { cpu: median(rs.map((r) => r.cpuUsPerCall)), server: median(rs.map((r) => r.serverUsPerCall)), wall: median(rs.map((r) => r.wallMs)) }]));
   const [base, lean] = Object.values(summary);
   console.log('medians:');
-  for (const [name, s] of Object.entries(summary)) console.log(`  ${name.padEnd(18)} client CPU ${s.cpu.toFixed(1).padStart(6)} us/call   wall ${s.wall.toFixed(0).padStart(6)} ms`);
+  for (const [name, s] of Object.entries(summary)) console.log(`  ${name.padEnd(18)} client CPU ${s.cpu.toFixed(1).padStart(6)} us/call   server CPU ${s.server.toFixed(0).padStart(4)} us/call   wall ${s.wall.toFixed(0).padStart(6)} ms`);
   console.log(`lean / grpc-js: client CPU ${(lean.cpu / base.cpu).toFixed(2)}x, wall ${(lean.wall / base.wall).toFixed(2)}x`);
   for (const caller of Object.values(callers)) caller.close();
 } finally {
