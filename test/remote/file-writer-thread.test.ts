@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FileWriterThread } from '../../src/remote/file-writer-thread.js';
 
 // The thread runs the build's compiled entry (npm run build makes it; the test script builds first).
@@ -41,8 +42,8 @@ describe('FileWriterThread', () => {
     writeFileSync(join(dir, 'old-file'), 'old');
     mkdirSync(join(dir, 'old-dir', 'sub'), { recursive: true });
     writeFileSync(join(dir, 'old-dir', 'sub', 'x'), 'x');
-    await writer.write(join(dir, 'old-file'), Buffer.from('new file'), 0o644);
-    await writer.write(join(dir, 'old-dir'), Buffer.from('new dir'), 0o644);
+    // Queued in one turn, so they go to the thread as one batch.
+    await Promise.all([writer.write(join(dir, 'old-file'), Buffer.from('new file'), 0o644), writer.write(join(dir, 'old-dir'), Buffer.from('new dir'), 0o644)]);
     expect(readFileSync(join(dir, 'old-file'), 'utf8')).toBe('new file');
     expect(readFileSync(join(dir, 'old-dir'), 'utf8')).toBe('new dir');
   });
@@ -55,6 +56,21 @@ describe('FileWriterThread', () => {
     await expect(bad).rejects.toMatchObject({ code: 'ENOTDIR' });
     await good;
     expect(readFileSync(join(dir, 'fine'), 'utf8')).toBe('y');
+  });
+
+  it("writes a turn's lone file on the calling thread when nothing is in flight, and a batch on the thread", async () => {
+    expect(await writer.whenReady()).toBe('online');
+    const posted = vi.spyOn(Worker.prototype, 'postMessage');
+    try {
+      await writer.write(join(dir, 'alone'), Buffer.from('alone'), 0o640);
+      expect(posted).not.toHaveBeenCalled();
+      expect(statSync(join(dir, 'alone')).mode & 0o777).toBe(0o640);
+      await Promise.all([writer.write(join(dir, 'one'), Buffer.from('1'), 0o644), writer.write(join(dir, 'two'), Buffer.from('2'), 0o644)]);
+      expect(posted).toHaveBeenCalledTimes(1);
+      expect(readFileSync(join(dir, 'alone'), 'utf8') + readFileSync(join(dir, 'one'), 'utf8') + readFileSync(join(dir, 'two'), 'utf8')).toBe('alone12');
+    } finally {
+      posted.mockRestore();
+    }
   });
 
   it('writes on the calling thread before the thread is online and after it is gone', async () => {
@@ -79,7 +95,8 @@ describe('FileWriterThread', () => {
       const { FileWriterThread } = await import(${JSON.stringify(resolve('dist/src/remote/file-writer-thread.js'))});
       const writer = new FileWriterThread(${JSON.stringify(SCRIPT)});
       if ((await writer.whenReady()) !== 'online') throw new Error('thread not online');
-      writer.write(${JSON.stringify(target)}, Buffer.from('child'), 0o644).then(() => console.log('written'));`;
+      // Two writes in one turn: a batch for the thread, which must keep the process alive until answered.
+      Promise.all([writer.write(${JSON.stringify(target)}, Buffer.from('child'), 0o644), writer.write(${JSON.stringify(target + '-2')}, Buffer.from('2'), 0o644)]).then(() => console.log('written'));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', timeout: 30_000 });
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('written');
