@@ -101,15 +101,18 @@ export class FileWriterThread {
       if (this.state !== 'starting') return;
       const worker = new Worker(this.script!);
       this.worker = worker;
-      worker.unref();
       worker.on('online', () => {
         if (this.state !== 'starting') return;
         this.state = 'online';
+        worker.unref(); // nothing is in flight yet, and an idle thread does not hold the process
         this.announce('online');
       });
       worker.on('message', (answer: WriteBatchAnswer) => this.settle(answer));
       worker.on('error', (e) => this.fail(e));
       worker.on('exit', (code) => this.fail(new Error(`the file writer thread exited with code ${code}`)));
+      // Referenced until online (a start-up in progress finishes; whoever awaits whenReady gets an
+      // answer), then unreferenced once: unref() before the 'message' listener would be undone by it,
+      // and an online thread that was never sent a batch held the process open for good.
     }).catch((e: Error) => this.fail(e));
   }
 

@@ -97,10 +97,35 @@ describe('FileWriterThread', () => {
       if ((await writer.whenReady()) !== 'online') throw new Error('thread not online');
       // Two writes in one turn: a batch for the thread, which must keep the process alive until answered.
       Promise.all([writer.write(${JSON.stringify(target)}, Buffer.from('child'), 0o644), writer.write(${JSON.stringify(target + '-2')}, Buffer.from('2'), 0o644)]).then(() => console.log('written'));`;
-    const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', timeout: 30_000 });
+    const r = runChild(dir, program);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('written');
     expect(r.status).toBe(0);
     expect(readFileSync(target, 'utf8')).toBe('child');
   });
+
+  it('lets the process exit when the thread is online but was never sent a batch', () => {
+    const target = join(dir, 'lone');
+    const program = `
+      const { FileWriterThread } = await import(${JSON.stringify(resolve('dist/src/remote/file-writer-thread.js'))});
+      const writer = new FileWriterThread(${JSON.stringify(SCRIPT)});
+      if ((await writer.whenReady()) !== 'online') throw new Error('thread not online');
+      // A lone write is done on this thread: the idle thread must not hold the process.
+      writer.write(${JSON.stringify(target)}, Buffer.from('lone'), 0o644).then(() => console.log('written'));`;
+    const r = runChild(dir, program);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe('written');
+    expect(r.status).toBe(0);
+    expect(readFileSync(target, 'utf8')).toBe('lone');
+  });
 });
+
+/**
+ * Runs `program` as a module file in a child process, as the CLI runs (under `node -e` the process
+ * exits even while a worker's message port is referenced, which would hide a hang).
+ */
+function runChild(dir: string, program: string) {
+  const file = join(dir, 'child.mjs');
+  writeFileSync(file, program);
+  return spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 20_000 });
+}
