@@ -11,13 +11,12 @@
 // --cpu-prof=DIR writes V8 CPU profiles of the server and executor processes into DIR.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { connectClient, parseArgs, ratePerSecond } from './cluster-harness.mjs';
 import * as harness from './cluster-harness.mjs';
-import { machineCpu } from '../common/cpu.mjs';
+import { machineCpu, processTreeCpuS } from '../common/cpu.mjs';
 
 const kiln = fileURLToPath(new URL('../../bin/kiln', import.meta.url));
 const args = parseArgs(process.argv.slice(2));
@@ -39,38 +38,10 @@ function start(argv, env = process.env) {
   return child;
 }
 
-/**
- * CPU ms of a process (bin/kiln execs node, so the pid is Node's), of its live child processes (a
- * spawn server, say) and of the processes they all reaped (the actions' /bin/true).
- */
+/** CPU ms of a process (bin/kiln execs node, so the pid is Node's), its helpers and what they reaped (the actions' /bin/true). */
 function cpuOf(pid) {
-  const stat = (p) => {
-    const fields = readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-    const tick = 1000 / 100; // USER_HZ
-    return { self: (Number(fields[11]) + Number(fields[12])) * tick, reaped: (Number(fields[13]) + Number(fields[14])) * tick };
-  };
-  const childrenOf = (p) => {
-    try {
-      return readdirSync(`/proc/${p}/task`).flatMap((t) => readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
-    } catch {
-      return []; // exited meanwhile
-    }
-  };
-  const own = stat(pid);
-  const out = { self: own.self, helpers: 0, reaped: own.reaped };
-  const pending = childrenOf(pid);
-  while (pending.length > 0) {
-    const child = pending.pop();
-    try {
-      const c = stat(child);
-      out.helpers += c.self;
-      out.reaped += c.reaped;
-      pending.push(...childrenOf(child));
-    } catch {
-      // A /bin/true that ended between the two reads: its parent's reaped time counts it.
-    }
-  }
-  return out;
+  const { self, helpers, reaped } = processTreeCpuS(pid);
+  return { self: self * 1000, helpers: helpers * 1000, reaped: reaped * 1000 };
 }
 
 try {

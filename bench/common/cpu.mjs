@@ -14,53 +14,42 @@ export function processCpuS(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** The live processes below `pid` (children, their children, ...), from /proc/PID/task/TID/children. */
-function descendants(pid) {
-  const found = [];
-  const visit = (p) => {
-    let tasks = [];
+/**
+ * CPU seconds of a live process and of what runs below it: `self` (its own threads), `helpers` (its live
+ * descendants' own time: a spawn server, a sandbox helper) and `reaped` (every process that came and went,
+ * counted through its reaper's cutime/cstime: the actions).
+ */
+export function processTreeCpuS(pid) {
+  const stat = (p) => {
+    const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+    return { self: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100 };
+  };
+  const childrenOf = (p) => {
     try {
-      tasks = readdirSync(`/proc/${p}/task`);
+      return readdirSync(`/proc/${p}/task`).flatMap((t) => readFileSync(`/proc/${p}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
     } catch {
-      return; // gone meanwhile
-    }
-    for (const tid of tasks) {
-      let children = '';
-      try {
-        children = readFileSync(`/proc/${p}/task/${tid}/children`, 'utf8');
-      } catch {
-        continue;
-      }
-      for (const child of children.split(' ').filter(Boolean)) {
-        found.push(Number(child));
-        visit(Number(child));
-      }
+      return []; // exited meanwhile
     }
   };
-  visit(pid);
-  return found;
-}
-
-/** User and system CPU seconds of a process (`own`) and of the children it has reaped (`reaped`). */
-function cpuFields(pid) {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { own: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100 };
-}
-
-/**
- * CPU seconds spent below a live process so far: the children it has reaped, and each live descendant
- * with the children that one has reaped, so processes that came and went count through their reaper.
- * For the cluster: its sandbox helper and every action the helper ran.
- */
-export function descendantsCpuS(pid) {
-  let total = cpuFields(pid).reaped;
-  for (const child of descendants(pid)) {
+  const own = stat(pid);
+  const total = { self: own.self, helpers: 0, reaped: own.reaped };
+  const pending = childrenOf(pid);
+  while (pending.length > 0) {
+    const child = pending.pop();
     try {
-      const { own, reaped } = cpuFields(child);
-      total += own + reaped;
+      const c = stat(child);
+      total.helpers += c.self;
+      total.reaped += c.reaped;
+      pending.push(...childrenOf(child));
     } catch {
-      // exited between the listing and the read: its reaper counts it from now on
+      // Ended between the listing and the read: its reaper counts it from now on.
     }
   }
   return total;
+}
+
+/** CPU seconds spent below a live process so far (see processTreeCpuS): for a cluster, its sandbox helper and every action. */
+export function descendantsCpuS(pid) {
+  const { helpers, reaped } = processTreeCpuS(pid);
+  return helpers + reaped;
 }

@@ -5,8 +5,6 @@ import { remoteCallError } from './remote-call-error.js';
 import type { RemoteEndpoint } from './remote-endpoint.js';
 import { tlsMaterial, type TlsFiles, type TlsMaterial } from './remote-tls.js';
 
-export type { TlsFiles } from './remote-tls.js';
-
 /** Messages up to this size are received (a Tree or a batch read can be large). */
 const MAX_RECEIVE_BYTES = 64 * 1024 * 1024;
 
