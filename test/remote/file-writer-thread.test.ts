@@ -91,13 +91,9 @@ describe('FileWriterThread', () => {
 
   it('keeps the process alive while a write is pending, and not once it is idle', () => {
     const target = join(dir, 'from-child');
-    const program = `
-      const { FileWriterThread } = await import(${JSON.stringify(resolve('dist/src/remote/file-writer-thread.js'))});
-      const writer = new FileWriterThread(${JSON.stringify(SCRIPT)});
-      if ((await writer.whenReady()) !== 'online') throw new Error('thread not online');
+    const r = runWithOnlineWriter(dir, `
       // Two writes in one turn: a batch for the thread, which must keep the process alive until answered.
-      Promise.all([writer.write(${JSON.stringify(target)}, Buffer.from('child'), 0o644), writer.write(${JSON.stringify(target + '-2')}, Buffer.from('2'), 0o644)]).then(() => console.log('written'));`;
-    const r = runChild(dir, program);
+      Promise.all([writer.write(${JSON.stringify(target)}, Buffer.from('child'), 0o644), writer.write(${JSON.stringify(target + '-2')}, Buffer.from('2'), 0o644)]).then(() => console.log('written'));`);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('written');
     expect(r.status).toBe(0);
@@ -106,13 +102,9 @@ describe('FileWriterThread', () => {
 
   it('lets the process exit when the thread is online but was never sent a batch', () => {
     const target = join(dir, 'lone');
-    const program = `
-      const { FileWriterThread } = await import(${JSON.stringify(resolve('dist/src/remote/file-writer-thread.js'))});
-      const writer = new FileWriterThread(${JSON.stringify(SCRIPT)});
-      if ((await writer.whenReady()) !== 'online') throw new Error('thread not online');
+    const r = runWithOnlineWriter(dir, `
       // A lone write is done on this thread: the idle thread must not hold the process.
-      writer.write(${JSON.stringify(target)}, Buffer.from('lone'), 0o644).then(() => console.log('written'));`;
-    const r = runChild(dir, program);
+      writer.write(${JSON.stringify(target)}, Buffer.from('lone'), 0o644).then(() => console.log('written'));`);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('written');
     expect(r.status).toBe(0);
@@ -121,11 +113,18 @@ describe('FileWriterThread', () => {
 });
 
 /**
- * Runs `program` as a module file in a child process, as the CLI runs (under `node -e` the process
- * exits even while a worker's message port is referenced, which would hide a hang).
+ * Runs `body` in a child process once its FileWriterThread (`writer`) is online, as a module file as the
+ * CLI runs (under `node -e` the process exits even while a worker's message port is referenced, which
+ * would hide a hang).
  */
-function runChild(dir: string, program: string) {
+function runWithOnlineWriter(dir: string, body: string) {
   const file = join(dir, 'child.mjs');
-  writeFileSync(file, program);
+  writeFileSync(
+    file,
+    `const { FileWriterThread } = await import(${JSON.stringify(resolve('dist/src/remote/file-writer-thread.js'))});
+    const writer = new FileWriterThread(${JSON.stringify(SCRIPT)});
+    if ((await writer.whenReady()) !== 'online') throw new Error('thread not online');
+    ${body}`,
+  );
   return spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 20_000 });
 }
