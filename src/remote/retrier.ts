@@ -43,8 +43,8 @@ export class Retrier {
 
   /**
    * `progress`, when given, says whether the failed attempt got somewhere (a stream delivered a
-   * message): then the backoff starts over, as Bazel's ProgressiveBackoff does for WaitExecution, and
-   * the attempt does not count against `maxRetries`.
+   * message): then the next attempt follows at once, uncounted, and the backoff starts over, as
+   * Bazel's ProgressiveBackoff does for WaitExecution.
    */
   async run<T>(call: () => Promise<T>, retryable: (e: unknown) => boolean = isRetryable, progress?: () => boolean): Promise<T> {
     let retries = 0;
@@ -52,8 +52,12 @@ export class Retrier {
       try {
         return await call();
       } catch (e) {
-        if (progress?.()) retries = 0;
-        if (retries >= this.policy.maxRetries || !retryable(e)) throw retries > 0 ? gaveUp(e, retries) : e;
+        if (!retryable(e)) throw retries > 0 ? gaveUp(e, retries) : e;
+        if (progress?.()) {
+          retries = 0; // at once, and uncounted: Bazel's ProgressiveBackoff after a reset
+          continue;
+        }
+        if (retries >= this.policy.maxRetries) throw retries > 0 ? gaveUp(e, retries) : e;
         await this.sleep(this.delayMs(retries++, isRemoteCallError(e) ? e.retryDelayMs : undefined));
       }
     }
