@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/core/index.js';
+import { ExitCode, reapi } from '../../src/core/index.js';
 import { startHostileReapiServer, type HostileReapiServer } from '../remote/hostile-reapi-server.js';
 import { E2eWorkspace } from './e2e-workspace.js';
 
@@ -72,5 +72,22 @@ describe('kiln build against a hostile REAPI server', () => {
     expect(run.code).toBe(ExitCode.BUILD_FAILURE);
     expect(server.requests.Execute).toHaveLength(RETRIES + 1);
     expect(run.ms).toBeLessThan(RETRIES * MAX_DELAY_MS + MARGIN_MS);
+  });
+
+  it("a remote action's stdout above the captured-output limit goes to a file; its 8 MiB head is shown", { timeout: 30_000 }, async () => {
+    server = await startHostileReapiServer();
+    const head = Buffer.alloc(8 * 1024 * 1024, 'h');
+    const stdout = server.put(Buffer.concat([head, Buffer.from('TAIL-MARKER'), Buffer.alloc(1024 * 1024, 't')]));
+    const response = reapi.ExecuteResponse.encode({ result: { exitCode: 1, stdoutDigest: stdout }, status: { code: 0, message: '' } });
+    server.script('Execute', () => ({
+      kind: 'operations',
+      operations: [{ name: 'operations/big-stdout', done: true, response: { typeUrl: 'type.googleapis.com/build.bazel.remote.execution.v2.ExecuteResponse', value: response } }],
+      then: 'end',
+    }));
+    const run = await build('--remote_executor');
+    expect(run.code).toBe(ExitCode.BUILD_FAILURE);
+    expect(run.stderr).toContain(head.toString());
+    expect(run.stderr).not.toContain('TAIL-MARKER');
+    expect(server.requests.Read).toHaveLength(1);
   });
 });
