@@ -3,6 +3,7 @@ import { bytestream, InvalidArgumentError, isEmptyDigest, OutOfRangeError, reapi
 import { checkBlobSize } from './content-addressable-storage-service.js';
 import { toServiceError, withContext } from './grpc-status.js';
 import type { Admission } from './in-flight-limiter.js';
+import { quotedName } from './instance-name.js';
 import { parseReadResourceName, parseWriteResourceName, type UploadResourceName } from './resource-name.js';
 import { reportUnexpected, unaryHandler, type ServiceContext } from './service-context.js';
 import { UploadSessions, type UploadSession } from './upload-sessions.js';
@@ -132,7 +133,7 @@ class WriteStream {
     if (!this.name) {
       if (await this.open(request)) return;
     } else if (request.resourceName !== '' && request.resourceName !== this.firstResourceName) {
-      throw new InvalidArgumentError(`resource_name: changed within one stream (${request.resourceName})`);
+      throw new InvalidArgumentError(`resource_name: changed within one stream (to ${quotedName(request.resourceName)})`);
     }
     if (request.writeOffset !== this.expectedOffset) {
       throw new InvalidArgumentError(`write_offset: expected ${this.expectedOffset}, got ${request.writeOffset}`);

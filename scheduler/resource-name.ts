@@ -1,5 +1,5 @@
 import { InvalidArgumentError, parseDigestParts, reapi, type Digest } from '../src/core/index.js';
-import { RESERVED_INSTANCE_SEGMENTS } from './instance-name.js';
+import { quotedName, RESERVED_INSTANCE_SEGMENTS } from './instance-name.js';
 
 /** A blob named by a ByteStream resource name. */
 interface BlobResourceName {
@@ -34,10 +34,10 @@ export function parseReadResourceName(name: string): BlobResourceName {
   const { instanceName, at } = instancePart(segments, name);
   const kind = segments[at];
   if (kind !== 'blobs' && kind !== 'compressed-blobs') {
-    throw malformed(name, `expected "blobs" or "compressed-blobs" after the instance name, found "${kind}"`);
+    throw malformed(name, `expected "blobs" or "compressed-blobs" after the instance name, found ${quotedName(kind ?? '')}`);
   }
   const { compressor, digest, next } = blobPart(segments, at, name);
-  if (next !== segments.length) throw malformed(name, `unexpected "${segments.slice(next).join('/')}" after the size`);
+  if (next !== segments.length) throw malformed(name, `unexpected ${quotedName(segments.slice(next).join('/'))} after the size`);
   return { instanceName, digest, compressor };
 }
 
@@ -49,12 +49,12 @@ export function parseReadResourceName(name: string): BlobResourceName {
 export function parseWriteResourceName(name: string): UploadResourceName {
   const segments = splitName(name);
   const { instanceName, at } = instancePart(segments, name);
-  if (segments[at] !== 'uploads') throw malformed(name, `expected "uploads" after the instance name, found "${segments[at]}"`);
+  if (segments[at] !== 'uploads') throw malformed(name, `expected "uploads" after the instance name, found ${quotedName(segments[at] ?? '')}`);
   const uuid = segments[at + 1];
   if (uuid === undefined || uuid === '') throw malformed(name, 'missing the upload id after "uploads/"');
   const kind = segments[at + 2];
   if (kind !== 'blobs' && kind !== 'compressed-blobs') {
-    throw malformed(name, `expected "blobs" or "compressed-blobs" after the upload id, found ${kind === undefined ? 'nothing' : `"${kind}"`}`);
+    throw malformed(name, `expected "blobs" or "compressed-blobs" after the upload id, found ${kind === undefined ? 'nothing' : quotedName(kind)}`);
   }
   const { compressor, digest, next } = blobPart(segments, at + 2, name);
   const uploadKey = segments.slice(0, next).join('/');
@@ -82,8 +82,8 @@ function blobPart(segments: string[], at: number, name: string): { compressor: r
   if (segments[at] === 'compressed-blobs') {
     const c = segments[i++];
     if (c === 'zstd') compressor = reapi.Compressor_Value.ZSTD;
-    else if (c === 'deflate' || c === 'brotli') throw malformed(name, `compressor "${c}" is not supported (supported: zstd)`);
-    else throw malformed(name, `unknown compressor ${c === undefined ? '(missing)' : `"${c}"`} (supported: zstd)`);
+    else if (c === 'deflate' || c === 'brotli') throw malformed(name, `compressor ${quotedName(c)} is not supported (supported: zstd)`);
+    else throw malformed(name, `unknown compressor ${c === undefined ? '(missing)' : quotedName(c)} (supported: zstd)`);
   }
   const maybeFunction = segments[i];
   if (maybeFunction !== undefined && !HEX64.test(maybeFunction) && DIGEST_FUNCTION_NAMES.has(maybeFunction)) {
@@ -93,14 +93,11 @@ function blobPart(segments: string[], at: number, name: string): { compressor: r
   const hash = segments[i];
   const size = segments[i + 1];
   if (hash === undefined || size === undefined) throw malformed(name, 'expected "{hash}/{size}"');
-  const digest = parseDigestParts(hash, size, `${FIELD} ${JSON.stringify(truncate(name))}`);
+  const digest = parseDigestParts(hash, size, `${FIELD} ${quotedName(name)}`);
   return { compressor, digest, next: i + 2 };
 }
 
 function malformed(name: string, what: string): InvalidArgumentError {
-  return new InvalidArgumentError(`${FIELD} ${JSON.stringify(truncate(name))}: ${what}`);
+  return new InvalidArgumentError(`${FIELD} ${quotedName(name)}: ${what}`);
 }
 
-function truncate(s: string): string {
-  return s.length > 200 ? `${s.slice(0, 197)}...` : s;
-}

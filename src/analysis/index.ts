@@ -5,6 +5,7 @@ export {
   type OptionDefinition,
   type ListConverter,
   OptionValueError,
+  formatDuration,
 } from './options/option-definition.js';
 export { BuildOptionRegistry, BUILD_OPTIONS, BUILD_OPTION_DEFINITIONS } from './options/build-option-registry.js';
 export { BuildOptions, type UserFlagSetting } from './options/build-options.js';

@@ -1,4 +1,4 @@
-import { BUILD_OPTIONS, type OptionDefinition } from '../analysis/index.js';
+import { BUILD_OPTIONS, formatDuration, type OptionDefinition } from '../analysis/index.js';
 
 /** Commands whose options are the build options (Bazel's `help build` lists the same set). */
 const BUILDING_COMMANDS = new Set(['build', 'run', 'test']);
@@ -32,6 +32,8 @@ function typeDescription(def: OptionDefinition): string {
       const keyword = Object.entries(def.keywords ?? {}).find(([, v]) => v === def.default)?.[0];
       return `an integer; default: "${keyword ?? def.default}"`;
     }
+    case 'duration':
+      return `an immutable length of time; default: "${formatDuration(def.default)}"`;
     case 'string':
       return `${def.allowed ? def.allowed.values.join(', ') : 'a string'}; default: "${def.default}"`;
     case 'list':

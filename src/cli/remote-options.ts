@@ -8,7 +8,7 @@ import type { RemoteEndpoint } from '../remote/index.js';
 /**
  * The remote half of a build from Bazel's flags: `--remote_executor`, `--remote_cache` (the
  * executor serves as the cache when only it is given), `--remote_instance_name`, the headers,
- * `--remote_timeout`, `--remote_retries`, `--remote_accept_cached`, `--remote_upload_local_results`,
+ * `--remote_timeout`, `--remote_retries`, `--remote_retry_max_delay`, `--remote_accept_cached`, `--remote_upload_local_results`,
  * `--remote_local_fallback`, `--remote_default_exec_properties`, `--remote_download_outputs` (and
  * its shorthands), the TLS files. Undefined when no
  * remote endpoint is set. The caller closes the client.
@@ -36,8 +36,9 @@ export async function remoteExecutionOptions(options: BuildOptions, cwd: string,
       if (typeof parsed === 'string') throw new UsageError(parsed);
       return parsed;
     });
-  const timeout = options.getInt('remote_timeout');
-  if (timeout < 0) throw new UsageError(`--remote_timeout=${timeout}: expected a number of seconds, 0 or more`);
+  // Durations (`60s`, `100ms`, a bare number of seconds), checked by the option parser as Bazel's converter does.
+  const timeoutMs = options.getDurationMs('remote_timeout');
+  const retryMaxDelayMs = options.getDurationMs('remote_retry_max_delay');
   const retries = options.getInt('remote_retries');
   if (retries < 0) throw new UsageError(`--remote_retries=${retries}: expected 0 or more`);
   const defaultExecProperties: Record<string, string> = {};
@@ -61,8 +62,9 @@ export async function remoteExecutionOptions(options: BuildOptions, cwd: string,
     ...(cache ? { cache } : {}),
     instanceName: options.getString('remote_instance_name'),
     headers: { common, cache: cacheHeaders, exec: execHeaders },
-    timeoutMs: timeout * 1000,
+    timeoutMs,
     retries,
+    retryMaxDelayMs,
     tls: { ...(certificate ? { certificate } : {}), ...(clientCertificate ? { clientCertificate } : {}), ...(clientKey ? { clientKey } : {}) },
     identity: { toolName: 'kiln', toolVersion, invocationId, buildRequestId: invocationId },
     compression: options.getBool('remote_cache_compression'),

@@ -1,4 +1,5 @@
 import { status as grpcStatus } from '@grpc/grpc-js';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { producedFiles, type ProducedOutput } from '../actions/index.js';
 import { KilnError, msFromTimestamp, parseDigest, reapi, type Digest } from '../core/index.js';
@@ -17,7 +18,7 @@ import { declaredSymlinks } from './declared-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import type { RemoteOutputs } from './remote-outputs.js';
 import { cachePolicy } from './spawn-cache.js';
-import { inSlot, SpawnLost, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
+import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, SpawnLost, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
 
 export interface RemoteStrategyOptions {
   /** `--remote_accept_cached` (default true): the executor may answer from its action cache. */
@@ -99,7 +100,10 @@ export class RemoteStrategy implements SpawnStrategy {
       cachedResult = outcome.response.cachedResult;
       // The server's timeout may come without a result: nothing ran to the end, nothing to download; its message is the stderr.
       const r = outcome.response.result ?? reapi.ActionResult.create({ exitCode: 1, stderrRaw: Buffer.from(`${outcome.response.status?.message ?? 'timed out'}\n`) });
-      const [stdout, stderr] = await Promise.all([this.streamOf(r.stdoutRaw, r.stdoutDigest, identity), this.streamOf(r.stderrRaw, r.stderrDigest, identity)]);
+      const [stdout, stderr] = await Promise.all([
+        this.streamOf(r.stdoutRaw, r.stdoutDigest, identity, join(spawn.scratchDir, 'remote-stdout')),
+        this.streamOf(r.stderrRaw, r.stderrDigest, identity, join(spawn.scratchDir, 'remote-stderr')),
+      ]);
       if (spawn.claim && !spawn.claim()) throw new SpawnLost();
       // A test's outputs (its log, its XML) are its result whatever its exit code.
       if (r.exitCode === 0 || action.exitCodeIsResult) {
@@ -118,10 +122,10 @@ export class RemoteStrategy implements SpawnStrategy {
         exitCode: timedOut && r.exitCode === 0 ? 1 : r.exitCode,
         signal: null,
         timedOut,
-        stdout,
-        stderr,
-        stdoutTruncated: false,
-        stderrTruncated: false,
+        stdout: stdout.bytes,
+        stderr: stderr.bytes,
+        stdoutTruncated: stdout.truncated,
+        stderrTruncated: stderr.truncated,
         wallTimeMs: executionWallTimeMs(r.executionMetadata) ?? performance.now() - started,
       };
     };
@@ -144,10 +148,24 @@ export class RemoteStrategy implements SpawnStrategy {
     };
   }
 
-  /** stdout or stderr of a result: inline, or read from the CAS by digest. */
-  private async streamOf(raw: Buffer, digest: reapi.Digest | null | undefined, identity: ActionIdentity): Promise<Buffer> {
-    if (raw.length > 0 || !digest || digest.sizeBytes === 0) return Buffer.from(raw);
-    return this.client.read(parseDigest(digest, 'stdout/stderr digest'), identity);
+  /**
+   * stdout or stderr of a result: inline, or read from the CAS by digest. Beyond the captured-output
+   * limit the stream goes to `file` (in the spawn's scratch directory), not memory, and its head is
+   * kept, cut as a local action's output is.
+   */
+  private async streamOf(raw: Buffer, digest: reapi.Digest | null | undefined, identity: ActionIdentity, file: string): Promise<{ bytes: Buffer; truncated: boolean }> {
+    if (raw.length > 0 || !digest || digest.sizeBytes === 0) return { bytes: Buffer.from(raw), truncated: false };
+    const checked = parseDigest(digest, 'stdout/stderr digest');
+    if (checked.sizeBytes <= CAPTURED_OUTPUT_LIMIT_BYTES) return { bytes: await this.client.read(checked, identity), truncated: false };
+    const handle = await open(file, 'w+');
+    try {
+      await this.client.readToFile(checked, handle, identity);
+      const head = Buffer.alloc(CAPTURED_OUTPUT_LIMIT_BYTES);
+      const { bytesRead } = await handle.read(head, 0, head.length, 0);
+      return { bytes: head.subarray(0, bytesRead), truncated: true };
+    } finally {
+      await handle.close();
+    }
   }
 }
 

@@ -3,7 +3,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { bytestream, digestKey, googleRpc, reapi, zstdCompress, zstdDecompressBounded, type Digest } from '../core/index.js';
 import { RemoteCallError, remoteCallError, rpcStatusError } from './remote-call-error.js';
 import { unaryCall, type RemoteChannel } from './remote-channel.js';
+import { MemoryBlobSink, readByteStream, type BlobSink } from './byte-stream-read.js';
 import { isRetryable, type Retrier } from './retrier.js';
+import { StreamIdleBound } from './stream-idle-bound.js';
 
 /** A blob to upload: its digest and how to get its bytes when the server lacks it. */
 export interface BlobSource {
@@ -27,6 +29,11 @@ export interface CasLimits {
 const FIND_MISSING_CHUNK = 10_000;
 /** Bytes per ByteStream message. */
 const STREAM_CHUNK_BYTES = 1024 * 1024;
+/**
+ * Largest blob `read` holds whole in memory (the largest message the channel receives, too): a
+ * server's claimed size must not decide how much Kiln allocates. Outputs are streamed to files.
+ */
+export const MAX_BUFFERED_READ_BYTES = 64 * 1024 * 1024;
 /** Bytes a batch entry costs besides its data (digest, field tags, lengths). */
 const BATCH_ENTRY_OVERHEAD = 128;
 
@@ -138,21 +145,43 @@ export class RemoteCas {
     });
   }
 
+  /**
+   * One Write stream from `offset`. Messages go one at a time, each once the transport took the one
+   * before (so a server that stops reading holds back the client instead of a queue growing), under
+   * the idle bound: a server that takes nothing, or never answers the finished write, for
+   * `--remote_timeout` fails the attempt with DEADLINE_EXCEEDED.
+   */
   private writeFrom(resourceName: string, data: Buffer, offset: number, metadata: grpc.Metadata): Promise<void> {
-    return new Promise((resolve, reject) => {
+    const what = `ByteStream.Write of ${resourceName} on ${this.where}`;
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (error?: RemoteCallError) => {
+        if (settled) return;
+        settled = true;
+        idle.stop();
+        if (error) reject(error);
+        else resolve();
+      };
       const call = this.channel.byteStream.Write(metadata, (err: grpc.ServiceError | null, response?: bytestream.WriteResponse) => {
-        if (err) reject(remoteCallError(err, `ByteStream.Write of ${resourceName} on ${this.where}`));
+        if (err) settle(idle.expired ?? remoteCallError(err, what));
         else if (response && response.committedSize !== data.length && response.committedSize !== -1) {
-          reject(new RemoteCallError(`ByteStream.Write of ${resourceName} on ${this.where}: the server committed ${response.committedSize} of ${data.length} bytes`, grpc.status.UNAVAILABLE));
-        } else resolve();
+          settle(new RemoteCallError(`${what}: the server committed ${response.committedSize} of ${data.length} bytes`, grpc.status.UNAVAILABLE));
+        } else settle();
       });
+      const idle = new StreamIdleBound(this.timeoutMs, what, () => call.cancel());
+      let at = offset;
       let first = true;
-      for (let at = offset; first || at < data.length; at += STREAM_CHUNK_BYTES) {
+      const next = (error?: Error | null) => {
+        if (settled || error) return; // a failed write ends the call, whose callback says why
+        idle.touch();
+        if (!first && at >= data.length) return void call.end();
         const end = Math.min(data.length, at + STREAM_CHUNK_BYTES);
-        call.write({ resourceName: first ? resourceName : '', writeOffset: at, finishWrite: end === data.length, data: data.subarray(at, end) });
+        const message = { resourceName: first ? resourceName : '', writeOffset: at, finishWrite: end === data.length, data: data.subarray(at, end) };
         first = false;
-      }
-      call.end();
+        at = end;
+        call.write(message, next);
+      };
+      next();
     });
   }
 
@@ -166,15 +195,23 @@ export class RemoteCas {
     return digest.sizeBytes + BATCH_ENTRY_OVERHEAD;
   }
 
-  /** A blob's bytes, checked against its digest. */
+  /** A blob's bytes, checked against its digest; above MAX_BUFFERED_READ_BYTES refused (stream it to a file instead). */
   async read(digest: Digest, limits: CasLimits, metadata: grpc.Metadata): Promise<Buffer> {
     if (digest.sizeBytes === 0) return Buffer.alloc(0);
+    if (digest.sizeBytes > MAX_BUFFERED_READ_BYTES) {
+      throw new RemoteCallError(
+        `reading ${digestKey(digest)} from ${this.where}: the blob is larger than the ${MAX_BUFFERED_READ_BYTES} bytes Kiln reads into memory (a file is streamed with readToFile)`,
+        grpc.status.FAILED_PRECONDITION,
+      );
+    }
     if (RemoteCas.batchable(digest, limits)) {
       const answer = (await this.batchRead([digest], limits, metadata)).get(digestKey(digest))!;
       if (answer instanceof Error) throw answer;
       return answer;
     }
-    return this.checked(digest, await this.streamRead(digest, limits, metadata));
+    const sink = new MemoryBlobSink();
+    await this.stream(digest, sink, limits, metadata);
+    return sink.bytes();
   }
 
   /**
@@ -236,38 +273,16 @@ export class RemoteCas {
     return data;
   }
 
-  /**
-   * ByteStream Read; after a broken stream the read continues at the bytes already received (a
-   * compressed read starts over: its offsets are not the blob's).
-   */
-  private async streamRead(digest: Digest, limits: CasLimits, metadata: grpc.Metadata): Promise<Buffer> {
-    const prefix = this.instanceName === '' ? '' : `${this.instanceName}/`;
-    const compressed = limits.zstdStreams === true;
-    const resourceName = `${prefix}${compressed ? 'compressed-blobs/zstd' : 'blobs'}/${digest.hash}/${digest.sizeBytes}`;
-    let chunks: Buffer[] = [];
-    let received = 0;
-    await this.retrier.run(async () => {
-      if (compressed) {
-        chunks = [];
-        received = 0;
-      }
-      const call = this.channel.byteStream.Read({ resourceName, readOffset: received }, metadata);
-      try {
-        for await (const response of call as AsyncIterable<bytestream.ReadResponse>) {
-          chunks.push(Buffer.from(response.data));
-          received += response.data.length;
-          // A server sending more than the digest says is wrong: stop before holding it all.
-          if (!compressed && received > digest.sizeBytes) {
-            call.cancel();
-            throw new RemoteCallError(`ByteStream.Read of ${resourceName} on ${this.where}: more bytes than the digest's ${digest.sizeBytes}`, grpc.status.DATA_LOSS);
-          }
-        }
-      } catch (e) {
-        throw remoteCallError(e, `ByteStream.Read of ${resourceName} on ${this.where}`);
-      }
+  /** Streams a blob into `sink` (ByteStream Read, checked against its digest; see readByteStream). */
+  stream(digest: Digest, sink: BlobSink, limits: CasLimits, metadata: grpc.Metadata): Promise<void> {
+    return readByteStream(digest, sink, {
+      channel: this.channel,
+      instanceName: this.instanceName,
+      compressed: limits.zstdStreams === true,
+      metadata,
+      retrier: this.retrier,
+      timeoutMs: this.timeoutMs,
     });
-    const data = Buffer.concat(chunks, received);
-    return compressed ? zstdDecompress(data, digest.sizeBytes) : data;
   }
 }
 

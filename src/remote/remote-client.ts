@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import type { FileHandle } from 'node:fs/promises';
 import { digestKey, reapi, type Digest } from '../core/index.js';
 import { BlobReadBatcher } from './blob-read-batcher.js';
 import { RemoteCallError } from './remote-call-error.js';
@@ -29,10 +30,15 @@ export interface RemoteOptions {
     readonly cache?: readonly (readonly [string, string])[];
     readonly exec?: readonly (readonly [string, string])[];
   };
-  /** `--remote_timeout` in milliseconds, per call (not for Execute, which waits for the action). */
+  /**
+   * `--remote_timeout` in milliseconds: the deadline of each unary call, and for streams (ByteStream,
+   * Execute, WaitExecution) the longest wait between two messages. 0: none.
+   */
   readonly timeoutMs: number;
   /** `--remote_retries`. */
   readonly retries: number;
+  /** `--remote_retry_max_delay` in milliseconds (Bazel's default: 5 s). */
+  readonly retryMaxDelayMs?: number;
   readonly tls?: TlsFiles;
   readonly identity: InvocationIdentity;
   /** `--remote_cache_compression`: zstd blobs where the server takes them. */
@@ -69,7 +75,7 @@ export class RemoteClient {
     const cache = options.cache ?? options.executor;
     if (!cache) throw new Error('RemoteClient needs --remote_executor or --remote_cache');
     this.cacheEndpoint = cache;
-    this.retrier = retrier ?? new Retrier({ ...DEFAULT_BACKOFF, maxRetries: options.retries });
+    this.retrier = retrier ?? new Retrier({ ...DEFAULT_BACKOFF, maxRetries: options.retries, maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs });
     this.cacheChannel = new RemoteChannel(cache, options.tls);
     this.execChannel = options.executor ? (options.executor.url === cache.url ? this.cacheChannel : new RemoteChannel(options.executor, options.tls)) : undefined;
     this.cas = new RemoteCas(this.cacheChannel, options.instanceName, this.retrier, options.timeoutMs);
@@ -163,6 +169,19 @@ export class RemoteClient {
     return this.cas.read(digest, limits, this.metadata('cache', action));
   }
 
+  /**
+   * Streams a blob into `file` (open for writing, empty) from position 0, hashed as it streams:
+   * small blobs through the build's batches, larger ones over ByteStream Read (resumed at the bytes
+   * received after a break), never whole in memory. Fails as soon as the server sends more than the
+   * digest's size, and when the bytes fall short of it or do not match it.
+   */
+  async readToFile(digest: Digest, file: FileHandle, action?: ActionIdentity): Promise<void> {
+    if (digest.sizeBytes === 0) return;
+    const { limits } = await this.capabilities();
+    if (RemoteCas.batchable(digest, limits)) return writeFully(file, await this.batchedReads(limits).read(digest), 0);
+    await this.cas.stream(digest, { write: (data, offset) => writeFully(file, data, offset) }, limits, this.metadata('cache', action));
+  }
+
   private batchedReads(limits: CasLimits): BlobReadBatcher {
     this.readBatcher ??= new BlobReadBatcher(
       (digests) => this.cas.batchRead(digests, limits, this.metadata('cache')),
@@ -211,13 +230,17 @@ export class RemoteClient {
   async execute(actionDigest: Digest, options: ExecuteOptions, action?: ActionIdentity): Promise<ExecutionOutcome> {
     if (!this.execChannel) throw new Error('execute needs --remote_executor');
     await this.capabilities();
-    return executeRemotely(this.execChannel, this.options.instanceName, actionDigest, options, this.metadata('exec', action), this.retrier);
+    return executeRemotely(this.execChannel, this.options.instanceName, actionDigest, options, this.metadata('exec', action), this.retrier, this.options.timeoutMs);
   }
 
   private metadata(kind: 'cache' | 'exec', action?: ActionIdentity): grpc.Metadata {
     const headers = this.options.headers ?? {};
     return requestMetadata(this.options.identity, [...(headers.common ?? []), ...((kind === 'cache' ? headers.cache : headers.exec) ?? [])], action);
   }
+}
+
+async function writeFully(file: FileHandle, data: Buffer, position: number): Promise<void> {
+  for (let done = 0; done < data.length; ) done += (await file.write(data, done, data.length - done, position + done)).bytesWritten;
 }
 
 function uniqueBlobs(blobs: readonly BlobSource[]): BlobSource[] {

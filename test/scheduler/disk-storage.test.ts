@@ -89,6 +89,32 @@ describe('cache server on a disk store', () => {
     }
   });
 
+  it('after a restart, FindMissingBlobs reports a blob corrupted on disk as missing (checked, deleted), and its read fails cleanly', async () => {
+    const victim = blob('rotted while the server was down');
+    const healthy = blob('still fine after the restart');
+    const first = await startTestServer({ storageDir: dir });
+    await must(first.cas, first.cas.BatchUpdateBlobs, { requests: [victim, healthy].map((b) => ({ digest: b.digest, data: b.data })) });
+    await first.stop();
+    const content = await readFile(blobFile(victim.digest.hash));
+    content[0] = content[0]! ^ 0xff; // same size: only the hash can tell
+    await writeFile(blobFile(victim.digest.hash), content);
+
+    const t = await startTestServer({ storageDir: dir });
+    try {
+      // Asked first, before any read: a blob said present must be readable.
+      const missing = await must(t.cas, t.cas.FindMissingBlobs, { blobDigests: [victim.digest, healthy.digest] });
+      expect(missing.missingBlobDigests.map(digestKey)).toEqual([digestKey(victim.digest)]);
+      const read = await readStream(t.bs, { resourceName: blobName(victim.digest) });
+      expect(read).toMatchObject({ ok: false, code: grpc.status.NOT_FOUND });
+      const again = await must(t.cas, t.cas.FindMissingBlobs, { blobDigests: [victim.digest, healthy.digest] });
+      expect(again.missingBlobDigests.map(digestKey)).toEqual([digestKey(victim.digest)]);
+      const good = await readStream(t.bs, { resourceName: blobName(healthy.digest) });
+      expect(good.ok && good.value.equals(healthy.data)).toBe(true);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it('drops an action-cache file whose bytes changed, even when they still decode, and serves no result from it', async () => {
     const acAction = blob(reapi.Action.encode({ doNotCache: false, salt: Buffer.from('ac corruption') }));
     const acFile = join(dir, 'ac', acAction.digest.hash.slice(0, 2), acAction.digest.hash);

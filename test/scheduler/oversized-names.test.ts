@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, grpc, startTestServer, type Outcome, type TestServer } from './cache-server-fixture.js';
+import { blob, call, grpc, must, startTestServer, type Outcome, type TestServer } from './cache-server-fixture.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -35,5 +35,44 @@ describe('instance names of 100 KB', () => {
       expect(outcome.message.length).toBeLessThan(1000);
       expect(outcome.message).toContain('instance_name');
     }
+  });
+});
+
+// The same for ByteStream resource names: an echoed 100 KB name left the client without a status,
+// and the connection's later Reads hung. Now the status arrives, cut short, and the connection serves on.
+describe('ByteStream resource names of 100 KB', () => {
+  const huge = 'x'.repeat(100_000);
+  const readOutcome = (resourceName: string) =>
+    new Promise<{ code: grpc.status; message: string; bytes: number }>((resolve) => {
+      let bytes = 0;
+      const stream = t.bs.Read({ resourceName, readOffset: 0, readLimit: 0 }, new grpc.Metadata(), { deadline: Date.now() + 5000 });
+      stream.on('data', (r: { data: Uint8Array }) => (bytes += r.data.length));
+      stream.on('error', (e: grpc.ServiceError) => resolve({ code: e.code, message: e.details, bytes }));
+      stream.on('end', () => resolve({ code: grpc.status.OK, message: '', bytes }));
+    });
+
+  it.each([
+    ['as the instance name', `${huge}/blobs/${'0'.repeat(64)}/1`],
+    ['as a segment after the size', `blobs/${'0'.repeat(64)}/1/${huge}`],
+    ['as the compressor', `compressed-blobs/${huge}/${'0'.repeat(64)}/1`],
+  ])('%s: a Read gets INVALID_ARGUMENT with a short message, and a Read after it on the connection works', async (_where, resourceName) => {
+    const failed = await readOutcome(resourceName);
+    expect(failed.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(failed.message.length).toBeLessThan(1100);
+    expect(failed.message).toContain('resource_name');
+    const stored = blob(`after a ${resourceName.length}-character name`);
+    await must(t.cas, t.cas.BatchUpdateBlobs, { instanceName: '', requests: [{ digest: stored.digest, data: stored.data }] });
+    const after = await readOutcome(`blobs/${stored.digest.hash}/${stored.digest.sizeBytes}`);
+    expect(after).toEqual({ code: grpc.status.OK, message: '', bytes: stored.data.length });
+  });
+
+  it('a Write naming one gets INVALID_ARGUMENT with a short message', async () => {
+    const outcome = await new Promise<grpc.ServiceError | null>((resolve) => {
+      const stream = t.bs.Write(new grpc.Metadata(), { deadline: Date.now() + 5000 }, (e: grpc.ServiceError | null) => resolve(e));
+      stream.write({ resourceName: `uploads/${huge}`, writeOffset: 0, finishWrite: true, data: Buffer.from('x') });
+      stream.end();
+    });
+    expect(outcome?.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(outcome!.details.length).toBeLessThan(1100);
   });
 });

@@ -57,6 +57,12 @@ export class BuildOptions {
     return v;
   }
 
+  /** A duration option's value in milliseconds. */
+  getDurationMs(name: string): number {
+    if (this.definition(name).type !== 'duration') throw new Error(`option --${name} is not a duration option`);
+    return this.getInt(name);
+  }
+
   getList(name: string): readonly string[] {
     const v = this.get(name);
     if (!Array.isArray(v)) throw new Error(`option --${name} is not a list option`);

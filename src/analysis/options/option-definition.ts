@@ -9,7 +9,7 @@ import { availableParallelism, totalmem } from 'node:os';
 /** A converted option value. List options hold strings; `define` holds `KEY=VALUE` strings. */
 export type OptionValue = string | boolean | number | readonly string[];
 
-export type OptionType = 'string' | 'bool' | 'int' | 'list';
+export type OptionType = 'string' | 'bool' | 'int' | 'duration' | 'list';
 
 /**
  * How one occurrence of a list option becomes items: `whole` keeps `a,b` as one item (copt),
@@ -71,6 +71,16 @@ export interface IntOptionDefinition extends OptionBase {
   readonly hostResources?: boolean;
 }
 
+/**
+ * A length of time, held in milliseconds: Bazel's RemoteDurationConverter (`--remote_timeout`):
+ * `<n>d`, `<n>h`, `<n>m`, `<n>s` or `<n>ms`, and a bare number of seconds.
+ */
+export interface DurationOptionDefinition extends OptionBase {
+  readonly type: 'duration';
+  /** Milliseconds. */
+  readonly default: number;
+}
+
 export interface ListOptionDefinition extends OptionBase {
   readonly type: 'list';
   readonly default: readonly string[];
@@ -83,6 +93,7 @@ export type OptionDefinition =
   | StringOptionDefinition
   | BoolOptionDefinition
   | IntOptionDefinition
+  | DurationOptionDefinition
   | ListOptionDefinition;
 
 /** A value that does not fit the option; the caller adds Bazel's `While parsing option` prefix. */
@@ -128,6 +139,8 @@ export function convertOccurrence(def: OptionDefinition, text: string): OptionVa
       if (def.max !== undefined && n > def.max) throw new OptionValueError(`Value '(${n})' must be at most ${def.max}.`);
       return n;
     }
+    case 'duration':
+      return convertDuration(text);
     case 'list':
       switch (def.converter) {
         case 'whole':
@@ -147,6 +160,23 @@ function convertInt(text: string): number {
   const n = Number(text.trim());
   if (!Number.isSafeInteger(n) || n > 2147483647 || n < -2147483648) throw new OptionValueError(`'${text}' is not an int`);
   return n;
+}
+
+const DURATION = /^([0-9]+)(d|h|m|s|ms)$/;
+const UNIT_MS: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+
+/** Bazel's RemoteDurationConverter: a bare number is seconds, else DurationConverter's `<n>(d|h|m|s|ms)`; in milliseconds. */
+function convertDuration(text: string): number {
+  const match = DURATION.exec(/^[0-9]+$/.test(text) ? `${text}s` : text);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2]!]! : NaN;
+  if (!Number.isSafeInteger(ms)) throw new OptionValueError(`Illegal duration '${text}'.`);
+  return ms;
+}
+
+/** A duration in the largest unit that states it exactly (`60s`, `100ms`), as a flag would be written. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) if (ms > 0 && ms % UNIT_MS[unit]! === 0) return `${ms / UNIT_MS[unit]!}${unit}`;
+  return `${ms}ms`;
 }
 
 /** `8`, `auto`, `HOST_CPUS*.5`, `HOST_RAM-1000`: Bazel's ResourceConverter, rounded to an int. */

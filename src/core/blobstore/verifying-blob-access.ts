@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { digestKey, isEmptyDigest, type Digest } from '../digest/digest.js';
 import { DigestHasher, digestOf } from '../digest/sha256.js';
 import { InvalidArgumentError, NotFoundError } from '../status-error.js';
@@ -12,9 +13,14 @@ export interface VerifyingBlobAccessOptions {
    */
   readonly wholeReadLimitBytes?: number;
   readonly logger?: BlobAccessLogger;
+  /** How many blobs are remembered as verified (see findMissing). Default 1,000,000 (about 100 MB). */
+  readonly verifiedEntries?: number;
 }
 
 const DEFAULT_WHOLE_READ_LIMIT = 4 * 1024 * 1024;
+const DEFAULT_VERIFIED_ENTRIES = 1_000_000;
+/** Unverified blobs findMissing checks at once. */
+const VERIFY_CONCURRENCY = 8;
 
 /**
  * Decorator for a content-addressable store: no blob goes in or comes out unless its size and SHA-256
@@ -22,16 +28,22 @@ const DEFAULT_WHOLE_READ_LIMIT = 4 * 1024 * 1024;
  * - put / beginWrite: a mismatch is INVALID_ARGUMENT and nothing is stored.
  * - get / read: a stored blob that does not match (bit rot, a truncated file, a hand edit) is logged,
  *   deleted from the backend, and reported as NOT_FOUND, so clients upload it again.
+ * - findMissing: a blob said present can be read. Blobs this process wrote or read and checked are
+ *   remembered as verified (a bounded set; one that falls out is checked again); any other blob the
+ *   backend holds (stored before a restart, so possibly rotted since) is read and checked first, and a
+ *   corrupt one is deleted and reported missing. A read that finds a blob corrupt forgets it.
  * - The empty blob is always present and never touches the backend.
  */
 export class VerifyingBlobAccess implements BlobAccess {
   private readonly wholeReadLimit: number;
+  private readonly verified: LRUCache<string, true>;
 
   constructor(
     private readonly backend: BlobAccess,
     private readonly options: VerifyingBlobAccessOptions = {},
   ) {
     this.wholeReadLimit = options.wholeReadLimitBytes ?? DEFAULT_WHOLE_READ_LIMIT;
+    this.verified = new LRUCache({ max: options.verifiedEntries ?? DEFAULT_VERIFIED_ENTRIES });
   }
 
   async get(digest: Digest): Promise<Buffer> {
@@ -40,6 +52,7 @@ export class VerifyingBlobAccess implements BlobAccess {
     if (data.length !== digest.sizeBytes || digestOf(data).hash !== digest.hash) {
       throw await this.dropCorrupt(digest, `${data.length} bytes with a different content`);
     }
+    this.verified.set(digestKey(digest), true);
     return data;
   }
 
@@ -47,6 +60,12 @@ export class VerifyingBlobAccess implements BlobAccess {
     if (digest.sizeBytes <= this.wholeReadLimit) return bufferRead(await this.get(digest), range);
     // Check the range before reading gigabytes only to reject it.
     resolveRange(digest.sizeBytes, range);
+    await this.verifyStored(digest);
+    return this.backend.read(digest, range);
+  }
+
+  /** Streams the stored blob through the hash: remembered as verified, or deleted (NOT_FOUND) when corrupt. */
+  private async verifyStored(digest: Digest): Promise<void> {
     const check = await this.backend.read(digest);
     const hasher = new DigestHasher();
     for await (const chunk of check.chunks) {
@@ -57,31 +76,49 @@ export class VerifyingBlobAccess implements BlobAccess {
     if (actual.sizeBytes !== digest.sizeBytes || actual.hash !== digest.hash) {
       throw await this.dropCorrupt(digest, `content does not match (read ${actual.sizeBytes} bytes)`);
     }
-    return this.backend.read(digest, range);
+    this.verified.set(digestKey(digest), true);
   }
 
   async put(digest: Digest, data: Buffer): Promise<void> {
     checkContent(digest, data.length, () => digestOf(data).hash);
     if (isEmptyDigest(digest)) return;
     await this.backend.put(digest, data);
+    this.verified.set(digestKey(digest), true);
   }
 
   async beginWrite(digest: Digest): Promise<BlobWriter> {
     const inner = isEmptyDigest(digest) ? undefined : await this.backend.beginWrite(digest);
-    return new VerifyingBlobWriter(digest, inner);
+    return new VerifyingBlobWriter(digest, inner, () => this.verified.set(digestKey(digest), true));
   }
 
   async findMissing(digests: readonly Digest[]): Promise<Digest[]> {
     const asked = digests.filter((d) => !isEmptyDigest(d));
-    return asked.length === 0 ? [] : this.backend.findMissing(asked);
+    if (asked.length === 0) return [];
+    const missing = await this.backend.findMissing(asked);
+    const absent = new Set(missing.map(digestKey));
+    const unverified = asked.filter((d) => !absent.has(digestKey(d)) && !this.verified.has(digestKey(d)));
+    for (let i = 0; i < unverified.length; i += VERIFY_CONCURRENCY) {
+      const checks = unverified.slice(i, i + VERIFY_CONCURRENCY).map(async (d) => {
+        try {
+          await this.verifyStored(d);
+        } catch (e) {
+          if (!(e instanceof NotFoundError)) throw e;
+          missing.push(d); // corrupt (now deleted), or gone since the backend answered
+        }
+      });
+      await Promise.all(checks);
+    }
+    return missing;
   }
 
   delete(digest: Digest): Promise<void> {
+    this.verified.delete(digestKey(digest));
     return this.backend.delete(digest);
   }
 
   /** Logs and deletes a corrupt blob; returns the NotFound error to throw. */
   private async dropCorrupt(digest: Digest, what: string): Promise<NotFoundError> {
+    this.verified.delete(digestKey(digest));
     this.options.logger?.warn(`blob ${digestKey(digest)} is corrupt in storage (${what}); deleting it`);
     try {
       await this.backend.delete(digest);
@@ -110,6 +147,7 @@ class VerifyingBlobWriter implements BlobWriter {
   constructor(
     private readonly digest: Digest,
     private readonly inner: BlobWriter | undefined,
+    private readonly committed: () => void,
   ) {}
 
   get writtenBytes(): number {
@@ -136,6 +174,7 @@ class VerifyingBlobWriter implements BlobWriter {
       throw e;
     }
     await this.inner?.commit();
+    this.committed();
   }
 
   async abort(): Promise<void> {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/core/index.js';
 import { bindUserFlagValues, BuildOptionsParser, canonicalFlagLabel, parseBuildOptions } from '../../../src/analysis/options/parse-build-options.js';
 import { BUILD_OPTIONS } from '../../../src/analysis/options/build-option-registry.js';
+import { formatDuration } from '../../../src/analysis/options/option-definition.js';
 
 function usageMessage(args: string[]): string {
   try {
@@ -161,7 +162,9 @@ describe('parseBuildOptions', () => {
       if (def.type === 'list' || (def.type === 'string' && def.default === '')) continue;
       // A default that only a keyword spells (--jobs=auto) is written as that keyword.
       const keyword = def.type === 'int' ? Object.entries(def.keywords ?? {}).find(([, v]) => v === def.default)?.[0] : undefined;
-      const { options } = parseBuildOptions([`--${def.name}=${keyword ?? String(def.default)}`]);
+      // A duration's default (in ms) is written as a flag would be (60s).
+      const text = def.type === 'duration' ? formatDuration(def.default) : (keyword ?? String(def.default));
+      const { options } = parseBuildOptions([`--${def.name}=${text}`]);
       expect(options.get(def.name)).toEqual(def.default);
     }
   });
@@ -226,5 +229,30 @@ describe('--jobs follows Bazel', () => {
     expect(parseBuildOptions(['--jobs=HOST_CPUS']).options.getInt('jobs')).toBe(availableParallelism());
     expect(parseBuildOptions(['--jobs=HOST_CPUS*2']).options.getInt('jobs')).toBe(availableParallelism() * 2);
     expect(parseBuildOptions(['--jobs=HOST_RAM*.001']).options.getInt('jobs')).toBeGreaterThan(0);
+  });
+});
+
+// Bazel's RemoteDurationConverter: a bare number is seconds; else <n>(d|h|m|s|ms); held in ms.
+describe('duration options (--remote_timeout, --remote_retry_max_delay)', () => {
+  it.each([
+    ['60', 60_000],
+    ['0', 0],
+    ['2s', 2000],
+    ['100ms', 100],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['1d', 86_400_000],
+  ])('reads %s as %d ms', (text, ms) => {
+    expect(parseBuildOptions([`--remote_timeout=${text}`]).options.getDurationMs('remote_timeout')).toBe(ms);
+  });
+
+  it("defaults to Bazel's 60s and 5s", () => {
+    const { options } = parseBuildOptions([]);
+    expect(options.getDurationMs('remote_timeout')).toBe(60_000);
+    expect(options.getDurationMs('remote_retry_max_delay')).toBe(5000);
+  });
+
+  it.each(['-1', '1.5s', '10x', 's', ''])('refuses %j as Bazel does', (text) => {
+    expect(usageMessage([`--remote_retry_max_delay=${text}`])).toBe(`While parsing option --remote_retry_max_delay=${text}: Illegal duration '${text}'.`);
   });
 });
