@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ExitCode, isKilnError, UsageError, type Position } from '../../core/index.js';
 import { formatQueryResult, OUTPUT_FORMATTERS, parseQueryOptions, QueryEngine, QuerySyntaxError, TargetPatternError, type QueryOptionValues } from '../../query/index.js';
-import type { CliIO } from '../io.js';
+import { interruptibly, type CliIO } from '../io.js';
+import { InterruptedBySigint } from '../sigint-breakable.js';
 import { openWorkspace, printError as printErrorTo } from '../workspace-context.js';
 
 interface QueryInvocation {
@@ -54,20 +55,28 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     onError: printError,
   });
   try {
-    const targets = engine.evaluate(inv.expression);
-    loader.flush();
-    const output = formatQueryResult(targets, OUTPUT_FORMATTERS.get(options.output)!, engine.environment, {
-      orderOutput: options.orderOutput,
-      graphFactored: options.graphFactored,
-      graphNodeLimit: options.graphNodeLimit,
-      graphConditionalEdgesLimit: options.graphConditionalEdgesLimit,
-      absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(ctx.workspace.root, p)),
+    const { targets, output } = interruptibly(io, () => {
+      const targets = engine.evaluate(inv.expression);
+      loader.flush();
+      const output = formatQueryResult(targets, OUTPUT_FORMATTERS.get(options.output)!, engine.environment, {
+        orderOutput: options.orderOutput,
+        graphFactored: options.graphFactored,
+        graphNodeLimit: options.graphNodeLimit,
+        graphConditionalEdgesLimit: options.graphConditionalEdgesLimit,
+        absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(ctx.workspace.root, p)),
+      });
+      return { targets, output };
     });
     io.stdout.write(output);
     if (engine.hadErrors) io.stderr.write('WARNING: --keep_going specified, ignoring errors.  Results may be inaccurate\n');
     if (targets.length === 0) io.stderr.write('INFO: Empty results\n');
     return engine.hadErrors ? ExitCode.PARTIAL_ANALYSIS_FAILURE : ExitCode.SUCCESS;
   } catch (e) {
+    // Bazel's words and code; nothing is kept of an evaluation cut short anywhere.
+    if (e instanceof InterruptedBySigint) {
+      printError('query interrupted');
+      return ExitCode.INTERRUPTED;
+    }
     loader.flush();
     if (e instanceof QuerySyntaxError) {
       printError(e.message);
