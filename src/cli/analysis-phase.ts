@@ -40,7 +40,7 @@ export interface AnalysisRequest {
 type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean } | { readonly failed: number };
 
 /** An error-free graph also says what its loading and analysis read and the warnings they printed. */
-type AnalyzedBuild = AnalysisOutcome & { readonly analysisInputs?: readonly (readonly [string, string])[]; readonly warnings?: readonly string[] };
+export type AnalyzedBuild = AnalysisOutcome & { readonly analysisInputs?: readonly (readonly [string, string])[]; readonly warnings?: readonly string[] };
 
 /** The key of a command line's build graph: equal keys and unchanged inputs, equal graph. */
 export function buildGraphKeyOf(ctx: WorkspaceContext, request: AnalysisRequest): string {

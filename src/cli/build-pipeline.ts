@@ -22,10 +22,11 @@ import {
   type StrategyFlags,
 } from '../exec/index.js';
 import { remoteExecutionOptions } from './remote-options.js';
-import { analyzeBuild, buildGraphKeyOf, printAnalyzed } from './analysis-phase.js';
+import { analyzeBuild, buildGraphKeyOf, printAnalyzed, type AnalyzedBuild } from './analysis-phase.js';
 import { filesUnchanged, nullBuildKey, NullBuildRecords } from './null-build-record.js';
 import type { BuildGraph, BuiltTarget } from './build-graph-cache.js';
-import type { CliIO } from './io.js';
+import { interruptibly, type CliIO } from './io.js';
+import { InterruptedBySigint } from './sigint-breakable.js';
 import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { whyDirectoryIsUnusable } from './usable-directory.js';
@@ -123,7 +124,14 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     return { exitCode, targets: [], ctx };
   };
 
-  const analysis = analyzeBuild(ctx, { command, patterns, options, keepGoing, ...(testSettings ? { testSettings } : {}) }, io);
+  let analysis: AnalyzedBuild;
+  try {
+    analysis = interruptibly(io, () => analyzeBuild(ctx, { command, patterns, options, keepGoing, ...(testSettings ? { testSettings } : {}) }, io));
+  } catch (e) {
+    if (!(e instanceof InterruptedBySigint)) throw e;
+    printError(io, 'build interrupted');
+    return buildFailed(ExitCode.INTERRUPTED);
+  }
   if ('failed' in analysis) return buildFailed(analysis.failed);
   const { graph } = analysis;
   const built = (exitCode: number): BuildResult => ({ exitCode, targets: graph.targets, outputDirectories: graph.outputDirectories, ctx });

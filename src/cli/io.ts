@@ -7,10 +7,21 @@ export interface CliIO {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Resolves when the user interrupts (Ctrl-C); long-running commands stop cleanly on it. */
   readonly interrupted?: Promise<void>;
+  /**
+   * Runs synchronous work that may never return (loading, analysis, a query: Starlark code) so that
+   * an interrupt still ends it; throws `InterruptedBySigint` when SIGINT stopped it. Tests' buffer
+   * IO leaves it out and the work just runs (see `interruptibly`).
+   */
+  runInterruptibly?<T>(work: () => T): T;
   /** How long a command may take to stop after an interrupt (servers take longer than builds). */
   setInterruptGrace?(ms: number): void;
   /** Kiln's version (sent to remote servers in RequestMetadata). */
   readonly version?: string;
+}
+
+/** Runs `work` through the IO's `runInterruptibly` when it has one. */
+export function interruptibly<T>(io: CliIO, work: () => T): T {
+  return io.runInterruptibly ? io.runInterruptibly(work) : work();
 }
 
 /** A command's whole face: takes its arguments (after the command name), returns an exit code. */

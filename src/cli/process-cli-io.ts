@@ -1,5 +1,7 @@
+import { writeSync } from 'node:fs';
 import { ExitCode } from '../core/index.js';
 import type { CliIO } from './io.js';
+import { InterruptedBySigint, runBreakingOnSigint } from './sigint-breakable.js';
 
 /** How long Kiln may take to stop cleanly after Ctrl-C or SIGTERM before it exits anyway. */
 export const INTERRUPT_GRACE_MS = 1500;
@@ -11,10 +13,35 @@ export const INTERRUPT_GRACE_MS = 1500;
  */
 export const SERVER_INTERRUPT_GRACE_MS = 30_000;
 
+/** process.stdout or process.stderr: a writer, and its file descriptor (tests' fakes have none). */
+type ProcessStream = CliIO['stderr'] & { readonly fd?: number };
+
+/**
+ * Writes straight to a file descriptor. An interrupt that stops a phase (sigint-breakable.ts) can
+ * cut Node's stream in the middle of a write, leaving it believing a write is still under way, so
+ * that it queues every later one forever: Bazel's closing words would never appear.
+ */
+function fdWriter(fd: number): CliIO['stderr'] {
+  return {
+    write(chunk) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      for (let done = 0; done < bytes.length; ) {
+        try {
+          done += writeSync(fd, bytes, done);
+        } catch (e) {
+          // A non-blocking pipe that is full: wait for the reader. Any other failure: the reader is gone.
+          if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return false;
+        }
+      }
+      return true;
+    },
+  };
+}
+
 /** The parts of Node's `process` the binary's IO uses (tests pass a fake). */
 export interface InterruptibleProcess {
-  readonly stdout: CliIO['stdout'];
-  readonly stderr: CliIO['stderr'];
+  readonly stdout: ProcessStream;
+  readonly stderr: ProcessStream;
   readonly env: CliIO['env'];
   cwd(): string;
   on(signal: 'SIGINT' | 'SIGTERM', listener: (signal: NodeJS.Signals) => void): unknown;
@@ -31,34 +58,59 @@ export interface InterruptibleProcess {
  * Kiln at once instead. Once listened to, an interrupt gives the command INTERRUPT_GRACE_MS to
  * stop (kill its actions, release the output base); then, or at a second interrupt, Kiln exits
  * with Bazel's exit code for an interrupted command, whatever it is waiting for.
+ *
+ * `runInterruptibly` covers the phases that never yield: SIGINT stops them through a watchdog
+ * thread (sigint-breakable.ts) and the command exits 8, as Bazel. Node has no such watchdog for
+ * SIGTERM, and a listener would never run, so while such a phase runs Kiln does not listen to
+ * SIGTERM: its default action ends Kiln at once (killed by the signal, status 143 in a shell),
+ * where Bazel's client treats SIGTERM as Ctrl-C (exit 8). Ending is what SIGTERM asks for, and
+ * nothing of the output base is held then (the lock is taken for execution, after analysis).
  */
-export function processCliIO(proc: InterruptibleProcess): CliIO & { setInterruptGrace(ms: number): void; dispose(): void } {
+export function processCliIO(
+  proc: InterruptibleProcess,
+): CliIO & { setInterruptGrace(ms: number): void; runInterruptibly<T>(work: () => T): T; dispose(): void } {
   let listening = false;
   let graceMs = INTERRUPT_GRACE_MS;
   let interruptedAt: NodeJS.Signals | undefined;
   let announce = () => {};
   const interrupted = new Promise<void>((resolve) => (announce = resolve));
+  const writers = { stdout: proc.stdout as CliIO['stdout'], stderr: proc.stderr as CliIO['stderr'] };
   const onSignal = (signal: NodeJS.Signals) => {
     if (interruptedAt !== undefined) {
-      proc.stderr.write(`ERROR: ${signal} again: exiting now.\n`);
+      writers.stderr.write(`ERROR: ${signal} again: exiting now.\n`);
       proc.exit(ExitCode.INTERRUPTED);
     }
     interruptedAt = signal;
     announce();
     const forced = setTimeout(() => {
-      proc.stderr.write(`ERROR: Kiln did not stop within ${graceMs / 1000}s of ${signal}: exiting.\n`);
+      writers.stderr.write(`ERROR: Kiln did not stop within ${graceMs / 1000}s of ${signal}: exiting.\n`);
       proc.exit(ExitCode.INTERRUPTED);
     }, graceMs);
     // The grace period must not itself keep a command alive that has finished.
     forced.unref();
   };
   return {
-    stdout: proc.stdout,
-    stderr: proc.stderr,
+    stdout: { write: (chunk) => writers.stdout.write(chunk) },
+    stderr: { write: (chunk) => writers.stderr.write(chunk) },
     cwd: proc.cwd(),
     env: proc.env,
     setInterruptGrace(ms: number) {
       graceMs = ms;
+    },
+    runInterruptibly<T>(work: () => T): T {
+      const restoreTerm = listening;
+      if (restoreTerm) proc.removeListener('SIGTERM', onSignal);
+      try {
+        return runBreakingOnSigint(work);
+      } catch (e) {
+        if (e instanceof InterruptedBySigint) {
+          if (proc.stdout.fd !== undefined) writers.stdout = fdWriter(proc.stdout.fd);
+          if (proc.stderr.fd !== undefined) writers.stderr = fdWriter(proc.stderr.fd);
+        }
+        throw e;
+      } finally {
+        if (restoreTerm) proc.on('SIGTERM', onSignal);
+      }
     },
     get interrupted() {
       if (!listening) {

@@ -69,3 +69,4 @@ export {
   type PlatformFields,
 } from './digest/reapi-encoders.js';
 export { ZstdCompressor, ZstdDecompressor, zstdCompress, zstdDecompressBounded } from './zstd-stream.js';
+export { readTextUpTo } from './bounded-read.js';

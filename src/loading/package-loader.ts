@@ -1,6 +1,6 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { codeStamp, KilnError, nodeCrypto, type Position } from '../core/index.js';
+import { codeStamp, KilnError, nodeCrypto, readTextUpTo, type Position } from '../core/index.js';
 import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
 import {
   EvalError,
@@ -74,12 +74,32 @@ function hashText(text: string): string {
   return nodeCrypto().hash('sha1', text, 'base64');
 }
 
-function readText(path: string): string | undefined {
+/**
+ * The most bytes Kiln reads from one BUILD or .bzl file: 32 MiB. The largest real BUILD files
+ * (generated ones included) are a few MB, and 10 MB files load (test/e2e/large-build-files);
+ * a 100 MB file of 3.3 million targets ended in a V8 fatal error instead of a message.
+ */
+export const MAX_SOURCE_BYTES = 32 << 20;
+
+/** What readText returns for a file past MAX_SOURCE_BYTES. */
+const TOO_LARGE = Symbol('too large');
+
+/** A source file's text; undefined when it cannot be read; TOO_LARGE past MAX_SOURCE_BYTES. */
+function readText(path: string): string | undefined | typeof TOO_LARGE {
   try {
-    return readFileSync(path, 'utf8');
+    return readTextUpTo(path, MAX_SOURCE_BYTES) ?? TOO_LARGE;
   } catch {
     return undefined;
   }
+}
+
+function tooLargeMessage(displayPath: string): string {
+  return `${displayPath} is larger than ${MAX_SOURCE_BYTES >> 20} MiB, the most Kiln reads from a BUILD or .bzl file`;
+}
+
+/** The fingerprint of what readText read. */
+function textFingerprint(text: string | undefined | typeof TOO_LARGE): string {
+  return text === undefined ? '!' : text === TOO_LARGE ? '!too large' : hashText(text);
 }
 
 /**
@@ -290,7 +310,7 @@ export class PackageLoader {
         kind === 'file'
           ? this.stamps.fingerprint(id, path, () => {
               const text = readText(path);
-              return text === undefined ? { fingerprint: '!', stampable: false } : { fingerprint: hashText(text), stampable: true };
+              return { fingerprint: textFingerprint(text), stampable: text !== undefined };
             })
           : this.stamps.fingerprint(id, path, () => ({ fingerprint: hashText(lister.fingerprint(path)), stampable: lister.isStampable(path) }));
       this.oracleCache.set(id, fp);
@@ -298,8 +318,8 @@ export class PackageLoader {
     return fp;
   }
 
-  private recordFile(env: Environment, path: string, text: string | undefined): void {
-    const fp = text === undefined ? '!' : hashText(text);
+  private recordFile(env: Environment, path: string, text: string | undefined | typeof TOO_LARGE): void {
+    const fp = textFingerprint(text);
     this.oracleCache.set(`file:${path}`, fp);
     env.recordInput(`file:${path}`, fp);
   }
@@ -330,9 +350,10 @@ export class PackageLoader {
     }
     const relPath = pkg === '' ? buildName : `${pkg}/${buildName}`;
     const absPath = join(ws.root, relPath);
-    const source = readText(absPath) ?? '';
-    this.recordFile(env, absPath, source);
+    const text = readText(absPath);
+    this.recordFile(env, absPath, text);
     const displayPath = this.displayPath(repo, relPath);
+    const source = typeof text === 'string' ? text : '';
     const builder = new PackageBuilder(ws, repo, pkg, displayPath);
     const errors: PackageError[] = [];
     const context: PackageContext = { repo, pkg };
@@ -344,6 +365,10 @@ export class PackageLoader {
     const predeclared = new Map(this.buildPredeclared);
     predeclared.set('Label', labelBuiltin(context));
     try {
+      if (text === TOO_LARGE) {
+        errors.push({ message: tooLargeMessage(displayPath), pos: { file: displayPath, line: 1, col: 1 } });
+        throw new PackageEvaluationStopped();
+      }
       const file = parseFile(source, displayPath);
       const restricted = buildDialectErrors(file);
       if (restricted.length > 0) {
@@ -413,6 +438,7 @@ export class PackageLoader {
     const source = readText(absPath);
     this.recordFile(env, absPath, source);
     if (source === undefined) throw new StarlarkError(`no such file '${this.displayPath(label.repo, relPath)}'`);
+    if (source === TOO_LARGE) throw new StarlarkError(tooLargeMessage(this.displayPath(label.repo, relPath)));
     const context: PackageContext = { repo: label.repo, pkg: label.pkg };
     const thread = new Thread(`load ${label}`, {
       load: (_t, module) => this.loadModule(module, context, env),

@@ -1,6 +1,7 @@
 import { UsageError } from '../core/index.js';
 import type { OrderOutput } from './output/index.js';
 import { OUTPUT_FORMATTERS } from './output/index.js';
+import { parseTargetPattern, TargetPatternError } from './target-pattern.js';
 
 /** The options of `kiln query` (and of genquery's `opts`), with Bazel's names and defaults. */
 export interface QueryOptionValues {
@@ -40,12 +41,26 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; apply: (o: QueryOptio
   keep_going: { kind: 'bool', apply: (o, v) => (o.keepGoing = v as boolean) },
   implicit_deps: { kind: 'bool', apply: (o, v) => (o.implicitDeps = v as boolean) },
   tool_deps: { kind: 'bool', apply: (o, v) => (o.toolDeps = v as boolean) },
-  universe_scope: { kind: 'list', apply: (o, v) => (o.universeScope = (v as string).split(',').filter((s) => s !== '')) },
+  universe_scope: { kind: 'list', apply: (o, v) => (o.universeScope = universeScopeOf(v as string)) },
   query_file: { kind: 'string', apply: (o, v) => (o.queryFile = v as string) },
   'graph:factored': { kind: 'bool', apply: (o, v) => (o.graphFactored = v as boolean) },
   'graph:node_limit': { kind: 'int', apply: (o, v) => (o.graphNodeLimit = v as number) },
   'graph:conditional_edges_limit': { kind: 'int', apply: (o, v) => (o.graphConditionalEdgesLimit = v as number) },
 };
+
+/** `--universe_scope`: a comma-separated list of target patterns (Bazel's), each checked by the one target-pattern parser. */
+function universeScopeOf(value: string): string[] {
+  const patterns = value.split(',').filter((s) => s !== '');
+  for (const pattern of patterns) {
+    try {
+      parseTargetPattern(pattern);
+    } catch (e) {
+      if (!(e instanceof TargetPatternError)) throw e;
+      throw new UsageError(`While parsing option --universe_scope=${value}: ${e.message}`, undefined, { cause: e });
+    }
+  }
+  return patterns;
+}
 
 export function defaultQueryOptions(): QueryOptionValues {
   return {

@@ -82,4 +82,15 @@ describe('processCliIO', () => {
     expect(() => vi.advanceTimersByTime(1)).toThrow(ProcessExit);
     expect(stderr()).toBe(`ERROR: Kiln did not stop within ${SERVER_INTERRUPT_GRACE_MS / 1000}s of SIGTERM: exiting.\n`);
   });
+
+  it('does not listen to SIGTERM while a phase that never yields runs, so that its default action ends Kiln', () => {
+    const { proc, emitter } = fakeProcess();
+    const io = processCliIO(proc);
+    void io.interrupted;
+    const during = io.runInterruptibly(() => [emitter.listenerCount('SIGTERM'), emitter.listenerCount('SIGINT')]);
+    expect(during).toEqual([0, 1]);
+    expect(emitter.listenerCount('SIGTERM')).toBe(1);
+    expect(() => io.runInterruptibly(() => { throw new Error('work failed'); })).toThrow('work failed');
+    expect(emitter.listenerCount('SIGTERM')).toBe(1);
+  });
 });

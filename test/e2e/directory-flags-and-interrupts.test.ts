@@ -50,20 +50,25 @@ describe('directory flags are checked up front (the built binary)', () => {
   }, 120_000);
 });
 
-/** Starts `kiln ARGS` and resolves once its stderr shows `ready`. */
-async function startKiln(ws: E2eWorkspace, args: string[], ready: string) {
+/** Starts `kiln ARGS` and resolves once its stderr (or, with `readyOn: 'stdout'`, its stdout) shows `ready`. */
+async function startKiln(ws: E2eWorkspace, args: string[], ready: string, readyOn: 'stderr' | 'stdout' = 'stderr') {
   const child = spawn(BINARY, args, { cwd: ws.root, env: { HOME: ws.home, PATH: process.env.PATH } });
   started.push(child);
-  let stderr = '';
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.on('exit', (code) => resolve({ code, at: performance.now() })));
+  const seen = { stderr: '', stdout: '' };
+  // 'close', not 'exit': by then both streams have been read to their end.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
   await new Promise<void>((resolve, reject) => {
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-      if (stderr.includes(ready)) resolve();
-    });
-    void exited.then(() => reject(new Error(`kiln exited before '${ready}':\n${stderr}`)));
+    for (const stream of ['stderr', 'stdout'] as const) {
+      child[stream].on('data', (c: Buffer) => {
+        seen[stream] += c.toString();
+        if (stream === readyOn && seen[stream].includes(ready)) resolve();
+      });
+    }
+    void exited.then(() => reject(new Error(`kiln exited before '${ready}':\n${seen.stderr}`)));
   });
-  return { child, exited, stderr: () => stderr };
+  return { child, exited, stderr: () => seen.stderr };
 }
 
 describe('an interrupt ends the built binary within two seconds', () => {
@@ -89,4 +94,49 @@ describe('an interrupt ends the built binary within two seconds', () => {
     expect(first.stderr()).toContain('Executing genrule //pkg:slow interrupted');
     expect(spawnSync('pgrep', ['-f', marker]).stdout.toString()).toBe('');
   }, 60_000);
+});
+
+/** A loop the evaluator would run for days: a signal has to stop it. */
+const ENDLESS_LOOP = 'def spin():\n    for _ in range(1000000000000):\n        pass\n';
+
+describe('a signal stops Starlark evaluation that never ends (the built binary)', () => {
+  // Loading evaluates the .bzl file: its print() is the DEBUG line that says the loop has started.
+  const looping = () => new E2eWorkspace({ WORKSPACE: '', 'pkg/loop.bzl': `${ENDLESS_LOOP}print("looping")\nspin()\n`, 'pkg/BUILD': 'load(":loop.bzl", "spin")\n' });
+  const commands = [
+    { args: ['build', '//pkg:all'], words: ['ERROR: build interrupted', 'FAILED: Build did NOT complete successfully'] },
+    { args: ['query', '//pkg:all'], words: ['ERROR: query interrupted'] },
+  ];
+
+  for (const { args, words } of commands) {
+    it.skipIf(!RUN_BINARY)(`kiln ${args[0]}: SIGINT ends it with Bazel's exit code 8 and words`, async () => {
+      const kiln = await startKiln(looping(), args, 'DEBUG: pkg/loop.bzl:4:1: looping');
+      const sentAt = performance.now();
+      kiln.child.kill('SIGINT');
+      const end = await kiln.exited;
+      expect(end.code, kiln.stderr()).toBe(8);
+      for (const line of words) expect(kiln.stderr()).toContain(`${line}\n`);
+      // A generous bound: before the fix the process never ended (the test's SIGKILL did).
+      expect(end.at - sentAt).toBeLessThan(10_000);
+    }, 30_000);
+
+    it.skipIf(!RUN_BINARY)(`kiln ${args[0]}: SIGTERM ends it, by the signal's default action`, async () => {
+      const kiln = await startKiln(looping(), args, 'looping');
+      const sentAt = performance.now();
+      kiln.child.kill('SIGTERM');
+      const end = await kiln.exited;
+      // Node has no SIGTERM watchdog: Kiln does not listen to SIGTERM while evaluating (process-cli-io.ts).
+      expect(end, kiln.stderr()).toMatchObject({ code: null, signal: 'SIGTERM' });
+      expect(end.at - sentAt).toBeLessThan(10_000);
+    }, 30_000);
+  }
+
+  it.skipIf(!RUN_BINARY)('kiln starlark: SIGINT ends a `while True` loop with exit code 8, and what it printed is written', async () => {
+    // print() output is buffered up to 64 KiB: a long line reaches the pipe before the loop starts.
+    const ws = new E2eWorkspace({ 'spin.star': 'print("looping" + "." * 70000)\nwhile True:\n    pass\n' });
+    const kiln = await startKiln(ws, ['starlark', '--option=while', '--option=toplevelcontrol', 'spin.star'], 'looping', 'stdout');
+    kiln.child.kill('SIGINT');
+    const end = await kiln.exited;
+    expect(end.code, kiln.stderr()).toBe(8);
+    expect(kiln.stderr()).toBe('ERROR: evaluation interrupted\n');
+  }, 30_000);
 });

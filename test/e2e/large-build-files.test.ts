@@ -57,4 +57,20 @@ describe('generated BUILD files of any size (the built binary)', () => {
     expect(sum.status, sum.stderr).toBe(1);
     expect(sum.stderr).toMatch(/^ERROR: sum\/BUILD:1:\d+: expression nested too deeply$/m);
   }, 300_000);
+
+  it.skipIf(!BUILT)('refuses a BUILD or .bzl file past 32 MiB with an error naming it (a 100 MB file was a V8 fatal error)', () => {
+    const comments = `${'#'.repeat(79)}\n`.repeat((33 << 20) / 80);
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      'big/BUILD': comments + GENRULE,
+      'bzl/BUILD': 'load(":big.bzl", "x")\n' + GENRULE,
+      'bzl/big.bzl': comments + 'x = 1\n',
+    });
+    const build = kiln(ws, ['build', '--nobuild', '//big:g']);
+    expect(build.status, build.stderr).toBe(1);
+    expect(build.stderr).toContain('ERROR: big/BUILD:1:1: big/BUILD is larger than 32 MiB, the most Kiln reads from a BUILD or .bzl file\n');
+    const bzl = kiln(ws, ['query', '//bzl:g']);
+    expect(bzl.status, bzl.stderr).toBe(7);
+    expect(bzl.stderr).toContain('bzl/big.bzl is larger than 32 MiB, the most Kiln reads from a BUILD or .bzl file');
+  }, 300_000);
 });

@@ -26,9 +26,14 @@ export function siblingLabel(label: string, name: string): string {
   return Label.parse(label).sibling(name).toString();
 }
 
+/** The package's directory below the exec root and each output root: `pkg`, `external/r/pkg`, '' for the root package. */
+export function packageExecPathOf(label: string): string {
+  return Label.parse(label).packageExecPath;
+}
+
 /** A package's directory under an output root (`external/repo/pkg` for other repositories). */
 export function packageOutputDir(root: string, label: string): string {
-  const dir = Label.parse(label).packageExecPath;
+  const dir = packageExecPathOf(label);
   return dir === '' ? root : `${root}/${dir}`;
 }
 

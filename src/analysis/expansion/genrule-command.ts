@@ -98,21 +98,45 @@ function chooseCommand(input: GenruleCommandInput): GenruleCommandAttribute {
 
 const JAVA_VARIABLES = new Set(['JAVA', 'JAVABASE', 'JAVAC']);
 
+/** What the shell reads as more than a word's letters: blanks, quotes, `$`, command separators, redirections, subshells. */
+const SHELL_ACTIVE = /[\s$`;&|<>()'"\\]/;
+
+/**
+ * `paths`, after checking that each reads as itself in the shell. Bazel puts $(SRCS), $<,
+ * $(OUTS) and $@ into the command unquoted (GenRuleBase; only the location functions quote),
+ * so a file named `a;touch X.txt` would run `touch X` there. Kiln refuses such a name instead.
+ * A name with `$` is checked as its expansion will read: `$(touch X)` is first Bazel's own
+ * `$(touch) not defined`, and `$$` becomes a `$` the shell would expand.
+ */
+function unquotedPaths(variable: string, paths: readonly string[], input: GenruleCommandInput): readonly string[] {
+  for (const path of paths) {
+    const read = path.includes('$') ? expandMakeVariables(path, (name) => lookupVariable(name, input)) : path;
+    const active = SHELL_ACTIVE.exec(read);
+    if (active) {
+      const shown = /\s/.test(active[0]) ? 'a blank' : `'${active[0]}'`;
+      throw new ExpansionFailure(
+        `${variable} would put '${read}' into the command unquoted, and the shell interprets its ${shown}: rename the file, or use $(execpaths ...) or $(locations ...), which quote each path`,
+      );
+    }
+  }
+  return paths;
+}
+
 /** Genrule variables first, then the toolchains', then Java's, then the configuration's. */
 function lookupVariable(name: string, input: GenruleCommandInput): string | undefined {
   switch (name) {
     case 'SRCS':
-      return input.srcs.join(' ');
+      return unquotedPaths('$(SRCS)', input.srcs, input).join(' ');
     case '<':
       if (input.srcs.length === 0) throw new ExpansionFailure("variable '$<' : no input file");
       if (input.srcs.length > 1) throw new ExpansionFailure("variable '$<' : more than one input file");
-      return input.srcs[0];
+      return unquotedPaths('$<', input.srcs, input)[0];
     case 'OUTS':
-      return input.outs.join(' ');
+      return unquotedPaths('$(OUTS)', input.outs, input).join(' ');
     case '@':
       if (input.outs.length === 0) throw new ExpansionFailure("variable '$@' : no output file");
       if (input.outs.length > 1) throw new ExpansionFailure("variable '$@' : more than one output file");
-      return input.outs[0];
+      return unquotedPaths('$@', input.outs, input)[0];
     case '@D':
       // One out: its directory. Several: the package directory, even when all outs share a subdirectory.
       return input.outs.length === 1 ? dirname(input.outs[0]!) : input.ruleDir;

@@ -11,9 +11,13 @@ export type MakeVariableLookup = (name: string) => string | undefined;
 /**
  * Bazel's Make-variable syntax: `$$` is a dollar sign, `$(NAME)` a variable, `$X` the
  * one-character variable X (so `$<`, `$@`, and also `$H` of an unescaped `$HOME`, which is
- * then not defined), `$(fn arg)` a function (none is left after location substitution).
+ * then not defined), `$(fn arg)` a function (none is left after location substitution: `$(fn)
+ * not defined`). As Bazel's TemplateExpander, a variable's value is expanded in turn (a file
+ * named `a$(touch X).txt` in `$(SRCS)` is `$(touch) not defined`, never a command), at most ten
+ * levels deep.
  */
-export function expandMakeVariables(text: string, lookup: MakeVariableLookup): string {
+export function expandMakeVariables(text: string, lookup: MakeVariableLookup, depth = 0): string {
+  if (depth > 10) throw new ExpansionFailure(`potentially unbounded recursion during expansion of '${text}'`);
   let out = '';
   let i = 0;
   while (i < text.length) {
@@ -40,9 +44,11 @@ export function expandMakeVariables(text: string, lookup: MakeVariableLookup): s
       name = next;
       i = dollar + 2;
     }
+    const space = name.indexOf(' ');
+    if (space >= 0) throw new ExpansionFailure(`$(${name.slice(0, space)}) not defined`);
     const value = lookup(name);
     if (value === undefined) throw new ExpansionFailure(`$(${name}) not defined`);
-    out += value;
+    out += value.includes('$') ? expandMakeVariables(value, lookup, depth + 1) : value;
   }
   return out;
 }

@@ -1,7 +1,7 @@
 import { Depset } from '../../loading/index.js';
 import { Builtin, None, StarDict, StarList, StarObject, StarStruct, StarTuple, StarlarkError, typeName, unpackArgs, type Kwargs, type Value } from '../../starlark/index.js';
 import { executionRequirementsFromTags, inProcessAction, type Action, type Artifact, type DerivedArtifact, type InProcessWork, type TreeFileLister } from '../../actions/index.js';
-import { packageOutputDir, rootPathOf, siblingLabel } from '../configured/target-paths.js';
+import { packageExecPathOf, packageOutputDir, rootPathOf, siblingLabel } from '../configured/target-paths.js';
 import { ArgsValue, paramFileContent, type ParamFileFormat } from './args-value.js';
 import { FileValue } from './file-value.js';
 
@@ -53,8 +53,7 @@ export class ActionRegistry {
     if (filename === '' || filename.startsWith('/') || filename.split('/').some((s) => s === '..' || s === '.' || s === '')) {
       throw new StarlarkError(`${method}: invalid file name '${filename}': must be a relative path without '.' or '..' segments`);
     }
-    const pkgDir = packageOutputDir(this.owner.root, this.owner.label);
-    let execPath = `${pkgDir}/${filename}`;
+    let execPath = `${packageOutputDir(this.owner.root, this.owner.label)}/${filename}`;
     let rootPath = rootPathOf(siblingLabel(this.owner.label, filename));
     if (sibling) {
       // Beside the sibling, always under this rule's output root: a source file's sibling goes to the
@@ -63,6 +62,13 @@ export class ActionRegistry {
       const dir = sibling.artifact.kind === 'source' ? (siblingDir === '' ? this.owner.root : `${this.owner.root}/${siblingDir}`) : siblingDir;
       execPath = `${dir}/${filename}`;
       rootPath = `${sibling.entry.rootPath.slice(0, sibling.entry.rootPath.lastIndexOf('/') + 1)}${filename}`;
+      // As Bazel: a rule writes only into its own package's output directory (or a subpackage's).
+      const siblingRoot = sibling.artifact.kind === 'derived' ? sibling.artifact.root : this.owner.root;
+      const fragment = execPath.slice(siblingRoot.length + 1);
+      const pkgDir = packageExecPathOf(this.owner.label);
+      if (pkgDir !== '' && fragment !== pkgDir && !fragment.startsWith(`${pkgDir}/`)) {
+        throw new StarlarkError(`${method}: the output artifact '${fragment}' is not under package directory '${pkgDir}' for target '${this.owner.label}'`);
+      }
     }
     let file = this.declared.get(execPath);
     if (!file) {

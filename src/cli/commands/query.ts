@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ExitCode, isKilnError, UsageError, type Position } from '../../core/index.js';
+import { ExitCode, isKilnError, readTextUpTo, UsageError, type Position } from '../../core/index.js';
 import { formatQueryResult, OUTPUT_FORMATTERS, parseQueryOptions, QueryEngine, QuerySyntaxError, TargetPatternError, type QueryOptionValues } from '../../query/index.js';
-import type { CliIO } from '../io.js';
+import { interruptibly, type CliIO } from '../io.js';
+import { InterruptedBySigint } from '../sigint-breakable.js';
 import { openWorkspace, printError as printErrorTo } from '../workspace-context.js';
+
+/** The longest query `--query_file` may hold: 64 MiB, far above real ones (a `set()` of 100,000 labels is about 5 MB). */
+const MAX_QUERY_FILE_BYTES = 64 << 20;
 
 interface QueryInvocation {
   readonly expression: string;
@@ -16,11 +19,14 @@ function parseArgs(args: readonly string[], cwd: string): QueryInvocation {
   if (options.queryFile !== undefined) {
     if (residue.length > 0) throw new UsageError('Command-line query and --query_file cannot both be specified');
     const path = resolve(cwd, options.queryFile);
+    let text: string | undefined;
     try {
-      expression = readFileSync(path, 'utf8');
+      text = readTextUpTo(path, MAX_QUERY_FILE_BYTES);
     } catch (e) {
       throw new UsageError(`I/O error reading from ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, undefined, { cause: e });
     }
+    if (text === undefined) throw new UsageError(`--query_file=${options.queryFile}: ${path} is larger than ${MAX_QUERY_FILE_BYTES >> 20} MiB, the most a query may be`);
+    expression = text;
   }
   if (expression.trim() === '') throw new UsageError("missing query expression. Type 'kiln help query' for syntax and help.");
   return { expression, options };
@@ -54,20 +60,28 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     onError: printError,
   });
   try {
-    const targets = engine.evaluate(inv.expression);
-    loader.flush();
-    const output = formatQueryResult(targets, OUTPUT_FORMATTERS.get(options.output)!, engine.environment, {
-      orderOutput: options.orderOutput,
-      graphFactored: options.graphFactored,
-      graphNodeLimit: options.graphNodeLimit,
-      graphConditionalEdgesLimit: options.graphConditionalEdgesLimit,
-      absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(ctx.workspace.root, p)),
+    const { targets, output } = interruptibly(io, () => {
+      const targets = engine.evaluate(inv.expression);
+      loader.flush();
+      const output = formatQueryResult(targets, OUTPUT_FORMATTERS.get(options.output)!, engine.environment, {
+        orderOutput: options.orderOutput,
+        graphFactored: options.graphFactored,
+        graphNodeLimit: options.graphNodeLimit,
+        graphConditionalEdgesLimit: options.graphConditionalEdgesLimit,
+        absolutePath: (p) => (p.startsWith('external/') ? join(loader.outputBase, p) : join(ctx.workspace.root, p)),
+      });
+      return { targets, output };
     });
     io.stdout.write(output);
     if (engine.hadErrors) io.stderr.write('WARNING: --keep_going specified, ignoring errors.  Results may be inaccurate\n');
     if (targets.length === 0) io.stderr.write('INFO: Empty results\n');
     return engine.hadErrors ? ExitCode.PARTIAL_ANALYSIS_FAILURE : ExitCode.SUCCESS;
   } catch (e) {
+    // Bazel's words and code; nothing is kept of an evaluation cut short anywhere.
+    if (e instanceof InterruptedBySigint) {
+      printError('query interrupted');
+      return ExitCode.INTERRUPTED;
+    }
     loader.flush();
     if (e instanceof QuerySyntaxError) {
       printError(e.message);

@@ -19,7 +19,8 @@ import {
   type ModuleGlobals,
   type Value,
 } from '../../starlark/index.js';
-import type { CliIO } from '../io.js';
+import { interruptibly, type CliIO } from '../io.js';
+import { InterruptedBySigint } from '../sigint-breakable.js';
 
 const USAGE = `Usage: kiln starlark [options] FILE
 
@@ -213,12 +214,16 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       if (out.length > 1 << 16) flush();
     });
     try {
-      loader.run(inv.file, source);
+      interruptibly(io, () => loader.run(inv.file, source));
     } finally {
       flush();
     }
     return ExitCode.SUCCESS;
   } catch (e) {
+    if (e instanceof InterruptedBySigint) {
+      io.stderr.write('ERROR: evaluation interrupted\n');
+      return ExitCode.INTERRUPTED;
+    }
     if (e instanceof StarlarkError) {
       // Only the loader raises these outside a module (e.g. an unreadable main file): no position.
       io.stderr.write(`${inv.file}:1:1: ${e.message}\n`);

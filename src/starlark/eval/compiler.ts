@@ -9,6 +9,7 @@ import {
 } from './frame.js';
 import { makeInvoker, MANDATORY, StarFunction, type DefaultValue, type FunctionCode } from './function.js';
 import { elementsOf } from './iteration.js';
+import { checkSize, MAX_ELEMENTS, tooManyElements } from './values/size-limit.js';
 import { compileArith, type ArithContext } from './arith-codegen.js';
 import {
   binaryOp, contains, dictEntries, getIndex, setDifference, setIndex, setIntersection, setSymmetricDifference, setUnion,
@@ -469,6 +470,7 @@ export class Compiler {
         if (elems === undefined) throw evalError(`unknown binary op: list + ${typeName(y)}`, at, fnName);
         try {
           x.checkMutable('apply += to');
+          checkSize('list', x.elems.length + elems.length);
         } catch (e) {
           throw annotate(e, at, fnName);
         }
@@ -999,11 +1001,11 @@ export class Compiler {
       const name = callee.name.name;
       if (name === 'append' && e.args.length === 1 && e.args[0]!.mode === 'positional') {
         return this.template(
-          [common, args, { recv, name, StarList, None, callMethod }],
+          [common, args, { recv, name, StarList, None, callMethod, MAX_ELEMENTS }],
           `return function append(fr) {
             const r = recv(fr);
             const v = a0(fr);
-            if (r instanceof StarList && !r.frozen && r.itercount === 0) {
+            if (r instanceof StarList && !r.frozen && r.itercount === 0 && r.elems.length < MAX_ELEMENTS) {
               r.elems.push(v);
               return None;
             }
@@ -1109,7 +1111,12 @@ export class Compiler {
       };
     } else {
       const body = this.expr(e.body as ast.Expr);
-      emit = this.template({ body }, 'return function emit(fr, acc) { acc.elems.push(body(fr)); };');
+      const pos = e.pos;
+      const full = (acc: StarList) => annotate(tooManyElements('list', acc.elems.length + 1), pos, fnName);
+      emit = this.template(
+        { body, full, MAX_ELEMENTS },
+        'return function emit(fr, acc) { const v = body(fr); if (acc.elems.length === MAX_ELEMENTS) throw full(acc); acc.elems.push(v); };',
+      );
     }
     for (let i = e.clauses.length - 1; i >= 0; i--) {
       const clause = e.clauses[i]!;

@@ -1,6 +1,7 @@
 import { StarlarkError } from './starlark-error.js';
 import { typeName } from './values/describe.js';
 import { StarList, StarTuple } from './values/list.js';
+import { checkSize, MAX_ELEMENTS, tooManyElements } from './values/size-limit.js';
 import { StarObject, type Value } from './values/value.js';
 
 /** The elements of an iterable value as an array (a copy for mutable containers), or undefined. */
@@ -10,7 +11,15 @@ export function elementsOf(v: Value): readonly Value[] | undefined {
   if (v instanceof StarObject) {
     const it = v.iterate();
     if (it === undefined) return undefined;
-    return Array.isArray(it) ? (it as Value[]).slice() : [...it];
+    if (Array.isArray(it)) return (it as Value[]).slice();
+    // A range knows its length: list(range(10**12)) fails before it starts.
+    checkSize('list', v.len());
+    const out: Value[] = [];
+    for (const e of it) {
+      if (out.length === MAX_ELEMENTS) throw tooManyElements('list', MAX_ELEMENTS + 1);
+      out.push(e);
+    }
+    return out;
   }
   return undefined;
 }

@@ -9,6 +9,7 @@ import {
   intAdd, intAnd, intFloorDiv, intInvert, intMod, intMul, intNeg, intOr, intShiftLeft, intShiftRight, intSub,
   intToFloat, intXor, type Int,
 } from './values/int.js';
+import { checkSize, MAX_ELEMENTS } from './values/size-limit.js';
 import { StarList, StarTuple } from './values/list.js';
 import { StarRange } from './values/range.js';
 import { StarSet } from './values/set.js';
@@ -41,18 +42,19 @@ function unknown(op: string, x: Value, y: Value): Value {
 /** Upper bound on the elements a repetition may produce, as starlark-go. */
 const MAX_REPEAT = 1 << 30;
 
-function repeatCount(n: Int, size: number): number {
+function repeatCount(n: Int, size: number, max = MAX_REPEAT): number {
   if (n <= 0) return 0;
   if (typeof n === 'bigint' || n > 0x7fffffff) throw new StarlarkError(`repeat count ${n} too large`);
-  if (size * n >= MAX_REPEAT) throw new StarlarkError(`excessive repeat (${size} * ${n} elements)`);
+  if (size * n >= max) throw new StarlarkError(`excessive repeat (${size} * ${n} elements)`);
   return n;
 }
 
 /** `seq * n` for strings, lists, tuples and bytes; undefined for other types. */
 function repeat(seq: Value, n: Int): Value | undefined {
   if (typeof seq === 'string') return seq.repeat(repeatCount(n, seq.length));
-  if (seq instanceof StarList) return new StarList(repeatArray(seq.elems, repeatCount(n, seq.elems.length)));
-  if (seq instanceof StarTuple) return new StarTuple(repeatArray(seq.elems, repeatCount(n, seq.elems.length)));
+  // Lists and tuples are bounded lower than strings: V8 aborts the process on a huge array.
+  if (seq instanceof StarList) return new StarList(repeatArray(seq.elems, repeatCount(n, seq.elems.length, MAX_ELEMENTS + 1)));
+  if (seq instanceof StarTuple) return new StarTuple(repeatArray(seq.elems, repeatCount(n, seq.elems.length, MAX_ELEMENTS + 1)));
   if (seq instanceof StarBytes) {
     const k = repeatCount(n, seq.data.length);
     const out = new Uint8Array(seq.data.length * k);
@@ -83,8 +85,14 @@ export function binaryOp(op: string, x: Value, y: Value): Value {
         const b = asFloat(y);
         if (a !== undefined && b !== undefined) return floatResult(a + b);
       }
-      if (x instanceof StarList && y instanceof StarList) return new StarList(x.elems.concat(y.elems));
-      if (x instanceof StarTuple && y instanceof StarTuple) return new StarTuple(x.elems.concat(y.elems));
+      if (x instanceof StarList && y instanceof StarList) {
+        checkSize('list', x.elems.length + y.elems.length);
+        return new StarList(x.elems.concat(y.elems));
+      }
+      if (x instanceof StarTuple && y instanceof StarTuple) {
+        checkSize('tuple', x.elems.length + y.elems.length);
+        return new StarTuple(x.elems.concat(y.elems));
+      }
       if (x instanceof StarBytes && y instanceof StarBytes) {
         const out = new Uint8Array(x.data.length + y.data.length);
         out.set(x.data);

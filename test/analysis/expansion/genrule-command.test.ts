@@ -195,7 +195,8 @@ describe('Make variables', () => {
   it('unknown variables, $X shorthand and malformed references', () => {
     expect(errorOf('echo $(FOO)').message).toBe('in cmd attribute of genrule rule //a:g: $(FOO) not defined');
     expect(errorOf('echo $HOME').message).toContain('$(H) not defined');
-    expect(errorOf('echo $(foo bar)').message).toContain('$(foo bar) not defined');
+    // A function call names only the function, as Bazel 4.2.3 printed `$(touch) not defined` for `$(touch X)`.
+    expect(errorOf('echo $(foo bar)').message).toContain('$(foo) not defined');
     expect(errorOf('echo $(SRCS').message).toContain('unterminated variable reference');
     expect(errorOf('echo $').message).toContain('unterminated $');
   });
@@ -245,5 +246,39 @@ describe('Bash command', () => {
     const c = prepareGenruleCommand(input(long));
     expect(c.argv).toEqual(['/bin/bash', '-c', `set -euo pipefail; ${long}`]);
     expect(Object.keys(c)).not.toContain('script');
+  });
+});
+
+describe('file names the shell would read as more than a name', () => {
+  const errorOf = (cmd: string, more: Partial<GenruleCommandInput>) => {
+    try {
+      prepareGenruleCommand(input(cmd, more));
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('no error');
+  };
+
+  it('a $(...) in a name is expanded as Bazel expands it: $(touch) not defined, never a command', () => {
+    expect(errorOf('cat $(SRCS) > $@', { srcs: ['a/dollar$(touch X).txt'] })).toBe('in cmd attribute of genrule rule //a:g: $(touch) not defined');
+    expect(expandMakeVariables('$(a)', (n) => ({ a: '$(b)', b: 'B' })[n])).toBe('B');
+    expect(() => expandMakeVariables('$(a)', (n) => ({ a: '$(a)' })[n])).toThrow("potentially unbounded recursion during expansion of '$(a)'");
+  });
+
+  it('$(SRCS), $<, $(OUTS) and $@ refuse a name with blanks, quotes, $ or command characters, which Bazel would put in unquoted', () => {
+    for (const [variable, more, path] of [
+      ['$(SRCS)', { srcs: ['a/x;touch X;.txt'] }, 'a/x;touch X;.txt'],
+      ['$<', { srcs: ['a/x;touch X;.txt'] }, 'a/x;touch X;.txt'],
+      ['$(OUTS)', { outs: [`${BIN}/a/x;touch X;.txt`] }, `${BIN}/a/x;touch X;.txt`],
+      ['$@', { outs: [`${BIN}/a/x;touch X;.txt`] }, `${BIN}/a/x;touch X;.txt`],
+    ] as const) {
+      expect(errorOf(`echo ${variable}`, more)).toBe(
+        `in cmd attribute of genrule rule //a:g: ${variable} would put '${path}' into the command unquoted, and the shell interprets its ';': rename the file, or use $(execpaths ...) or $(locations ...), which quote each path`,
+      );
+    }
+    expect(errorOf('cat $<', { srcs: ['a/two$$dollars'] })).toContain("would put 'a/two$dollars' into the command unquoted, and the shell interprets its '$'");
+    expect(errorOf('cat $<', { srcs: ['a/with space'] })).toContain('the shell interprets its a blank');
+    // Names the shell reads as themselves pass; the location functions quote each path, as Bazel.
+    expect(expand('cat $(SRCS)', { srcs: ['a/ok-name_1+2=3@x,y.txt'] })).toBe('cat a/ok-name_1+2=3@x,y.txt');
   });
 });

@@ -357,4 +357,15 @@ describe('declare_file(sibling = ...)', () => {
     const { debug } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", src = "sub/a.txt")\n', { 't/sub/a.txt': '' });
     expect(debug).toEqual(['bazel-out/k8-fastbuild/bin/t/sub/x.out t/sub/x.out']);
   });
+
+  it("beside another package's file is Bazel's error, at the call", () => {
+    const other = { 'o/BUILD': 'exports_files(["a.txt"])\n', 'o/a.txt': '' };
+    const build = 'load(":defs.bzl", "r")\nr(name = "t", src = "//o:a.txt")\n';
+    for (const method of ['declare_file', 'declare_directory', 'declare_symlink']) {
+      const defs = RULE(`f = ctx.actions.${method}("x", sibling = ctx.file.src)`, '{"src": attr.label(allow_single_file = True)}');
+      const message = errorOf(defs, build, other);
+      expect(message).toContain(`${method}: the output artifact 'o/x' is not under package directory 't' for target '//t:t'`);
+      expect(message).toMatch(/t\/defs\.bzl:2:\d+/);
+    }
+  });
 });

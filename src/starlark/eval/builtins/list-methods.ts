@@ -5,6 +5,7 @@ import type { MethodImpl } from '../values/callable.js';
 import { typeName } from '../values/describe.js';
 import { equals } from '../values/equality.js';
 import { StarList } from '../values/list.js';
+import { checkSize } from '../values/size-limit.js';
 import { None, type Value } from '../values/value.js';
 
 function indexArg(fn: string, v: Value): number {
@@ -23,6 +24,7 @@ export const LIST_METHODS: ReadonlyMap<string, MethodImpl<StarList>> = new Map<s
   ['append', (_t, l, args, kwargs) => {
     if (args.length !== 1 || kwargs) positionalArgs('append', args, kwargs, 1, 1);
     l.checkMutable('append to');
+    checkSize('list', l.elems.length + 1);
     l.elems.push(args[0]!);
     return None;
   }],
@@ -36,6 +38,7 @@ export const LIST_METHODS: ReadonlyMap<string, MethodImpl<StarList>> = new Map<s
     positionalArgs('extend', args, kwargs, 1, 1);
     l.checkMutable('extend');
     const elems = iterableArg('extend', args[0]!);
+    checkSize('list', l.elems.length + elems.length);
     for (const e of elems) l.elems.push(e);
     return None;
   }],
@@ -53,6 +56,7 @@ export const LIST_METHODS: ReadonlyMap<string, MethodImpl<StarList>> = new Map<s
   ['insert', (_t, l, args, kwargs) => {
     positionalArgs('insert', args, kwargs, 2, 2);
     l.checkMutable('insert into');
+    checkSize('list', l.elems.length + 1);
     const n = l.elems.length;
     let i = indexArg('insert', args[0]!);
     if (i < 0) i = Math.max(0, i + n);

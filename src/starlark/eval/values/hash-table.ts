@@ -1,6 +1,7 @@
 import { StarlarkError } from '../starlark-error.js';
 import { equals } from './equality.js';
 import { StarFloat } from './float.js';
+import { MAX_ELEMENTS, tooManyElements } from './size-limit.js';
 import { StarObject, type Value } from './value.js';
 
 /**
@@ -68,10 +69,12 @@ export class HashTable {
   set(k: Value, v: Value): void {
     this.checkMutable('insert into');
     if (typeof k === 'string') {
+      if (this.map.size >= MAX_ELEMENTS && !this.map.has(k)) throw tooManyElements('hash table', this.map.size + 1);
       this.map.set(k, v);
       return;
     }
     const n = this.normalize(k, true);
+    if (this.map.size >= MAX_ELEMENTS && !this.map.has(n)) throw tooManyElements('hash table', this.map.size + 1);
     if (n !== k && !this.map.has(n)) (this.originals ??= new Map()).set(n, k);
     this.map.set(n, v);
   }
