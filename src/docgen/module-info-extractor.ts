@@ -109,7 +109,8 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
   const providerGroup: ProviderGroupNamer = (providers) => providerNameGroup(providers, providerNames, renderer);
   const functions: FunctionContext = { renderer, moduleAt: options.moduleAt };
   const wanted = (name: string) => options.symbolNames.length === 0 || options.symbolNames.includes(name);
-  const attributes = (specs: Parameters<typeof documentableAttributes>[0]) => documentableAttributes(specs, renderer, providerGroup);
+  const attributes = (specs: Parameters<typeof documentableAttributes>[0], withNative = false) =>
+    documentableAttributes(specs, renderer, providerGroup, withNative);
 
   const exportedOrigin = (e: { readonly name: string; readonly bzlLabel: string }): OriginKeyInit => ({ name: e.name, file: renderer.render(e.bzlLabel) });
 
@@ -138,7 +139,7 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
       info.macroInfo!.push({
         macroName: name,
         ...docString(v.doc),
-        attribute: [...IMPLICIT_MACRO_ATTRIBUTES, ...attributes(v.attributes).filter((a) => a.name !== 'name' && a.name !== 'visibility')],
+        attribute: [...IMPLICIT_MACRO_ATTRIBUTES, ...attributes(v.attributes, true).filter((a) => a.name !== 'visibility')],
         originKey: exportedOrigin(v.exported.value),
         ...(v.finalizer ? { finalizer: true } : {}),
       });
