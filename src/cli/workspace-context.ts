@@ -64,5 +64,5 @@ export function openWorkspace(io: CliIO, command: string, args: readonly string[
 
 /** `ERROR: path/BUILD:12:8: message`, as Bazel prints loading and analysis errors. */
 export function printError(io: CliIO, message: string, pos?: Position): void {
-  io.stderr.write(`ERROR: ${pos ? `${pos.col > 0 ? formatPosition(pos) : `${pos.file}:${pos.line}`}: ` : ''}${message}\n`);
+  io.stderr.write(`ERROR: ${pos ? `${formatPosition(pos)}: ` : ''}${message}\n`);
 }

@@ -28,11 +28,19 @@ export type ProviderGroupNamer = (providers: readonly { readonly key: string; re
 /** The implicit `name` attribute every rule documents first. */
 export const RULE_NAME_ATTRIBUTE: AttributeInfoInit = { name: 'name', type: AttributeType.NAME, mandatory: true, docString: 'A unique name for this target.' };
 
-/** The attributes a user of the entity can set: declared in Starlark, with a public name. */
-export function documentableAttributes(attributes: Iterable<AttributeSpec>, renderer: LabelRenderer, providerGroup: ProviderGroupNamer): AttributeInfoInit[] {
+/**
+ * The attributes a user of the entity can set: those with a public name, declared in Starlark
+ * unless `withNative` (a symbolic macro documents the native attributes it inherits, as Bazel does).
+ */
+export function documentableAttributes(
+  attributes: Iterable<AttributeSpec>,
+  renderer: LabelRenderer,
+  providerGroup: ProviderGroupNamer,
+  withNative = false,
+): AttributeInfoInit[] {
   const out: AttributeInfoInit[] = [];
   for (const spec of attributes) {
-    if (!spec.starlark || !/^[A-Za-z]/.test(spec.name)) continue;
+    if ((!spec.starlark && !withNative) || !/^[A-Za-z]/.test(spec.name)) continue;
     out.push(attributeInfo(spec, renderer, providerGroup));
   }
   return out;
@@ -45,6 +53,7 @@ function attributeInfo(spec: AttributeSpec, renderer: LabelRenderer, providerGro
   if (spec.mandatory) info.mandatory = true;
   // Output attributes are never configurable in Bazel.
   if (!spec.configurable || spec.type === 'output' || spec.type === 'output_list') info.nonconfigurable = true;
+  if (!spec.starlark) info.nativelyDefined = true;
   const groups = spec.starlark?.providers ?? [];
   if (groups.length > 0) info.providerNameGroup = groups.map(providerGroup);
   if (!spec.mandatory) info.defaultValue = defaultValueText(spec.type, spec.defaultValue, renderer);

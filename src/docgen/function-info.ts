@@ -1,3 +1,4 @@
+import { formatPosition } from '../core/index.js';
 import type { BzlModule } from '../loading/index.js';
 import { FunctionParamRole, type FunctionParamInfoInit, type OriginKeyInit, type StarlarkFunctionInfoInit } from '../../proto/gen/stardoc_output/index.js';
 import { walk, type Param, type StarFunction } from '../starlark/index.js';
@@ -23,7 +24,7 @@ export function functionInfo(context: FunctionContext, qualifiedName: string, fn
     const errors: DocstringError[] = [];
     const parsed = parseDocstring(trimDocString(syntax.doc), errors);
     if (errors.length > 0) {
-      const at = `${fn.code.pos.file}:${fn.code.pos.line}:${fn.code.pos.col}`;
+      const at = formatPosition(fn.code.pos);
       const lines = errors.map((e) => `  ${at} line ${e.line}: ${e.message.replace(/\n/g, ' ')}\n`).join('');
       throw new ExtractionError(`Unable to generate documentation for function ${qualifiedName} (defined at ${at}) due to malformed docstring. Parse errors:\n${lines}`);
     }

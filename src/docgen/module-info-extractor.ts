@@ -32,16 +32,10 @@ export interface ExtractionOptions {
   readonly allowUnusedDocComments: boolean;
 }
 
+// Present-day Bazel documents only `name` before a repository rule's own attributes (its
+// WORKSPACE-only `repo_mapping` went with WORKSPACE).
 const IMPLICIT_REPOSITORY_RULE_ATTRIBUTES: readonly AttributeInfoInit[] = [
   { name: 'name', type: AttributeType.NAME, mandatory: true, docString: 'A unique name for this repository.' },
-  {
-    name: 'repo_mapping',
-    type: AttributeType.STRING_DICT,
-    docString:
-      'In `WORKSPACE` context only: a dictionary from local repository name to global repository name. This allows controls over workspace dependency resolution for dependencies of this repository.\n\n' +
-      'For example, an entry `"@foo": "@bar"` declares that, for any time this repository depends on `@foo` (such as a dependency on `@foo//some:target`), it should actually resolve that dependency within globally-declared `@bar` (`@bar//some:target`).\n\n' +
-      "This attribute is _not_ supported in `MODULE.bazel` context (when invoking a repository rule inside a module extension's implementation function).",
-  },
 ];
 
 const IMPLICIT_MACRO_ATTRIBUTES: readonly AttributeInfoInit[] = [
@@ -87,7 +81,10 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
   const docComments = findDocComments(module.source, module.file);
   if (!options.allowUnusedDocComments && docComments.unusedLines.length > 0) {
     const lines = docComments.unusedLines;
-    throw new ExtractionError(`in ${module.displayPath}: unexpected or conflicting doc comments on line${lines.length > 1 ? 's' : ''} ${lines.join(', ')}`);
+    throw new ExtractionError(
+      `in ${module.displayPath}: unexpected or conflicting doc comments on line${lines.length > 1 ? 's' : ''} ${lines.join(', ')}; ` +
+        'a doc comment must be attached to the declaration of a global variable',
+    );
   }
   const info: ModuleInfoInit = {
     ruleInfo: [],
@@ -112,7 +109,8 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
   const providerGroup: ProviderGroupNamer = (providers) => providerNameGroup(providers, providerNames, renderer);
   const functions: FunctionContext = { renderer, moduleAt: options.moduleAt };
   const wanted = (name: string) => options.symbolNames.length === 0 || options.symbolNames.includes(name);
-  const attributes = (specs: Parameters<typeof documentableAttributes>[0]) => documentableAttributes(specs, renderer, providerGroup);
+  const attributes = (specs: Parameters<typeof documentableAttributes>[0], withNative = false) =>
+    documentableAttributes(specs, renderer, providerGroup, withNative);
 
   const exportedOrigin = (e: { readonly name: string; readonly bzlLabel: string }): OriginKeyInit => ({ name: e.name, file: renderer.render(e.bzlLabel) });
 
@@ -141,7 +139,7 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
       info.macroInfo!.push({
         macroName: name,
         ...docString(v.doc),
-        attribute: [...IMPLICIT_MACRO_ATTRIBUTES, ...attributes(v.attributes).filter((a) => a.name !== 'name' && a.name !== 'visibility')],
+        attribute: [...IMPLICIT_MACRO_ATTRIBUTES, ...attributes(v.attributes, true).filter((a) => a.name !== 'visibility')],
         originKey: exportedOrigin(v.exported.value),
         ...(v.finalizer ? { finalizer: true } : {}),
       });
@@ -171,7 +169,7 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
       info.repositoryRuleInfo!.push({
         ruleName: name,
         ...docString(v.doc),
-        attribute: [...IMPLICIT_REPOSITORY_RULE_ATTRIBUTES, ...attributes(v.attributes).filter((a) => a.name !== 'name' && a.name !== 'repo_mapping')],
+        attribute: [...IMPLICIT_REPOSITORY_RULE_ATTRIBUTES, ...attributes(v.attributes).filter((a) => a.name !== 'name')],
         environ: [...v.environ],
         originKey: exportedOrigin(v.exported.value),
       });

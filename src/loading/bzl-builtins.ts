@@ -201,6 +201,11 @@ export const configModule = new StarModule(
 );
 
 /** Attributes Bazel gives every executable or test rule, and test rules only. */
+const TOOLCHAINS_ATTRIBUTE = attrSpec('toolchains', 'label_list', { configurable: false });
+
+/** The attributes every Starlark rule has (`macro(inherit_attrs = "common")`), in a rule class's order. */
+export const COMMON_RULE_ATTRIBUTES: readonly AttributeSpec[] = [...defineRuleClass('common', { common: WITH_EXEC, attributes: [TOOLCHAINS_ATTRIBUTE] }).attributes.values()];
+
 const EXECUTABLE_ATTRIBUTES = [attrSpec('args', 'string_list'), attrSpec('env', 'string_dict'), attrSpec('output_licenses', 'license')];
 const TEST_ATTRIBUTES = [
   attrSpec('size', 'string', { configurable: false, default: 'medium', values: ['small', 'medium', 'large', 'enormous'] }),
@@ -244,22 +249,10 @@ export class StarlarkRuleFunction extends StarCallable {
   /** Bazel names a Starlark rule after the global it is first assigned to. */
   export(name: string, bzlLabel: string): void {
     if (this.ruleClass) return;
-    const { test, executable, buildSetting } = this.options;
-    if (test !== name.endsWith('_test')) {
+    if (this.options.test !== name.endsWith('_test')) {
       throw new StarlarkError(`Invalid rule class name '${name}', test rule class names must end with '_test' and other rule classes must not`);
     }
-    const rc = defineRuleClass(name, {
-      common: WITH_EXEC,
-      isTest: test,
-      executable: executable || test,
-      attributes: [
-        ...(executable || test ? EXECUTABLE_ATTRIBUTES : []),
-        ...(test ? TEST_ATTRIBUTES : []),
-        attrSpec('toolchains', 'label_list', { configurable: false }),
-        ...(buildSetting ? [attrSpec('build_setting_default', buildSetting.type === 'label' ? 'label' : buildSetting.type, { mandatory: true, configurable: false })] : []),
-        ...this.attributes,
-      ],
-    });
+    const rc = this.classNamed(name);
     this.ruleClass = {
       ...rc,
       starlarkDefined: true,
@@ -268,9 +261,28 @@ export class StarlarkRuleFunction extends StarCallable {
         doc: this.options.doc,
         implicitOutputs: this.options.implicitOutputs,
         provides: this.options.provides.map((p) => p.name),
-        ...(buildSetting ? { buildSetting } : {}),
+        ...(this.options.buildSetting ? { buildSetting: this.options.buildSetting } : {}),
       },
     };
+  }
+  /** Every attribute of the rule's class, the common ones first, whether or not the rule is exported yet. */
+  get classAttributes(): readonly AttributeSpec[] {
+    return [...(this.ruleClass ?? this.classNamed(this.name)).attributes.values()];
+  }
+  private classNamed(name: string): RuleClass {
+    const { test, executable, buildSetting } = this.options;
+    return defineRuleClass(name, {
+      common: WITH_EXEC,
+      isTest: test,
+      executable: executable || test,
+      attributes: [
+        ...(executable || test ? EXECUTABLE_ATTRIBUTES : []),
+        ...(test ? TEST_ATTRIBUTES : []),
+        TOOLCHAINS_ATTRIBUTE,
+        ...(buildSetting ? [attrSpec('build_setting_default', buildSetting.type === 'label' ? 'label' : buildSetting.type, { mandatory: true, configurable: false })] : []),
+        ...this.attributes,
+      ],
+    });
   }
   call(thread: Thread, args: Value[], kwargs: Kwargs | null): Value {
     if (!this.ruleClass) throw new StarlarkError("Invalid rule class hasn't been exported by a bzl file");
@@ -310,27 +322,32 @@ const RULE_PARAMS = [
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BUILT_IN_ATTRIBUTES = new Set(['name']);
 
-/** The `attrs` dict of `rule()` (and of `aspect()`, `macro()`, `repository_rule()`, `tag_class()`, named by `fn`). */
-export function ruleAttributes(attrs: Value | undefined, fn = 'rule'): AttributeSpec[] {
-  const specs: AttributeSpec[] = [];
-  if (attrs === undefined || attrs === None) return specs;
+/** The entries of an `attrs` dict of `rule()` (and of `aspect()`, `macro()`, ..., named by `fn`), keys checked. */
+export function attributeEntries(attrs: Value | undefined, fn: string): (readonly [string, Value])[] {
+  if (attrs === undefined || attrs === None) return [];
   if (!(attrs instanceof StarDict)) throw new StarlarkError(`${fn}: for parameter attrs: got ${typeName(attrs)}, want dict`);
-  for (const k of attrs.iterate()) {
-    const d = attrs.get(k);
+  return [...attrs.iterate()].map((k) => {
     if (typeof k !== 'string') throw new StarlarkError(`${fn}: for parameter attrs: got ${typeName(k)} key, want string`);
     if (!IDENTIFIER.test(k)) throw new StarlarkError(`attribute name \`${k}\` is not a valid identifier.`);
     if (BUILT_IN_ATTRIBUTES.has(k)) throw new StarlarkError(`There is already a built-in attribute '${k}' which cannot be overridden`);
-    if (!(d instanceof AttrDescriptor)) throw new StarlarkError(`${fn}: for parameter attrs: got ${typeName(d!)} for '${k}', want Attribute`);
-    specs.push(
-      attrSpec(k, d.attrType, {
-        mandatory: d.mandatory,
-        ...(d.defaultValue !== undefined ? { default: d.defaultValue } : {}),
-        ...(d.values ? { values: d.values } : {}),
-        starlark: d.options,
-      }),
-    );
-  }
-  return specs;
+    return [k, attrs.get(k)!] as const;
+  });
+}
+
+/** One `attrs` entry as a schema: its value must be an `attr.*` result. */
+export function attributeOf(fn: string, name: string, d: Value): AttributeSpec {
+  if (!(d instanceof AttrDescriptor)) throw new StarlarkError(`${fn}: for parameter attrs: got ${typeName(d)} for '${name}', want Attribute`);
+  return attrSpec(name, d.attrType, {
+    mandatory: d.mandatory,
+    ...(d.defaultValue !== undefined ? { default: d.defaultValue } : {}),
+    ...(d.values ? { values: d.values } : {}),
+    starlark: d.options,
+  });
+}
+
+/** The `attrs` dict of `rule()` (and of `aspect()`, `repository_rule()`, `tag_class()`, named by `fn`). */
+export function ruleAttributes(attrs: Value | undefined, fn = 'rule'): AttributeSpec[] {
+  return attributeEntries(attrs, fn).map(([k, d]) => attributeOf(fn, k, d));
 }
 
 function implicitOutputsOf(outputs: Value | undefined): [string, string][] {

@@ -1,6 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { codeStamp, KilnError, nodeCrypto, readTextUpTo, type Position } from '../core/index.js';
+import { codeStamp, formatPosition, KilnError, nodeCrypto, readTextUpTo, type Position } from '../core/index.js';
 import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
 import {
   EvalError,
@@ -481,7 +481,7 @@ export class PackageLoader {
 }
 
 function formatPos(pos: Position | undefined, file: string): string {
-  return pos ? `${pos.file}:${pos.line}:${pos.col}` : file;
+  return pos ? formatPosition(pos) : file;
 }
 
 /** Every error a Starlark phase threw, positioned. */

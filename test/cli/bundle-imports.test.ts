@@ -2,10 +2,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { needTool } from '../setup/need-tool.js';
 
 const BUNDLE = fileURLToPath(new URL('../../dist/bundle', import.meta.url));
 // The bundle exists after `npm run build`, which the test script runs first.
-const BUILT = existsSync(join(BUNDLE, 'kiln.js')) || process.env.CI === 'true';
+const BUILT = needTool('the built kiln (dist/)', existsSync(join(BUNDLE, 'kiln.js')), 'npm run build');
 
 /**
  * The packages a command's chunk loads before any of its code runs: its static imports, transitively

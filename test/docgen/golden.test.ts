@@ -16,8 +16,11 @@ import { readTextFormat } from './text-format-reader.js';
 
 /**
  * Golden tests of starlark_doc_extract: each folder of golden/ holds a workspace (workspace/) and,
- * for each starlark_doc_extract target of its root package, the expected `<name>.textproto` or, for
- * a target that must fail, `<name>.error` (the message). KILN_UPDATE_GOLDEN=1 rewrites them.
+ * for each starlark_doc_extract target of its root package (and each label listed in an optional
+ * `targets.txt`, for targets in other repositories), the expected `<name>.textproto` or, for a
+ * target that must fail, `<name>.error` (the message). A golden file may open with `#` lines that
+ * say which Bazel test case it transcribes; they are not compared. KILN_UPDATE_GOLDEN=1 rewrites the
+ * rest of each file.
  */
 const GOLDEN = join(import.meta.dirname, 'golden');
 const UPDATE = process.env.KILN_UPDATE_GOLDEN === '1';
@@ -26,11 +29,17 @@ const PROTO = join(import.meta.dirname, '../../proto/stardoc_output/stardoc_outp
 /** Our .proto read by protobufjs directly (not through proto/gen), for the round-trip check. */
 const moduleInfoType = protobuf.loadSync(PROTO).lookupType('stardoc_output.ModuleInfo');
 
-/** The starlark_doc_extract targets a case's root BUILD file declares, in order. */
+/** The starlark_doc_extract targets a case's root BUILD file declares, then those targets.txt lists. */
 function extractTargets(dir: string): string[] {
   const build = readFileSync(join(dir, 'workspace', 'BUILD'), 'utf8');
-  return [...build.matchAll(/starlark_doc_extract\(\s*name = "([^"]+)"/g)].map((m) => m[1]!);
+  const local = [...build.matchAll(/starlark_doc_extract\(\s*name = "([^"]+)"/g)].map((m) => `//:${m[1]!}`);
+  const listed = join(dir, 'targets.txt');
+  const others = existsSync(listed) ? readFileSync(listed, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
+  return [...local, ...others];
 }
+
+/** `//:extract` -> `extract`, `@dep//:extract` -> `dep_extract`: the golden files' base name. */
+const goldenName = (label: string) => label.replace(/^\/\/:/, '').replace(/^@+/, '').replace(/\/\/:?/, '_');
 
 function analyzerFor(dir: string): Analyzer {
   const root = workspaceFixture({});
@@ -43,27 +52,35 @@ function analyzerFor(dir: string): Analyzer {
   return analyzer;
 }
 
+/** The golden file's leading `#` lines: where in Bazel's tests the expectation comes from. */
+function provenanceOf(text: string): string {
+  return /^(#[^\n]*\n)*/.exec(text)![0];
+}
+
 function check(path: string, actual: string): void {
-  if (UPDATE) writeFileSync(path, actual);
-  expect(actual).toBe(readFileSync(path, 'utf8'));
+  const header = existsSync(path) ? provenanceOf(readFileSync(path, 'utf8')) : '';
+  if (UPDATE) writeFileSync(path, header + actual);
+  expect(header + actual).toBe(readFileSync(path, 'utf8'));
 }
 
 describe.each(readdirSync(GOLDEN).filter((d) => existsSync(join(GOLDEN, d, 'workspace'))).sort())('starlark_doc_extract golden %s', (name) => {
   const dir = join(GOLDEN, name);
-  it.each(extractTargets(dir))('%s', (target) => {
+  it.each(extractTargets(dir))('%s', (label) => {
     // Each target gets a fresh workspace: temp dirs are removed after each test.
     const analyzer = analyzerFor(dir);
+    const target = goldenName(label);
+    const outputName = label.slice(label.lastIndexOf(':') + 1);
     let ct;
     try {
-      ct = analyzer.analyzeTopLevel(`//:${target}`);
+      ct = analyzer.analyzeTopLevel(label);
     } catch (e) {
       const errorFile = join(dir, `${target}.error`);
       if (!UPDATE && !existsSync(errorFile)) throw e;
       check(errorFile, `${(e as Error).message}\n`);
       return;
     }
-    const binaryAction = ct.actions.find((a) => a.outputs[0]!.execPath.endsWith(`/${target}.binaryproto`))!;
-    const textAction = ct.actions.find((a) => a.outputs[0]!.execPath.endsWith(`/${target}.textproto`))!;
+    const binaryAction = ct.actions.find((a) => a.outputs[0]!.execPath.endsWith(`/${outputName}.binaryproto`))!;
+    const textAction = ct.actions.find((a) => a.outputs[0]!.execPath.endsWith(`/${outputName}.textproto`))!;
     expect(ct.files.map((f) => f.artifact.execPath)).toEqual([binaryAction.outputs[0]!.execPath]);
     if (binaryAction.inProcess?.kind !== 'write_binary' || textAction.inProcess?.kind !== 'write') throw new Error('expected in-process writes');
     const binary = Buffer.from(binaryAction.inProcess.base64, 'base64');

@@ -3,10 +3,11 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E2eWorkspace } from './e2e-workspace.js';
+import { needTool } from '../setup/need-tool.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const BINARY = join(REPO, 'bin/kiln');
-const RUN_BINARY = existsSync(join(REPO, 'dist/bundle/kiln.js')) || process.env.CI === 'true';
+const RUN_BINARY = needTool('the built kiln (dist/)', existsSync(join(REPO, 'dist/bundle/kiln.js')), 'npm run build');
 
 const WORKSPACE = {
   WORKSPACE: '',

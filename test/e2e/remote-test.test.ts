@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E2eWorkspace } from './e2e-workspace.js';
 import { startKilnCluster } from './kiln-cluster.js';
+import { needTool } from '../setup/need-tool.js';
 
 /**
  * `kiln test` on the cluster: a test action's exit code is its result through remote execution and
@@ -118,7 +119,7 @@ describe('kiln test against kiln cluster up (REAPI)', () => {
   });
 
   const dockerHost = process.env['KILN_DOCKER_HOST'];
-  it.skipIf(!dockerHost && process.env.CI !== 'true')('runs tests on cluster up --runner docker the same way', { timeout: 240_000 }, async () => {
+  it.skipIf(!needTool('Docker', dockerHost !== undefined && dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)'))('runs tests on cluster up --runner docker the same way', { timeout: 240_000 }, async () => {
     const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), { ...process.env, DOCKER_HOST: dockerHost });
     await runEveryTestRemotely(cluster.endpoint);
   });

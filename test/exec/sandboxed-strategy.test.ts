@@ -11,9 +11,9 @@ import { needTool } from '../setup/need-tool.js';
 // scripts/test-setup.d/10-bubblewrap.sh exports KILN_BWRAP through $KILN_TEST_ENV.
 const bwrap = process.env.KILN_BWRAP ?? '';
 const SETUP_HINT = 'KILN_BWRAP is not set: run scripts/test-setup.d/10-bubblewrap.sh (or `npm test`) to install bubblewrap';
-needTool('bubblewrap', bwrap !== '', SETUP_HINT);
+const bwrapHere = needTool('bubblewrap', bwrap !== '', SETUP_HINT);
 
-describe.skipIf(!bwrap).each([
+describe.skipIf(!bwrapHere).each([
   ['native', true],
   ['bubblewrap', false],
 ])('sandboxed strategy (%s)', (_name, nativeSandbox) => {

@@ -6,10 +6,12 @@ import type { Action, DerivedArtifact } from '../../src/actions/index.js';
 import { reapi } from '../../src/core/index.js';
 import { detectSandboxSupport, type SandboxSupport } from '../../src/core/sandbox/index.js';
 import { executeActions, type ExecutionOptions, type StrategyName } from '../../src/exec/index.js';
+import { needTool } from '../setup/need-tool.js';
 import { BIN, genrule, makeWorkspace, out, ran, RecordingReporter, type Workspace } from './fixtures.js';
 
 const CLIENT_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const bwrap = process.env.KILN_BWRAP;
+const bwrapHere = needTool('bubblewrap', bwrap !== undefined, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)');
 
 const tree = (pkgPath: string, owner: string): DerivedArtifact => ({ kind: 'derived', execPath: `${BIN}/${pkgPath}`, root: BIN, owner, type: 'directory' });
 const symlinkArtifact = (pkgPath: string, owner: string): DerivedArtifact => ({ kind: 'derived', execPath: `${BIN}/${pkgPath}`, root: BIN, owner, type: 'symlink' });
@@ -34,7 +36,7 @@ const LISTING = '.\n./a.txt\n./empty\n./link\n./sub\n./sub/b.txt\na\nb\n';
 
 describe.each<[StrategyName, boolean]>([
   ['local', true],
-  ['sandboxed', bwrap !== undefined],
+  ['sandboxed', bwrapHere],
 ])('tree artifacts (%s strategy)', (strategy, runs) => {
   let ws: Workspace;
   let sandbox: SandboxSupport | undefined;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { formatPosition } from '../../src/core/index.js';
 import { PackageLoader, Workspace, type Package, type RuleTarget } from '../../src/loading/index.js';
 import { workspaceFixture } from './fixture.js';
 
@@ -19,7 +20,7 @@ export function newLoader(root: string, events?: string[]): PackageLoader {
 
 /** `file:line:col: message` of each package error. */
 export function errorsOf(p: Package): string[] {
-  return p.errors.map((e) => (e.pos ? `${e.pos.file}:${e.pos.line}:${e.pos.col}: ${e.message}` : e.message));
+  return p.errors.map((e) => (e.pos ? `${formatPosition(e.pos)}: ${e.message}` : e.message));
 }
 
 export function rule(p: Package, name: string): RuleTarget {

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { spawnSync } from 'node:child_process';
 import * as http2 from 'node:http2';
+import { createServer } from 'node:net';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { Http2UnaryChannel } from '../../src/remote/grpc-unary/http2-unary-chann
 import { RemoteChannel, unaryCall } from '../../src/remote/remote-channel.js';
 import { parseRemoteEndpoint, RemoteCallError, RemoteClient, Retrier, REQUEST_METADATA_KEY, requestMetadata } from '../../src/remote/index.js';
 import { tlsMaterial } from '../../src/remote/remote-tls.js';
+import { needTool } from '../setup/need-tool.js';
 
 const identity = { toolName: 'kiln', toolVersion: 'test', invocationId: 'inv-1', buildRequestId: 'req-1' };
 const GET = reapi.ActionCacheService.GetActionResult;
@@ -69,6 +71,12 @@ async function failureOf(promise: Promise<unknown>): Promise<RemoteCallError> {
   expect(error).toBeInstanceOf(RemoteCallError);
   return error as RemoteCallError;
 }
+
+/** Whether this host has an IPv6 loopback to listen on (some containers have none). */
+const IPV6_LOOPBACK = await new Promise<boolean>((resolve) => {
+  const probe = createServer();
+  probe.once('error', () => resolve(false)).listen(0, '::1', () => probe.close(() => resolve(true)));
+});
 
 describe('Http2UnaryChannel against a @grpc/grpc-js server', () => {
   it('calls a method: the request and metadata reach the server (binary values equal), the answer is decoded', async () => {
@@ -169,9 +177,8 @@ describe('Http2UnaryChannel against a @grpc/grpc-js server', () => {
     expect((await getResult(channelTo(`unix://${join(dir, 'cas.sock')}`))).exitCode).toBe(3);
   });
 
-  it('reaches a server on an IPv6 literal', async (context) => {
-    const server = await grpcServer({ get: answer(stored) }, '[::1]:0').catch(() => undefined);
-    if (!server) return context.skip('no IPv6 loopback here');
+  it.skipIf(!needTool('an IPv6 loopback (::1)', IPV6_LOOPBACK, 'give the host (or container) an IPv6 loopback'))('reaches a server on an IPv6 literal', async () => {
+    const server = await grpcServer({ get: answer(stored) }, '[::1]:0');
     expect((await getResult(channelTo(`grpc://[::1]:${server.port}`))).exitCode).toBe(3);
   });
 
@@ -189,7 +196,7 @@ describe('Http2UnaryChannel against a @grpc/grpc-js server', () => {
   });
 });
 
-const HAS_OPENSSL = spawnSync('openssl', ['version']).status === 0;
+const HAS_OPENSSL = needTool('openssl', spawnSync('openssl', ['version']).status === 0, 'apt-get install openssl (it makes the test certificates)');
 
 describe('Http2UnaryChannel over TLS', () => {
   it.skipIf(!HAS_OPENSSL)('trusts --tls_certificate or the extra CAs of NODE_EXTRA_CA_CERTS (passed on as KILN_EXTRA_CA_CERTS), and nothing else', async () => {

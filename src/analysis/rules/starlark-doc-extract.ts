@@ -1,5 +1,5 @@
 import { inProcessAction, type Action, type DerivedArtifact, type InProcessWork } from '../../actions/index.js';
-import type { Position } from '../../core/index.js';
+import { formatPosition, type Position } from '../../core/index.js';
 import { extractModuleInfo, ExtractionError, LabelRenderer, printTextFormat } from '../../docgen/index.js';
 import { Label, type BzlModule } from '../../loading/index.js';
 import { ModuleInfo } from '../../../proto/gen/stardoc_output/index.js';
@@ -34,7 +34,7 @@ export function analyzeStarlarkDocExtract(ctx: RuleContext, modules: StarlarkMod
     module = modules.module(srcLabel);
   } catch (e) {
     const pos = (e as { pos?: Position }).pos;
-    throw ctx.error('src', `failed to load ${srcLabel}: ${pos ? `${pos.file}:${pos.line}:${pos.col}: ` : ''}${(e as Error).message}`);
+    throw ctx.error('src', `failed to load ${srcLabel}: ${pos ? `${formatPosition(pos)}: ` : ''}${(e as Error).message}`);
   }
   const missing = missingModules(module, available, modules);
   if (missing.length > 0) {

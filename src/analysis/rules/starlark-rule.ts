@@ -1,4 +1,4 @@
-import { KilnError } from '../../core/index.js';
+import { formatPosition, KilnError, type Position } from '../../core/index.js';
 import type { Action } from '../../actions/index.js';
 import { DEFAULT_INFO, Depset, depsetOf, OUTPUT_GROUP_INFO, ProviderInstance, type RuleClass, type StarlarkRuleFunction } from '../../loading/index.js';
 import { EvalError, None, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
@@ -58,7 +58,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
   const thread = new Thread(`analysis of ${rc.target.label}`, {
     print: (t, msg) => {
       const at = t.callSyntax(0)?.pos; // the print call itself: where it starts, as Bazel 2.1 positions it
-      analysis.debug?.(msg, at ? `${at.file}:${at.line}:${at.col}` : implementationPosition(rule).replace(/:\d+:\d+$/, ''));
+      analysis.debug?.(msg, at ? formatPosition(at) : (implementationPosition(rule)?.file ?? rule.name));
     },
   });
   let returned: Value;
@@ -96,7 +96,8 @@ function providersOf(returned: Value, rc: RuleContext, rule: StarlarkRuleFunctio
   } else throw rc.error(undefined, `Rule should return a struct or a list, but got ${typeName(returned)}`);
   const out: ProviderInstance[] = [];
   const seen = new Set<string>();
-  const pos = implementationPosition(rule);
+  const impl = implementationPosition(rule);
+  const pos = impl ? formatPosition(impl) : rule.name;
   for (const v of list) {
     if (!(v instanceof ProviderInstance)) {
       throw rc.error(undefined, `\n\n\n${pos}: A return value of a rule implementation function should be a sequence of declared providers`);
@@ -113,17 +114,9 @@ function providersOf(returned: Value, rc: RuleContext, rule: StarlarkRuleFunctio
   return out;
 }
 
-const implementationPositions = new WeakMap<StarlarkRuleFunction, string>();
-
-/** `file:line:col` of the implementation function's `def` (Bazel names it in some errors). */
-function implementationPosition(rule: StarlarkRuleFunction): string {
-  let where = implementationPositions.get(rule);
-  if (where === undefined) {
-    const code = (rule.implementation as { code?: { pos?: { file: string; line: number; col: number } } }).code;
-    where = code?.pos ? `${code.pos.file}:${code.pos.line}:${code.pos.col}` : rule.name;
-    implementationPositions.set(rule, where);
-  }
-  return where;
+/** Where the implementation function's `def` is (Bazel names it in some errors). */
+function implementationPosition(rule: StarlarkRuleFunction): Position | undefined {
+  return (rule.implementation as { code?: { pos?: Position } }).code?.pos;
 }
 
 function interpret(providers: readonly ProviderInstance[], ctx: CtxValue, rc: RuleContext, ruleClass: RuleClass, rule: StarlarkRuleFunction): Omit<RuleResult, 'actions'> {

@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ExitCode, isStatusError, readObject } from '../../core/index.js';
+import { ExitCode, isStatusError, readObject, UsageError } from '../../core/index.js';
 import {
   CacheServerConfigError,
   createExecutionServer,
@@ -65,8 +65,6 @@ interface ClusterUpArgs {
   limits: Record<string, string>;
 }
 
-class UsageProblem extends Error {}
-
 const VALUE_FLAGS = new Set<string>(['executors', 'runner', 'slots', 'image', 'port', 'host', 'storage', 'config', ...RESOURCE_LIMIT_KEYS]);
 
 function parseUpArgs(args: string[]): ClusterUpArgs {
@@ -74,42 +72,42 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    if (!m) throw new UsageProblem(`unexpected argument '${arg}'`);
+    if (!m) throw new UsageError(`unexpected argument '${arg}'`);
     const flag = m[1]!;
-    if (!VALUE_FLAGS.has(flag)) throw new UsageProblem(`unrecognized option: --${flag}`);
+    if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unrecognized option: --${flag}`);
     let value = m[2];
     if (value === undefined) {
       value = args[++i];
-      if (value === undefined) throw new UsageProblem(`--${flag} expects a value`);
+      if (value === undefined) throw new UsageError(`--${flag} expects a value`);
     }
     switch (flag) {
       case 'executors':
         parsed.executors = integerFlag(flag, value, 0, 1024);
         break;
       case 'runner':
-        if (value !== 'local' && value !== 'docker') throw new UsageProblem(`--runner: expected local or docker, got '${value}'`);
+        if (value !== 'local' && value !== 'docker') throw new UsageError(`--runner: expected local or docker, got '${value}'`);
         parsed.runner = value;
         break;
       case 'slots':
         parsed.slots = integerFlag(flag, value, 1, 1024);
         break;
       case 'image':
-        if (value === '') throw new UsageProblem('--image expects an image name');
+        if (value === '') throw new UsageError('--image expects an image name');
         parsed.image = value;
         break;
       case 'port':
         parsed.port = integerFlag(flag, value, 0, 65535);
         break;
       case 'host':
-        if (value === '') throw new UsageProblem('--host expects an address');
+        if (value === '') throw new UsageError('--host expects an address');
         parsed.host = value;
         break;
       case 'storage':
-        if (value === '') throw new UsageProblem('--storage expects a directory');
+        if (value === '') throw new UsageError('--storage expects a directory');
         parsed.storage = value;
         break;
       case 'config':
-        if (value === '') throw new UsageProblem('--config expects a file');
+        if (value === '') throw new UsageError('--config expects a file');
         parsed.config = value;
         break;
       default:
@@ -130,7 +128,7 @@ function executorSectionOf(section: unknown, where: string): Record<string, unkn
 
 function integerFlag(flag: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new UsageProblem(`--${flag}: expected an integer from ${min} to ${max}, got '${value}'`);
+    throw new UsageError(`--${flag}: expected an integer from ${min} to ${max}, got '${value}'`);
   }
   return Number(value);
 }
@@ -155,7 +153,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
   try {
     parsed = parseUpArgs(rest);
   } catch (e) {
-    if (!(e instanceof UsageProblem)) throw e;
+    if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`ERROR: ${e.message}\n${usage}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }

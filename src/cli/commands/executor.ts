@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ExitCode, isStatusError } from '../../core/index.js';
+import { ExitCode, isStatusError, UsageError } from '../../core/index.js';
 import {
   DEFAULT_CACHE_BYTES,
   EXECUTOR_CONFIG_KEYS,
@@ -47,8 +47,6 @@ The docker runner enforces the limits in each container; the local runner throug
 this process may make them (cgroup v2 delegated to it, or v1 as root), and says at start when not.
 `;
 
-class UsageProblem extends Error {}
-
 const FLAGS = [...EXECUTOR_CONFIG_KEYS, 'config'] as const;
 type Flag = (typeof FLAGS)[number];
 
@@ -56,11 +54,11 @@ function parseArgs(args: string[]): Map<Flag, string[]> {
   const out = new Map<Flag, string[]>();
   for (let i = 0; i < args.length; i++) {
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(args[i]!);
-    if (!m) throw new UsageProblem(`unexpected argument '${args[i]}'`);
+    if (!m) throw new UsageError(`unexpected argument '${args[i]}'`);
     const flag = m[1] as Flag;
-    if (!FLAGS.includes(flag)) throw new UsageProblem(`unrecognized option: --${m[1]}`);
+    if (!FLAGS.includes(flag)) throw new UsageError(`unrecognized option: --${m[1]}`);
     const value = m[2] ?? args[++i];
-    if (value === undefined) throw new UsageProblem(`--${flag} expects a value`);
+    if (value === undefined) throw new UsageError(`--${flag} expects a value`);
     out.set(flag, [...(out.get(flag) ?? []), value]);
   }
   return out;
@@ -68,7 +66,7 @@ function parseArgs(args: string[]): Map<Flag, string[]> {
 
 function integer(flag: string, value: unknown, min: number): number {
   const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw new UsageProblem(`--${flag}: expected an integer of at least ${min}, got '${String(value)}'`);
+  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`--${flag}: expected an integer of at least ${min}, got '${String(value)}'`);
   return n;
 }
 
@@ -81,16 +79,16 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     try {
       text = await readFile(path, 'utf8');
     } catch (e) {
-      throw new UsageProblem(`--config: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`--config: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch (e) {
-      throw new UsageProblem(`${configPath}: not valid JSON: ${(e as Error).message}`);
+      throw new UsageError(`${configPath}: not valid JSON: ${(e as Error).message}`);
     }
     file = readExecutorConfigFile(json, (field, problem) => {
-      throw new UsageProblem(`${configPath}: ${field === '' ? '' : `${field}: `}${problem}`);
+      throw new UsageError(`${configPath}: ${field === '' ? '' : `${field}: `}${problem}`);
     });
   }
   const fileValue = (flag: Flag): unknown => {
@@ -100,19 +98,19 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
   };
   const pick = (flag: Flag): unknown => flags.get(flag)?.at(-1) ?? fileValue(flag);
   const scheduler = pick('scheduler');
-  if (typeof scheduler !== 'string' || scheduler === '') throw new UsageProblem('--scheduler is required (the endpoint kiln scheduler printed)');
+  if (typeof scheduler !== 'string' || scheduler === '') throw new UsageError('--scheduler is required (the endpoint kiln scheduler printed)');
   const runner = pick('runner') ?? 'local';
-  if (runner !== 'local' && runner !== 'docker') throw new UsageProblem(`--runner: expected local or docker, got '${String(runner)}'`);
+  if (runner !== 'local' && runner !== 'docker') throw new UsageError(`--runner: expected local or docker, got '${String(runner)}'`);
   const platformValues = flags.get('platform') ?? file.platform ?? [];
   const platform = platformValues.map((p) => {
     const eq = p.indexOf('=');
-    if (eq <= 0) throw new UsageProblem(`--platform: expected NAME=VALUE, got '${p}'`);
+    if (eq <= 0) throw new UsageError(`--platform: expected NAME=VALUE, got '${p}'`);
     return { name: p.slice(0, eq), value: p.slice(eq + 1) };
   });
   const limitValues: Record<string, unknown> = {};
   for (const key of RESOURCE_LIMIT_KEYS) if (pick(key) !== undefined) limitValues[key] = pick(key);
   const limits = parseResourceLimitPolicy(limitValues, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
-    throw new UsageProblem(flags.has(field as Flag) ? `--${field}: ${message}` : `${configPath}: ${field}: ${message}`);
+    throw new UsageError(flags.has(field as Flag) ? `--${field}: ${message}` : `${configPath}: ${field}: ${message}`);
   });
   const name = String(pick('name') ?? hostname());
   const workDir = pick('work-dir');
@@ -150,7 +148,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   try {
     config = await configOf(parseArgs(args), io);
   } catch (e) {
-    if (!(e instanceof UsageProblem)) throw e;
+    if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`ERROR: ${e.message}\n${USAGE}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
-import { ExitCode, isKilnError, KilnError } from '../../core/index.js';
+import { ExitCode, isKilnError, KilnError, UsageError } from '../../core/index.js';
 import {
   assertHelpers,
   DIALECT_OPTION_NAMES,
@@ -46,8 +46,6 @@ interface Invocation {
   assert: boolean;
 }
 
-class UsageProblem extends Error {}
-
 function parseArgs(args: string[]): Invocation {
   const inv: Invocation = { file: '', options: {}, parseOnly: false, resolveOnly: false, predeclare: [], assert: false };
   const files: string[] = [];
@@ -66,14 +64,14 @@ function parseArgs(args: string[]): Invocation {
     const takeValue = (): string => {
       if (eq >= 0) return a.slice(eq + 1);
       const v = args[++i];
-      if (v === undefined) throw new UsageProblem(`--${name} needs a value`);
+      if (v === undefined) throw new UsageError(`--${name} needs a value`);
       return v;
     };
     switch (name) {
       case 'option': {
         const v = takeValue();
         const key = OPTION_NAMES.get(v.toLowerCase());
-        if (!key) throw new UsageProblem(`unknown --option=${v} (known: ${[...OPTION_NAMES.keys()].join(', ')})`);
+        if (!key) throw new UsageError(`unknown --option=${v} (known: ${[...OPTION_NAMES.keys()].join(', ')})`);
         inv.options[key] = true;
         break;
       }
@@ -83,16 +81,16 @@ function parseArgs(args: string[]): Invocation {
       case 'parse-only':
       case 'resolve-only':
       case 'assert':
-        if (eq >= 0) throw new UsageProblem(`--${name} takes no value`);
+        if (eq >= 0) throw new UsageError(`--${name} takes no value`);
         if (name === 'parse-only') inv.parseOnly = true;
         else if (name === 'resolve-only') inv.resolveOnly = true;
         else inv.assert = true;
         break;
       default:
-        throw new UsageProblem(`unknown option ${a}`);
+        throw new UsageError(`unknown option ${a}`);
     }
   }
-  if (files.length !== 1) throw new UsageProblem(files.length === 0 ? 'missing FILE' : `expected one FILE, got ${files.length}`);
+  if (files.length !== 1) throw new UsageError(files.length === 0 ? 'missing FILE' : `expected one FILE, got ${files.length}`);
   inv.file = files[0]!;
   return inv;
 }
@@ -182,7 +180,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   try {
     inv = parseArgs(args);
   } catch (e) {
-    if (!(e instanceof UsageProblem)) throw e;
+    if (!(e instanceof UsageError)) throw e;
     io.stderr.write(`ERROR: ${e.message}\n${USAGE}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }

@@ -1,3 +1,4 @@
+import { formatLocation } from './location-output.js';
 import { isSelectValue, NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES, type AttrValue, type PlainAttrValue, type RuleTarget } from '../../loading/index.js';
 import type { OutputFormatter } from './formatter.js';
 
@@ -38,7 +39,7 @@ export const buildOutput: OutputFormatter = {
       const r = t.target.kind === 'generated' ? t.pkg.targets.get(t.target.generatingRule) : t.target;
       if (r?.kind !== 'rule' || printed.has(r)) continue;
       printed.add(r);
-      out += `# ${env.absolutePath(r.location.file)}:${r.location.line}:${r.location.col}\n${r.ruleClass}(\n`;
+      out += `# ${formatLocation(r.location, (f) => env.absolutePath(f))}\n${r.ruleClass}(\n`;
       const schema = NATIVE_RULE_CLASSES.get(r.ruleClass) ?? BUILD_SETTING_RULE_CLASSES.get(r.ruleClass);
       // Schema order when the rule class is native (name first), else call order.
       const names = schema ? [...schema.attributes.keys()].filter((n) => r.attrs.has(n)) : [...r.attrs.keys()];

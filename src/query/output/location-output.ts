@@ -1,9 +1,10 @@
+import { formatPosition, type Position } from '../../core/index.js';
 import { targetKind } from '../../loading/index.js';
 import type { OutputFormatter } from './formatter.js';
 
-/** `path:line:col`, or `path:line` when the column is unknown (col 0), as Bazel 2.1 prints locations. */
-export function formatLocation(file: string, line: number, col: number): string {
-  return col > 0 ? `${file}:${line}:${col}` : `${file}:${line}`;
+/** A target's location with its file made absolute, as query prints it (`path:line`, col 0 unknown). */
+export function formatLocation(location: Position, absolutePath: (file: string) => string): string {
+  return formatPosition({ ...location, file: absolutePath(location.file) });
 }
 
 /**
@@ -16,7 +17,7 @@ export const locationOutput: OutputFormatter = {
     targets
       .map((t) => {
         const loc = t.target.location;
-        return `${formatLocation(env.absolutePath(loc.file), loc.line, loc.col)}: ${targetKind(t.target)} ${t.label}\n`;
+        return `${formatLocation(loc, (f) => env.absolutePath(f))}: ${targetKind(t.target)} ${t.label}\n`;
       })
       .join(''),
 };

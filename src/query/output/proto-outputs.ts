@@ -51,7 +51,7 @@ function varint(n: number): Buffer {
 export function targetMessage(t: QueryTarget, env: OutputEnvironment): blazeQuery.TargetInit {
   const name = t.label.toString();
   const loc = t.target.location;
-  const location = formatLocation(env.absolutePath(loc.file), loc.line, loc.col);
+  const location = formatLocation(loc, (f) => env.absolutePath(f));
   const target = t.target;
   switch (target.kind) {
     case 'rule':

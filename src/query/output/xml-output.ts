@@ -20,7 +20,7 @@ function escape(s: string): string {
 
 function location(t: QueryTarget, env: OutputEnvironment): string {
   const loc = t.target.location;
-  return escape(formatLocation(env.absolutePath(loc.file), loc.line, loc.col));
+  return escape(formatLocation(loc, (f) => env.absolutePath(f)));
 }
 
 function targetElement(t: QueryTarget, env: OutputEnvironment): string {

@@ -1,4 +1,4 @@
-import { KilnError, type Position } from '../../core/index.js';
+import { formatPosition, KilnError, type Position } from '../../core/index.js';
 
 /**
  * A dynamic error raised by a value operation or a builtin, before the evaluator knows where it
@@ -47,7 +47,7 @@ export class EvalError extends KilnError {
         i = ELIDE_AFTER;
       }
       const f = this.callStack[i]!;
-      lines.push(`  ${f.pos.file}:${f.pos.line}:${f.pos.col}: in ${f.name}`);
+      lines.push(`  ${formatPosition(f.pos)}: in ${f.name}`);
     }
     lines.push(`Error: ${this.message}`);
     return lines.join('\n');

@@ -1,4 +1,4 @@
-import type { Position } from '../../core/index.js';
+import { formatPosition, type Position } from '../../core/index.js';
 import {
   StarlarkSyntaxError,
   type Binding,
@@ -626,7 +626,7 @@ function membership(names: NameSet): NamePredicate {
 
 function formatFirst(b: Binding): string {
   const p = b.first?.pos;
-  return p ? `${p.file}:${p.line}:${p.col}` : '?';
+  return p ? formatPosition(p) : '?';
 }
 
 /** starlark-go's name for a node that cannot be assigned to. */

@@ -365,7 +365,7 @@ export class Scanner {
         tok = c1 === EQ ? (this.p++, Token.CIRCUMFLEX_EQ) : Token.CIRCUMFLEX;
         break;
       case BANG:
-        if (c1 !== EQ) this.error("unexpected input character '!'");
+        if (c1 !== EQ) this.error("invalid character: '!'");
         this.p++;
         tok = Token.NEQ;
         break;
@@ -397,7 +397,7 @@ export class Scanner {
         }
         break;
       default:
-        this.error(`unexpected input character ${describeChar(c)}`);
+        this.error(`invalid character: ${describeChar(c)}`);
     }
     this.end = this.p;
     return tok;
@@ -409,7 +409,7 @@ export class Scanner {
     if (c >= 128) {
       const cp = src.codePointAt(p)!;
       if (!UNICODE_LETTER.test(String.fromCodePoint(cp))) {
-        this.error(`unexpected input character ${describeChar(cp)}`);
+        this.error(`invalid character: ${describeChar(cp)}`);
       }
     }
     for (;;) {

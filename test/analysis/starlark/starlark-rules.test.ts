@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatPosition } from '../../../src/core/index.js';
 import { errorsOf, newLoader } from '../../loading/load-helper.js';
 import { analyzerFor, recorded, recordedError } from './bazel-fixture.js';
 
@@ -74,7 +75,7 @@ describe('errors in Bazel 2.1.0 words', () => {
       analyzer.analyzeTopLevel(label);
     } catch (e) {
       const err = e as { message: string; pos?: { file: string; line: number; col: number } };
-      return `${err.pos ? `${err.pos.file}:${err.pos.line}:${err.pos.col}: ` : ''}${err.message}`;
+      return `${err.pos ? `${formatPosition(err.pos)}: ` : ''}${err.message}`;
     }
     throw new Error(`no error for ${label}`);
   };

@@ -50,7 +50,7 @@ describe('chooseSandbox', () => {
       await withChoice(await chooseSandbox({ hostUser: NOBODY, networkPerRun: true }), async (c) => expect(c.kind).toBe('native'));
     });
 
-    it.runIf(asRoot)('runs a root caller\'s processes as its hostUser in the native sandbox, which then owns what they make', async () => {
+    it.runIf(needTool('root', asRoot, 'run the tests as root', { optional: 'executor/README.md: an executor runs as root or as another user' }))('runs a root caller\'s processes as its hostUser in the native sandbox, which then owns what they make', async () => {
       await withChoice(await chooseSandbox({ hostUser: NOBODY }), async (c) => {
         expect(c.actionUser).toBe('separate');
         const r = await c.runner.run(idSpec());

@@ -17,7 +17,7 @@ const support = await detectSandboxSupport();
 const cgroups = ActionCgroups.open();
 const limitsHere = cgroups instanceof ActionCgroups;
 if (limitsHere) cgroups.close();
-else it.skip(`cgroup limits: ${cgroups.reason}`, () => undefined);
+else needTool('cgroups', false, cgroups.reason, { optional: 'executor/README.md: without cgroups the local runner runs actions unlimited' });
 
 const nativeHere = nativeSpawnerBinary() !== undefined;
 
@@ -32,7 +32,8 @@ describe('LocalRunner in the native sandbox, as kiln build --spawn_strategy=sand
     if (build.available) await build.close();
     expect(build.available && build.kind).toBe('native');
   });
-  it.runIf(process.getuid?.() === 0)('runs the actions of a root executor as nobody, so their inputs can be hard links', () => {
+  const asRoot = needTool('root', process.getuid?.() === 0, 'run the tests as root', { optional: 'executor/README.md: an executor runs as root or as another user' });
+  it.runIf(asRoot)('runs the actions of a root executor as nobody, so their inputs can be hard links', () => {
     expect(runner.actionUser).toBe('separate');
   });
   runnerCases(() => runner, { confines: true });
@@ -92,7 +93,8 @@ describe.skipIf(!limitsHere)('LocalRunner limits', () => {
   });
 });
 
-describe.skipIf(limitsHere)('LocalRunner without cgroups', () => {
+const withoutCgroups = needTool('a host without cgroups', !limitsHere, 'the runner without them is tested where they are missing', { optional: 'executor/README.md: without cgroups the local runner runs actions unlimited' });
+describe.skipIf(!withoutCgroups)('LocalRunner without cgroups', () => {
   it('says at start that actions run without limits, and why', async () => {
     const messages: string[] = [];
     const runner = await LocalRunner.create({ sandbox: 'off', log: (m) => messages.push(m) });

@@ -29,6 +29,7 @@ const haveDocker = needTool('Docker', dockerHost !== '', 'KILN_DOCKER_HOST is un
 const cgroups = ActionCgroups.open();
 const localLimits = cgroups instanceof ActionCgroups;
 if (localLimits) cgroups.close();
+else needTool('cgroups', false, cgroups.reason, { optional: 'executor/README.md: without cgroups the local runner runs actions unlimited' });
 
 interface ExecutorProcess {
   readonly child: ChildProcess;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { formatPosition } from '../../../src/core/index.js';
 import { Builtin, execFile, None, Thread, type CallFrame, type Value } from '../../../src/starlark/index.js';
 
-const at = (f: CallFrame | undefined) => (f ? `${f.name} ${f.pos.file}:${f.pos.line}:${f.pos.col}` : 'none');
+const at = (f: CallFrame | undefined) => (f ? `${f.name} ${formatPosition(f.pos)}` : 'none');
 
 /** Runs `source` with a predeclared `where()` that records what the thread's call-stack API says. */
 function record(source: string, more: ReadonlyMap<string, Value> = new Map()) {

@@ -69,16 +69,9 @@ my_finalizer = macro(implementation = lambda name, visibility: None, finalizer =
 
 my_repo_rule = repository_rule(
     implementation = lambda repository_ctx: None,
-    doc = """My repository rule
-
-    With details
-    """,
-    attrs = {
-        "a": attr.string(doc = "My doc", default = "foo"),
-        "b": attr.string(mandatory = True),
-        "_c": attr.string(doc = "Hidden attribute"),
-    },
-    environ = ["FOO_PATH", "BAR_COMPILER"],
+    doc = "A repository rule.",
+    attrs = {"path": attr.string(mandatory = True), "_c": attr.string()},
+    environ = ["HOME"],
 )
 
 _install = tag_class(

@@ -1,0 +1,2 @@
+'''This is my module'''
+load("syntax_error.bzl", "x")

@@ -1,0 +1,4 @@
+bad = macro(
+    implementation = lambda name, visibility: None,
+    inherit_attrs = 42,
+)
