@@ -79,16 +79,17 @@ export class ReloadingServerTls implements grpc.experimental.CertificateProvider
     this.stopWatching();
   }
 
+  // grpc-js registers its watcher only after adding these listeners: the current files go out on the next tick.
   addCaCertificateListener(listener: CaListener): void {
     this.caListeners.add(listener);
-    listener(this.caUpdate());
+    process.nextTick(() => listener(this.caUpdate()));
   }
   removeCaCertificateListener(listener: CaListener): void {
     this.caListeners.delete(listener);
   }
   addIdentityCertificateListener(listener: IdentityListener): void {
     this.identityListeners.add(listener);
-    listener(this.identityUpdate());
+    process.nextTick(() => listener(this.identityUpdate()));
   }
   removeIdentityCertificateListener(listener: IdentityListener): void {
     this.identityListeners.delete(listener);
