@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ExitCode, isStatusError, readObject } from '../../core/index.js';
+import { ExitCode, isStatusError, readNonEmptyString, readObject, type ConfigFail } from '../../core/index.js';
 import {
   CacheServerConfigError,
   createExecutionServer,
@@ -18,10 +19,13 @@ import {
   defaultImageOf,
   parseResourceLimitPolicy,
   pingDockerEngine,
+  readTokenFile,
   removeDeadWorkDirectories,
+  SCHEDULER_CREDENTIAL_KEYS,
   startExecutor,
   type ResourceLimitPolicy,
   type RunningExecutor,
+  type SchedulerCredentials,
 } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
@@ -120,12 +124,26 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
   return parsed;
 }
 
-/** The config's `executor` object: resource-limit keys only. */
-function executorSectionOf(section: unknown, where: string): Record<string, unknown> {
-  if (section === undefined) return {};
-  return readObject(section, 'executor', RESOURCE_LIMIT_KEYS, (field, problem) => {
+/** The config's `executor` object: resource-limit keys, and the TLS files the executors connect with. */
+function executorSectionOf(section: unknown, where: string, baseDir: string): { limits: Record<string, unknown>; credentials: SchedulerCredentials } {
+  if (section === undefined) return { limits: {}, credentials: {} };
+  const fail: ConfigFail = (field, problem) => {
     throw new CacheServerConfigError(`${where}: ${field}: ${problem}`);
-  });
+  };
+  const obj = readObject(section, 'executor', [...RESOURCE_LIMIT_KEYS, ...SCHEDULER_CREDENTIAL_KEYS], fail);
+  const limits = Object.fromEntries(Object.entries(obj).filter(([key]) => (RESOURCE_LIMIT_KEYS as readonly string[]).includes(key)));
+  const file = (key: (typeof SCHEDULER_CREDENTIAL_KEYS)[number]) => (obj[key] === undefined ? undefined : resolve(baseDir, readNonEmptyString(obj[key], `executor.${key}`, fail)));
+  const [tlsCa, tlsCertificate, tlsKey, tokenFile] = SCHEDULER_CREDENTIAL_KEYS.map(file);
+  let token: string | undefined;
+  try {
+    token = tokenFile === undefined ? undefined : readTokenFile(tokenFile);
+  } catch (e) {
+    fail('executor.token-file', (e as Error).message);
+  }
+  return {
+    limits,
+    credentials: { ...(tlsCa ? { tlsCa } : {}), ...(tlsCertificate ? { tlsCertificate } : {}), ...(tlsKey ? { tlsKey } : {}), ...(token ? { token } : {}) },
+  };
 }
 
 function integerFlag(flag: string, value: string, min: number, max: number): number {
@@ -168,8 +186,9 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
   let config;
   let schedulerConfig;
   let limits: ResourceLimitPolicy;
+  let executorCredentials: SchedulerCredentials = {};
   try {
-    let executorSection: Record<string, unknown> = {};
+    let executorSection: ReturnType<typeof executorSectionOf> = { limits: {}, credentials: {} };
     if (parsed.config !== undefined) {
       const file = resolve(io.cwd, parsed.config);
       let text: string;
@@ -191,11 +210,12 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
       schedulerConfig = parseSchedulerConfig((json as Record<string, unknown>)['execution'], (field, message) => {
         throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
       });
-      executorSection = executorSectionOf((json as Record<string, unknown>)['executor'], where);
+      executorSection = executorSectionOf((json as Record<string, unknown>)['executor'], where, dirname(file));
     } else {
       config = parseCacheServerConfig({}, '(defaults)', io.cwd, overrides);
     }
-    limits = parseResourceLimitPolicy({ ...executorSection, ...parsed.limits }, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
+    executorCredentials = executorSection.credentials;
+    limits = parseResourceLimitPolicy({ ...executorSection.limits, ...parsed.limits }, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
       throw new CacheServerConfigError(field in parsed.limits ? `--${field}: ${message}` : `${parsed.config}: executor.${field}: ${message}`);
     });
   } catch (e) {
@@ -220,6 +240,11 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
     }
   }
   const execution = createExecutionServer(schedulerConfig ? { config: schedulerConfig } : {});
+  // With auth on, the executors started here hold a token made for them, unless the config gives them credentials.
+  const ownToken = config.security.auth.kind === 'on' && parsed.executors > 0 ? randomBytes(32).toString('base64url') : undefined;
+  if (ownToken && executorCredentials.token === undefined && executorCredentials.tlsCertificate === undefined) {
+    executorCredentials = { ...executorCredentials, token: ownToken };
+  }
   const executors: RunningExecutor[] = [];
   let workDirectory: string | undefined;
   const stopExecutors = async () => {
@@ -232,6 +257,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
     await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, interrupted, {
       extraServices: (ctx) => execution.services(ctx),
       executionCapabilities: execution.capabilities,
+      ...(ownToken ? { clusterExecutorToken: ownToken } : {}),
       started: async (server) => {
         if (parsed.executors === 0) return;
         // Named after this process, so that a later run removes it if this one is killed.
@@ -243,6 +269,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
           const running = await startExecutor(
             {
               scheduler: server.endpoint,
+              credentials: executorCredentials,
               instanceName: '',
               name: `executor-${i}`,
               slots: parsed.slots ?? availableParallelism(),
@@ -257,6 +284,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
             (m) => log.warn(m),
           );
           executors.push(running);
+          void running.refused.then((reason) => log.warn(reason));
         }
         log.info(`${parsed.executors} executor(s) started, runner ${executors[0]?.runner}, ${parsed.slots ?? availableParallelism()} slot(s) each`);
         const enforced = executors[0]?.limits;

@@ -71,7 +71,6 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<b
 describe.skipIf(!haveOpenssl)('a secured cache server', () => {
   let dir: string;
   let ca: { ca: string; caKey: string };
-  let serverFiles: CertificateFiles;
   let ciClient: CertificateFiles;
   let server: CacheServer;
   let tokenFile: string;
@@ -80,7 +79,7 @@ describe.skipIf(!haveOpenssl)('a secured cache server', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'kiln-secured-'));
     ca = await makeCa(dir, 'cluster');
-    serverFiles = await issueCertificate(ca, dir, 'server', 'kiln-scheduler');
+    await issueCertificate(ca, dir, 'server', 'kiln-scheduler');
     ciClient = await issueCertificate(ca, dir, 'ci-client', 'ci-runner', 'DNS:ci.example.com');
     tokenFile = join(dir, 'tokens.txt');
     const lines = Object.entries(TOKENS).map(([name, token]) => `${tokenSha256(token).toString('hex')} ${name}`);
