@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError } from '../../src/core/index.js';
 import type { ServerLog } from '../service-context.js';
@@ -11,6 +11,7 @@ export interface TokenEntry {
 }
 
 const LINE = /^([0-9a-f]{64})\s+([A-Za-z0-9._@-]+)$/;
+const NAME = /^[A-Za-z0-9._@-]+$/;
 
 /**
  * Parses a token file: `SHA256HEX NAME` per line (`#` comments and blank lines allowed). Several
@@ -28,6 +29,13 @@ export function parseTokenFile(text: string, file: string): TokenEntry[] {
     entries.push({ sha256: Buffer.from(m[1]!, 'hex'), name: m[2]! });
   });
   return entries;
+}
+
+/** A fresh random token (256 bits) and its token file line. */
+export function newToken(name: string): { token: string; line: string } {
+  if (!NAME.test(name)) throw new InvalidArgumentError(`token name '${name}': expected letters, digits and ._@-`);
+  const token = randomBytes(32).toString('base64url');
+  return { token, line: `${tokenSha256(token).toString('hex')} ${name}` };
 }
 
 /** The SHA-256 of a token, as a token file stores it. */

@@ -6,6 +6,7 @@ import { ExitCode, isStatusError, readNonEmptyString, readObject, type ConfigFai
 import {
   CacheServerConfigError,
   createExecutionServer,
+  newToken,
   parseCacheServerConfig,
   parseSchedulerConfig,
   runCacheServer,
@@ -31,6 +32,7 @@ import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
 const USAGE = `Usage: kiln cluster up [options]
+       kiln cluster token NAME
 
 Starts Kiln's REAPI cluster in the foreground until interrupted (Ctrl-C): the cache server, the
 scheduler (Execution and Operations APIs, worker protocol) and N executors, all on loopback. Prints
@@ -52,8 +54,15 @@ Options:
   --max-memory-limit SIZE, --max-pids-limit N, --max-cpu-limit N
                    how far an action may raise them with the platform properties max-mem,
                    max-pids and max-cores (default: no higher than the limits above)
-  --config FILE    JSON config: storage, limits, instance names (see scheduler/README.md), and an
-                   "executor" object with the limit keys above (e.g. {"memory-limit": "2g"})
+  --config FILE    JSON config: storage, limits, instance names, "tls" and "auth" (see
+                   scheduler/README.md), and an "executor" object with the limit keys above (e.g.
+                   {"memory-limit": "2g"}) and the executors' "tls-ca", "tls-certificate",
+                   "tls-key", "token-file"
+
+Without "tls" and "auth" the port is plain and every call is served: keep it on loopback.
+
+'kiln cluster token NAME' prints a new random token (line 1, for its holder) and the line to add to
+the token file of "auth" (line 2: its SHA-256 and NAME; the file never holds the token itself).
 `;
 
 interface ClusterUpArgs {
@@ -160,11 +169,29 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stdout.write(USAGE);
     return sub === undefined ? ExitCode.COMMAND_LINE_ERROR : ExitCode.SUCCESS;
   }
+  if (sub === 'token') return printNewToken(rest, io);
   if (sub !== 'up') {
-    io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up'). Try 'kiln cluster help'.\n`);
+    io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up' or 'token'). Try 'kiln cluster help'.\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   return serveCluster(rest, io, USAGE);
+}
+
+/** `kiln cluster token NAME`: a new token and its token file line. */
+function printNewToken(args: string[], io: CliIO): number {
+  if (args.length !== 1) {
+    io.stderr.write(`ERROR: expected one NAME, the token holder's name in the token file\n${USAGE}`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  try {
+    const { token, line } = newToken(args[0]!);
+    io.stdout.write(`${token}\n${line}\n`);
+    return ExitCode.SUCCESS;
+  } catch (e) {
+    if (!isStatusError(e)) throw e;
+    io.stderr.write(`ERROR: ${e.message}\n`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
 }
 
 /** Runs the server (and executors) of `kiln cluster up` and `kiln scheduler`. */
