@@ -3,34 +3,17 @@ import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bytestream, digestOf, reapi } from '../../../src/core/index.js';
+import { digestOf, reapi } from '../../../src/core/index.js';
 import { parseCacheServerConfig, startCacheServer, type CacheServer } from '../../../scheduler/index.js';
 import { tokenSha256 } from '../../../scheduler/security/token-file.js';
-import { blob } from '../cache-server-fixture.js';
+import { blob, connect as connectTo, type Clients } from '../cache-server-fixture.js';
 import { issueCertificate, makeCa, opensslAvailable, type CertificateFiles } from './test-certificates.js';
 
 const haveOpenssl = opensslAvailable();
 const TOKENS = { reader: 'reader-token-1', writer: 'writer-token-2', runner: 'exec-token-3', admin: 'admin-token-4' };
 
-interface Clients {
-  cas: reapi.ContentAddressableStorageClient;
-  ac: reapi.ActionCacheClient;
-  bs: bytestream.ByteStreamClient;
-  caps: reapi.CapabilitiesClient;
-  close(): void;
-}
-
 function connect(server: CacheServer, credentials: grpc.ChannelCredentials): Clients {
-  const address = `127.0.0.1:${server.port}`;
-  const make = <T>(definition: object, name: string): T =>
-    new (grpc.makeGenericClientConstructor(definition as grpc.ServiceDefinition, name))(address, credentials) as unknown as T;
-  const clients = {
-    cas: make<reapi.ContentAddressableStorageClient>(reapi.ContentAddressableStorageService, 'ContentAddressableStorage'),
-    ac: make<reapi.ActionCacheClient>(reapi.ActionCacheService, 'ActionCache'),
-    bs: make<bytestream.ByteStreamClient>(bytestream.ByteStreamService, 'ByteStream'),
-    caps: make<reapi.CapabilitiesClient>(reapi.CapabilitiesService, 'Capabilities'),
-  };
-  return { ...clients, close: () => Object.values(clients).forEach((c) => (c as grpc.Client).close()) };
+  return connectTo(server.endpoint, credentials);
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; code: grpc.status; message: string };
