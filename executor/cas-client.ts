@@ -12,6 +12,7 @@ import {
   UnavailableError,
   type Digest,
 } from '../src/core/index.js';
+import type { SchedulerChannel } from './scheduler-connection.js';
 
 /** Blobs up to this size travel in batch RPCs; larger ones through ByteStream. */
 const BATCH_BLOB_LIMIT = 1024 * 1024;
@@ -40,15 +41,15 @@ export class CasClient {
   private readonly bs: bytestream.ByteStreamClient;
 
   constructor(
-    address: string,
+    channel: SchedulerChannel,
     private readonly instanceName: string,
     channelOptions: grpc.ChannelOptions = {},
   ) {
-    const options = { 'grpc.max_receive_message_length': 16 * 1024 * 1024, ...channelOptions };
+    const options = { 'grpc.max_receive_message_length': 16 * 1024 * 1024, ...channel.options, ...channelOptions };
     const Cas = grpc.makeGenericClientConstructor(reapi.ContentAddressableStorageService as unknown as grpc.ServiceDefinition, 'ContentAddressableStorage');
     const Bs = grpc.makeGenericClientConstructor(bytestream.ByteStreamService as unknown as grpc.ServiceDefinition, 'ByteStream');
-    this.cas = new Cas(address, grpc.credentials.createInsecure(), options) as unknown as reapi.ContentAddressableStorageClient;
-    this.bs = new Bs(address, grpc.credentials.createInsecure(), options) as unknown as bytestream.ByteStreamClient;
+    this.cas = new Cas(channel.address, channel.credentials, options) as unknown as reapi.ContentAddressableStorageClient;
+    this.bs = new Bs(channel.address, channel.credentials, options) as unknown as bytestream.ByteStreamClient;
   }
 
   close(): void {

@@ -10,8 +10,23 @@ import {
 } from '../src/core/index.js';
 import { RESOURCE_LIMIT_KEYS } from './runners/resource-limits.js';
 
+/** How the executor connects to a secured scheduler: PEM files and a file holding its token. */
+export const SCHEDULER_CREDENTIAL_KEYS = ['tls-ca', 'tls-certificate', 'tls-key', 'token-file'] as const;
+
 /** The keys of `kiln executor --config FILE`: the flags' names, `config` excepted. */
-export const EXECUTOR_CONFIG_KEYS = ['scheduler', 'runner', 'slots', 'platform', 'instance', 'work-dir', 'cache-size', 'name', 'image', ...RESOURCE_LIMIT_KEYS] as const;
+export const EXECUTOR_CONFIG_KEYS = [
+  'scheduler',
+  'runner',
+  'slots',
+  'platform',
+  'instance',
+  'work-dir',
+  'cache-size',
+  'name',
+  'image',
+  ...SCHEDULER_CREDENTIAL_KEYS,
+  ...RESOURCE_LIMIT_KEYS,
+] as const;
 
 export type ExecutorConfigKey = (typeof EXECUTOR_CONFIG_KEYS)[number];
 
@@ -28,6 +43,10 @@ export interface ExecutorConfigFile {
   readonly name?: string;
   /** The docker runner's default image. */
   readonly image?: string;
+  readonly 'tls-ca'?: string;
+  readonly 'tls-certificate'?: string;
+  readonly 'tls-key'?: string;
+  readonly 'token-file'?: string;
   /** The resource-limit keys, as written (parseResourceLimitPolicy checks their values). */
   readonly limits: Readonly<Record<string, string | number>>;
 }
@@ -59,6 +78,7 @@ export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwC
   read('cache-size', (v, p) => readPositiveInteger(v, p, fail));
   read('name', (v, p) => readNonEmptyString(v, p, fail));
   read('image', (v, p) => readNonEmptyString(v, p, fail));
+  for (const key of SCHEDULER_CREDENTIAL_KEYS) read(key, (v, p) => readNonEmptyString(v, p, fail));
   return file;
 }
 

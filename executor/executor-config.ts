@@ -1,10 +1,13 @@
 import type { ResourceLimitPolicy } from './runners/resource-limits.js';
 import type { PlatformProperty } from './runners/runner.js';
+import type { SchedulerCredentials } from './scheduler-connection.js';
 
 /** Everything `kiln executor` (and `kiln cluster up`) configures about one executor. */
 export interface ExecutorConfig {
-  /** host:port of the scheduler (the `grpc://` prefix is accepted and dropped). */
+  /** `grpcs://host:port` (TLS), `grpc://host:port` or `host:port` (plain): the scheduler. */
   readonly scheduler: string;
+  /** TLS files and token to connect with (a secured scheduler refuses an executor without the worker role). */
+  readonly credentials?: SchedulerCredentials;
   readonly instanceName: string;
   /** Shown in logs and in ExecutedActionMetadata.worker. */
   readonly name: string;

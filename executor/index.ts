@@ -19,5 +19,6 @@ export {
   type ResourceLimits,
 } from './runners/resource-limits.js';
 export { baseImageTag, defaultImageOf, ensureBaseImage } from './base-image.js';
-export { EXECUTOR_CONFIG_KEYS, readExecutorConfigFile, type ExecutorConfigFile } from './executor-config-file.js';
+export { EXECUTOR_CONFIG_KEYS, SCHEDULER_CREDENTIAL_KEYS, readExecutorConfigFile, type ExecutorConfigFile } from './executor-config-file.js';
+export { schedulerChannel, readTokenFile, type SchedulerCredentials, type SchedulerChannel } from './scheduler-connection.js';
 export { removeDeadWorkDirectories } from './dead-work-directories.js';

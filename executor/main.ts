@@ -8,6 +8,7 @@ import { FileCache } from './file-cache.js';
 import { DockerRunner } from './runners/docker-runner.js';
 import { LocalRunner } from './runners/local-runner.js';
 import type { Runner } from './runners/runner.js';
+import { schedulerChannel } from './scheduler-connection.js';
 import { SynchronizeLoop } from './synchronize-loop.js';
 
 export interface RunningExecutor {
@@ -15,6 +16,8 @@ export interface RunningExecutor {
   readonly runner: string;
   /** How the runner enforces the resource limits, or false when it cannot here. */
   readonly limits: string | false;
+  /** Resolves with the reason when the scheduler refuses this executor's credentials (it then takes no work). */
+  readonly refused: Promise<string>;
   /** Stops taking work, kills running actions, closes connections. */
   stop(): Promise<void>;
 }
@@ -66,21 +69,24 @@ async function removeStaleBuildDirectories(buildRoot: string, log: (message: str
 
 /** The executor's main: wires CAS client, file cache, runner and the synchronize loop, and starts it. */
 export async function startExecutor(config: ExecutorConfig, log: (message: string) => void, runner?: Runner): Promise<RunningExecutor> {
-  const address = config.scheduler.replace(/^grpc:\/\//, '');
+  const channel = schedulerChannel(config.scheduler, config.credentials);
   const chosen = runner ?? (await createRunner(config, log));
   const buildRoot = join(config.workDirectory, 'build');
   await mkdir(buildRoot, { recursive: true });
   await removeStaleBuildDirectories(buildRoot, log);
-  const cas = new CasClient(address, config.instanceName);
+  const cas = new CasClient(channel, config.instanceName);
   const fileCache = await FileCache.open(join(config.workDirectory, 'cache'), config.cacheBytes, (d, p) => cas.download(d, p));
   const executor = new BuildExecutor({ cas, fileCache, runner: chosen, buildRoot, workerName: config.name });
   const platform = config.platform.some((p) => p.name === 'OSFamily') ? config.platform : [{ name: 'OSFamily', value: 'linux' }, ...config.platform];
-  const loop = new SynchronizeLoop({ address, instanceName: config.instanceName, displayName: config.name, platform, slots: config.slots, executor, log });
+  let refuse: (message: string) => void = () => undefined;
+  const refused = new Promise<string>((resolve) => (refuse = resolve));
+  const loop = new SynchronizeLoop({ channel, instanceName: config.instanceName, displayName: config.name, platform, slots: config.slots, executor, log, refused: refuse });
   loop.start();
   return {
     name: config.name,
     runner: chosen.name,
     limits: chosen.enforcesLimits ?? false,
+    refused,
     stop: async () => {
       // Running actions are aborted: their processes or containers are killed and removed, and
       // their build directories too, before the runner's close removes anything still left.

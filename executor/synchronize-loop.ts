@@ -2,11 +2,12 @@ import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { kilnWorker, msFromDuration } from '../src/core/index.js';
 import type { BuildExecutor } from './build-executor.js';
+import { isRefusal, type SchedulerChannel } from './scheduler-connection.js';
 import type { PlatformProperty } from './runners/runner.js';
 
 export interface SynchronizeLoopOptions {
-  /** host:port of the scheduler. */
-  readonly address: string;
+  /** The scheduler's address and credentials. */
+  readonly channel: SchedulerChannel;
   readonly instanceName: string;
   readonly displayName: string;
   readonly platform: readonly PlatformProperty[];
@@ -14,6 +15,8 @@ export interface SynchronizeLoopOptions {
   readonly executor: BuildExecutor;
   /** Where problems talking to the scheduler are reported. */
   readonly log: (message: string) => void;
+  /** The scheduler refused this executor's credentials: the loop has stopped (retrying cannot help). */
+  readonly refused: (message: string) => void;
 }
 
 interface Task {
@@ -47,7 +50,7 @@ export class SynchronizeLoop {
 
   constructor(private readonly options: SynchronizeLoopOptions) {
     const Client = grpc.makeGenericClientConstructor(kilnWorker.WorkerServiceService as unknown as grpc.ServiceDefinition, 'WorkerService');
-    this.client = new Client(options.address, grpc.credentials.createInsecure()) as unknown as kilnWorker.WorkerServiceClient;
+    this.client = new Client(options.channel.address, options.channel.credentials, options.channel.options) as unknown as kilnWorker.WorkerServiceClient;
   }
 
   start(): void {
@@ -99,6 +102,15 @@ export class SynchronizeLoop {
         if (err.code === grpc.status.CANCELLED) continue; // we cancelled the long poll to report
         this.dirty = true;
         if (this.stopped) break;
+        if (isRefusal(err.code)) {
+          this.stopped = true;
+          for (const task of this.tasks.values()) task.abort.abort();
+          this.options.refused(
+            `the scheduler refused executor ${this.options.displayName} (${grpc.status[err.code]}: ${err.details}); ` +
+              'give it credentials with the worker role: a token (--token-file) or a client certificate (--tls-certificate, --tls-key)',
+          );
+          break;
+        }
         this.options.log(`executor ${this.options.displayName}: Synchronize failed (${err.details ?? err.message}); retrying in ${backoff} ms`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, backoff);

@@ -3,6 +3,7 @@ import { KilnError, readInteger, readNonEmptyString, readObject, readOneOf, read
 import { parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/blobstore/index.js';
 import { FAST_CDC_MAX_AVERAGE_BYTES, FAST_CDC_MIN_AVERAGE_BYTES } from './fast-cdc-2020.js';
 import { instanceNameProblem } from './instance-name.js';
+import { parseSecurityConfig, type SecurityConfig } from './security/security-config.js';
 
 /** The storage of one instance: its CAS and its action cache. */
 export interface InstanceStorageConfig {
@@ -38,6 +39,8 @@ export interface CacheServerConfig {
   readonly limits: CacheServerLimits;
   /** FastCDC 2020 parameters for SplitBlob, advertised in the capabilities. */
   readonly chunking: { readonly avgChunkSizeBytes: number; readonly seed: number };
+  /** TLS of the port and authentication of its calls (`tls`, `auth`; off by default). */
+  readonly security: SecurityConfig;
 }
 
 export const DEFAULT_LIMITS: CacheServerLimits = {
@@ -137,7 +140,7 @@ export function parseCacheServerConfig(
   const obj = record(value, 'config', fail);
   // `execution` is the scheduler's section, parsed by parseSchedulerConfig (execution/scheduler-config.ts).
   // `executor`: the limits of the executors `kiln cluster up` starts (read by the CLI).
-  allowOnly(obj, 'config', ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'execution', 'executor'], fail);
+  allowOnly(obj, 'config', ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'execution', 'executor', 'tls', 'auth'], fail);
 
   const host = overrides.host ?? optionalString(obj['host'], 'host', fail) ?? '127.0.0.1';
   const port = overrides.port ?? optionalInteger(obj['port'], 'port', 0, 65535, fail) ?? 0;
@@ -203,7 +206,8 @@ export function parseCacheServerConfig(
     if ((avg & (avg - 1)) !== 0) fail('chunking.avgChunkSizeBytes', `must be a power of two, got ${avg}`);
     chunking = { avgChunkSizeBytes: avg, seed: optionalInteger(c['seed'], 'chunking.seed', 0, 0xffffffff, fail) ?? 0 };
   }
-  return { host, port, instances, limits, chunking };
+  const security = parseSecurityConfig(obj['tls'], obj['auth'], names, baseDir, fail);
+  return { host, port, instances, limits, chunking, security };
 }
 
 function parseStorage(value: unknown, baseDir: string, fail: ConfigFail): StorageShorthand {

@@ -9,14 +9,17 @@ import { contentAddressableStorageService } from './content-addressable-storage-
 import { grpcServerOptions, startGrpcServer, type ServiceRegistration } from './grpc-server.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { InFlightLimiter } from './in-flight-limiter.js';
+import { openPortSecurity, type PortSecurity } from './security/port-security.js';
 import type { ServerLog, ServiceContext } from './service-context.js';
 import { StorageInstances } from './storage-instances.js';
 import { UploadSessions } from './upload-sessions.js';
 
 export interface CacheServer {
-  /** `grpc://host:port`, what clients pass to --remote_cache. */
+  /** `grpc://host:port` (`grpcs://` with TLS), what clients pass to --remote_cache. */
   readonly endpoint: string;
   readonly port: number;
+  /** Reload hooks of the TLS and token files (which are watched as well). */
+  readonly security: Pick<PortSecurity, 'reloadTls' | 'reloadTokens'>;
   readonly context: ServiceContext;
   /** Proto names of the services on the port. */
   readonly services: readonly string[];
@@ -30,6 +33,8 @@ export interface CacheServerOptions {
   readonly extraServices?: (ctx: ServiceContext) => readonly ServiceRegistration[];
   /** Execution capabilities to advertise next to the cache's. */
   readonly executionCapabilities?: ExecutionCapabilitiesSource;
+  /** With auth on: a token of the server's own executors (`kiln cluster up`), with the worker role everywhere. */
+  readonly clusterExecutorToken?: string;
 }
 
 /** Blob operations of batch RPCs running at once, server-wide: well below the usual 1024 open files. */
@@ -67,21 +72,28 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
   const sessions = new UploadSessions(config.limits.uploadIdleTimeoutMs);
   const services = [...cacheServices(ctx, sessions, options.executionCapabilities), ...(options.extraServices?.(ctx) ?? [])];
   let server;
+  let security: PortSecurity | undefined;
   try {
-    server = await startGrpcServer(config.host, config.port, services, grpcServerOptions(config.limits.maxBatchTotalSizeBytes));
+    security = await openPortSecurity(config.security, options.log, options.clusterExecutorToken);
+    const serverOptions = { ...grpcServerOptions(config.limits.maxBatchTotalSizeBytes), interceptors: security.interceptors };
+    server = await startGrpcServer(config.host, config.port, services, serverOptions, security.credentials);
   } catch (e) {
+    security?.close();
     await sessions.closeAll();
     throw e;
   }
+  const secured = security;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const running = server;
   return {
-    endpoint: `grpc://${host}:${running.port}`,
+    endpoint: `${secured.scheme}://${host}:${running.port}`,
     port: running.port,
+    security: secured,
     context: ctx,
     services: services.map((s) => s.name),
     close: async () => {
       await running.stop();
+      secured.close();
       await sessions.closeAll();
     },
   };

@@ -24,18 +24,19 @@ export function grpcServerOptions(maxBatchBytes: number): grpc.ServerOptions {
   };
 }
 
-/** Starts a server with every registration on one port (0 = ephemeral). */
+/** Starts a server with every registration on one port (0 = ephemeral), plain unless `credentials` say TLS. */
 export async function startGrpcServer(
   host: string,
   port: number,
   services: readonly ServiceRegistration[],
   options: grpc.ServerOptions = {},
+  credentials: grpc.ServerCredentials = grpc.ServerCredentials.createInsecure(),
 ): Promise<RunningGrpcServer> {
   const server = new grpc.Server(options);
   for (const s of services) server.addService(s.definition, s.implementation);
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+    server.bindAsync(address, credentials, (err, p) => (err ? reject(err) : resolve(p))),
   );
   tuneHttp2Sessions(server);
   return {

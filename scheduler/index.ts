@@ -16,6 +16,8 @@ export type { ServiceRegistration } from './grpc-server.js';
 export { HIGH_API_VERSION, LOW_API_VERSION, type ExecutionCapabilitiesSource } from './capabilities-service.js';
 export { FastCdc2020Chunker, type FastCdc2020Options } from './fast-cdc-2020.js';
 export { RESERVED_INSTANCE_SEGMENTS, instanceNameProblem } from './instance-name.js';
+export { newToken } from './security/token-file.js';
+export { ROLES, type Role, type SecurityConfig, type AuthConfig, type ServerTlsConfig } from './security/security-config.js';
 export { parseReadResourceName, parseWriteResourceName } from './resource-name.js';
 export {
   createExecutionServer,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { digestKey, durationFromMs, googleRpc, kilnWorker, NotFoundError, reapi, timestampFromMs, type Clock, type Digest } from '../../src/core/index.js';
 import type { ValidatedAction } from './action-validator.js';
 import { ExecutionQueue } from './execution-queue.js';
+import { operationName } from './operation-name.js';
 import { PlatformRules, type PlatformProperty } from './platform-rules.js';
 import { quotedName } from '../instance-name.js';
 import type { SchedulerConfig } from './scheduler-config.js';
@@ -125,7 +126,7 @@ export class ExecutionScheduler {
 
   /** A new operation for an Execute call, in stage CACHE_CHECK; `submit` or `finishFromCache` follows. */
   begin(instanceName: string, actionDigest: Digest): OperationState {
-    const name = `${instanceName === '' ? '' : `${instanceName}/`}operations/${this.newId()}`;
+    const name = operationName(instanceName, this.newId());
     const op = new OperationRecord(name, instanceName, actionDigest);
     this.operations.set(name, op);
     return op.snapshot();

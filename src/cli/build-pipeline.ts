@@ -81,7 +81,7 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, opened.rest, ctx.workspace.root, io.env.HOME)));
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
-    remote = await remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown');
+    remote = await remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown', { workspace: ctx.workspace.root, env: io.env, warn: (m) => io.stderr.write(`WARNING: ${m}\n`) });
     checkExecutionDirectories(options, io.cwd);
     if (command === 'test') {
       testSettings = testSettingsFrom(options, io.env, ctx.workspace.name);

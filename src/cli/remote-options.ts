@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import type { BuildOptions } from '../analysis/index.js';
 import { UsageError } from '../core/index.js';
 import type { DownloadMode, RemoteExecutionOptions } from '../exec/index.js';
-import type { RemoteEndpoint } from '../remote/index.js';
+import type { EndpointCredentials, RemoteEndpoint } from '../remote/index.js';
 
 /**
  * The remote half of a build from Bazel's flags: `--remote_executor`, `--remote_cache` (the
@@ -21,7 +21,19 @@ function downloadMode(options: BuildOptions): DownloadMode {
   return options.getString('remote_download_outputs') as DownloadMode;
 }
 
-export async function remoteExecutionOptions(options: BuildOptions, cwd: string, toolVersion: string): Promise<RemoteExecutionOptions | undefined> {
+/** Where credential helpers run (the workspace, with the client's environment) and where their later failures go. */
+export interface CredentialHelperContext {
+  readonly workspace: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly warn: (message: string) => void;
+}
+
+export async function remoteExecutionOptions(
+  options: BuildOptions,
+  cwd: string,
+  toolVersion: string,
+  helperContext: CredentialHelperContext = { workspace: cwd, env: process.env, warn: () => undefined },
+): Promise<RemoteExecutionOptions | undefined> {
   const executorUrl = options.getString('remote_executor');
   const cacheUrl = options.getString('remote_cache');
   const headerFlags = ['remote_header', 'remote_cache_header', 'remote_exec_header'];
@@ -56,6 +68,7 @@ export async function remoteExecutionOptions(options: BuildOptions, cwd: string,
   const certificate = file('tls_certificate');
   const clientCertificate = file('tls_client_certificate');
   const clientKey = file('tls_client_key');
+  const credentialHeaders = await credentialHelperHeaders(remote, options, helperContext, { cache: cache ?? executor!, ...(executor ? { exec: executor } : {}) });
   const invocationId = randomUUID();
   const client = new remote.RemoteClient({
     ...(executor ? { executor } : {}),
@@ -66,6 +79,7 @@ export async function remoteExecutionOptions(options: BuildOptions, cwd: string,
     retries,
     retryMaxDelayMs,
     tls: { ...(certificate ? { certificate } : {}), ...(clientCertificate ? { clientCertificate } : {}), ...(clientKey ? { clientKey } : {}) },
+    ...(credentialHeaders ? { credentialHeaders } : {}),
     identity: { toolName: 'kiln', toolVersion, invocationId, buildRequestId: invocationId },
     compression: options.getBool('remote_cache_compression'),
   });
@@ -77,4 +91,39 @@ export async function remoteExecutionOptions(options: BuildOptions, cwd: string,
     defaultExecProperties,
     downloadOutputs: downloadMode(options),
   };
+}
+
+type RemoteLayer = typeof import('../remote/index.js');
+
+/**
+ * `--credential_helper`: the helper chosen for each endpoint's host is run once before the build
+ * (with Bazel's `{"uri": ...}` request) and again when its answer expires.
+ * @throws UsageError for a malformed flag or a helper that fails
+ */
+async function credentialHelperHeaders(
+  remote: RemoteLayer,
+  options: BuildOptions,
+  context: CredentialHelperContext,
+  endpoints: { cache: RemoteEndpoint; exec?: RemoteEndpoint },
+): Promise<{ cache?: EndpointCredentials; exec?: EndpointCredentials } | undefined> {
+  const specs = options.getList('credential_helper').map((v) => remote.parseCredentialHelperFlag(v, context.workspace));
+  const helperOptions = {
+    cacheDurationMs: remote.parseDurationFlag(options.getString('credential_helper_cache_duration'), 'credential_helper_cache_duration'),
+    timeoutMs: remote.parseDurationFlag(options.getString('credential_helper_timeout'), 'credential_helper_timeout'),
+    cwd: context.workspace,
+    env: context.env,
+  };
+  if (specs.length === 0) return undefined;
+  const fetched = new Map<string, Promise<EndpointCredentials | undefined>>();
+  const forEndpoint = (endpoint: RemoteEndpoint): Promise<EndpointCredentials | undefined> => {
+    // A Unix socket has no host for a helper to be chosen by (as in Bazel).
+    if (!('host' in endpoint.address)) return Promise.resolve(undefined);
+    const helper = remote.helperForHost(specs, endpoint.address.host);
+    if (!helper) return Promise.resolve(undefined);
+    const uri = /^grpcs?:\/\//.test(endpoint.url) ? endpoint.url : `grpcs://${endpoint.url}`;
+    if (!fetched.has(uri)) fetched.set(uri, remote.EndpointCredentials.fetch(uri, helper, helperOptions, (m) => context.warn(`${m}; the previous credentials stay in use`)));
+    return fetched.get(uri)!;
+  };
+  const [cache, exec] = await Promise.all([forEndpoint(endpoints.cache), endpoints.exec ? forEndpoint(endpoints.exec) : undefined]);
+  return { ...(cache ? { cache } : {}), ...(exec ? { exec } : {}) };
 }

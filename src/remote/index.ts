@@ -19,3 +19,4 @@ export {
   type ResultOutputOptions,
 } from './output-download.js';
 export { actionBlobs, blobsNamed } from './action-blobs.js';
+export { EndpointCredentials, helperForHost, parseCredentialHelperFlag, parseDurationFlag, runCredentialHelper, type CredentialHelperSpec, type CredentialHelperOptions } from './credential-helper.js';

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { FileHandle } from 'node:fs/promises';
 import { digestKey, reapi, type Digest } from '../core/index.js';
 import { BlobReadBatcher } from './blob-read-batcher.js';
+import type { EndpointCredentials as CredentialHeaders } from './credential-helper.js';
 import { RemoteCallError } from './remote-call-error.js';
 import { RemoteCas, casLimitsOf, type BlobSource, type CasLimits } from './remote-cas.js';
 import { RemoteChannel, unaryCall } from './remote-channel.js';
@@ -40,6 +41,8 @@ export interface RemoteOptions {
   /** `--remote_retry_max_delay` in milliseconds (Bazel's default: 5 s). */
   readonly retryMaxDelayMs?: number;
   readonly tls?: TlsFiles;
+  /** Headers a `--credential_helper` gives for each endpoint, asked on every call (they may be refreshed). */
+  readonly credentialHeaders?: { readonly cache?: CredentialHeaders; readonly exec?: CredentialHeaders };
   readonly identity: InvocationIdentity;
   /** `--remote_cache_compression`: zstd blobs where the server takes them. */
   readonly compression?: boolean;
@@ -235,7 +238,8 @@ export class RemoteClient {
 
   private metadata(kind: 'cache' | 'exec', action?: ActionIdentity): grpc.Metadata {
     const headers = this.options.headers ?? {};
-    return requestMetadata(this.options.identity, [...(headers.common ?? []), ...((kind === 'cache' ? headers.cache : headers.exec) ?? [])], action);
+    const helped = this.options.credentialHeaders?.[kind]?.headers() ?? [];
+    return requestMetadata(this.options.identity, [...(headers.common ?? []), ...((kind === 'cache' ? headers.cache : headers.exec) ?? []), ...helped], action);
   }
 }
 

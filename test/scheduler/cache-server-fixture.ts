@@ -39,12 +39,13 @@ export interface Clients {
   close(): void;
 }
 
-export function connect(endpoint: string): Clients {
-  const address = endpoint.replace(/^grpc:\/\//, '');
+/** Clients of `endpoint`, plain unless `credentials` say TLS. */
+export function connect(endpoint: string, credentials: grpc.ChannelCredentials = grpc.credentials.createInsecure()): Clients {
+  const address = endpoint.replace(/^grpcs?:\/\//, '');
   const options = { 'grpc.max_receive_message_length': 64 * 1024 * 1024 };
   const make = <T>(definition: object, name: string): T => {
     const Ctor = grpc.makeGenericClientConstructor(definition as grpc.ServiceDefinition, name);
-    return new Ctor(address, grpc.credentials.createInsecure(), options) as unknown as T;
+    return new Ctor(address, credentials, options) as unknown as T;
   };
   const clients = {
     cas: make<reapi.ContentAddressableStorageClient>(reapi.ContentAddressableStorageService, 'ContentAddressableStorage'),

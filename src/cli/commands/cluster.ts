@@ -1,10 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ExitCode, isStatusError, readObject, UsageError } from '../../core/index.js';
+import { ExitCode, isStatusError, readNonEmptyString, readObject, UsageError, type ConfigFail } from '../../core/index.js';
 import {
   CacheServerConfigError,
   createExecutionServer,
+  newToken,
   parseCacheServerConfig,
   parseSchedulerConfig,
   runCacheServer,
@@ -18,15 +20,19 @@ import {
   defaultImageOf,
   parseResourceLimitPolicy,
   pingDockerEngine,
+  readTokenFile,
   removeDeadWorkDirectories,
+  SCHEDULER_CREDENTIAL_KEYS,
   startExecutor,
   type ResourceLimitPolicy,
   type RunningExecutor,
+  type SchedulerCredentials,
 } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
 const USAGE = `Usage: kiln cluster up [options]
+       kiln cluster token NAME
 
 Starts Kiln's REAPI cluster in the foreground until interrupted (Ctrl-C): the cache server, the
 scheduler (Execution and Operations APIs, worker protocol) and N executors, all on loopback. Prints
@@ -48,8 +54,15 @@ Options:
   --max-memory-limit SIZE, --max-pids-limit N, --max-cpu-limit N
                    how far an action may raise them with the platform properties max-mem,
                    max-pids and max-cores (default: no higher than the limits above)
-  --config FILE    JSON config: storage, limits, instance names (see scheduler/README.md), and an
-                   "executor" object with the limit keys above (e.g. {"memory-limit": "2g"})
+  --config FILE    JSON config: storage, limits, instance names, "tls" and "auth" (see
+                   scheduler/README.md), and an "executor" object with the limit keys above (e.g.
+                   {"memory-limit": "2g"}) and the executors' "tls-ca", "tls-certificate",
+                   "tls-key", "token-file"
+
+Without "tls" and "auth" the port is plain and every call is served: keep it on loopback.
+
+'kiln cluster token NAME' prints a new random token (line 1, for its holder) and the line to add to
+the token file of "auth" (line 2: its SHA-256 and NAME; the file never holds the token itself).
 `;
 
 interface ClusterUpArgs {
@@ -118,12 +131,26 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
   return parsed;
 }
 
-/** The config's `executor` object: resource-limit keys only. */
-function executorSectionOf(section: unknown, where: string): Record<string, unknown> {
-  if (section === undefined) return {};
-  return readObject(section, 'executor', RESOURCE_LIMIT_KEYS, (field, problem) => {
+/** The config's `executor` object: resource-limit keys, and the TLS files the executors connect with. */
+function executorSectionOf(section: unknown, where: string, baseDir: string): { limits: Record<string, unknown>; credentials: SchedulerCredentials } {
+  if (section === undefined) return { limits: {}, credentials: {} };
+  const fail: ConfigFail = (field, problem) => {
     throw new CacheServerConfigError(`${where}: ${field}: ${problem}`);
-  });
+  };
+  const obj = readObject(section, 'executor', [...RESOURCE_LIMIT_KEYS, ...SCHEDULER_CREDENTIAL_KEYS], fail);
+  const limits = Object.fromEntries(Object.entries(obj).filter(([key]) => (RESOURCE_LIMIT_KEYS as readonly string[]).includes(key)));
+  const file = (key: (typeof SCHEDULER_CREDENTIAL_KEYS)[number]) => (obj[key] === undefined ? undefined : resolve(baseDir, readNonEmptyString(obj[key], `executor.${key}`, fail)));
+  const [tlsCa, tlsCertificate, tlsKey, tokenFile] = SCHEDULER_CREDENTIAL_KEYS.map(file);
+  let token: string | undefined;
+  try {
+    token = tokenFile === undefined ? undefined : readTokenFile(tokenFile);
+  } catch (e) {
+    fail('executor.token-file', (e as Error).message);
+  }
+  return {
+    limits,
+    credentials: { ...(tlsCa ? { tlsCa } : {}), ...(tlsCertificate ? { tlsCertificate } : {}), ...(tlsKey ? { tlsKey } : {}), ...(token ? { token } : {}) },
+  };
 }
 
 function integerFlag(flag: string, value: string, min: number, max: number): number {
@@ -140,11 +167,29 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stdout.write(USAGE);
     return sub === undefined ? ExitCode.COMMAND_LINE_ERROR : ExitCode.SUCCESS;
   }
+  if (sub === 'token') return printNewToken(rest, io);
   if (sub !== 'up') {
-    io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up'). Try 'kiln cluster help'.\n`);
+    io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up' or 'token'). Try 'kiln cluster help'.\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   return serveCluster(rest, io, USAGE);
+}
+
+/** `kiln cluster token NAME`: a new token and its token file line. */
+function printNewToken(args: string[], io: CliIO): number {
+  if (args.length !== 1) {
+    io.stderr.write(`ERROR: expected one NAME, the token holder's name in the token file\n${USAGE}`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  try {
+    const { token, line } = newToken(args[0]!);
+    io.stdout.write(`${token}\n${line}\n`);
+    return ExitCode.SUCCESS;
+  } catch (e) {
+    if (!isStatusError(e)) throw e;
+    io.stderr.write(`ERROR: ${e.message}\n`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
 }
 
 /** Runs the server (and executors) of `kiln cluster up` and `kiln scheduler`. */
@@ -166,8 +211,9 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
   let config;
   let schedulerConfig;
   let limits: ResourceLimitPolicy;
+  let executorCredentials: SchedulerCredentials = {};
   try {
-    let executorSection: Record<string, unknown> = {};
+    let executorSection: ReturnType<typeof executorSectionOf> = { limits: {}, credentials: {} };
     if (parsed.config !== undefined) {
       const file = resolve(io.cwd, parsed.config);
       let text: string;
@@ -189,11 +235,12 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
       schedulerConfig = parseSchedulerConfig((json as Record<string, unknown>)['execution'], (field, message) => {
         throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
       });
-      executorSection = executorSectionOf((json as Record<string, unknown>)['executor'], where);
+      executorSection = executorSectionOf((json as Record<string, unknown>)['executor'], where, dirname(file));
     } else {
       config = parseCacheServerConfig({}, '(defaults)', io.cwd, overrides);
     }
-    limits = parseResourceLimitPolicy({ ...executorSection, ...parsed.limits }, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
+    executorCredentials = executorSection.credentials;
+    limits = parseResourceLimitPolicy({ ...executorSection.limits, ...parsed.limits }, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
       throw new CacheServerConfigError(field in parsed.limits ? `--${field}: ${message}` : `${parsed.config}: executor.${field}: ${message}`);
     });
   } catch (e) {
@@ -218,6 +265,11 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
     }
   }
   const execution = createExecutionServer(schedulerConfig ? { config: schedulerConfig } : {});
+  // With auth on, the executors started here hold a token made for them, unless the config gives them credentials.
+  const ownToken = config.security.auth.kind === 'on' && parsed.executors > 0 ? randomBytes(32).toString('base64url') : undefined;
+  if (ownToken && executorCredentials.token === undefined && executorCredentials.tlsCertificate === undefined) {
+    executorCredentials = { ...executorCredentials, token: ownToken };
+  }
   const executors: RunningExecutor[] = [];
   let workDirectory: string | undefined;
   const stopExecutors = async () => {
@@ -230,6 +282,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
     await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, interrupted, {
       extraServices: (ctx) => execution.services(ctx),
       executionCapabilities: execution.capabilities,
+      ...(ownToken ? { clusterExecutorToken: ownToken } : {}),
       started: async (server) => {
         if (parsed.executors === 0) return;
         // Named after this process, so that a later run removes it if this one is killed.
@@ -241,6 +294,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
           const running = await startExecutor(
             {
               scheduler: server.endpoint,
+              credentials: executorCredentials,
               instanceName: '',
               name: `executor-${i}`,
               slots: parsed.slots ?? availableParallelism(),
@@ -255,6 +309,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
             (m) => log.warn(m),
           );
           executors.push(running);
+          void running.refused.then((reason) => log.warn(reason));
         }
         log.info(`${parsed.executors} executor(s) started, runner ${executors[0]?.runner}, ${parsed.slots ?? availableParallelism()} slot(s) each`);
         const enforced = executors[0]?.limits;

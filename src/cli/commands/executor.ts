@@ -10,22 +10,30 @@ import {
   defaultImageOf,
   parseResourceLimitPolicy,
   readExecutorConfigFile,
+  readTokenFile,
   removeDeadWorkDirectories,
   startExecutor,
   RESOURCE_LIMIT_KEYS,
+  SCHEDULER_CREDENTIAL_KEYS,
   type ExecutorConfig,
   type ExecutorConfigFile,
+  type SchedulerCredentials,
 } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
-const USAGE = `Usage: kiln executor --scheduler grpc://HOST:PORT [options]
+const USAGE = `Usage: kiln executor --scheduler grpc[s]://HOST:PORT [options]
 
 Runs one executor in the foreground until interrupted (Ctrl-C): it connects to the scheduler,
 announces its platform and slots, and runs the actions it is assigned.
 
 Options:
-  --scheduler URL      the scheduler's endpoint, as printed by 'kiln scheduler' (required)
+  --scheduler URL      the scheduler's endpoint, as printed by 'kiln scheduler' (required); grpcs:// is TLS
+  --tls-ca FILE        PEM CA the scheduler's certificate must chain to (default: the system's roots)
+  --tls-certificate FILE, --tls-key FILE
+                       PEM client certificate and key for mutual TLS
+  --token-file FILE    a file holding this executor's token, sent as "authorization: Bearer TOKEN"
+                       (a secured scheduler refuses an executor without the worker role)
   --runner KIND        local (namespace sandbox when available) or docker (default local)
   --slots N            actions run at once (default: the number of CPUs)
   --platform NAME=VAL  a platform property to announce (repeatable); OSFamily=linux is implied
@@ -113,9 +121,18 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     throw new UsageError(flags.has(field as Flag) ? `--${field}: ${message}` : `${configPath}: ${field}: ${message}`);
   });
   const name = String(pick('name') ?? hostname());
+  const path = (flag: Flag) => (pick(flag) === undefined ? undefined : resolve(io.cwd, String(pick(flag))));
+  const [tlsCa, tlsCertificate, tlsKey, tokenFile] = SCHEDULER_CREDENTIAL_KEYS.map(path);
+  const credentials: SchedulerCredentials = {
+    ...(tlsCa ? { tlsCa } : {}),
+    ...(tlsCertificate ? { tlsCertificate } : {}),
+    ...(tlsKey ? { tlsKey } : {}),
+    ...(tokenFile ? { token: readTokenFile(tokenFile) } : {}),
+  };
   const workDir = pick('work-dir');
   return {
     scheduler,
+    credentials,
     instanceName: String(pick('instance') ?? ''),
     name,
     slots: pick('slots') === undefined ? availableParallelism() : integer('slots', pick('slots'), 1),
@@ -164,6 +181,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     }
     running = await startExecutor(config, log);
   } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`ERROR: ${e.message}\n`);
+      return ExitCode.COMMAND_LINE_ERROR;
+    }
     if (!isStatusError(e)) throw e;
     io.stderr.write(`ERROR: --runner ${config.runner}: ${e.message}\n`);
     return ExitCode.BUILD_FAILURE;
@@ -171,10 +192,11 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   io.stderr.write(`INFO: executor ${config.name} (${running.runner}, ${config.slots} slot(s)) working for ${config.scheduler}\n`);
   io.stderr.write(`INFO: ${running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs'}\n`);
   io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
-  await (io.interrupted ?? new Promise<void>(() => undefined));
-  io.stderr.write('INFO: interrupted: stopping\n');
+  const refusal = await Promise.race([(io.interrupted ?? new Promise<void>(() => undefined)).then(() => undefined), running.refused]);
+  if (refusal === undefined) io.stderr.write('INFO: interrupted: stopping\n');
+  else io.stderr.write(`ERROR: ${refusal}\n`);
   await running.stop();
   // Without --work-dir the directory was this process's own (named by its pid): nothing reuses it.
   if (config.workDirectory === defaultWorkDirectory()) await rm(config.workDirectory, { recursive: true, force: true });
-  return ExitCode.SUCCESS;
+  return refusal === undefined ? ExitCode.SUCCESS : ExitCode.REMOTE_ERROR;
 }

@@ -6,13 +6,14 @@ const USAGE = `Usage: kiln scheduler [options]
 
 Serves Kiln's REAPI scheduler in the foreground until interrupted (Ctrl-C): the remote cache, the
 Execution and Operations APIs, and the worker protocol that 'kiln executor' connects to. Prints its
-endpoint grpc://HOST:PORT as the first line of stdout.
+endpoint grpc://HOST:PORT (grpcs:// with TLS) as the first line of stdout.
 
 Options:
   --port N         port to listen on; 0 picks a free one (default 0, or the config's)
   --host ADDR      address to listen on (default 127.0.0.1)
   --storage DIR    keep blobs on disk in DIR (default: in memory)
-  --config FILE    JSON config: storage, limits, instance names (see scheduler/README.md)
+  --config FILE    JSON config: storage, limits, instance names, "tls" and "auth" (see
+                   scheduler/README.md); without them the port is plain and open: keep it on loopback
 `;
 
 /** `kiln scheduler`: `kiln cluster up` without executors. */

@@ -6,7 +6,7 @@ import { onTestFinished } from 'vitest';
 import { digestOf, encodeMessage, longrunning, reapi, unpackAny, type Digest } from '../../../src/core/index.js';
 import { parseCacheServerConfig, startCacheServer, type CacheServer } from '../../../scheduler/index.js';
 import { createExecutionServer, type ExecutionServer, type SchedulerConfig } from '../../../scheduler/execution/index.js';
-import { BuildExecutor, CasClient, FileCache, SynchronizeLoop } from '../../../executor/index.js';
+import { BuildExecutor, CasClient, FileCache, SynchronizeLoop, schedulerChannel } from '../../../executor/index.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
 import type { Runner } from '../../../executor/runners/runner.js';
 import { connect, must, type Clients } from '../cache-server-fixture.js';
@@ -90,13 +90,14 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
     async addExecutor(options = {}) {
       const index = count++;
       const dir = join(work, `executor-${index}`);
-      const cas = new CasClient(address, '');
+      const channel = schedulerChannel(address);
+      const cas = new CasClient(channel, '');
       const fileCache = await FileCache.open(join(dir, 'cache'), 64 * 1024 * 1024, (d, p) => cas.download(d, p));
       const ownRunner = options.runner ? undefined : await LocalRunner.create({ sandbox: 'off' });
       const runner = options.runner ?? ownRunner!;
       const name = options.name ?? `test-executor-${index}`;
       const executor = new BuildExecutor({ cas, fileCache, runner, buildRoot: join(dir, 'build'), workerName: name });
-      const loop = new SynchronizeLoop({ address, instanceName: '', displayName: name, platform: [{ name: 'OSFamily', value: 'linux' }], slots: options.slots ?? 2, executor, log: () => undefined });
+      const loop = new SynchronizeLoop({ channel, instanceName: '', displayName: name, platform: [{ name: 'OSFamily', value: 'linux' }], slots: options.slots ?? 2, executor, log: () => undefined, refused: () => undefined });
       loop.start();
       executors.push({ loop, cas, executor, ...(ownRunner ? { ownRunner } : {}) });
       return loop;
