@@ -4,7 +4,7 @@ import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
 import type { StrategyFlags } from '../exec/index.js';
 import type { TestRunReporter, TestOutputStreams } from './test-run-reporter.js';
-import { formatExecutedLine, formatTestLines, sortOutcomes, type TestOutcome } from './test-summary.js';
+import { formatExecutedLine, formatTestLines, seconds, sortOutcomes, type TestOutcome } from './test-summary.js';
 
 /**
  * The graph's test actions with the client's values of their `env_inherit` names (unset names are left
@@ -89,6 +89,8 @@ export async function retryFailedRuns(
  * Each test's outcome from what the reporter saw: runs never run are FAILED TO BUILD when an
  * action they needed failed, else NO STATUS; a test whose runs all passed in the end is FLAKY if
  * an earlier attempt failed; otherwise a failed run makes it TIMEOUT (a run timed out) or FAILED.
+ * As in Bazel's TestResultAnalyzer, every attempt counts: its time, and its log among the failed
+ * logs when it failed (`FAILED in 3 out of 3` for a test whose retries all failed).
  */
 export function testOutcomes(tests: readonly TestTarget[], reporter: TestRunReporter, actions: readonly Action[]): TestOutcome[] {
   const broken = brokenOutputs(actions, reporter.failedActions);
@@ -96,30 +98,25 @@ export function testOutcomes(tests: readonly TestTarget[], reporter: TestRunRepo
     const tries = t.runs.map((r) => reporter.attempts.get(r) ?? []);
     if (tries.some((a) => a.length === 0)) {
       const failedToBuild = t.runs.some((r) => r.action.inputs.some((i) => broken.has(i.execPath)) || reporter.failedActions.has(r.action));
-      return { label: t.label, status: failedToBuild ? 'FAILED TO BUILD' : 'NO STATUS', durations: [], cached: false, failedLogs: [], executed: false };
+      return { label: t.label, status: failedToBuild ? 'FAILED TO BUILD' : 'NO STATUS', durationsMs: [], cached: false, failedLogs: [], executed: false };
     }
     const all = tries.flat();
-    const durations = all.map((a) => a.result.durationMs / 1000);
-    const finals = tries.map((a) => a[a.length - 1]!);
     const executed = all.some((a) => !a.cached);
-    const cached = !executed;
-    if (finals.every((f) => f.result.status === 'PASSED')) {
-      const failedAttempts = all.filter((a) => a.result.status !== 'PASSED');
-      if (failedAttempts.length === 0) return { label: t.label, status: 'PASSED', durations, cached, failedLogs: [], executed };
-      return {
-        label: t.label,
-        status: 'FLAKY',
-        durations,
-        cached,
-        flakyFailures: { failed: failedAttempts.length, attempts: all.length },
-        failedLogs: failedAttempts.map((a) => a.logPath),
-        executed,
-      };
-    }
-    const failedFinals = finals.filter((f) => f.result.status !== 'PASSED');
-    const status = failedFinals.some((f) => f.result.status === 'TIMEOUT') ? 'TIMEOUT' : 'FAILED';
-    const ranRemotely = all.some((a) => a.remote);
-    return { label: t.label, status, durations, cached, failedLogs: failedFinals.map((f) => f.logPath), executed, ranRemotely };
+    const failedAttempts = all.filter((a) => a.result.status !== 'PASSED');
+    // Per run, as Bazel's test strategy lists them: the run's own test.log, then its retried attempts' logs.
+    const failedLogs = tries.flatMap((a) => [...a.slice(-1), ...a.slice(0, -1)].filter((x) => x.result.status !== 'PASSED').map((x) => x.logPath));
+    const common = {
+      label: t.label,
+      durationsMs: all.map((a) => Math.trunc(a.result.durationMs)),
+      cached: !executed,
+      attempts: { failed: failedAttempts.length, total: all.length },
+      failedLogs,
+      executed,
+    };
+    const finals = tries.map((a) => a[a.length - 1]!);
+    if (finals.every((f) => f.result.status === 'PASSED')) return { ...common, status: failedAttempts.length === 0 ? 'PASSED' : 'FLAKY' };
+    const status = finals.some((f) => f.result.status === 'TIMEOUT') ? 'TIMEOUT' : 'FAILED';
+    return { ...common, status, ranRemotely: all.some((a) => a.remote) };
   });
 }
 
@@ -162,15 +159,16 @@ export function printTestSummary(outcomes: readonly TestOutcome[], tests: readon
   const timeoutOf = new Map(tests.map((t) => [t.label, t.timeout]));
   let wrongSize = false;
   for (const o of outcomes) {
-    if (o.status !== 'PASSED' || o.durations.length === 0) continue;
-    const max = Math.max(...o.durations);
+    if (o.status !== 'PASSED' || o.durationsMs.length === 0) continue;
+    const maxMs = Math.max(...o.durationsMs);
+    const max = maxMs / 1000;
     const range = TIMEOUT_RANGES.find(([name]) => name === timeoutOf.get(o.label));
     if (!range || (max >= range[2] && max <= range[3])) continue;
     wrongSize = true;
     if (verboseTimeoutWarnings) {
       const fit = TIMEOUT_RANGES.find(([, , lo, hi]) => max >= lo && max <= hi) ?? TIMEOUT_RANGES[0]!;
       out.stderr(
-        `WARNING: ${o.label}: Test execution time (${max.toFixed(1)}s excluding execution overhead) outside of range for ${range[0].toUpperCase()} tests. Consider setting timeout="${fit[0]}" or size="${fit[1]}".\n`,
+        `WARNING: ${o.label}: Test execution time (${seconds(maxMs)} excluding execution overhead) outside of range for ${range[0].toUpperCase()} tests. Consider setting timeout="${fit[0]}" or size="${fit[1]}".\n`,
       );
     }
   }
@@ -183,11 +181,16 @@ export function printTestSummary(outcomes: readonly TestOutcome[], tests: readon
   out.stdout(text);
 }
 
-/** Bazel's `TIMEOUT: //x (Summary)` and `FLAKY: //x (Summary)` blocks, printed before the closing lines. */
+/**
+ * Bazel's `TIMEOUT: //x (Summary)`, `FLAKY: //x (Summary)` and (for a test with more than one failed
+ * log) `FAILED: //x (Summary)` blocks, printed before the closing lines: the summaries its UI
+ * event handler finds new (testSummaryProvidesNewInformation).
+ */
 export function summaryBlocks(outcomes: readonly TestOutcome[]): string {
   let text = '';
   for (const o of outcomes) {
-    if (o.status !== 'TIMEOUT' && o.status !== 'FLAKY') continue;
+    const news = o.status === 'TIMEOUT' || o.status === 'FLAKY' || (o.status === 'FAILED' && o.failedLogs.length > 1);
+    if (!news) continue;
     text += `${o.status}: ${o.label} (Summary)\n`;
     for (const log of o.failedLogs) text += `      ${log}\n`;
   }

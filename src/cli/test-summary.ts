@@ -4,13 +4,13 @@ import { Label } from '../loading/index.js';
 export interface TestOutcome {
   readonly label: string;
   readonly status: 'PASSED' | 'FAILED' | 'TIMEOUT' | 'FLAKY' | 'NO STATUS' | 'FAILED TO BUILD';
-  /** Every run taken into account (shards, runs, attempts), in seconds. */
-  readonly durations: readonly number[];
+  /** Every attempt of every run (shards, runs_per_test, retries), in whole milliseconds as Bazel keeps them. */
+  readonly durationsMs: readonly number[];
   /** All runs came from a cache. */
   readonly cached: boolean;
-  /** Failed attempts of a FLAKY test, and the number of attempts. */
-  readonly flakyFailures?: { readonly failed: number; readonly attempts: number };
-  /** Absolute paths of the logs of failed runs (attempt logs for a FLAKY test). */
+  /** How many attempts (of every run) there were, and how many of them failed. */
+  readonly attempts?: { readonly failed: number; readonly total: number };
+  /** Absolute paths of the logs of every failed attempt (a retried attempt's log, a failed run's test.log). */
   readonly failedLogs: readonly string[];
   /** Whether the test ran in this command (not cached, not failed to build, not skipped). */
   readonly executed: boolean;
@@ -19,26 +19,44 @@ export interface TestOutcome {
 }
 
 /**
- * Bazel's per-test line: the label padded so that the status ends the 78th column's word
- * (`Strings.padEnd(label, 78 - status.length) + " " + status`), then the time and the logs of failures.
+ * Bazel's per-test line (TestSummaryPrinter.print): the label padded so that the status ends the
+ * 78th column's word (`Strings.padEnd(label, 78 - status.length) + " " + status`), how many of
+ * several attempts failed (`, failed in 1 out of 2` for FLAKY, ` in 2 out of 2` for FAILED and
+ * TIMEOUT), the time (the longest attempt; a Stats line when there were several), then the logs of
+ * the failed attempts.
  */
 export function formatTestLines(o: TestOutcome): string {
   const status = `${o.cached ? '(cached) ' : ''}${o.status}`;
-  let line = `${o.label.padEnd(78 - status.length)} ${status}`;
-  if (o.flakyFailures) line += `, failed in ${o.flakyFailures.failed} out of ${o.flakyFailures.attempts}`;
-  if (o.durations.length > 0 && o.status !== 'NO STATUS' && o.status !== 'FAILED TO BUILD') line += ` in ${seconds(Math.max(...o.durations))}`;
+  let line = `${o.label.padEnd(78 - status.length)} ${status}${attemptSummary(o)}`;
+  const times = o.durationsMs;
+  if (times.length > 0 && o.status !== 'NO STATUS' && o.status !== 'FAILED TO BUILD') line += ` in ${seconds(Math.max(...times))}`;
   let text = `${line}\n`;
-  if (o.durations.length > 1) text += `  ${formatStats(o.durations)}\n`;
+  if (times.length > 1) text += `  ${formatStats(times)}\n`;
   for (const log of o.failedLogs) text += `  ${log}\n`;
   return text;
 }
 
-/** `Stats over 3 runs: max = 0.4s, min = 0.1s, avg = 0.3s, dev = 0.1s` (population deviation). */
-export function formatStats(durations: readonly number[]): string {
-  const n = durations.length;
-  const avg = durations.reduce((a, b) => a + b, 0) / n;
-  const dev = Math.sqrt(durations.reduce((a, d) => a + (d - avg) ** 2, 0) / n);
-  return `Stats over ${n} runs: max = ${seconds(Math.max(...durations))}, min = ${seconds(Math.min(...durations))}, avg = ${seconds(avg)}, dev = ${seconds(dev)}`;
+/** Bazel's getAttemptSummary: said only when there were several attempts. */
+function attemptSummary(o: TestOutcome): string {
+  if (!o.attempts || o.attempts.total <= 1) return '';
+  if (o.status === 'FLAKY') return `, failed in ${o.attempts.failed} out of ${o.attempts.total}`;
+  if (o.status === 'FAILED' || o.status === 'TIMEOUT') return ` in ${o.attempts.failed} out of ${o.attempts.total}`;
+  return '';
+}
+
+/**
+ * `Stats over 3 runs: max = 0.4s, min = 0.1s, avg = 0.3s, dev = 0.1s`, computed as Bazel's
+ * getTimeSummary does: on whole milliseconds, the mean and the (population) deviation cut to whole
+ * milliseconds before they are printed.
+ */
+export function formatStats(durationsMs: readonly number[]): string {
+  const n = durationsMs.length;
+  const sum = durationsMs.reduce((a, b) => a + b, 0);
+  const mean = sum / n;
+  const sumOfSquares = durationsMs.reduce((a, d) => a + d * d, 0);
+  const dev = Math.sqrt((sumOfSquares - sum * mean) / n);
+  const max = seconds(Math.max(...durationsMs));
+  return `Stats over ${n} runs: max = ${max}, min = ${seconds(Math.min(...durationsMs))}, avg = ${seconds(Math.trunc(mean))}, dev = ${seconds(Math.trunc(dev))}`;
 }
 
 /** `Executed 1 out of 2 tests: 1 test passes and 1 fails locally.` (`remotely` for a test that ran on a remote executor). */
@@ -62,9 +80,13 @@ export function formatExecutedLine(outcomes: readonly TestOutcome[]): string {
   return `Executed ${executed} out of ${total} test${total === 1 ? '' : 's'}: ${joined}.`;
 }
 
-/** Bazel's time: seconds with one decimal. */
-function seconds(s: number): string {
-  return `${s.toFixed(1)}s`;
+/**
+ * Bazel's timeInSec: whole milliseconds as seconds with one decimal, `String.format("%.1f")`
+ * rounding half up (150 ms is 0.2s), which JavaScript's toFixed on the binary double does not.
+ */
+export function seconds(ms: number): string {
+  const tenths = Math.floor((Math.trunc(ms) + 50) / 100);
+  return `${Math.floor(tenths / 10)}.${tenths % 10}s`;
 }
 
 /** Bazel's BlazeTestStatus numbers: the summary lists lower numbers first. */

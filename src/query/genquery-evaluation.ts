@@ -1,5 +1,6 @@
 import { UsageError } from '../core/index.js';
 import { Label, type PackageLoader } from '../loading/index.js';
+import { GENQUERY_FUNCTIONS } from './functions/index.js';
 import { OUTPUT_FORMATTERS } from './output/index.js';
 import { PackageQueryEnvironment } from './package-query-environment.js';
 import { parseQuery } from './parser.js';
@@ -29,7 +30,8 @@ export interface GenqueryRequest {
 
 /**
  * Runs a genquery's query: over the transitive closure of `scope` only, labels from the workspace
- * root, no wildcard patterns, `opts` as query options (minus FORBIDDEN_OPTIONS). The output is
+ * root, no wildcard patterns, no Sky Query functions (GENQUERY_FUNCTIONS), `opts` as query options
+ * (minus FORBIDDEN_OPTIONS). The output is
  * sorted by label except for graph, minrank and maxrank and a top-level somepath (path order).
  * Throws UsageError for bad opts, QuerySyntaxError, QueryEvaluationError (a broken or missing
  * target, a wildcard) and, when strict, ScopeViolationError.
@@ -47,7 +49,7 @@ export function evaluateGenquery(request: GenqueryRequest): { output: Uint8Array
   });
   const scope = request.scope.map((l) => targets.getTarget(Label.parse(l))).filter((t): t is QueryTarget => t !== undefined);
   const env = new ScopedQueryEnvironment(packages, scope, request.strict);
-  const expr = parseQuery(request.expression);
+  const expr = parseQuery(request.expression, GENQUERY_FUNCTIONS);
   const evaluated = [...evaluateQuery(expr, env).values()];
   const keepsOrder = GRAPH_OUTPUTS.has(options.output) || (expr.kind === 'function' && expr.name === 'somepath');
   const result = keepsOrder ? evaluated : evaluated.sort((a, b) => compareLabels(a.label, b.label));

@@ -312,12 +312,33 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
    */
   private ruleDependencies(rule: RuleTarget): readonly string[] {
     const all = rule.dependencies;
-    const deps = all.some(isPackageSpec) ? all.filter((d) => !isPackageSpec(d)) : all;
+    let deps = all.some(isPackageSpec) ? all.filter((d) => !isPackageSpec(d)) : all;
+    if (this.options.noImplicitDeps && rule.starlarkDefined) {
+      const implicit = this.starlarkImplicitLabels(rule);
+      if (implicit.size > 0) deps = deps.filter((d) => !implicit.has(d));
+    }
     const left = this.leftOut;
     if (!left.some((a) => rule.attrs.has(a))) return deps;
     const elsewhere = new Set<string>();
     for (const [name, v] of rule.attrs) if (!left.includes(name)) for (const p of possibleValues(v)) for (const x of strings(p)) elsewhere.add(x);
     return deps.filter((d) => elsewhere.has(d));
+  }
+
+  /**
+   * The labels only the defaults of attributes a Starlark rule did not set name (`_tool` and any
+   * other label attribute left to its default): loading counts them among the rule's dependencies.
+   * Bazel's --noimplicit_deps keeps an attribute's labels only when the BUILD file set it
+   * (DependencyFilter.NO_IMPLICIT_DEPS: isAttributeValueExplicitlySpecified), private or not.
+   */
+  private starlarkImplicitLabels(rule: RuleTarget): ReadonlySet<string> {
+    const cls = rule.ruleDefinition === undefined ? undefined : this.targets.loader.starlarkRule(rule.ruleDefinition)?.ruleClass;
+    const implicit = new Set<string>();
+    if (!cls) return implicit;
+    for (const [name, labels] of labelDefaultsOf(cls)) if (!rule.attrs.has(name)) for (const l of labels) implicit.add(l);
+    if (implicit.size === 0) return implicit;
+    // A label an attribute the rule set names as well stays an (explicit) dependency.
+    for (const [name, v] of rule.attrs) if (cls.attributes.get(name)?.type.startsWith('label')) for (const l of labelsNamed(v)) implicit.delete(l);
+    return implicit;
   }
 
   /** Label defaults of attributes the rule did not set (implicit dependencies). */
@@ -437,6 +458,12 @@ function strings(v: PlainAttrValue): string[] {
     }
   }
   return out;
+}
+
+/** Every string an attribute value names, select() conditions included. */
+function labelsNamed(v: AttrValue): string[] {
+  if (!isSelectValue(v)) return strings(v);
+  return v.select.flatMap((part) => ('plain' in part ? strings(part.plain) : part.conditions.flatMap(([key, x]) => [key, ...strings(x)])));
 }
 
 /** The values a configurable attribute may take: one per combination of select branches. */

@@ -1,4 +1,4 @@
-import { QUERY_FUNCTIONS, type ArgumentType } from './functions/index.js';
+import { QUERY_FUNCTIONS, type ArgumentType, type QueryFunction } from './functions/index.js';
 import { QuerySyntaxError, tokenize, type Token, type TokenKind } from './lexer.js';
 
 export type SetOperator = 'union' | 'except' | 'intersect';
@@ -24,8 +24,9 @@ const VARIABLE_NAME = /^[A-Za-z0-9_]+$/;
 /**
  * Parses a query. All set operators have the same precedence and associate to the left (Bazel's
  * QueryParser: `a + b ^ c` is `(a + b) ^ c`); `let x = e1 in e2` extends as far right as it can.
+ * `functions` are the functions the query's environment offers (genquery's has fewer).
  */
-export function parseQuery(query: string): QueryExpr {
+export function parseQuery(query: string, functions: ReadonlyMap<string, QueryFunction> = QUERY_FUNCTIONS): QueryExpr {
   const tokens = tokenize(query);
   let pos = 0;
   const peek = (): Token => tokens[pos]!;
@@ -53,7 +54,7 @@ export function parseQuery(query: string): QueryExpr {
       case 'word': {
         pos++;
         if (peek().kind !== '(') return targetLiteral(t);
-        const fn = QUERY_FUNCTIONS.get(t.text);
+        const fn = functions.get(t.text);
         if (!fn) return fail(t, `unknown function '${t.text}' (column ${t.column})`);
         const args: QueryArgument[] = [];
         let separator: TokenKind = '(';

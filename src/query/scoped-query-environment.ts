@@ -8,12 +8,15 @@ import type { QueryTarget } from './target-loader.js';
 export class ScopeViolationError extends KilnError {}
 
 /**
- * The environment of a genquery: the package graph limited to the transitive closure of `scope`.
+ * The environment of a genquery: the package graph limited to the transitive closure of `scope`
+ * (plus the BUILD files of its packages and the .bzl files they load, for buildfiles and loadfiles).
  * A target outside it is a violation: with `strict` the query fails (ScopeViolationError), else it
  * is reported through `warn` and left out, and the rest of the query goes on.
  */
 export class ScopedQueryEnvironment implements QueryEnvironment<QueryTarget> {
   private readonly closure: TargetSet<QueryTarget>;
+  /** The packages of the closure's targets. */
+  private readonly packages: ReadonlySet<string>;
   private readonly reported = new Set<string>();
 
   constructor(
@@ -22,6 +25,7 @@ export class ScopedQueryEnvironment implements QueryEnvironment<QueryTarget> {
     private readonly strict: boolean,
   ) {
     this.closure = dependencyClosure(inner, scope);
+    this.packages = new Set([...this.closure.values()].map((t) => inner.packageOf(t)));
   }
 
   /** The targets of the scope's transitive closure. */
@@ -89,13 +93,16 @@ export class ScopedQueryEnvironment implements QueryEnvironment<QueryTarget> {
     return this.within(this.inner.siblings(t));
   }
 
+  // The files that define a package of the closure (its BUILD file and the .bzl files it loads) are
+  // in scope, as in Bazel's genquery: its query environment finds them through the package, never
+  // through the scope's target filter. A loaded .bzl file's BUILD file only when that package is
+  // one of the closure's (Bazel's GenQueryPackageProvider knows no other package).
   buildFile(t: QueryTarget): QueryTarget | undefined {
-    const b = this.inner.buildFile(t);
-    return b === undefined ? undefined : this.within([b])[0];
+    return this.packages.has(this.packageOf(t)) ? this.inner.buildFile(t) : undefined;
   }
 
   loadedFiles(t: QueryTarget): QueryTarget[] {
-    return this.within(this.inner.loadedFiles(t));
+    return this.inner.loadedFiles(t);
   }
 
   isVisible(target: QueryTarget, from: QueryTarget): boolean {

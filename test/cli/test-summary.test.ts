@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { formatExecutedLine, formatStats, formatTestLines, sortOutcomes, type TestOutcome } from '../../src/cli/test-summary.js';
+import { formatExecutedLine, formatStats, formatTestLines, seconds, sortOutcomes, type TestOutcome } from '../../src/cli/test-summary.js';
 
 const outcome = (label: string, status: TestOutcome['status'], extra: Partial<TestOutcome> = {}): TestOutcome => ({
   label,
   status,
-  durations: status === 'NO STATUS' || status === 'FAILED TO BUILD' ? [] : [0.25],
+  durationsMs: status === 'NO STATUS' || status === 'FAILED TO BUILD' ? [] : [250],
   cached: false,
   failedLogs: [],
   executed: status !== 'NO STATUS' && status !== 'FAILED TO BUILD',
@@ -20,12 +20,31 @@ describe("kiln test's summary, in Bazel's words", () => {
     expect(formatTestLines(outcome(long, 'FAILED', { failedLogs: ['/x/test.log'] }))).toBe(`${long} FAILED in 0.3s\n  /x/test.log\n`);
   });
 
-  it('FLAKY counts its failed attempts; several runs add the stats line', () => {
-    const flaky = outcome('//f:f', 'FLAKY', { durations: [0.1, 0.3], flakyFailures: { failed: 1, attempts: 2 }, failedLogs: ['/a/attempt_1.log'] });
+  // Bazel's TestSummaryPrinter.getAttemptSummary: FLAKY says `, failed in F out of N`, FAILED and
+  // TIMEOUT ` in F out of N`, both only when there were several attempts; then the time and, for
+  // several attempts, the Stats line (Bazel 4.2.3 recorded the same: test/e2e/test-command).
+  it('several attempts: how many failed, the longest time, the Stats line, every failed log', () => {
+    const flaky = outcome('//f:f', 'FLAKY', { durationsMs: [100, 300], attempts: { failed: 1, total: 2 }, failedLogs: ['/a/attempt_1.log'] });
     expect(formatTestLines(flaky)).toBe(
       `//f:f${' '.repeat(68)} FLAKY, failed in 1 out of 2 in 0.3s\n  Stats over 2 runs: max = 0.3s, min = 0.1s, avg = 0.2s, dev = 0.1s\n  /a/attempt_1.log\n`,
     );
-    expect(formatStats([1, 1, 1])).toBe('Stats over 3 runs: max = 1.0s, min = 1.0s, avg = 1.0s, dev = 0.0s');
+    const runs = outcome('//t:bad', 'FAILED', { durationsMs: [120, 90], attempts: { failed: 2, total: 2 }, failedLogs: ['/t/run_1_of_2/test.log', '/t/run_2_of_2/test.log'] });
+    expect(formatTestLines(runs)).toBe(
+      `//t:bad${' '.repeat(65)} FAILED in 2 out of 2 in 0.1s\n  Stats over 2 runs: max = 0.1s, min = 0.1s, avg = 0.1s, dev = 0.0s\n  /t/run_1_of_2/test.log\n  /t/run_2_of_2/test.log\n`,
+    );
+    const retried = outcome('//t:bad', 'TIMEOUT', { durationsMs: [1, 2, 3], attempts: { failed: 3, total: 3 }, failedLogs: [] });
+    expect(formatTestLines(retried).split('\n')[0]).toBe(`//t:bad${' '.repeat(64)} TIMEOUT in 3 out of 3 in 0.0s`);
+    // One attempt: no count.
+    expect(formatTestLines(outcome('//t:one', 'FAILED', { attempts: { failed: 1, total: 1 } }))).toBe(`//t:one${' '.repeat(65)} FAILED in 0.3s\n`);
+    expect(formatStats([1000, 1000, 1000])).toBe('Stats over 3 runs: max = 1.0s, min = 1.0s, avg = 1.0s, dev = 0.0s');
+  });
+
+  it("times as Bazel's timeInSec and getTimeSummary compute them", () => {
+    // %.1f rounds half up: 150 ms is 0.2s (toFixed on 0.15 would say 0.1s).
+    expect([0, 49, 50, 149, 150, 1049, 61_950].map(seconds)).toEqual(['0.0s', '0.0s', '0.1s', '0.1s', '0.2s', '1.0s', '62.0s']);
+    // The mean (183.3 ms) and deviation are cut to whole milliseconds before rounding.
+    expect(formatStats([100, 200, 250])).toBe('Stats over 3 runs: max = 0.3s, min = 0.1s, avg = 0.2s, dev = 0.1s');
+    expect(formatStats([140, 160])).toBe('Stats over 2 runs: max = 0.2s, min = 0.1s, avg = 0.2s, dev = 0.0s');
   });
 
   it('the Executed line: passes, fails to build, fails locally, skipped, joined with commas and "and"', () => {

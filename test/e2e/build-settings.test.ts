@@ -6,14 +6,8 @@ import { E2eWorkspace, filesBelow } from './e2e-workspace.js';
 const LOCAL = '--spawn_strategy=local';
 const DIR = join(import.meta.dirname, '../analysis/starlark/bazel-2.1.0-settings');
 
-function files(): Record<string, string> {
-  const out = filesBelow(join(DIR, 'workspace'));
-  // The spec requires values, define_values or constraint_values besides flag_values (Bazel 2.1.0
-  // accepted flag_values alone): each config_setting also names the default compilation mode,
-  // which matches in every run here, so the recorded results still apply.
-  out['flags/BUILD'] = out['flags/BUILD']!.replace(/flag_values = /g, 'values = {"compilation_mode": "fastbuild"}, flag_values = ');
-  return out;
-}
+// The recorded workspace's config_settings have only flag_values: valid, as in Bazel.
+const files = (): Record<string, string> => filesBelow(join(DIR, 'workspace'));
 
 /** One recorded Bazel 2.1.0 run: its DEBUG messages (positions dropped), errors, exit code and outputs. */
 function recordedRun(n: number) {

@@ -21,19 +21,23 @@ describe('examples/ (the README\'s first command)', () => {
     const ws = examplesCopy();
     const run = await ws.kiln(['build', '--spawn_strategy=local', '//...']);
     expect(run.code, run.stderr).toBe(0);
-    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: development\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nhi\ncounts: 2 files, style plain\n');
+    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: development\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nhi\ncounts: 2 files, style plain\ndone.\n');
     // The Starlark rule's default output, and its output group through the filegroup.
     expect(ws.read('kiln-bin/stats/counts.counts')).toBe('1 text/hello.txt\n1 text/world.txt\n2 total\n');
     expect(ws.read('kiln-bin/stats/counts.summary')).toBe('counts: 2 files, style plain\n');
-    // The skylib-style flag, through a select() in every compilation mode.
+    // The skylib-style flags, each through a config_setting with only flag_values (valid in Bazel),
+    // in every compilation mode: `--//config:excited` picks the other branch of the bool_flag's select.
     for (const mode of ['fastbuild', 'opt']) {
-      const loud = await ws.kiln(['build', '--spawn_strategy=local', '-c', mode, '--//config:style=loud', '//app:report']);
+      const loud = await ws.kiln(['build', '--spawn_strategy=local', '-c', mode, '--//config:style=loud', '--//config:excited', '//app:report']);
       expect(loud.code, loud.stderr).toBe(0);
-      expect(ws.read('kiln-bin/app/report.txt')).toMatch(/counts: 2 files, style LOUD\n$/);
+      expect(ws.read('kiln-bin/app/report.txt')).toMatch(/counts: 2 files, style LOUD\ndone!\n$/);
     }
+    const calm = await ws.kiln(['build', '--spawn_strategy=local', '--no//config:excited', '//app:report']);
+    expect(calm.code, calm.stderr).toBe(0);
+    expect(ws.read('kiln-bin/app/report.txt')).toMatch(/style plain\ndone\.\n$/);
     const opt = await ws.kiln(['build', '--spawn_strategy=local', '-c', 'opt', '--define=greeting=formal', '//app:report']);
     expect(opt.code, opt.stderr).toBe(0);
-    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: optimized\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nGood day\ncounts: 2 files, style plain\n');
+    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: optimized\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nGood day\ncounts: 2 files, style plain\ndone.\n');
     const hello = await ws.kiln(['run', '--spawn_strategy=local', '//app:hello', '--', 'Kiln']);
     expect(hello.code, hello.stderr).toBe(0);
     expect(hello.stdout).toBe('hi, Kiln!\n');

@@ -9,11 +9,15 @@ const WS = {
   WORKSPACE: '',
   BUILD: 'filegroup(name = "top", srcs = ["//lib:core"])\n',
   'lib/BUILD': [
+    'load("//defs:names.bzl", "NAMES")',
     'filegroup(name = "core", srcs = ["z.txt", ":mid"])',
     'filegroup(name = "mid", srcs = ["a.txt"])',
     'filegroup(name = "outside", srcs = [":core"])',
     '',
   ].join('\n'),
+  'defs/BUILD': 'exports_files(["base.bzl"])\n',
+  'defs/names.bzl': 'load(":base.bzl", "BASE")\nNAMES = BASE\n',
+  'defs/base.bzl': 'BASE = []\n',
 };
 
 function genquery(expression: string, options: { scope?: string[]; strict?: boolean; opts?: string[] } = {}) {
@@ -43,7 +47,33 @@ describe('evaluateGenquery', () => {
     expect(text(':top')).toBe('//:top\n');
     // rdeps' universe is whatever the query names; the closure of scope bounds it.
     expect(text('rdeps(//:top, //lib:a.txt)')).toBe('//:top\n//lib:a.txt\n//lib:core\n//lib:mid\n');
-    expect(text('allrdeps(//lib:mid)')).toBe('//:top\n//lib:core\n//lib:mid\n');
+  });
+
+  // Bazel's genquery finds a package's BUILD file and loads through the package (its query
+  // environment's buildfiles/loadfiles never consult the scope's target filter): the files defining
+  // the closure's packages are in scope. A loaded .bzl file's BUILD file is added only when its
+  // package is one of the closure's (GenQueryPackageProvider.getBaseNameForLoadedPackage knows no
+  // other; Bazel 2.1.0 recorded the same, test/e2e/differential/genquery-files).
+  it('buildfiles and loadfiles of the closure are in scope', () => {
+    const strict = genquery('buildfiles(//:top)');
+    expect(strict.run()).toBe('//:BUILD\n');
+    expect(strict.warnings).toEqual([]);
+    expect(text('buildfiles(deps(//:top))')).toBe('//:BUILD\n//defs:base.bzl\n//defs:names.bzl\n//lib:BUILD\n');
+    expect(text('loadfiles(deps(//:top))')).toBe('//defs:base.bzl\n//defs:names.bzl\n');
+    expect(text('loadfiles(//:top)')).toBe('');
+    expect(text('buildfiles(//lib:mid)', { scope: ['//lib:mid', '//defs:base.bzl'], opts: ['--output=label_kind'] })).toBe(
+      'source file //defs:BUILD\nsource file //defs:base.bzl\nsource file //defs:names.bzl\nsource file //lib:BUILD\n',
+    );
+    // Only the BUILD files reached by buildfiles: naming one is still a target outside the closure.
+    expect(() => text('//lib:BUILD')).toThrow("target '//lib:BUILD' is not within the scope");
+  });
+
+  // Bazel runs genquery in its plain query environment; allrdeps and rbuildfiles belong to Sky Query
+  // (SkyQueryEnvironment.getFunctions), so genquery does not know them.
+  it('allrdeps and rbuildfiles are unknown functions', () => {
+    expect(() => text('rbuildfiles(lib/BUILD)')).toThrow(QuerySyntaxError);
+    expect(() => text('rbuildfiles(lib/BUILD)')).toThrow("unknown function 'rbuildfiles' (column 1)");
+    expect(() => text('deps(allrdeps(//lib:mid))')).toThrow("unknown function 'allrdeps' (column 6)");
   });
 
   it('fails a strict query that leaves the scope; a non-strict one warns and skips', () => {

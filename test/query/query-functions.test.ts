@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/commands/query.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { blazeQuery } from '../../src/core/index.js';
+import { filesBelow } from '../e2e/e2e-workspace.js';
 import { workspaceFixture } from '../loading/fixture.js';
 
 async function query(root: string, args: string[]): Promise<{ code: number; out: string; err: string; bytes: Buffer }> {
@@ -60,6 +62,24 @@ describe('query functions', () => {
     expect(await labels(root, 'deps(//p:s)', '--noimplicit_deps')).toEqual(['//p:s']);
     expect(await labels(root, 'deps(//p:named)', '--noimplicit_deps')).toEqual(['//p:named', '//p:t.sh', '//p:t2']);
     expect(await labels(root, 'deps(//p:t1)', '--notool_deps')).toEqual(['//p:t.sh', '//p:t1']);
+  });
+
+  // Bazel's --noimplicit_deps keeps an attribute's labels only when the BUILD file set the attribute
+  // (DependencyFilter.NO_IMPLICIT_DEPS = isAttributeValueExplicitlySpecified): a private `_tool`
+  // default and a public attribute left to its default are both implicit; set explicitly, a public
+  // attribute's labels are explicit, and a label the rule names itself stays. Recorded with Bazel 4.2.3.
+  it("a Starlark rule's label defaults are implicit dependencies: listed by deps, left out by --noimplicit_deps (Bazel 4.2.3)", async () => {
+    const dir = join(import.meta.dirname, 'bazel-4.2.3-implicit-deps');
+    const root = workspaceFixture(filesBelow(join(dir, 'workspace')));
+    const runs = readFileSync(join(dir, 'recorded.txt'), 'utf8').split('\n== ').slice(1);
+    expect(runs).toHaveLength(4);
+    for (const run of runs) {
+      const [args, ...out] = run.trimEnd().split('\n');
+      const words = args!.split(' ');
+      expect(await labels(root, words.at(-1)!, ...words.slice(0, -1)), args).toEqual(out);
+    }
+    expect(await labels(root, 'rdeps(//r:all, //tools:gen.sh)', '--noimplicit_deps')).toEqual(['//r:names_tool', '//tools:gen.sh']);
+    expect(await labels(root, 'somepath(//r:plain, //tools:gen.sh)', '--noimplicit_deps')).toEqual([]);
   });
 
   it('--notool_deps leaves out what only tools name', async () => {

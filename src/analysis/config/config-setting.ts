@@ -60,8 +60,9 @@ function lastWins(entries: readonly (readonly [string, string])[] | undefined): 
 
 /**
  * Checks a declaration and converts its expected values. Rules (spec, config_setting):
- *  - at least one of values, define_values and constraint_values must be non-empty
- *    (the spec leaves flag_values out of this requirement; Bazel 2.1 also accepts flag_values alone);
+ *  - at least one of values, define_values, flag_values and constraint_values must be non-empty.
+ *    The spec leaves flag_values out of this requirement; Bazel (2.1.0, 4.2.3, present-day
+ *    ConfigSetting.valuesAreSet) counts it, and Bazel decides;
  *  - keys of values are full option names; values are read by the option's converter;
  *  - define_values and `values = {"define": ...}` merge, but one define name may not be given both ways.
  */
@@ -70,8 +71,9 @@ export function validateConfigSetting(decl: ConfigSettingDeclaration, registry: 
   const defineValues = lastWins(decl.defineValues);
   const flagValues = lastWins(decl.flagValues);
   const constraintValues = decl.constraintValues ?? [];
-  if (values.size === 0 && defineValues.size === 0 && constraintValues.length === 0) {
-    throw ruleError(decl, undefined, 'Either values, define_values or constraint_values must be specified and non-empty');
+  if (values.size === 0 && defineValues.size === 0 && flagValues.size === 0 && constraintValues.length === 0) {
+    // Bazel's words: define_values counts as values there (it is merged into the native settings).
+    throw ruleError(decl, undefined, 'Either values, flag_values or constraint_values must be specified and non-empty');
   }
 
   const options: ExpectedOption[] = [];

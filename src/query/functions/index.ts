@@ -40,3 +40,11 @@ export const QUERY_FUNCTIONS: ReadonlyMap<string, QueryFunction> = new Map(
     someFunction,
   ].map((f) => [f.name, f]),
 );
+
+/**
+ * The functions of genquery's query: Bazel runs it in its plain query environment, never Sky Query,
+ * so allrdeps and rbuildfiles (Sky Query's own) are unknown functions there.
+ */
+export const GENQUERY_FUNCTIONS: ReadonlyMap<string, QueryFunction> = new Map(
+  [...QUERY_FUNCTIONS].filter(([name]) => name !== allrdepsFunction.name && name !== rbuildfilesFunction.name),
+);

@@ -167,12 +167,14 @@ describe('config_setting constraint_values', () => {
 });
 
 describe('config_setting validation', () => {
-  it('needs one of values, define_values and constraint_values (spec: flag_values alone is not enough)', () => {
-    const message = 'in config_setting rule //c:s: Either values, define_values or constraint_values must be specified and non-empty';
+  // The spec's sentence names values, define_values and constraint_values only; Bazel (2.1.0, 4.2.3 and
+  // present-day ConfigSetting.valuesAreSet) also counts flag_values, and Bazel decides. Its message names
+  // values, flag_values and constraint_values (define_values is merged into the values there).
+  it('needs one of values, define_values, flag_values and constraint_values (Bazel: flag_values alone is enough)', () => {
+    const message = 'in config_setting rule //c:s: Either values, flag_values or constraint_values must be specified and non-empty';
     expect(() => validateConfigSetting({ label: '//c:s' })).toThrow(message);
-    expect(() => validateConfigSetting({ label: '//c:s', values: [], defineValues: [], constraintValues: [] })).toThrow(ConfigSettingError);
-    // Bazel 2.1.0 accepts flag_values alone (observed); the spec's rule is followed here.
-    expect(() => validateConfigSetting({ label: '//c:s', flagValues: [['//flags:fast', 'true']] })).toThrow(message);
+    expect(() => validateConfigSetting({ label: '//c:s', values: [], defineValues: [], flagValues: [], constraintValues: [] })).toThrow(ConfigSettingError);
+    expect(validateConfigSetting({ label: '//c:s', flagValues: [['//flags:fast', 'true']] }).flagValues.get('//flags:fast')).toBe('true');
     expect(validateConfigSetting({ label: '//c:s', defineValues: [['a', '1']] }).defines.get('a')).toBe('1');
     expect(validateConfigSetting({ label: '//c:s', constraintValues: [LINUX] }).constraintValues).toEqual([LINUX]);
   });

@@ -158,7 +158,7 @@ describe('config_setting', () => {
       error = e;
     }
     expect((error as KilnError).format()).toBe(
-      '/ws/a/BUILD:1:1: in config_setting rule //a:bad_opt: Either values, define_values or constraint_values must be specified and non-empty',
+      '/ws/a/BUILD:1:1: in config_setting rule //a:bad_opt: Either values, flag_values or constraint_values must be specified and non-empty',
     );
   });
 

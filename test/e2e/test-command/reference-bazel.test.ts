@@ -34,7 +34,31 @@ function summary(stdout: string): string[] {
   for (const line of stdout.split('\n')) {
     if (/^(\/\/|  Stats over|  \/|Executed |There were tests)/.test(line)) lines.push(normalise(line));
   }
-  return lines;
+  return sortedLogRuns(lines);
+}
+
+/**
+ * Each run of consecutive log paths (and of `FAIL:` lines) sorted: runs of a test run in parallel,
+ * and Bazel lists a test's failed logs in the order its runs' results reached the summary
+ * (TestSummary.Builder.addFailedLogs appends), which varies between runs; Kiln lists them in run
+ * order, each run's test.log before its retried attempts' logs.
+ */
+function sortedLogRuns(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let group: string[] = [];
+  const flush = () => {
+    out.push(...group.sort());
+    group = [];
+  };
+  for (const line of lines) {
+    if (/^( +<EXECROOT>\/| +\/|FAIL: )/.test(line)) group.push(line);
+    else {
+      flush();
+      out.push(line);
+    }
+  }
+  flush();
+  return out;
 }
 
 /** The `Test output for` blocks of --test_output=all, by label (tests finish in any order). */
@@ -44,10 +68,12 @@ function outputBlocks(stdout: string): string[] {
 
 /** Bazel's per-test lines written while tests run (stderr). */
 function testEvents(stderr: string): string[] {
-  return stderr
-    .split('\n')
-    .filter((l) => /^(FAIL|TIMEOUT|FLAKY): \/\/|^ {6}\//.test(l))
-    .map(normalise);
+  return sortedLogRuns(
+    stderr
+      .split('\n')
+      .filter((l) => /^(FAIL|FAILED|TIMEOUT|FLAKY): \/\/|^ {6}\//.test(l))
+      .map(normalise),
+  );
 }
 
 function normalise(line: string): string {

@@ -25,6 +25,8 @@ export const REFERENCE_RUNS = [
   { name: 'sharded', args: ['test', '--test_output=all', '//shard:sharded'] },
   { name: 'timeout', args: ['test', '--test_timeout=2', '--test_env=SLEEPY_PID_FILE=$TMP/sleepy.pid', '//slow:sleepy'] },
   { name: 'flaky', args: ['test', '--flaky_test_attempts=3', '--test_env=FLAKY_DIR=$TMP', '//flaky:flaky'] },
+  { name: 'runs-per-test-failing', args: ['test', '--runs_per_test=2', '//failing:fail'] },
+  { name: 'attempts-exhausted', args: ['test', '--flaky_test_attempts=3', '//failing:fail'] },
   { name: 'environment', args: ['test', '--test_output=all', '--test_env=FOO=bar', '--test_arg=--extra', '--test_filter=Some.filter', '//env:env'] },
   { name: 'failed-to-build', args: ['test', '--keep_going', '//broken:all'] },
   { name: 'location-expansion', args: ['test', '--test_output=all', '//location:all'], outputs: true },

@@ -353,6 +353,33 @@ describe('kiln test', () => {
     expect(existsSync(join(ws.root, 'kiln-testlogs/flaky/flaky/test_attempts'))).toBe(false);
   });
 
+  // Bazel 4.2.3's summary lines for these are pinned by reference-bazel.test.ts (runs-per-test-failing,
+  // attempts-exhausted); its testlogs layout is recorded in bazel-4.2.3-testlogs.txt.
+  it('a test failing every run or attempt: FAILED in N out of N, one log and test.xml per run and attempt, as Bazel lays them out', async () => {
+    const recorded = readFileSync(join(import.meta.dirname, 'bazel-4.2.3-testlogs.txt'), 'utf8').split('\n== ').slice(1);
+    expect(recorded).toHaveLength(2);
+    for (const block of recorded) {
+      const [command, ...files] = block.trimEnd().split('\n');
+      const ws = fixtureWorkspace();
+      const run = await ws.kiln([...command!.split(' ').slice(0, 1), LOCAL, ...command!.split(' ').slice(1)]);
+      expect(run.code, run.stderr).toBe(3);
+      const n = files.filter((f) => f.endsWith('.log')).length;
+      expect(run.stdout).toMatch(new RegExp(`^//failing:fail +FAILED in ${n} out of ${n} in \\d+\\.\\ds\n  Stats over ${n} runs: `, 'm'));
+      expect(run.stderr).toMatch(/^FAILED: \/\/failing:fail \(Summary\)$/m);
+      // The logs and XMLs (Kiln's test.status record and test.outputs/ are its own, as Bazel's test.cache_status).
+      const found = execFileSync('find', ['failing', '-type', 'f', '(', '-name', '*.log', '-o', '-name', '*.xml', ')'], { cwd: join(ws.root, 'kiln-testlogs'), encoding: 'utf8' })
+        .split('\n')
+        .filter(Boolean)
+        .sort();
+      expect(found, command).toEqual(files);
+      // Every log printed under the summary line exists and holds that attempt's output.
+      const logs = [...run.stdout.matchAll(/^  (\/\S+\.log)$/gm)].map((m) => m[1]!);
+      expect(logs).toHaveLength(n);
+      for (const log of logs) expect(readFileSync(log, 'utf8')).toContain('failing now');
+      for (const xml of files.filter((f) => f.endsWith('.xml'))) expect(testlogs(ws, xml)).toContain('<testsuites>');
+    }
+  });
+
   it('--test_tag_filters and --test_size_filters choose the tests; --build_tests_only builds only them', async () => {
     const ws = fixtureWorkspace();
     const tags = await ws.kiln(['test', LOCAL, '--test_tag_filters=fast,-slowish', '//pkg:all']);

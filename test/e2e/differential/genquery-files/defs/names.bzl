@@ -1,0 +1,3 @@
+load(":base.bzl", "BASE")
+
+NAMES = BASE + ["mid"]
