@@ -1,5 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
+import type { FileHandle } from 'node:fs/promises';
 import { digestKey, reapi, type Digest } from '../core/index.js';
+import { writeVerifiedChunks } from './blob-to-file.js';
 import { BlobReadBatcher } from './blob-read-batcher.js';
 import { RemoteCallError } from './remote-call-error.js';
 import { RemoteCas, casLimitsOf, type BlobSource, type CasLimits } from './remote-cas.js';
@@ -161,6 +163,14 @@ export class RemoteClient {
     const { limits } = await this.capabilities();
     if (RemoteCas.batchable(digest, limits)) return this.batchedReads(limits).read(digest);
     return this.cas.read(digest, limits, this.metadata('cache', action));
+  }
+
+  /**
+   * Writes a blob into `file` from position 0, checked against its digest. The non-streaming fallback:
+   * it reads the blob whole through `read` and writes the buffer (a streaming version replaces it).
+   */
+  async readToFile(digest: Digest, file: FileHandle, action?: ActionIdentity): Promise<void> {
+    await writeVerifiedChunks([await this.read(digest, action)], digest, file);
   }
 
   private batchedReads(limits: CasLimits): BlobReadBatcher {
