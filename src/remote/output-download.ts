@@ -143,7 +143,7 @@ async function writeOutputFile(path: string, file: ProducedFile, reader: BlobRea
   const mode = file.isExecutable ? 0o755 : 0o644;
   if (file.digest.sizeBytes <= THREAD_WRITE_BYTES) {
     const data = await reader.read(file.digest);
-    if (digestKey(digestOf(data)) !== digestKey(file.digest)) throw new BlobContentError('the bytes do not match its digest');
+    if (digestKey(digestOf(data)) !== digestKey(file.digest)) throw new BlobContentError('the blob does not match its digest');
     return fileWriterThread().write(path, data, mode);
   }
   const temp = temporaryPathBeside(path);
