@@ -30,7 +30,7 @@ describe('decodeTree', () => {
     ['a symlink leaving the tree', { symlinks: [{ name: 'l', target: '../x' }] }, /symlink 'l' points to '..\/x', outside the tree artifact/],
     ['a missing child', { directories: [{ name: 'gone', digest: dirDigest({ files: [{ name: 'f', digest: digest('1') }] }) }] }, /lacks the directory 'gone'/],
     ['a malformed digest', { files: [{ name: 'f', digest: { hash: 'nope', sizeBytes: 1 } }] }, /hash must be 64 lowercase hex/],
-  ] as const)('refuses %s', (_, root, message) => {
+  ] as [string, reapi.DirectoryInit, RegExp][])('refuses %s', (_, root, message) => {
     expect(() => decode(root, [{}])).toThrow(InvalidTreeError);
     expect(() => decode(root, [{}])).toThrow(message);
   });

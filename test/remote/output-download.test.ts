@@ -83,7 +83,7 @@ describe('downloadOutputs: what a result may name', () => {
     ['a symlink where a file is declared', { outputSymlinks: [{ path: 'o', target: 'x' }] }, 'file', /output symlink 'o', which the action declares as a file/],
     ['a symlink where a directory is declared', { outputDirectorySymlinks: [{ path: 'o', target: '../../pkg' }] }, 'directory', /output symlink 'o', which the action declares as a directory/],
     ['a file where a symlink is declared', { outputFiles: [file('o', 'good\n')] }, 'symlink', /output file 'o', which the action declares as a symlink/],
-  ] as const)('refuses %s, writing nothing', async (_, init, kind, message) => {
+  ] as [string, reapi.ActionResultInit, OutputKind, RegExp][])('refuses %s, writing nothing', async (_, init, kind, message) => {
     const root = await tempDir();
     await expect(downloadOutputs(result(init), root, declared({ o: kind }), memoryReader([good, treeBlob({}).data]))).rejects.toThrow(message);
     expect(await readdir(root)).toEqual([]);
