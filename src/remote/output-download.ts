@@ -1,3 +1,4 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
 import { rm, symlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeTree, producedFiles, type ProducedFile, type ProducedOutput } from '../actions/index.js';
@@ -6,6 +7,7 @@ import { renameOverSync, temporaryPathBeside } from './atomic-file-write.js';
 import { BlobContentError, createExclusively } from './blob-to-file.js';
 import { fileWriterThread } from './file-writer-thread.js';
 import { OutputDirectories } from './output-directories.js';
+import { isRemoteCallError } from './remote-call-error.js';
 import { OutputDownloadError, resultOutputs, type DeclaredOutputKinds, type ResultOutputOptions } from './result-outputs.js';
 
 /** Files of one call written at once, and the bytes they may hold together. */
@@ -49,7 +51,11 @@ export async function writeProducedOutputs(outputs: readonly ProducedOutput[], r
     try {
       await writeOutputFile(join(root, file.path), file, reader);
     } catch (e) {
-      if (e instanceof BlobContentError) throw new OutputDownloadError(`output file '${file.path}': ${e.message}`, { cause: e });
+      // Bytes that are not the blob (here, or as the CAS client found): name the output. Anything else
+      // (a blob the server lost, NOT_FOUND, runs the action again) keeps its type.
+      if (e instanceof BlobContentError || (isRemoteCallError(e) && e.code === grpcStatus.DATA_LOSS)) {
+        throw new OutputDownloadError(`output file '${file.path}': ${(e as Error).message}`, { cause: e });
+      }
       throw e;
     }
   };

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { digestOf, reapi, type Digest } from '../../src/core/index.js';
+import { startHostileReapiServer } from '../remote/hostile-reapi-server.js';
 import { connect, must } from '../scheduler/cache-server-fixture.js';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
 import { startKilnCluster } from './kiln-cluster.js';
@@ -104,6 +105,31 @@ describe('results a hostile client planted', () => {
       }
     } finally {
       hostile.close();
+    }
+  });
+
+  it("a hostile server's Execute answer (not from a cache) is refused before anything is written, naming the action and the output", { timeout: 60_000 }, async () => {
+    const server = await startHostileReapiServer();
+    onTestFinished(() => server.close());
+    const real = Buffer.from('real\n');
+    // A tree whose file the server serves with other bytes than its digest names.
+    const lyingTree = blob(Buffer.from(reapi.Tree.encode({ root: { files: [{ name: 'a.txt', digest: digestOf(real) }] } })));
+    const cases = [
+      ['tree and symlink at one path', treeThroughSymlink(), `the result names output symlink '${TREE}', which the action declares as a directory`],
+      ['tree bomb', treeBomb(), `output directory '${TREE}' expands to 67108864 files, more than the 1000000 a tree may hold`],
+      ['a blob that is not its digest', { result: { exitCode: 0, outputDirectories: [{ path: TREE, treeDigest: lyingTree.digest }] }, blobs: [lyingTree] }, `output file '${TREE}/a.txt': blob ${digestOf(real).hash}/5 read from`],
+    ] as const;
+    for (const [name, poison, message] of cases) {
+      for (const b of poison.blobs) server.put(b.data);
+      server.cas.set(`${digestOf(real).hash}/${real.length}`, Buffer.from('lies\n'));
+      server.script('Execute', (_, request) => void server.executeResults.set(`${(request as reapi.ExecuteRequest).actionDigest!.hash}/${(request as reapi.ExecuteRequest).actionDigest!.sizeBytes}`, poison.result));
+      const victim = new E2eWorkspace(FILES);
+      const before = sourceTreeHash(victim);
+      const run = await victim.kiln(['build', `--remote_executor=${server.url}`, '--remote_retries=0', '//pkg:t']);
+      expect(sourceTreeHash(victim), name).toBe(before);
+      expect(run.code, `${name}: ${run.stderr}`).toBe(1);
+      expect(run.stderr).toContain(`ERROR: pkg/BUILD:2:1: Action pkg/t_d failed: remote execution on ${server.url}: `);
+      expect(run.stderr).toContain(message);
     }
   });
 
