@@ -17,12 +17,11 @@ export { computeActionKey, type ActionKey, type ActionKeyParams } from './action
 export { localActionKey } from './local-action-key.js';
 export { buildInputTree, compareUtf8, inputFilesOf, type InputDirectory, type InputEntry, type InputFile, type InputSymlink, type InputTree } from './input-tree.js';
 export {
-  decodeTree,
   encodeTree,
-  InvalidTreeError,
   producedFiles,
   symlinkEscape,
   type EncodedTree,
+  type OutputKind,
   type ProducedFile,
   type ProducedOutput,
   type ProducedSymlink,
@@ -31,3 +30,13 @@ export {
   type TreeFile,
   type TreeSymlink,
 } from './produced-output.js';
+export {
+  decodeTree,
+  InvalidTreeError,
+  MAX_TREE_BYTES,
+  MAX_TREE_DEPTH,
+  MAX_TREE_DIRECTORIES,
+  MAX_TREE_ENTRIES,
+  MAX_TREE_FILES,
+  MAX_TREE_MESSAGE_BYTES,
+} from './tree-decoding.js';

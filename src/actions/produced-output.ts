@@ -1,4 +1,4 @@
-import { digestKey, digestOf, encodeMessage, parseDigest, reapi, type Digest, type EncodedMessage } from '../core/index.js';
+import { digestKey, encodeMessage, reapi, type Digest, type EncodedMessage } from '../core/index.js';
 import { compareUtf8 } from './input-tree.js';
 
 /** A regular file inside a tree artifact, at a `/`-separated path relative to the tree. */
@@ -26,6 +26,9 @@ export interface TreeContents {
  * symlink. The caches store these, and dependents are keyed by them.
  */
 export type ProducedOutput = ProducedFile | ProducedTree | ProducedSymlink;
+
+/** What an action declares at an output path: a file, a directory (tree artifact) or a symlink (`declare_symlink`). */
+export type OutputKind = 'file' | 'directory' | 'symlink';
 
 export interface ProducedFile {
   readonly kind?: undefined;
@@ -103,46 +106,6 @@ export function encodeTree(contents: TreeContents): EncodedTree {
   const top = encode(root);
   const tree = encodeMessage(reapi.Tree, { root: top.message, children: [...children.values()] });
   return { tree, rootDigest: top.digest };
-}
-
-/** A Tree message that cannot describe a directory (a missing child, a bad name, a cycle). */
-export class InvalidTreeError extends Error {}
-
-const MAX_TREE_DEPTH = 256;
-
-/**
- * The contents a `Tree` message describes; `where` names it in errors. Names must be single path
- * components; a symlink must stay inside the tree (relative, never climbing above its root).
- */
-export function decodeTree(tree: reapi.Tree, where: string): TreeContents {
-  if (!tree.root) throw new InvalidTreeError(`the tree of ${where} has no root`);
-  const children = new Map(tree.children.map((d) => [digestKey(digestOf(Buffer.from(reapi.Directory.encode(d)))), d]));
-  const files: TreeFile[] = [];
-  const symlinks: TreeSymlink[] = [];
-  const directories: string[] = [];
-  const visit = (dir: reapi.Directory, prefix: string, depth: number) => {
-    if (depth > MAX_TREE_DEPTH) throw new InvalidTreeError(`${where} is nested too deeply`);
-    const at = (name: string) => {
-      if (name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) throw new InvalidTreeError(`${where} holds an entry named '${name}'`);
-      return prefix === '' ? name : `${prefix}/${name}`;
-    };
-    for (const f of dir.files) files.push({ path: at(f.name), digest: parseDigest(f.digest, `${where}/${at(f.name)}`), isExecutable: f.isExecutable });
-    for (const l of dir.symlinks) {
-      const path = at(l.name);
-      const escape = symlinkEscape(path, l.target);
-      if (escape) throw new InvalidTreeError(`${where}: symlink '${path}' ${escape}`);
-      symlinks.push({ path, target: l.target });
-    }
-    for (const d of dir.directories) {
-      const path = at(d.name);
-      const child = children.get(digestKey(parseDigest(d.digest, `${where}/${path}`)));
-      if (!child) throw new InvalidTreeError(`the tree of ${where} lacks the directory '${path}'`);
-      directories.push(path);
-      visit(child, path, depth + 1);
-    }
-  };
-  visit(tree.root, '', 0);
-  return { files, symlinks, directories };
 }
 
 /**

@@ -1,13 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { computeActionKey, localActionKey, type Action, type ActionKey, type Artifact, type InputEntry } from '../actions/index.js';
+import { computeActionKey, localActionKey, type Action, type ActionKey, type Artifact, type InputEntry, type ProducedOutput } from '../actions/index.js';
 import { isKilnError } from '../core/index.js';
 import type { ProcessResult } from '../core/sandbox/index.js';
 import { actionEnvironment } from './action-environment.js';
 import type { ActionSpawners, SandboxAvailability } from './action-spawners.js';
 import { scriptedCommand } from './command-script.js';
 import { deleteDeclaredOutputs, digestDeclaredOutputs, missingOutputsMessage } from './declared-outputs.js';
-import type { CachedOutput } from './disk-cache.js';
 import { DynamicStrategy } from './dynamic-strategy.js';
 import { formatCommand, PROCESS_KIND_ORDER, type ActionFailure, type ExecutionReporter, type ProcessKind } from './execution-reporter.js';
 import type { ExecutionOptions } from './execute-actions.js';
@@ -43,7 +42,7 @@ export class ActionRunner {
   readonly failures: ActionFailure[] = [];
   readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
   /** Outputs produced or verified in this build (digests, trees' contents), so dependents need not stat them. */
-  private readonly outputDigests = new Map<string, CachedOutput>();
+  private readonly outputDigests = new Map<string, ProducedOutput>();
   private readonly local: LocalStrategy;
   private readonly remote: RemoteStrategy | undefined;
   /** The remote half of dynamic execution: no local fallback (the race has its local half). */
@@ -305,7 +304,7 @@ export class ActionRunner {
     return problem ?? (results as (InputEntry | InputEntry[])[]).flat();
   }
 
-  private recordOutputs(outputs: readonly CachedOutput[]): void {
+  private recordOutputs(outputs: readonly ProducedOutput[]): void {
     for (const o of outputs) this.outputDigests.set(o.path, o);
   }
 
@@ -380,7 +379,7 @@ function isTreeOrSymlink(input: Artifact): boolean {
 }
 
 /** An output as the input-root entries of a dependent: a tree's root, subdirectories, files and symlinks. */
-function inputEntriesOf(output: CachedOutput): InputEntry | InputEntry[] {
+function inputEntriesOf(output: ProducedOutput): InputEntry | InputEntry[] {
   if (output.kind === undefined) return output; // a produced file is an input file as it is
   if (output.kind === 'symlink') return { kind: 'symlink', path: output.path, target: output.target };
   const at = (p: string) => `${output.path}/${p}`;

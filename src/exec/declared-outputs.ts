@@ -1,26 +1,25 @@
 import { lstatSync, unlinkSync } from 'node:fs';
 import { chmod, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Action, DerivedArtifact } from '../actions/index.js';
-import type { CachedOutput } from './disk-cache.js';
+import type { Action, DerivedArtifact, OutputKind, ProducedOutput } from '../actions/index.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { collectTree, InvalidTreeArtifactError } from './tree-collection.js';
 
 /** Whether `outputs` are exactly the action's declared outputs, no more, no fewer, each of its declared kind. */
-export function declaresExactly(action: Action, outputs: readonly CachedOutput[]): boolean {
-  const declared = new Map(action.outputs.map((o) => [o.execPath, o.type]));
-  const kindOf = (o: CachedOutput) => (o.kind === 'tree' ? 'directory' : o.kind);
-  return outputs.length === declared.size && outputs.every((o) => declared.has(o.path) && declared.get(o.path) === kindOf(o));
+export function declaresExactly(action: Action, outputs: readonly ProducedOutput[]): boolean {
+  const declared = declaredKinds(action);
+  const kindOf = (o: ProducedOutput): OutputKind => (o.kind === 'tree' ? 'directory' : (o.kind ?? 'file'));
+  return outputs.length === declared.size && outputs.every((o) => declared.get(o.path) === kindOf(o));
 }
 
-/** Exec paths of an action's declared symlinks (`declare_symlink`): their targets are kept as they are. */
-export function declaredSymlinks(action: Action): Set<string> {
-  return new Set(action.outputs.filter((o) => o.type === 'symlink').map((o) => o.execPath));
+/** An action's declared outputs by exec path, with their kinds: what every result is checked against. */
+export function declaredKinds(action: Action): Map<string, OutputKind> {
+  return new Map(action.outputs.map((o) => [o.execPath, o.type ?? 'file']));
 }
 
 /** What a finished action left at its declared outputs. */
 export interface DeclaredOutputs {
-  readonly outputs: CachedOutput[];
+  readonly outputs: ProducedOutput[];
   /** Declared outputs the action did not create. */
   readonly missing: string[];
   /** The first output of the wrong kind or an invalid tree, in Bazel's words (the action fails). */
@@ -34,7 +33,7 @@ export interface DeclaredOutputs {
  */
 export async function digestDeclaredOutputs(action: Action, execRoot: string, digestCache: FileDigestCache): Promise<DeclaredOutputs> {
   const missing: string[] = [];
-  const outputs: CachedOutput[] = [];
+  const outputs: ProducedOutput[] = [];
   for (const output of action.outputs) {
     const path = join(execRoot, output.execPath);
     try {
@@ -51,7 +50,7 @@ export async function digestDeclaredOutputs(action: Action, execRoot: string, di
 }
 
 /** One declared output as found: undefined when absent, a message when of the wrong kind. */
-async function collectOutput(action: Action, output: DerivedArtifact, path: string, digestCache: FileDigestCache): Promise<CachedOutput | string | undefined> {
+async function collectOutput(action: Action, output: DerivedArtifact, path: string, digestCache: FileDigestCache): Promise<ProducedOutput | string | undefined> {
   if (output.type === 'symlink') {
     const stat = lstatSync(path, { throwIfNoEntry: false });
     if (!stat) return undefined;

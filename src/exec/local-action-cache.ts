@@ -1,6 +1,6 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { CachedOutput } from './disk-cache.js';
+import type { ProducedOutput } from '../actions/index.js';
 
 /**
  * 03: values are JSON output lists (02 held serialized REAPI ActionResults, which made every null
@@ -22,7 +22,7 @@ interface StoredTree {
   d: string[];
 }
 
-function storedOutput(o: CachedOutput, remoteOnly: boolean): StoredOutput {
+function storedOutput(o: ProducedOutput, remoteOnly: boolean): StoredOutput {
   if (o.kind !== undefined) {
     const t = o.kind === 'tree' ? o.tree : undefined;
     const value = t ? { f: t.files.map((f): [string, string, number, boolean] => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]), l: t.symlinks.map((l): [string, string] => [l.path, l.target]), d: [...t.directories] } : { s: (o as { target: string }).target };
@@ -31,7 +31,7 @@ function storedOutput(o: CachedOutput, remoteOnly: boolean): StoredOutput {
   return remoteOnly ? [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable, 1] : [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable];
 }
 
-function cachedOutput(s: StoredOutput): CachedOutput {
+function cachedOutput(s: StoredOutput): ProducedOutput {
   const [path, second] = s;
   if (typeof second === 'object') {
     if ('s' in second) return { kind: 'symlink', path, target: second.s };
@@ -50,7 +50,7 @@ function cachedOutput(s: StoredOutput): CachedOutput {
 
 /** What the cache recorded for an action. */
 interface RecordedResult {
-  readonly outputs: CachedOutput[];
+  readonly outputs: ProducedOutput[];
   /** The outputs were left on the remote server; those not on disk are fetched when needed. */
   readonly remoteOnly: boolean;
 }
@@ -118,7 +118,7 @@ export class LocalActionCache {
     }
   }
 
-  put(key: string, outputs: readonly CachedOutput[], remoteOnly = false): void {
+  put(key: string, outputs: readonly ProducedOutput[], remoteOnly = false): void {
     const stored: StoredOutput[] = outputs.map((o) => storedOutput(o, remoteOnly));
     this.entries.set(key, Buffer.from(JSON.stringify(stored)));
     this.dirty = true;

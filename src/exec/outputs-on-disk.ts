@@ -1,7 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CachedOutput } from './disk-cache.js';
+import type { ProducedOutput } from '../actions/index.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { collectTree, sameTree } from './tree-collection.js';
 
@@ -10,7 +10,7 @@ import { collectTree, sameTree } from './tree-collection.js';
  * (through the digest cache, so usually one stat), a tree with the same entries (a walk of its
  * directory), a symlink with the same target. Absent, changed or unreadable: false.
  */
-export async function outputOnDisk(output: CachedOutput, execRoot: string, digestCache: FileDigestCache): Promise<boolean> {
+export async function outputOnDisk(output: ProducedOutput, execRoot: string, digestCache: FileDigestCache): Promise<boolean> {
   const path = join(execRoot, output.path);
   try {
     if (output.kind === 'symlink') return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true && (await readlink(path)) === output.target;
@@ -23,6 +23,6 @@ export async function outputOnDisk(output: CachedOutput, execRoot: string, diges
 }
 
 /** Whether nothing is at an output's path (not even a dangling symlink). */
-export function outputAbsent(output: CachedOutput, execRoot: string): boolean {
+export function outputAbsent(output: ProducedOutput, execRoot: string): boolean {
   return lstatSync(join(execRoot, output.path), { throwIfNoEntry: false }) === undefined;
 }

@@ -1,9 +1,13 @@
 import { join } from 'node:path';
-import { producedFiles, type Action } from '../actions/index.js';
-import { writeProducedOutputs, type RemoteClient } from '../remote/index.js';
-import type { CachedOutput } from './disk-cache.js';
+import { producedFiles, type Action, type ProducedOutput } from '../actions/index.js';
+import { writeProducedOutputs, type ActionIdentity, type BlobReader, type RemoteClient } from '../remote/index.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { outputOnDisk } from './outputs-on-disk.js';
+
+/** The remote CAS as the reader of an action's outputs. */
+export function remoteBlobReader(client: RemoteClient, action?: ActionIdentity): BlobReader {
+  return { read: (digest) => client.read(digest, action), readToFile: (digest, file) => client.readToFile(digest, file, action) };
+}
 
 /** `--remote_download_outputs`: which outputs of remote actions come to this machine. */
 export type DownloadMode = 'all' | 'toplevel' | 'minimal';
@@ -16,7 +20,7 @@ export type DownloadMode = 'all' | 'toplevel' | 'minimal';
  */
 export class RemoteOutputs {
   /** Exec path → outputs left on the server in this build. */
-  private readonly remote = new Map<string, CachedOutput>();
+  private readonly remote = new Map<string, ProducedOutput>();
   private readonly fetching = new Map<string, Promise<void>>();
 
   constructor(
@@ -34,7 +38,7 @@ export class RemoteOutputs {
     return this.mode === 'toplevel' && action.outputs.some((o) => this.topLevel.has(o.execPath));
   }
 
-  leftRemote(outputs: readonly CachedOutput[]): void {
+  leftRemote(outputs: readonly ProducedOutput[]): void {
     for (const o of outputs) this.remote.set(o.path, o);
   }
 
@@ -49,11 +53,11 @@ export class RemoteOutputs {
   }
 
   /** Downloads outputs an earlier build left on the server that this build wants here. */
-  async fetchOutputs(outputs: readonly CachedOutput[]): Promise<void> {
+  async fetchOutputs(outputs: readonly ProducedOutput[]): Promise<void> {
     await Promise.all(outputs.map((o) => this.fetchOnce(o)));
   }
 
-  private fetchOnce(output: CachedOutput): Promise<void> {
+  private fetchOnce(output: ProducedOutput): Promise<void> {
     let pending = this.fetching.get(output.path);
     if (!pending) {
       pending = this.fetch(output).then(() => void this.remote.delete(output.path));
@@ -62,10 +66,10 @@ export class RemoteOutputs {
     return pending;
   }
 
-  private async fetch(output: CachedOutput): Promise<void> {
+  private async fetch(output: ProducedOutput): Promise<void> {
     // An earlier fetch (an earlier build's) may have brought it already.
     if (await outputOnDisk(output, this.execRoot, this.digestCache)) return;
-    await writeProducedOutputs([output], this.execRoot, (digest) => this.client.read(digest));
+    await writeProducedOutputs([output], this.execRoot, remoteBlobReader(this.client));
     for (const f of producedFiles([output])) await this.digestCache.remember(join(this.execRoot, f.path), f.digest);
   }
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { digestKey, type Digest } from '../core/index.js';
-import { producedFiles } from '../actions/index.js';
+import { producedFiles, type ProducedOutput } from '../actions/index.js';
 import {
   OutputDownloadError,
   resultFieldsOf,
@@ -11,10 +11,9 @@ import {
   type BlobSource,
   type RemoteClient,
 } from '../remote/index.js';
-import { declaredSymlinks, declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
-import type { CachedOutput } from './disk-cache.js';
+import { declaredKinds, declaresExactly, deleteDeclaredOutputs } from './declared-outputs.js';
 import { outputAbsent, outputOnDisk } from './outputs-on-disk.js';
-import type { RemoteOutputs } from './remote-outputs.js';
+import { remoteBlobReader, type RemoteOutputs } from './remote-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { cachePolicy, NOT_CACHED, type CacheLookup, type CacheRequest, type SpawnCache, type SpawnResult } from './spawn-cache.js';
 
@@ -63,14 +62,12 @@ export class RemoteSpawnCache implements SpawnCache {
   private async fetch(request: CacheRequest, actionDigest: Digest, identity: ActionIdentity): Promise<CacheLookup | undefined> {
     const result = await this.client.getActionResult(actionDigest, identity);
     if (!result || result.exitCode !== 0) return undefined;
-    const declared = new Set(request.action.outputs.map((o) => o.execPath));
-    const options = { executable: request.action.executableOutputs, unresolvedSymlinks: declaredSymlinks(request.action) };
-    const read = (digest: Digest) => this.client.read(digest, identity);
+    const reader = remoteBlobReader(this.client, identity);
     let outputs;
     try {
-      outputs = await resultOutputs(result, declared, read, options);
+      outputs = await resultOutputs(result, declaredKinds(request.action), (d) => reader.read(d), { executable: request.action.executableOutputs });
     } catch (e) {
-      if (e instanceof OutputDownloadError) return undefined; // a result for other outputs: a miss
+      if (e instanceof OutputDownloadError) return undefined; // other outputs, a bad tree, too large a tree: a miss
       throw e;
     }
     // Only a result of exactly the declared outputs, each of its declared kind, is usable here.
@@ -83,13 +80,13 @@ export class RemoteSpawnCache implements SpawnCache {
       if (absent < outputs.length) await deleteDeclaredOutputs(request.action, this.execRoot, this.digestCache);
       return { kind: 'hit', outputs, processKind: 'remote cache hit', remoteOnly: true };
     }
-    await writeProducedOutputs(outputs, this.execRoot, read);
+    await writeProducedOutputs(outputs, this.execRoot, reader);
     for (const f of producedFiles(outputs)) await this.digestCache.remember(join(this.execRoot, f.path), f.digest);
     return { kind: 'hit', outputs, processKind: 'remote cache hit' };
   }
 
   /** Whether every output is already in the execroot as the result says (a download an earlier build fetched). */
-  private async onDisk(outputs: readonly CachedOutput[]): Promise<boolean> {
+  private async onDisk(outputs: readonly ProducedOutput[]): Promise<boolean> {
     for (const o of outputs) if (!(await outputOnDisk(o, this.execRoot, this.digestCache))) return false;
     return true;
   }

@@ -14,9 +14,9 @@ import {
   type ActionIdentity,
   type RemoteClient,
 } from '../remote/index.js';
-import { declaredSymlinks } from './declared-outputs.js';
+import { declaredKinds } from './declared-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
-import type { RemoteOutputs } from './remote-outputs.js';
+import { remoteBlobReader, type RemoteOutputs } from './remote-outputs.js';
 import { cachePolicy } from './spawn-cache.js';
 import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, SpawnLost, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
 
@@ -107,13 +107,14 @@ export class RemoteStrategy implements SpawnStrategy {
       if (spawn.claim && !spawn.claim()) throw new SpawnLost();
       // A test's outputs (its log, its XML) are its result whatever its exit code.
       if (r.exitCode === 0 || action.exitCodeIsResult) {
-        const declared = new Set(action.outputs.map((o) => o.execPath));
-        const read = (digest: Digest) => this.client.read(digest, identity);
-        const options = { executable: action.executableOutputs, unresolvedSymlinks: declaredSymlinks(action) };
+        // Every output checked against the declared ones (path and kind) before anything is written.
+        const declared = declaredKinds(action);
+        const reader = remoteBlobReader(this.client, identity);
+        const options = { executable: action.executableOutputs };
         // Not wanted here: known by digest (trees by their Tree message, read now), written only when needed.
-        leftRemote = this.options.outputs.wanted(action) ? undefined : await resultOutputs(r, declared, read, options);
+        leftRemote = this.options.outputs.wanted(action) ? undefined : await resultOutputs(r, declared, (d) => reader.read(d), options);
         if (!leftRemote) {
-          const outputs = await downloadOutputs(r, execRoot, declared, read, options);
+          const outputs = await downloadOutputs(r, execRoot, declared, reader, options);
           for (const f of producedFiles(outputs)) await this.digestCache.remember(join(execRoot, f.path), f.digest);
         }
       }

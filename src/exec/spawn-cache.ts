@@ -1,5 +1,4 @@
-import type { Action, ActionKey, InputEntry } from '../actions/index.js';
-import type { CachedOutput } from './disk-cache.js';
+import type { Action, ActionKey, InputEntry, ProducedOutput } from '../actions/index.js';
 import type { ProcessKind } from './execution-reporter.js';
 
 /** What the caches know of one action about to run. */
@@ -17,7 +16,7 @@ export interface CacheRequest {
 /** The outputs are in place in the execroot with these digests. */
 interface CacheHit {
   readonly kind: 'hit';
-  readonly outputs: readonly CachedOutput[];
+  readonly outputs: readonly ProducedOutput[];
   /** The outputs stayed on the remote server: they are known by digest only. */
   readonly remoteOnly?: boolean;
   /** How Bazel's summary counts it; undefined for the local action cache (not a process). */
@@ -34,7 +33,7 @@ export type CacheLookup = CacheHit | CacheMiss;
 
 /** A successful run: its outputs (in the execroot, unless `remoteOnly`) and where it ran. */
 export interface SpawnResult {
-  readonly outputs: readonly CachedOutput[];
+  readonly outputs: readonly ProducedOutput[];
   /** The outputs stayed on the remote server (--remote_download_outputs=minimal|toplevel). */
   readonly remoteOnly?: boolean;
   /** How the run was counted: a runner name, or the cache that answered it. */

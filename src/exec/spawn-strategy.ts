@@ -1,6 +1,5 @@
 import type { ProcessResult } from '../core/sandbox/index.js';
-import { LIVE_OUTPUT_ENV, type Action, type ActionKey, type InputEntry } from '../actions/index.js';
-import type { CachedOutput } from './disk-cache.js';
+import { LIVE_OUTPUT_ENV, type Action, type ActionKey, type InputEntry, type ProducedOutput } from '../actions/index.js';
 
 /** Everything a strategy needs to run one action's process. */
 export interface Spawn {
@@ -75,7 +74,7 @@ export interface SpawnOutcome extends ProcessResult {
   /** Said with --verbose_failures (the remote operation and endpoint). */
   readonly detail?: string;
   /** Outputs a remote run left on the server (not in the execroot), by digest. */
-  readonly remoteOutputs?: readonly CachedOutput[];
+  readonly remoteOutputs?: readonly ProducedOutput[];
 }
 
 /** How an action's process is run; after `exec` returns, its outputs are in the execroot. */

@@ -1,13 +1,10 @@
 import { readdir, readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { symlinkEscape, type TreeContents, type TreeFile, type TreeSymlink } from '../actions/index.js';
+import { MAX_TREE_DEPTH, symlinkEscape, type TreeContents, type TreeFile, type TreeSymlink } from '../actions/index.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 
 /** A tree artifact that cannot be kept as it is (a symlink leaving it, an entry that is no file). */
 export class InvalidTreeArtifactError extends Error {}
-
-/** Directory levels a tree may have: a bound on the walk, far above any real tree. */
-const MAX_DEPTH = 256;
 
 /**
  * Reads the tree artifact at `root` (an existing directory): its files (digested through the digest
@@ -20,7 +17,7 @@ export async function collectTree(root: string, execPath: string, digestCache: F
   const symlinks: TreeSymlink[] = [];
   const directories: string[] = [];
   const walk = async (dir: string, prefix: string, depth: number): Promise<void> => {
-    if (depth > MAX_DEPTH) throw new InvalidTreeArtifactError(`tree artifact '${execPath}' is nested more than ${MAX_DEPTH} levels deep`);
+    if (depth > MAX_TREE_DEPTH) throw new InvalidTreeArtifactError(`tree artifact '${execPath}' is nested more than ${MAX_TREE_DEPTH} levels deep`);
     const entries = await readdir(dir, { withFileTypes: true });
     for (const entry of entries) {
       const path = prefix === '' ? entry.name : `${prefix}/${entry.name}`;

@@ -7,16 +7,8 @@ export { Retrier, DEFAULT_BACKOFF, isRetryable, type BackoffPolicy } from './ret
 export { requestMetadata, parseRemoteHeader, REQUEST_METADATA_KEY, type InvocationIdentity, type ActionIdentity } from './request-metadata.js';
 export { type BlobSource, type CasLimits } from './remote-cas.js';
 export { type ExecuteOptions, type ExecutionOutcome } from './remote-execution.js';
-export {
-  downloadOutputs,
-  resultFieldsOf,
-  resultOutputs,
-  writeOutputFile,
-  writeProducedOutputs,
-  OutputDownloadError,
-  isCleanRelativePath,
-  type DownloadedFile,
-  type ResultOutputOptions,
-} from './output-download.js';
+export { downloadOutputs, resultFieldsOf, writeProducedOutputs, type BlobReader } from './output-download.js';
+export { resultOutputs, OutputDownloadError, isCleanRelativePath, type DeclaredOutputKinds, type ResultOutputOptions } from './result-outputs.js';
+export { writeVerifiedChunks, BlobContentError } from './blob-to-file.js';
 export { actionBlobs, blobsNamed } from './action-blobs.js';
 export { EndpointCredentials, helperForHost, parseCredentialHelperFlag, parseDurationFlag, runCredentialHelper, type CredentialHelperSpec, type CredentialHelperOptions } from './credential-helper.js';

@@ -1,107 +1,71 @@
-import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { decodeTree, encodeTree, InvalidTreeError, producedFiles, symlinkEscape, type ProducedFile, type ProducedOutput } from '../actions/index.js';
-import { digestKey, digestOf, parseDigest, reapi, type Digest } from '../core/index.js';
-import { temporaryPathBeside } from './atomic-file-write.js';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import { rm, symlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodeTree, producedFiles, type ProducedFile, type ProducedOutput } from '../actions/index.js';
+import { digestKey, digestOf, reapi, type Digest } from '../core/index.js';
+import { renameOverSync, temporaryPathBeside } from './atomic-file-write.js';
+import { BlobContentError, createExclusively } from './blob-to-file.js';
 import { fileWriterThread } from './file-writer-thread.js';
+import { OutputDirectories } from './output-directories.js';
+import { isRemoteCallError } from './remote-call-error.js';
+import { OutputDownloadError, resultOutputs, type DeclaredOutputKinds, type ResultOutputOptions } from './result-outputs.js';
 
 /** Files of one call written at once, and the bytes they may hold together. */
 const FILES_AT_ONCE = 64;
 const BYTES_AT_ONCE = 64 * 1024 * 1024;
-/** Files up to this size are written by the file writer thread, larger ones streamed here. */
+/** Files up to this size are read whole and written by the file writer thread; larger ones are streamed to their file. */
 const THREAD_WRITE_BYTES = 256 * 1024;
 
-/** A regular file an action produced, as written under the root. */
-export type DownloadedFile = ProducedFile;
-
-/** A remote result that cannot be written as it is (a path outside the declared outputs, a bad tree). */
-export class OutputDownloadError extends Error {}
-
-export interface ResultOutputOptions {
-  /** Actions whose outputs are executable (executable genrules, tools) get the bit whatever the server recorded. */
-  readonly executable?: boolean;
-  /** Declared symlink outputs (`declare_symlink`): kept with any target, never followed. */
-  readonly unresolvedSymlinks?: ReadonlySet<string>;
+/** Where output bytes come from: a remote CAS, the disk cache. */
+export interface BlobReader {
+  /** The blob's bytes, whole (small files, Tree messages). */
+  read(digest: Digest): Promise<Buffer>;
+  /** Writes the blob into `file` (open, empty) from position 0, checking its size and hash while streaming. */
+  readToFile(digest: Digest, file: FileHandle): Promise<void>;
 }
 
 /**
- * The outputs an ActionResult names, each checked: only declared outputs at clean relative paths;
- * a directory's Tree is fetched with `read` and decoded (its symlinks must stay inside it); an
- * output symlink must stay inside the output tree unless it is a declared symlink. Nothing is
- * written.
+ * Writes outputs under `root`, every directory reached without following a symlink (OutputDirectories):
+ * files atomically (a new temporary file beside the path, renamed over it) with their executable bit,
+ * trees (whatever was at the path is replaced), and symlinks last, so no write goes through one. Every
+ * file is checked against its digest: small ones read whole, at most FILES_AT_ONCE files and
+ * BYTES_AT_ONCE bytes at a time (a batching reader sends them in one request), larger ones streamed
+ * to their file. The outputs must have passed resultOutputs' checks (or come from this machine).
  */
-export async function resultOutputs(
-  result: reapi.ActionResult,
-  declared: ReadonlySet<string>,
-  read: (digest: Digest) => Promise<Buffer>,
-  options: ResultOutputOptions = {},
-): Promise<ProducedOutput[]> {
-  const check = (path: string, what: string) => {
-    if (!isCleanRelativePath(path)) throw new OutputDownloadError(`the remote result names ${what} '${path}', which is not a clean relative path`);
-    if (!declared.has(path)) throw new OutputDownloadError(`the remote result names ${what} '${path}', which the action does not declare`);
-  };
-  const outputs: ProducedOutput[] = [];
-  for (const file of result.outputFiles) {
-    check(file.path, 'output file');
-    outputs.push({ path: file.path, digest: parseDigest(file.digest, `output_files[${file.path}].digest`), isExecutable: file.isExecutable || options.executable === true });
+export async function writeProducedOutputs(outputs: readonly ProducedOutput[], root: string, reader: BlobReader): Promise<void> {
+  const directories = new OutputDirectories(root);
+  const files: ProducedFile[] = [];
+  const symlinks: { path: string; target: string }[] = [];
+  for (const output of outputs) {
+    if (output.kind === undefined) files.push(output);
+    else if (output.kind === 'symlink') symlinks.push(output);
+    else {
+      await directories.freshDirectory(output.path);
+      for (const d of output.tree.directories) await directories.directory(`${output.path}/${d}`);
+      for (const f of output.tree.files) files.push({ path: `${output.path}/${f.path}`, digest: f.digest, isExecutable: f.isExecutable });
+      for (const l of output.tree.symlinks) symlinks.push({ path: `${output.path}/${l.path}`, target: l.target });
+    }
   }
-  for (const dir of result.outputDirectories) {
-    check(dir.path, 'output directory');
-    const treeDigest = parseDigest(dir.treeDigest, `output_directories[${dir.path}].tree_digest`);
-    const data = await read(treeDigest);
-    if (digestKey(digestOf(data)) !== digestKey(treeDigest)) throw new OutputDownloadError(`the tree of output directory '${dir.path}' does not match its digest`);
+  const write = async (file: ProducedFile) => {
+    await directories.parentOf(file.path);
     try {
-      outputs.push({ kind: 'tree', path: dir.path, tree: decodeTree(reapi.Tree.decode(data), `output directory '${dir.path}'`) });
+      await writeOutputFile(join(root, file.path), file, reader);
     } catch (e) {
-      if (e instanceof InvalidTreeError) throw new OutputDownloadError(e.message, { cause: e });
+      // Bytes that are not the blob (here, or as the CAS client found): name the output. Anything else
+      // (a blob the server lost, NOT_FOUND, runs the action again) keeps its type.
+      if (e instanceof BlobContentError || (isRemoteCallError(e) && e.code === grpcStatus.DATA_LOSS)) {
+        throw new OutputDownloadError(`output file '${file.path}': ${(e as Error).message}`, { cause: e });
+      }
       throw e;
     }
-  }
-  const seen = new Set<string>();
-  // Servers fill output_symlinks and the older output_file_symlinks / output_directory_symlinks alike.
-  for (const link of [...result.outputSymlinks, ...result.outputFileSymlinks, ...result.outputDirectorySymlinks]) {
-    if (seen.has(link.path)) continue;
-    seen.add(link.path);
-    check(link.path, 'output symlink');
-    if (!options.unresolvedSymlinks?.has(link.path) && !staysInside(link.path, link.target)) {
-      throw new OutputDownloadError(`output symlink '${link.path}' points to '${link.target}', outside the output tree`);
-    }
-    outputs.push({ kind: 'symlink', path: link.path, target: link.target });
-  }
-  return outputs;
-}
-
-/**
- * Writes outputs under `root`: files atomically (temp file + rename) with their executable bit,
- * trees (whatever was at the path is replaced), symlinks. Every file's bytes are checked against
- * its digest. The files' bytes are asked for together (a batching reader sends them in one
- * request), at most FILES_AT_ONCE files and BYTES_AT_ONCE bytes at a time.
- */
-export async function writeProducedOutputs(outputs: readonly ProducedOutput[], root: string, read: (digest: Digest) => Promise<Buffer>): Promise<void> {
-  const files: ProducedFile[] = [];
-  const treeSymlinks: { path: string; target: string }[] = [];
-  for (const output of outputs) {
-    const at = join(root, output.path);
-    if (output.kind === undefined) files.push(output);
-    else if (output.kind === 'symlink') {
-      await mkdir(dirname(at), { recursive: true });
-      await rm(at, { recursive: true, force: true });
-      await symlink(output.target, at);
-    } else {
-      await rm(at, { recursive: true, force: true });
-      await mkdir(at, { recursive: true });
-      for (const d of output.tree.directories) await mkdir(join(at, d), { recursive: true });
-      for (const f of output.tree.files) files.push({ path: `${output.path}/${f.path}`, digest: f.digest, isExecutable: f.isExecutable });
-      for (const l of output.tree.symlinks) treeSymlinks.push({ path: `${output.path}/${l.path}`, target: l.target });
-    }
-  }
-  const writeChecked = async (file: ProducedFile) => {
-    const data = await read(file.digest);
-    if (digestKey(digestOf(data)) !== digestKey(file.digest)) throw new OutputDownloadError(`output file '${file.path}' does not match its digest`);
-    await writeOutputFile(join(root, file.path), data, file.isExecutable);
   };
-  for (const group of writeGroups(files)) await Promise.all(group.map(writeChecked));
-  for (const l of treeSymlinks) await symlink(l.target, join(root, l.path));
+  for (const group of writeGroups(files)) await Promise.all(group.map(write));
+  for (const l of symlinks) {
+    await directories.parentOf(l.path);
+    const at = join(root, l.path);
+    await rm(at, { recursive: true, force: true });
+    await symlink(l.target, at);
+  }
 }
 
 /** Consecutive groups of at most FILES_AT_ONCE files and BYTES_AT_ONCE bytes (a larger file alone). */
@@ -123,25 +87,26 @@ function writeGroups(files: readonly ProducedFile[]): ProducedFile[][] {
 }
 
 /**
- * Writes the outputs of an ActionResult under `root` (see `resultOutputs` for the checks, and
- * `writeProducedOutputs`): nothing outside `root` is touched. Resolves with the outputs written.
+ * Writes the outputs of an ActionResult under `root` (see `resultOutputs` for the checks, all made
+ * before anything is written, and `writeProducedOutputs`): nothing outside `root` is touched.
+ * Resolves with the outputs written.
  */
 export async function downloadOutputs(
   result: reapi.ActionResult,
   root: string,
-  declared: ReadonlySet<string>,
-  read: (digest: Digest) => Promise<Buffer>,
+  declared: DeclaredOutputKinds,
+  reader: BlobReader,
   options: ResultOutputOptions = {},
 ): Promise<ProducedOutput[]> {
-  const outputs = await resultOutputs(result, declared, read, options);
+  const outputs = await resultOutputs(result, declared, (d) => reader.read(d), options);
   // Inline contents (a server may send small files in the result) are used as they are.
   const inline = new Map(result.outputFiles.filter((f) => f.contents.length > 0).map((f) => [f.path, Buffer.from(f.contents)]));
   const files = new Map(producedFiles(outputs).map((f) => [digestKey(f.digest), f.path]));
-  const readInline = (digest: Digest) => {
+  const read = (digest: Digest) => {
     const data = inline.get(files.get(digestKey(digest)) ?? '');
-    return data && digestKey(digestOf(data)) === digestKey(digest) ? Promise.resolve(data) : digest.sizeBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : read(digest);
+    return data && digestKey(digestOf(data)) === digestKey(digest) ? Promise.resolve(data) : digest.sizeBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : reader.read(digest);
   };
-  await writeProducedOutputs(outputs, root, readInline);
+  await writeProducedOutputs(outputs, root, { read, readToFile: (digest, file) => reader.readToFile(digest, file) });
   return outputs;
 }
 
@@ -175,27 +140,28 @@ export function resultFieldsOf(outputs: readonly ProducedOutput[]): { fields: re
 }
 
 /**
- * Writes one output file atomically (temp file + rename over whatever is at the path) with or
- * without the executable bit. Small files go to the file writer thread: a cache hit writes
- * thousands of them, and creating files is the kernel's slowest work of such a build.
+ * Writes one output file atomically (a new temporary file, renamed over whatever is at the path) with
+ * or without the executable bit; its parent directory exists. Small files are read whole, checked and
+ * handed to the file writer thread: a cache hit writes thousands of them, and creating files is the
+ * kernel's slowest work of such a build. Larger ones are streamed into their temporary file.
  */
-export async function writeOutputFile(path: string, data: Buffer, executable: boolean): Promise<void> {
-  const mode = executable ? 0o755 : 0o644;
-  if (data.length <= THREAD_WRITE_BYTES) return fileWriterThread().write(path, data, mode);
+async function writeOutputFile(path: string, file: ProducedFile, reader: BlobReader): Promise<void> {
+  const mode = file.isExecutable ? 0o755 : 0o644;
+  if (file.digest.sizeBytes <= THREAD_WRITE_BYTES) {
+    const data = await reader.read(file.digest);
+    if (digestKey(digestOf(data)) !== digestKey(file.digest)) throw new BlobContentError('the blob does not match its digest');
+    return fileWriterThread().write(path, data, mode);
+  }
   const temp = temporaryPathBeside(path);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(temp, data);
-  await chmod(temp, mode);
-  await rm(path, { recursive: true, force: true });
-  await rename(temp, path);
-}
-
-/** `/`-separated, relative, no empty, `.` or `..` segments. */
-export function isCleanRelativePath(path: string): boolean {
-  return path !== '' && !path.startsWith('/') && !path.includes('\0') && path.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
-}
-
-/** A relative symlink target that, resolved from the link's directory, stays under the root. */
-function staysInside(linkPath: string, target: string): boolean {
-  return target !== '' && symlinkEscape(linkPath, target) === undefined;
+  const handle = await createExclusively(temp, mode);
+  try {
+    await reader.readToFile(file.digest, handle);
+    await handle.chmod(mode); // the umask narrowed the mode open was given
+  } catch (e) {
+    await handle.close();
+    await rm(temp, { force: true });
+    throw e;
+  }
+  await handle.close();
+  renameOverSync(temp, path);
 }

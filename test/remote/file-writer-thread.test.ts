@@ -25,8 +25,11 @@ describe('FileWriterThread', () => {
     expect(existsSync(SCRIPT)).toBe(true);
   });
 
-  it('writes many files in batches on its thread, with their modes, creating directories', async () => {
+  it('writes many files in batches on its thread, with their modes, into directories the caller made', async () => {
     expect(await writer.whenReady()).toBe('online');
+    // Parents are the caller's (OutputDirectories makes them without following links): none is made here.
+    for (let p = 0; p < 37; p++) mkdirSync(join(dir, `p${p}`));
+    await expect(writer.write(join(dir, 'missing', 'f'), Buffer.from('x'), 0o644)).rejects.toMatchObject({ code: 'ENOENT' });
     const files = Array.from({ length: 600 }, (_, i) => ({ path: join(dir, `p${i % 37}`, `f${i}`), data: Buffer.from(`file ${i}\n`.repeat(i % 5)), mode: i % 3 === 0 ? 0o755 : 0o644 }));
     await Promise.all(files.map((f) => writer.write(f.path, f.data, f.mode)));
     for (const f of files) {

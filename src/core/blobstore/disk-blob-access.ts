@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, readFile, rename, rm, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { digestKey, type Digest } from '../digest/digest.js';
 import { InternalError, NotFoundError, ResourceExhaustedError, StatusError } from '../status-error.js';
@@ -322,19 +322,36 @@ export class DiskBlobAccess implements BlobAccess {
     });
   }
 
+  /**
+   * Makes `path` a real directory: a symlink or file there (planted by whoever else can write the
+   * store's directory) is removed, never followed, so no blob is written or read through it. Checked
+   * once, at open: the store's directory is its own (one process per directory), so nothing swaps it later.
+   */
+  private async realDirectory(path: string): Promise<void> {
+    const found = await lstat(path).catch(() => undefined);
+    if (found?.isDirectory()) return;
+    if (found) {
+      this.options.logger?.warn(`disk store: replacing ${path}, which is not a directory`);
+      await rm(path, { recursive: true, force: true });
+    }
+    await mkdir(path, { recursive: true });
+  }
+
   /** Creates the layout, deletes temp files and stray files, and loads every blob into the index. */
   private async scan(): Promise<void> {
+    await this.realDirectory(this.dir);
     await rm(this.tempDir, { recursive: true, force: true });
-    await mkdir(this.tempDir, { recursive: true });
+    await mkdir(this.tempDir);
     const found: { hash: string; size: number; mtimeMs: number }[] = [];
     const prefixes = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
     await Promise.all(
       prefixes.map(async (prefix) => {
         const sub = join(this.dir, prefix);
-        await mkdir(sub, { recursive: true });
+        await this.realDirectory(sub);
         for (const name of await readdir(sub)) {
           const path = join(sub, name);
-          const info = await stat(path).catch(() => undefined);
+          // lstat: a symlink named like a blob is no blob file of ours, and is removed like any stray entry.
+          const info = await lstat(path).catch(() => undefined);
           if (!info) continue;
           if (!info.isFile() || !HASH_FILE_NAME.test(name) || !name.startsWith(prefix)) {
             this.options.logger?.warn(`disk store: removing ${path}, which is not a blob file`);

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NotFoundError, ResourceExhaustedError, type Digest } from '../../../src/core/index.js';
@@ -74,6 +74,44 @@ describe('DiskBlobAccess', () => {
     expect([...(await filesOnDisk(path)).keys()]).toEqual([a.digest.hash]);
     expect(reopened.usage).toEqual({ blobs: 1, bytes: diskUsageOf(4) });
     expect(logger.warnings).toHaveLength(3);
+  });
+
+  it('replaces a symlinked keyspace or prefix directory and a symlinked blob file on start, never writing or reading through them', async () => {
+    const path = await root();
+    const outside = join(path, '..', `${path.split('/').at(-1)}-outside`);
+    await mkdir(outside);
+    try {
+      const a = blob('through a link');
+      const prefix = a.digest.hash.slice(0, 2);
+      // The action cache keyspace itself, and one CAS prefix directory, are links out of the store.
+      await symlink(outside, join(path, 'ac'));
+      await mkdir(join(path, 'cas'));
+      await symlink(outside, join(path, 'cas', prefix));
+      const logger = new RecordingLogger();
+      const cas = await DiskBlobAccess.open({ path, maxBytes: 1 << 20, logger });
+      const ac = await DiskBlobAccess.open({ path, maxBytes: 1 << 20, keyspace: 'ac', logger });
+      await cas.put(a.digest, a.data);
+      await ac.put(a.digest, a.data);
+      expect(await readdir(outside)).toEqual([]);
+      for (const keyspace of ['cas', 'ac']) {
+        expect((await lstat(join(path, keyspace))).isDirectory()).toBe(true);
+        expect((await lstat(join(path, keyspace, prefix))).isDirectory()).toBe(true);
+        expect((await readFile(fileOf(path, a.digest, keyspace))).toString()).toBe('through a link');
+      }
+      expect(logger.warnings.some((w) => w.includes('which is not a directory'))).toBe(true);
+
+      // A blob file that is a link (to a file named like it, outside) is no blob of the store.
+      const b = blob('elsewhere');
+      await writeFile(join(outside, b.digest.hash), b.data);
+      await mkdir(join(path, 'cas', b.digest.hash.slice(0, 2)), { recursive: true });
+      await symlink(join(outside, b.digest.hash), fileOf(path, b.digest));
+      const reopened = await DiskBlobAccess.open({ path, maxBytes: 1 << 20 });
+      await expect(reopened.get(b.digest)).rejects.toThrow(NotFoundError);
+      expect(await lstat(fileOf(path, b.digest)).catch(() => undefined)).toBeUndefined();
+      expect((await readFile(join(outside, b.digest.hash))).toString()).toBe('elsewhere');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it('evicts least recently used blobs by bytes, counting whole blocks', async () => {
