@@ -122,7 +122,7 @@ describe('results a hostile client planted', () => {
     for (const [name, poison, message] of cases) {
       for (const b of poison.blobs) server.put(b.data);
       server.cas.set(`${digestOf(real).hash}/${real.length}`, Buffer.from('lies\n'));
-      server.script('Execute', (_, request) => void server.executeResults.set(`${(request as reapi.ExecuteRequest).actionDigest!.hash}/${(request as reapi.ExecuteRequest).actionDigest!.sizeBytes}`, poison.result));
+      server.script('Execute', (_, request) => void server.executeResults.set(`${(request as reapi.ExecuteRequest).actionDigest!.hash}/${(request as reapi.ExecuteRequest).actionDigest!.sizeBytes}`, poison.result as reapi.ActionResultInit));
       const victim = new E2eWorkspace(FILES);
       const before = sourceTreeHash(victim);
       const run = await victim.kiln(['build', `--remote_executor=${server.url}`, '--remote_retries=0', '//pkg:t']);
