@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { ActionCgroups } from './action-cgroups.js';
+import { ActionCgroups, type CgroupPaths } from './action-cgroups.js';
 import { defaultResourceLimitPolicy, limitsForAction, type ResourceLimitPolicy } from './resource-limits.js';
 import type { PlatformProperty } from './runner.js';
 
@@ -15,9 +15,9 @@ export class CgroupLimits {
   ) {}
 
   /** The limits, or undefined when `policy` is null or this machine gives us no cgroups (said through `log`). */
-  static open(policy: ResourceLimitPolicy | null | undefined, log: (message: string) => void): CgroupLimits | undefined {
+  static open(policy: ResourceLimitPolicy | null | undefined, log: (message: string) => void, paths?: CgroupPaths): CgroupLimits | undefined {
     if (policy === null) return undefined;
-    const cgroups = ActionCgroups.open();
+    const cgroups = ActionCgroups.open(paths);
     if (!(cgroups instanceof ActionCgroups)) {
       log(`local runner: actions run without memory, pids or CPU limits: ${cgroups.reason} (the docker runner has them)`);
       return undefined;

@@ -8,6 +8,7 @@ import {
   type ProcessStarter,
 } from '../../src/core/sandbox/index.js';
 import { awaitSandboxExit } from './await-sandbox-exit.js';
+import type { CgroupPaths } from './action-cgroups.js';
 import { CgroupLimits } from './cgroup-limits.js';
 import { grantBuildDirectory } from './grant-build-directory.js';
 import type { ResourceLimitPolicy } from './resource-limits.js';
@@ -34,6 +35,8 @@ export interface LocalRunnerOptions {
    * defaultResourceLimitPolicy. `null`: none, and no cgroups are made.
    */
   readonly limits?: ResourceLimitPolicy | null;
+  /** Where the cgroup hierarchy is read (default: this process's, under /proc); tests point it elsewhere. */
+  readonly cgroupPaths?: CgroupPaths;
 }
 
 /**
@@ -58,7 +61,7 @@ export class LocalRunner implements Runner {
 
   static async create(options: LocalRunnerOptions = {}): Promise<LocalRunner> {
     const log = options.log ?? ((m) => process.stderr.write(`${m}\n`));
-    const limits = CgroupLimits.open(options.limits, log);
+    const limits = CgroupLimits.open(options.limits, log, options.cgroupPaths);
     const server = options.spawnServer === false ? undefined : createProcessStarter();
     const plain = () => new LocalRunner(new LocalProcessRunner(server?.run), server, limits, 'unconfined');
     if (options.sandbox === 'off') return plain();

@@ -12,6 +12,7 @@ import { RemoteChannel, unaryCall } from '../../src/remote/remote-channel.js';
 import { parseRemoteEndpoint, RemoteCallError, RemoteClient, Retrier, REQUEST_METADATA_KEY, requestMetadata } from '../../src/remote/index.js';
 import { tlsMaterial } from '../../src/remote/remote-tls.js';
 import { needTool } from '../setup/need-tool.js';
+import { opensslAvailable } from '../scheduler/security/test-certificates.js';
 
 const identity = { toolName: 'kiln', toolVersion: 'test', invocationId: 'inv-1', buildRequestId: 'req-1' };
 const GET = reapi.ActionCacheService.GetActionResult;
@@ -196,7 +197,7 @@ describe('Http2UnaryChannel against a @grpc/grpc-js server', () => {
   });
 });
 
-const HAS_OPENSSL = needTool('openssl', spawnSync('openssl', ['version']).status === 0, 'apt-get install openssl (it makes the test certificates)');
+const HAS_OPENSSL = opensslAvailable();
 
 describe('Http2UnaryChannel over TLS', () => {
   it.skipIf(!HAS_OPENSSL)('trusts --tls_certificate or the extra CAs of NODE_EXTRA_CA_CERTS (passed on as KILN_EXTRA_CA_CERTS), and nothing else', async () => {

@@ -17,7 +17,7 @@ import {
   type RemoteOptions,
 } from '../../src/remote/index.js';
 import { startClusterForTest } from '../scheduler/execution/cluster-fixture.js';
-import { needTool } from '../setup/need-tool.js';
+import { opensslAvailable } from '../scheduler/security/test-certificates.js';
 
 const identity = { toolName: 'kiln', toolVersion: 'test', invocationId: 'inv-1', buildRequestId: 'req-1' };
 const temps: string[] = [];
@@ -215,7 +215,7 @@ describe('reads of small blobs', () => {
   });
 });
 
-const HAS_OPENSSL = needTool('openssl', spawnSync('openssl', ['version']).status === 0, 'apt-get install openssl (it makes the test certificates)');
+const HAS_OPENSSL = opensslAvailable();
 
 describe('a hostile or broken server', () => {
   it('cannot make the client hold more than a blob\'s digest says, nor pass off other bytes', async () => {
