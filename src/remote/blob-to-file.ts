@@ -16,14 +16,16 @@ export async function writeVerifiedChunks(chunks: AsyncIterable<Uint8Array> | It
   for await (const chunk of chunks) {
     if (position + chunk.byteLength > digest.sizeBytes) throw new BlobContentError(`the blob holds more than the ${digest.sizeBytes} bytes its digest says`);
     hash.update(chunk);
-    for (let offset = 0; offset < chunk.byteLength; ) {
-      const { bytesWritten } = await file.write(chunk, offset, chunk.byteLength - offset, position);
-      offset += bytesWritten;
-      position += bytesWritten;
-    }
+    await writeFully(file, chunk, position);
+    position += chunk.byteLength;
   }
   if (position !== digest.sizeBytes) throw new BlobContentError(`the blob holds ${position} bytes, not the ${digest.sizeBytes} its digest says`);
   if (hash.digest('hex') !== digest.hash) throw new BlobContentError('the blob does not match its digest');
+}
+
+/** Writes all of `data` at `position` (a write may take fewer bytes than it was given). */
+export async function writeFully(file: FileHandle, data: Uint8Array, position: number): Promise<void> {
+  for (let done = 0; done < data.byteLength; ) done += (await file.write(data, done, data.byteLength - done, position + done)).bytesWritten;
 }
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = constants;

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { FileHandle } from 'node:fs/promises';
 import { digestKey, reapi, type Digest } from '../core/index.js';
 import { BlobReadBatcher } from './blob-read-batcher.js';
+import { writeFully } from './blob-to-file.js';
 import type { EndpointCredentials as CredentialHeaders } from './credential-helper.js';
 import { RemoteCallError } from './remote-call-error.js';
 import { RemoteCas, casLimitsOf, type BlobSource, type CasLimits } from './remote-cas.js';
@@ -241,10 +242,6 @@ export class RemoteClient {
     const helped = this.options.credentialHeaders?.[kind]?.headers() ?? [];
     return requestMetadata(this.options.identity, [...(headers.common ?? []), ...((kind === 'cache' ? headers.cache : headers.exec) ?? []), ...helped], action);
   }
-}
-
-async function writeFully(file: FileHandle, data: Buffer, position: number): Promise<void> {
-  for (let done = 0; done < data.length; ) done += (await file.write(data, done, data.length - done, position + done)).bytesWritten;
 }
 
 function uniqueBlobs(blobs: readonly BlobSource[]): BlobSource[] {
