@@ -9,8 +9,8 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
   process.stdout.write(`kiln ${version}\n`);
 } else {
-  const { runCli, processCliIO } = await import('../dist/bundle/kiln.js');
-  const io = processCliIO(process);
+  const { runCli, processCliIO, startSigtermRelay } = await import('../dist/bundle/kiln.js');
+  const io = processCliIO(process, startSigtermRelay());
   process.exitCode = await runCli(argv, io, version);
   io.dispose();
 }

@@ -9,7 +9,8 @@ export interface CliIO {
   readonly interrupted?: Promise<void>;
   /**
    * Runs synchronous work that may never return (loading, analysis, a query: Starlark code) so that
-   * an interrupt still ends it; throws `InterruptedBySigint` when SIGINT stopped it. Tests' buffer
+   * an interrupt still ends it; throws `InterruptedBySigint` when SIGINT (or SIGTERM, relayed as SIGINT:
+   * sigterm-relay.ts) stopped it. Tests' buffer
    * IO leaves it out and the work just runs (see `interruptibly`).
    */
   runInterruptibly?<T>(work: () => T): T;

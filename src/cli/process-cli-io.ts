@@ -2,6 +2,7 @@ import { writeSync } from 'node:fs';
 import { ExitCode } from '../core/index.js';
 import type { CliIO } from './io.js';
 import { InterruptedBySigint, runBreakingOnSigint } from './sigint-breakable.js';
+import type { SigtermMode, SigtermRelay } from './sigterm-relay.js';
 
 /** How long Kiln may take to stop cleanly after Ctrl-C or SIGTERM before it exits anyway. */
 export const INTERRUPT_GRACE_MS = 1500;
@@ -62,14 +63,18 @@ export interface InterruptibleProcess {
  * `runInterruptibly` covers the phases that never yield: SIGINT stops them through a watchdog
  * thread (sigint-breakable.ts) and the command exits 8, as Bazel. Node has no such watchdog for
  * SIGTERM, and a listener would never run, so while such a phase runs Kiln does not listen to
- * SIGTERM: its default action ends Kiln at once (killed by the signal, status 143 in a shell),
- * where Bazel's client treats SIGTERM as Ctrl-C (exit 8). Ending is what SIGTERM asks for, and
- * nothing of the output base is held then (the lock is taken for execution, after analysis).
+ * SIGTERM itself: the binary passes a `sigterm` relay (sigterm-relay.ts), whose thread turns
+ * SIGTERM into SIGINT for the watchdog, so that SIGTERM too ends the phase with exit 8, as Bazel's
+ * client treats it. Without a relay (or before its thread is ready) SIGTERM's default action ends
+ * Kiln at once (status 143 in a shell); nothing of the output base is held then (the lock is
+ * taken for execution, after analysis).
  */
 export function processCliIO(
   proc: InterruptibleProcess,
+  sigterm?: SigtermRelay,
 ): CliIO & { setInterruptGrace(ms: number): void; runInterruptibly<T>(work: () => T): T; dispose(): void } {
   let listening = false;
+  let breaking = 0;
   let graceMs = INTERRUPT_GRACE_MS;
   let interruptedAt: NodeJS.Signals | undefined;
   let announce = () => {};
@@ -100,6 +105,10 @@ export function processCliIO(
     runInterruptibly<T>(work: () => T): T {
       const restoreTerm = listening;
       if (restoreTerm) proc.removeListener('SIGTERM', onSignal);
+      // A phase may run inside another: SIGTERM keeps stopping the outer one after the inner ends.
+      const modeAfter: SigtermMode = breaking > 0 ? 'break' : listening ? 'listener' : 'default';
+      breaking++;
+      sigterm?.setMode('break');
       try {
         return runBreakingOnSigint(work);
       } catch (e) {
@@ -109,18 +118,22 @@ export function processCliIO(
         }
         throw e;
       } finally {
+        breaking--;
+        sigterm?.setMode(modeAfter);
         if (restoreTerm) proc.on('SIGTERM', onSignal);
       }
     },
     get interrupted() {
       if (!listening) {
         listening = true;
+        sigterm?.setMode('listener');
         proc.on('SIGINT', onSignal);
         proc.on('SIGTERM', onSignal);
       }
       return interrupted;
     },
     dispose() {
+      sigterm?.setMode('default');
       proc.removeListener('SIGINT', onSignal);
       proc.removeListener('SIGTERM', onSignal);
     },

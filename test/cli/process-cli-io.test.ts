@@ -93,4 +93,15 @@ describe('processCliIO', () => {
     expect(() => io.runInterruptibly(() => { throw new Error('work failed'); })).toThrow('work failed');
     expect(emitter.listenerCount('SIGTERM')).toBe(1);
   });
+
+  it('tells the SIGTERM relay what SIGTERM does: default, a listener, or breaking a phase (nested too)', () => {
+    const { proc } = fakeProcess();
+    const modes: string[] = [];
+    const io = processCliIO(proc, { setMode: (m) => void modes.push(m), ready: Promise.resolve() });
+    io.runInterruptibly(() => io.runInterruptibly(() => modes.push('inner')));
+    void io.interrupted;
+    io.runInterruptibly(() => {});
+    io.dispose();
+    expect(modes).toEqual(['break', 'break', 'inner', 'break', 'default', 'listener', 'break', 'listener', 'default']);
+  });
 });
