@@ -35,7 +35,8 @@ for (const a of process.argv.slice(2)) {
 if (!flags.before || !flags.after) throw new Error('--before=PATH and --after=PATH are required');
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const summary = (runs) => `${median(runs.map((r) => r.ms / 1000)).toFixed(2)} s wall, ${median(runs.map((r) => r.cpuS)).toFixed(2)} s CPU, ${median(runs.map((r) => r.rssMb)).toFixed(0)} MB`;
+const summary = (runs) =>
+  `${median(runs.map((r) => r.ms / 1000)).toFixed(2)} s wall, ${median(runs.map((r) => r.cpuS)).toFixed(2)} s CPU, ${median(runs.map((r) => r.rssMb)).toFixed(0)} MB`;
 
 /** Runs `cold` then `warm` for each launcher, alternating, `rounds` times; prints medians. */
 function compare(title, dir, cold, warm) {
@@ -97,7 +98,9 @@ if (flags.starlark) {
       console.log(`starlark ${program.padEnd(20)} before ${summary(runs.before)}; after ${summary(runs.after)}`);
     }
     const geomean = (xs) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
-    console.log(`starlark geometric mean after/before: wall ${geomean(ratios.wall).toFixed(3)}, CPU ${geomean(ratios.cpu).toFixed(3)}, peak RSS ${geomean(ratios.rss).toFixed(3)} (medians of ${flags.rounds})`);
+    console.log(
+      `starlark geometric mean after/before: wall ${geomean(ratios.wall).toFixed(3)}, CPU ${geomean(ratios.cpu).toFixed(3)}, peak RSS ${geomean(ratios.rss).toFixed(3)} (medians of ${flags.rounds})`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

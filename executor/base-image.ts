@@ -84,7 +84,9 @@ export async function ensureBaseImage(dockerHost: string, log: (message: string)
 export async function defaultImageOf(dockerHost: string, requested: string | undefined, log: (message: string) => void): Promise<string> {
   if (requested === undefined) return ensureBaseImage(dockerHost, log);
   if (!(await hasImage(dockerOf(dockerHost), requested))) {
-    throw new FailedPreconditionError(`container image '${requested}' is not in the Docker engine at ${dockerHost}; no registry is reachable, so build or load it there first (docker import, docker load, or docker tag)`);
+    throw new FailedPreconditionError(
+      `container image '${requested}' is not in the Docker engine at ${dockerHost}; no registry is reachable, so build or load it there first (docker import, docker load, or docker tag)`,
+    );
   }
   return requested;
 }

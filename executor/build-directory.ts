@@ -28,7 +28,12 @@ function createBuildDirectory(buildDirectory: string): void {
  * root may hold symlinks where an output's parents go, and the executor must never make a directory
  * where one leads. Such a symlink (or a file) in the way is INVALID_ARGUMENT naming the output.
  */
-export async function prepareOutputParents(buildDirectory: string, workingDirectory: string, outputs: readonly string[], directories: readonly string[] = []): Promise<void> {
+export async function prepareOutputParents(
+  buildDirectory: string,
+  workingDirectory: string,
+  outputs: readonly string[],
+  directories: readonly string[] = [],
+): Promise<void> {
   // A declared output directory is made too, empty, as Bazel makes a tree artifact's directory
   // before its action runs locally: the action sees the same execroot on every strategy.
   const parents = new Set([...outputs.map((o) => posix.dirname(o)), ...directories.map((d) => posix.normalize(d))].filter((p) => p !== '.'));
@@ -37,13 +42,16 @@ export async function prepareOutputParents(buildDirectory: string, workingDirect
   const root = await DirectoryHandle.openRoot(buildDirectory);
   try {
     const cwd = await openDirectoryBeneath(root, workingDirectory, true);
-    if (!cwd) throw new InvalidArgumentError(`Command.working_directory ${JSON.stringify(workingDirectory)}: a symlink or a file of the input root is in its way`);
+    if (!cwd)
+      throw new InvalidArgumentError(`Command.working_directory ${JSON.stringify(workingDirectory)}: a symlink or a file of the input root is in its way`);
     try {
       for (const parent of parents) {
         const made = await openDirectoryBeneath(cwd, parent, true);
         if (!made) {
           const output = outputs.find((o) => posix.dirname(o) === parent) ?? parent;
-          throw new InvalidArgumentError(`output ${JSON.stringify(output)}: its parent directory cannot be made, a symlink or a file of the input root is in its way`);
+          throw new InvalidArgumentError(
+            `output ${JSON.stringify(output)}: its parent directory cannot be made, a symlink or a file of the input root is in its way`,
+          );
         }
         await made.close();
       }

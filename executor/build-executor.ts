@@ -1,6 +1,17 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { googleRpc, grpcStatusOf, kilnWorker, msFromDuration, NotFoundError, packAny, reapi, parseDigest, timestampFromMs, type Digest } from '../src/core/index.js';
+import {
+  googleRpc,
+  grpcStatusOf,
+  kilnWorker,
+  msFromDuration,
+  NotFoundError,
+  packAny,
+  reapi,
+  parseDigest,
+  timestampFromMs,
+  type Digest,
+} from '../src/core/index.js';
 import { BuildDirectories, prepareOutputParents } from './build-directory.js';
 import type { CasClient } from './cas-client.js';
 import type { Runner } from './runners/runner.js';
@@ -13,7 +24,6 @@ const INPUT_HAND_OUT: Record<NonNullable<Runner['actionUser']>, InputHandOut> = 
 
 /** Error messages sent back are cut here: they may quote paths an action or a client chose. */
 const MESSAGE_CHARS = 1000;
-
 
 /**
  * stdout/stderr stay in memory up to this size (one batch-sized blob) and go to a file beyond it:
@@ -56,11 +66,7 @@ export class BuildExecutor {
     this.directories.close();
   }
 
-  execute(
-    assignment: kilnWorker.Assignment,
-    reportStage: (stage: kilnWorker.TaskStage) => void,
-    signal: AbortSignal,
-  ): Promise<reapi.ExecuteResponseInit> {
+  execute(assignment: kilnWorker.Assignment, reportStage: (stage: kilnWorker.TaskStage) => void, signal: AbortSignal): Promise<reapi.ExecuteResponseInit> {
     const execution = this.executeOnce(assignment, reportStage, signal);
     this.running.add(execution);
     const forget = (): void => void this.running.delete(execution);
@@ -80,7 +86,10 @@ export class BuildExecutor {
       workerStartTimestamp: timestampFromMs(Date.now()),
     };
     let buildDirectory: string | undefined;
-    const logs = { stdoutPath: join(this.options.buildRoot, `${assignment.taskId}.stdout`), stderrPath: join(this.options.buildRoot, `${assignment.taskId}.stderr`) };
+    const logs = {
+      stdoutPath: join(this.options.buildRoot, `${assignment.taskId}.stdout`),
+      stderrPath: join(this.options.buildRoot, `${assignment.taskId}.stderr`),
+    };
     /** Whether a spill file may exist: from the start of the run until the runner says none was made. */
     let spilled = false;
     try {
@@ -89,7 +98,13 @@ export class BuildExecutor {
       reportStage(kilnWorker.TaskStage.FETCHING_INPUTS);
       metadata.inputFetchStartTimestamp = timestampFromMs(Date.now());
       buildDirectory = this.directories.acquire(assignment.taskId.replace(/[^A-Za-z0-9_-]/g, '_'));
-      await materializeInputRoot(cas, fileCache, parseDigest(action.inputRootDigest, 'Action.input_root_digest'), buildDirectory, INPUT_HAND_OUT[runner.actionUser ?? 'unconfined']);
+      await materializeInputRoot(
+        cas,
+        fileCache,
+        parseDigest(action.inputRootDigest, 'Action.input_root_digest'),
+        buildDirectory,
+        INPUT_HAND_OUT[runner.actionUser ?? 'unconfined'],
+      );
       const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
       await prepareOutputParents(buildDirectory, command.workingDirectory, outputs, command.outputDirectories);
       metadata.inputFetchCompletedTimestamp = timestampFromMs(Date.now());
@@ -126,10 +141,18 @@ export class BuildExecutor {
       metadata.workerCompletedTimestamp = timestampFromMs(Date.now());
       const result: reapi.ActionResultInit = { ...collected, exitCode: outcome.exitCode, executionMetadata: metadata };
       if (outcome.timedOut) {
-        return { result, status: { code: googleRpc.Code.DEADLINE_EXCEEDED, message: `the action exceeded its timeout of ${timeoutMs / 1000}s and was killed` } };
+        return {
+          result,
+          status: { code: googleRpc.Code.DEADLINE_EXCEEDED, message: `the action exceeded its timeout of ${timeoutMs / 1000}s and was killed` },
+        };
       }
       // ExecuteResponse.message is shown to the user: exit 137 alone does not say why.
-      if (outcome.outOfMemory) return { result, status: { code: googleRpc.Code.OK }, message: 'the action was killed: it went beyond its memory limit (the platform property max-mem asks for more)' };
+      if (outcome.outOfMemory)
+        return {
+          result,
+          status: { code: googleRpc.Code.OK },
+          message: 'the action was killed: it went beyond its memory limit (the platform property max-mem asks for more)',
+        };
       return { result, status: { code: googleRpc.Code.OK } };
     } catch (e) {
       return { status: failureStatus(e, assignment.actionDigest ?? undefined) };

@@ -2,16 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import {
-  bytestream,
-  digestKey,
-  googleRpc,
-  InternalError,
-  NotFoundError,
-  reapi,
-  UnavailableError,
-  type Digest,
-} from '../src/core/index.js';
+import { bytestream, digestKey, googleRpc, InternalError, NotFoundError, reapi, UnavailableError, type Digest } from '../src/core/index.js';
 import type { SchedulerChannel } from './scheduler-connection.js';
 
 /** Blobs up to this size travel in batch RPCs; larger ones through ByteStream. */
@@ -25,7 +16,11 @@ const SEND_WITHOUT_ASKING_BYTES = 64 * 1024;
 /** Calls a unary method of a generated client as a promise. */
 export function unary<Res>(client: grpc.Client, method: unknown, request: unknown): Promise<Res> {
   return new Promise((resolve, reject) => {
-    (method as (req: unknown, cb: (err: grpc.ServiceError | null, res?: Res) => void) => unknown).call(client, request, (err: grpc.ServiceError | null, res?: Res) => (err ? reject(fromServiceError(err)) : resolve(res as Res)));
+    (method as (req: unknown, cb: (err: grpc.ServiceError | null, res?: Res) => void) => unknown).call(
+      client,
+      request,
+      (err: grpc.ServiceError | null, res?: Res) => (err ? reject(fromServiceError(err)) : resolve(res as Res)),
+    );
   });
 }
 
@@ -60,7 +55,10 @@ export class CasClient {
   async findMissing(digests: readonly Digest[]): Promise<Digest[]> {
     const out: Digest[] = [];
     for (let i = 0; i < digests.length; i += 10_000) {
-      const res = await unary<reapi.FindMissingBlobsResponse>(this.cas, this.cas.FindMissingBlobs, { instanceName: this.instanceName, blobDigests: digests.slice(i, i + 10_000) });
+      const res = await unary<reapi.FindMissingBlobsResponse>(this.cas, this.cas.FindMissingBlobs, {
+        instanceName: this.instanceName,
+        blobDigests: digests.slice(i, i + 10_000),
+      });
       for (const d of res.missingBlobDigests) out.push({ hash: d.hash, sizeBytes: d.sizeBytes });
     }
     return out;

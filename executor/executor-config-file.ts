@@ -1,13 +1,4 @@
-import {
-  fieldPath,
-  readNonEmptyString,
-  readObject,
-  readOneOf,
-  readPositiveInteger,
-  readString,
-  throwConfigError,
-  type ConfigFail,
-} from '../src/core/index.js';
+import { fieldPath, readNonEmptyString, readObject, readOneOf, readPositiveInteger, readString, throwConfigError, type ConfigFail } from '../src/core/index.js';
 import { RESOURCE_LIMIT_KEYS } from './runners/resource-limits.js';
 
 /** How the executor connects to a secured scheduler: PEM files and a file holding its token. */
@@ -66,7 +57,10 @@ export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwC
     limits[key] = v;
   }
   const file: { -readonly [K in keyof ExecutorConfigFile]: ExecutorConfigFile[K] } = { limits };
-  const read = <K extends Exclude<keyof ExecutorConfigFile, 'limits'>>(key: K, parse: (v: unknown, path: string) => NonNullable<ExecutorConfigFile[K]>): void => {
+  const read = <K extends Exclude<keyof ExecutorConfigFile, 'limits'>>(
+    key: K,
+    parse: (v: unknown, path: string) => NonNullable<ExecutorConfigFile[K]>,
+  ): void => {
     if (obj[key] !== undefined) file[key] = parse(obj[key], key);
   };
   read('scheduler', (v, p) => readNonEmptyString(v, p, fail));

@@ -80,7 +80,16 @@ export async function startExecutor(config: ExecutorConfig, log: (message: strin
   const platform = config.platform.some((p) => p.name === 'OSFamily') ? config.platform : [{ name: 'OSFamily', value: 'linux' }, ...config.platform];
   let refuse: (message: string) => void = () => undefined;
   const refused = new Promise<string>((resolve) => (refuse = resolve));
-  const loop = new SynchronizeLoop({ channel, instanceName: config.instanceName, displayName: config.name, platform, slots: config.slots, executor, log, refused: refuse });
+  const loop = new SynchronizeLoop({
+    channel,
+    instanceName: config.instanceName,
+    displayName: config.name,
+    platform,
+    slots: config.slots,
+    executor,
+    log,
+    refused: refuse,
+  });
   loop.start();
   return {
     name: config.name,

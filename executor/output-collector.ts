@@ -27,10 +27,15 @@ const bytesOf = (stream: CapturedStream): Promise<Buffer> =>
   Buffer.isBuffer(stream) ? Promise.resolve(stream) : readFile(stream.path).catch(() => Buffer.alloc(0));
 
 const isExecutable = (mode: number) => (mode & 0o111) !== 0;
-const byName = (a: { readonly name?: string | null | undefined }, b: { readonly name?: string | null | undefined }) => Buffer.compare(Buffer.from(a.name ?? ''), Buffer.from(b.name ?? ''));
+const byName = (a: { readonly name?: string | null | undefined }, b: { readonly name?: string | null | undefined }) =>
+  Buffer.compare(Buffer.from(a.name ?? ''), Buffer.from(b.name ?? ''));
 
 /** A Directory message for `dir` and every directory below it (deduplicated), in Tree form; links are never followed. */
-async function treeOf(dir: DirectoryHandle, uploads: UploadSet, children: Map<string, reapi.DirectoryInit>): Promise<{ directory: reapi.DirectoryInit; digest: Digest }> {
+async function treeOf(
+  dir: DirectoryHandle,
+  uploads: UploadSet,
+  children: Map<string, reapi.DirectoryInit>,
+): Promise<{ directory: reapi.DirectoryInit; digest: Digest }> {
   const directory = { files: [] as reapi.FileNodeInit[], directories: [] as reapi.DirectoryNodeInit[], symlinks: [] as reapi.SymlinkNodeInit[] };
   for (const entry of await dir.entries()) {
     if (entry.isSymbolicLink()) directory.symlinks.push({ name: entry.name, target: await dir.readlink(entry.name) });
@@ -117,7 +122,13 @@ type CollectedOutputs = {
   outputDirectorySymlinks: reapi.OutputSymlinkInit[];
 };
 
-async function collectOne(cwd: DirectoryHandle, path: string, declared: 'path' | 'file' | 'directory', uploads: UploadSet, result: CollectedOutputs): Promise<void> {
+async function collectOne(
+  cwd: DirectoryHandle,
+  path: string,
+  declared: 'path' | 'file' | 'directory',
+  uploads: UploadSet,
+  result: CollectedOutputs,
+): Promise<void> {
   const clean = path === '' ? '' : posix.normalize(path);
   if (clean === '' || clean === '.') {
     // The working directory itself (an output directory '' in REAPI).

@@ -31,10 +31,16 @@ export function schedulerChannel(scheduler: string, credentials: SchedulerCreden
   const tls = scheduler.startsWith('grpcs://');
   const address = scheduler.replace(/^grpcs?:\/\//, '');
   const files = [credentials.tlsCa, credentials.tlsCertificate, credentials.tlsKey];
-  if (!tls && files.some((f) => f !== undefined)) throw new UsageError(`--tls-ca, --tls-certificate and --tls-key need a grpcs:// scheduler, got '${scheduler}'`);
-  if ((credentials.tlsCertificate === undefined) !== (credentials.tlsKey === undefined)) throw new UsageError('--tls-certificate and --tls-key must be given together');
+  if (!tls && files.some((f) => f !== undefined))
+    throw new UsageError(`--tls-ca, --tls-certificate and --tls-key need a grpcs:// scheduler, got '${scheduler}'`);
+  if ((credentials.tlsCertificate === undefined) !== (credentials.tlsKey === undefined))
+    throw new UsageError('--tls-certificate and --tls-key must be given together');
   const channelCredentials = tls
-    ? grpc.credentials.createSsl(readPem(credentials.tlsCa, '--tls-ca'), readPem(credentials.tlsKey, '--tls-key'), readPem(credentials.tlsCertificate, '--tls-certificate'))
+    ? grpc.credentials.createSsl(
+        readPem(credentials.tlsCa, '--tls-ca'),
+        readPem(credentials.tlsKey, '--tls-key'),
+        readPem(credentials.tlsCertificate, '--tls-certificate'),
+      )
     : grpc.credentials.createInsecure();
   const token = credentials.token;
   const interceptors: grpc.Interceptor[] = token

@@ -74,7 +74,9 @@ export class SynchronizeLoop {
   private async run(): Promise<void> {
     let backoff = RETRY_MIN_MS;
     while (!this.stopped) {
-      const reports = [...this.tasks].map(([taskId, t]): kilnWorker.TaskReportInit => ({ taskId, stage: t.stage, ...(t.response ? { response: t.response } : {}) }));
+      const reports = [...this.tasks].map(
+        ([taskId, t]): kilnWorker.TaskReportInit => ({ taskId, stage: t.stage, ...(t.response ? { response: t.response } : {}) }),
+      );
       const mayWait = !this.dirty;
       this.dirty = false;
       try {

@@ -6,33 +6,43 @@ import { checkDigestFunction } from './storage-instances.js';
 /** build.bazel.remote.execution.v2.ActionCache over each instance's action cache. */
 export function actionCacheService(ctx: ServiceContext): reapi.ActionCacheServer {
   return {
-    GetActionResult: unaryHandler(ctx, 'GetActionResult', () => 0, async (request) => {
-      checkDigestFunction(request.digestFunction);
-      const { cas, actionCache } = ctx.instances.get(request.instanceName);
-      const actionDigest = parseDigest(request.actionDigest, 'action_digest');
-      // The action cache is completeness-checked: a result whose outputs left the CAS is NOT_FOUND.
-      const result = reapi.ActionResult.decode(await actionCache.get(actionDigest));
-      await inlineContents(result, request, cas, ctx.config.limits.maxInlineBytes);
-      return result;
-    }),
+    GetActionResult: unaryHandler(
+      ctx,
+      'GetActionResult',
+      () => 0,
+      async (request) => {
+        checkDigestFunction(request.digestFunction);
+        const { cas, actionCache } = ctx.instances.get(request.instanceName);
+        const actionDigest = parseDigest(request.actionDigest, 'action_digest');
+        // The action cache is completeness-checked: a result whose outputs left the CAS is NOT_FOUND.
+        const result = reapi.ActionResult.decode(await actionCache.get(actionDigest));
+        await inlineContents(result, request, cas, ctx.config.limits.maxInlineBytes);
+        return result;
+      },
+    ),
 
-    UpdateActionResult: unaryHandler(ctx, 'UpdateActionResult', () => 0, async (request) => {
-      checkDigestFunction(request.digestFunction);
-      const { cas, actionCache } = ctx.instances.get(request.instanceName);
-      const actionDigest = parseDigest(request.actionDigest, 'action_digest');
-      if (!request.actionResult) throw new InvalidArgumentError('action_result: missing');
-      const result = request.actionResult;
-      const missing = await findMissingReferencedBlobs(result, cas);
-      if (missing.length > 0) {
-        throw new FailedPreconditionError(
-          `action_result: ${missing.length} referenced blobs are not in the CAS (e.g. ${digestKey(missing[0]!)}); upload them first`,
-          missing.map((d) => ({ type: 'MISSING', subject: `blobs/${d.hash}/${d.sizeBytes}`, description: 'referenced by the action result' })),
-        );
-      }
-      const data = reapi.ActionResult.encode(result);
-      await actionCache.put({ hash: actionDigest.hash, sizeBytes: actionDigest.sizeBytes }, data);
-      return reapi.ActionResult.decode(data);
-    }),
+    UpdateActionResult: unaryHandler(
+      ctx,
+      'UpdateActionResult',
+      () => 0,
+      async (request) => {
+        checkDigestFunction(request.digestFunction);
+        const { cas, actionCache } = ctx.instances.get(request.instanceName);
+        const actionDigest = parseDigest(request.actionDigest, 'action_digest');
+        if (!request.actionResult) throw new InvalidArgumentError('action_result: missing');
+        const result = request.actionResult;
+        const missing = await findMissingReferencedBlobs(result, cas);
+        if (missing.length > 0) {
+          throw new FailedPreconditionError(
+            `action_result: ${missing.length} referenced blobs are not in the CAS (e.g. ${digestKey(missing[0]!)}); upload them first`,
+            missing.map((d) => ({ type: 'MISSING', subject: `blobs/${d.hash}/${d.sizeBytes}`, description: 'referenced by the action result' })),
+          );
+        }
+        const data = reapi.ActionResult.encode(result);
+        await actionCache.put({ hash: actionDigest.hash, sizeBytes: actionDigest.sizeBytes }, data);
+        return reapi.ActionResult.decode(data);
+      },
+    ),
   };
 }
 
@@ -40,12 +50,7 @@ export function actionCacheService(ctx: ServiceContext): reapi.ActionCacheServer
  * Fills stdout_raw, stderr_raw and OutputFile.contents as the request asks, while the total stays
  * within `budget` bytes; what does not fit is left to be fetched by digest (REAPI allows that).
  */
-async function inlineContents(
-  result: reapi.ActionResult,
-  request: reapi.GetActionResultRequest,
-  cas: BlobAccess,
-  budget: number,
-): Promise<void> {
+async function inlineContents(result: reapi.ActionResult, request: reapi.GetActionResultRequest, cas: BlobAccess, budget: number): Promise<void> {
   let left = budget;
   const fetch = async (digest: reapi.Digest | null | undefined): Promise<Buffer | undefined> => {
     if (!digest) return undefined;

@@ -13,20 +13,25 @@ export function byteStreamService(ctx: ServiceContext, sessions: UploadSessions)
   return {
     Read: (call) => void serveRead(ctx, call),
     Write: (call, callback) => new WriteStream(ctx, sessions, call, callback).start(),
-    QueryWriteStatus: unaryHandler(ctx, 'QueryWriteStatus', () => 0, async (request) => {
-      const name = parseWriteResourceName(request.resourceName);
-      const { cas } = ctx.instances.get(name.instanceName, 'resource_name');
-      const session = sessions.get(name.uploadKey);
-      if (session) {
-        // A write already under way when a stream broke still counts: wait for it.
-        await session.settled();
-        // A compressed upload cannot resume mid-frame: it restarts from 0.
-        const committedSize = name.compressor === reapi.Compressor_Value.IDENTITY ? session.committedBytes : 0;
-        return { committedSize, complete: false };
-      }
-      const present = (await cas.findMissing([name.digest])).length === 0;
-      return present ? { committedSize: name.digest.sizeBytes, complete: true } : { committedSize: 0, complete: false };
-    }),
+    QueryWriteStatus: unaryHandler(
+      ctx,
+      'QueryWriteStatus',
+      () => 0,
+      async (request) => {
+        const name = parseWriteResourceName(request.resourceName);
+        const { cas } = ctx.instances.get(name.instanceName, 'resource_name');
+        const session = sessions.get(name.uploadKey);
+        if (session) {
+          // A write already under way when a stream broke still counts: wait for it.
+          await session.settled();
+          // A compressed upload cannot resume mid-frame: it restarts from 0.
+          const committedSize = name.compressor === reapi.Compressor_Value.IDENTITY ? session.committedBytes : 0;
+          return { committedSize, complete: false };
+        }
+        const present = (await cas.findMissing([name.digest])).length === 0;
+        return present ? { committedSize: name.digest.sizeBytes, complete: true } : { committedSize: 0, complete: false };
+      },
+    ),
   };
 }
 

@@ -128,12 +128,7 @@ export interface ConfigOverrides {
  * @param where the file name for error messages
  * @throws CacheServerConfigError naming `where` and the field
  */
-export function parseCacheServerConfig(
-  value: unknown,
-  where: string,
-  baseDir: string,
-  overrides: ConfigOverrides = {},
-): CacheServerConfig {
+export function parseCacheServerConfig(value: unknown, where: string, baseDir: string, overrides: ConfigOverrides = {}): CacheServerConfig {
   const fail = (field: string, message: string): never => {
     throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
   };

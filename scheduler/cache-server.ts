@@ -48,11 +48,7 @@ export async function createCacheContext(config: CacheServerConfig, log: ServerL
 }
 
 /** The cache's services, one registration per concern. */
-export function cacheServices(
-  ctx: ServiceContext,
-  sessions: UploadSessions,
-  executionCapabilities?: ExecutionCapabilitiesSource,
-): ServiceRegistration[] {
+export function cacheServices(ctx: ServiceContext, sessions: UploadSessions, executionCapabilities?: ExecutionCapabilitiesSource): ServiceRegistration[] {
   const registration = (name: string, definition: object, implementation: grpc.UntypedServiceImplementation): ServiceRegistration => ({
     name,
     definition: definition as grpc.ServiceDefinition,

@@ -19,11 +19,16 @@ export type ExecutionCapabilitiesSource = (instanceName: string) => reapi.Execut
 
 export function capabilitiesService(ctx: ServiceContext, execution?: ExecutionCapabilitiesSource): reapi.CapabilitiesServer {
   return {
-    GetCapabilities: unaryHandler(ctx, 'GetCapabilities', () => 0, async (request) => {
-      ctx.instances.get(request.instanceName);
-      const executionCapabilities = execution?.(request.instanceName);
-      return { ...cacheServerCapabilities(ctx), ...(executionCapabilities ? { executionCapabilities } : {}) };
-    }),
+    GetCapabilities: unaryHandler(
+      ctx,
+      'GetCapabilities',
+      () => 0,
+      async (request) => {
+        ctx.instances.get(request.instanceName);
+        const executionCapabilities = execution?.(request.instanceName);
+        return { ...cacheServerCapabilities(ctx), ...(executionCapabilities ? { executionCapabilities } : {}) };
+      },
+    ),
   };
 }
 

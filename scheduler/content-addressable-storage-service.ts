@@ -23,18 +23,27 @@ export function contentAddressableStorageService(ctx: ServiceContext): reapi.Con
   const chunker = new FastCdc2020Chunker(ctx.config.chunking);
 
   return {
-    FindMissingBlobs: unaryHandler(ctx, 'FindMissingBlobs', () => 0, async (request) => {
-      checkDigestFunction(request.digestFunction);
-      const { cas } = ctx.instances.get(request.instanceName);
-      const unique = uniqueDigests(request.blobDigests.map((d, i) => parseDigest(d, `blob_digests[${i}]`)));
-      return { missingBlobDigests: await cas.findMissing(unique) };
-    }),
+    FindMissingBlobs: unaryHandler(
+      ctx,
+      'FindMissingBlobs',
+      () => 0,
+      async (request) => {
+        checkDigestFunction(request.digestFunction);
+        const { cas } = ctx.instances.get(request.instanceName);
+        const unique = uniqueDigests(request.blobDigests.map((d, i) => parseDigest(d, `blob_digests[${i}]`)));
+        return { missingBlobDigests: await cas.findMissing(unique) };
+      },
+    ),
 
     BatchUpdateBlobs: unaryHandler(
       ctx,
       'BatchUpdateBlobs',
       // Capped: an oversized batch must get its INVALID_ARGUMENT, not a retry hint.
-      (r) => Math.min(limits.maxBatchTotalSizeBytes, r.requests.reduce((n, b) => n + b.data.length, 0)),
+      (r) =>
+        Math.min(
+          limits.maxBatchTotalSizeBytes,
+          r.requests.reduce((n, b) => n + b.data.length, 0),
+        ),
       async (request) => {
         checkDigestFunction(request.digestFunction);
         const { cas } = ctx.instances.get(request.instanceName);
@@ -103,42 +112,52 @@ export function contentAddressableStorageService(ctx: ServiceContext): reapi.Con
       void serveGetTree(ctx, call);
     },
 
-    SplitBlob: unaryHandler(ctx, 'SplitBlob', () => chunker.maxSize, async (request) => {
-      checkDigestFunction(request.digestFunction);
-      const { cas } = ctx.instances.get(request.instanceName);
-      const digest = parseDigest(request.blobDigest, 'blob_digest');
-      const chunkDigests: Digest[] = [];
-      if (digest.sizeBytes > 0) {
-        const blob = await cas.read(digest);
-        for await (const chunk of chunker.chunks(blob.chunks)) {
-          const chunkDigest = digestOf(chunk);
-          await ctx.storageOps.run(() => cas.put(chunkDigest, chunk));
-          chunkDigests.push(chunkDigest);
+    SplitBlob: unaryHandler(
+      ctx,
+      'SplitBlob',
+      () => chunker.maxSize,
+      async (request) => {
+        checkDigestFunction(request.digestFunction);
+        const { cas } = ctx.instances.get(request.instanceName);
+        const digest = parseDigest(request.blobDigest, 'blob_digest');
+        const chunkDigests: Digest[] = [];
+        if (digest.sizeBytes > 0) {
+          const blob = await cas.read(digest);
+          for await (const chunk of chunker.chunks(blob.chunks)) {
+            const chunkDigest = digestOf(chunk);
+            await ctx.storageOps.run(() => cas.put(chunkDigest, chunk));
+            chunkDigests.push(chunkDigest);
+          }
         }
-      }
-      // Whatever the client preferred, the chunks are FastCDC 2020's: the server may choose (REAPI).
-      return { chunkDigests, chunkingFunction: reapi.ChunkingFunction_Value.FAST_CDC_2020 };
-    }),
+        // Whatever the client preferred, the chunks are FastCDC 2020's: the server may choose (REAPI).
+        return { chunkDigests, chunkingFunction: reapi.ChunkingFunction_Value.FAST_CDC_2020 };
+      },
+    ),
 
-    SpliceBlob: unaryHandler(ctx, 'SpliceBlob', () => 0, async (request) => {
-      checkDigestFunction(request.digestFunction);
-      const { cas } = ctx.instances.get(request.instanceName);
-      const digest = parseDigest(request.blobDigest, 'blob_digest');
-      checkBlobSize(digest, limits.maxCasBlobSizeBytes, 'blob_digest');
-      const chunks = request.chunkDigests.map((d, i) => parseDigest(d, `chunk_digests[${i}]`));
-      const total = chunks.reduce((n, d) => n + d.sizeBytes, 0);
-      if (total !== digest.sizeBytes) {
-        throw new InvalidArgumentError(`chunk_digests: the chunks add up to ${total} bytes, but blob_digest says ${digest.sizeBytes}`);
-      }
-      const missing = await cas.findMissing(uniqueDigests([digest, ...chunks]));
-      if (!missing.some((d) => digestKey(d) === digestKey(digest))) return { blobDigest: digest };
-      const missingChunks = missing.filter((d) => digestKey(d) !== digestKey(digest));
-      if (missingChunks.length > 0) {
-        throw new NotFoundError(`chunk_digests: ${missingChunks.length} chunks are not in the CAS (e.g. ${digestKey(missingChunks[0]!)})`);
-      }
-      await spliceInto(cas, digest, chunks);
-      return { blobDigest: digest };
-    }),
+    SpliceBlob: unaryHandler(
+      ctx,
+      'SpliceBlob',
+      () => 0,
+      async (request) => {
+        checkDigestFunction(request.digestFunction);
+        const { cas } = ctx.instances.get(request.instanceName);
+        const digest = parseDigest(request.blobDigest, 'blob_digest');
+        checkBlobSize(digest, limits.maxCasBlobSizeBytes, 'blob_digest');
+        const chunks = request.chunkDigests.map((d, i) => parseDigest(d, `chunk_digests[${i}]`));
+        const total = chunks.reduce((n, d) => n + d.sizeBytes, 0);
+        if (total !== digest.sizeBytes) {
+          throw new InvalidArgumentError(`chunk_digests: the chunks add up to ${total} bytes, but blob_digest says ${digest.sizeBytes}`);
+        }
+        const missing = await cas.findMissing(uniqueDigests([digest, ...chunks]));
+        if (!missing.some((d) => digestKey(d) === digestKey(digest))) return { blobDigest: digest };
+        const missingChunks = missing.filter((d) => digestKey(d) !== digestKey(digest));
+        if (missingChunks.length > 0) {
+          throw new NotFoundError(`chunk_digests: ${missingChunks.length} chunks are not in the CAS (e.g. ${digestKey(missingChunks[0]!)})`);
+        }
+        await spliceInto(cas, digest, chunks);
+        return { blobDigest: digest };
+      },
+    ),
   };
 }
 
@@ -159,10 +178,7 @@ async function spliceInto(cas: BlobAccess, digest: Digest, chunks: readonly Dige
   }
 }
 
-async function serveGetTree(
-  ctx: ServiceContext,
-  call: grpc.ServerWritableStream<reapi.GetTreeRequest, reapi.GetTreeResponseInit>,
-): Promise<void> {
+async function serveGetTree(ctx: ServiceContext, call: grpc.ServerWritableStream<reapi.GetTreeRequest, reapi.GetTreeResponseInit>): Promise<void> {
   let admission;
   try {
     admission = ctx.limiter.admit('GetTree');

@@ -16,7 +16,11 @@ import { createHash } from 'node:crypto';
 
 /** Masks by number of effective bits (index = log2 of the target size); [high 32 bits, low 32 bits]. */
 const MASKS: readonly (readonly [number, number])[] = [
-  [0, 0], [0, 0], [0, 0], [0, 0], [0, 0],
+  [0, 0],
+  [0, 0],
+  [0, 0],
+  [0, 0],
+  [0, 0],
   [0x00000000, 0x01804110], // 5
   [0x00000000, 0x01803110], // 6: 64 B
   [0x00000000, 0x18035100], // 7

@@ -35,9 +35,7 @@ export async function startGrpcServer(
   const server = new grpc.Server(options);
   for (const s of services) server.addService(s.definition, s.implementation);
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(address, credentials, (err, p) => (err ? reject(err) : resolve(p))),
-  );
+  const bound = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, p) => (err ? reject(err) : resolve(p))));
   tuneHttp2Sessions(server);
   return {
     host,

@@ -1,13 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import {
-  durationFromMs,
-  FailedPreconditionError,
-  googleRpc,
-  grpcStatusOf,
-  packAny,
-  ResourceExhaustedError,
-  isStatusError,
-} from '../src/core/index.js';
+import { durationFromMs, FailedPreconditionError, googleRpc, grpcStatusOf, packAny, ResourceExhaustedError, isStatusError } from '../src/core/index.js';
 
 /** The trailer in which gRPC carries a serialized google.rpc.Status with typed details. */
 const STATUS_DETAILS_KEY = 'grpc-status-details-bin';

@@ -61,9 +61,7 @@ export class InFlightLimiter {
   private checkBytes(what: string, extra: number, alreadyHeld: number): void {
     const othersHold = this.bytes - alreadyHeld;
     if (extra > 0 && othersHold > 0 && this.bytes + extra > this.limits.maxInFlightBytes) {
-      throw this.refusal(
-        `${what}: server is busy (${this.bytes} bytes in flight, ${extra} more requested, limit ${this.limits.maxInFlightBytes})`,
-      );
+      throw this.refusal(`${what}: server is busy (${this.bytes} bytes in flight, ${extra} more requested, limit ${this.limits.maxInFlightBytes})`);
     }
   }
 

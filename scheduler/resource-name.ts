@@ -100,4 +100,3 @@ function blobPart(segments: string[], at: number, name: string): { compressor: r
 function malformed(name: string, what: string): InvalidArgumentError {
   return new InvalidArgumentError(`${FIELD} ${quotedName(name)}: ${what}`);
 }
-

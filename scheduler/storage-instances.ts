@@ -1,11 +1,5 @@
 import { InvalidArgumentError, reapi } from '../src/core/index.js';
-import {
-  createBlobAccess,
-  VerifyingBlobAccess,
-  type BlobAccess,
-  type BlobAccessConfig,
-  type BlobAccessLogger,
-} from '../src/core/blobstore/index.js';
+import { createBlobAccess, VerifyingBlobAccess, type BlobAccess, type BlobAccessConfig, type BlobAccessLogger } from '../src/core/blobstore/index.js';
 import type { InstanceStorageConfig } from './cache-server-config.js';
 import { checkInstanceName, quotedName } from './instance-name.js';
 

@@ -18,5 +18,7 @@ const compile = (extra, stdio) => spawnSync(cc, ['-O2', '-Wall', '-Wextra', '-We
 let result = compile(['-static'], 'ignore');
 if (result.error || result.status !== 0) result = compile([], 'inherit');
 if (result.error || result.status !== 0) {
-  console.warn(`build-native: no native process starter (${result.error ? `${cc}: ${result.error.message}` : `${cc} exited ${result.status}`}); processes start from a Node helper`);
+  console.warn(
+    `build-native: no native process starter (${result.error ? `${cc}: ${result.error.message}` : `${cc} exited ${result.status}`}); processes start from a Node helper`,
+  );
 }

@@ -173,7 +173,10 @@ function withoutComments(json) {
 
 /** A comment of the .proto as JSDoc lines, indented; nothing when there is none. */
 function doc(indent, ...paragraphs) {
-  const text = paragraphs.filter((p) => p && p.trim()).join('\n\n').replaceAll('*/', '*\\/');
+  const text = paragraphs
+    .filter((p) => p && p.trim())
+    .join('\n\n')
+    .replaceAll('*/', '*\\/');
   if (!text) return [];
   const lines = text.split('\n');
   if (lines.length === 1) return [`${indent}/** ${lines[0]} */`];
@@ -202,14 +205,10 @@ function stripOptions(json, obj) {
     );
   }
   if (copy.oneofs) {
-    copy.oneofs = Object.fromEntries(
-      Object.entries(copy.oneofs).map(([k, o]) => [k, { ...o, oneof: o.oneof.map(jsonName) }]),
-    );
+    copy.oneofs = Object.fromEntries(Object.entries(copy.oneofs).map(([k, o]) => [k, { ...o, oneof: o.oneof.map(jsonName) }]));
   }
   if (copy.nested && obj.nested) {
-    copy.nested = Object.fromEntries(
-      Object.entries(copy.nested).map(([k, n]) => [k, stripOptions(n, obj.nested[k])]),
-    );
+    copy.nested = Object.fromEntries(Object.entries(copy.nested).map(([k, n]) => [k, stripOptions(n, obj.nested[k])]));
   }
   return copy;
 }
@@ -217,9 +216,20 @@ function stripOptions(json, obj) {
 // ---------- TypeScript emission ----------
 
 const SCALAR_TS = {
-  double: 'number', float: 'number', int32: 'number', uint32: 'number', sint32: 'number', fixed32: 'number',
-  sfixed32: 'number', int64: 'number', uint64: 'number', sint64: 'number', fixed64: 'number', sfixed64: 'number',
-  bool: 'boolean', string: 'string',
+  double: 'number',
+  float: 'number',
+  int32: 'number',
+  uint32: 'number',
+  sint32: 'number',
+  fixed32: 'number',
+  sfixed32: 'number',
+  int64: 'number',
+  uint64: 'number',
+  sint64: 'number',
+  fixed64: 'number',
+  sfixed64: 'number',
+  bool: 'boolean',
+  string: 'string',
 };
 
 const pkgAlias = (pkg) => pkg.split('.').join('_');

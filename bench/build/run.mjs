@@ -23,7 +23,6 @@ import { nativeSandboxFloorMs, spawnFloorMs } from './spawn-floor.mjs';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
 
-
 const flags = parseBuildBenchFlags(process.argv.slice(2), REPO);
 const bwrap = spawnSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).stdout.trim();
 for (const size of flags.sizes) {
@@ -36,7 +35,21 @@ for (const size of flags.sizes) {
     const jobs = `--jobs=${flags.jobs}`;
     const floor = await spawnFloorMs(actions, flags.jobs);
     const bwrapFloor = bwrap
-      ? await spawnFloorMs(actions, flags.jobs, [bwrap, '--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', 'bash', '-c', 'true'])
+      ? await spawnFloorMs(actions, flags.jobs, [
+          bwrap,
+          '--unshare-all',
+          '--die-with-parent',
+          '--ro-bind',
+          '/',
+          '/',
+          '--dev',
+          '/dev',
+          '--proc',
+          '/proc',
+          'bash',
+          '-c',
+          'true',
+        ])
       : NaN;
     const sandboxFloor = await nativeSandboxFloorMs(actions, flags.jobs);
     // The genrules' own shape: Bash running one more program, with nothing of any build tool around it.

@@ -35,11 +35,18 @@ const mbps = (bytes, ms) => (bytes / 1e6 / (ms / 1000)).toFixed(1);
 
 /** Loopback limit: a child process sinks what this process pumps through one TCP connection. */
 async function loopbackLimit(totalBytes) {
-  const sink = spawn(process.execPath, ['-e', `
+  const sink = spawn(
+    process.execPath,
+    [
+      '-e',
+      `
     const net = require('node:net');
     const server = net.createServer((s) => { let n = 0; s.on('data', (d) => { n += d.length; }); s.on('end', () => s.end(String(n))); });
     server.listen(0, '127.0.0.1', () => console.log(server.address().port));
-  `], { stdio: ['ignore', 'pipe', 'inherit'] });
+  `,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = Number(await firstLine(sink.stdout));
   const chunk = Buffer.alloc(MIB, 7);
   const start = performance.now();
@@ -105,9 +112,11 @@ async function measured(serverPid, phase) {
 
 async function pool(count, worker) {
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < count) await worker(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) await worker(next++);
+    }),
+  );
 }
 
 const work = await mkdtemp(join(tmpdir(), 'kiln-bench-cas-'));
@@ -128,15 +137,15 @@ server.stderr.on('data', (d) => (serverLog += d));
 try {
   const endpoint = await firstLine(server.stdout);
   const address = endpoint.replace('grpc://', '');
-  const make = (def, name) => new (grpc.makeGenericClientConstructor(def, name))(address, grpc.credentials.createInsecure(), {
-    'grpc.max_receive_message_length': 64 * MIB,
-    'grpc-node.flow_control_window': 32 * MIB,
-    'grpc.max_send_message_length': 64 * MIB,
-  });
+  const make = (def, name) =>
+    new (grpc.makeGenericClientConstructor(def, name))(address, grpc.credentials.createInsecure(), {
+      'grpc.max_receive_message_length': 64 * MIB,
+      'grpc-node.flow_control_window': 32 * MIB,
+      'grpc.max_send_message_length': 64 * MIB,
+    });
   const cas = make(reapi.ContentAddressableStorageService, 'CAS');
   const bs = make(bytestream.ByteStreamService, 'ByteStream');
-  const unary = (client, method, request) =>
-    new Promise((resolve, reject) => client[method](request, (err, res) => (err ? reject(err) : resolve(res))));
+  const unary = (client, method, request) => new Promise((resolve, reject) => client[method](request, (err, res) => (err ? reject(err) : resolve(res))));
 
   // Loopback limit, same volume as the large-blob phase.
   const loopMs = await loopbackLimit(SIZE_MIB * MIB);
@@ -151,33 +160,41 @@ try {
     return data;
   };
   const digests = Array.from({ length: SIZE_MIB }, (_, i) => ({ hash: sha256(blobOf(i)), sizeBytes: MIB }));
-  const up = await measured(server.pid, () => pool(SIZE_MIB, (i) =>
-    new Promise((resolve, reject) => {
-      const d = digests[i];
-      const stream = bs.Write((err) => (err ? reject(err) : resolve()));
-      const data = blobOf(i);
-      const piece = CHUNK_KIB * 1024;
-      for (let off = 0; off < data.length; off += piece) {
-        stream.write({
-          resourceName: off === 0 ? `uploads/${randomUUID()}/blobs/${d.hash}/${d.sizeBytes}` : '',
-          writeOffset: off,
-          data: data.subarray(off, off + piece),
-          finishWrite: off + piece >= data.length,
-        });
-      }
-      stream.end();
-    }),
-  ));
+  const up = await measured(server.pid, () =>
+    pool(
+      SIZE_MIB,
+      (i) =>
+        new Promise((resolve, reject) => {
+          const d = digests[i];
+          const stream = bs.Write((err) => (err ? reject(err) : resolve()));
+          const data = blobOf(i);
+          const piece = CHUNK_KIB * 1024;
+          for (let off = 0; off < data.length; off += piece) {
+            stream.write({
+              resourceName: off === 0 ? `uploads/${randomUUID()}/blobs/${d.hash}/${d.sizeBytes}` : '',
+              writeOffset: off,
+              data: data.subarray(off, off + piece),
+              finishWrite: off + piece >= data.length,
+            });
+          }
+          stream.end();
+        }),
+    ),
+  );
   let downBytes = 0;
-  const down = await measured(server.pid, () => pool(SIZE_MIB, (i) =>
-    new Promise((resolve, reject) => {
-      const d = digests[i];
-      const stream = bs.Read({ resourceName: `blobs/${d.hash}/${d.sizeBytes}` });
-      stream.on('data', (r) => (downBytes += r.data.length));
-      stream.on('end', resolve);
-      stream.on('error', reject);
-    }),
-  ));
+  const down = await measured(server.pid, () =>
+    pool(
+      SIZE_MIB,
+      (i) =>
+        new Promise((resolve, reject) => {
+          const d = digests[i];
+          const stream = bs.Read({ resourceName: `blobs/${d.hash}/${d.sizeBytes}` });
+          stream.on('data', (r) => (downBytes += r.data.length));
+          stream.on('end', resolve);
+          stream.on('error', reject);
+        }),
+    ),
+  );
   if (downBytes !== SIZE_MIB * MIB) throw new Error(`downloaded ${downBytes} bytes, expected ${SIZE_MIB * MIB}`);
   const rssAfterLarge = await peakRssMiB(server.pid);
 
@@ -188,25 +205,33 @@ try {
     return { digest: { hash: sha256(data), sizeBytes: 1024 }, data };
   });
   const batches = Math.ceil(SMALL_COUNT / BATCH);
-  const smallUp = await measured(server.pid, () => pool(batches, async (b) => {
-    const res = await unary(cas, 'BatchUpdateBlobs', { requests: small.slice(b * BATCH, (b + 1) * BATCH) });
-    if (res.responses.some((r) => r.status?.code !== 0)) throw new Error('a small blob upload failed');
-  }));
-  const smallDown = await measured(server.pid, () => pool(batches, async (b) => {
-    const res = await unary(cas, 'BatchReadBlobs', { digests: small.slice(b * BATCH, (b + 1) * BATCH).map((s) => s.digest) });
-    if (res.responses.some((r) => r.status?.code !== 0 || r.data.length !== 1024)) throw new Error('a small blob read failed');
-  }));
+  const smallUp = await measured(server.pid, () =>
+    pool(batches, async (b) => {
+      const res = await unary(cas, 'BatchUpdateBlobs', { requests: small.slice(b * BATCH, (b + 1) * BATCH) });
+      if (res.responses.some((r) => r.status?.code !== 0)) throw new Error('a small blob upload failed');
+    }),
+  );
+  const smallDown = await measured(server.pid, () =>
+    pool(batches, async (b) => {
+      const res = await unary(cas, 'BatchReadBlobs', { digests: small.slice(b * BATCH, (b + 1) * BATCH).map((s) => s.digest) });
+      if (res.responses.some((r) => r.status?.code !== 0 || r.data.length !== 1024)) throw new Error('a small blob read failed');
+    }),
+  );
   const rssPeak = await peakRssMiB(server.pid);
   cas.close();
   bs.close();
 
   const pct = (ms) => ((loopMs / ms) * 100).toFixed(0);
   const cpu = (m) => `cpu: server ${m.serverCpu.toFixed(1)} s, client ${m.clientCpu.toFixed(1)} s in ${(m.ms / 1000).toFixed(1)} s`;
-  console.log(`kiln CAS benchmark (${STORAGE} storage, ${CONCURRENCY} concurrent streams/batches, ${CHUNK_KIB} KiB write messages, ${READ_CHUNK_KIB ?? 'default'} KiB read chunks)`);
+  console.log(
+    `kiln CAS benchmark (${STORAGE} storage, ${CONCURRENCY} concurrent streams/batches, ${CHUNK_KIB} KiB write messages, ${READ_CHUNK_KIB ?? 'default'} KiB read chunks)`,
+  );
   console.log(`loopback TCP limit:        ${loopMBps} MB/s (${SIZE_MIB} MiB through one socket)`);
   console.log(`ByteStream upload:         ${mbps(SIZE_MIB * MIB, up.ms)} MB/s  = ${pct(up.ms)}% of loopback  (${SIZE_MIB} x 1 MiB)   goal >= 50%   ${cpu(up)}`);
   console.log(`ByteStream download:       ${mbps(SIZE_MIB * MIB, down.ms)} MB/s  = ${pct(down.ms)}% of loopback                  goal >= 50%   ${cpu(down)}`);
-  console.log(`BatchUpdateBlobs (1 KiB):  ${Math.round(SMALL_COUNT / (smallUp.ms / 1000))} blobs/s  (${SMALL_COUNT} blobs)       goal >= 20000   ${cpu(smallUp)}`);
+  console.log(
+    `BatchUpdateBlobs (1 KiB):  ${Math.round(SMALL_COUNT / (smallUp.ms / 1000))} blobs/s  (${SMALL_COUNT} blobs)       goal >= 20000   ${cpu(smallUp)}`,
+  );
   console.log(`BatchReadBlobs (1 KiB):    ${Math.round(SMALL_COUNT / (smallDown.ms / 1000))} blobs/s                        goal >= 20000   ${cpu(smallDown)}`);
   console.log(`server peak RSS:           ${rssAfterLarge.toFixed(0)} MiB after the large blobs, ${rssPeak.toFixed(0)} MiB overall   goal < 300 MiB`);
 } catch (e) {

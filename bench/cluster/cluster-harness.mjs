@@ -55,7 +55,16 @@ export async function startCluster({ executors, slots, work, runner }) {
     const chosen = await runner();
     running.push(
       await startExecutor(
-        { scheduler: server.endpoint, instanceName: '', name: `bench-${i}`, slots, runner: chosen.name === 'docker' ? 'docker' : 'local', workDirectory: join(work, `e${i}`), cacheBytes: DEFAULT_CACHE_BYTES, platform: [] },
+        {
+          scheduler: server.endpoint,
+          instanceName: '',
+          name: `bench-${i}`,
+          slots,
+          runner: chosen.name === 'docker' ? 'docker' : 'local',
+          workDirectory: join(work, `e${i}`),
+          cacheBytes: DEFAULT_CACHE_BYTES,
+          platform: [],
+        },
         (m) => process.stderr.write(`${m}\n`),
         chosen,
       ),
@@ -88,8 +97,15 @@ export async function connectClient(endpoint) {
     cas.BatchUpdateBlobs({ requests: [command, root].map((m) => ({ digest: m.digest, data: m.data })) }, (e) => (e ? reject(e) : resolve())),
   );
   const runOne = async () => {
-    const action = encodeMessage(reapi.Action, { commandDigest: command.digest, inputRootDigest: root.digest, salt: Buffer.from(String(salt++)), doNotCache: true });
-    await new Promise((resolve, reject) => cas.BatchUpdateBlobs({ requests: [{ digest: action.digest, data: action.data }] }, (e) => (e ? reject(e) : resolve())));
+    const action = encodeMessage(reapi.Action, {
+      commandDigest: command.digest,
+      inputRootDigest: root.digest,
+      salt: Buffer.from(String(salt++)),
+      doNotCache: true,
+    });
+    await new Promise((resolve, reject) =>
+      cas.BatchUpdateBlobs({ requests: [{ digest: action.digest, data: action.data }] }, (e) => (e ? reject(e) : resolve())),
+    );
     return new Promise((resolve, reject) => {
       let last;
       const stream = exec.Execute({ actionDigest: action.digest });
@@ -97,7 +113,8 @@ export async function connectClient(endpoint) {
       stream.on('error', reject);
       stream.on('end', () => {
         const response = unpackAny(reapi.ExecuteResponse, last.response);
-        if ((response.status?.code ?? 0) !== 0 || response.result.exitCode !== 0) reject(new Error(`action failed: ${JSON.stringify(response.status)} exit ${response.result?.exitCode}`));
+        if ((response.status?.code ?? 0) !== 0 || response.result.exitCode !== 0)
+          reject(new Error(`action failed: ${JSON.stringify(response.status)} exit ${response.result?.exitCode}`));
         else resolve(response);
       });
     });

@@ -60,17 +60,23 @@ try {
   }
   const t0 = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: SLOTS }, async () => {
-    while (next < ACTIONS) {
-      next++;
-      await cluster.runOne();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: SLOTS }, async () => {
+      while (next < ACTIONS) {
+        next++;
+        await cluster.runOne();
+      }
+    }),
+  );
   const perSecond = ACTIONS / ((performance.now() - t0) / 1000);
   await cluster.stop();
 
-  console.log(`per action (median of ${ACTIONS}, /bin/true, image ${image}): local runner ${localMs.toFixed(1)} ms, docker runner ${dockerMs.toFixed(1)} ms, overhead ${(dockerMs - localMs).toFixed(1)} ms (goal < 300 ms)`);
-  console.log(`through the scheduler, one docker executor: ${median(remote).toFixed(1)} ms per action one at a time; ${perSecond.toFixed(1)} actions/s with ${SLOTS} slots`);
+  console.log(
+    `per action (median of ${ACTIONS}, /bin/true, image ${image}): local runner ${localMs.toFixed(1)} ms, docker runner ${dockerMs.toFixed(1)} ms, overhead ${(dockerMs - localMs).toFixed(1)} ms (goal < 300 ms)`,
+  );
+  console.log(
+    `through the scheduler, one docker executor: ${median(remote).toFixed(1)} ms per action one at a time; ${perSecond.toFixed(1)} actions/s with ${SLOTS} slots`,
+  );
 } finally {
   await rm(work, { recursive: true, force: true });
 }

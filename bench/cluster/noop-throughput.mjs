@@ -107,11 +107,23 @@ try {
   const lat = await latency(work);
   const f = (x) => x.toFixed(0);
   const c = (x) => x.toFixed(2);
-  console.log(`no-op actions/s (${ACTIONS} actions, ${CONCURRENCY} clients, ${SLOTS} slots per executor, runner ${floorOne.runner}): 1 executor ${f(one.rate)}, 4 executors ${f(four.rate)} (goal >= 500)`);
-  console.log(`floor in this process at the same concurrency (${SLOTS} / ${4 * SLOTS} at once): node spawn of /bin/true ${f(floorOne.spawnRate)} / ${f(floorFour.spawnRate)} per s, the ${floorOne.runner} runner alone ${f(floorOne.runnerRate)} / ${f(floorFour.runnerRate)} per s`);
-  console.log(`CPU of this process per action (ms, 1 / 4 executors): through the scheduler ${c(one.cpu)} / ${c(four.cpu)}, node spawn alone ${c(floorOne.spawnCpu)} / ${c(floorFour.spawnCpu)}, the runner alone ${c(floorOne.runnerCpu)} / ${c(floorFour.runnerCpu)}`);
-  console.log(`latency per action (median of ${LATENCY_ACTIONS}, runner ${lat.runner}): direct ${lat.direct.toFixed(2)} ms, through the scheduler ${lat.remote.toFixed(2)} ms, added ${(lat.remote - lat.direct).toFixed(2)} ms (goal < 5 ms)`);
-  console.log(`mean phases (ms): ${Object.entries(lat.phases).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`);
+  console.log(
+    `no-op actions/s (${ACTIONS} actions, ${CONCURRENCY} clients, ${SLOTS} slots per executor, runner ${floorOne.runner}): 1 executor ${f(one.rate)}, 4 executors ${f(four.rate)} (goal >= 500)`,
+  );
+  console.log(
+    `floor in this process at the same concurrency (${SLOTS} / ${4 * SLOTS} at once): node spawn of /bin/true ${f(floorOne.spawnRate)} / ${f(floorFour.spawnRate)} per s, the ${floorOne.runner} runner alone ${f(floorOne.runnerRate)} / ${f(floorFour.runnerRate)} per s`,
+  );
+  console.log(
+    `CPU of this process per action (ms, 1 / 4 executors): through the scheduler ${c(one.cpu)} / ${c(four.cpu)}, node spawn alone ${c(floorOne.spawnCpu)} / ${c(floorFour.spawnCpu)}, the runner alone ${c(floorOne.runnerCpu)} / ${c(floorFour.runnerCpu)}`,
+  );
+  console.log(
+    `latency per action (median of ${LATENCY_ACTIONS}, runner ${lat.runner}): direct ${lat.direct.toFixed(2)} ms, through the scheduler ${lat.remote.toFixed(2)} ms, added ${(lat.remote - lat.direct).toFixed(2)} ms (goal < 5 ms)`,
+  );
+  console.log(
+    `mean phases (ms): ${Object.entries(lat.phases)
+      .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+      .join(', ')}`,
+  );
 } finally {
   await rm(work, { recursive: true, force: true });
 }

@@ -74,7 +74,9 @@ for (const size of flags.sizes) {
       if (!flags.bazel) {
         const kilnCold = median(Array.from({ length: flags.coldRepeat }, (_, i) => kiln(i)));
         const kilnCached = median(Array.from({ length: flags.repeat }, cached));
-        console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)} (median of ${flags.coldRepeat}); kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`);
+        console.log(
+          `${size} packages, ${name}: kiln cold ${fmt(kilnCold)} (median of ${flags.coldRepeat}); kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`,
+        );
         continue;
       }
       const batchBase = join(dir, 'bazel-batch');
@@ -101,14 +103,19 @@ for (const size of flags.sizes) {
       const warm = median(warmRuns);
       const serverRssMb = bazelServerPeakRssMb(serverBase);
       spawnSync(flags.bazel, [`--output_base=${serverBase}`, 'shutdown'], { cwd: ws });
-      console.log(`${size} packages, ${name}: kiln cold ${fmt(kilnCold)} (median of ${flags.coldRepeat}); kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`);
-      console.log(`  bazel --batch ${fmt(batch)} (median of ${flags.coldRepeat}); cold server ${fmt(cold)}; warm server ${fmt(warm)} (median of ${flags.repeat}); server peak RSS ${serverRssMb.toFixed(0)} MB`);
+      console.log(
+        `${size} packages, ${name}: kiln cold ${fmt(kilnCold)} (median of ${flags.coldRepeat}); kiln cached ${fmt(kilnCached)} (median of ${flags.repeat})`,
+      );
+      console.log(
+        `  bazel --batch ${fmt(batch)} (median of ${flags.coldRepeat}); cold server ${fmt(cold)}; warm server ${fmt(warm)} (median of ${flags.repeat}); server peak RSS ${serverRssMb.toFixed(0)} MB`,
+      );
       console.log(
         `  ratios: kiln cold / bazel --batch = ${(kilnCold.ms / batch.ms).toFixed(3)} (goal <= 0.2); ` +
           `kiln cached / bazel warm = ${(kilnCached.ms / warm.ms).toFixed(2)} (goal <= 1); ` +
           `kiln peak RSS / bazel batch RSS = ${(Math.max(kilnCold.rssMb, kilnCached.rssMb) / batch.rssMb).toFixed(2)} (goal <= 0.33)`,
       );
-      if (kilnCold.lines !== batch.lines) console.log(`  NOTE: line counts differ (kiln ${kilnCold.lines}, bazel ${batch.lines}): implicit dependencies, see src/query/README.md`);
+      if (kilnCold.lines !== batch.lines)
+        console.log(`  NOTE: line counts differ (kiln ${kilnCold.lines}, bazel ${batch.lines}): implicit dependencies, see src/query/README.md`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -70,7 +70,13 @@ try {
     // Every action run here and its result uploaded.
     rmSync(storage, { recursive: true, force: true });
     cluster = await startKilnCluster(flags.kiln[0], ['--port', '0', '--storage', storage, '--executors', '1', '--runner', 'local']);
-    const fill = kiln(flags.kiln[0], checkout(filled), ['build', `--remote_cache=${cluster.endpoint}`, '--spawn_strategy=local', `--jobs=${flags.jobs}`, '//...']);
+    const fill = kiln(flags.kiln[0], checkout(filled), [
+      'build',
+      `--remote_cache=${cluster.endpoint}`,
+      '--spawn_strategy=local',
+      `--jobs=${flags.jobs}`,
+      '//...',
+    ]);
     console.log(`  filled the cache in ${secs(fill.ms)} (${processes(fill)})`);
     await stopKilnCluster(cluster);
     cluster = undefined;
@@ -86,7 +92,16 @@ try {
       kiln(plain, filled, local);
       const nullBuild = kiln(plain, filled, local);
       results[i].null.push(nullBuild);
-      cluster = await startKilnCluster(prof ? profilingLauncher(plain, join(prof, 'cluster')) : plain, ['--port', '0', '--storage', storage, '--executors', '1', '--runner', 'local']);
+      cluster = await startKilnCluster(prof ? profilingLauncher(plain, join(prof, 'cluster')) : plain, [
+        '--port',
+        '0',
+        '--storage',
+        storage,
+        '--executors',
+        '1',
+        '--runner',
+        'local',
+      ]);
       const ws = workspaces[i];
       const build = (extra, name) => {
         const flagsUsed = ['build', `--remote_executor=${cluster.endpoint}`, `--jobs=${flags.jobs}`, ...extra, '//...'];

@@ -47,7 +47,9 @@ function report(name, ms) {
 
 /** The file system holding the tree, and for ext4 whether it has a journal (a jbd2 entry for its device). */
 function describeFileSystem() {
-  const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' '));
+  const mounts = readFileSync('/proc/self/mounts', 'utf8')
+    .split('\n')
+    .map((l) => l.split(' '));
   const mount = mounts.filter((m) => m.length > 2 && root.startsWith(m[1])).sort((a, b) => b[1].length - a[1].length)[0];
   if (!mount) return 'unknown';
   const [device, point, type] = mount;

@@ -25,7 +25,14 @@ import { defaultBazel, measure } from '../common/measure.mjs';
 import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from '../build/generate.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const flags = { packages: 1000, executors: 1, runner: 'local', jobs: Math.max(8, availableParallelism() * 4), bazel: defaultBazel(REPO) ?? 'none', kiln: join(REPO, 'bin/kiln') };
+const flags = {
+  packages: 1000,
+  executors: 1,
+  runner: 'local',
+  jobs: Math.max(8, availableParallelism() * 4),
+  bazel: defaultBazel(REPO) ?? 'none',
+  kiln: join(REPO, 'bin/kiln'),
+};
 for (const a of process.argv.slice(2)) {
   const m = /^--(packages|executors|runner|jobs|bazel|kiln)=(.+)$/.exec(a);
   if (!m) throw new Error(`unknown argument ${a}`);
@@ -38,7 +45,9 @@ function startCluster(storage) {
 
 const processes = (m) => /INFO: (\d+ process(?:es)?[^\n]*)/.exec(m.stderr)?.[1] ?? '?';
 const machineShare = (m) =>
-  m.machineBusyS === undefined ? '' : `; cluster ${m.clusterCpuS.toFixed(1)} s CPU, its actions ${m.actionsCpuS.toFixed(1)} s, machine busy ${m.machineBusyS.toFixed(1)} s (${((100 * m.machineBusyS) / (availableParallelism() * (m.ms / 1000))).toFixed(0)}%)`;
+  m.machineBusyS === undefined
+    ? ''
+    : `; cluster ${m.clusterCpuS.toFixed(1)} s CPU, its actions ${m.actionsCpuS.toFixed(1)} s, machine busy ${m.machineBusyS.toFixed(1)} s (${((100 * m.machineBusyS) / (availableParallelism() * (m.ms / 1000))).toFixed(0)}%)`;
 const fmt = (m) => `${(m.ms / 1000).toFixed(2)} s wall, ${m.cpuS.toFixed(1)} s CPU, ${m.rssMb.toFixed(0)} MB (${processes(m)})${machineShare(m)}`;
 /**
  * A build measured with the CPU its cluster's process spent meanwhile, the CPU of the processes below it
@@ -105,7 +114,23 @@ try {
   const kilnClean = (ws) => kiln(ws, 'clean');
   // Bazel's output base beside the checkout: inside it, //... would take in its embedded tools.
   const bazelRun = (ws, extra) =>
-    onCluster(bazelCluster, () => measure([flags.bazel, `--output_base=${ws}.bazel-ob`, '--batch', 'build', '--symlink_prefix=/', `--remote_executor=${bazelCluster.endpoint}`, '--remote_timeout=120', `--jobs=${flags.jobs}`, ...extra, '//...'], ws));
+    onCluster(bazelCluster, () =>
+      measure(
+        [
+          flags.bazel,
+          `--output_base=${ws}.bazel-ob`,
+          '--batch',
+          'build',
+          '--symlink_prefix=/',
+          `--remote_executor=${bazelCluster.endpoint}`,
+          '--remote_timeout=120',
+          `--jobs=${flags.jobs}`,
+          ...extra,
+          '//...',
+        ],
+        ws,
+      ),
+    );
   const bazelClean = (ws) => measure([flags.bazel, `--output_base=${ws}.bazel-ob`, '--batch', 'clean'], ws);
   results.kiln = series('kiln', kilnRun, kilnClean, []);
   report('kiln', results.kiln);
@@ -119,9 +144,12 @@ try {
     results.bazelMinimal = series('bazel-minimal', bazelRun, bazelClean, ['--remote_download_minimal']);
     report('bazel minimal', results.bazelMinimal);
     console.log('  ratios (kiln / bazel; goal <= 0.5 for cold and cached):');
-    for (const k of ['cold', 'cached', 'leaf']) console.log(`    ${k.padEnd(7)} ${ratio(results.kiln[k], results.bazel[k])}   minimal ${ratio(results.kilnMinimal[k], results.bazelMinimal[k])}`);
+    for (const k of ['cold', 'cached', 'leaf'])
+      console.log(`    ${k.padEnd(7)} ${ratio(results.kiln[k], results.bazel[k])}   minimal ${ratio(results.kilnMinimal[k], results.bazelMinimal[k])}`);
   }
-  console.log(`  kiln cached after clean / kiln local null build = ${ratio(results.kiln.cached, kilnNull)} (goal <= 3), minimal ${ratio(results.kilnMinimal.cached, kilnNull)}`);
+  console.log(
+    `  kiln cached after clean / kiln local null build = ${ratio(results.kiln.cached, kilnNull)} (goal <= 3), minimal ${ratio(results.kilnMinimal.cached, kilnNull)}`,
+  );
 } finally {
   for (const c of clusters) await stopKilnCluster(c);
   spawnSync('chmod', ['-R', 'u+w', dir]);

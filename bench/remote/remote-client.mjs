@@ -44,7 +44,9 @@ try {
   const remoteFlag = flags.mode === 'cache' ? `--remote_cache=${cluster.endpoint}` : `--remote_executor=${cluster.endpoint}`;
   const bazel = (...args) => measure([flags.bazel, `--output_base=${join(dir, 'bazel-ob')}`, '--batch', ...args], ws);
   const common = ['--symlink_prefix=/', remoteFlag, '--remote_timeout=120'];
-  console.log(`${flags.packages} packages (${flags.packages * ACTIONS_PER_PACKAGE + 2} actions), ${flags.mode === 'cache' ? 'remote cache' : `remote execution, ${flags.executors} ${flags.runner} executor(s)`} at ${cluster.endpoint}`);
+  console.log(
+    `${flags.packages} packages (${flags.packages * ACTIONS_PER_PACKAGE + 2} actions), ${flags.mode === 'cache' ? 'remote cache' : `remote execution, ${flags.executors} ${flags.runner} executor(s)`} at ${cluster.endpoint}`,
+  );
   const cold = bazel('build', ...common, '//...');
   console.log(`  bazel cold      ${(cold.ms / 1000).toFixed(1)} s wall, ${cold.rssMb.toFixed(0)} MB (${processes(cold)})`);
   bazel('clean');

@@ -40,7 +40,9 @@ function grpcJsCaller(target) {
   const client = new Ctor(target, grpc.credentials.createInsecure(), { 'grpc.max_receive_message_length': 64 * 1024 * 1024, 'grpc.enable_retries': 0 });
   return {
     call: (i) =>
-      new Promise((resolve, reject) => client.GetActionResult(request, metadataOf(i), { deadline: Date.now() + TIMEOUT_MS }, (err, res) => (err ? reject(err) : resolve(res)))),
+      new Promise((resolve, reject) =>
+        client.GetActionResult(request, metadataOf(i), { deadline: Date.now() + TIMEOUT_MS }, (err, res) => (err ? reject(err) : resolve(res))),
+      ),
     close: () => client.close(),
   };
 }
@@ -80,7 +82,14 @@ try {
   const endpoint = parseRemoteEndpoint(cluster.endpoint.includes('://') ? cluster.endpoint : `grpc://${cluster.endpoint}`, '--remote_cache');
   const callers = { 'grpc-js': grpcJsCaller(endpoint.target), 'node:http2 (lean)': leanCaller(endpoint) };
   const setup = new RemoteChannel(endpoint);
-  await unaryCall(setup, reapi.ActionCacheService.UpdateActionResult, { instanceName: '', actionDigest, actionResult: { exitCode: 7 } }, metadataOf(0), TIMEOUT_MS, 'UpdateActionResult');
+  await unaryCall(
+    setup,
+    reapi.ActionCacheService.UpdateActionResult,
+    { instanceName: '', actionDigest, actionResult: { exitCode: 7 } },
+    metadataOf(0),
+    TIMEOUT_MS,
+    'UpdateActionResult',
+  );
   setup.close();
 
   console.log(`${flags.calls} GetActionResult calls, ${flags['in-flight']} in flight, against ${endpoint.url}; ${flags.rounds} rounds, transports alternating`);
@@ -91,14 +100,24 @@ try {
     for (const [name, caller] of Object.entries(callers)) {
       const r = await timed(caller, flags.calls, flags['in-flight'], serverPid);
       results[name].push(r);
-      console.log(`  round ${round}  ${name.padEnd(18)} client CPU ${r.cpuUsPerCall.toFixed(1).padStart(6)} us/call   server CPU ${r.serverUsPerCall.toFixed(0).padStart(4)} us/call   wall ${r.wallMs.toFixed(0).padStart(6)} ms   ${((flags.calls / r.wallMs) * 1000).toFixed(0)} calls/s`);
+      console.log(
+        `  round ${round}  ${name.padEnd(18)} client CPU ${r.cpuUsPerCall.toFixed(1).padStart(6)} us/call   server CPU ${r.serverUsPerCall.toFixed(0).padStart(4)} us/call   wall ${r.wallMs.toFixed(0).padStart(6)} ms   ${((flags.calls / r.wallMs) * 1000).toFixed(0)} calls/s`,
+      );
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const summary = Object.fromEntries(Object.entries(results).map(([name, rs]) => [name, { cpu: median(rs.map((r) => r.cpuUsPerCall)), server: median(rs.map((r) => r.serverUsPerCall)), wall: median(rs.map((r) => r.wallMs)) }]));
+  const summary = Object.fromEntries(
+    Object.entries(results).map(([name, rs]) => [
+      name,
+      { cpu: median(rs.map((r) => r.cpuUsPerCall)), server: median(rs.map((r) => r.serverUsPerCall)), wall: median(rs.map((r) => r.wallMs)) },
+    ]),
+  );
   const [base, lean] = Object.values(summary);
   console.log('medians:');
-  for (const [name, s] of Object.entries(summary)) console.log(`  ${name.padEnd(18)} client CPU ${s.cpu.toFixed(1).padStart(6)} us/call   server CPU ${s.server.toFixed(0).padStart(4)} us/call   wall ${s.wall.toFixed(0).padStart(6)} ms`);
+  for (const [name, s] of Object.entries(summary))
+    console.log(
+      `  ${name.padEnd(18)} client CPU ${s.cpu.toFixed(1).padStart(6)} us/call   server CPU ${s.server.toFixed(0).padStart(4)} us/call   wall ${s.wall.toFixed(0).padStart(6)} ms`,
+    );
   console.log(`lean / grpc-js: client CPU ${(lean.cpu / base.cpu).toFixed(2)}x, wall ${(lean.wall / base.wall).toFixed(2)}x`);
   for (const caller of Object.values(callers)) caller.close();
 } finally {

@@ -25,7 +25,6 @@ import { ACTIONS_PER_PACKAGE, generateWorkspace } from './generate.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-
 const flags = parseBuildBenchFlags(process.argv.slice(2), REPO);
 for (const size of flags.sizes) {
   const dir = mkdtempSync(join(tmpdir(), `kiln-bench-starlark-rules-${size}-`));
@@ -62,7 +61,9 @@ for (const size of flags.sizes) {
     // under every tool's cold build.
     const floor = processFloor(dir, size, flags.jobs);
     const perAction = (cpuS) => `${((cpuS * 1000) / (size * ACTIONS_PER_PACKAGE + 2)).toFixed(1)} ms`;
-    console.log(`  process floor (the actions' commands alone, ${flags.jobs} at a time) ${(floor.ms / 1000).toFixed(2)} s wall, ${floor.cpuS.toFixed(1)} s CPU: ${perAction(floor.cpuS)} CPU per action`);
+    console.log(
+      `  process floor (the actions' commands alone, ${flags.jobs} at a time) ${(floor.ms / 1000).toFixed(2)} s wall, ${floor.cpuS.toFixed(1)} s CPU: ${perAction(floor.cpuS)} CPU per action`,
+    );
     for (const [k, b] of colds) {
       console.log(
         `    CPU per action: kiln ${perAction(k.cpuS)}, bazel ${perAction(b.cpuS)}; kiln / floor wall = ${(k.ms / floor.ms).toFixed(2)}; ` +

@@ -163,7 +163,8 @@ function openV2(name: string, own: Map<string, string>, mounts: { point: string;
   }
   const missing = ['memory', 'pids'].filter((c) => !available.includes(c));
   if (missing.length > 0) return { reason: `cgroup v2: the controllers ${missing.join(', ')} are not delegated to this process's cgroup ${dir}` };
-  if (!writable(dir) || !writable(join(dir, 'cgroup.subtree_control'))) return { reason: `cgroup v2: this process may not write its cgroup ${dir} (not delegated)` };
+  if (!writable(dir) || !writable(join(dir, 'cgroup.subtree_control')))
+    return { reason: `cgroup v2: this process may not write its cgroup ${dir} (not delegated)` };
   try {
     enableV2Controllers(dir, available);
     return ActionCgroups.create(2, [join(dir, `kiln-${name}`)]);
@@ -181,7 +182,10 @@ const EXECUTOR_LEAF = 'kiln-executor';
  * manager does.
  */
 function enableV2Controllers(dir: string, available: readonly string[]): void {
-  const enabled = readFileSync(join(dir, 'cgroup.subtree_control'), 'utf8').trim().split(/\s+/).map((c) => c.replace(/^\+/, ''));
+  const enabled = readFileSync(join(dir, 'cgroup.subtree_control'), 'utf8')
+    .trim()
+    .split(/\s+/)
+    .map((c) => c.replace(/^\+/, ''));
   const wanted = ['memory', 'pids', 'cpu'].filter((c) => available.includes(c) && !enabled.includes(c));
   if (wanted.length === 0) return;
   const leaf = join(dir, EXECUTOR_LEAF);

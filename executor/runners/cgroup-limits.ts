@@ -35,7 +35,10 @@ export class CgroupLimits {
    * processes join before they start (ProcessSpec.cgroups). `outOfMemory` is set when the kernel
    * killed one of its processes for memory. The cgroup, and anything left in it, is gone afterwards.
    */
-  async within<T extends { readonly outOfMemory: boolean }>(platform: readonly PlatformProperty[], run: (cgroups: readonly string[]) => Promise<T>): Promise<T> {
+  async within<T extends { readonly outOfMemory: boolean }>(
+    platform: readonly PlatformProperty[],
+    run: (cgroups: readonly string[]) => Promise<T>,
+  ): Promise<T> {
     const cgroup = this.cgroups.make(limitsForAction(this.policy, platform));
     try {
       const result = await run(cgroup.procsFiles);

@@ -90,7 +90,10 @@ export class DockerRunner implements Runner {
    * exist. Returns how many were removed.
    */
   async removeLeftovers(): Promise<number> {
-    const containers = await this.docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL, `${OWNER_HOST_LABEL}=${this.labels[OWNER_HOST_LABEL]}`] } });
+    const containers = await this.docker.listContainers({
+      all: true,
+      filters: { label: [CONTAINER_LABEL, `${OWNER_HOST_LABEL}=${this.labels[OWNER_HOST_LABEL]}`] },
+    });
     const stale = containers.filter((c) => c.Labels[OWNER_LABEL] === this.labels[OWNER_LABEL] || !processExists(Number(c.Labels[OWNER_PID_LABEL])));
     await Promise.all(stale.map((c) => removeContainer(this.docker.getContainer(c.Id))));
     return stale.length;
@@ -153,7 +156,12 @@ export class DockerRunner implements Runner {
       const completedAtMs = Date.now();
       await streamEnded;
       // The container may be gone already: removed by close() or removeLeftovers() (the executor stops).
-      const outOfMemory = StatusCode === 137 && (await container.inspect().then((c) => c.State.OOMKilled, () => false));
+      const outOfMemory =
+        StatusCode === 137 &&
+        (await container.inspect().then(
+          (c) => c.State.OOMKilled,
+          () => false,
+        ));
       await Promise.all([stdout.finish(), stderr.finish()]);
       return {
         exitCode: StatusCode,
@@ -232,7 +240,6 @@ export class DockerRunner implements Runner {
   }
 }
 
-
 function environmentList(environment: Readonly<Record<string, string>>): string[] {
   return Object.entries(environment).map(([name, value]) => `${name}=${value}`);
 }
@@ -258,13 +265,7 @@ function parseUser(user: string | undefined): [number, number] {
 }
 
 /** A program that does not exist: exit 127 with the engine's reason on stderr, as a shell does. */
-async function cannotStart(
-  error: unknown,
-  program: string,
-  stderr: OutputSinkStream,
-  stdout: OutputSinkStream,
-  startedAtMs: number,
-): Promise<RunResult> {
+async function cannotStart(error: unknown, program: string, stderr: OutputSinkStream, stdout: OutputSinkStream, startedAtMs: number): Promise<RunResult> {
   const message = (error as Error).message ?? String(error);
   if (!/executable file not found|no such file or directory/i.test(message)) throw error;
   stderr.write(Buffer.from(`kiln: cannot run '${program}': ${message}\n`));

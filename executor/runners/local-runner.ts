@@ -91,7 +91,11 @@ export class LocalRunner implements Runner {
   run(request: RunRequest): Promise<RunResult> {
     const image = containerImageOf(request.platform);
     if (image !== undefined) {
-      return Promise.reject(new FailedPreconditionError(`platform property container-image=${JSON.stringify(image.slice(0, 1000))}: the local runner runs actions on the host and has no images; run the executor with the docker runner`));
+      return Promise.reject(
+        new FailedPreconditionError(
+          `platform property container-image=${JSON.stringify(image.slice(0, 1000))}: the local runner runs actions on the host and has no images; run the executor with the docker runner`,
+        ),
+      );
     }
     return this.limits ? this.limits.within(request.platform, (cgroups) => this.runProcess(request, cgroups)) : this.runProcess(request);
   }

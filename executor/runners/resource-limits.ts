@@ -54,7 +54,9 @@ export function limitsForAction(policy: ResourceLimitPolicy, platform: readonly 
     if (!property) continue;
     const asked = parseLimit(key, property.value);
     if (asked === undefined || asked === 0 || (key === 'memoryBytes' && asked < MIN_MEMORY_BYTES)) {
-      throw new InvalidArgumentError(`platform property ${name}=${JSON.stringify(property.value)}: expected ${expectedForm(key)} above ${key === 'memoryBytes' ? '6m' : '0'}`);
+      throw new InvalidArgumentError(
+        `platform property ${name}=${JSON.stringify(property.value)}: expected ${expectedForm(key)} above ${key === 'memoryBytes' ? '6m' : '0'}`,
+      );
     }
     const ceiling = policy.ceilings[key];
     if (ceiling !== 0 && asked > ceiling) {
@@ -77,7 +79,11 @@ function expectedForm(key: keyof ResourceLimits): string {
 function formatLimit(key: keyof ResourceLimits, value: number): string {
   if (value === 0) return 'none';
   if (key !== 'memoryBytes') return String(value);
-  for (const [suffix, scale] of [['g', 1024 ** 3], ['m', 1024 ** 2], ['k', 1024]] as const) {
+  for (const [suffix, scale] of [
+    ['g', 1024 ** 3],
+    ['m', 1024 ** 2],
+    ['k', 1024],
+  ] as const) {
     if (value % scale === 0) return `${value / scale}${suffix}`;
   }
   return String(value);

@@ -135,7 +135,8 @@ function checkSortedUnique(values: readonly string[], field: string): void {
   for (let i = 1; i < values.length; i++) {
     const order = Buffer.compare(Buffer.from(values[i - 1]!), Buffer.from(values[i]!));
     if (order === 0) throw new InvalidArgumentError(`${field}: ${quote(values[i]!)} is listed twice`);
-    if (order > 0) throw new InvalidArgumentError(`${field}: not sorted (${quote(values[i - 1]!)} comes before ${quote(values[i]!)}); REAPI requires byte order`);
+    if (order > 0)
+      throw new InvalidArgumentError(`${field}: not sorted (${quote(values[i - 1]!)} comes before ${quote(values[i]!)}); REAPI requires byte order`);
   }
 }
 
@@ -158,12 +159,14 @@ function checkCommand(command: reapi.Command): void {
     if (directories.has(file)) throw new InvalidArgumentError(`Command.output_files: ${quote(file)} is also an output directory`);
     // A file cannot be the parent of another output file.
     for (let slash = file.indexOf('/'); slash >= 0; slash = file.indexOf('/', slash + 1)) {
-      if (files.has(file.slice(0, slash))) throw new InvalidArgumentError(`Command.output_files: ${quote(file.slice(0, slash))} is a parent of output file ${quote(file)}`);
+      if (files.has(file.slice(0, slash)))
+        throw new InvalidArgumentError(`Command.output_files: ${quote(file.slice(0, slash))} is a parent of output file ${quote(file)}`);
     }
   }
   const names: string[] = [];
   for (const v of command.environmentVariables) {
-    if (v.name === '' || v.name.includes('=') || v.name.includes('\0')) throw new InvalidArgumentError(`Command.environment_variables: bad name ${quote(v.name)}`);
+    if (v.name === '' || v.name.includes('=') || v.name.includes('\0'))
+      throw new InvalidArgumentError(`Command.environment_variables: bad name ${quote(v.name)}`);
     names.push(v.name);
   }
   checkSortedUnique(names, 'Command.environment_variables');
@@ -220,7 +223,9 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
           all.add(n);
           const bytesBelowRoot = Buffer.byteLength(path) + 1 + Buffer.byteLength(n);
           if (bytesBelowRoot > MAX_INPUT_PATH_BYTES) {
-            throw new InvalidArgumentError(`${where}: the path of ${quote(n)} is ${bytesBelowRoot} bytes long, above this server's limit of ${MAX_INPUT_PATH_BYTES}`);
+            throw new InvalidArgumentError(
+              `${where}: the path of ${quote(n)} is ${bytesBelowRoot} bytes long, above this server's limit of ${MAX_INPUT_PATH_BYTES}`,
+            );
           }
         }
       }

@@ -66,7 +66,14 @@ class OperationRecord implements OperationState {
   ) {}
 
   snapshot(): OperationState {
-    return { name: this.name, instanceName: this.instanceName, actionDigest: this.actionDigest, stage: this.stage, done: this.done, ...(this.response ? { response: this.response } : {}) };
+    return {
+      name: this.name,
+      instanceName: this.instanceName,
+      actionDigest: this.actionDigest,
+      stage: this.stage,
+      done: this.done,
+      ...(this.response ? { response: this.response } : {}),
+    };
   }
 }
 
@@ -450,7 +457,10 @@ export class ExecutionScheduler {
     execution.unmatchedSince ??= now;
     if (now - execution.unmatchedSince < this.config.noExecutorWaitMs) return;
     this.queue.remove(execution.platformKey, execution);
-    const unmet = this.rules.unmet(execution.validated.platform, candidates.map((e) => e.properties));
+    const unmet = this.rules.unmet(
+      execution.validated.platform,
+      candidates.map((e) => e.properties),
+    );
     const named = unmet.length > 0 ? unmet.map((p) => `${p.name}=${p.value}`).join(', ') : '(none: there is no executor at all)';
     this.completeExecution(execution, {
       status: {

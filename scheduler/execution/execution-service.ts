@@ -1,12 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import {
-  grpcStatusOf,
-  InvalidArgumentError,
-  NotFoundError,
-  parseDigest,
-  reapi,
-  type Digest,
-} from '../../src/core/index.js';
+import { grpcStatusOf, InvalidArgumentError, NotFoundError, parseDigest, reapi, type Digest } from '../../src/core/index.js';
 import { toServiceError, withContext } from '../grpc-status.js';
 import { reportUnexpected, type ServiceContext } from '../service-context.js';
 import { checkDigestFunction } from '../storage-instances.js';

@@ -45,7 +45,10 @@ function failWith(refuse: (why: string) => Error, why: string): never {
 /** Rule 2 for the symlinks of one input root; `directories` holds every Directory of the tree by digest key. */
 export class SymlinkResolver {
   private steps = 0;
-  private readonly entries = new Map<reapi.Directory, Map<string, { kind: 'directory'; digest: string } | { kind: 'symlink'; target: string } | { kind: 'file' }>>();
+  private readonly entries = new Map<
+    reapi.Directory,
+    Map<string, { kind: 'directory'; digest: string } | { kind: 'symlink'; target: string } | { kind: 'file' }>
+  >();
 
   constructor(private readonly directories: ReadonlyMap<string, reapi.Directory>) {}
 

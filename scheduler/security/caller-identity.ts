@@ -14,7 +14,11 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * that is not in the file fails the call even beside a valid certificate: a credential that does not
  * check out is an error, never ignored.
  */
-export function identifyCaller(metadata: grpc.Metadata, authContext: { sslPeerCertificate?: PeerCertificate }, tokens: BearerTokens | undefined): CallerIdentity {
+export function identifyCaller(
+  metadata: grpc.Metadata,
+  authContext: { sslPeerCertificate?: PeerCertificate },
+  tokens: BearerTokens | undefined,
+): CallerIdentity {
   const principals: string[] = [];
   for (const value of metadata.get('authorization')) {
     const m = BEARER.exec(String(value));

@@ -11,10 +11,7 @@ export class RoleGrants {
    */
   permits(principals: readonly string[], permission: Permission, instance: string | undefined): boolean {
     return this.grants.some(
-      (g) =>
-        principals.includes(g.principal) &&
-        (g.instance === EVERY_INSTANCE || g.instance === instance) &&
-        ROLE_PERMISSIONS[g.role].includes(permission),
+      (g) => principals.includes(g.principal) && (g.instance === EVERY_INSTANCE || g.instance === instance) && ROLE_PERMISSIONS[g.role].includes(permission),
     );
   }
 }

@@ -55,7 +55,13 @@ export const EVERY_INSTANCE = '*';
  * ```
  * Paths are relative to `baseDir`; instance keys must be `*` or one of `instanceNames`.
  */
-export function parseSecurityConfig(tlsValue: unknown, authValue: unknown, instanceNames: readonly string[], baseDir: string, fail: ConfigFail): SecurityConfig {
+export function parseSecurityConfig(
+  tlsValue: unknown,
+  authValue: unknown,
+  instanceNames: readonly string[],
+  baseDir: string,
+  fail: ConfigFail,
+): SecurityConfig {
   const tls = tlsValue === undefined ? undefined : parseTls(tlsValue, baseDir, fail);
   if (authValue === undefined) return { ...(tls ? { tls } : {}), auth: { kind: 'off' } };
   const a = readObject(authValue, 'auth', ['tokenFile', 'roles'], fail);
@@ -87,7 +93,8 @@ function parseTls(value: unknown, baseDir: string, fail: ConfigFail): ServerTlsC
   const t = readObject(value, 'tls', ['certificate', 'key', 'clientCa', 'requireClientCertificate'], fail);
   const file = (key: string) => resolve(baseDir, readNonEmptyString(t[key], fieldPath('tls', key), fail));
   const clientCa = t['clientCa'] === undefined ? undefined : file('clientCa');
-  const requireClientCertificate = t['requireClientCertificate'] === undefined ? false : readBoolean(t['requireClientCertificate'], 'tls.requireClientCertificate', fail);
+  const requireClientCertificate =
+    t['requireClientCertificate'] === undefined ? false : readBoolean(t['requireClientCertificate'], 'tls.requireClientCertificate', fail);
   if (requireClientCertificate && clientCa === undefined) fail('tls.requireClientCertificate', 'needs "tls.clientCa" to check client certificates against');
   return { certificate: file('certificate'), key: file('key'), ...(clientCa ? { clientCa } : {}), requireClientCertificate };
 }

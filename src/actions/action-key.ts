@@ -31,28 +31,41 @@ export interface ActionKeyParams {
  */
 export function computeActionKey(action: Action, params: ActionKeyParams): ActionKey {
   const outputs = action.outputs.map((o) => o.execPath).sort(compareUtf8);
-  const directories = action.outputs.filter((o) => o.type === 'directory').map((o) => o.execPath).sort(compareUtf8);
-  const files = directories.length === 0 ? outputs : action.outputs.filter((o) => o.type !== 'directory').map((o) => o.execPath).sort(compareUtf8);
+  const directories = action.outputs
+    .filter((o) => o.type === 'directory')
+    .map((o) => o.execPath)
+    .sort(compareUtf8);
+  const files =
+    directories.length === 0
+      ? outputs
+      : action.outputs
+          .filter((o) => o.type !== 'directory')
+          .map((o) => o.execPath)
+          .sort(compareUtf8);
   const platform = platformOf(params.platform ?? {});
-  const command = encodedBytes(encodeCommand({
-    arguments: [...action.argv],
-    environmentVariables: Object.entries(params.env)
-      .sort(([a], [b]) => compareUtf8(a, b))
-      .map(([name, value]) => ({ name, value })),
-    outputFiles: files,
-    ...(directories.length > 0 ? { outputDirectories: directories } : {}),
-    outputPaths: outputs,
-    platform,
-  }));
+  const command = encodedBytes(
+    encodeCommand({
+      arguments: [...action.argv],
+      environmentVariables: Object.entries(params.env)
+        .sort(([a], [b]) => compareUtf8(a, b))
+        .map(([name, value]) => ({ name, value })),
+      outputFiles: files,
+      ...(directories.length > 0 ? { outputDirectories: directories } : {}),
+      outputPaths: outputs,
+      platform,
+    }),
+  );
   const inputTree = buildInputTree(params.inputs);
   const doNotCache = action.executionRequirements.includes('no-cache');
-  const encodedAction = encodedBytes(encodeAction({
-    commandDigest: command.digest,
-    inputRootDigest: inputTree.rootDigest,
-    doNotCache: doNotCache || undefined,
-    platform,
-    ...(action.timeoutSeconds ? { timeout: durationFromMs(action.timeoutSeconds * 1000) } : {}),
-  }));
+  const encodedAction = encodedBytes(
+    encodeAction({
+      commandDigest: command.digest,
+      inputRootDigest: inputTree.rootDigest,
+      doNotCache: doNotCache || undefined,
+      platform,
+      ...(action.timeoutSeconds ? { timeout: durationFromMs(action.timeoutSeconds * 1000) } : {}),
+    }),
+  );
   return { digest: digestOf(encodedAction.data), action: encodedAction, command, inputTree };
 }
 
@@ -60,8 +73,6 @@ function platformOf(properties: Readonly<Record<string, string>>): PlatformField
   const names = Object.keys(properties);
   if (names.length === 0) return undefined;
   return {
-    properties: names
-      .map((name) => ({ name, value: properties[name]! }))
-      .sort((a, b) => compareUtf8(a.name, b.name) || compareUtf8(a.value, b.value)),
+    properties: names.map((name) => ({ name, value: properties[name]! })).sort((a, b) => compareUtf8(a.name, b.name) || compareUtf8(a.value, b.value)),
   };
 }

@@ -15,7 +15,16 @@ export {
 export { inProcessAction, type InProcessActionParts } from './in-process-action.js';
 export { computeActionKey, type ActionKey, type ActionKeyParams } from './action-key.js';
 export { localActionKey } from './local-action-key.js';
-export { buildInputTree, compareUtf8, inputFilesOf, type InputDirectory, type InputEntry, type InputFile, type InputSymlink, type InputTree } from './input-tree.js';
+export {
+  buildInputTree,
+  compareUtf8,
+  inputFilesOf,
+  type InputDirectory,
+  type InputEntry,
+  type InputFile,
+  type InputSymlink,
+  type InputTree,
+} from './input-tree.js';
 export {
   encodeTree,
   producedFiles,

@@ -27,7 +27,11 @@ export function localActionKey(
       .sort()
       .map((name) => [name, env[name]]),
     action.outputs.map((o) => (o.type ? `${o.execPath}\0${o.type}` : o.execPath)).sort(),
-    [...inputs].sort(byPath).map((f) => (f.kind === undefined ? [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable] : [f.path, f.kind, f.kind === 'symlink' ? f.target : ''])),
+    [...inputs]
+      .sort(byPath)
+      .map((f) =>
+        f.kind === undefined ? [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable] : [f.path, f.kind, f.kind === 'symlink' ? f.target : ''],
+      ),
     action.executionRequirements.includes('no-cache'),
     // In-process work (a file's content, a template's substitutions) decides the output as argv does.
     ...(action.inProcess ? [action.inProcess] : []),

@@ -54,7 +54,13 @@ export function decodeTree(tree: reapi.Tree, where: string): TreeContents {
 }
 
 /** The expanded size below `dir`, each distinct Directory counted once (`memo` by the Directory object). */
-function sizeOf(dir: reapi.Directory, path: string, childOf: (node: reapi.DirectoryNode, path: string) => reapi.Directory, where: string, memo: Map<reapi.Directory, Size>): Size {
+function sizeOf(
+  dir: reapi.Directory,
+  path: string,
+  childOf: (node: reapi.DirectoryNode, path: string) => reapi.Directory,
+  where: string,
+  memo: Map<reapi.Directory, Size>,
+): Size {
   const known = memo.get(dir);
   if (known) return known;
   const names = new Set<string>();
@@ -64,7 +70,13 @@ function sizeOf(dir: reapi.Directory, path: string, childOf: (node: reapi.Direct
     names.add(n);
     return join(path, n);
   };
-  const size: Size = { files: dir.files.length, directories: dir.directories.length, entries: dir.files.length + dir.symlinks.length + dir.directories.length, bytes: 0, depth: 0 };
+  const size: Size = {
+    files: dir.files.length,
+    directories: dir.directories.length,
+    entries: dir.files.length + dir.symlinks.length + dir.directories.length,
+    bytes: 0,
+    depth: 0,
+  };
   for (const f of dir.files) size.bytes += treeDigest(f.digest, where, name(f.name)).sizeBytes;
   for (const l of dir.symlinks) name(l.name);
   for (const d of dir.directories) {

@@ -294,7 +294,12 @@ interface RequestedTarget {
  * pattern, or its options parser rejects it: `Invalid options syntax` — as here). Wildcards match rules
  * only and skip targets tagged `manual`, as `bazel build` does.
  */
-function expandTargetPatterns(ctx: WorkspaceContext, patterns: readonly string[], keepGoing: boolean, io: CliIO): { targets: RequestedTarget[]; hadErrors: boolean } {
+function expandTargetPatterns(
+  ctx: WorkspaceContext,
+  patterns: readonly string[],
+  keepGoing: boolean,
+  io: CliIO,
+): { targets: RequestedTarget[]; hadErrors: boolean } {
   const targets = new TargetLoader(ctx.loader, { keepGoing, onError: (message, pos) => printError(io, message, pos) });
   const resolved = resolveTargetPatterns(patterns, { targets, offset: ctx.offset, excludeManual: true });
   return { targets: resolved.map((r) => ({ label: r.target.label.toString(), fromWildcard: r.fromWildcard })), hadErrors: targets.hadErrors };
@@ -327,7 +332,12 @@ function filesToBuild(t: ConfiguredTarget, outputGroups: readonly string[]): Fil
  * The exec paths the build must produce: the requested targets' files (plus their runfiles for
  * `run`) and the outputs of `alsoNeeded` (kiln test's test actions). Execution runs their producers.
  */
-function requestedOutputs(targets: readonly ConfiguredTarget[], withRunfiles: boolean, outputGroups: readonly string[], alsoNeeded: readonly Action[]): string[] {
+function requestedOutputs(
+  targets: readonly ConfiguredTarget[],
+  withRunfiles: boolean,
+  outputGroups: readonly string[],
+  alsoNeeded: readonly Action[],
+): string[] {
   const requested = alsoNeeded.flatMap((a) => a.outputs.map((o) => o.execPath));
   for (const t of targets) {
     for (const f of filesToBuild(t, outputGroups)) requested.push(f.artifact.execPath);

@@ -31,7 +31,16 @@ import { applyRcFiles } from './rc-file.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
 import { whyDirectoryIsUnusable } from './usable-directory.js';
 import { openWorkspace, printError, type WorkspaceContext } from './workspace-context.js';
-import { clearAttemptLogs, localTestStrategies, printTestSummary, retryFailedRuns, STREAMED_OUTPUT_WARNING, summaryBlocks, testOutcomes, withInheritedEnv } from './test-phase.js';
+import {
+  clearAttemptLogs,
+  localTestStrategies,
+  printTestSummary,
+  retryFailedRuns,
+  STREAMED_OUTPUT_WARNING,
+  summaryBlocks,
+  testOutcomes,
+  withInheritedEnv,
+} from './test-phase.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 import type { TestOutcome } from './test-summary.js';
@@ -61,7 +70,13 @@ export async function runBuild(args: readonly string[], io: CliIO, command: 'bui
   }
 }
 
-async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test', spawners: ActionSpawners, onExit: (() => void)[]): Promise<BuildResult> {
+async function buildWith(
+  args: readonly string[],
+  io: CliIO,
+  command: 'build' | 'run' | 'test',
+  spawners: ActionSpawners,
+  onExit: (() => void)[],
+): Promise<BuildResult> {
   const startedAt = performance.now();
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
   const opened = openWorkspace(io, command, args);
@@ -81,7 +96,11 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, opened.rest, ctx.workspace.root, io.env.HOME)));
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
-    remote = await remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown', { workspace: ctx.workspace.root, env: io.env, warn: (m) => io.stderr.write(`WARNING: ${m}\n`) });
+    remote = await remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown', {
+      workspace: ctx.workspace.root,
+      env: io.env,
+      warn: (m) => io.stderr.write(`WARNING: ${m}\n`),
+    });
     checkExecutionDirectories(options, io.cwd);
     if (command === 'test') {
       testSettings = testSettingsFrom(options, io.env, ctx.workspace.name);
@@ -111,7 +130,8 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
   }
   const keepGoing = options.getBool('keep_going');
   // `kiln build` repeated with nothing changed: the last null build's record answers it (null-build-record.ts).
-  const nullBuilds = command === 'build' && !remote && patterns.length > 0 && options.getBool('build') ? new NullBuildRecords(ctx.layout.outputBase) : undefined;
+  const nullBuilds =
+    command === 'build' && !remote && patterns.length > 0 && options.getBool('build') ? new NullBuildRecords(ctx.layout.outputBase) : undefined;
   const recordKey = nullBuilds && nullBuildKey(buildGraphKeyOf(ctx, { command, patterns, options, keepGoing }), options.fullFingerprint(), io.env.PATH);
   if (nullBuilds && recordKey) {
     const repeated = await repeatNullBuild(nullBuilds, recordKey, ctx, options, io, startedAt);
@@ -151,7 +171,9 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       printError(io, unreachable.message);
       return buildFailed(ExitCode.REMOTE_ERROR);
     }
-    io.stderr.write(`WARNING: ${unreachable.message}; building without the remote ${remote.client.executorEndpoint ? 'executor (--remote_local_fallback)' : 'cache'}\n`);
+    io.stderr.write(
+      `WARNING: ${unreachable.message}; building without the remote ${remote.client.executorEndpoint ? 'executor (--remote_local_fallback)' : 'cache'}\n`,
+    );
     remote = undefined;
   }
   const { layout } = ctx;
@@ -175,7 +197,9 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
     const closing: ClosingOptions = {
       // As Bazel: the test summary, then the requested targets, then the elapsed time.
       closingLines: (summary) =>
-        (tests ? summaryBlocks(outcomes) : '') + targetLines(graph, summary.success) + `INFO: Elapsed time: ${((performance.now() - startedAt) / 1000).toFixed(3)}s\n`,
+        (tests ? summaryBlocks(outcomes) : '') +
+        targetLines(graph, summary.success) +
+        `INFO: Elapsed time: ${((performance.now() - startedAt) / 1000).toFixed(3)}s\n`,
       failedBeforeExecution: earlierErrors,
     };
     const base = baseReporter(closing, options, io);
@@ -196,7 +220,16 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
       signal: abort.signal,
       spawners,
       ...(nullBuilds ? { listCheckedFiles: true } : {}),
-      ...(remote ? { remote: withTopLevel(remote, graph.targets, command, (tests ?? []).flatMap((t) => t.runs.map((r) => r.action))) } : {}),
+      ...(remote
+        ? {
+            remote: withTopLevel(
+              remote,
+              graph.targets,
+              command,
+              (tests ?? []).flatMap((t) => t.runs.map((r) => r.action)),
+            ),
+          }
+        : {}),
     };
     try {
       if (tests) clearAttemptLogs(tests, layout.execRoot);
@@ -259,7 +292,14 @@ async function buildWith(args: readonly string[], io: CliIO, command: 'build' | 
  * the closing lines with zero processes) and updates the convenience symlinks, holding the output
  * base's lock while it checks. Undefined: take the ordinary path (the record is dropped when stale).
  */
-async function repeatNullBuild(records: NullBuildRecords, key: string, ctx: WorkspaceContext, options: BuildOptions, io: CliIO, startedAt: number): Promise<BuildResult | undefined> {
+async function repeatNullBuild(
+  records: NullBuildRecords,
+  key: string,
+  ctx: WorkspaceContext,
+  options: BuildOptions,
+  io: CliIO,
+  startedAt: number,
+): Promise<BuildResult | undefined> {
   const record = records.read(key);
   if (!record) return undefined;
   if (!ctx.loader.inputsUnchanged(record.analysisInputs)) {
@@ -301,7 +341,12 @@ async function repeatNullBuild(records: NullBuildRecords, key: string, ctx: Work
  * always downloads its program and `kiln test` its tests' logs and results, so `minimal` acts as
  * `toplevel` there (as `bazel run` and `bazel test` do).
  */
-function withTopLevel(remote: RemoteExecutionOptions, targets: readonly BuiltTarget[], command: 'build' | 'run' | 'test', testActions: readonly Action[]): RemoteExecutionOptions {
+function withTopLevel(
+  remote: RemoteExecutionOptions,
+  targets: readonly BuiltTarget[],
+  command: 'build' | 'run' | 'test',
+  testActions: readonly Action[],
+): RemoteExecutionOptions {
   const mode = command !== 'build' && remote.downloadOutputs === 'minimal' ? 'toplevel' : remote.downloadOutputs;
   const topLevelOutputs = [...targets.flatMap((t) => t.files), ...testActions.flatMap((a) => a.outputs.map((o) => o.execPath))];
   return { ...remote, ...(mode ? { downloadOutputs: mode } : {}), topLevelOutputs };

@@ -20,7 +20,9 @@ export function commandHelp(command: string, summary: string): string {
 function optionHelp(def: OptionDefinition): string {
   const name = def.type === 'bool' ? `--[no]${def.name}` : `--${def.name}`;
   const abbrev = def.abbrev === undefined ? '' : ` [-${def.abbrev}]`;
-  const unimplemented = def.notImplemented ? `\n    Accepted but ${def.notImplemented.severity === 'error' ? 'refused' : 'ignored'}: ${def.notImplemented.reason}.` : '';
+  const unimplemented = def.notImplemented
+    ? `\n    Accepted but ${def.notImplemented.severity === 'error' ? 'refused' : 'ignored'}: ${def.notImplemented.reason}.`
+    : '';
   return `  ${name}${abbrev} (${typeDescription(def)})\n    ${def.help}${unimplemented}\n`;
 }
 

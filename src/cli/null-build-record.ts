@@ -36,7 +36,9 @@ const MAGIC = 'KILNNULL\u0002';
  * Kiln build that wrote it, as the build graph.
  */
 export function nullBuildKey(graphKey: string, allOptions: string, clientPath: string | undefined): string {
-  return createHash('sha256').update(JSON.stringify([BUILD_GRAPH_VERSION, graphKey, allOptions, clientPath ?? null])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([BUILD_GRAPH_VERSION, graphKey, allOptions, clientPath ?? null]))
+    .digest('hex');
 }
 
 /**

@@ -11,7 +11,6 @@ export interface OutputLayout {
   readonly execRoot: string;
 }
 
-
 /**
  * `~/.cache/kiln/<md5 of the workspace path>` unless `--output_base` names another directory
  * (relative to the working directory). HOME and XDG_CACHE_HOME come from the command's env, so a
@@ -110,4 +109,3 @@ function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<vo
     signal?.addEventListener('abort', done, { once: true });
   });
 }
-

@@ -32,8 +32,7 @@ export function applyRcFiles(command: string, args: readonly string[], workspace
   const lines: RcLine[] = [];
   for (const file of [join(workspaceRoot, '.kilnrc'), ...(home ? [join(home, '.kilnrc')] : [])]) readRcFile(file, workspaceRoot, lines, true, new Set());
   const chain = INHERITS[command] ?? ['common', command];
-  const linesOf = (config: string | undefined) =>
-    chain.flatMap((c) => lines.filter((l) => l.command === c && l.config === config)).flatMap((l) => l.words);
+  const linesOf = (config: string | undefined) => chain.flatMap((c) => lines.filter((l) => l.command === c && l.config === config)).flatMap((l) => l.words);
 
   const expand = (words: readonly string[], seen: readonly string[]): string[] => {
     const out: string[] = [];
@@ -75,7 +74,10 @@ function readRcFile(path: string, workspaceRoot: string, into: RcLine[], optiona
   if (importing.has(path)) throw new UsageError(`Import loop detected: ${[...importing, path].join(' -> ')}`);
   importing.add(path);
   // A trailing backslash continues a line, as in Bazel's rc files.
-  for (const [index, line] of text.replace(/\\\r?\n/g, ' ').split(/\r?\n/).entries()) {
+  for (const [index, line] of text
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)
+    .entries()) {
     const words = tokenize(line, path, index + 1);
     if (words.length === 0) continue;
     const [head, ...rest] = words as [string, ...string[]];

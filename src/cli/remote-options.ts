@@ -68,7 +68,10 @@ export async function remoteExecutionOptions(
   const certificate = file('tls_certificate');
   const clientCertificate = file('tls_client_certificate');
   const clientKey = file('tls_client_key');
-  const credentialHeaders = await credentialHelperHeaders(remote, options, helperContext, { cache: cache ?? executor!, ...(executor ? { exec: executor } : {}) });
+  const credentialHeaders = await credentialHelperHeaders(remote, options, helperContext, {
+    cache: cache ?? executor!,
+    ...(executor ? { exec: executor } : {}),
+  });
   const invocationId = randomUUID();
   const client = new remote.RemoteClient({
     ...(executor ? { executor } : {}),
@@ -121,7 +124,11 @@ async function credentialHelperHeaders(
     const helper = remote.helperForHost(specs, endpoint.address.host);
     if (!helper) return Promise.resolve(undefined);
     const uri = /^grpcs?:\/\//.test(endpoint.url) ? endpoint.url : `grpcs://${endpoint.url}`;
-    if (!fetched.has(uri)) fetched.set(uri, remote.EndpointCredentials.fetch(uri, helper, helperOptions, (m) => context.warn(`${m}; the previous credentials stay in use`)));
+    if (!fetched.has(uri))
+      fetched.set(
+        uri,
+        remote.EndpointCredentials.fetch(uri, helper, helperOptions, (m) => context.warn(`${m}; the previous credentials stay in use`)),
+      );
     return fetched.get(uri)!;
   };
   const [cache, exec] = await Promise.all([forEndpoint(endpoints.cache), endpoints.exec ? forEndpoint(endpoints.exec) : undefined]);

@@ -155,7 +155,12 @@ const TIMEOUT_RANGES: readonly (readonly [string, string, number, number])[] = [
  * The closing summary: `TIMEOUT`/`FLAKY` blocks on stderr, one line per test in Bazel's order, the
  * `Executed` line and the size warning on stdout.
  */
-export function printTestSummary(outcomes: readonly TestOutcome[], tests: readonly TestTarget[], verboseTimeoutWarnings: boolean, out: TestOutputStreams): void {
+export function printTestSummary(
+  outcomes: readonly TestOutcome[],
+  tests: readonly TestTarget[],
+  verboseTimeoutWarnings: boolean,
+  out: TestOutputStreams,
+): void {
   const timeoutOf = new Map(tests.map((t) => [t.label, t.timeout]));
   let wrongSize = false;
   for (const o of outcomes) {
@@ -196,4 +201,3 @@ export function summaryBlocks(outcomes: readonly TestOutcome[]): string {
   }
   return text;
 }
-

@@ -16,7 +16,12 @@ export function readRunResult(execRoot: string, logDir: string): RunResult | und
   } catch {
     return undefined;
   }
-  const fields = new Map(text.split('\n').filter(Boolean).map((line) => line.split('=', 2) as [string, string]));
+  const fields = new Map(
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('=', 2) as [string, string]),
+  );
   const exitCode = Number(fields.get('exit_code'));
   const durationMs = Number(fields.get('duration_ms'));
   if (!Number.isInteger(exitCode) || !Number.isFinite(durationMs)) return undefined;

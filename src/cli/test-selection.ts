@@ -31,7 +31,8 @@ const SIZES = ['small', 'medium', 'large', 'enormous'];
 export function checkSizeFilters(filters: readonly string[]): void {
   for (const f of filters) {
     const size = f.startsWith('-') ? f.slice(1) : f;
-    if (!SIZES.includes(size)) throw new UsageError(`While parsing option --test_size_filters=${filters.join(',')}: Only small, medium, large, enormous are allowed test sizes`);
+    if (!SIZES.includes(size))
+      throw new UsageError(`While parsing option --test_size_filters=${filters.join(',')}: Only small, medium, large, enormous are allowed test sizes`);
   }
 }
 

@@ -12,14 +12,19 @@ export function testSettingsFrom(options: BuildOptions, clientEnv: Readonly<Reco
   const env: Record<string, string> = {};
   for (const entry of options.getList('test_env')) {
     const eq = entry.indexOf('=');
-    if (eq === 0) throw new UsageError(`While parsing option --test_env=${entry}: Variable definitions must be in the form of a 'name=value' or 'name' assignment`);
+    if (eq === 0)
+      throw new UsageError(`While parsing option --test_env=${entry}: Variable definitions must be in the form of a 'name=value' or 'name' assignment`);
     if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
     else if (clientEnv[entry] !== undefined) env[entry] = clientEnv[entry]!;
   }
   const timeoutText = options.getString('test_timeout');
   const timeouts = timeoutText.split(',').map((t) => Number(t.trim()));
-  const valid = (timeouts.length === 1 || timeouts.length === 4) && timeouts.every((t) => Number.isInteger(t) && (t > 0 || (t === -1 && timeouts.length === 1)));
-  if (!valid) throw new UsageError(`While parsing option --test_timeout=${timeoutText}: Cannot parse test timeout value; use one positive integer or four comma-separated ones`);
+  const valid =
+    (timeouts.length === 1 || timeouts.length === 4) && timeouts.every((t) => Number.isInteger(t) && (t > 0 || (t === -1 && timeouts.length === 1)));
+  if (!valid)
+    throw new UsageError(
+      `While parsing option --test_timeout=${timeoutText}: Cannot parse test timeout value; use one positive integer or four comma-separated ones`,
+    );
   const runsPerTest = options.getInt('runs_per_test');
   if (runsPerTest < 1) throw new UsageError(`While parsing option --runs_per_test=${runsPerTest}: must be at least 1`);
   const cache = options.getString('cache_test_results');

@@ -65,7 +65,8 @@ export function formatExecutedLine(outcomes: readonly TestOutcome[]): string {
   const executed = outcomes.filter((o) => o.executed).length;
   const count = (...statuses: TestOutcome['status'][]) => outcomes.filter((o) => statuses.includes(o.status)).length;
   const passed = count('PASSED', 'FLAKY');
-  const failedHere = (remote: boolean) => outcomes.filter((o) => (o.status === 'FAILED' || o.status === 'TIMEOUT') && (o.ranRemotely === true) === remote).length;
+  const failedHere = (remote: boolean) =>
+    outcomes.filter((o) => (o.status === 'FAILED' || o.status === 'TIMEOUT') && (o.ranRemotely === true) === remote).length;
   const failedLocally = failedHere(false);
   const failedRemotely = failedHere(true);
   const failedToBuild = count('FAILED TO BUILD');

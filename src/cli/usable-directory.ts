@@ -12,7 +12,9 @@ export function whyDirectoryIsUnusable(path: string): string | undefined {
   const absolute = resolve(path);
   const root = parse(absolute).root;
   let current = root;
-  for (const part of relative(root, absolute).split(sep).filter((p) => p !== '')) {
+  for (const part of relative(root, absolute)
+    .split(sep)
+    .filter((p) => p !== '')) {
     current = join(current, part);
     const existing = statOrUndefined(current);
     if (existing && !existing.isDirectory()) return `${current} is not a directory`;

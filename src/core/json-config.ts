@@ -35,7 +35,14 @@ export function readObject(value: unknown, path: string, allowed?: readonly stri
 /** An integer from `min` to `max` (both within 2^53). */
 export function readInteger(value: unknown, path: string, min: number, max: number, fail: ConfigFail = throwConfigError): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? (min === 1 ? 'a positive integer' : min === 0 ? 'a non-negative integer' : `an integer from ${min}`) : `an integer from ${min} to ${max}`;
+    const range =
+      max === Number.MAX_SAFE_INTEGER
+        ? min === 1
+          ? 'a positive integer'
+          : min === 0
+            ? 'a non-negative integer'
+            : `an integer from ${min}`
+        : `an integer from ${min} to ${max}`;
     return fail(path, `expected ${range}, got ${describe(value)}`);
   }
   return value;

@@ -37,9 +37,18 @@ export function findDocComments(source: string, file: File): DocComments {
     if (chosen.length === 0) continue;
     // A global documented again: the earlier comments are no longer attached to anything.
     for (const l of linesOf.get(stmt.lhs.name) ?? []) used.delete(l);
-    linesOf.set(stmt.lhs.name, chosen.map((c) => c.line));
+    linesOf.set(
+      stmt.lhs.name,
+      chosen.map((c) => c.line),
+    );
     for (const c of chosen) used.add(c.line);
-    byGlobal.set(stmt.lhs.name, { doc: chosen.map((c) => c.text).join('\n').trim(), line: chosen[0]!.line });
+    byGlobal.set(stmt.lhs.name, {
+      doc: chosen
+        .map((c) => c.text)
+        .join('\n')
+        .trim(),
+      line: chosen[0]!.line,
+    });
   }
   return { byGlobal, unusedLines: comments.filter((c) => !used.has(c.line)).map((c) => c.line) };
 }

@@ -45,7 +45,9 @@ export function parseDocstring(doc: string, errors: DocstringError[]): ParsedDoc
   const error = (message: string, at = lineNumber) => errors.push({ line: at, message });
   const nonStandardDeprecation = (l: string): string => {
     if (!l.toLowerCase().startsWith('deprecated:') && !l.includes('DEPRECATED')) return '';
-    error("use a 'Deprecated:' section for deprecations, similar to a 'Returns:' section:\n\nDeprecated:\n  <reason and alternative>\n\nFor more details, please have a look at the documentation.");
+    error(
+      "use a 'Deprecated:' section for deprecations, similar to a 'Returns:' section:\n\nDeprecated:\n  <reason and alternative>\n\nFor more details, please have a look at the documentation.",
+    );
     return l;
   };
   const sectionStart = (duplicate: boolean) => {
@@ -148,7 +150,9 @@ export function parseDocstring(doc: string, errors: DocstringError[]): ParsedDoc
       }
       if (deprecated === '' && deprecatedByConvention === '') deprecatedByConvention = nonStandardDeprecation(line);
       if (line.startsWith('Returns: ')) {
-        error('the return value should be documented in a section, like this:\n\nReturns:\n  <documentation here>\n\nFor more details, please have a look at the documentation.');
+        error(
+          'the return value should be documented in a section, like this:\n\nReturns:\n  <documentation here>\n\nFor more details, please have a look at the documentation.',
+        );
       }
       description.push(line);
       next();

@@ -26,7 +26,9 @@ export function functionInfo(context: FunctionContext, qualifiedName: string, fn
     if (errors.length > 0) {
       const at = formatPosition(fn.code.pos);
       const lines = errors.map((e) => `  ${at} line ${e.line}: ${e.message.replace(/\n/g, ' ')}\n`).join('');
-      throw new ExtractionError(`Unable to generate documentation for function ${qualifiedName} (defined at ${at}) due to malformed docstring. Parse errors:\n${lines}`);
+      throw new ExtractionError(
+        `Unable to generate documentation for function ${qualifiedName} (defined at ${at}) due to malformed docstring. Parse errors:\n${lines}`,
+      );
     }
     info.docString = [parsed.summary, parsed.description].filter((s) => s !== '').join('\n\n');
     paramDocs = parsed.params;

@@ -1,12 +1,4 @@
-import {
-  ModuleExtension,
-  Provider,
-  RepositoryRule,
-  StarlarkAspect,
-  StarlarkRuleFunction,
-  SymbolicMacro,
-  type BzlModule,
-} from '../loading/index.js';
+import { ModuleExtension, Provider, RepositoryRule, StarlarkAspect, StarlarkRuleFunction, SymbolicMacro, type BzlModule } from '../loading/index.js';
 import {
   AttributeType,
   type AttributeInfoInit,
@@ -103,9 +95,13 @@ export function extractModuleInfo(options: ExtractionOptions): ModuleInfoInit {
   // A provider is named by the first qualified name under which a user of this module sees it,
   // whatever symbol_names asks for, so a rule's documentation does not depend on the filter.
   const providerNames = new Map<Provider, string>();
-  traverse(module, () => true, (name, v) => {
-    if (v instanceof Provider && !providerNames.has(v)) providerNames.set(v, name);
-  });
+  traverse(
+    module,
+    () => true,
+    (name, v) => {
+      if (v instanceof Provider && !providerNames.has(v)) providerNames.set(v, name);
+    },
+  );
   const providerGroup: ProviderGroupNamer = (providers) => providerNameGroup(providers, providerNames, renderer);
   const functions: FunctionContext = { renderer, moduleAt: options.moduleAt };
   const wanted = (name: string) => options.symbolNames.length === 0 || options.symbolNames.includes(name);
@@ -220,7 +216,8 @@ function providerNameGroup(
   for (const p of providers) {
     const provider = p instanceof Provider ? p : undefined;
     names.push((provider && qualifiedNames.get(provider)) ?? p.name);
-    if (!provider) keys.push({ name: p.name }); // a legacy provider named by a string
+    if (!provider)
+      keys.push({ name: p.name }); // a legacy provider named by a string
     else if (!p.key.includes('%')) keys.push({ name: p.name, file: '<native>' });
     else keys.push({ name: p.name, file: renderer.render(fileOfKey(p.key)) });
   }

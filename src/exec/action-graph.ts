@@ -73,7 +73,10 @@ function checkAcyclic(actions: readonly Action[], dependencies: ReadonlyMap<Acti
     const s = state.get(action);
     if (s === 'done') return;
     if (s === 'visiting') {
-      const cycle = stack.slice(stack.indexOf(action)).concat(action).map((a) => a.owner);
+      const cycle = stack
+        .slice(stack.indexOf(action))
+        .concat(action)
+        .map((a) => a.owner);
       throw new KilnError(`cycle in the action graph: ${cycle.join(' -> ')}`, action.location);
     }
     state.set(action, 'visiting');

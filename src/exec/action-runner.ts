@@ -78,7 +78,11 @@ export class ActionRunner {
         warn: (message) => reporter.warning(message),
         outputs: remoteOutputs,
       });
-      this.remoteForRace = new remoteStrategy(remote.client, digestCache, { acceptCached: remote.acceptCached, warn: (message) => reporter.warning(message), outputs: remoteOutputs });
+      this.remoteForRace = new remoteStrategy(remote.client, digestCache, {
+        acceptCached: remote.acceptCached,
+        warn: (message) => reporter.warning(message),
+        outputs: remoteOutputs,
+      });
     }
   }
 
@@ -186,7 +190,19 @@ export class ActionRunner {
       let result;
       try {
         const spawnLive = live ? { liveOutput: live.path } : {};
-        result = await strategy.exec({ action, inputs, remoteKey, argv, env, execRoot, scratchDir, signal, withSlot, ...spawnLive, ...(scripted ? { commandScript } : {}) });
+        result = await strategy.exec({
+          action,
+          inputs,
+          remoteKey,
+          argv,
+          env,
+          execRoot,
+          scratchDir,
+          signal,
+          withSlot,
+          ...spawnLive,
+          ...(scripted ? { commandScript } : {}),
+        });
       } catch (e) {
         if (e === SKIPPED) return 'skipped';
         throw e;
@@ -202,10 +218,20 @@ export class ActionRunner {
       if (resultIsFailure && !action.exitCodeIsResult) {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         const where = result.detail ? `${command}\n(${result.detail})` : command;
-        return this.fail({ action, message: `${action.progressMessage} failed (${exitDescription(result)})`, command: where, stdout: result.stdout, stderr: result.stderr });
+        return this.fail({
+          action,
+          message: `${action.progressMessage} failed (${exitDescription(result)})`,
+          command: where,
+          stdout: result.stdout,
+          stderr: result.stderr,
+        });
       }
       const { outputs, missing, invalid } = result.remoteOutputs
-        ? { outputs: [...result.remoteOutputs], missing: action.outputs.map((o) => o.execPath).filter((p) => !result.remoteOutputs!.some((r) => r.path === p)), invalid: undefined }
+        ? {
+            outputs: [...result.remoteOutputs],
+            missing: action.outputs.map((o) => o.execPath).filter((p) => !result.remoteOutputs!.some((r) => r.path === p)),
+            invalid: undefined,
+          }
         : await digestDeclaredOutputs(action, execRoot, this.digestCache);
       // A test killed at its timeout could not finish its files; that is its result, which the caller completes (as Bazel's test strategy).
       const killedTest = action.exitCodeIsResult === true && result.timedOut;
@@ -395,4 +421,3 @@ function exitDescription(result: ProcessResult): string {
   if (result.signal) return `Killed by signal ${result.signal}`;
   return `Exit ${result.exitCode}`;
 }
-

@@ -50,7 +50,12 @@ export async function digestDeclaredOutputs(action: Action, execRoot: string, di
 }
 
 /** One declared output as found: undefined when absent, a message when of the wrong kind. */
-async function collectOutput(action: Action, output: DerivedArtifact, path: string, digestCache: FileDigestCache): Promise<ProducedOutput | string | undefined> {
+async function collectOutput(
+  action: Action,
+  output: DerivedArtifact,
+  path: string,
+  digestCache: FileDigestCache,
+): Promise<ProducedOutput | string | undefined> {
   if (output.type === 'symlink') {
     const stat = lstatSync(path, { throwIfNoEntry: false });
     if (!stat) return undefined;
@@ -66,7 +71,8 @@ async function collectOutput(action: Action, output: DerivedArtifact, path: stri
   }
   if (action.executableOutputs) await chmod(path, 0o755);
   const file = await digestCache.digest(path, { settled: true });
-  if (file.isDirectory) return `output '${output.execPath}' of ${action.owner} is a directory; declare it with ctx.actions.declare_directory to make a tree artifact`;
+  if (file.isDirectory)
+    return `output '${output.execPath}' of ${action.owner} is a directory; declare it with ctx.actions.declare_directory to make a tree artifact`;
   return { path: output.execPath, digest: file.digest, isExecutable: file.isExecutable };
 }
 

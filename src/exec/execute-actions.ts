@@ -124,7 +124,13 @@ export async function executeActions(registered: readonly Action[], options: Exe
   let remoteStrategy: typeof RemoteStrategy | undefined;
   if (remote) {
     const parts = await import('./remote-parts.js');
-    remoteOutputs = new parts.RemoteOutputs(remote.client, options.execRoot, digestCache, remote.downloadOutputs ?? 'all', new Set(remote.topLevelOutputs ?? []));
+    remoteOutputs = new parts.RemoteOutputs(
+      remote.client,
+      options.execRoot,
+      digestCache,
+      remote.downloadOutputs ?? 'all',
+      new Set(remote.topLevelOutputs ?? []),
+    );
     caches.push(new parts.RemoteSpawnCache(remote.client, options.execRoot, digestCache, { ...remote, warn, outputs: remoteOutputs }));
     remoteStrategy = parts.RemoteStrategy;
   }
@@ -134,7 +140,18 @@ export async function executeActions(registered: readonly Action[], options: Exe
   const scratch = new ScratchDirectories(paths.scratch, (message) => reporter.warning(message));
   // Only the processes themselves are bounded by --jobs; actions past their lookup by ACTIONS_IN_FLIGHT.
   const pastLookup = new ProcessSlots(Math.max(jobs, ACTIONS_IN_FLIGHT));
-  const run = new ActionRunner(options, reporter, digestCache, cacheChain, scratch, new ProcessSlots(jobs), pastLookup, spawners, remoteOutputs, remoteStrategy);
+  const run = new ActionRunner(
+    options,
+    reporter,
+    digestCache,
+    cacheChain,
+    scratch,
+    new ProcessSlots(jobs),
+    pastLookup,
+    spawners,
+    remoteOutputs,
+    remoteStrategy,
+  );
 
   reporter.buildStarted(actions.length);
   const inFlight = Math.max(jobs, ACTIONS_IN_FLIGHT, LOOKUPS_IN_FLIGHT);

@@ -134,4 +134,3 @@ export function formatCommand(execRoot: string, env: Readonly<Record<string, str
   lines.push(`  ${argv.map(shellQuote).join(' ')})`);
   return lines.join('\n');
 }
-

@@ -13,7 +13,11 @@ const MAGIC = Buffer.from('KILNAC03');
  * result was left on the remote server (builds without the bytes): the file need not be on disk.
  * A tree artifact is [path, StoredTree], a symlink [path, {s: target}].
  */
-type StoredOutput = [string, string, number, boolean] | [string, string, number, boolean, 1] | [string, StoredTree | { s: string }] | [string, StoredTree | { s: string }, 1];
+type StoredOutput =
+  | [string, string, number, boolean]
+  | [string, string, number, boolean, 1]
+  | [string, StoredTree | { s: string }]
+  | [string, StoredTree | { s: string }, 1];
 
 /** A tree's contents: files [path, hash, size, executable], symlinks [path, target], directories. */
 interface StoredTree {
@@ -25,7 +29,13 @@ interface StoredTree {
 function storedOutput(o: ProducedOutput, remoteOnly: boolean): StoredOutput {
   if (o.kind !== undefined) {
     const t = o.kind === 'tree' ? o.tree : undefined;
-    const value = t ? { f: t.files.map((f): [string, string, number, boolean] => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]), l: t.symlinks.map((l): [string, string] => [l.path, l.target]), d: [...t.directories] } : { s: (o as { target: string }).target };
+    const value = t
+      ? {
+          f: t.files.map((f): [string, string, number, boolean] => [f.path, f.digest.hash, f.digest.sizeBytes, f.isExecutable]),
+          l: t.symlinks.map((l): [string, string] => [l.path, l.target]),
+          d: [...t.directories],
+        }
+      : { s: (o as { target: string }).target };
     return remoteOnly ? [o.path, value, 1] : [o.path, value];
   }
   return remoteOnly ? [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable, 1] : [o.path, o.digest.hash, o.digest.sizeBytes, o.isExecutable];

@@ -14,7 +14,8 @@ export async function outputOnDisk(output: ProducedOutput, execRoot: string, dig
   const path = join(execRoot, output.path);
   try {
     if (output.kind === 'symlink') return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true && (await readlink(path)) === output.target;
-    if (output.kind === 'tree') return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true && sameTree(await collectTree(path, output.path, digestCache), output.tree);
+    if (output.kind === 'tree')
+      return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true && sameTree(await collectTree(path, output.path, digestCache), output.tree);
     const now = await digestCache.digestIfPresent(path);
     return now !== undefined && !now.isDirectory && now.digest.hash === output.digest.hash && now.isExecutable === output.isExecutable;
   } catch {

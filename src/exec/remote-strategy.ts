@@ -99,7 +99,8 @@ export class RemoteStrategy implements SpawnStrategy {
       operation = outcome.operationName;
       cachedResult = outcome.response.cachedResult;
       // The server's timeout may come without a result: nothing ran to the end, nothing to download; its message is the stderr.
-      const r = outcome.response.result ?? reapi.ActionResult.create({ exitCode: 1, stderrRaw: Buffer.from(`${outcome.response.status?.message ?? 'timed out'}\n`) });
+      const r =
+        outcome.response.result ?? reapi.ActionResult.create({ exitCode: 1, stderrRaw: Buffer.from(`${outcome.response.status?.message ?? 'timed out'}\n`) });
       const [stdout, stderr] = await Promise.all([
         this.streamOf(r.stdoutRaw, r.stdoutDigest, identity, join(spawn.scratchDir, 'remote-stdout')),
         this.streamOf(r.stderrRaw, r.stderrDigest, identity, join(spawn.scratchDir, 'remote-stderr')),
@@ -154,7 +155,12 @@ export class RemoteStrategy implements SpawnStrategy {
    * limit the stream goes to `file` (in the spawn's scratch directory), not memory, and its head is
    * kept, cut as a local action's output is.
    */
-  private async streamOf(raw: Buffer, digest: reapi.Digest | null | undefined, identity: ActionIdentity, file: string): Promise<{ bytes: Buffer; truncated: boolean }> {
+  private async streamOf(
+    raw: Buffer,
+    digest: reapi.Digest | null | undefined,
+    identity: ActionIdentity,
+    file: string,
+  ): Promise<{ bytes: Buffer; truncated: boolean }> {
     if (raw.length > 0 || !digest || digest.sizeBytes === 0) return { bytes: Buffer.from(raw), truncated: false };
     const checked = parseDigest(digest, 'stdout/stderr digest');
     if (checked.sizeBytes <= CAPTURED_OUTPUT_LIMIT_BYTES) return { bytes: await this.client.read(checked, identity), truncated: false };

@@ -45,19 +45,21 @@ export class SandboxedStrategy implements SpawnStrategy {
       }),
     );
     const layout = fitsRunner(symlinks, this.runner.treeLimit) ? sandboxTree(spawn, symlinks) : await hostTree(spawn, symlinks);
-    const result = await inSlot(spawn, () =>
-      this.runner.run({
-        argv: spawn.argv,
-        // /tmp is the sandbox's own.
-        env: spawnEnv(spawn, '/tmp'),
-        cwd: SANDBOX_EXECROOT,
-        // A named pipe accepts writes on a read-only mount: the live output pipe needs no writable one.
-        readOnlyPaths: [...outermost(readable), ...(spawn.commandScript ? [spawn.commandScript] : []), ...(spawn.liveOutput ? [spawn.liveOutput] : [])],
-        tree: layout.tree,
-        stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
-        stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
-        signal: spawn.signal,
-      }),
+    const result = await inSlot(
+      spawn,
+      () =>
+        this.runner.run({
+          argv: spawn.argv,
+          // /tmp is the sandbox's own.
+          env: spawnEnv(spawn, '/tmp'),
+          cwd: SANDBOX_EXECROOT,
+          // A named pipe accepts writes on a read-only mount: the live output pipe needs no writable one.
+          readOnlyPaths: [...outermost(readable), ...(spawn.commandScript ? [spawn.commandScript] : []), ...(spawn.liveOutput ? [spawn.liveOutput] : [])],
+          tree: layout.tree,
+          stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
+          stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
+          signal: spawn.signal,
+        }),
       { runnerName: 'linux-sandbox' },
     );
     if (spawn.claim && !spawn.claim()) throw new SpawnLost();

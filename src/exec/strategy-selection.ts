@@ -54,7 +54,9 @@ export function parseStrategyList(value: string, flag: string): StrategyName[] {
   return names.map((name) => {
     const known = ALIASES[name];
     if (known) return known;
-    throw new UsageError(`${flag}: unknown strategy '${name}'; valid values are 'remote', 'dynamic', 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')`);
+    throw new UsageError(
+      `${flag}: unknown strategy '${name}'; valid values are 'remote', 'dynamic', 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')`,
+    );
   });
 }
 
@@ -121,8 +123,7 @@ export function chooseStrategy(action: Action, flags: StrategyFlags, canSandbox:
   const requirements = new Set<string>(action.executionRequirements);
   const remoteForbidden = requirements.has('local') || requirements.has('no-remote') || requirements.has('no-remote-exec');
   const sandboxForbidden = !mayBeSandboxed(action);
-  const explicit =
-    flags.strategyByMnemonic?.[action.mnemonic] ?? (action.mnemonic === 'Genrule' ? flags.genruleStrategy : undefined) ?? flags.spawnStrategy;
+  const explicit = flags.strategyByMnemonic?.[action.mnemonic] ?? (action.mnemonic === 'Genrule' ? flags.genruleStrategy : undefined) ?? flags.spawnStrategy;
   const list = explicit ?? (canRemote ? ['remote', 'sandboxed', 'local'] : ['sandboxed', 'local']);
   // The first listed strategy this machine lacks (tags ruling a strategy out are not a lack).
   let lacking: StrategyName | undefined;

@@ -27,7 +27,8 @@ export async function collectTree(root: string, execPath: string, digestCache: F
         if (target.startsWith('/')) {
           // As Bazel: an absolute symlink stands for the file it points to.
           const pointed = await stat(full).catch(() => undefined);
-          if (!pointed?.isFile()) throw new InvalidTreeArtifactError(`child ${path} of tree artifact ${execPath} is an absolute symlink to '${target}', which is not a regular file`);
+          if (!pointed?.isFile())
+            throw new InvalidTreeArtifactError(`child ${path} of tree artifact ${execPath} is an absolute symlink to '${target}', which is not a regular file`);
           const file = await digestCache.digest(full, { settled: true });
           files.push({ path, digest: file.digest, isExecutable: file.isExecutable });
         } else if (symlinkEscape(path, target)) {

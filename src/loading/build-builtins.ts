@@ -28,9 +28,7 @@ export const BUILDER_KEY = 'kiln.package';
 function builderOf(thread: Thread, fn: string): PackageBuilder {
   const b = thread.locals.get(BUILDER_KEY) as PackageBuilder | undefined;
   if (!b) {
-    throw new StarlarkError(
-      `${fn}() can only be used while evaluating a BUILD file (or macro); wrap it in a function and call it from a BUILD file`,
-    );
+    throw new StarlarkError(`${fn}() can only be used while evaluating a BUILD file (or macro); wrap it in a function and call it from a BUILD file`);
   }
   return b;
 }
@@ -49,9 +47,11 @@ function generatorOf(thread: Thread, ruleName: string): GeneratorInfo | undefine
 
 function strings(fn: string, param: string, v: Value | undefined): string[] {
   if (v === undefined || v === None) return [];
-  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeof v === 'object' ? v.type : typeof v}, want sequence`);
+  if (!(v instanceof StarList || v instanceof StarTuple))
+    throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeof v === 'object' ? v.type : typeof v}, want sequence`);
   return v.elems.map((e, i) => {
-    if (typeof e !== 'string') throw new StarlarkError(`${fn}: for parameter ${param}: at index ${i}, got ${typeof e === 'object' ? e.type : typeof e}, want string`);
+    if (typeof e !== 'string')
+      throw new StarlarkError(`${fn}: for parameter ${param}: at index ${i}, got ${typeof e === 'object' ? e.type : typeof e}, want string`);
     return e;
   });
 }
@@ -81,7 +81,12 @@ const globBuiltin = new Builtin('glob', (thread, args, kwargs) => {
   try {
     const result = glob(
       { lister: b.workspace.lister, packageDir: b.workspace.dirOf(b.pkg) },
-      { include: strings('glob', 'include', include), exclude: strings('glob', 'exclude', exclude), excludeDirectories: Number(ed) !== 0, allowEmpty: allowEmpty ?? true },
+      {
+        include: strings('glob', 'include', include),
+        exclude: strings('glob', 'exclude', exclude),
+        excludeDirectories: Number(ed) !== 0,
+        allowEmpty: allowEmpty ?? true,
+      },
     );
     return new StarList(result);
   } catch (e) {
@@ -190,7 +195,14 @@ function toStarlark(v: AttrValue): Value {
   if (typeof v !== 'object') return v;
   if (isSelectValue(v)) {
     return new SelectorList(
-      v.select.map((p) => ('plain' in p ? plainToStarlark(p.plain) : new Selector(p.conditions.map(([k, x]) => [k, plainToStarlark(x)] as const), p.noMatchError))),
+      v.select.map((p) =>
+        'plain' in p
+          ? plainToStarlark(p.plain)
+          : new Selector(
+              p.conditions.map(([k, x]) => [k, plainToStarlark(x)] as const),
+              p.noMatchError,
+            ),
+      ),
     );
   }
   return plainToStarlark(v);

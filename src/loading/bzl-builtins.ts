@@ -127,13 +127,16 @@ function attrFunction(fn: string, type: AttrType, params: readonly string[], con
     const allowFiles = allowFilesOf(name, 'allow_files', arg('allow_files'));
     if (single !== undefined && allowFiles !== undefined) throw new StarlarkError('Cannot specify both allow_files and allow_single_file');
     const executable = flag('executable') ?? false;
-    if (executable && (arg('cfg') === undefined || arg('cfg') === None)) throw new StarlarkError('cfg parameter is mandatory when executable=True is provided.');
+    if (executable && (arg('cfg') === undefined || arg('cfg') === None))
+      throw new StarlarkError('cfg parameter is mandatory when executable=True is provided.');
     const valuesArg = arg('values');
     let values: (string | number)[] | undefined;
     if (valuesArg !== undefined && valuesArg !== None) {
-      if (!(valuesArg instanceof StarList || valuesArg instanceof StarTuple)) throw new StarlarkError(`${name}: for parameter values: got ${typeName(valuesArg)}, want list`);
+      if (!(valuesArg instanceof StarList || valuesArg instanceof StarTuple))
+        throw new StarlarkError(`${name}: for parameter values: got ${typeName(valuesArg)}, want list`);
       values = valuesArg.elems.map((e) => {
-        if (typeof e !== (type === 'int' ? 'number' : 'string')) throw new StarlarkError(`${name}: for parameter values: got ${typeName(e)} in the list, want ${type === 'int' ? 'int' : 'string'}`);
+        if (typeof e !== (type === 'int' ? 'number' : 'string'))
+          throw new StarlarkError(`${name}: for parameter values: got ${typeName(e)} in the list, want ${type === 'int' ? 'int' : 'string'}`);
         return e as string | number;
       });
     }
@@ -204,7 +207,9 @@ export const configModule = new StarModule(
 const TOOLCHAINS_ATTRIBUTE = attrSpec('toolchains', 'label_list', { configurable: false });
 
 /** The attributes every Starlark rule has (`macro(inherit_attrs = "common")`), in a rule class's order. */
-export const COMMON_RULE_ATTRIBUTES: readonly AttributeSpec[] = [...defineRuleClass('common', { common: WITH_EXEC, attributes: [TOOLCHAINS_ATTRIBUTE] }).attributes.values()];
+export const COMMON_RULE_ATTRIBUTES: readonly AttributeSpec[] = [
+  ...defineRuleClass('common', { common: WITH_EXEC, attributes: [TOOLCHAINS_ATTRIBUTE] }).attributes.values(),
+];
 
 const EXECUTABLE_ATTRIBUTES = [attrSpec('args', 'string_list'), attrSpec('env', 'string_dict'), attrSpec('output_licenses', 'license')];
 const TEST_ATTRIBUTES = [
@@ -279,7 +284,9 @@ export class StarlarkRuleFunction extends StarCallable {
         ...(executable || test ? EXECUTABLE_ATTRIBUTES : []),
         ...(test ? TEST_ATTRIBUTES : []),
         TOOLCHAINS_ATTRIBUTE,
-        ...(buildSetting ? [attrSpec('build_setting_default', buildSetting.type === 'label' ? 'label' : buildSetting.type, { mandatory: true, configurable: false })] : []),
+        ...(buildSetting
+          ? [attrSpec('build_setting_default', buildSetting.type === 'label' ? 'label' : buildSetting.type, { mandatory: true, configurable: false })]
+          : []),
         ...this.attributes,
       ],
     });
@@ -370,7 +377,8 @@ export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwar
     const got = unpackArgs('rule', args, kwargs, RULE_PARAMS);
     const arg = (p: string) => got[RULE_PARAMS.findIndex((x) => x.replace('?', '') === p)];
     const implementation = arg('implementation')!;
-    if (!(implementation instanceof StarCallable)) throw new StarlarkError(`rule: for parameter implementation: got ${typeName(implementation)}, want function`);
+    if (!(implementation instanceof StarCallable))
+      throw new StarlarkError(`rule: for parameter implementation: got ${typeName(implementation)}, want function`);
     const bool = (p: string) => {
       const v = arg(p);
       if (v === undefined || v === None) return false;
@@ -384,7 +392,8 @@ export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwar
       throw new StarlarkError(`rule: for parameter build_setting: got ${typeName(setting)}, want BuildSetting or None`);
     }
     const provides = arg('provides');
-    if (provides !== undefined && !(provides instanceof StarList || provides instanceof StarTuple)) throw new StarlarkError(`rule: for parameter provides: got ${typeName(provides)}, want list`);
+    if (provides !== undefined && !(provides instanceof StarList || provides instanceof StarTuple))
+      throw new StarlarkError(`rule: for parameter provides: got ${typeName(provides)}, want list`);
     const test = bool('test');
     return new StarlarkRuleFunction(
       ruleAttributes(arg('attrs')),

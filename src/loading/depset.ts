@@ -144,7 +144,9 @@ export class Depset extends StarObject {
   }
 
   repr(path: ReprPath): string {
-    const elems = `[${this.toList().map((e) => repr(e, path)).join(', ')}]`;
+    const elems = `[${this.toList()
+      .map((e) => repr(e, path))
+      .join(', ')}]`;
     return this.order === 'default' ? `depset(${elems})` : `depset(${elems}, order = "${this.order}")`;
   }
 }

@@ -5,8 +5,7 @@ export class LabelSyntaxError extends KilnError {}
 
 // Bazel's current LabelValidator wording (bazelbuild/bazel src/main/java/.../cmdline/LabelValidator.java).
 const PACKAGE_NAME_ERROR =
-  "package names may contain A-Z, a-z, 0-9, or any of ' !\"#$%&'()*+,-./;<=>?[]^_`{|}~' " +
-  "(most 7-bit ascii characters except 0-31, 127, ':', or '\\')";
+  "package names may contain A-Z, a-z, 0-9, or any of ' !\"#$%&'()*+,-./;<=>?[]^_`{|}~' " + "(most 7-bit ascii characters except 0-31, 127, ':', or '\\')";
 const PACKAGE_NAME_DOT_ERROR = "package name component contains only '.' characters";
 
 /** Returns null when `pkg` is a valid package name, else Bazel's reason. */
@@ -64,8 +63,7 @@ export function validateTargetName(name: string): string | null {
 function validateRepoName(repo: string): string | null {
   for (let i = 0; i < repo.length; i++) {
     const c = repo.charCodeAt(i);
-    const ok =
-      (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 46 || c === 43 || c === 126;
+    const ok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95 || c === 46 || c === 43 || c === 126;
     if (!ok) return "repo names may contain only A-Z, a-z, 0-9, '-', '_', '.', '+' and '~'";
   }
   if (repo === '.' || repo === '..') return "repo names are not allowed to be '.' or '..'";

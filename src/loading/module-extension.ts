@@ -52,13 +52,15 @@ const PARAMS = ['implementation', 'tag_classes?', 'doc?', 'environ?', 'os_depend
 export function moduleExtensionBuiltin(bzlLabel: string): Builtin {
   return new Builtin('module_extension', (_t, args, kwargs) => {
     const [implementation, tagClasses, doc] = unpackArgs('module_extension', args, kwargs, PARAMS);
-    if (!(implementation instanceof StarCallable)) throw new StarlarkError(`module_extension: for parameter implementation: got ${typeName(implementation!)}, want function`);
+    if (!(implementation instanceof StarCallable))
+      throw new StarlarkError(`module_extension: for parameter implementation: got ${typeName(implementation!)}, want function`);
     const tags = new Map<string, TagClass>();
     if (tagClasses !== undefined && tagClasses !== None) {
       if (!(tagClasses instanceof StarDict)) throw new StarlarkError(`module_extension: for parameter tag_classes: got ${typeName(tagClasses)}, want dict`);
       for (const k of tagClasses.iterate()) {
         const v: Value = tagClasses.get(k)!;
-        if (typeof k !== 'string' || !(v instanceof TagClass)) throw new StarlarkError('module_extension: for parameter tag_classes: want a dict of string to tag_class');
+        if (typeof k !== 'string' || !(v instanceof TagClass))
+          throw new StarlarkError('module_extension: for parameter tag_classes: want a dict of string to tag_class');
         tags.set(k, v);
       }
     }

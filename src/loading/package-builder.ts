@@ -64,7 +64,10 @@ export class PackageBuilder {
       return;
     }
     if (typeof nameValue !== 'string') {
-      this.error(`expected value of type 'string' for attribute 'name' in '${ruleClass.name}' rule, but got ${String(nameValue)} (${typeof nameValue === 'object' ? nameValue.type : typeof nameValue})`, pos);
+      this.error(
+        `expected value of type 'string' for attribute 'name' in '${ruleClass.name}' rule, but got ${String(nameValue)} (${typeof nameValue === 'object' ? nameValue.type : typeof nameValue})`,
+        pos,
+      );
       return;
     }
     const nameErr = validateTargetName(nameValue);
@@ -130,14 +133,25 @@ export class PackageBuilder {
     if (!ok) return;
 
     // Optional fields are set only when present (no spreads: a BUILD file declares thousands of rules).
-    const rule: { -readonly [K in keyof RuleTarget]: RuleTarget[K] } = { kind: 'rule', name: nameValue, ruleClass: ruleClass.name, location: pos, attrs, outputs, dependencies: [] };
+    const rule: { -readonly [K in keyof RuleTarget]: RuleTarget[K] } = {
+      kind: 'rule',
+      name: nameValue,
+      ruleClass: ruleClass.name,
+      location: pos,
+      attrs,
+      outputs,
+      dependencies: [],
+    };
     if (generator) rule.generator = generator;
     if (ruleClass.starlarkDefined) rule.starlarkDefined = true;
     if (ruleClass.starlark) rule.ruleDefinition = ruleClass.starlark.key;
     for (const check of ruleClass.checks) {
       check(rule, (attribute, message) => {
         // Bazel's attributeError / ruleError prefixes.
-        this.error(attribute ? `in ${attribute} attribute of ${ruleClass.name} rule ${label}: ${message}` : `in ${ruleClass.name} rule ${label}: ${message}`, pos);
+        this.error(
+          attribute ? `in ${attribute} attribute of ${ruleClass.name} rule ${label}: ${message}` : `in ${ruleClass.name} rule ${label}: ${message}`,
+          pos,
+        );
         ok = false;
       });
     }
@@ -302,7 +316,9 @@ const labelDefaults = new WeakMap<RuleClass, (readonly [string, AttrValue])[]>()
 function labelDefaultsOf(ruleClass: RuleClass): readonly (readonly [string, AttrValue])[] {
   let found = labelDefaults.get(ruleClass);
   if (!found) {
-    found = [...ruleClass.attributes.values()].filter((spec) => isLabelType(spec.type) && spec.defaultValue !== null && !(Array.isArray(spec.defaultValue) && spec.defaultValue.length === 0)).map((spec) => [spec.name, spec.defaultValue] as const);
+    found = [...ruleClass.attributes.values()]
+      .filter((spec) => isLabelType(spec.type) && spec.defaultValue !== null && !(Array.isArray(spec.defaultValue) && spec.defaultValue.length === 0))
+      .map((spec) => [spec.name, spec.defaultValue] as const);
     labelDefaults.set(ruleClass, found);
   }
   return found;

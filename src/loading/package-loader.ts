@@ -20,14 +20,7 @@ import {
 } from '../starlark/index.js';
 import type * as ast from '../starlark/index.js';
 import { BUILTIN_REPOSITORIES } from './builtin-repos.js';
-import {
-  BUILDER_KEY,
-  declareStarlarkRule,
-  nativeModule,
-  packageFn,
-  packageFunctions,
-  selectBuiltin,
-} from './build-builtins.js';
+import { BUILDER_KEY, declareStarlarkRule, nativeModule, packageFn, packageFunctions, selectBuiltin } from './build-builtins.js';
 import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
 import type { BzlModule } from './bzl-module.js';
 import { InputStampCache } from './input-stamp-cache.js';
@@ -144,7 +137,10 @@ export class PackageLoader {
     ]);
     this.nativeFunctions.set('package_group', this.nativeFunctions.get('package_group')!);
     const functions = new Map<string, SkyFunction<any>>([
-      ['pkg', { compute: (key: string, env: Environment) => this.computePackage(key.slice(4), env), persist: { encode: encodePackage, decode: decodePackage } }],
+      [
+        'pkg',
+        { compute: (key: string, env: Environment) => this.computePackage(key.slice(4), env), persist: { encode: encodePackage, decode: decodePackage } },
+      ],
       ['bzl', { compute: (key: string, env: Environment) => this.computeBzl(key.slice(4), env) }],
     ]);
     this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.bin'), CACHE_VERSION);

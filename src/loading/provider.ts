@@ -138,7 +138,8 @@ function fieldNames(v: Value | undefined): Map<string, string> | undefined {
 export const providerBuiltin = new Builtin('provider', (_t, args, kwargs) => {
   const [doc, fields, init] = unpackArgs('provider', args, kwargs, ['doc?', 'fields?', 'init?']);
   if (doc !== undefined && doc !== None && typeof doc !== 'string') throw new StarlarkError(`provider: for parameter doc: got ${typeName(doc)}, want string`);
-  if (init !== undefined && init !== None && !(init instanceof StarCallable)) throw new StarlarkError(`provider: for parameter init: got ${typeName(init)}, want callable or None`);
+  if (init !== undefined && init !== None && !(init instanceof StarCallable))
+    throw new StarlarkError(`provider: for parameter init: got ${typeName(init)}, want callable or None`);
   const p = new Provider(typeof doc === 'string' ? doc : '', fieldNames(fields), init === None ? undefined : init);
   return init === undefined || init === None ? p : new StarTuple([p, p.rawConstructor()]);
 });
@@ -201,7 +202,6 @@ export const BUILTIN_PROVIDERS: ReadonlyMap<string, Provider> = new Map<string, 
   ['InstrumentedFilesInfo', INSTRUMENTED_FILES_INFO],
 ]);
 
-
 /** `coverage_common.instrumented_files_info(ctx, ...)`: accepted; Kiln collects no coverage, so it carries nothing. */
 export const coverageCommonModule = new StarModule(
   'coverage_common',
@@ -209,7 +209,14 @@ export const coverageCommonModule = new StarModule(
     [
       'instrumented_files_info',
       new Builtin('instrumented_files_info', (_t, args, kwargs) => {
-        unpackArgs('instrumented_files_info', args, kwargs, ['ctx', 'source_attributes?', 'dependency_attributes?', 'extensions?', 'metadata_files?', 'baseline_coverage_files?']);
+        unpackArgs('instrumented_files_info', args, kwargs, [
+          'ctx',
+          'source_attributes?',
+          'dependency_attributes?',
+          'extensions?',
+          'metadata_files?',
+          'baseline_coverage_files?',
+        ]);
         return INSTRUMENTED_FILES_INFO.instantiate([], []);
       }),
     ],

@@ -39,6 +39,12 @@ const PARAMS = ['implementation', 'attrs?', 'local?', 'environ?', 'configure?', 
 /** `repository_rule(implementation, attrs = None, local = False, environ = [], configure = False, remotable = False, doc = None)`. */
 export const repositoryRuleBuiltin = new Builtin('repository_rule', (_t, args, kwargs) => {
   const [implementation, attrs, , environ, , , doc] = unpackArgs('repository_rule', args, kwargs, PARAMS);
-  if (!(implementation instanceof StarCallable)) throw new StarlarkError(`repository_rule: for parameter implementation: got ${typeName(implementation!)}, want function`);
-  return new RepositoryRule(implementation, optionalDoc('repository_rule', doc), ruleAttributes(attrs, 'repository_rule'), stringSequence('repository_rule', 'environ', environ));
+  if (!(implementation instanceof StarCallable))
+    throw new StarlarkError(`repository_rule: for parameter implementation: got ${typeName(implementation!)}, want function`);
+  return new RepositoryRule(
+    implementation,
+    optionalDoc('repository_rule', doc),
+    ruleAttributes(attrs, 'repository_rule'),
+    stringSequence('repository_rule', 'environ', environ),
+  );
 });

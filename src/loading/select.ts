@@ -23,12 +23,19 @@ export class SelectorList extends StarObject {
     throw new StarlarkError('unhashable type: select');
   }
   override markFrozen(pending: Value[]): void {
-    for (const p of this.parts) if (!(p instanceof Selector)) pending.push(p);
+    for (const p of this.parts)
+      if (!(p instanceof Selector)) pending.push(p);
       else for (const [, v] of p.entries) pending.push(v);
   }
   override binary(op: string, other: Value, side: 'left' | 'right'): Value | undefined {
     if (op !== '+' && op !== '|') return undefined;
-    if (!(other instanceof SelectorList) && !(other instanceof StarList) && !(other instanceof StarTuple) && !(other instanceof StarDict) && typeof other !== 'string') {
+    if (
+      !(other instanceof SelectorList) &&
+      !(other instanceof StarList) &&
+      !(other instanceof StarTuple) &&
+      !(other instanceof StarDict) &&
+      typeof other !== 'string'
+    ) {
       return undefined;
     }
     if (op === '|' && !(other instanceof StarDict || other instanceof SelectorList)) return undefined;
@@ -51,9 +58,7 @@ export function makeSelect(x: Value, noMatchError: Value): SelectorList {
   if (!(x instanceof StarDict)) throw new StarlarkError(`select: got ${typeOf(x)} for 'x', want dict`);
   if (typeof noMatchError !== 'string') throw new StarlarkError(`select: got ${typeOf(noMatchError)} for 'no_match_error', want string`);
   if (x.len() === 0) {
-    throw new StarlarkError(
-      'select({}) with an empty dictionary can never resolve because it includes no conditions to match',
-    );
+    throw new StarlarkError('select({}) with an empty dictionary can never resolve because it includes no conditions to match');
   }
   const entries: [string, Value][] = [];
   for (const k of x.iterate()) {

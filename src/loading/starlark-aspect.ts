@@ -56,11 +56,18 @@ export const aspectBuiltin = new Builtin('aspect', (_t, args, kwargs) => {
   const got = unpackArgs('aspect', args, kwargs, ASPECT_PARAMS);
   const arg = (p: string) => got[ASPECT_PARAMS.findIndex((x) => x.replace('?', '') === p)];
   const implementation = arg('implementation')!;
-  if (!(implementation instanceof StarCallable)) throw new StarlarkError(`aspect: for parameter implementation: got ${typeName(implementation)}, want function`);
+  if (!(implementation instanceof StarCallable))
+    throw new StarlarkError(`aspect: for parameter implementation: got ${typeName(implementation)}, want function`);
   const provides = arg('provides');
   const providers = (provides instanceof StarList || provides instanceof StarTuple ? provides.elems : []).map((p) => {
     if (!(p instanceof Provider)) throw new StarlarkError(`aspect: for parameter provides: got ${typeName(p)}, want provider`);
     return p;
   });
-  return new StarlarkAspect(implementation, optionalDoc('aspect', arg('doc')), stringSequence('aspect', 'attr_aspects', arg('attr_aspects')), ruleAttributes(arg('attrs'), 'aspect'), providers);
+  return new StarlarkAspect(
+    implementation,
+    optionalDoc('aspect', arg('doc')),
+    stringSequence('aspect', 'attr_aspects', arg('attr_aspects')),
+    ruleAttributes(arg('attrs'), 'aspect'),
+    providers,
+  );
 });

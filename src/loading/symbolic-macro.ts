@@ -40,8 +40,10 @@ const PARAMS = ['implementation', 'attrs?', 'inherit_attrs?', 'finalizer?', 'doc
 /** `macro(implementation, attrs = {}, inherit_attrs = None, finalizer = False, doc = None)`. */
 export const macroBuiltin = new Builtin('macro', (_t, args, kwargs) => {
   const [implementation, attrs, inheritAttrs, finalizer, doc] = unpackArgs('macro', args, kwargs, PARAMS);
-  if (!(implementation instanceof StarCallable)) throw new StarlarkError(`macro: for parameter implementation: got ${typeName(implementation!)}, want function`);
-  if (finalizer !== undefined && typeof finalizer !== 'boolean') throw new StarlarkError(`macro: for parameter finalizer: got ${typeName(finalizer)}, want bool`);
+  if (!(implementation instanceof StarCallable))
+    throw new StarlarkError(`macro: for parameter implementation: got ${typeName(implementation!)}, want function`);
+  if (finalizer !== undefined && typeof finalizer !== 'boolean')
+    throw new StarlarkError(`macro: for parameter finalizer: got ${typeName(finalizer)}, want bool`);
   return new SymbolicMacro(implementation, optionalDoc('macro', doc), macroAttributes(attrs, inheritAttrs), finalizer === true);
 });
 

@@ -181,7 +181,8 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
         break;
     }
     // A test_suite without `tests` depends on the tests it stands for (Bazel's $implicit_tests).
-    if (this.isTestSuite(t) && !this.options.noImplicitDeps && this.attributeTargets(t, 'tests').length === 0) for (const test of this.implicitTests(t)) deps.push(test);
+    if (this.isTestSuite(t) && !this.options.noImplicitDeps && this.attributeTargets(t, 'tests').length === 0)
+      for (const test of this.implicitTests(t)) deps.push(test);
     // One edge per dependency however many attributes name it (an implicit default may repeat one).
     if (hasRepeats(deps)) deps = [...new Set(deps)];
     this.depsCache.set(t, deps);
@@ -274,7 +275,8 @@ export class PackageQueryEnvironment implements QueryEnvironment<QueryTarget> {
     }
     for (const file of files) {
       const label = this.labelOfFile(file);
-      if (!label || (label.pkg === t.pkg.pkg && label.repo === t.pkg.repo && label.name === t.pkg.buildFile.slice(t.pkg.buildFile.lastIndexOf('/') + 1))) continue;
+      if (!label || (label.pkg === t.pkg.pkg && label.repo === t.pkg.repo && label.name === t.pkg.buildFile.slice(t.pkg.buildFile.lastIndexOf('/') + 1)))
+        continue;
       const pkg = this.targets.loadPackage(label.repo, label.pkg);
       if (!pkg) continue;
       // A .bzl file need not be a target of its package; query shows it as a source file all the same.

@@ -18,7 +18,14 @@ export type QueryExpr =
   | { readonly kind: 'binary'; readonly op: SetOperator; readonly operands: readonly QueryExpr[] }
   | { readonly kind: 'set'; readonly words: readonly { readonly text: string; readonly column: number }[] };
 
-const OPERATORS: Partial<Record<TokenKind, SetOperator>> = { '+': 'union', union: 'union', '-': 'except', except: 'except', '^': 'intersect', intersect: 'intersect' };
+const OPERATORS: Partial<Record<TokenKind, SetOperator>> = {
+  '+': 'union',
+  union: 'union',
+  '-': 'except',
+  except: 'except',
+  '^': 'intersect',
+  intersect: 'intersect',
+};
 const VARIABLE_NAME = /^[A-Za-z0-9_]+$/;
 
 /**

@@ -24,7 +24,8 @@ const OPTIONS: Readonly<Record<string, { kind: OptionKind; apply: (o: QueryOptio
   output: {
     kind: 'string',
     apply: (o, v) => {
-      if (!OUTPUT_FORMATTERS.has(v as string)) throw new UsageError(`Invalid output format '${v}'. Valid values are: ${[...OUTPUT_FORMATTERS.keys()].join(', ')}`);
+      if (!OUTPUT_FORMATTERS.has(v as string))
+        throw new UsageError(`Invalid output format '${v}'. Valid values are: ${[...OUTPUT_FORMATTERS.keys()].join(', ')}`);
       o.output = v as string;
     },
   },

@@ -40,7 +40,8 @@ export function parseTargetPattern(text: string, offset = ''): TargetPattern {
 
   if (pkgPart === '...' || pkgPart.endsWith('/...')) {
     const dir = pkgPart === '...' ? '' : pkgPart.slice(0, -4);
-    if (targetPart !== undefined && !wildcard) throw new TargetPatternError(`invalid target format '${text}': '${targetPart}' is not a wildcard; use :all, :* or :all-targets after '...'`);
+    if (targetPart !== undefined && !wildcard)
+      throw new TargetPatternError(`invalid target format '${text}': '${targetPart}' is not a wildcard; use :all, :* or :all-targets after '...'`);
     checkPackage(dir, text);
     return { kind: 'beneath', repo, dir, allTargets: targetPart === '*' || targetPart === 'all-targets', text };
   }

@@ -61,7 +61,8 @@ export async function readByteStream(digest: Digest, sink: BlobSink, options: By
         idle.touch();
         const data = Buffer.from(response.data.buffer, response.data.byteOffset, response.data.byteLength);
         wireBytes += data.length;
-        if (decoder && wireBytes > maxCompressedBytes(digest.sizeBytes)) throw fail(`more compressed bytes (${wireBytes}) than a ${digest.sizeBytes}-byte blob can take`);
+        if (decoder && wireBytes > maxCompressedBytes(digest.sizeBytes))
+          throw fail(`more compressed bytes (${wireBytes}) than a ${digest.sizeBytes}-byte blob can take`);
         for (const plain of decoder ? decoded(() => decoder.push(data)) : [data]) {
           if (received + plain.length > digest.sizeBytes) {
             throw fail(`the server sent more bytes than the digest's ${digest.sizeBytes}`);

@@ -96,7 +96,12 @@ export class EndpointCredentials {
    * Runs the helper for `uri` once before the first call.
    * @throws UsageError saying what the helper did wrong
    */
-  static async fetch(uri: string, helper: CredentialHelperSpec, options: CredentialHelperOptions, onRefreshFailure: (message: string) => void): Promise<EndpointCredentials> {
+  static async fetch(
+    uri: string,
+    helper: CredentialHelperSpec,
+    options: CredentialHelperOptions,
+    onRefreshFailure: (message: string) => void,
+  ): Promise<EndpointCredentials> {
     const credentials = new EndpointCredentials(uri, helper, options, onRefreshFailure);
     await credentials.refresh();
     return credentials;
@@ -126,7 +131,13 @@ export class EndpointCredentials {
  */
 export async function runCredentialHelper(path: string, uri: string, options: CredentialHelperOptions): Promise<{ headers: Headers; expiresAtMs?: number }> {
   const failed = (why: string) => new UsageError(`Failed to get credentials for '${uri}' from helper '${path}': ${why}`);
-  const { code, stdout, stderr, timedOut, spawnError } = await new Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean; spawnError?: string }>((done) => {
+  const { code, stdout, stderr, timedOut, spawnError } = await new Promise<{
+    code: number | null;
+    stdout: string;
+    stderr: string;
+    timedOut: boolean;
+    spawnError?: string;
+  }>((done) => {
     const child = spawn(path, ['get'], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';

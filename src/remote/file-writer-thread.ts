@@ -97,23 +97,25 @@ export class FileWriterThread {
       return;
     }
     this.state = 'starting';
-    void import('node:worker_threads').then(({ Worker }) => {
-      if (this.state !== 'starting') return;
-      const worker = new Worker(this.script!);
-      this.worker = worker;
-      worker.on('online', () => {
+    void import('node:worker_threads')
+      .then(({ Worker }) => {
         if (this.state !== 'starting') return;
-        this.state = 'online';
-        worker.unref(); // nothing is in flight yet, and an idle thread does not hold the process
-        this.announce('online');
-      });
-      worker.on('message', (answer: WriteBatchAnswer) => this.settle(answer));
-      worker.on('error', (e) => this.fail(e));
-      worker.on('exit', (code) => this.fail(new Error(`the file writer thread exited with code ${code}`)));
-      // Referenced until online (a start-up in progress finishes; whoever awaits whenReady gets an
-      // answer), then unreferenced once: unref() before the 'message' listener would be undone by it,
-      // and an online thread that was never sent a batch held the process open for good.
-    }).catch((e: Error) => this.fail(e));
+        const worker = new Worker(this.script!);
+        this.worker = worker;
+        worker.on('online', () => {
+          if (this.state !== 'starting') return;
+          this.state = 'online';
+          worker.unref(); // nothing is in flight yet, and an idle thread does not hold the process
+          this.announce('online');
+        });
+        worker.on('message', (answer: WriteBatchAnswer) => this.settle(answer));
+        worker.on('error', (e) => this.fail(e));
+        worker.on('exit', (code) => this.fail(new Error(`the file writer thread exited with code ${code}`)));
+        // Referenced until online (a start-up in progress finishes; whoever awaits whenReady gets an
+        // answer), then unreferenced once: unref() before the 'message' listener would be undone by it,
+        // and an online thread that was never sent a batch held the process open for good.
+      })
+      .catch((e: Error) => this.fail(e));
   }
 
   private flush(): void {
@@ -176,7 +178,9 @@ export class FileWriterThread {
       writeFileAtomicallySync(w.path, w.data, w.mode);
       w.resolve();
     } catch (e) {
-      w.reject(threadFailure ? new Error(`${(e as Error).message} (after the file writer thread failed: ${threadFailure.message})`, { cause: e }) : (e as Error));
+      w.reject(
+        threadFailure ? new Error(`${(e as Error).message} (after the file writer thread failed: ${threadFailure.message})`, { cause: e }) : (e as Error),
+      );
     }
   }
 }

@@ -11,4 +11,12 @@ export { downloadOutputs, resultFieldsOf, writeProducedOutputs, type BlobReader 
 export { resultOutputs, OutputDownloadError, isCleanRelativePath, type DeclaredOutputKinds, type ResultOutputOptions } from './result-outputs.js';
 export { writeVerifiedChunks, BlobContentError } from './blob-to-file.js';
 export { actionBlobs, blobsNamed } from './action-blobs.js';
-export { EndpointCredentials, helperForHost, parseCredentialHelperFlag, parseDurationFlag, runCredentialHelper, type CredentialHelperSpec, type CredentialHelperOptions } from './credential-helper.js';
+export {
+  EndpointCredentials,
+  helperForHost,
+  parseCredentialHelperFlag,
+  parseDurationFlag,
+  runCredentialHelper,
+  type CredentialHelperSpec,
+  type CredentialHelperOptions,
+} from './credential-helper.js';

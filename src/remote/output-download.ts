@@ -104,7 +104,11 @@ export async function downloadOutputs(
   const files = new Map(producedFiles(outputs).map((f) => [digestKey(f.digest), f.path]));
   const read = (digest: Digest) => {
     const data = inline.get(files.get(digestKey(digest)) ?? '');
-    return data && digestKey(digestOf(data)) === digestKey(digest) ? Promise.resolve(data) : digest.sizeBytes === 0 ? Promise.resolve(Buffer.alloc(0)) : reader.read(digest);
+    return data && digestKey(digestOf(data)) === digestKey(digest)
+      ? Promise.resolve(data)
+      : digest.sizeBytes === 0
+        ? Promise.resolve(Buffer.alloc(0))
+        : reader.read(digest);
   };
   await writeProducedOutputs(outputs, root, { read, readToFile: (digest, file) => reader.readToFile(digest, file) });
   return outputs;

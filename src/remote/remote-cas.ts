@@ -61,7 +61,14 @@ export class RemoteCas {
     for (let i = 0; i < unique.length; i += FIND_MISSING_CHUNK) {
       const request = { instanceName: this.instanceName, blobDigests: unique.slice(i, i + FIND_MISSING_CHUNK) };
       const response = await this.retrier.run(() =>
-        unaryCall(this.channel, reapi.ContentAddressableStorageService.FindMissingBlobs, request, metadata, this.timeoutMs, `FindMissingBlobs on ${this.where}`),
+        unaryCall(
+          this.channel,
+          reapi.ContentAddressableStorageService.FindMissingBlobs,
+          request,
+          metadata,
+          this.timeoutMs,
+          `FindMissingBlobs on ${this.where}`,
+        ),
       );
       for (const d of response.missingBlobDigests) missing.push({ hash: d.hash, sizeBytes: d.sizeBytes });
     }
@@ -88,7 +95,8 @@ export class RemoteCas {
         );
       }
       const data = await blob.data();
-      if (data.length !== size) throw new RemoteCallError(`uploading ${digestKey(blob.digest)}: the file changed while it was uploaded (${data.length} bytes)`, grpc.status.ABORTED);
+      if (data.length !== size)
+        throw new RemoteCallError(`uploading ${digestKey(blob.digest)}: the file changed while it was uploaded (${data.length} bytes)`, grpc.status.ABORTED);
       const cost = size + BATCH_ENTRY_OVERHEAD;
       if (cost > limits.maxBatchTotalSizeBytes / 2) {
         await this.write(blob.digest, data, limits, metadata);
@@ -134,7 +142,14 @@ export class RemoteCas {
     await this.retrier.run(async () => {
       let offset = 0;
       if (attempt++ > 0) {
-        const status = await unaryCall(this.channel, bytestream.ByteStreamService.QueryWriteStatus, { resourceName }, metadata, this.timeoutMs, `QueryWriteStatus on ${this.where}`).catch(
+        const status = await unaryCall(
+          this.channel,
+          bytestream.ByteStreamService.QueryWriteStatus,
+          { resourceName },
+          metadata,
+          this.timeoutMs,
+          `QueryWriteStatus on ${this.where}`,
+        ).catch(
           () => undefined, // an unknown upload starts over
         );
         if (status?.complete) return;
@@ -226,7 +241,14 @@ export class RemoteCas {
     try {
       await this.retrier.run(async () => {
         const request = { instanceName: this.instanceName, digests: pending, acceptableCompressors: limits.zstdBatches ? [reapi.Compressor_Value.ZSTD] : [] };
-        const response = await unaryCall(this.channel, reapi.ContentAddressableStorageService.BatchReadBlobs, request, metadata, this.timeoutMs, `BatchReadBlobs on ${this.where}`);
+        const response = await unaryCall(
+          this.channel,
+          reapi.ContentAddressableStorageService.BatchReadBlobs,
+          request,
+          metadata,
+          this.timeoutMs,
+          `BatchReadBlobs on ${this.where}`,
+        );
         const byKey = new Map<string, reapi.BatchReadBlobsResponse_Response>();
         for (const item of response.responses) if (item.digest) byKey.set(digestKey({ hash: item.digest.hash, sizeBytes: item.digest.sizeBytes }), item);
         let retry: RemoteCallError | undefined;
@@ -260,7 +282,8 @@ export class RemoteCas {
     if (!item) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: no answer for ${digestKey(digest)}`, grpc.status.INTERNAL);
     if (item.status && item.status.code !== googleRpc.Code.OK) throw rpcStatusError(item.status, `reading ${digestKey(digest)} from ${this.where}`);
     if (item.compressor === reapi.Compressor_Value.ZSTD) return zstdDecompress(item.data, digest.sizeBytes);
-    if (item.compressor !== reapi.Compressor_Value.IDENTITY) throw new RemoteCallError(`BatchReadBlobs on ${this.where}: answered with a compressor that was not asked for`, grpc.status.INTERNAL);
+    if (item.compressor !== reapi.Compressor_Value.IDENTITY)
+      throw new RemoteCallError(`BatchReadBlobs on ${this.where}: answered with a compressor that was not asked for`, grpc.status.INTERNAL);
     return Buffer.from(item.data.buffer, item.data.byteOffset, item.data.byteLength);
   }
 
@@ -268,7 +291,10 @@ export class RemoteCas {
   private checked(digest: Digest, data: Buffer): Buffer {
     const hash = createHash('sha256').update(data).digest('hex');
     if (hash !== digest.hash || data.length !== digest.sizeBytes) {
-      throw new RemoteCallError(`blob ${digestKey(digest)} read from ${this.where} does not match its digest (got ${hash}/${data.length})`, grpc.status.DATA_LOSS);
+      throw new RemoteCallError(
+        `blob ${digestKey(digest)} read from ${this.where} does not match its digest (got ${hash}/${data.length})`,
+        grpc.status.DATA_LOSS,
+      );
     }
     return data;
   }

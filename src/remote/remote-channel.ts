@@ -52,7 +52,14 @@ function secureCredentials(material: TlsMaterial): grpc.ChannelCredentials {
  * a failure becomes a RemoteCallError saying `what`. Every unary REAPI call of the client goes
  * through here.
  */
-export function unaryCall<Req, Res>(channel: RemoteChannel, method: UnaryMethod<Req, Res>, request: Req, metadata: grpc.Metadata, timeoutMs: number, what: string): Promise<Res> {
+export function unaryCall<Req, Res>(
+  channel: RemoteChannel,
+  method: UnaryMethod<Req, Res>,
+  request: Req,
+  metadata: grpc.Metadata,
+  timeoutMs: number,
+  what: string,
+): Promise<Res> {
   return channel.unary.call(method, request, metadata, timeoutMs > 0 ? Date.now() + timeoutMs : undefined).catch((err: unknown) => {
     throw remoteCallError(err, what);
   });

@@ -79,9 +79,14 @@ export class RemoteClient {
     const cache = options.cache ?? options.executor;
     if (!cache) throw new Error('RemoteClient needs --remote_executor or --remote_cache');
     this.cacheEndpoint = cache;
-    this.retrier = retrier ?? new Retrier({ ...DEFAULT_BACKOFF, maxRetries: options.retries, maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs });
+    this.retrier =
+      retrier ?? new Retrier({ ...DEFAULT_BACKOFF, maxRetries: options.retries, maxDelayMs: options.retryMaxDelayMs ?? DEFAULT_BACKOFF.maxDelayMs });
     this.cacheChannel = new RemoteChannel(cache, options.tls);
-    this.execChannel = options.executor ? (options.executor.url === cache.url ? this.cacheChannel : new RemoteChannel(options.executor, options.tls)) : undefined;
+    this.execChannel = options.executor
+      ? options.executor.url === cache.url
+        ? this.cacheChannel
+        : new RemoteChannel(options.executor, options.tls)
+      : undefined;
     this.cas = new RemoteCas(this.cacheChannel, options.instanceName, this.retrier, options.timeoutMs);
   }
 
@@ -123,7 +128,8 @@ export class RemoteClient {
       const caps = exec.executionCapabilities;
       execEnabled = caps?.execEnabled ?? false;
       const functions = [caps?.digestFunction, ...(caps?.digestFunctions ?? [])];
-      if (!execEnabled) throw new RemoteCallError(`${this.options.executor!.url} does not offer remote execution (exec_enabled is false)`, grpc.status.FAILED_PRECONDITION);
+      if (!execEnabled)
+        throw new RemoteCallError(`${this.options.executor!.url} does not offer remote execution (exec_enabled is false)`, grpc.status.FAILED_PRECONDITION);
       if (!functions.includes(reapi.DigestFunction_Value.SHA256)) {
         throw new RemoteCallError(`${this.options.executor!.url} does not execute with the SHA256 digest function`, grpc.status.FAILED_PRECONDITION);
       }
@@ -144,7 +150,14 @@ export class RemoteClient {
     const unknown = uniqueBlobs(blobs).filter((b) => b.digest.sizeBytes > 0 && (options.recheck || !this.present.has(digestKey(b.digest))));
     if (unknown.length === 0) return;
     const metadata = this.metadata('cache', action);
-    const missing = new Set((await this.cas.findMissing(unknown.map((b) => b.digest), metadata)).map(digestKey));
+    const missing = new Set(
+      (
+        await this.cas.findMissing(
+          unknown.map((b) => b.digest),
+          metadata,
+        )
+      ).map(digestKey),
+    );
     await this.cas.upload(
       unknown.filter((b) => missing.has(digestKey(b.digest))),
       limits,
@@ -157,7 +170,11 @@ export class RemoteClient {
   async reupload(blobs: readonly BlobSource[], action?: ActionIdentity): Promise<void> {
     for (const b of blobs) this.present.delete(digestKey(b.digest));
     const { limits } = await this.capabilities();
-    await this.cas.upload(uniqueBlobs(blobs).filter((b) => b.digest.sizeBytes > 0), limits, this.metadata('cache', action));
+    await this.cas.upload(
+      uniqueBlobs(blobs).filter((b) => b.digest.sizeBytes > 0),
+      limits,
+      this.metadata('cache', action),
+    );
     for (const b of blobs) this.present.add(digestKey(b.digest));
   }
 
@@ -234,7 +251,15 @@ export class RemoteClient {
   async execute(actionDigest: Digest, options: ExecuteOptions, action?: ActionIdentity): Promise<ExecutionOutcome> {
     if (!this.execChannel) throw new Error('execute needs --remote_executor');
     await this.capabilities();
-    return executeRemotely(this.execChannel, this.options.instanceName, actionDigest, options, this.metadata('exec', action), this.retrier, this.options.timeoutMs);
+    return executeRemotely(
+      this.execChannel,
+      this.options.instanceName,
+      actionDigest,
+      options,
+      this.metadata('exec', action),
+      this.retrier,
+      this.options.timeoutMs,
+    );
   }
 
   private metadata(kind: 'cache' | 'exec', action?: ActionIdentity): grpc.Metadata {

@@ -28,7 +28,8 @@ export function parseRemoteEndpoint(value: string, flag: string): RemoteEndpoint
     if (!path.startsWith('/')) throw bad('a unix socket needs an absolute path (unix:///path/to/socket)');
     return { url: value, target: `unix://${path}`, secure: false, address: { path } };
   }
-  if (scheme === 'http' || scheme === 'https') throw bad('HTTP caches are not supported; give a gRPC endpoint (grpc://host:port, grpcs://host:port or unix:///path)');
+  if (scheme === 'http' || scheme === 'https')
+    throw bad('HTTP caches are not supported; give a gRPC endpoint (grpc://host:port, grpcs://host:port or unix:///path)');
   let rest = value;
   let secure = true;
   if (scheme === 'grpc' || scheme === 'grpcs') {

@@ -29,7 +29,10 @@ export function tlsMaterial(tls: TlsFiles, env: NodeJS.ProcessEnv = process.env)
   const key = readPem(tls.clientKey, '--tls_client_key');
   const cert = readPem(tls.clientCertificate, '--tls_client_certificate');
   if ((key === undefined) !== (cert === undefined)) throw new UsageError('--tls_client_certificate and --tls_client_key must be given together');
-  const ca = readPem(tls.certificate, '--tls_certificate') ?? readPem(env['GRPC_DEFAULT_SSL_ROOTS_FILE_PATH'] || undefined, 'GRPC_DEFAULT_SSL_ROOTS_FILE_PATH') ?? bundledRootsWithExtra(env);
+  const ca =
+    readPem(tls.certificate, '--tls_certificate') ??
+    readPem(env['GRPC_DEFAULT_SSL_ROOTS_FILE_PATH'] || undefined, 'GRPC_DEFAULT_SSL_ROOTS_FILE_PATH') ??
+    bundledRootsWithExtra(env);
   return { ...(ca ? { ca } : {}), ...(key ? { key } : {}), ...(cert ? { cert } : {}) };
 }
 

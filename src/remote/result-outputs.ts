@@ -45,7 +45,11 @@ export async function resultOutputs(
   const outputs: ProducedOutput[] = [];
   for (const file of result.outputFiles) {
     if (!claim(file.path, 'file', 'output file')) continue;
-    outputs.push({ path: file.path, digest: resultDigest(file.digest, `output_files[${file.path}].digest`), isExecutable: file.isExecutable || options.executable === true });
+    outputs.push({
+      path: file.path,
+      digest: resultDigest(file.digest, `output_files[${file.path}].digest`),
+      isExecutable: file.isExecutable || options.executable === true,
+    });
   }
   const directories = result.outputDirectories.filter((dir) => claim(dir.path, 'directory', 'output directory'));
   for (const link of [...result.outputSymlinks, ...result.outputFileSymlinks, ...result.outputDirectorySymlinks]) {
@@ -60,10 +64,13 @@ export async function resultOutputs(
 async function fetchTree(dir: reapi.OutputDirectory, read: (digest: Digest) => Promise<Buffer>) {
   const treeDigest = resultDigest(dir.treeDigest, `output_directories[${dir.path}].tree_digest`);
   if (treeDigest.sizeBytes > MAX_TREE_MESSAGE_BYTES) {
-    throw new OutputDownloadError(`the tree of output directory '${dir.path}' is ${treeDigest.sizeBytes} bytes, more than the ${MAX_TREE_MESSAGE_BYTES} a Tree may be`);
+    throw new OutputDownloadError(
+      `the tree of output directory '${dir.path}' is ${treeDigest.sizeBytes} bytes, more than the ${MAX_TREE_MESSAGE_BYTES} a Tree may be`,
+    );
   }
   const data = await read(treeDigest);
-  if (digestKey(digestOf(data)) !== digestKey(treeDigest)) throw new OutputDownloadError(`the tree of output directory '${dir.path}' does not match its digest`);
+  if (digestKey(digestOf(data)) !== digestKey(treeDigest))
+    throw new OutputDownloadError(`the tree of output directory '${dir.path}' does not match its digest`);
   try {
     return decodeTree(reapi.Tree.decode(data), `output directory '${dir.path}'`);
   } catch (e) {

@@ -75,5 +75,7 @@ export class Retrier {
 /** The last failure, saying how many retries came before it (its code kept). */
 function gaveUp(e: unknown, retries: number): unknown {
   if (!isRemoteCallError(e)) return e;
-  return new RemoteCallError(`${e.message} (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})`, e.code, e.retryDelayMs, e.missingBlobs, { cause: e });
+  return new RemoteCallError(`${e.message} (gave up after ${retries} ${retries === 1 ? 'retry' : 'retries'})`, e.code, e.retryDelayMs, e.missingBlobs, {
+    cause: e,
+  });
 }

@@ -51,9 +51,18 @@ export class FileStore implements PersistentStore {
     };
     for (const key of keys) {
       const { inputs, data } = old.raw(key);
-      entry(key, inputs.map((i) => pairs.index(old.pair(i))), data);
+      entry(
+        key,
+        inputs.map((i) => pairs.index(old.pair(i))),
+        data,
+      );
     }
-    for (const [key, { inputs, data }] of this.fresh) entry(key, inputs.map((p) => pairs.index(p)), data);
+    for (const [key, { inputs, data }] of this.fresh)
+      entry(
+        key,
+        inputs.map((p) => pairs.index(p)),
+        data,
+      );
     const head = new ByteWriter(1 << 16);
     head.string(this.version);
     pairs.write(head);

@@ -48,7 +48,7 @@ describe('action keys', () => {
     expect(reapi.Action.decode(noCache.action.data).doNotCache).toBe(true);
   });
 
-  it('carries a test\'s timeout as Action.timeout (as Bazel sends its timeout execution info)', () => {
+  it("carries a test's timeout as Action.timeout (as Bazel sends its timeout execution info)", () => {
     const timed = computeActionKey({ ...action, timeoutSeconds: 300 }, { env, inputs });
     expect(reapi.Action.decode(timed.action.data).timeout).toMatchObject({ seconds: 300, nanos: 0 });
     expect(reapi.Action.decode(computeActionKey(action, { env, inputs }).action.data).timeout).toBeFalsy();

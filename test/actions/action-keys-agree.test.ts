@@ -37,13 +37,14 @@ const input = fc.record({
 const description: fc.Arbitrary<Description> = fc.record({
   argv: fc.array(fc.string({ unit: 'binary', maxLength: 8 }), { minLength: 1, maxLength: 4 }),
   env: fc.uniqueArray(fc.tuple(word, fc.string({ maxLength: 6 })), { selector: ([name]) => name, maxLength: 4 }),
-  outputs: fc.uniqueArray(word.map((w) => `bazel-out/k8-fastbuild/bin/out/${w}`), { minLength: 1, maxLength: 3 }),
+  outputs: fc.uniqueArray(
+    word.map((w) => `bazel-out/k8-fastbuild/bin/out/${w}`),
+    { minLength: 1, maxLength: 3 },
+  ),
   // Inputs live under directories no input name can also be (a file and a directory at one path is invalid).
   inputs: fc
     .uniqueArray(input, { selector: (i) => `${i.dir}${i.name}`, maxLength: 6 })
-    .map((list) =>
-      list.map((i) => ({ path: `${i.dir}f-${i.name}`, digest: { hash: i.hash, sizeBytes: i.sizeBytes }, isExecutable: i.isExecutable })),
-    ),
+    .map((list) => list.map((i) => ({ path: `${i.dir}f-${i.name}`, digest: { hash: i.hash, sizeBytes: i.sizeBytes }, isExecutable: i.isExecutable }))),
   treeOutput: fc.boolean(),
   link: fc.option(word),
   noCache: fc.boolean(),
@@ -110,7 +111,10 @@ const mutation = fc.tuple(description, fc.nat(), fc.string({ unit: 'binary', min
     () => ({ ...d, inputs: [...d.inputs, { kind: 'symlink', path: `links/l${extra}`, target: 'x' }] }),
     () => ({ ...d, inputs: [...d.inputs, { kind: 'directory', path: `trees/t${extra}` }] }),
     () => (files(d).length > 0 ? { ...d, inputs: [{ ...files(d)[0]!, isExecutable: !files(d)[0]!.isExecutable }, ...d.inputs.slice(1)] } : undefined),
-    () => (files(d).length > 0 ? { ...d, inputs: [{ ...files(d)[0]!, digest: { ...files(d)[0]!.digest, sizeBytes: files(d)[0]!.digest.sizeBytes + 1 } }, ...d.inputs.slice(1)] } : undefined),
+    () =>
+      files(d).length > 0
+        ? { ...d, inputs: [{ ...files(d)[0]!, digest: { ...files(d)[0]!.digest, sizeBytes: files(d)[0]!.digest.sizeBytes + 1 } }, ...d.inputs.slice(1)] }
+        : undefined,
     () => {
       if (files(d).length === 0) return undefined;
       const first = files(d)[0]!;

@@ -14,16 +14,44 @@ const decode = (root: reapi.DirectoryInit, children: reapi.DirectoryInit[] = [])
 describe('decodeTree', () => {
   it('expands a tree whose directories share a child, each path once', () => {
     const leaf: reapi.DirectoryInit = { files: [{ name: 'f', digest: digest('x') }], symlinks: [{ name: 'up', target: '../a/f' }] };
-    const contents = decode({ directories: [{ name: 'a', digest: dirDigest(leaf) }, { name: 'b', digest: dirDigest(leaf) }] }, [leaf]);
+    const contents = decode(
+      {
+        directories: [
+          { name: 'a', digest: dirDigest(leaf) },
+          { name: 'b', digest: dirDigest(leaf) },
+        ],
+      },
+      [leaf],
+    );
     expect(contents.files.map((f) => f.path)).toEqual(['a/f', 'b/f']);
     expect(contents.directories).toEqual(['a', 'b']);
-    expect(contents.symlinks).toEqual([{ path: 'a/up', target: '../a/f' }, { path: 'b/up', target: '../a/f' }]);
+    expect(contents.symlinks).toEqual([
+      { path: 'a/up', target: '../a/f' },
+      { path: 'b/up', target: '../a/f' },
+    ]);
   });
 
   it.each([
-    ['two files of one name', { files: [{ name: 'x', digest: digest('1') }, { name: 'x', digest: digest('2') }] }, /holds two entries named 'x'/],
-    ['a file and a directory of one name', { files: [{ name: 'x', digest: digest('1') }], directories: [{ name: 'x', digest: dirDigest({}) }] }, /holds two entries named 'x'/],
-    ['a symlink and a directory of one name', { symlinks: [{ name: 'x', target: 'y' }], directories: [{ name: 'x', digest: dirDigest({}) }] }, /holds two entries named 'x'/],
+    [
+      'two files of one name',
+      {
+        files: [
+          { name: 'x', digest: digest('1') },
+          { name: 'x', digest: digest('2') },
+        ],
+      },
+      /holds two entries named 'x'/,
+    ],
+    [
+      'a file and a directory of one name',
+      { files: [{ name: 'x', digest: digest('1') }], directories: [{ name: 'x', digest: dirDigest({}) }] },
+      /holds two entries named 'x'/,
+    ],
+    [
+      'a symlink and a directory of one name',
+      { symlinks: [{ name: 'x', target: 'y' }], directories: [{ name: 'x', digest: dirDigest({}) }] },
+      /holds two entries named 'x'/,
+    ],
     ['a name that climbs', { files: [{ name: '..', digest: digest('1') }] }, /holds an entry named '\.\.'/],
     ['a name with a slash', { files: [{ name: 'a/b', digest: digest('1') }] }, /holds an entry named 'a\/b'/],
     ['an absolute symlink', { symlinks: [{ name: 'l', target: '/etc/passwd' }] }, /symlink 'l' is an absolute symlink/],
@@ -42,9 +70,20 @@ describe('decodeTree', () => {
     expect(() => decode(root, [sub])).toThrow(/symlink 'top' points to 'sub\/up\/..', which leaves the tree artifact through its other symlinks/);
     // A chain that stays inside: a -> b/c, b -> sub, sub/c -> ../sub.
     const sub2: reapi.DirectoryInit = { symlinks: [{ name: 'c', target: '../sub' }] };
-    const inside = { directories: [{ name: 'sub', digest: dirDigest(sub2) }], symlinks: [{ name: 'a', target: 'b/c' }, { name: 'b', target: 'sub' }] };
+    const inside = {
+      directories: [{ name: 'sub', digest: dirDigest(sub2) }],
+      symlinks: [
+        { name: 'a', target: 'b/c' },
+        { name: 'b', target: 'sub' },
+      ],
+    };
     expect(decode(inside, [sub2]).symlinks.map((l) => l.path)).toEqual(['a', 'b', 'sub/c']);
-    const loop = { symlinks: [{ name: 'a', target: 'b/x' }, { name: 'b', target: 'a' }] };
+    const loop = {
+      symlinks: [
+        { name: 'a', target: 'b/x' },
+        { name: 'b', target: 'a' },
+      ],
+    };
     expect(() => decode(loop)).toThrow(/through more than 40 symlinks/);
   });
 
@@ -59,7 +98,12 @@ describe('decodeTree', () => {
     expect(decode({ directories: [{ name: 'd', digest: dirDigest(dir) }] }, children).files).toHaveLength(1);
     // The same chain under a shallow name and, counted already, one level deeper: too deep.
     const deeper: reapi.DirectoryInit = { directories: [{ name: 'x', digest: dirDigest(dir) }] };
-    const root = { directories: [{ name: 'a', digest: dirDigest(dir) }, { name: 'b', digest: dirDigest(deeper) }] };
+    const root = {
+      directories: [
+        { name: 'a', digest: dirDigest(dir) },
+        { name: 'b', digest: dirDigest(deeper) },
+      ],
+    };
     expect(() => decode(root, [...children, deeper])).toThrow(/nested more than 256 levels deep/);
   });
 

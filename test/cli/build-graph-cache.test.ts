@@ -40,7 +40,12 @@ const GRAPH: BuildGraph = {
     },
   ],
   requested: ['bazel-out/k8-fastbuild/bin/a/b.txt'],
-  outputDirectories: { root: 'bazel-out/k8-fastbuild', bin: 'bazel-out/k8-fastbuild/bin', genfiles: 'bazel-out/k8-fastbuild/bin', testlogs: 'bazel-out/k8-fastbuild/testlogs' },
+  outputDirectories: {
+    root: 'bazel-out/k8-fastbuild',
+    bin: 'bazel-out/k8-fastbuild/bin',
+    genfiles: 'bazel-out/k8-fastbuild/bin',
+    testlogs: 'bazel-out/k8-fastbuild/testlogs',
+  },
 };
 
 describe('BuildGraphCache', () => {

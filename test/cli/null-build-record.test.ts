@@ -25,7 +25,10 @@ function recordOf(execRoot: string, paths: string[], key = 'k'): NullBuildRecord
     bin: 'bazel-out/k8-fastbuild/bin',
     genfiles: 'bazel-out/k8-fastbuild/bin',
     testlogs: 'bazel-out/k8-fastbuild/testlogs',
-    analysisInputs: [['file:a/BUILD', 'f1'], ['dir:a', 'f2']],
+    analysisInputs: [
+      ['file:a/BUILD', 'f1'],
+      ['dir:a', 'f2'],
+    ],
     files: paths.map((path) => ({ path, stamp: fileStampOf(statSync(join(execRoot, path))) })),
   };
 }

@@ -90,7 +90,11 @@ describe('processCliIO', () => {
     const during = io.runInterruptibly(() => [emitter.listenerCount('SIGTERM'), emitter.listenerCount('SIGINT')]);
     expect(during).toEqual([0, 1]);
     expect(emitter.listenerCount('SIGTERM')).toBe(1);
-    expect(() => io.runInterruptibly(() => { throw new Error('work failed'); })).toThrow('work failed');
+    expect(() =>
+      io.runInterruptibly(() => {
+        throw new Error('work failed');
+      }),
+    ).toThrow('work failed');
     expect(emitter.listenerCount('SIGTERM')).toBe(1);
   });
 

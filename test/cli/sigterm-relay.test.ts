@@ -35,23 +35,33 @@ function spin(mode: 'default' | 'break') {
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const ready = new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => c.toString().includes('ready') && resolve()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   return { child, ready, exited, stderr: () => stderr };
 }
 
 describe('the SIGTERM relay (sigterm-relay.ts)', () => {
-  it.skipIf(!BUILT)('turns SIGTERM into the SIGINT that breaks a running phase', async () => {
-    const p = spin('break');
-    await p.ready;
-    p.child.kill('SIGTERM');
-    expect(await p.exited, p.stderr()).toEqual({ code: 8, signal: null });
-    expect(p.stderr()).toBe('');
-  }, 20_000);
+  it.skipIf(!BUILT)(
+    'turns SIGTERM into the SIGINT that breaks a running phase',
+    async () => {
+      const p = spin('break');
+      await p.ready;
+      p.child.kill('SIGTERM');
+      expect(await p.exited, p.stderr()).toEqual({ code: 8, signal: null });
+      expect(p.stderr()).toBe('');
+    },
+    20_000,
+  );
 
-  it.skipIf(!BUILT)('leaves SIGTERM its default action when nobody listens and no phase runs', async () => {
-    const p = spin('default');
-    await p.ready;
-    p.child.kill('SIGTERM');
-    expect(await p.exited, p.stderr()).toEqual({ code: null, signal: 'SIGTERM' });
-  }, 20_000);
+  it.skipIf(!BUILT)(
+    'leaves SIGTERM its default action when nobody listens and no phase runs',
+    async () => {
+      const p = spin('default');
+      await p.ready;
+      p.child.kill('SIGTERM');
+      expect(await p.exited, p.stderr()).toEqual({ code: null, signal: 'SIGTERM' });
+    },
+    20_000,
+  );
 });

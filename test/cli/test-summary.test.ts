@@ -28,7 +28,11 @@ describe("kiln test's summary, in Bazel's words", () => {
     expect(formatTestLines(flaky)).toBe(
       `//f:f${' '.repeat(68)} FLAKY, failed in 1 out of 2 in 0.3s\n  Stats over 2 runs: max = 0.3s, min = 0.1s, avg = 0.2s, dev = 0.1s\n  /a/attempt_1.log\n`,
     );
-    const runs = outcome('//t:bad', 'FAILED', { durationsMs: [120, 90], attempts: { failed: 2, total: 2 }, failedLogs: ['/t/run_1_of_2/test.log', '/t/run_2_of_2/test.log'] });
+    const runs = outcome('//t:bad', 'FAILED', {
+      durationsMs: [120, 90],
+      attempts: { failed: 2, total: 2 },
+      failedLogs: ['/t/run_1_of_2/test.log', '/t/run_2_of_2/test.log'],
+    });
     expect(formatTestLines(runs)).toBe(
       `//t:bad${' '.repeat(65)} FAILED in 2 out of 2 in 0.1s\n  Stats over 2 runs: max = 0.1s, min = 0.1s, avg = 0.1s, dev = 0.0s\n  /t/run_1_of_2/test.log\n  /t/run_2_of_2/test.log\n`,
     );
@@ -49,18 +53,31 @@ describe("kiln test's summary, in Bazel's words", () => {
 
   it('the Executed line: passes, fails to build, fails locally, skipped, joined with commas and "and"', () => {
     expect(formatExecutedLine([outcome('//a:a', 'PASSED')])).toBe('Executed 1 out of 1 test: 1 test passes.');
-    expect(formatExecutedLine([outcome('//a:a', 'PASSED', { executed: false, cached: true }), outcome('//a:b', 'PASSED')])).toBe('Executed 1 out of 2 tests: 2 tests pass.');
+    expect(formatExecutedLine([outcome('//a:a', 'PASSED', { executed: false, cached: true }), outcome('//a:b', 'PASSED')])).toBe(
+      'Executed 1 out of 2 tests: 2 tests pass.',
+    );
     expect(
-      formatExecutedLine([outcome('//a:a', 'PASSED'), outcome('//a:b', 'FAILED TO BUILD'), outcome('//a:c', 'TIMEOUT'), outcome('//a:d', 'FAILED'), outcome('//a:e', 'NO STATUS')]),
+      formatExecutedLine([
+        outcome('//a:a', 'PASSED'),
+        outcome('//a:b', 'FAILED TO BUILD'),
+        outcome('//a:c', 'TIMEOUT'),
+        outcome('//a:d', 'FAILED'),
+        outcome('//a:e', 'NO STATUS'),
+      ]),
     ).toBe('Executed 3 out of 5 tests: 1 test passes, 1 fails to build, 2 fail locally and 1 was skipped.');
   });
 
   it('counts a test that failed on a remote executor as failing remotely, as Bazel does', () => {
-    const line = formatExecutedLine([outcome('//a:a', 'FAILED', { ranRemotely: true }), outcome('//a:b', 'TIMEOUT', { ranRemotely: true }), outcome('//a:c', 'FAILED'), outcome('//a:d', 'PASSED', { ranRemotely: true })]);
+    const line = formatExecutedLine([
+      outcome('//a:a', 'FAILED', { ranRemotely: true }),
+      outcome('//a:b', 'TIMEOUT', { ranRemotely: true }),
+      outcome('//a:c', 'FAILED'),
+      outcome('//a:d', 'PASSED', { ranRemotely: true }),
+    ]);
     expect(line).toBe('Executed 4 out of 4 tests: 1 test passes, 1 fails locally and 2 fail remotely.');
   });
 
-  it("sorts as Bazel: cached (and never run) first, then by status, then by label", () => {
+  it('sorts as Bazel: cached (and never run) first, then by status, then by label', () => {
     const sorted = sortOutcomes([
       outcome('//b:z', 'FAILED'),
       outcome('//b:a', 'PASSED'),

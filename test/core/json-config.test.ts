@@ -25,7 +25,7 @@ describe('the JSON config reader', () => {
     expect(() => readOneOf('xyz', 'keyspace', ['cas', 'ac'])).toThrow('keyspace: expected one of "cas", "ac", got "xyz"');
   });
 
-  it('reports through the caller\'s fail function when given one', () => {
+  it("reports through the caller's fail function when given one", () => {
     const fail = (path: string, problem: string): never => {
       throw new Error(`cfg.json: ${path}: ${problem}`);
     };

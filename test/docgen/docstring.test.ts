@@ -16,7 +16,10 @@ describe('trimDocString', () => {
 describe('parseDocstring', () => {
   it('splits the sections as Bazel does (continuations dedented to their least indentation)', () => {
     const errors: DocstringError[] = [];
-    const doc = parseDocstring('Sum.\n\nMore.\n\nArgs:\n  a: A,\n    continued\n      deeper.\n  *args: Rest.\n\nReturns:\n  R,\n    indented.\n\nDeprecated:\n  D.', errors);
+    const doc = parseDocstring(
+      'Sum.\n\nMore.\n\nArgs:\n  a: A,\n    continued\n      deeper.\n  *args: Rest.\n\nReturns:\n  R,\n    indented.\n\nDeprecated:\n  D.',
+      errors,
+    );
     expect(errors).toEqual([]);
     expect(doc.summary).toBe('Sum.');
     expect(doc.description).toBe('More.\n');
@@ -33,7 +36,11 @@ describe('parseDocstring', () => {
     parseDocstring('Sum\nmore\n\nArgs:\n  not a parameter\nReturns:\n  R\nBody after sections.', errors);
     expect(errors).toEqual([
       { line: 2, message: 'the one-line summary should be followed by a blank line' },
-      { line: 5, message: 'invalid parameter documentation (expected format: "parameter_name: documentation"). For more details, please have a look at the documentation.' },
+      {
+        line: 5,
+        message:
+          'invalid parameter documentation (expected format: "parameter_name: documentation"). For more details, please have a look at the documentation.',
+      },
       { line: 6, message: "end of 'Args' section without blank line" },
       { line: 4, message: 'section is empty or badly formatted' },
       { line: 6, message: 'section should be preceded by a blank line' },

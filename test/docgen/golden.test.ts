@@ -34,12 +34,20 @@ function extractTargets(dir: string): string[] {
   const build = readFileSync(join(dir, 'workspace', 'BUILD'), 'utf8');
   const local = [...build.matchAll(/starlark_doc_extract\(\s*name = "([^"]+)"/g)].map((m) => `//:${m[1]!}`);
   const listed = join(dir, 'targets.txt');
-  const others = existsSync(listed) ? readFileSync(listed, 'utf8').split('\n').filter((l) => l.trim() !== '') : [];
+  const others = existsSync(listed)
+    ? readFileSync(listed, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+    : [];
   return [...local, ...others];
 }
 
 /** `//:extract` -> `extract`, `@dep//:extract` -> `dep_extract`: the golden files' base name. */
-const goldenName = (label: string) => label.replace(/^\/\/:/, '').replace(/^@+/, '').replace(/\/\/:?/, '_');
+const goldenName = (label: string) =>
+  label
+    .replace(/^\/\/:/, '')
+    .replace(/^@+/, '')
+    .replace(/\/\/:?/, '_');
 
 function analyzerFor(dir: string): Analyzer {
   const root = workspaceFixture({});
@@ -63,7 +71,11 @@ function check(path: string, actual: string): void {
   expect(header + actual).toBe(readFileSync(path, 'utf8'));
 }
 
-describe.each(readdirSync(GOLDEN).filter((d) => existsSync(join(GOLDEN, d, 'workspace'))).sort())('starlark_doc_extract golden %s', (name) => {
+describe.each(
+  readdirSync(GOLDEN)
+    .filter((d) => existsSync(join(GOLDEN, d, 'workspace')))
+    .sort(),
+)('starlark_doc_extract golden %s', (name) => {
   const dir = join(GOLDEN, name);
   it.each(extractTargets(dir))('%s', (label) => {
     // Each target gets a fresh workspace: temp dirs are removed after each test.

@@ -24,7 +24,11 @@ function recordedRun(n: number) {
 }
 
 /** The DEBUG messages of the rules' implementations (Bazel analyses in another order). */
-const debugOf = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('DEBUG: flags/defs.bzl:')).map((l) => l.replace(/^DEBUG: flags\/defs\.bzl:\d+:\d+: /, ''));
+const debugOf = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('DEBUG: flags/defs.bzl:'))
+    .map((l) => l.replace(/^DEBUG: flags\/defs\.bzl:\d+:\d+: /, ''));
 
 describe('build settings against Bazel 2.1.0', () => {
   it.each([
@@ -47,7 +51,7 @@ describe('build settings against Bazel 2.1.0', () => {
     expect(ws.read('kiln-bin/flags/s.txt')).toBe(bazel.outputs.get('kiln-bin/flags/s.txt'));
   });
 
-  it.each([4, 5, 6, 7])('run %i: a bad flag is an error in Bazel\'s words', async (n) => {
+  it.each([4, 5, 6, 7])("run %i: a bad flag is an error in Bazel's words", async (n) => {
     const bazel = recordedRun(n);
     const flag = /^# Bazel 2\.1\.0: bazel build (\S+)/.exec(readFileSync(join(DIR, `r${n}.recorded.txt`), 'utf8'))![1]!;
     const ws = new E2eWorkspace(files());
@@ -65,7 +69,7 @@ describe('build settings against Bazel 2.1.0', () => {
     expect(recordedRun(3).errors).toEqual(['ERROR: Unrecognized option: --no//flags:fast']);
   });
 
-  it('--no on a non-boolean flag: Bazel 4.2.3\'s message and exit code 2', async () => {
+  it("--no on a non-boolean flag: Bazel 4.2.3's message and exit code 2", async () => {
     const bazel4 = readFileSync(join(DIR, '../bazel-4.2.3-settings/r2.recorded.txt'), 'utf8').split('\n');
     const ws = new E2eWorkspace(files());
     const run = await ws.kiln(['build', LOCAL, '--no//flags:color', '//flags:s']);

@@ -19,7 +19,7 @@ genrule(
     visibility = ["//visibility:public"],
 )
 `,
-  'tools/upper.in': "#!/bin/bash\ncat \"$@\" | tr a-z A-Z\n",
+  'tools/upper.in': '#!/bin/bash\ncat "$@" | tr a-z A-Z\n',
   'lib/BUILD': `
 filegroup(name = "words", srcs = ["a.txt", "b.txt"], visibility = ["//visibility:public"])
 genrule(
@@ -63,7 +63,7 @@ describe('kiln build', () => {
     expect(run.code).toBe(0);
     const out = ws.read('kiln-bin/pkg/long.txt').split('\n');
     expect(out[0]).toBe('line0');
-    expect(out[4999]).toBe("line4999");
+    expect(out[4999]).toBe('line4999');
   });
 
   it('builds into kiln-bin (tool in the exec configuration, multi-output genrule whole and per file, outs in subfolders)', async () => {
@@ -138,7 +138,9 @@ describe('kiln build', () => {
     const ws = new E2eWorkspace(CHAIN);
     const run = await ws.kiln(['build', LOCAL, '--subcommands', '--jobs=1', '//lib:lonely']);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/SUBCOMMAND: # \/\/lib:lonely \[action 'Executing genrule \/\/lib:lonely', mnemonic: Genrule\]\n.*cat lib\/c.txt > bazel-out\/k8-fastbuild\/bin\/lib\/lonely.txt/s);
+    expect(run.stderr).toMatch(
+      /SUBCOMMAND: # \/\/lib:lonely \[action 'Executing genrule \/\/lib:lonely', mnemonic: Genrule\]\n.*cat lib\/c.txt > bazel-out\/k8-fastbuild\/bin\/lib\/lonely.txt/s,
+    );
     expect(run.stderr).toMatch(/INFO: Elapsed time: \d+\.\d{3}s\nINFO: 1 process: 1 local\.\n/);
   });
 
@@ -222,7 +224,9 @@ genrule(name = "forgets", outs = ["never.txt"], cmd = "true")
     });
     const run = await ws.kiln(['build', LOCAL, '--keep_going', '--verbose_failures', '//pkg:all']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/ERROR: \S*pkg\/BUILD:2:\d+: Executing genrule \/\/pkg:fails failed \(Exit 3\)\n[\s\S]*broken\nTarget \/\/pkg:fails failed to build/);
+    expect(run.stderr).toMatch(
+      /ERROR: \S*pkg\/BUILD:2:\d+: Executing genrule \/\/pkg:fails failed \(Exit 3\)\n[\s\S]*broken\nTarget \/\/pkg:fails failed to build/,
+    );
     expect(run.stderr).toContain('never.txt');
     expect(run.stderr).toContain('FAILED: Build did NOT complete successfully');
     expect(run.stderr).toContain('exit 3');
@@ -233,7 +237,10 @@ genrule(name = "forgets", outs = ["never.txt"], cmd = "true")
   });
 
   it('a bad flag exits 2; a BUILD error is reported at its line and column with exit 1', async () => {
-    const ws = new E2eWorkspace({ WORKSPACE: '', 'pkg/BUILD': 'genrule(name = "x", outs = ["x"], cmd = "true")\nfilegroup(name = "y", srcs = [undefined_name])\n' });
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      'pkg/BUILD': 'genrule(name = "x", outs = ["x"], cmd = "true")\nfilegroup(name = "y", srcs = [undefined_name])\n',
+    });
     const bad = await ws.kiln(['build', '--no_such_flag', '//pkg:x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('ERROR: Unrecognized option: --no_such_flag');
@@ -278,7 +285,8 @@ genrule(name = "plain", outs = ["plain.txt"], cmd = "echo > $@")
       WORKSPACE: '',
       'pkg/data.txt': 'data\n',
       'pkg/show.sh': '#!/bin/sh\nfor a in "$@"; do echo "[$a]"; done\necho "LOC=$LOC"\n',
-      'pkg/BUILD': 'sh_binary(name = "show", srcs = ["show.sh"], data = ["data.txt"], args = ["$(location data.txt)", "\'a b\' c"], env = {"LOC": "$(rootpath data.txt) $(COMPILATION_MODE)"})\n',
+      'pkg/BUILD':
+        'sh_binary(name = "show", srcs = ["show.sh"], data = ["data.txt"], args = ["$(location data.txt)", "\'a b\' c"], env = {"LOC": "$(rootpath data.txt) $(COMPILATION_MODE)"})\n',
     });
     const run = await ws.kiln(['run', LOCAL, '//pkg:show', '--', 'd']);
     expect(run.code, run.stderr).toBe(0);

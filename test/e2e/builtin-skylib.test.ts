@@ -7,7 +7,7 @@ const LOCAL = '--spawn_strategy=local';
 
 const FILES = {
   WORKSPACE: '',
-  'BUILD': `
+  BUILD: `
 load("@bazel_skylib//rules:common_settings.bzl", "bool_flag", "string_flag")
 load("@bazel_skylib//lib:selects.bzl", "selects")
 load("@bazel_skylib//:bzl_library.bzl", "bzl_library")
@@ -70,7 +70,7 @@ describe('the built-in @bazel_skylib', () => {
     const ws = new E2eWorkspace({
       ...FILES,
       WORKSPACE: 'local_repository(name = "bazel_skylib", path = "third_party/skylib")\n',
-      'BUILD': 'load("@bazel_skylib//lib:paths.bzl", "paths")\nprint(paths.mine)\nfilegroup(name = "x")\n',
+      BUILD: 'load("@bazel_skylib//lib:paths.bzl", "paths")\nprint(paths.mine)\nfilegroup(name = "x")\n',
     });
     const dir = join(ws.root, 'third_party/skylib');
     mkdirSync(join(dir, 'lib'), { recursive: true });

@@ -20,7 +20,10 @@ describe('a dependency cycle (the built binary)', () => {
     expect(run.status, run.stderr).toBe(1);
     const bazel = readFileSync(join(FIXTURE, 'bazel-2.1.0.stderr'), 'utf8').split('\n');
     // Bazel prints the BUILD file's absolute path; Kiln prints paths relative to the workspace, as everywhere.
-    const block = bazel.slice(0, bazel.indexOf('`-- //a:x') + 1).join('\n').replace('%WORKSPACE%/', '');
+    const block = bazel
+      .slice(0, bazel.indexOf('`-- //a:x') + 1)
+      .join('\n')
+      .replace('%WORKSPACE%/', '');
     expect(run.stderr).toContain(`${block}\n`);
   });
 });

@@ -34,8 +34,8 @@ const TOOLS_CMD = [
   '  echo "xz: $$(echo xz | xz | xz -d)"',
   '  echo "zip: $$(cd $$d && zip -q z.zip t/f && unzip -p z.zip t/f)"',
   '  echo "file: $$(file -b --mime-type $$d/t.tar)"',
-  "  echo \"python3: $$(python3 -c 'print(6 * 7)')\"",
-  "  echo \"perl: $$(perl -e 'print 6 * 7')\"",
+  '  echo "python3: $$(python3 -c \'print(6 * 7)\')"',
+  '  echo "perl: $$(perl -e \'print 6 * 7\')"',
   '} > $@',
 ].join('\n');
 
@@ -91,7 +91,9 @@ if (needTool('Docker', dockerHost !== undefined, 'KILN_DOCKER_HOST is not set: r
       rmSync(context, { recursive: true, force: true });
     });
 
-    it('builds a genrule that uses rev, column, find, diff, grep, sed, awk, tar, gzip, xz, zip, unzip, file, python3 and perl on the base image', { timeout: 300_000 }, async () => {
+    it('builds a genrule that uses rev, column, find, diff, grep, sed, awk, tar, gzip, xz, zip, unzip, file, python3 and perl on the base image', {
+      timeout: 300_000,
+    }, async () => {
       const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), env);
       const ws = workspace(marker);
       const built = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:tools']);
@@ -105,7 +107,9 @@ if (needTool('Docker', dockerHost !== undefined, 'KILN_DOCKER_HOST is not set: r
       expect(absent.stderr).toContain('/etc/kiln-image-marker: No such file or directory');
     });
 
-    it('cluster up --image NAME runs actions without a container-image property on that image; a missing one is refused at start', { timeout: 120_000 }, async () => {
+    it('cluster up --image NAME runs actions without a container-image property on that image; a missing one is refused at start', {
+      timeout: 120_000,
+    }, async () => {
       const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker', '--image', marker], process.cwd(), env);
       const ws = workspace(marker);
       const built = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:marker']);
@@ -116,16 +120,28 @@ if (needTool('Docker', dockerHost !== undefined, 'KILN_DOCKER_HOST is not set: r
       );
     });
 
-    it("the container-image property chooses the image: Bazel's docker://NAME (a platform default) and a bare NAME (a target's exec_properties)", { timeout: 120_000 }, async () => {
+    it("the container-image property chooses the image: Bazel's docker://NAME (a platform default) and a bare NAME (a target's exec_properties)", {
+      timeout: 120_000,
+    }, async () => {
       const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), env);
       const ws = workspace(marker);
-      const byDefault = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, `--remote_default_exec_properties=container-image=docker://${marker}`, '//pkg:marker']);
+      const byDefault = await ws.kiln([
+        'build',
+        `--remote_executor=${cluster.endpoint}`,
+        `--remote_default_exec_properties=container-image=docker://${marker}`,
+        '//pkg:marker',
+      ]);
       expect(byDefault.code, byDefault.stderr).toBe(0);
       expect(ws.read('kiln-bin/pkg/marker.txt')).toBe(`${marker}\n`);
       const byTarget = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:marker_by_property']);
       expect(byTarget.code, byTarget.stderr).toBe(0);
       expect(ws.read('kiln-bin/pkg/marker_by_property.txt')).toBe(`${marker}\n`);
-      const missing = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--remote_default_exec_properties=container-image=docker://kiln/no-such-image:1', '//pkg:tools']);
+      const missing = await ws.kiln([
+        'build',
+        `--remote_executor=${cluster.endpoint}`,
+        '--remote_default_exec_properties=container-image=docker://kiln/no-such-image:1',
+        '//pkg:tools',
+      ]);
       expect(missing.code).not.toBe(0);
       expect(missing.stderr).toContain("container image 'kiln/no-such-image:1' is not in the Docker engine");
     });

@@ -23,7 +23,10 @@ export class E2eWorkspace {
   readonly root: string;
   readonly home: string;
 
-  constructor(files: Record<string, string>, readonly sharedDir?: string) {
+  constructor(
+    files: Record<string, string>,
+    readonly sharedDir?: string,
+  ) {
     const base = mkdtempSync(join(tmpdir(), 'kiln-e2e-'));
     made.push(base);
     this.root = join(base, 'ws');

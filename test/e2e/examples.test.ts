@@ -16,7 +16,7 @@ function examplesCopy(): E2eWorkspace {
   return ws;
 }
 
-describe('examples/ (the README\'s first command)', () => {
+describe("examples/ (the README's first command)", () => {
   it('builds //... in process: tool in exec config, selects across packages, a Starlark rule, a skylib flag, an output group, kiln run of a genrule and an sh_binary', async () => {
     const ws = examplesCopy();
     const run = await ws.kiln(['build', '--spawn_strategy=local', '//...']);
@@ -37,7 +37,9 @@ describe('examples/ (the README\'s first command)', () => {
     expect(ws.read('kiln-bin/app/report.txt')).toMatch(/style plain\ndone\.\n$/);
     const opt = await ws.kiln(['build', '--spawn_strategy=local', '-c', 'opt', '--define=greeting=formal', '//app:report']);
     expect(opt.code, opt.stderr).toBe(0);
-    expect(ws.read('kiln-bin/app/report.txt')).toBe('mode: optimized\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nGood day\ncounts: 2 files, style plain\ndone.\n');
+    expect(ws.read('kiln-bin/app/report.txt')).toBe(
+      'mode: optimized\nhello\nworld\nfirst: hello\nHELLO\nWORLD\nGood day\ncounts: 2 files, style plain\ndone.\n',
+    );
     const hello = await ws.kiln(['run', '--spawn_strategy=local', '//app:hello', '--', 'Kiln']);
     expect(hello.code, hello.stderr).toBe(0);
     expect(hello.stdout).toBe('hi, Kiln!\n');

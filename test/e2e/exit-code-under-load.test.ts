@@ -33,21 +33,25 @@ afterEach(() => {
 // loading closes them while they may still be starting, and must still exit with its own code
 // (Node exits 13 when the top-level await is left pending with nothing to keep the process alive).
 describe('exit codes of the built binary under CPU contention', () => {
-  it.skipIf(!needTool('the built kiln (dist/)', BUILT, 'npm run build'))('a .bzl that fails to load always exits 1, never 13', () => {
-    const ws = new E2eWorkspace({
-      WORKSPACE: '',
-      'syntax/BUILD': 'load(":defs.bzl", "x")\nx()\n',
-      'syntax/defs.bzl': 'def x(:\n    pass\n',
-      'fails/BUILD': 'load(":defs.bzl", "x")\nx()\n',
-      'fails/defs.bzl': 'fail("no")\nx = 1\n',
-    });
-    contendForCpu(3);
-    const codes = new Map<number | null, number>();
-    for (let i = 0; i < 40; i++) {
-      const pattern = i % 2 === 0 ? '//syntax:all' : '//fails:all';
-      const run = spawnSync(BINARY, ['build', pattern], { cwd: ws.root, env: { HOME: ws.home, PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 });
-      codes.set(run.status, (codes.get(run.status) ?? 0) + 1);
-    }
-    expect(Object.fromEntries(codes)).toEqual({ 1: 40 });
-  }, 120_000);
+  it.skipIf(!needTool('the built kiln (dist/)', BUILT, 'npm run build'))(
+    'a .bzl that fails to load always exits 1, never 13',
+    () => {
+      const ws = new E2eWorkspace({
+        WORKSPACE: '',
+        'syntax/BUILD': 'load(":defs.bzl", "x")\nx()\n',
+        'syntax/defs.bzl': 'def x(:\n    pass\n',
+        'fails/BUILD': 'load(":defs.bzl", "x")\nx()\n',
+        'fails/defs.bzl': 'fail("no")\nx = 1\n',
+      });
+      contendForCpu(3);
+      const codes = new Map<number | null, number>();
+      for (let i = 0; i < 40; i++) {
+        const pattern = i % 2 === 0 ? '//syntax:all' : '//fails:all';
+        const run = spawnSync(BINARY, ['build', pattern], { cwd: ws.root, env: { HOME: ws.home, PATH: process.env.PATH }, encoding: 'utf8', timeout: 30_000 });
+        codes.set(run.status, (codes.get(run.status) ?? 0) + 1);
+      }
+      expect(Object.fromEntries(codes)).toEqual({ 1: 40 });
+    },
+    120_000,
+  );
 });

@@ -17,7 +17,7 @@ function ran(stderr: string): number {
 
 const WS = {
   WORKSPACE: '',
-  'BUILD': 'filegroup(name = "b", srcs = ["root.txt"])\n',
+  BUILD: 'filegroup(name = "b", srcs = ["root.txt"])\n',
   'root.txt': '',
   'lib/BUILD': `
 filegroup(name = "core", srcs = ["a.txt", ":gen"] + select({":opt": ["fast.txt"], "//conditions:default": ["slow.txt"]}), visibility = ["//visibility:public"])
@@ -105,7 +105,9 @@ describe('genquery', () => {
       expect(r.code).toBe(1);
       return r.stderr;
     };
-    expect(await error('//q:wild')).toContain("in expression attribute of genquery rule //q:wild: in genquery rule //q:wild: wildcard pattern '//lib:all' (column 1) is not allowed");
+    expect(await error('//q:wild')).toContain(
+      "in expression attribute of genquery rule //q:wild: in genquery rule //q:wild: wildcard pattern '//lib:all' (column 1) is not allowed",
+    );
     expect(await error('//q:bad_opt')).toContain("in opts attribute of genquery rule //q:bad_opt: option --keep_going is not allowed in genquery's opts");
     expect(await error('//q:bad_syntax')).toContain("Error while parsing 'deps(//lib:core': premature end of input");
     expect(await error('//q:missing')).toContain("no such target '//lib:nope'");

@@ -24,7 +24,7 @@ afterEach(async () => {
 
 const WORKSPACE = {
   'MODULE.bazel': '',
-  'BUILD': 'genrule(name = "out", outs = ["out.txt"], cmd = "echo hello > $@")\n',
+  BUILD: 'genrule(name = "out", outs = ["out.txt"], cmd = "echo hello > $@")\n',
 };
 
 async function build(flag: '--remote_executor' | '--remote_cache'): Promise<{ code: number; stderr: string; ms: number }> {
@@ -46,7 +46,10 @@ describe('kiln build against a hostile REAPI server', () => {
     server = await startHostileReapiServer();
     // Every action is a cache hit whose output is large enough to be streamed, and the stream stalls.
     const output = server.put(Buffer.alloc(4 * 1024 * 1024, 'o'));
-    server.script('GetActionResult', () => ({ kind: 'answer', response: { exitCode: 0, outputFiles: [{ path: 'bazel-out/k8-fastbuild/bin/out.txt', digest: output }] } }));
+    server.script('GetActionResult', () => ({
+      kind: 'answer',
+      response: { exitCode: 0, outputFiles: [{ path: 'bazel-out/k8-fastbuild/bin/out.txt', digest: output }] },
+    }));
     server.script('Read', () => ({ kind: 'stall' }));
     const run = await build('--remote_cache');
     expect(run.stderr).toMatch(new RegExp(`WARNING: .*ByteStream\\.Read of blobs/${output.hash}/${output.sizeBytes} on ${server.url}: DEADLINE_EXCEEDED`));
@@ -81,7 +84,13 @@ describe('kiln build against a hostile REAPI server', () => {
     const response = reapi.ExecuteResponse.encode({ result: { exitCode: 1, stdoutDigest: stdout }, status: { code: 0, message: '' } });
     server.script('Execute', () => ({
       kind: 'operations',
-      operations: [{ name: 'operations/big-stdout', done: true, response: { typeUrl: 'type.googleapis.com/build.bazel.remote.execution.v2.ExecuteResponse', value: response } }],
+      operations: [
+        {
+          name: 'operations/big-stdout',
+          done: true,
+          response: { typeUrl: 'type.googleapis.com/build.bazel.remote.execution.v2.ExecuteResponse', value: response },
+        },
+      ],
       then: 'end',
     }));
     const run = await build('--remote_executor');

@@ -15,7 +15,11 @@ export interface KilnCluster {
   log(): string;
 }
 
-export async function startKilnCluster(args: readonly string[] = ['--executors', '1', '--runner', 'local'], cwd = process.cwd(), env: Record<string, string | undefined> = process.env): Promise<KilnCluster> {
+export async function startKilnCluster(
+  args: readonly string[] = ['--executors', '1', '--runner', 'local'],
+  cwd = process.cwd(),
+  env: Record<string, string | undefined> = process.env,
+): Promise<KilnCluster> {
   let log = '';
   const start = async (extra: readonly string[]) => {
     let interrupt = () => {};

@@ -28,7 +28,8 @@ describe('a repeated null build', () => {
     const ws = new E2eWorkspace(FILES);
     backdate(ws);
     const outputBase = tempDir();
-    const build = (env: Record<string, string> = {}) => ws.kiln(['build', LOCAL, `--output_base=${outputBase}`, '//lib:all'], ws.root, undefined, undefined, env);
+    const build = (env: Record<string, string> = {}) =>
+      ws.kiln(['build', LOCAL, `--output_base=${outputBase}`, '//lib:all'], ws.root, undefined, undefined, env);
     const record = join(outputBase, 'analysis', 'null-build.bin');
     expect((await build()).code).toBe(0);
     expect(existsSync(record)).toBe(true);
@@ -84,7 +85,8 @@ describe('a repeated null build', () => {
   it('is not recorded when an output is a directory (its contents are more than one stamp)', async () => {
     const ws = new E2eWorkspace({
       WORKSPACE: '',
-      'pkg/defs.bzl': 'def _impl(ctx):\n    d = ctx.actions.declare_directory(ctx.label.name)\n    ctx.actions.run_shell(outputs = [d], command = "echo x > %s/x" % d.path)\n    return [DefaultInfo(files = depset([d]))]\ndirectory = rule(implementation = _impl)\n',
+      'pkg/defs.bzl':
+        'def _impl(ctx):\n    d = ctx.actions.declare_directory(ctx.label.name)\n    ctx.actions.run_shell(outputs = [d], command = "echo x > %s/x" % d.path)\n    return [DefaultInfo(files = depset([d]))]\ndirectory = rule(implementation = _impl)\n',
       'pkg/BUILD': 'load(":defs.bzl", "directory")\ndirectory(name = "d")\n',
     });
     const outputBase = tempDir();

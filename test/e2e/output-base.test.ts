@@ -11,11 +11,7 @@ const RUN_BINARY = needTool('the built kiln (dist/)', existsSync(join(REPO, 'dis
 
 const WORKSPACE = {
   WORKSPACE: '',
-  'pkg/BUILD': [
-    'genrule(name = "g", outs = ["g.txt"], cmd = "echo hi > $@")',
-    'sh_test(name = "t", srcs = ["t.sh"])',
-    '',
-  ].join('\n'),
+  'pkg/BUILD': ['genrule(name = "g", outs = ["g.txt"], cmd = "echo hi > $@")', 'sh_test(name = "t", srcs = ["t.sh"])', ''].join('\n'),
   'pkg/t.sh': 'exit 0\n',
 };
 
@@ -32,25 +28,33 @@ function kiln(ws: E2eWorkspace, cacheHome: string, args: string[]) {
 }
 
 describe('one output base for every command', () => {
-  it.skipIf(!RUN_BINARY)('after build, query and test, clean --expunge leaves nothing under XDG_CACHE_HOME', () => {
-    const ws = new E2eWorkspace(WORKSPACE);
-    const cacheHome = join(ws.home, 'xdg-cache');
-    const outputBase = kiln(ws, cacheHome, ['info', 'output_base']).stdout.trim();
-    kiln(ws, cacheHome, ['build', '--spawn_strategy=local', '//pkg:g']);
-    expect(kiln(ws, cacheHome, ['query', 'deps(//pkg:t)']).stdout).toContain('//pkg:t\n');
-    kiln(ws, cacheHome, ['test', '--spawn_strategy=local', '//pkg:t']);
-    expect(readdirSync(join(cacheHome, 'kiln'))).toEqual([outputBase.slice(join(cacheHome, 'kiln').length + 1)]);
-    kiln(ws, cacheHome, ['clean', '--expunge']);
-    expect(readdirSync(join(cacheHome, 'kiln'))).toEqual([]);
-  }, 120_000);
+  it.skipIf(!RUN_BINARY)(
+    'after build, query and test, clean --expunge leaves nothing under XDG_CACHE_HOME',
+    () => {
+      const ws = new E2eWorkspace(WORKSPACE);
+      const cacheHome = join(ws.home, 'xdg-cache');
+      const outputBase = kiln(ws, cacheHome, ['info', 'output_base']).stdout.trim();
+      kiln(ws, cacheHome, ['build', '--spawn_strategy=local', '//pkg:g']);
+      expect(kiln(ws, cacheHome, ['query', 'deps(//pkg:t)']).stdout).toContain('//pkg:t\n');
+      kiln(ws, cacheHome, ['test', '--spawn_strategy=local', '//pkg:t']);
+      expect(readdirSync(join(cacheHome, 'kiln'))).toEqual([outputBase.slice(join(cacheHome, 'kiln').length + 1)]);
+      kiln(ws, cacheHome, ['clean', '--expunge']);
+      expect(readdirSync(join(cacheHome, 'kiln'))).toEqual([]);
+    },
+    120_000,
+  );
 
-  it.skipIf(!RUN_BINARY)('--output_base is honoured by query as by build', () => {
-    const ws = new E2eWorkspace(WORKSPACE);
-    const cacheHome = join(ws.home, 'xdg-cache');
-    const base = join(ws.home, 'ob');
-    kiln(ws, cacheHome, ['query', `--output_base=${base}`, '//pkg:all']);
-    kiln(ws, cacheHome, ['--output_base', base, 'query', '//pkg:all']);
-    expect(existsSync(join(base, 'loading'))).toBe(true);
-    expect(existsSync(join(cacheHome, 'kiln'))).toBe(false);
-  }, 60_000);
+  it.skipIf(!RUN_BINARY)(
+    '--output_base is honoured by query as by build',
+    () => {
+      const ws = new E2eWorkspace(WORKSPACE);
+      const cacheHome = join(ws.home, 'xdg-cache');
+      const base = join(ws.home, 'ob');
+      kiln(ws, cacheHome, ['query', `--output_base=${base}`, '//pkg:all']);
+      kiln(ws, cacheHome, ['--output_base', base, 'query', '//pkg:all']);
+      expect(existsSync(join(base, 'loading'))).toBe(true);
+      expect(existsSync(join(cacheHome, 'kiln'))).toBe(false);
+    },
+    60_000,
+  );
 });

@@ -33,7 +33,12 @@ function sourceTreeHash(ws: E2eWorkspace): string {
       const path = `${prefix}${e.name}`;
       if (e.isSymbolicLink()) hash.update(`${path} -> ${readlinkSync(join(dir, e.name))}\n`);
       else if (e.isDirectory()) walk(join(dir, e.name), `${path}/`);
-      else hash.update(`${path} ${createHash('sha256').update(readFileSync(join(dir, e.name))).digest('hex')}\n`);
+      else
+        hash.update(
+          `${path} ${createHash('sha256')
+            .update(readFileSync(join(dir, e.name)))
+            .digest('hex')}\n`,
+        );
     }
   };
   walk(ws.root, '');
@@ -42,7 +47,9 @@ function sourceTreeHash(ws: E2eWorkspace): string {
 
 /** The one action's key: the name of the only entry a build left in `--disk_cache`'s ac/. */
 function onlyActionKey(diskCache: string): string {
-  const keys = readdirSync(join(diskCache, 'ac')).filter((d) => d !== 'tmp').flatMap((d) => readdirSync(join(diskCache, 'ac', d)));
+  const keys = readdirSync(join(diskCache, 'ac'))
+    .filter((d) => d !== 'tmp')
+    .flatMap((d) => readdirSync(join(diskCache, 'ac', d)));
   expect(keys).toHaveLength(1);
   return keys[0]!;
 }
@@ -52,7 +59,18 @@ const blob = (data: Buffer) => ({ digest: digestOf(data), data });
 /** The probe's result: the tree artifact, and a symlink at the same path into the workspace's pkg/, through which the tree's BUILD would land. */
 function treeThroughSymlink(): { result: reapi.ActionResultInit; blobs: { digest: Digest; data: Buffer }[] } {
   const pwned = blob(Buffer.from('pwned\n'));
-  const tree = blob(Buffer.from(reapi.Tree.encode({ root: { files: [{ name: 'BUILD', digest: pwned.digest }, { name: 'planted.txt', digest: pwned.digest }] } })));
+  const tree = blob(
+    Buffer.from(
+      reapi.Tree.encode({
+        root: {
+          files: [
+            { name: 'BUILD', digest: pwned.digest },
+            { name: 'planted.txt', digest: pwned.digest },
+          ],
+        },
+      }),
+    ),
+  );
   return {
     result: { exitCode: 0, outputDirectories: [{ path: TREE, treeDigest: tree.digest }], outputSymlinks: [{ path: TREE, target: '../../../../pkg' }] },
     blobs: [pwned, tree],
@@ -67,14 +85,21 @@ function treeBomb(): { result: reapi.ActionResultInit; blobs: { digest: Digest; 
   for (let i = 0; i < 26; i++) {
     children.push(level);
     const digest = digestOf(Buffer.from(reapi.Directory.encode(level)));
-    level = { directories: [{ name: 'a', digest }, { name: 'b', digest }] };
+    level = {
+      directories: [
+        { name: 'a', digest },
+        { name: 'b', digest },
+      ],
+    };
   }
   const tree = blob(Buffer.from(reapi.Tree.encode({ root: level, children })));
   return { result: { exitCode: 0, outputDirectories: [{ path: TREE, treeDigest: tree.digest }] }, blobs: [file, tree] };
 }
 
 describe('results a hostile client planted', () => {
-  it('a poisoned result in the cluster (one UpdateActionResult) never writes into the source tree, nor crashes Kiln with a tree bomb', { timeout: 120_000 }, async () => {
+  it('a poisoned result in the cluster (one UpdateActionResult) never writes into the source tree, nor crashes Kiln with a tree bomb', {
+    timeout: 120_000,
+  }, async () => {
     // On disk the cluster's action cache is keyed by the action's hash, as the disk cache names its entries.
     const cluster = await startKilnCluster(['--executors', '1', '--runner', 'local', '--storage', tempDir()]);
     const diskCache = tempDir();
@@ -108,7 +133,9 @@ describe('results a hostile client planted', () => {
     }
   });
 
-  it("a hostile server's Execute answer (not from a cache) is refused before anything is written, naming the action and the output", { timeout: 60_000 }, async () => {
+  it("a hostile server's Execute answer (not from a cache) is refused before anything is written, naming the action and the output", {
+    timeout: 60_000,
+  }, async () => {
     const server = await startHostileReapiServer();
     onTestFinished(() => server.close());
     const real = Buffer.from('real\n');
@@ -117,12 +144,23 @@ describe('results a hostile client planted', () => {
     const cases = [
       ['tree and symlink at one path', treeThroughSymlink(), `the result names output symlink '${TREE}', which the action declares as a directory`],
       ['tree bomb', treeBomb(), `output directory '${TREE}' expands to 67108864 files, more than the 1000000 a tree may hold`],
-      ['a blob that is not its digest', { result: { exitCode: 0, outputDirectories: [{ path: TREE, treeDigest: lyingTree.digest }] }, blobs: [lyingTree] }, `output file '${TREE}/a.txt': blob ${digestOf(real).hash}/5 read from`],
+      [
+        'a blob that is not its digest',
+        { result: { exitCode: 0, outputDirectories: [{ path: TREE, treeDigest: lyingTree.digest }] }, blobs: [lyingTree] },
+        `output file '${TREE}/a.txt': blob ${digestOf(real).hash}/5 read from`,
+      ],
     ] as const;
     for (const [name, poison, message] of cases) {
       for (const b of poison.blobs) server.put(b.data);
       server.cas.set(`${digestOf(real).hash}/${real.length}`, Buffer.from('lies\n'));
-      server.script('Execute', (_, request) => void server.executeResults.set(`${(request as reapi.ExecuteRequest).actionDigest!.hash}/${(request as reapi.ExecuteRequest).actionDigest!.sizeBytes}`, poison.result as reapi.ActionResultInit));
+      server.script(
+        'Execute',
+        (_, request) =>
+          void server.executeResults.set(
+            `${(request as reapi.ExecuteRequest).actionDigest!.hash}/${(request as reapi.ExecuteRequest).actionDigest!.sizeBytes}`,
+            poison.result as reapi.ActionResultInit,
+          ),
+      );
       const victim = new E2eWorkspace(FILES);
       const before = sourceTreeHash(victim);
       const run = await victim.kiln(['build', `--remote_executor=${server.url}`, '--remote_retries=0', '//pkg:t']);
@@ -143,7 +181,10 @@ describe('results a hostile client planted', () => {
       mkdirSync(join(diskCache, keyspace, hash.slice(0, 2)), { recursive: true });
       writeFileSync(join(diskCache, keyspace, hash.slice(0, 2), hash), data);
     };
-    for (const [name, poison] of [['tree and symlink at one path', treeThroughSymlink()], ['tree bomb', treeBomb()]] as const) {
+    for (const [name, poison] of [
+      ['tree and symlink at one path', treeThroughSymlink()],
+      ['tree bomb', treeBomb()],
+    ] as const) {
       for (const b of poison.blobs) plant('cas', b.digest.hash, b.data);
       plant('ac', key, reapi.ActionResult.encode(poison.result));
 

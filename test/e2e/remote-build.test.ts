@@ -47,7 +47,9 @@ async function buildExamplesRemotelyAndLocally(endpoint: string): Promise<{ remo
 }
 
 describe('kiln build against kiln cluster up (REAPI)', () => {
-  it('builds examples/ remotely with byte-identical outputs to local and sandboxed builds; a second checkout gets only remote cache hits', { timeout: 120_000 }, async () => {
+  it('builds examples/ remotely with byte-identical outputs to local and sandboxed builds; a second checkout gets only remote cache hits', {
+    timeout: 120_000,
+  }, async () => {
     const cluster = await startKilnCluster();
     const { local } = await buildExamplesRemotelyAndLocally(cluster.endpoint);
     if (HAS_BWRAP) {
@@ -104,7 +106,13 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
 
     // --strategy=Genrule=... chooses per mnemonic; --noremote_accept_cached runs again remotely.
     const third = new E2eWorkspace(TAGGED);
-    const rerun = await third.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--noremote_accept_cached', '--strategy=Genrule=remote,local', '//pkg:all']);
+    const rerun = await third.kiln([
+      'build',
+      `--remote_executor=${cluster.endpoint}`,
+      '--noremote_accept_cached',
+      '--strategy=Genrule=remote,local',
+      '//pkg:all',
+    ]);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(summary(rerun.stderr)).toBe('INFO: 5 processes: 2 remote, 3 local.');
   });
@@ -117,7 +125,14 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     const failed = await ws.kiln(['build', `--remote_executor=${endpoint}`, '--remote_retries=1', '//pkg:up']);
     expect(failed.code).toBe(34);
     expect(failed.stderr).toContain(`ERROR: Failed to query remote execution capabilities from ${endpoint}: UNAVAILABLE`);
-    const fallback = await ws.kiln(['build', `--remote_executor=${endpoint}`, '--remote_retries=1', '--remote_local_fallback', '--spawn_strategy=remote,local', '//pkg:up']);
+    const fallback = await ws.kiln([
+      'build',
+      `--remote_executor=${endpoint}`,
+      '--remote_retries=1',
+      '--remote_local_fallback',
+      '--spawn_strategy=remote,local',
+      '//pkg:up',
+    ]);
     expect(fallback.code, fallback.stderr).toBe(0);
     expect(fallback.stderr).toContain(`WARNING: Failed to query remote execution capabilities from ${endpoint}`);
     expect(summary(fallback.stderr)).toBe('INFO: 1 process: 1 local.');
@@ -125,7 +140,9 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     // A remote cache that is down is only a warning.
     const cacheDown = await new E2eWorkspace(TAGGED).kiln(['build', `--remote_cache=${endpoint}`, '--remote_retries=0', '--spawn_strategy=local', '//pkg:up']);
     expect(cacheDown.code, cacheDown.stderr).toBe(0);
-    expect(cacheDown.stderr).toMatch(/WARNING: Failed to query remote cache capabilities from grpc:\/\/127\.0\.0\.1:\d+: UNAVAILABLE.*; building without the remote cache/);
+    expect(cacheDown.stderr).toMatch(
+      /WARNING: Failed to query remote cache capabilities from grpc:\/\/127\.0\.0\.1:\d+: UNAVAILABLE.*; building without the remote cache/,
+    );
   });
 
   it('rejects malformed remote flags naming the flag (exit 2)', async () => {
@@ -144,7 +161,9 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
       "ERROR: --dynamic_local_strategy=remote: 'remote' is not a local strategy of dynamic execution; valid values are 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')",
     );
     expect(await bad('--dynamic_local_strategy=Genrule=worker')).toMatch(/--dynamic_local_strategy=Genrule=worker: 'worker' is not a local strategy/);
-    expect(await bad('--dynamic_remote_strategy=local')).toMatch(/ERROR: --dynamic_remote_strategy=local: 'local' is not a remote strategy of dynamic execution; valid values are 'remote'/);
+    expect(await bad('--dynamic_remote_strategy=local')).toMatch(
+      /ERROR: --dynamic_remote_strategy=local: 'local' is not a remote strategy of dynamic execution; valid values are 'remote'/,
+    );
   });
 
   it('recovers from a server restarted mid-build, and re-uploads what the server lost', { timeout: 90_000 }, async () => {
@@ -171,7 +190,7 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(summary(run.stderr)).toBe('INFO: 2 processes: 2 remote.');
   });
 
-  it('re-uploads a blob deleted from the server\'s CAS storage when an action needs it as input', { timeout: 60_000 }, async () => {
+  it("re-uploads a blob deleted from the server's CAS storage when an action needs it as input", { timeout: 60_000 }, async () => {
     const dir = tempDir();
     // Disk storage keeps one file per blob: a blob can be deleted behind the server's back.
     writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ storage: { kind: 'disk', path: 'storage' } }));
@@ -201,9 +220,12 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(readFileSync(blob, 'utf8')).toBe('one\none\n');
   });
 
-  it('--verbose_failures on a remote failure shows the executor\'s stderr, the command and the operation', { timeout: 60_000 }, async () => {
+  it("--verbose_failures on a remote failure shows the executor's stderr, the command and the operation", { timeout: 60_000 }, async () => {
     const cluster = await startKilnCluster();
-    const ws = new E2eWorkspace({ 'MODULE.bazel': '', 'pkg/BUILD': 'genrule(name = "bad", outs = ["bad.txt"], cmd = "echo broken on the executor >&2; exit 3")\n' });
+    const ws = new E2eWorkspace({
+      'MODULE.bazel': '',
+      'pkg/BUILD': 'genrule(name = "bad", outs = ["bad.txt"], cmd = "echo broken on the executor >&2; exit 3")\n',
+    });
     const run = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--verbose_failures', '//pkg:bad']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('ERROR: pkg/BUILD:1:1: Executing genrule //pkg:bad failed (Exit 3)');
@@ -212,12 +234,18 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
   });
 
   const dockerHost = process.env['KILN_DOCKER_HOST'] ?? '';
-  it.skipIf(!needTool('Docker', dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)'))('builds examples/ on cluster up --runner docker with the same bytes as locally', { timeout: 180_000 }, async () => {
-    const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), { ...process.env, DOCKER_HOST: dockerHost });
-    await buildExamplesRemotelyAndLocally(cluster.endpoint);
-  });
+  it.skipIf(!needTool('Docker', dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)'))(
+    'builds examples/ on cluster up --runner docker with the same bytes as locally',
+    { timeout: 180_000 },
+    async () => {
+      const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), { ...process.env, DOCKER_HOST: dockerHost });
+      await buildExamplesRemotelyAndLocally(cluster.endpoint);
+    },
+  );
 
-  it('--remote_download_minimal leaves intermediates on the server, fetches what a local action reads, and kiln run still works; toplevel downloads the requested outputs', { timeout: 90_000 }, async () => {
+  it('--remote_download_minimal leaves intermediates on the server, fetches what a local action reads, and kiln run still works; toplevel downloads the requested outputs', {
+    timeout: 90_000,
+  }, async () => {
     const cluster = await startKilnCluster();
     const ws = new E2eWorkspace({
       ...TAGGED,
@@ -266,29 +294,33 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
 
   // The local sandbox runs actions in /kiln-sandbox/execroot, the executor in its build directory:
   // a command can tell the branches of the race apart and make one of them slow.
-  it.skipIf(!needTool('bubblewrap', HAS_BWRAP, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)'))('--spawn_strategy=dynamic takes whichever branch finishes first and writes its outputs once', { timeout: 60_000 }, async () => {
-    const cluster = await startKilnCluster();
-    const race = (slowWhere: 'local' | 'remote') => {
-      // Long enough that the other branch always wins; the loser is cancelled, so nobody waits for it.
-      const slow = slowWhere === 'local' ? '/kiln-sandbox/*) sleep 6;;' : '/kiln-sandbox/*) ;; *) sleep 6;;';
-      return new E2eWorkspace({
-        'MODULE.bazel': '',
-        'pkg/in.txt': `${slowWhere}\n`,
-        'pkg/BUILD': `genrule(name = "g", srcs = ["in.txt"], outs = ["g.txt"], cmd = 'case "$$PWD" in ${slow} esac; cat $< $< > $@')\n`,
-      });
-    };
-    const remoteWins = race('local');
-    const first = await remoteWins.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--spawn_strategy=dynamic', '//pkg:g']);
-    expect(first.code, first.stderr).toBe(0);
-    expect(summary(first.stderr)).toBe('INFO: 1 process: 1 remote.');
-    expect(remoteWins.read('kiln-bin/pkg/g.txt')).toBe('local\nlocal\n');
+  it.skipIf(!needTool('bubblewrap', HAS_BWRAP, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)'))(
+    '--spawn_strategy=dynamic takes whichever branch finishes first and writes its outputs once',
+    { timeout: 60_000 },
+    async () => {
+      const cluster = await startKilnCluster();
+      const race = (slowWhere: 'local' | 'remote') => {
+        // Long enough that the other branch always wins; the loser is cancelled, so nobody waits for it.
+        const slow = slowWhere === 'local' ? '/kiln-sandbox/*) sleep 6;;' : '/kiln-sandbox/*) ;; *) sleep 6;;';
+        return new E2eWorkspace({
+          'MODULE.bazel': '',
+          'pkg/in.txt': `${slowWhere}\n`,
+          'pkg/BUILD': `genrule(name = "g", srcs = ["in.txt"], outs = ["g.txt"], cmd = 'case "$$PWD" in ${slow} esac; cat $< $< > $@')\n`,
+        });
+      };
+      const remoteWins = race('local');
+      const first = await remoteWins.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--spawn_strategy=dynamic', '//pkg:g']);
+      expect(first.code, first.stderr).toBe(0);
+      expect(summary(first.stderr)).toBe('INFO: 1 process: 1 remote.');
+      expect(remoteWins.read('kiln-bin/pkg/g.txt')).toBe('local\nlocal\n');
 
-    const localWins = race('remote');
-    const second = await localWins.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--strategy=Genrule=dynamic', '//pkg:g']);
-    expect(second.code, second.stderr).toBe(0);
-    expect(summary(second.stderr)).toBe('INFO: 1 process: 1 linux-sandbox.');
-    expect(localWins.read('kiln-bin/pkg/g.txt')).toBe('remote\nremote\n');
-  });
+      const localWins = race('remote');
+      const second = await localWins.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--strategy=Genrule=dynamic', '//pkg:g']);
+      expect(second.code, second.stderr).toBe(0);
+      expect(summary(second.stderr)).toBe('INFO: 1 process: 1 linux-sandbox.');
+      expect(localWins.read('kiln-bin/pkg/g.txt')).toBe('remote\nremote\n');
+    },
+  );
 
   // The local strategy runs actions in the execroot (.../execroot/racer), the executor elsewhere.
   it('--dynamic_local_strategy chooses the local branch of the race per mnemonic; repeated flags accumulate', { timeout: 60_000 }, async () => {
@@ -312,7 +344,7 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(ws.read('kiln-bin/pkg/g.txt')).toBe('raced\n');
   });
 
-  it('sends exec_properties (and --remote_default_exec_properties) as the action\'s platform: they choose the executor', { timeout: 60_000 }, async () => {
+  it("sends exec_properties (and --remote_default_exec_properties) as the action's platform: they choose the executor", { timeout: 60_000 }, async () => {
     const dir = tempDir();
     // An action no executor can run fails after this wait; the first build also waits this long for the executor to register.
     writeFileSync(join(dir, 'cluster.json'), JSON.stringify({ execution: { noExecutorWaitMs: 3000 } }));
@@ -335,7 +367,7 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(everywhere.code).toBe(1);
     expect(everywhere.stderr).toMatch(/no executor can run this action/);
     // The exec platform's exec_properties (here --host_platform) reach every action too.
-    ws.write({ 'BUILD': 'platform(name = "gpu_host", exec_properties = {"Pool": "gpu"})\n' });
+    ws.write({ BUILD: 'platform(name = "gpu_host", exec_properties = {"Pool": "gpu"})\n' });
     const onPlatform = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--host_platform=//:gpu_host', '//pkg:linux']);
     expect(onPlatform.code).toBe(1);
     expect(onPlatform.stderr).toMatch(/no executor can run this action.*Pool/s);
@@ -350,9 +382,13 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(ci.code, ci.stderr).toBe(0);
     // The default instance has nothing: another checkout misses there, and hits in "ci".
     const other = new E2eWorkspace(TAGGED);
-    expect(summary((await other.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--spawn_strategy=local', '//pkg:up'])).stderr)).toBe('INFO: 1 process: 1 local.');
+    expect(summary((await other.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--spawn_strategy=local', '//pkg:up'])).stderr)).toBe(
+      'INFO: 1 process: 1 local.',
+    );
     const third = new E2eWorkspace(TAGGED);
-    expect(summary((await third.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--remote_instance_name=ci', '--spawn_strategy=local', '//pkg:up'])).stderr)).toBe('INFO: 1 process: 1 remote cache hit.');
+    expect(
+      summary((await third.kiln(['build', `--remote_cache=${cluster.endpoint}`, '--remote_instance_name=ci', '--spawn_strategy=local', '//pkg:up'])).stderr),
+    ).toBe('INFO: 1 process: 1 remote cache hit.');
     const unknown = await new E2eWorkspace(TAGGED).kiln(['build', `--remote_executor=${cluster.endpoint}`, '--remote_instance_name=nope', '//pkg:up']);
     expect(unknown.code).toBe(34);
     expect(unknown.stderr).toMatch(/ERROR: Failed to query remote execution capabilities from grpc:\/\/127\.0\.0\.1:\d+: INVALID_ARGUMENT: .*nope/);

@@ -31,7 +31,7 @@ const TESTS = {
   'pkg/fail.sh': '#!/bin/bash\necho "failing on purpose"\nexit 1\n',
   // Runs past its timeout and ignores SIGTERM, so the setup script's own timeout could only end it
   // 15 s later (with SIGKILL): ended sooner, it was the server that enforced Action.timeout.
-  'pkg/slow.sh': "#!/bin/bash\ntrap '' TERM\necho \"about to hang\"\nsleep 60\n",
+  'pkg/slow.sh': '#!/bin/bash\ntrap \'\' TERM\necho "about to hang"\nsleep 60\n',
 };
 
 // Small tests (pass, fail) get 20 s, the medium one (slow) 2 s.
@@ -80,7 +80,9 @@ async function runEveryTestRemotely(endpoint: string): Promise<E2eWorkspace> {
 }
 
 describe('kiln test against kiln cluster up (REAPI)', () => {
-  it('runs tests remotely: exit code as result, files downloaded whatever it is, server-side timeout, passing results cached for another checkout (also as a remote cache of local runs), failures never', { timeout: 180_000 }, async () => {
+  it('runs tests remotely: exit code as result, files downloaded whatever it is, server-side timeout, passing results cached for another checkout (also as a remote cache of local runs), failures never', {
+    timeout: 180_000,
+  }, async () => {
     const cluster = await startKilnCluster();
     await runEveryTestRemotely(cluster.endpoint);
 
@@ -101,7 +103,15 @@ describe('kiln test against kiln cluster up (REAPI)', () => {
     expect(second.read('kiln-testlogs/pkg/fail/test.log')).toContain('failing on purpose');
 
     // Dynamic execution races a local run of the test against the remote one; the result is the same.
-    const third = await second.kiln(['test', remote, '--strategy=TestRunner=dynamic', '--dynamic_local_strategy=TestRunner=local', ...TEST_FLAGS, '//pkg:pass', '//pkg:fail']);
+    const third = await second.kiln([
+      'test',
+      remote,
+      '--strategy=TestRunner=dynamic',
+      '--dynamic_local_strategy=TestRunner=local',
+      ...TEST_FLAGS,
+      '//pkg:pass',
+      '//pkg:fail',
+    ]);
     expect(third.code, third.stderr).toBe(3);
     expect(statusLine(third.stdout, '//pkg:pass')).toMatch(/^\(cached\) PASSED/);
     expect(statusLine(third.stdout, '//pkg:fail')).toMatch(/^FAILED in/);
@@ -119,7 +129,9 @@ describe('kiln test against kiln cluster up (REAPI)', () => {
   });
 
   const dockerHost = process.env['KILN_DOCKER_HOST'];
-  it.skipIf(!needTool('Docker', dockerHost !== undefined && dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)'))('runs tests on cluster up --runner docker the same way', { timeout: 240_000 }, async () => {
+  it.skipIf(
+    !needTool('Docker', dockerHost !== undefined && dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)'),
+  )('runs tests on cluster up --runner docker the same way', { timeout: 240_000 }, async () => {
     const cluster = await startKilnCluster(['--executors', '1', '--runner', 'docker'], process.cwd(), { ...process.env, DOCKER_HOST: dockerHost });
     await runEveryTestRemotely(cluster.endpoint);
   });

@@ -71,7 +71,13 @@ describe('kiln run: the runfiles tree', () => {
       const ws = workspace();
       const parent = join(ws.root, '..');
       // Variables an outer program may have set are cleared, as Bazel's run does.
-      const outer = { WS_PARENT: parent, RUNFILES_DIR: '/elsewhere', RUNFILES_MANIFEST_FILE: '/elsewhere/MANIFEST', JAVA_RUNFILES: '/elsewhere', TEST_SRCDIR: '/elsewhere' };
+      const outer = {
+        WS_PARENT: parent,
+        RUNFILES_DIR: '/elsewhere',
+        RUNFILES_MANIFEST_FILE: '/elsewhere/MANIFEST',
+        JAVA_RUNFILES: '/elsewhere',
+        TEST_SRCDIR: '/elsewhere',
+      };
       const run = await ws.kiln(['run', LOCAL, `//pkg:${name}`, '--', 'x', 'y'], join(ws.root, 'pkg/sub'), undefined, undefined, outer);
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toBe(expectedOutput());

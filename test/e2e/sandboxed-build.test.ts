@@ -70,8 +70,15 @@ describe('kiln build --spawn_strategy=sandboxed', () => {
   // so that Kiln reports the action as interrupted, and nothing may outlive Kiln.
   it.skipIf(!sandboxHere || !builtHere)('the built bin/kiln stops cleanly on Ctrl-C to its process group', async () => {
     const marker = `kiln-ctrl-c-${process.pid}-${Date.now()}`;
-    const ws = new E2eWorkspace({ WORKSPACE: '', 'pkg/BUILD': `genrule(name = "slow", outs = ["slow.txt"], cmd = "echo started >&2; exec -a ${marker} sleep 60")\n` });
-    const child = spawn(BINARY, ['build', '--spawn_strategy=sandboxed', '//pkg:slow'], { cwd: ws.root, env: { HOME: ws.home, PATH: process.env.PATH }, detached: true });
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      'pkg/BUILD': `genrule(name = "slow", outs = ["slow.txt"], cmd = "echo started >&2; exec -a ${marker} sleep 60")\n`,
+    });
+    const child = spawn(BINARY, ['build', '--spawn_strategy=sandboxed', '//pkg:slow'], {
+      cwd: ws.root,
+      env: { HOME: ws.home, PATH: process.env.PATH },
+      detached: true,
+    });
     let stderr = '';
     const started = new Promise<void>((resolve) =>
       child.stderr.on('data', (c: Buffer) => {

@@ -52,7 +52,17 @@ describe.skipIf(!haveOpenssl)('kiln build against a secured kiln cluster up (TLS
 
     // An executor without worker credentials is refused and says why.
     const executor = await startExecutor(
-      { scheduler: cluster.endpoint, credentials: { tlsCa: ca.ca }, instanceName: '', name: 'stranger', slots: 1, runner: 'local', workDirectory: join(dir, 'stranger'), cacheBytes: 1 << 20, platform: [] },
+      {
+        scheduler: cluster.endpoint,
+        credentials: { tlsCa: ca.ca },
+        instanceName: '',
+        name: 'stranger',
+        slots: 1,
+        runner: 'local',
+        workDirectory: join(dir, 'stranger'),
+        cacheBytes: 1 << 20,
+        platform: [],
+      },
       () => undefined,
     );
     const reason = await executor.refused;

@@ -39,15 +39,18 @@ describe('kiln build of Starlark rules', () => {
     expect(again.stderr).toContain('INFO: 0 processes.');
   });
 
-  it.skipIf(!needTool('bubblewrap', spawnSync('bwrap', ['--version']).status === 0, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)'))('runs run_shell sandboxed and writes in-process: the same outputs', async () => {
-    const ws = new E2eWorkspace(recordedWorkspace());
-    const run = await ws.kiln(['build', '--spawn_strategy=sandboxed', '//ok:top']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stderr).toMatch(/\d+ internal, \d+ linux-sandbox/);
-    expect(ws.read('kiln-bin/ok/top.txt').replace(/kiln-out/g, 'bazel-out')).toBe(recordedOutputs().get('ok/top.txt'));
-  });
+  it.skipIf(!needTool('bubblewrap', spawnSync('bwrap', ['--version']).status === 0, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)'))(
+    'runs run_shell sandboxed and writes in-process: the same outputs',
+    async () => {
+      const ws = new E2eWorkspace(recordedWorkspace());
+      const run = await ws.kiln(['build', '--spawn_strategy=sandboxed', '//ok:top']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/\d+ internal, \d+ linux-sandbox/);
+      expect(ws.read('kiln-bin/ok/top.txt').replace(/kiln-out/g, 'bazel-out')).toBe(recordedOutputs().get('ok/top.txt'));
+    },
+  );
 
-  it('filegroup output_group and --output_groups build a rule\'s OutputGroupInfo', async () => {
+  it("filegroup output_group and --output_groups build a rule's OutputGroupInfo", async () => {
     const ws = new E2eWorkspace(recordedWorkspace());
     const fg = await ws.kiln(['build', LOCAL, '//ok:extra']);
     expect(fg.code, fg.stderr).toBe(0);
@@ -114,12 +117,14 @@ stamped = rule(implementation = _impl)
     const ws = new E2eWorkspace(recordedWorkspace());
     const run = await ws.kiln(['build', LOCAL, '//e_field:t']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/ERROR: e_field\/defs\.bzl:6:\d+: in r rule \/\/e_field:t: 'P' value has no field or method 'nope'\nAvailable attributes: a\nTraceback \(most recent call last\):\n/);
+    expect(run.stderr).toMatch(
+      /ERROR: e_field\/defs\.bzl:6:\d+: in r rule \/\/e_field:t: 'P' value has no field or method 'nope'\nAvailable attributes: a\nTraceback \(most recent call last\):\n/,
+    );
   });
 
-  it('an Args map_each that fails is the action\'s failure at execution, after analysis succeeded', async () => {
+  it("an Args map_each that fails is the action's failure at execution, after analysis succeeded", async () => {
     const ws = new E2eWorkspace({
-      'WORKSPACE': '',
+      WORKSPACE: '',
       'm/defs.bzl': `
 def _each(f):
     if f.basename == "bad.txt":

@@ -77,12 +77,20 @@ describe.each(['local', 'sandboxed'])('tree artifacts and symlinks end to end (-
       'ERROR: pkg/defs.bzl:41:24: in dir2dir rule //pkg:dir2file: symlink() with "target_file" file param requires that "output" be declared as a file (did you mean to use declare_file() instead of declare_directory()?)',
     );
     // Execution: Bazel's words for the tree (its absolute execroot path is the exec path here).
-    expect(errors).toContain(`ERROR: pkg/BUILD:4:1: Action pkg/asfile_dir failed: ${bazelError('TreeArtifact pkg/asfile_dir').replace(/^ERROR: pkg\/BUILD:4:5: /, '')}`);
     expect(errors).toContain(
-      `ERROR: pkg/BUILD:6:1: Action pkg/escape_dir failed: ${bazelError('traverse outside').replace(/^.*: (A TreeArtifact may not)/, '$1').replace('<execroot>/', '')}`,
+      `ERROR: pkg/BUILD:4:1: Action pkg/asfile_dir failed: ${bazelError('TreeArtifact pkg/asfile_dir').replace(/^ERROR: pkg\/BUILD:4:5: /, '')}`,
     );
-    expect(errors).toContain("ERROR: pkg/BUILD:13:1: Action pkg/symfile_link failed: declared output 'bazel-out/k8-fastbuild/bin/pkg/symfile_link' is not a symlink");
-    expect(errors).toContain("ERROR: pkg/BUILD:5:1: Action pkg/removed_dir failed: declared output 'bazel-out/k8-fastbuild/bin/pkg/removed_dir' was not created");
+    expect(errors).toContain(
+      `ERROR: pkg/BUILD:6:1: Action pkg/escape_dir failed: ${bazelError('traverse outside')
+        .replace(/^.*: (A TreeArtifact may not)/, '$1')
+        .replace('<execroot>/', '')}`,
+    );
+    expect(errors).toContain(
+      "ERROR: pkg/BUILD:13:1: Action pkg/symfile_link failed: declared output 'bazel-out/k8-fastbuild/bin/pkg/symfile_link' is not a symlink",
+    );
+    expect(errors).toContain(
+      "ERROR: pkg/BUILD:5:1: Action pkg/removed_dir failed: declared output 'bazel-out/k8-fastbuild/bin/pkg/removed_dir' was not created",
+    );
     // Nothing is left of the failed outputs.
     for (const failed of ['asfile_dir', 'escape_dir', 'symfile_link', 'removed_dir']) expect(existsSync(join(ws.root, BIN, failed)), failed).toBe(false);
 
@@ -95,7 +103,9 @@ describe.each(['local', 'sandboxed'])('tree artifacts and symlinks end to end (-
 describe('tree artifacts against kiln cluster up (REAPI)', () => {
   // An absolute symlink inside a tree (//pkg:abslink) is left out: the executor never follows a link
   // out of the action's directory, so it reports it as a symlink, which the client refuses.
-  it('builds trees and symlinks remotely byte-identical to local, serves them from the remote cache, keeps them remote without the bytes', { timeout: 120_000 }, async () => {
+  it('builds trees and symlinks remotely byte-identical to local, serves them from the remote cache, keeps them remote without the bytes', {
+    timeout: 120_000,
+  }, async () => {
     const cluster = await startKilnCluster();
     const remote = fixtureCopy();
     const built = await remote.kiln(['build', `--remote_executor=${cluster.endpoint}`, ...GOOD_TARGETS]);
@@ -118,7 +128,14 @@ describe('tree artifacts against kiln cluster up (REAPI)', () => {
     expect(kept.code, kept.stderr).toBe(0);
     expect(lstatSync(join(minimal.root, 'kiln-out'), { throwIfNoEntry: false })?.isSymbolicLink()).toBe(true);
     expect(existsSync(join(minimal.root, BIN, 'good_dir'))).toBe(false);
-    const fetched = await minimal.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--remote_download_minimal', '--noremote_accept_cached', '--strategy=Genrule=local', '//pkg:loc']);
+    const fetched = await minimal.kiln([
+      'build',
+      `--remote_executor=${cluster.endpoint}`,
+      '--remote_download_minimal',
+      '--noremote_accept_cached',
+      '--strategy=Genrule=local',
+      '//pkg:loc',
+    ]);
     expect(fetched.code, fetched.stderr).toBe(0);
     expect(minimal.read(`${BIN}/loc.txt`)).toBe(readFileSync(join(BAZEL, 'loc.txt'), 'utf8'));
     expect(minimal.read(`${BIN}/good_dir/sub/b.txt`)).toBe('b\n');

@@ -29,7 +29,11 @@ async function plant(dir: string, keyspace: 'cas' | 'ac', hash: string, data: Bu
 }
 const plantResult = (dir: string, init: reapi.ActionResultInit) => plant(dir, 'ac', ACTION.hash, Buffer.from(reapi.ActionResult.encode(init)));
 const plantBlob = (dir: string, data: Buffer) => plant(dir, 'cas', digestOf(data).hash, data);
-const exists = (path: string) => lstat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  lstat(path).then(
+    () => true,
+    () => false,
+  );
 const kinds = (entries: Record<string, OutputKind>) => new Map(Object.entries(entries));
 
 describe('DiskCache: entries as untrusted as a server', () => {
@@ -37,7 +41,10 @@ describe('DiskCache: entries as untrusted as a server', () => {
     const dir = await tempDir();
     const tree = Buffer.from(reapi.Tree.encode({ root: { files: [{ name: 'BUILD', digest: digestOf(Buffer.from('x')) }] } }));
     await plantBlob(dir, tree);
-    const entry = await plantResult(dir, { outputDirectories: [{ path: TREE_PATH, treeDigest: digestOf(tree) }], outputSymlinks: [{ path: TREE_PATH, target: '../../../../pkg' }] });
+    const entry = await plantResult(dir, {
+      outputDirectories: [{ path: TREE_PATH, treeDigest: digestOf(tree) }],
+      outputSymlinks: [{ path: TREE_PATH, target: '../../../../pkg' }],
+    });
     const cache = await DiskCache.open(dir);
     expect(await cache.lookup(ACTION, kinds({ [TREE_PATH]: 'directory' }))).toBeUndefined();
     expect(await exists(entry)).toBe(false);
@@ -55,7 +62,12 @@ describe('DiskCache: entries as untrusted as a server', () => {
     for (let i = 0; i < 26; i++) {
       children.push(level);
       const digest = digestOf(Buffer.from(reapi.Directory.encode(level)));
-      level = { directories: [{ name: 'a', digest }, { name: 'b', digest }] };
+      level = {
+        directories: [
+          { name: 'a', digest },
+          { name: 'b', digest },
+        ],
+      };
     }
     const tree = Buffer.from(reapi.Tree.encode({ root: level, children }));
     await plantBlob(dir, tree);

@@ -25,7 +25,14 @@ describe('prepareExecRoot', () => {
   it('links other repositories under external/, replacing and dropping stale links', async () => {
     const skylib = join(root, 'skylib');
     await mkdir(skylib);
-    await prepareExecRoot(ws, execRoot, new Map([['bazel_skylib', skylib], ['platforms', join(root, 'p')]]));
+    await prepareExecRoot(
+      ws,
+      execRoot,
+      new Map([
+        ['bazel_skylib', skylib],
+        ['platforms', join(root, 'p')],
+      ]),
+    );
     expect(await readlink(join(execRoot, 'external', 'bazel_skylib'))).toBe(skylib);
     await prepareExecRoot(ws, execRoot, new Map([['bazel_skylib', join(root, 'other')]]));
     expect(await readlink(join(execRoot, 'external', 'bazel_skylib'))).toBe(join(root, 'other'));

@@ -55,7 +55,7 @@ describe('executeActions (local strategy)', () => {
     expect(summary.totalActions).toBe(3);
   });
 
-  it('runs only what the requested files need: their producers and the producers of those actions\' derived inputs', async () => {
+  it("runs only what the requested files need: their producers and the producers of those actions' derived inputs", async () => {
     await ws.write('a/in.txt', 'hi\n');
     await ws.write('c/x.txt', 'x\n');
     const { summary, reporter } = await build(chain(), { requested: [out('b', 'twice.txt'), 'c/x.txt'] });
@@ -83,7 +83,8 @@ describe('executeActions (local strategy)', () => {
 
   it('never runs more than --jobs at once', async () => {
     const log = join(ws.root, 'log');
-    const step = (n: number) => genrule(`//p:s${n}`, { outs: [`s${n}`], cmd: `echo start >> ${log}; sleep 0.02; echo end >> ${log}; touch ${out('p', `s${n}`)}` });
+    const step = (n: number) =>
+      genrule(`//p:s${n}`, { outs: [`s${n}`], cmd: `echo start >> ${log}; sleep 0.02; echo end >> ${log}; touch ${out('p', `s${n}`)}` });
     const { summary } = await build([step(1), step(2), step(3)], { jobs: 1 });
     expect(summary.success).toBe(true);
     expect((await readFile(log, 'utf8')).trim().split('\n')).toEqual(['start', 'end', 'start', 'end', 'start', 'end']);
@@ -106,7 +107,7 @@ describe('executeActions (local strategy)', () => {
     expect(kept.summary.failures.find((f) => f.action.owner === '//q:bad2')!.message).toBe('Executing genrule //q:bad2 failed (Exit 3)');
     const badFailure = kept.summary.failures.find((f) => f.action.owner === '//p:bad')!;
     expect(badFailure.stderr?.toString()).toBe('boom\n');
-    expect(badFailure.command).toContain("exec env - \\\n    PATH=");
+    expect(badFailure.command).toContain('exec env - \\\n    PATH=');
     expect(kept.reporter.started).not.toContain('//p:after');
     expect(await ws.read(out('q', 'good.txt'))).toBe('good\n');
     // The failed action's partial output was removed.
@@ -157,7 +158,11 @@ describe('executeActions (local strategy)', () => {
   });
 
   it('sanitizes the environment: PATH from the client, TMPDIR, nothing else; a change of PATH re-runs', async () => {
-    const env = genrule('//p:env', { outs: ['env.txt'], cmd: `env | grep -v '^_=' | grep -v '^SHLVL=' | grep -v '^PWD=' | sort > ${out('p', 'env.txt')}`, env: { OWN: 'mine' } });
+    const env = genrule('//p:env', {
+      outs: ['env.txt'],
+      cmd: `env | grep -v '^_=' | grep -v '^SHLVL=' | grep -v '^PWD=' | sort > ${out('p', 'env.txt')}`,
+      env: { OWN: 'mine' },
+    });
     expect((await build([env])).summary.success).toBe(true);
     const lines = (await ws.read(out('p', 'env.txt'))).trim().split('\n');
     const names = lines.map((l) => l.slice(0, l.indexOf('=')));
@@ -250,11 +255,21 @@ describe('--disk_cache', () => {
     roots.push(one, two, cacheHolder);
     const diskCache = join(cacheHolder.root, 'disk-cache');
     const actions = () => [
-      genrule('//a:bin', { srcs: [source('a/in.txt')], outs: ['bin.dat'], cmd: `head -c 50000 /dev/urandom > ${out('a', 'bin.dat')}; cat a/in.txt >> ${out('a', 'bin.dat')}` }),
+      genrule('//a:bin', {
+        srcs: [source('a/in.txt')],
+        outs: ['bin.dat'],
+        cmd: `head -c 50000 /dev/urandom > ${out('a', 'bin.dat')}; cat a/in.txt >> ${out('a', 'bin.dat')}`,
+      }),
       genrule('//a:tool', { outs: ['t.sh'], cmd: `echo 'echo t' > ${out('a', 't.sh')}`, executable: true }),
     ];
     for (const w of [one, two]) await w.write('a/in.txt', 'same\n');
-    const opts = (w: Workspace): ExecutionOptions => ({ execRoot: w.execRoot, outputBase: w.outputBase, clientEnv: CLIENT_ENV, diskCache, strategies: { spawnStrategy: ['local'] } });
+    const opts = (w: Workspace): ExecutionOptions => ({
+      execRoot: w.execRoot,
+      outputBase: w.outputBase,
+      clientEnv: CLIENT_ENV,
+      diskCache,
+      strategies: { spawnStrategy: ['local'] },
+    });
 
     const first = new RecordingReporter();
     await executeActions(actions(), opts(one), first);
@@ -264,7 +279,10 @@ describe('--disk_cache', () => {
     await executeActions(actions(), opts(two), second);
     expect(ran(second.summary)).toBe(0);
     expect(second.summary!.processes['disk cache hit']).toBe(2);
-    const sha = async (w: Workspace, p: string) => createHash('sha256').update(await readFile(join(w.execRoot, p))).digest('hex');
+    const sha = async (w: Workspace, p: string) =>
+      createHash('sha256')
+        .update(await readFile(join(w.execRoot, p)))
+        .digest('hex');
     expect(await sha(two, out('a', 'bin.dat'))).toBe(await sha(one, out('a', 'bin.dat')));
     expect((await stat(join(two.execRoot, out('a', 't.sh')))).mode & 0o111).not.toBe(0);
     // Layout of DESIGN.md: DIR/cas/<2 hex>/<hash> and DIR/ac/<2 hex>/<hash>.
@@ -286,7 +304,13 @@ describe('--disk_cache', () => {
     roots.push(one, two);
     const diskCache = join(one.root, 'disk-cache');
     const gen = genrule('//p:g', { outs: ['o'], cmd: `echo content > ${out('p', 'o')}` });
-    const opts = (w: Workspace): ExecutionOptions => ({ execRoot: w.execRoot, outputBase: w.outputBase, clientEnv: CLIENT_ENV, diskCache, strategies: { spawnStrategy: ['local'] } });
+    const opts = (w: Workspace): ExecutionOptions => ({
+      execRoot: w.execRoot,
+      outputBase: w.outputBase,
+      clientEnv: CLIENT_ENV,
+      diskCache,
+      strategies: { spawnStrategy: ['local'] },
+    });
     await executeActions([gen], opts(one), new RecordingReporter());
     const hash = createHash('sha256').update('content\n').digest('hex');
     await writeFile(join(diskCache, 'cas', hash.slice(0, 2), hash), 'CONTENT\n'); // same size, wrong bytes
@@ -306,7 +330,13 @@ describe('--disk_cache', () => {
     const diskCache = join(w.root, 'disk-cache');
     const noRemote = genrule('//p:nr', { outs: ['o'], cmd: `echo x > ${out('p', 'o')}`, requirements: ['no-remote-cache'] });
     const noCache = genrule('//p:nc', { outs: ['o2'], cmd: `echo y > ${out('p', 'o2')}`, requirements: ['no-cache'] });
-    const opts = (ws: Workspace): ExecutionOptions => ({ execRoot: ws.execRoot, outputBase: ws.outputBase, clientEnv: CLIENT_ENV, diskCache, strategies: { spawnStrategy: ['local'] } });
+    const opts = (ws: Workspace): ExecutionOptions => ({
+      execRoot: ws.execRoot,
+      outputBase: ws.outputBase,
+      clientEnv: CLIENT_ENV,
+      diskCache,
+      strategies: { spawnStrategy: ['local'] },
+    });
     const r1 = new RecordingReporter();
     await executeActions([noRemote, noCache], opts(w), r1);
     expect(ran(r1.summary)).toBe(2);

@@ -26,7 +26,17 @@ describe('in-process work', () => {
 
   it('expand_template: every substitution in order, each over the whole text', async () => {
     const root = execRoot({ 'pkg/t.tpl': '{A} {B} {A}\n' });
-    const out = await inProcessContent({ kind: 'expand_template', template: 'pkg/t.tpl', substitutions: [['{A}', '{B}'], ['{B}', 'b']] }, root);
+    const out = await inProcessContent(
+      {
+        kind: 'expand_template',
+        template: 'pkg/t.tpl',
+        substitutions: [
+          ['{A}', '{B}'],
+          ['{B}', 'b'],
+        ],
+      },
+      root,
+    );
     expect(out.toString('utf8')).toBe('b b b\n');
   });
 

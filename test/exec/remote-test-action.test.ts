@@ -18,9 +18,18 @@ describe('a test action on a remote executor', () => {
     await cluster.addExecutor();
     ws = await makeWorkspace();
     // A test run (exit code as result) that passes when it really runs.
-    const test: Action = { ...genrule('//pkg:t', { outs: ['t.log'], cmd: `echo ran > ${out('pkg', 't.log')}`, mnemonic: 'TestRunner' }), exitCodeIsResult: true };
+    const test: Action = {
+      ...genrule('//pkg:t', { outs: ['t.log'], cmd: `echo ran > ${out('pkg', 't.log')}`, mnemonic: 'TestRunner' }),
+      exitCodeIsResult: true,
+    };
     const clientEnv = { PATH: '/usr/bin:/bin' };
-    const client = new RemoteClient({ executor: parseRemoteEndpoint(`grpc://${cluster.address}`, '--remote_executor'), instanceName: '', timeoutMs: 10_000, retries: 2, identity });
+    const client = new RemoteClient({
+      executor: parseRemoteEndpoint(`grpc://${cluster.address}`, '--remote_executor'),
+      instanceName: '',
+      timeoutMs: 10_000,
+      retries: 2,
+      identity,
+    });
     try {
       // A server that keeps failed results (Kiln's does not; others may): one is stored for this very action.
       const key = computeActionKey(test, { env: actionEnvironment(test, clientEnv), inputs: [] });
@@ -31,7 +40,13 @@ describe('a test action on a remote executor', () => {
       const reporter = new RecordingReporter();
       const summary = await executeActions(
         [test],
-        { execRoot: ws.execRoot, outputBase: ws.outputBase, clientEnv, strategies: { spawnStrategy: ['remote'] }, remote: { client, acceptCached: true, uploadLocalResults: true, localFallback: false } },
+        {
+          execRoot: ws.execRoot,
+          outputBase: ws.outputBase,
+          clientEnv,
+          strategies: { spawnStrategy: ['remote'] },
+          remote: { client, acceptCached: true, uploadLocalResults: true, localFallback: false },
+        },
         reporter,
       );
       expect(reporter.failures).toEqual([]);

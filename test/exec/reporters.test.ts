@@ -22,16 +22,25 @@ const counts = (c: Partial<Record<ProcessKind, number>>): Record<ProcessKind, nu
 
 describe("Bazel's process summary", () => {
   it('lists only non-zero kinds, in Bazel order, with singular and plural', () => {
-    expect(formatProcessSummary(counts({ local: 2, 'disk cache hit': 3, 'linux-sandbox': 1 }))).toBe('INFO: 6 processes: 3 disk cache hit, 1 linux-sandbox, 2 local.');
+    expect(formatProcessSummary(counts({ local: 2, 'disk cache hit': 3, 'linux-sandbox': 1 }))).toBe(
+      'INFO: 6 processes: 3 disk cache hit, 1 linux-sandbox, 2 local.',
+    );
     expect(formatProcessSummary(counts({ internal: 1 }))).toBe('INFO: 1 process: 1 internal.');
-    expect(formatProcessSummary(counts({ 'remote cache hit': 1, remote: 4, internal: 2 }))).toBe('INFO: 7 processes: 1 remote cache hit, 2 internal, 4 remote.');
+    expect(formatProcessSummary(counts({ 'remote cache hit': 1, remote: 4, internal: 2 }))).toBe(
+      'INFO: 7 processes: 1 remote cache hit, 2 internal, 4 remote.',
+    );
     expect(formatProcessSummary(counts({}))).toBe('INFO: 0 processes.');
   });
 });
 
 describe('failures', () => {
   const action = genrule('//pkg:x', { outs: ['o'], cmd: "echo 'hi' && false" });
-  const failure = { action, message: 'Executing genrule //pkg:x failed (Exit 1)', command: formatCommand('/ob/execroot', { PATH: '/bin' }, action.argv), stderr: Buffer.from('oops') };
+  const failure = {
+    action,
+    message: 'Executing genrule //pkg:x failed (Exit 1)',
+    command: formatCommand('/ob/execroot', { PATH: '/bin' }, action.argv),
+    stderr: Buffer.from('oops'),
+  };
 
   it('print the location, message, stderr and target; the command only with --verbose_failures', () => {
     expect(formatFailure(failure, false)).toBe(
@@ -99,10 +108,7 @@ describe('reporters', () => {
     now = 2000;
     r.actionStarted(b, 'local', 'cmd b');
     now = 5500;
-    expect(r.statusLines()).toEqual([
-      '[0 / 40] Executing genrule //p:a; 5s linux-sandbox ... (2 actions running)',
-      '    Executing genrule //p:b; 3s local',
-    ]);
+    expect(r.statusLines()).toEqual(['[0 / 40] Executing genrule //p:a; 5s linux-sandbox ... (2 actions running)', '    Executing genrule //p:b; 3s local']);
     r.actionFinished(a, 'linux-sandbox');
     expect(r.statusLines()).toEqual(['[1 / 40] Executing genrule //p:b; 3s local']);
     r.warning('careful');
@@ -138,7 +144,11 @@ describe('reporters', () => {
     r.buildStarted(2);
     r.actionStarted(a, 'local', 'cmd a');
     r.buildFinished(summary);
-    expect(text.endsWith('\r\x1b[1A\x1b[JTarget //p:a up-to-date:\nINFO: Elapsed time: 1.000s\nINFO: 2 processes: 2 local.\nINFO: Build completed successfully, 2 total actions\n')).toBe(true);
+    expect(
+      text.endsWith(
+        '\r\x1b[1A\x1b[JTarget //p:a up-to-date:\nINFO: Elapsed time: 1.000s\nINFO: 2 processes: 2 local.\nINFO: Build completed successfully, 2 total actions\n',
+      ),
+    ).toBe(true);
     expect(seen).toEqual([summary]);
   });
 

@@ -114,7 +114,11 @@ describe.skipIf(!bwrapHere).each([
       inputs.push(source(`many/f${i}.txt`));
     }
     await ws.write('many/undeclared.txt', 'no\n');
-    const count = genrule('//many:count', { srcs: inputs, outs: ['n.txt'], cmd: `cat many/f*.txt | wc -l > ${out('many', 'n.txt')}; test ! -e many/undeclared.txt` });
+    const count = genrule('//many:count', {
+      srcs: inputs,
+      outs: ['n.txt'],
+      cmd: `cat many/f*.txt | wc -l > ${out('many', 'n.txt')}; test ! -e many/undeclared.txt`,
+    });
     const { summary } = await build([count], 'sandboxed');
     expect(summary.success, JSON.stringify(summary.failures)).toBe(true);
     expect((await ws.read(out('many', 'n.txt'))).trim()).toBe('2500');

@@ -61,7 +61,9 @@ describe('--dynamic_local_strategy and --dynamic_remote_strategy', () => {
     expect(usageError(() => parseDynamicStrategies(['worker'], 'local'))).toBe(
       "--dynamic_local_strategy=worker: 'worker' is not a local strategy of dynamic execution; valid values are 'sandboxed' (alias 'linux-sandbox') and 'local' (alias 'standalone')",
     );
-    expect(usageError(() => parseDynamicStrategies(['Genrule=sandboxed,remote'], 'local'))).toMatch(/^--dynamic_local_strategy=Genrule=sandboxed,remote: 'remote' is not a local strategy/);
+    expect(usageError(() => parseDynamicStrategies(['Genrule=sandboxed,remote'], 'local'))).toMatch(
+      /^--dynamic_local_strategy=Genrule=sandboxed,remote: 'remote' is not a local strategy/,
+    );
     expect(usageError(() => parseDynamicStrategies(['sandboxed'], 'remote'))).toBe(
       "--dynamic_remote_strategy=sandboxed: 'sandboxed' is not a remote strategy of dynamic execution; valid values are 'remote'",
     );
@@ -97,7 +99,9 @@ describe('chooseStrategy with a remote executor', () => {
   });
 
   it('says remote and dynamic execution need --remote_executor when only they were asked', () => {
-    expect(chosen(tagged(), { spawnStrategy: ['remote'] }, true, false)).toMatch(/'remote' was requested and remote and dynamic execution need --remote_executor/);
+    expect(chosen(tagged(), { spawnStrategy: ['remote'] }, true, false)).toMatch(
+      /'remote' was requested and remote and dynamic execution need --remote_executor/,
+    );
     expect(chosen(tagged(), { spawnStrategy: ['dynamic'] }, true, false)).toMatch(/'dynamic' was requested/);
   });
 
@@ -118,9 +122,19 @@ describe('strategy selection when the machine cannot sandbox', () => {
   });
 
   const cannot = { available: false, reason: 'no namespaces in this test' } as const;
-  const build = async (strategies: StrategyFlags = {}, actions = [genrule('//p:a', { outs: ['a'], cmd: `touch ${out('p', 'a')}` }), genrule('//p:b', { outs: ['b'], cmd: `touch ${out('p', 'b')}` })]) => {
+  const build = async (
+    strategies: StrategyFlags = {},
+    actions = [genrule('//p:a', { outs: ['a'], cmd: `touch ${out('p', 'a')}` }), genrule('//p:b', { outs: ['b'], cmd: `touch ${out('p', 'b')}` })],
+  ) => {
     const reporter = new RecordingReporter();
-    const options: ExecutionOptions = { execRoot: ws.execRoot, outputBase: ws.outputBase, clientEnv: { PATH: process.env.PATH }, strategies, sandbox: cannot, jobs: 1 };
+    const options: ExecutionOptions = {
+      execRoot: ws.execRoot,
+      outputBase: ws.outputBase,
+      clientEnv: { PATH: process.env.PATH },
+      strategies,
+      sandbox: cannot,
+      jobs: 1,
+    };
     const summary = await executeActions(actions, options, reporter);
     return { summary, reporter };
   };
@@ -147,7 +161,10 @@ describe('strategy selection when the machine cannot sandbox', () => {
   it('prefers --strategy=<mnemonic> over --genrule_strategy over --spawn_strategy; local tags force local', async () => {
     expect((await build({ spawnStrategy: ['sandboxed'], genruleStrategy: ['local'] })).summary.processes.local).toBe(2);
     expect((await build({ genruleStrategy: ['sandboxed'], strategyByMnemonic: { Genrule: ['local'] } })).summary.success).toBe(true);
-    const tagged = [genrule('//p:t', { outs: ['t'], cmd: `touch ${out('p', 't')}`, requirements: ['local'] }), genrule('//p:n', { outs: ['n'], cmd: `touch ${out('p', 'n')}`, requirements: ['no-sandbox'] })];
+    const tagged = [
+      genrule('//p:t', { outs: ['t'], cmd: `touch ${out('p', 't')}`, requirements: ['local'] }),
+      genrule('//p:n', { outs: ['n'], cmd: `touch ${out('p', 'n')}`, requirements: ['no-sandbox'] }),
+    ];
     expect((await build({ spawnStrategy: ['sandboxed'] }, tagged)).summary.processes.local).toBe(2);
   });
 });

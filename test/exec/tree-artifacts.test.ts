@@ -14,7 +14,13 @@ const bwrap = process.env.KILN_BWRAP;
 const bwrapHere = needTool('bubblewrap', bwrap !== undefined, 'run scripts/test-setup.d/10-bubblewrap.sh (npm test does)');
 
 const tree = (pkgPath: string, owner: string): DerivedArtifact => ({ kind: 'derived', execPath: `${BIN}/${pkgPath}`, root: BIN, owner, type: 'directory' });
-const symlinkArtifact = (pkgPath: string, owner: string): DerivedArtifact => ({ kind: 'derived', execPath: `${BIN}/${pkgPath}`, root: BIN, owner, type: 'symlink' });
+const symlinkArtifact = (pkgPath: string, owner: string): DerivedArtifact => ({
+  kind: 'derived',
+  execPath: `${BIN}/${pkgPath}`,
+  root: BIN,
+  owner,
+  type: 'symlink',
+});
 
 /** An action whose one output is a tree artifact made by `cmd` ($OUT names it). */
 function treeAction(label: string, name: string, cmd: string): Action {
@@ -29,7 +35,11 @@ const TREE = out('t', 'dir');
 
 /** //u:use reads the tree's files, and lists it, into list.txt. */
 function consumer(): Action {
-  return genrule('//u:use', { srcs: [tree('t/dir', '//t:tree')], outs: ['list.txt'], cmd: `(cd ${TREE} && find . | sort && cat link sub/b.txt) > ${out('u', 'list.txt')}` });
+  return genrule('//u:use', {
+    srcs: [tree('t/dir', '//t:tree')],
+    outs: ['list.txt'],
+    cmd: `(cd ${TREE} && find . | sort && cat link sub/b.txt) > ${out('u', 'list.txt')}`,
+  });
 }
 
 const LISTING = '.\n./a.txt\n./empty\n./link\n./sub\n./sub/b.txt\na\nb\n';
@@ -52,7 +62,14 @@ describe.each<[StrategyName, boolean]>([
 
   const build = async (actions: readonly Action[], extra: Partial<ExecutionOptions> = {}) => {
     const reporter = new RecordingReporter();
-    const options: ExecutionOptions = { execRoot: ws.execRoot, outputBase: ws.outputBase, clientEnv: CLIENT_ENV, strategies: { spawnStrategy: [strategy] }, ...(sandbox ? { sandbox } : {}), ...extra };
+    const options: ExecutionOptions = {
+      execRoot: ws.execRoot,
+      outputBase: ws.outputBase,
+      clientEnv: CLIENT_ENV,
+      strategies: { spawnStrategy: [strategy] },
+      ...(sandbox ? { sandbox } : {}),
+      ...extra,
+    };
     const summary = await executeActions(actions, options, reporter);
     return { summary, reporter };
   };
@@ -87,20 +104,23 @@ describe.each<[StrategyName, boolean]>([
     expect(await readdir(join(ws.execRoot, TREE))).toEqual([]);
   });
 
-  it.skipIf(!runs)('fails, in Bazel\'s words, a symlink leaving the tree, a file where a directory was declared, a declared symlink that is a file', async () => {
-    const escaping = await build([treeAction('//t:tree', 'dir', 'ln -s ../../../../etc $OUT/esc')]);
-    expect(escaping.summary.failures[0]!.message).toBe(
-      `Executing genrule //t:tree failed: A TreeArtifact may not contain relative symlinks whose target paths traverse outside of the TreeArtifact, found ${TREE}/esc pointing to ../../../../etc.`,
-    );
-    await expect(lstat(join(ws.execRoot, TREE))).rejects.toThrow(/ENOENT/);
+  it.skipIf(!runs)(
+    "fails, in Bazel's words, a symlink leaving the tree, a file where a directory was declared, a declared symlink that is a file",
+    async () => {
+      const escaping = await build([treeAction('//t:tree', 'dir', 'ln -s ../../../../etc $OUT/esc')]);
+      expect(escaping.summary.failures[0]!.message).toBe(
+        `Executing genrule //t:tree failed: A TreeArtifact may not contain relative symlinks whose target paths traverse outside of the TreeArtifact, found ${TREE}/esc pointing to ../../../../etc.`,
+      );
+      await expect(lstat(join(ws.execRoot, TREE))).rejects.toThrow(/ENOENT/);
 
-    const file = await build([treeAction('//t:tree', 'dir', 'rmdir $OUT && echo x > $OUT')]);
-    expect(file.summary.failures[0]!.message).toBe(`Executing genrule //t:tree failed: TreeArtifact t/dir was not created`);
+      const file = await build([treeAction('//t:tree', 'dir', 'rmdir $OUT && echo x > $OUT')]);
+      expect(file.summary.failures[0]!.message).toBe(`Executing genrule //t:tree failed: TreeArtifact t/dir was not created`);
 
-    const link = symlinkArtifact('s/link', '//s:link');
-    const notLink = await build([{ ...genrule('//s:link', { outs: [], cmd: `echo x > ${link.execPath}` }), outputs: [link] }]);
-    expect(notLink.summary.failures[0]!.message).toBe(`Executing genrule //s:link failed: declared output '${link.execPath}' is not a symlink`);
-  });
+      const link = symlinkArtifact('s/link', '//s:link');
+      const notLink = await build([{ ...genrule('//s:link', { outs: [], cmd: `echo x > ${link.execPath}` }), outputs: [link] }]);
+      expect(notLink.summary.failures[0]!.message).toBe(`Executing genrule //s:link failed: declared output '${link.execPath}' is not a symlink`);
+    },
+  );
 
   it.skipIf(!runs)('keeps a declared symlink unresolved (dangling is fine) and stages it as itself', async () => {
     const link = symlinkArtifact('s/link', '//s:link');
@@ -136,7 +156,13 @@ describe('tree artifacts in the disk cache', () => {
     spaces.push(one, two, holder);
     const diskCache = join(holder.root, 'disk-cache');
     const actions = () => [consumer(), treeAction('//t:tree', 'dir', TREE_CMD)];
-    const options = (w: Workspace): ExecutionOptions => ({ execRoot: w.execRoot, outputBase: w.outputBase, clientEnv: CLIENT_ENV, diskCache, strategies: { spawnStrategy: ['local'] } });
+    const options = (w: Workspace): ExecutionOptions => ({
+      execRoot: w.execRoot,
+      outputBase: w.outputBase,
+      clientEnv: CLIENT_ENV,
+      diskCache,
+      strategies: { spawnStrategy: ['local'] },
+    });
     const first = new RecordingReporter();
     await executeActions(actions(), options(one), first);
     expect(ran(first.summary)).toBe(2);
@@ -150,7 +176,9 @@ describe('tree artifacts in the disk cache', () => {
 
     // Some ActionResult names the tree by tree_digest, and that Tree's root lists the entries.
     const results = await Promise.all(
-      (await readdir(join(diskCache, 'ac'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map(async (e) => reapi.ActionResult.decode(await readFile(join(e.parentPath, e.name)))),
+      (await readdir(join(diskCache, 'ac'), { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile())
+        .map(async (e) => reapi.ActionResult.decode(await readFile(join(e.parentPath, e.name)))),
     );
     const withTree = results.find((r) => r.outputDirectories.length > 0)!;
     expect(withTree.outputDirectories[0]!.path).toBe(TREE);
@@ -165,7 +193,13 @@ describe('tree artifacts in the disk cache', () => {
     const [one, two, holder] = [await makeWorkspace(), await makeWorkspace(), await makeWorkspace()];
     spaces.push(one, two, holder);
     const diskCache = join(holder.root, 'disk-cache');
-    const options = (w: Workspace): ExecutionOptions => ({ execRoot: w.execRoot, outputBase: w.outputBase, clientEnv: CLIENT_ENV, diskCache, strategies: { spawnStrategy: ['local'] } });
+    const options = (w: Workspace): ExecutionOptions => ({
+      execRoot: w.execRoot,
+      outputBase: w.outputBase,
+      clientEnv: CLIENT_ENV,
+      diskCache,
+      strategies: { spawnStrategy: ['local'] },
+    });
     await executeActions([treeAction('//t:tree', 'dir', 'echo unique-4711 > $OUT/f')], options(one), new RecordingReporter());
     const hash = createHash('sha256').update('unique-4711\n').digest('hex');
     await rm(join(diskCache, 'cas', hash.slice(0, 2), hash));

@@ -10,6 +10,8 @@ describe('baseImageTag', () => {
     // build.sh: cat build.sh packages.txt | sha256sum | cut -c1-16
     const hash = execFileSync('bash', ['-c', 'cat build.sh packages.txt | sha256sum | cut -c1-16'], { cwd: RECIPE, encoding: 'utf8' }).trim();
     expect(baseImageTag(RECIPE)).toBe(`kiln/base:${hash}`);
-    expect(execFileSync('grep', ['-c', 'cat "$HERE/build.sh" "$HERE/packages.txt" | sha256sum | cut -c1-16', join(RECIPE, 'build.sh')], { encoding: 'utf8' }).trim()).toBe('1');
+    expect(
+      execFileSync('grep', ['-c', 'cat "$HERE/build.sh" "$HERE/packages.txt" | sha256sum | cut -c1-16', join(RECIPE, 'build.sh')], { encoding: 'utf8' }).trim(),
+    ).toBe('1');
   });
 });

@@ -60,7 +60,10 @@ const put = (data: Buffer): Digest => {
 };
 
 // Names collide across kinds on purpose, and a few are not names at all.
-const name = fc.oneof({ weight: 12, arbitrary: fc.constantFrom('a', 'b', 'c', 'secret', 'sub') }, { weight: 1, arbitrary: fc.constantFrom('..', '.', 'a/b', '') });
+const name = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom('a', 'b', 'c', 'secret', 'sub') },
+  { weight: 1, arbitrary: fc.constantFrom('..', '.', 'a/b', '') },
+);
 const target = fc.oneof(
   fc.integer({ min: 1, max: 7 }).map((ups) => `${'../'.repeat(ups)}outside`),
   fc.integer({ min: 1, max: 7 }).map((ups) => `${'../'.repeat(ups)}outside/secret`),
@@ -69,7 +72,11 @@ const target = fc.oneof(
 );
 const absoluteOutside = fc.constantFrom('OUTSIDE', 'OUTSIDE/secret', 'OUTSIDE/sub');
 
-type TreeSpec = { files: { name: string; content: string; exec: boolean }[]; symlinks: { name: string; target: string }[]; dirs: { name: string; sub: TreeSpec }[] };
+type TreeSpec = {
+  files: { name: string; content: string; exec: boolean }[];
+  symlinks: { name: string; target: string }[];
+  dirs: { name: string; sub: TreeSpec }[];
+};
 const treeSpec = (depth: number): fc.Arbitrary<TreeSpec> =>
   fc.record({
     files: fc.array(fc.record({ name, content: fc.constantFrom('one', 'two'), exec: fc.boolean() }), { maxLength: 3 }),
@@ -143,7 +150,9 @@ describe('input materialisation and output collection stay inside the build dire
               reapi.Command.encode({
                 arguments: ['true'],
                 workingDirectory,
-                ...(modern ? { outputPaths: sorted } : { outputFiles: sorted.filter((_, i) => i % 2 === 0), outputDirectories: sorted.filter((_, i) => i % 2 === 1) }),
+                ...(modern
+                  ? { outputPaths: sorted }
+                  : { outputFiles: sorted.filter((_, i) => i % 2 === 0), outputDirectories: sorted.filter((_, i) => i % 2 === 1) }),
               }),
             );
             await collectOutputs(fakeCas(uploaded), dir, command, { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) });

@@ -47,8 +47,21 @@ describe('Kiln and Bazel 2.1.0 on one cluster', () => {
     const bazelBuild = new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const child = spawn(
         bazel,
-        [`--output_user_root=${join(dir, 'bazel-root')}`, '--batch', 'build', `--remote_executor=${cluster.endpoint}`, '--noshow_progress', '--color=no', '--curses=no', '//...'],
-        { cwd: join(dir, 'ws'), env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(dir, 'home'), TMPDIR: join(dir, 'tmp') }, stdio: ['ignore', 'pipe', 'pipe'] },
+        [
+          `--output_user_root=${join(dir, 'bazel-root')}`,
+          '--batch',
+          'build',
+          `--remote_executor=${cluster.endpoint}`,
+          '--noshow_progress',
+          '--color=no',
+          '--curses=no',
+          '//...',
+        ],
+        {
+          cwd: join(dir, 'ws'),
+          env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(dir, 'home'), TMPDIR: join(dir, 'tmp') },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
       );
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d.toString()));

@@ -8,17 +8,26 @@ const ORDERS: DepsetOrder[] = ['default', 'postorder', 'preorder', 'topological'
 const dag = fc
   .record({
     order: fc.constantFrom(...ORDERS),
-    nodes: fc.array(fc.record({ direct: fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), { maxLength: 4 }), children: fc.array(fc.nat(), { maxLength: 3 }) }), {
-      minLength: 1,
-      maxLength: 12,
-    }),
+    nodes: fc.array(
+      fc.record({ direct: fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), { maxLength: 4 }), children: fc.array(fc.nat(), { maxLength: 3 }) }),
+      {
+        minLength: 1,
+        maxLength: 12,
+      },
+    ),
   })
   .map(({ order, nodes }) => {
     const built: Depset[] = [];
     const contents: Set<string>[] = [];
     for (const n of nodes) {
       const children = built.length === 0 ? [] : n.children.map((c) => c % built.length);
-      built.push(Depset.of(order, n.direct, children.map((c) => built[c]!)));
+      built.push(
+        Depset.of(
+          order,
+          n.direct,
+          children.map((c) => built[c]!),
+        ),
+      );
       contents.push(new Set([...n.direct, ...children.flatMap((c) => [...contents[c]!])]));
     }
     return { set: built[built.length - 1]!, expected: contents[contents.length - 1]! };

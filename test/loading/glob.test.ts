@@ -9,7 +9,7 @@ function globIn(root: string, options: GlobOptions, listings?: string[]): string
 }
 
 const tree = {
-  'BUILD': '',
+  BUILD: '',
   'a.txt': '',
   'b.txt': '',
   '.hidden.txt': '',
@@ -54,7 +54,7 @@ describe('glob', () => {
   });
 
   it('follows symlinks to files and directories, ignores dangling ones', () => {
-    const root = workspaceFixture({ ...tree, 'link.txt': '@link:a.txt', 'linkdir': '@link:sub', 'dangling.txt': '@link:nope' });
+    const root = workspaceFixture({ ...tree, 'link.txt': '@link:a.txt', linkdir: '@link:sub', 'dangling.txt': '@link:nope' });
     expect(globIn(root, { include: ['*.txt'] })).toEqual(['.hidden.txt', 'a.txt', 'b.txt', 'link.txt']);
     expect(globIn(root, { include: ['linkdir/**/*.cc'] })).toEqual(['linkdir/deep/f.cc']);
   });

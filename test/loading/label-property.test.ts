@@ -5,11 +5,16 @@ import { Label, LabelSyntaxError } from '../../src/loading/index.js';
 // Bounded property tests of the label parser: every input either parses or fails with a
 // LabelSyntaxError, and the canonical form of a label parses back to the same label.
 
-const segment = (chars: string, maxLength: number) =>
-  fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength }).map((cs) => cs.join(''));
+const segment = (chars: string, maxLength: number) => fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength }).map((cs) => cs.join(''));
 const packageName = fc.array(segment('abcxyz019_-', 6), { maxLength: 4 }).map((s) => s.join('/'));
-const targetName = fc.array(segment('abzAZ09_-+=,@~.', 6), { minLength: 1, maxLength: 3 }).map((s) => s.join('/')).filter((n) => !/(^|\/)\.{1,2}(\/|$)/.test(n));
-const repoName = fc.oneof(fc.constant(''), segment('abcxyz019_', 6).map((r) => `r${r}`));
+const targetName = fc
+  .array(segment('abzAZ09_-+=,@~.', 6), { minLength: 1, maxLength: 3 })
+  .map((s) => s.join('/'))
+  .filter((n) => !/(^|\/)\.{1,2}(\/|$)/.test(n));
+const repoName = fc.oneof(
+  fc.constant(''),
+  segment('abcxyz019_', 6).map((r) => `r${r}`),
+);
 const label = fc.record({ repo: repoName, pkg: packageName, name: targetName });
 
 /** Strings made mostly of the characters that matter to the parser. */

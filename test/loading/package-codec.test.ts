@@ -24,15 +24,45 @@ function samplePackage(): Package {
         ['off', false],
         ['none', null],
         ['ints', [1, -2, 3]],
-        ['dict', [['k', 'v'], ['ü', '☃']]],
+        [
+          'dict',
+          [
+            ['k', 'v'],
+            ['ü', '☃'],
+          ],
+        ],
         ['list_dict', [['k', ['//p:a', '//p:b']]]],
-        ['cmd', { select: [{ conditions: [['//p:c', 'x'], ['//conditions:default', 'y']], noMatchError: 'no' }, { plain: 'z' }] }],
+        [
+          'cmd',
+          {
+            select: [
+              {
+                conditions: [
+                  ['//p:c', 'x'],
+                  ['//conditions:default', 'y'],
+                ],
+                noMatchError: 'no',
+              },
+              { plain: 'z' },
+            ],
+          },
+        ],
       ]) as Map<string, never>,
       outputs: ['r.out'],
       dependencies: ['//p:a', '//p:b', '//p:c'],
       generator: { name: 'm', function: 'macro', location: 'p/BUILD:3' },
     },
-    { kind: 'rule', name: 's', ruleClass: 'my_rule', location: { file: 'other/defs.bzl', line: 7, col: 5 }, attrs: new Map([['name', 's']]), outputs: [], dependencies: [], starlarkDefined: true, ruleDefinition: '//other:defs.bzl%my_rule' },
+    {
+      kind: 'rule',
+      name: 's',
+      ruleClass: 'my_rule',
+      location: { file: 'other/defs.bzl', line: 7, col: 5 },
+      attrs: new Map([['name', 's']]),
+      outputs: [],
+      dependencies: [],
+      starlarkDefined: true,
+      ruleDefinition: '//other:defs.bzl%my_rule',
+    },
     { kind: 'generated', name: 'r.out', location: at(3), generatingRule: 'r' },
     { kind: 'source', name: 'a', location: at(3) },
     { kind: 'source', name: 'e.txt', location: at(9), visibility: ['//visibility:public'] },

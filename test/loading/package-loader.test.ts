@@ -89,21 +89,14 @@ describe('BUILD evaluation', () => {
     const root = workspaceFixture({ WORKSPACE: '', 'pkg/BUILD': 'filegroup(name = "a")\nprint("hi", 1)\n' });
     const events: string[] = [];
     newLoader(root, events).loadPackage('', 'pkg');
-        expect(events).toEqual(['DEBUG: pkg/BUILD:2:1: hi 1']);
+    expect(events).toEqual(['DEBUG: pkg/BUILD:2:1: hi 1']);
   });
 });
 
 describe('rule locations from the thread call stack', () => {
   const files = {
     'lib/BUILD': '',
-    'lib/defs.bzl': [
-      'def _one(n):',
-      '    native.filegroup(name = n)',
-      'def gen(name):',
-      '    _one(name)',
-      '    print("made", name)',
-      '',
-    ].join('\n'),
+    'lib/defs.bzl': ['def _one(n):', '    native.filegroup(name = n)', 'def gen(name):', '    _one(name)', '    print("made", name)', ''].join('\n'),
   };
 
   it('locates a rule made inside nested macro calls at the BUILD statement that runs them', () => {
@@ -216,9 +209,7 @@ describe('load()', () => {
       'lib/b.bzl': 'load(":a.bzl", "a")\nb = 1\n',
       'pkg/BUILD': 'load("//lib:a.bzl", "a")\n',
     });
-    expect(errorsOf(pkg)).toEqual([
-      'lib/b.bzl:1:6: cannot load :a.bzl: cycle detected in extension files: //lib:a.bzl -> //lib:b.bzl -> //lib:a.bzl',
-    ]);
+    expect(errorsOf(pkg)).toEqual(['lib/b.bzl:1:6: cannot load :a.bzl: cycle detected in extension files: //lib:a.bzl -> //lib:b.bzl -> //lib:a.bzl']);
   });
 
   it('reports missing files, missing packages and bad labels at the load', () => {
@@ -332,7 +323,8 @@ describe('package cache encoding', () => {
     const { decodePackage, encodePackage } = await import('../../src/loading/package-codec.js');
     const { pkg } = loadFixture({
       'lib/BUILD': '',
-      'lib/m.bzl': 'def m(name):\n    native.genrule(name = name, outs = [name + ".o"], cmd = "c", srcs = select({"//pkg:c": ["a"], "//conditions:default": []}))\n',
+      'lib/m.bzl':
+        'def m(name):\n    native.genrule(name = name, outs = [name + ".o"], cmd = "c", srcs = select({"//pkg:c": ["a"], "//conditions:default": []}))\n',
       'pkg/BUILD': [
         'load("//lib:m.bzl", "m")',
         'm("g")',

@@ -15,7 +15,11 @@ my_rule = rule(
 
 describe('Starlark rule classes in loading', () => {
   it('records where the rule is defined; label defaults are dependencies; implicit outputs are generated files', () => {
-    const { pkg } = loadFixture({ 'pkg/defs.bzl': DEFS, 'pkg/BUILD': 'load(":defs.bzl", "my_rule")\nmy_rule(name = "x", srcs = ["a.c"], n = [1, 2])\n', 'tools/BUILD': '' });
+    const { pkg } = loadFixture({
+      'pkg/defs.bzl': DEFS,
+      'pkg/BUILD': 'load(":defs.bzl", "my_rule")\nmy_rule(name = "x", srcs = ["a.c"], n = [1, 2])\n',
+      'tools/BUILD': '',
+    });
     expect(errorsOf(pkg)).toEqual([]);
     const x = rule(pkg, 'x');
     expect(x).toMatchObject({ ruleDefinition: '//pkg:defs.bzl%my_rule', outputs: ['x.out'] });

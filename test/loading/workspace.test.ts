@@ -6,14 +6,14 @@ import { workspaceFixture } from './fixture.js';
 
 describe('workspace discovery', () => {
   it('finds the nearest folder upward with a workspace marker', () => {
-    const root = workspaceFixture({ 'WORKSPACE': '', 'a/b/BUILD': '', 'a/inner/MODULE.bazel': '', 'a/inner/x/y.txt': '' });
+    const root = workspaceFixture({ WORKSPACE: '', 'a/b/BUILD': '', 'a/inner/MODULE.bazel': '', 'a/inner/x/y.txt': '' });
     expect(findWorkspaceRoot(join(root, 'a/b'))).toBe(root);
     expect(findWorkspaceRoot(join(root, 'a/inner/x'))).toBe(join(root, 'a/inner'));
   });
 
   it('reads the repository name from module() or workspace()', () => {
     expect(readWorkspaceName(workspaceFixture({ 'MODULE.bazel': 'module(\n  name = "my_mod",\n  version = "1.0",\n)\n' }))).toBe('my_mod');
-    expect(readWorkspaceName(workspaceFixture({ 'WORKSPACE': '# hi\nworkspace(name = "ws")\n' }))).toBe('ws');
+    expect(readWorkspaceName(workspaceFixture({ WORKSPACE: '# hi\nworkspace(name = "ws")\n' }))).toBe('ws');
     expect(readWorkspaceName(workspaceFixture({ 'WORKSPACE.bazel': '' }))).toBe('');
   });
 
@@ -26,8 +26,8 @@ describe('workspace discovery', () => {
 
 describe('package lookup', () => {
   const files = {
-    'WORKSPACE': '',
-    'BUILD': '',
+    WORKSPACE: '',
+    BUILD: '',
     'a/BUILD.bazel': '',
     'a/BUILD': '',
     'a/b/BUILD': '',
@@ -62,7 +62,7 @@ describe('package lookup', () => {
     expect(ws.packagesUnder('')).toEqual(['a', 'a/b']);
   });
 
-  it('reports a label that crosses into a subpackage in Bazel\'s words', () => {
+  it("reports a label that crosses into a subpackage in Bazel's words", () => {
     const ws = new Workspace(workspaceFixture(files), '');
     expect(ws.subpackageCrossing(Label.parse('//a:b/c'))).toBe(
       "Label '//a:b/c' is invalid because 'a/b' is a subpackage; perhaps you meant to put the colon here: '//a/b:c'?",

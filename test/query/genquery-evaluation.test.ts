@@ -26,8 +26,15 @@ function genquery(expression: string, options: { scope?: string[]; strict?: bool
   const warnings: string[] = [];
   const run = () =>
     Buffer.from(
-      evaluateGenquery({ loader, rule: '//q:q', expression, scope: options.scope ?? ['//:top'], strict: options.strict ?? true, opts: options.opts ?? [], warn: (m) => warnings.push(m) })
-        .output,
+      evaluateGenquery({
+        loader,
+        rule: '//q:q',
+        expression,
+        scope: options.scope ?? ['//:top'],
+        strict: options.strict ?? true,
+        opts: options.opts ?? [],
+        warn: (m) => warnings.push(m),
+      }).output,
     ).toString();
   return { run, warnings };
 }
@@ -39,7 +46,9 @@ describe('evaluateGenquery', () => {
     expect(text('deps(//:top)')).toBe('//:top\n//lib:a.txt\n//lib:core\n//lib:mid\n//lib:z.txt\n');
     expect(text('somepath(//:top, //lib:a.txt)')).toBe('//:top\n//lib:core\n//lib:mid\n//lib:a.txt\n');
     expect(text('deps(//:top) - //lib:z.txt', { opts: ['--output=minrank'] })).toBe('0 //:top\n1 //lib:core\n2 //lib:mid\n3 //lib:a.txt\n');
-    expect(text('deps(//lib:mid)', { opts: ['--output=graph'] })).toBe('digraph mygraph {\n  node [shape=box];\n  "//lib:mid"\n  "//lib:mid" -> "//lib:a.txt"\n  "//lib:a.txt"\n}\n');
+    expect(text('deps(//lib:mid)', { opts: ['--output=graph'] })).toBe(
+      'digraph mygraph {\n  node [shape=box];\n  "//lib:mid"\n  "//lib:mid" -> "//lib:a.txt"\n  "//lib:a.txt"\n}\n',
+    );
     expect(text('deps(//:top, 1)', { opts: ['--output', 'label_kind', '--noimplicit_deps'] })).toBe('filegroup rule //:top\nfilegroup rule //lib:core\n');
   });
 
@@ -92,7 +101,16 @@ describe('evaluateGenquery', () => {
       expect(() => text(w)).toThrow(QueryEvaluationError);
       expect(() => text(w)).toThrow(/in genquery rule \/\/q:q: wildcard pattern '.*' \(column \d+\) is not allowed/);
     }
-    for (const o of ['--keep_going', '-k', '--nokeep_going', '--query_file=f', '--universe_scope=//...', '--order_results', '--noorder_results', '--order_output=full']) {
+    for (const o of [
+      '--keep_going',
+      '-k',
+      '--nokeep_going',
+      '--query_file=f',
+      '--universe_scope=//...',
+      '--order_results',
+      '--noorder_results',
+      '--order_output=full',
+    ]) {
       expect(() => text('//:top', { opts: [o] })).toThrow(UsageError);
       expect(() => text('//:top', { opts: [o] })).toThrow(/option --\w+ is not allowed in genquery's opts/);
     }

@@ -22,7 +22,13 @@ describe('orderForOutput', () => {
   // g.out fg y.txt x.txt g c BUILD (reverse post-order of a depth-first search in label order).
   it('reproduces Bazel 2.1.0 order for a package', () => {
     expect(order(['BUILD', 'c', 'fg', 'g', 'g.out', 'x.txt', 'y.txt'], { fg: ['x.txt', 'g', 'y.txt', 'c'], 'g.out': ['g'] })).toEqual([
-      'g.out', 'fg', 'y.txt', 'x.txt', 'g', 'c', 'BUILD',
+      'g.out',
+      'fg',
+      'y.txt',
+      'x.txt',
+      'g',
+      'c',
+      'BUILD',
     ]);
   });
 
@@ -35,7 +41,13 @@ describe('orderForOutput', () => {
   // Bazel 2.1.0 printed //cyc:... (entry -> a -> b -> c -> a, c -> leaf.txt) as entry a b c leaf.txt:
   // a cycle comes out from where the search entered it.
   it('prints a cycle from where the search entered it', () => {
-    expect(order(['a', 'b', 'c', 'entry', 'leaf.txt'], { entry: ['a'], a: ['b'], b: ['c'], c: ['a', 'leaf.txt'] })).toEqual(['entry', 'a', 'b', 'c', 'leaf.txt']);
+    expect(order(['a', 'b', 'c', 'entry', 'leaf.txt'], { entry: ['a'], a: ['b'], b: ['c'], c: ['a', 'leaf.txt'] })).toEqual([
+      'entry',
+      'a',
+      'b',
+      'c',
+      'leaf.txt',
+    ]);
     expect(order(['x', 'y'], { x: ['y'], y: ['x'] })).toEqual(['x', 'y']);
   });
 });

@@ -25,7 +25,17 @@ const parse = (q: string) => show(parseQuery(q));
 describe('query lexer', () => {
   it('splits words, quoted words, keywords and punctuation with 1-based columns', () => {
     expect(tokenize(`deps(//a:b, 2) + "let" ^ 'x y'`).map((t) => `${t.kind}:${t.text}@${t.column}`)).toEqual([
-      'word:deps@1', '(:(@5', 'word://a:b@6', ',:,@11', 'word:2@13', '):)@14', '+:+@16', 'word:let@18', '^:^@24', 'word:x y@26', 'eof:@31',
+      'word:deps@1',
+      '(:(@5',
+      'word://a:b@6',
+      ',:,@11',
+      'word:2@13',
+      '):)@14',
+      '+:+@16',
+      'word:let@18',
+      '^:^@24',
+      'word:x y@26',
+      'eof:@31',
     ]);
     // Words continue with '-' and '*' and take any other starting character, as Bazel's lexer does.
     expect(tokenize('a-b //x:* !').map((t) => t.text)).toEqual(['a-b', '//x:*', '!', '']);
@@ -52,13 +62,13 @@ describe('query parser', () => {
     expect(parse('set()')).toBe('set()');
     expect(parse('deps(//a, 3)')).toBe('deps(//a, #3)');
     expect(parse('rdeps(//..., //a:b)')).toBe('rdeps(//..., //a:b)');
-    expect(parse("attr(tags, 'foo bar', kind(\"cc_.* rule\", //...))")).toBe("attr('tags', 'foo bar', kind('cc_.* rule', //...))");
+    expect(parse('attr(tags, \'foo bar\', kind("cc_.* rule", //...))')).toBe("attr('tags', 'foo bar', kind('cc_.* rule', //...))");
     expect(parse('some(//a:all, 2)')).toBe('some(//a:all, #2)');
     expect(parse('rbuildfiles(a/BUILD, b/defs.bzl)')).toBe("rbuildfiles('a/BUILD', 'b/defs.bzl')");
     expect(parse('"deps"')).toBe('deps');
   });
 
-  it('reports errors with the column and Bazel\'s wording', () => {
+  it("reports errors with the column and Bazel's wording", () => {
     const error = (q: string) => {
       try {
         parseQuery(q);
@@ -83,7 +93,38 @@ describe('query parser', () => {
 
   // Any input gives a tree or a QuerySyntaxError, never another exception or a hang.
   it('survives arbitrary input (property test)', () => {
-    const vocabulary = ['deps', 'rdeps', 'somepath', 'kind', 'attr', 'rbuildfiles', 'some', 'set', 'let', 'in', 'x', '$x', '=', '(', ')', ',', '+', '-', '^', 'union', 'except', 'intersect', '//a:b', '//...', '"q r"', "'s", '3', '-1', '*', ' '];
+    const vocabulary = [
+      'deps',
+      'rdeps',
+      'somepath',
+      'kind',
+      'attr',
+      'rbuildfiles',
+      'some',
+      'set',
+      'let',
+      'in',
+      'x',
+      '$x',
+      '=',
+      '(',
+      ')',
+      ',',
+      '+',
+      '-',
+      '^',
+      'union',
+      'except',
+      'intersect',
+      '//a:b',
+      '//...',
+      '"q r"',
+      "'s",
+      '3',
+      '-1',
+      '*',
+      ' ',
+    ];
     const tokens = fc.array(fc.constantFrom(...vocabulary), { maxLength: 24 }).map((ws) => ws.join(' '));
     const check = (q: string) => {
       try {

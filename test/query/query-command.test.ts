@@ -15,7 +15,7 @@ async function query(root: string, args: string[], cwd = root): Promise<{ code: 
 
 const WS = {
   WORKSPACE: 'workspace(name = "ws")\n',
-  'BUILD': 'filegroup(name = "top")\n',
+  BUILD: 'filegroup(name = "top")\n',
   'lib/BUILD': '',
   'lib/defs.bzl': 'def gen(name):\n    native.genrule(name = name, outs = [name + ".out"], cmd = "touch $@")\n',
   'a/BUILD': [
@@ -35,7 +35,7 @@ const WS = {
 
 describe('kiln query', () => {
   // Orders below are the ones Bazel 2.1.0 printed for the same workspace (default --order_output=auto).
-  it('//... lists every rule in Bazel\'s order', async () => {
+  it("//... lists every rule in Bazel's order", async () => {
     const root = workspaceFixture(WS);
     const r = await query(root, ['//...']);
     expect(r).toEqual({ code: 0, out: '//a/b:t\n//a:fg\n//a:g\n//a:c\n//:top\n', err: '' });
@@ -127,9 +127,7 @@ describe('kiln query', () => {
 
   it('fails clearly on missing targets, packages and subpackage crossings', async () => {
     const root = workspaceFixture(WS);
-    expect((await query(root, ['//a:nope'])).err).toContain(
-      "ERROR: no such target '//a:nope': target 'nope' not declared in package 'a' defined by a/BUILD",
-    );
+    expect((await query(root, ['//a:nope'])).err).toContain("ERROR: no such target '//a:nope': target 'nope' not declared in package 'a' defined by a/BUILD");
     expect((await query(root, ['//a:b/t.sh'])).err).toContain(
       "no such target '//a:b/t.sh': Label '//a:b/t.sh' is invalid because 'a/b' is a subpackage; perhaps you meant to put the colon here: '//a/b:t.sh'?",
     );
@@ -141,7 +139,10 @@ describe('kiln query', () => {
 
   it('rejects bad syntax and bad flags with exit 2, a bad target pattern with exit 7 (as Bazel 2.1.0)', async () => {
     const root = workspaceFixture(WS);
-    expect(await query(root, ['//a:b:c'])).toMatchObject({ code: 7, err: "ERROR: invalid target format '//a:b:c': invalid target name 'b:c': target names may not contain ':'\n" });
+    expect(await query(root, ['//a:b:c'])).toMatchObject({
+      code: 7,
+      err: "ERROR: invalid target format '//a:b:c': invalid target name 'b:c': target names may not contain ':'\n",
+    });
     expect(await query(root, ['(//a:all'])).toMatchObject({ code: 2, err: "ERROR: Error while parsing '(//a:all': premature end of input\n" });
     expect(await query(root, ['--output=bogus', '//...'])).toMatchObject({ code: 2 });
     expect(await query(root, ['--bogus', '//...'])).toMatchObject({ code: 2, err: 'ERROR: Unrecognized option: --bogus\n' });
@@ -150,10 +151,16 @@ describe('kiln query', () => {
   it('reads the query from --query_file, and rejects it together with a command-line query', async () => {
     const root = workspaceFixture({ ...WS, 'q.txt': 'deps(//a:fg, 1)\n  - //a:c\n' });
     expect(await query(root, ['--query_file=q.txt', '--noimplicit_deps'])).toMatchObject({ code: 0, out: '//a:fg\n//a:y.txt\n//a:x.txt\n//a:g\n' });
-    expect(await query(root, ['--query_file', 'q.txt', '//...'])).toMatchObject({ code: 2, err: 'ERROR: Command-line query and --query_file cannot both be specified\n' });
+    expect(await query(root, ['--query_file', 'q.txt', '//...'])).toMatchObject({
+      code: 2,
+      err: 'ERROR: Command-line query and --query_file cannot both be specified\n',
+    });
     expect((await query(root, ['--query_file=nope.txt'])).err).toContain('ERROR: I/O error reading from');
     expect(await query(root, ['--order_output=sideways', '//...'])).toMatchObject({ code: 2 });
-    expect(await query(root, ['--graph:node_limit=x', '//...'])).toMatchObject({ code: 2, err: "ERROR: While parsing option --graph:node_limit=x: 'x' is not an int\n" });
+    expect(await query(root, ['--graph:node_limit=x', '//...'])).toMatchObject({
+      code: 2,
+      err: "ERROR: While parsing option --graph:node_limit=x: 'x' is not an int\n",
+    });
     expect(await query(root, ['--keep_going=maybe', '//...'])).toMatchObject({ code: 2 });
   });
 

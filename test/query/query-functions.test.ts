@@ -38,7 +38,10 @@ const WS = {
 const labels = async (root: string, q: string, ...flags: string[]) => {
   const r = await query(root, [...flags, q]);
   expect(r.code, r.err).toBe(0);
-  return r.out.split('\n').filter((l) => l !== '').sort();
+  return r.out
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort();
 };
 
 describe('query functions', () => {
@@ -56,7 +59,8 @@ describe('query functions', () => {
   it("a test_suite without tests depends on its package's tests not tagged manual, unless --noimplicit_deps", async () => {
     const root = workspaceFixture({
       WORKSPACE: '',
-      'p/BUILD': 'sh_test(name = "t1", srcs = ["t.sh"])\nsh_test(name = "t2", srcs = ["t.sh"], tags = ["manual"])\ntest_suite(name = "s")\ntest_suite(name = "named", tests = [":t2"])\n',
+      'p/BUILD':
+        'sh_test(name = "t1", srcs = ["t.sh"])\nsh_test(name = "t2", srcs = ["t.sh"], tags = ["manual"])\ntest_suite(name = "s")\ntest_suite(name = "named", tests = [":t2"])\n',
     });
     expect(await labels(root, 'deps(//p:s)')).toEqual(['//p:s', '//p:t.sh', '//p:t1']);
     expect(await labels(root, 'deps(//p:s)', '--noimplicit_deps')).toEqual(['//p:s']);
@@ -146,7 +150,11 @@ describe('output formats', () => {
     const root = workspaceFixture(WS);
     const proto = blazeQuery.QueryResult.decode((await query(root, ['--output=proto', '//a:gen + //a:g.out + //b:l.txt'])).bytes);
     // No edges among single targets: greatest label first.
-    expect(proto.target.map((t) => t.type)).toEqual([blazeQuery.Target_Discriminator.SOURCE_FILE, blazeQuery.Target_Discriminator.RULE, blazeQuery.Target_Discriminator.GENERATED_FILE]);
+    expect(proto.target.map((t) => t.type)).toEqual([
+      blazeQuery.Target_Discriminator.SOURCE_FILE,
+      blazeQuery.Target_Discriminator.RULE,
+      blazeQuery.Target_Discriminator.GENERATED_FILE,
+    ]);
     const rule = proto.target[1]!.rule!;
     expect(rule).toMatchObject({ name: '//a:gen', ruleClass: 'genrule', ruleInput: ['//a:mid', '//a:tool'], ruleOutput: ['//a:g.out'] });
     expect(rule.location).toBe(`${join(root, 'a/BUILD')}:5:1`);
@@ -173,10 +181,16 @@ describe('output formats', () => {
     }
     expect(names).toEqual(['//b:leaf', '//b:cfg']);
 
-    const json = (await query(root, ['--output=streamed_jsonproto', '//b:leaf'])).out.trim().split('\n').map((l) => JSON.parse(l));
+    const json = (await query(root, ['--output=streamed_jsonproto', '//b:leaf'])).out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(json).toHaveLength(1);
     expect(json[0]).toMatchObject({ type: 'RULE', rule: { name: '//b:leaf', ruleClass: 'filegroup', ruleInput: ['//b:l.txt'] } });
-    expect(json[0].rule.attribute.find((a: { name: string }) => a.name === 'visibility')).toMatchObject({ type: 'STRING_LIST', stringListValue: ['//visibility:public'] });
+    expect(json[0].rule.attribute.find((a: { name: string }) => a.name === 'visibility')).toMatchObject({
+      type: 'STRING_LIST',
+      stringListValue: ['//visibility:public'],
+    });
   });
 
   it('xml and location name each target at its place', async () => {

@@ -7,11 +7,13 @@ import { parseTargetPattern, TargetPatternError } from '../../src/query/index.js
 // TargetPatternError, a label is the pattern for itself, wildcards name the package or directory,
 // and relative patterns are the absolute ones under the working directory.
 
-const segment = (chars: string, maxLength: number) =>
-  fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength }).map((cs) => cs.join(''));
+const segment = (chars: string, maxLength: number) => fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength }).map((cs) => cs.join(''));
 const packageName = fc.array(segment('abcxyz019_-', 6), { maxLength: 4 }).map((s) => s.join('/'));
 const targetName = segment('abzAZ09_-+=,.', 8).filter((n) => n !== '.' && n !== '..' && n !== 'all' && n !== 'all-targets');
-const repoName = fc.oneof(fc.constant(''), segment('abcxyz019_', 6).map((r) => `r${r}`));
+const repoName = fc.oneof(
+  fc.constant(''),
+  segment('abcxyz019_', 6).map((r) => `r${r}`),
+);
 const repoPrefix = (repo: string) => (repo === '' ? '' : `@${repo}`);
 
 const patternish = fc
@@ -69,13 +71,18 @@ describe('target pattern parser properties', () => {
 
   it('a relative pattern is the absolute one under the working directory', () => {
     fc.assert(
-      fc.property(packageName, packageName.filter((p) => p !== ''), targetName, (offset, sub, name) => {
-        const under = offset === '' ? sub : `${offset}/${sub}`;
-        const strip = ({ text: _text, ...rest }: { text: string }) => rest;
-        expect(strip(parseTargetPattern(`${sub}:${name}`, offset))).toEqual(strip(parseTargetPattern(`//${under}:${name}`)));
-        expect(strip(parseTargetPattern(`${sub}/...`, offset))).toEqual(strip(parseTargetPattern(`//${under}/...`)));
-        if (offset !== '') expect(strip(parseTargetPattern(`:${name}`, offset))).toEqual(strip(parseTargetPattern(`//${offset}:${name}`)));
-      }),
+      fc.property(
+        packageName,
+        packageName.filter((p) => p !== ''),
+        targetName,
+        (offset, sub, name) => {
+          const under = offset === '' ? sub : `${offset}/${sub}`;
+          const strip = ({ text: _text, ...rest }: { text: string }) => rest;
+          expect(strip(parseTargetPattern(`${sub}:${name}`, offset))).toEqual(strip(parseTargetPattern(`//${under}:${name}`)));
+          expect(strip(parseTargetPattern(`${sub}/...`, offset))).toEqual(strip(parseTargetPattern(`//${under}/...`)));
+          if (offset !== '') expect(strip(parseTargetPattern(`:${name}`, offset))).toEqual(strip(parseTargetPattern(`//${offset}:${name}`)));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -30,7 +30,11 @@ describe('resolveTargetPatterns', () => {
     const { targets } = resolver(root);
     expect(labels(resolveTargetPatterns(['//...'], { targets, excludeManual: true }))).toEqual(['//a:fg (wildcard)', '//a:g (wildcard)', '//a/b:t (wildcard)']);
     expect(labels(resolveTargetPatterns(['//...'], { targets }))).toContain('//a:hidden (wildcard)');
-    expect(labels(resolveTargetPatterns(['//a:hidden', '//a:all'], { targets, excludeManual: true }))).toEqual(['//a:hidden', '//a:fg (wildcard)', '//a:g (wildcard)']);
+    expect(labels(resolveTargetPatterns(['//a:hidden', '//a:all'], { targets, excludeManual: true }))).toEqual([
+      '//a:hidden',
+      '//a:fg (wildcard)',
+      '//a:g (wildcard)',
+    ]);
     // A named target stays named even when a wildcard matched it first.
     expect(labels(resolveTargetPatterns(['//a:all', '//a:fg'], { targets, excludeManual: true }))).toEqual(['//a:fg', '//a:g (wildcard)']);
   });

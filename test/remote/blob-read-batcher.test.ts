@@ -35,13 +35,21 @@ describe('BlobReadBatcher', () => {
     reader.answerNext();
     await settle();
     // Blob 4 and the two asked for meanwhile, in one batch; blob 2 was asked for once.
-    expect(reader.batches.map((b) => b.map((d) => Number.parseInt(d.hash, 16)))).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(reader.batches.map((b) => b.map((d) => Number.parseInt(d.hash, 16)))).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
     reader.answerNext();
     expect((await Promise.all([...first, again, ...later])).map((b) => b.toString())).toEqual(['0001', '0002', '0003', '0004', '0002', '0005', '0006']);
   });
 
   it('fails the waiters of a blob the answer lacks, and every waiter when the reader throws', async () => {
-    const lacking = new BlobReadBatcher(async () => new Map(), (d) => d.sizeBytes, 100, 2);
+    const lacking = new BlobReadBatcher(
+      async () => new Map(),
+      (d) => d.sizeBytes,
+      100,
+      2,
+    );
     await expect(lacking.read(digest(7))).rejects.toThrow(/no answer for blob 0+7\/10/);
     const throwing = new BlobReadBatcher(
       () => {

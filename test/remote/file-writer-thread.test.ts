@@ -30,7 +30,11 @@ describe('FileWriterThread', () => {
     // Parents are the caller's (OutputDirectories makes them without following links): none is made here.
     for (let p = 0; p < 37; p++) mkdirSync(join(dir, `p${p}`));
     await expect(writer.write(join(dir, 'missing', 'f'), Buffer.from('x'), 0o644)).rejects.toMatchObject({ code: 'ENOENT' });
-    const files = Array.from({ length: 600 }, (_, i) => ({ path: join(dir, `p${i % 37}`, `f${i}`), data: Buffer.from(`file ${i}\n`.repeat(i % 5)), mode: i % 3 === 0 ? 0o755 : 0o644 }));
+    const files = Array.from({ length: 600 }, (_, i) => ({
+      path: join(dir, `p${i % 37}`, `f${i}`),
+      data: Buffer.from(`file ${i}\n`.repeat(i % 5)),
+      mode: i % 3 === 0 ? 0o755 : 0o644,
+    }));
     await Promise.all(files.map((f) => writer.write(f.path, f.data, f.mode)));
     for (const f of files) {
       expect(readFileSync(f.path)).toEqual(f.data);
@@ -94,9 +98,12 @@ describe('FileWriterThread', () => {
 
   it('keeps the process alive while a write is pending, and not once it is idle', () => {
     const target = join(dir, 'from-child');
-    const r = runWithOnlineWriter(dir, `
+    const r = runWithOnlineWriter(
+      dir,
+      `
       // Two writes in one turn: a batch for the thread, which must keep the process alive until answered.
-      Promise.all([writer.write(${JSON.stringify(target)}, Buffer.from('child'), 0o644), writer.write(${JSON.stringify(target + '-2')}, Buffer.from('2'), 0o644)]).then(() => console.log('written'));`);
+      Promise.all([writer.write(${JSON.stringify(target)}, Buffer.from('child'), 0o644), writer.write(${JSON.stringify(target + '-2')}, Buffer.from('2'), 0o644)]).then(() => console.log('written'));`,
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('written');
     expect(r.status).toBe(0);
@@ -105,9 +112,12 @@ describe('FileWriterThread', () => {
 
   it('lets the process exit when the thread is online but was never sent a batch', () => {
     const target = join(dir, 'lone');
-    const r = runWithOnlineWriter(dir, `
+    const r = runWithOnlineWriter(
+      dir,
+      `
       // A lone write is done on this thread: the idle thread must not hold the process.
-      writer.write(${JSON.stringify(target)}, Buffer.from('lone'), 0o644).then(() => console.log('written'));`);
+      writer.write(${JSON.stringify(target)}, Buffer.from('lone'), 0o644).then(() => console.log('written'));`,
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('written');
     expect(r.status).toBe(0);

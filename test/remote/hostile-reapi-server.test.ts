@@ -39,7 +39,9 @@ describe('hostile REAPI test server', () => {
     const digest = digestOf(data);
 
     const missing = await new Promise<reapi.FindMissingBlobsResponse>((resolve, reject) =>
-      cas.FindMissingBlobs({ instanceName: '', blobDigests: [digest] }, (e: grpc.ServiceError | null, r?: reapi.FindMissingBlobsResponse) => (e ? reject(e) : resolve(r!))),
+      cas.FindMissingBlobs({ instanceName: '', blobDigests: [digest] }, (e: grpc.ServiceError | null, r?: reapi.FindMissingBlobsResponse) =>
+        e ? reject(e) : resolve(r!),
+      ),
     );
     expect(missing.missingBlobDigests.map((d) => d.hash)).toEqual([digest.hash]);
 
@@ -68,7 +70,10 @@ describe('hostile REAPI test server', () => {
   it('follows a script: a status with RetryInfo, a stream cut after N bytes, then the default', async () => {
     server = await startHostileReapiServer();
     const blob = server.put(Buffer.alloc(200_000, 7));
-    server.script('Read', [{ kind: 'fail', code: grpc.status.RESOURCE_EXHAUSTED, retryDelayMs: 3_600_000 }, { kind: 'partial', bytes: 1000, then: { code: grpc.status.UNAVAILABLE } }]);
+    server.script('Read', [
+      { kind: 'fail', code: grpc.status.RESOURCE_EXHAUSTED, retryDelayMs: 3_600_000 },
+      { kind: 'partial', bytes: 1000, then: { code: grpc.status.UNAVAILABLE } },
+    ]);
     const bs = client<bytestream.ByteStreamClient>(bytestream.ByteStreamService, 'ByteStream');
     const name = `blobs/${digestKey(blob)}`;
 

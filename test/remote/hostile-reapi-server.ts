@@ -276,7 +276,9 @@ export async function startHostileReapiServer(): Promise<HostileReapiServer> {
       const key = digest ? keyOf(digest) : '';
       name = `operations/${randomUUID()}`;
       const result = executeResults.get(key) ?? actionCache.get(key);
-      response = result ? { result, status: { code: 0, message: '' } } : { status: { code: grpc.status.FAILED_PRECONDITION, message: `no result scripted for action ${key}` } };
+      response = result
+        ? { result, status: { code: 0, message: '' } }
+        : { status: { code: grpc.status.FAILED_PRECONDITION, message: `no result scripted for action ${key}` } };
       operations.set(name, response);
       call.write({ name, done: false });
     }

@@ -31,7 +31,10 @@ afterEach(async () => {
 async function start(options: { executor?: boolean; batchLimit?: number } = {}): Promise<RemoteClient> {
   server = await startHostileReapiServer();
   // A small batch limit: blobs above 512 bytes go over ByteStream.
-  server.capabilities = { ...server.capabilities, cacheCapabilities: { ...server.capabilities.cacheCapabilities, maxBatchTotalSizeBytes: options.batchLimit ?? 2048 } };
+  server.capabilities = {
+    ...server.capabilities,
+    cacheCapabilities: { ...server.capabilities.cacheCapabilities, maxBatchTotalSizeBytes: options.batchLimit ?? 2048 },
+  };
   const endpoint = parseRemoteEndpoint(server.url, '--remote_executor');
   client = new RemoteClient({
     ...(options.executor === false ? { cache: endpoint } : { executor: endpoint }),
@@ -70,7 +73,9 @@ const calls: Record<Exclude<HostileMethod, 'QueryWriteStatus'>, (c: RemoteClient
   BatchReadBlobs: (c) => (server.put(small), c.read(digestOf(small))),
   Read: (c) => (server.put(big), c.read(digestOf(big))),
   Write: (c) => c.uploadMissing([{ digest: digestOf(big), data: async () => big }]),
-  Execute: (c) => (server.executeResults.set(digestKey(digestOf(small)), { exitCode: 0 }), c.execute(digestOf(small), { skipCacheLookup: false, reupload: noReupload })),
+  Execute: (c) => (
+    server.executeResults.set(digestKey(digestOf(small)), { exitCode: 0 }), c.execute(digestOf(small), { skipCacheLookup: false, reupload: noReupload })
+  ),
   WaitExecution: (c) => {
     // Execute hands out an operation and breaks: the client goes on with WaitExecution (and when the
     // server does not know the operation, executes again, answered by default).
@@ -93,17 +98,20 @@ const CALL_NAMES: Record<keyof typeof calls, RegExp> = {
 };
 
 describe('a server that stalls', () => {
-  it.each(Object.keys(calls) as (keyof typeof calls)[])('on %s: the call fails with DEADLINE_EXCEEDED naming the call and endpoint, within the bound', async (method) => {
-    const c = await start();
-    server.script(method, () => ({ kind: 'stall' }));
-    const outcome = await timed(() => calls[method](c));
-    expect(outcome.error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
-    expect(outcome.error?.message).toMatch(CALL_NAMES[method]);
-    expect(outcome.error?.message).toContain(server.url);
-    expect(outcome.error?.message).toContain(`gave up after ${RETRIES} retry`);
-    expect(outcome.ms).toBeLessThan(BOUND_MS + MARGIN_MS);
-    expect(server.requests[method].length).toBeGreaterThanOrEqual(RETRIES + 1);
-  });
+  it.each(Object.keys(calls) as (keyof typeof calls)[])(
+    'on %s: the call fails with DEADLINE_EXCEEDED naming the call and endpoint, within the bound',
+    async (method) => {
+      const c = await start();
+      server.script(method, () => ({ kind: 'stall' }));
+      const outcome = await timed(() => calls[method](c));
+      expect(outcome.error?.code).toBe(grpc.status.DEADLINE_EXCEEDED);
+      expect(outcome.error?.message).toMatch(CALL_NAMES[method]);
+      expect(outcome.error?.message).toContain(server.url);
+      expect(outcome.error?.message).toContain(`gave up after ${RETRIES} retry`);
+      expect(outcome.ms).toBeLessThan(BOUND_MS + MARGIN_MS);
+      expect(server.requests[method].length).toBeGreaterThanOrEqual(RETRIES + 1);
+    },
+  );
 
   it.each(Object.keys(calls) as (keyof typeof calls)[])('once on %s: the retry succeeds', async (method) => {
     const c = await start();
@@ -159,7 +167,17 @@ describe('UNAVAILABLE mid-stream', () => {
     server.script('Execute', [{ kind: 'operations', operations: [{ name: 'operations/e1', done: false }], then: { code: grpc.status.UNAVAILABLE } }]);
     const response = reapi.ExecuteResponse.create({ result: { exitCode: 4 }, status: { code: 0, message: '' } });
     server.script('WaitExecution', [
-      { kind: 'operations', operations: [{ name: 'operations/e1', done: true, response: { typeUrl: 'type.googleapis.com/build.bazel.remote.execution.v2.ExecuteResponse', value: reapi.ExecuteResponse.encode(response) } }], then: 'end' },
+      {
+        kind: 'operations',
+        operations: [
+          {
+            name: 'operations/e1',
+            done: true,
+            response: { typeUrl: 'type.googleapis.com/build.bazel.remote.execution.v2.ExecuteResponse', value: reapi.ExecuteResponse.encode(response) },
+          },
+        ],
+        then: 'end',
+      },
     ]);
     const outcome = await c.execute(digestOf(small), { skipCacheLookup: false, reupload: noReupload });
     expect(outcome.response.result?.exitCode).toBe(4);
@@ -176,7 +194,9 @@ describe('claimed sizes and wrong blobs', () => {
     const outcome = await timed(() => c.getActionResult(digestOf(small)));
     expect(outcome.error?.message).toMatch(/GetActionResult/);
     expect(outcome.error?.code).toBe(grpc.status.INTERNAL);
-    expect(() => parseDigest({ hash: digestOf(small).hash, sizeBytes: -1 }, 'stdout/stderr digest')).toThrow(/stdout\/stderr digest: size_bytes must be a non-negative integer/);
+    expect(() => parseDigest({ hash: digestOf(small).hash, sizeBytes: -1 }, 'stdout/stderr digest')).toThrow(
+      /stdout\/stderr digest: size_bytes must be a non-negative integer/,
+    );
   });
 
   const cases: [string, Buffer[], RegExp][] = [
@@ -232,6 +252,8 @@ describe('claimed sizes and wrong blobs', () => {
 });
 
 function kib(field: string): number {
-  const line = readFileSync('/proc/self/status', 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
+  const line = readFileSync('/proc/self/status', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`));
   return Number(/(\d+)/.exec(line ?? '')?.[1]);
 }

@@ -52,7 +52,10 @@ async function grpcServer(handlers: { get?: Handler; batchRead?: Handler }, addr
   return { port, calls, stop };
 }
 
-const answer = (result: reapi.ActionResultInit): Handler => (_call, callback) => callback(null, result);
+const answer =
+  (result: reapi.ActionResultInit): Handler =>
+  (_call, callback) =>
+    callback(null, result);
 
 /** A RemoteChannel to `url`, closed after the test. */
 function channelTo(url: string, tls = {}): RemoteChannel {
@@ -83,7 +86,14 @@ describe('Http2UnaryChannel against a @grpc/grpc-js server', () => {
   it('calls a method: the request and metadata reach the server (binary values equal), the answer is decoded', async () => {
     const server = await grpcServer({ get: answer(stored) });
     const channel = channelTo(`grpc://127.0.0.1:${server.port}`);
-    const metadata = requestMetadata(identity, [['x-team', 'build'], ['x-team', 'infra']], { actionId: 'a1', mnemonic: 'Genrule', targetId: '//p:g' });
+    const metadata = requestMetadata(
+      identity,
+      [
+        ['x-team', 'build'],
+        ['x-team', 'infra'],
+      ],
+      { actionId: 'a1', mnemonic: 'Genrule', targetId: '//p:g' },
+    );
     metadata.set('x-blob-bin', Buffer.from([0, 1, 2, 255]));
     const result = await getResult(channel, metadata);
     expect(result).toEqual(reapi.ActionResult.decode(reapi.ActionResult.encode(stored)));
@@ -100,7 +110,7 @@ describe('Http2UnaryChannel against a @grpc/grpc-js server', () => {
     expect(new Set(server.calls.map((c) => c.getPeer())).size).toBe(1);
   });
 
-  it('fails with the server\'s code and details; RetryInfo and PreconditionFailure reach the RemoteCallError', async () => {
+  it("fails with the server's code and details; RetryInfo and PreconditionFailure reach the RemoteCallError", async () => {
     const missing = digestOf(Buffer.from('lost'));
     const trailers = new grpc.Metadata();
     const details = [
@@ -143,7 +153,10 @@ describe('Http2UnaryChannel against a @grpc/grpc-js server', () => {
     const endpoint = parseRemoteEndpoint(`grpc://127.0.0.1:${server.port}`, '--remote_cache');
     const small = new Http2UnaryChannel(endpoint, { maxReceiveBytes: 1024 });
     cleanups.push(() => small.close());
-    await expect(small.call(GET, { actionDigest }, new grpc.Metadata())).rejects.toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED, details: expect.stringMatching(/larger than max \(\d+ vs\. 1024\)/) as unknown });
+    await expect(small.call(GET, { actionDigest }, new grpc.Metadata())).rejects.toMatchObject({
+      code: grpc.status.RESOURCE_EXHAUSTED,
+      details: expect.stringMatching(/larger than max \(\d+ vs\. 1024\)/) as unknown,
+    });
     const channel = channelTo(endpoint.url);
     const response = await unaryCall(channel, BATCH_READ, { digests: blobs.map((b) => digestOf(b)) }, new grpc.Metadata(), 10_000, 'BatchReadBlobs');
     expect(response.responses.map((r) => Buffer.from(r.data).equals(blobs[response.responses.indexOf(r)]!))).toEqual([true, true, true]);
@@ -178,10 +191,13 @@ describe('Http2UnaryChannel against a @grpc/grpc-js server', () => {
     expect((await getResult(channelTo(`unix://${join(dir, 'cas.sock')}`))).exitCode).toBe(3);
   });
 
-  it.skipIf(!needTool('an IPv6 loopback (::1)', IPV6_LOOPBACK, 'give the host (or container) an IPv6 loopback'))('reaches a server on an IPv6 literal', async () => {
-    const server = await grpcServer({ get: answer(stored) }, '[::1]:0');
-    expect((await getResult(channelTo(`grpc://[::1]:${server.port}`))).exitCode).toBe(3);
-  });
+  it.skipIf(!needTool('an IPv6 loopback (::1)', IPV6_LOOPBACK, 'give the host (or container) an IPv6 loopback'))(
+    'reaches a server on an IPv6 literal',
+    async () => {
+      const server = await grpcServer({ get: answer(stored) }, '[::1]:0');
+      expect((await getResult(channelTo(`grpc://[::1]:${server.port}`))).exitCode).toBe(3);
+    },
+  );
 
   it('holds the process open only while a call is in flight', async () => {
     let release: (() => void) | undefined;
@@ -202,7 +218,23 @@ const HAS_OPENSSL = opensslAvailable();
 describe('Http2UnaryChannel over TLS', () => {
   it.skipIf(!HAS_OPENSSL)('trusts --tls_certificate or the extra CAs of NODE_EXTRA_CA_CERTS (passed on as KILN_EXTRA_CA_CERTS), and nothing else', async () => {
     const dir = await tempDir();
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost']);
+    const made = spawnSync('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    ]);
     expect(made.status, made.stderr.toString()).toBe(0);
     const [cert, key] = [await readFile(join(dir, 'cert.pem')), await readFile(join(dir, 'key.pem'))];
     const server = await grpcServer({ get: answer(stored) }, '127.0.0.1:0', grpc.ServerCredentials.createSsl(null, [{ cert_chain: cert, private_key: key }]));
@@ -217,7 +249,9 @@ describe('Http2UnaryChannel over TLS', () => {
     const extra = new Http2UnaryChannel(endpoint, { maxReceiveBytes: 1 << 20, tls: tlsMaterial({}, { KILN_EXTRA_CA_CERTS: join(dir, 'cert.pem') }) });
     cleanups.push(() => extra.close());
     expect((await extra.call(GET, { actionDigest }, new grpc.Metadata())).exitCode).toBe(3);
-    expect(() => tlsMaterial({}, { KILN_EXTRA_CA_CERTS: join(dir, 'absent.pem') })).toThrow(/NODE_EXTRA_CA_CERTS.*absent\.pem: cannot read the file \(ENOENT\)/);
+    expect(() => tlsMaterial({}, { KILN_EXTRA_CA_CERTS: join(dir, 'absent.pem') })).toThrow(
+      /NODE_EXTRA_CA_CERTS.*absent\.pem: cannot read the file \(ENOENT\)/,
+    );
   });
 });
 
@@ -252,21 +286,84 @@ const OK_HEADERS = { ':status': 200, 'content-type': 'application/grpc' };
 
 describe('Http2UnaryChannel on answers a gRPC server rarely sends', () => {
   it.each([
-    ['a trailers-only error, grpc-message percent-decoded', (s: http2.ServerHttp2Stream) => s.respond({ ...OK_HEADERS, 'grpc-status': '5', 'grpc-message': 'no%20such%20result%3A%20%E2%9C%93' }, { endStream: true }), grpc.status.NOT_FOUND, 'no such result: ✓'],
-    ['HTTP 503 without a gRPC status', (s: http2.ServerHttp2Stream) => s.respond({ ':status': 503, 'content-type': 'text/html' }, { endStream: true }), grpc.status.UNAVAILABLE, 'Received HTTP status code 503'],
-    ['HTTP 404 with a page', (s: http2.ServerHttp2Stream) => (s.respond({ ':status': 404, 'content-type': 'text/html' }), s.end('<html>not found</html>')), grpc.status.UNIMPLEMENTED, 'Received HTTP status code 404'],
-    ['HTTP 401', (s: http2.ServerHttp2Stream) => s.respond({ ':status': 401 }, { endStream: true }), grpc.status.UNAUTHENTICATED, 'Received HTTP status code 401'],
-    ['no status at all', (s: http2.ServerHttp2Stream) => (s.respond(OK_HEADERS, { waitForTrailers: true }), s.on('wantTrailers', () => s.sendTrailers({ 'x-other': '1' })), s.end(frame(resultBytes))), grpc.status.UNKNOWN, 'No status information received'],
+    [
+      'a trailers-only error, grpc-message percent-decoded',
+      (s: http2.ServerHttp2Stream) =>
+        s.respond({ ...OK_HEADERS, 'grpc-status': '5', 'grpc-message': 'no%20such%20result%3A%20%E2%9C%93' }, { endStream: true }),
+      grpc.status.NOT_FOUND,
+      'no such result: ✓',
+    ],
+    [
+      'HTTP 503 without a gRPC status',
+      (s: http2.ServerHttp2Stream) => s.respond({ ':status': 503, 'content-type': 'text/html' }, { endStream: true }),
+      grpc.status.UNAVAILABLE,
+      'Received HTTP status code 503',
+    ],
+    [
+      'HTTP 404 with a page',
+      (s: http2.ServerHttp2Stream) => (s.respond({ ':status': 404, 'content-type': 'text/html' }), s.end('<html>not found</html>')),
+      grpc.status.UNIMPLEMENTED,
+      'Received HTTP status code 404',
+    ],
+    [
+      'HTTP 401',
+      (s: http2.ServerHttp2Stream) => s.respond({ ':status': 401 }, { endStream: true }),
+      grpc.status.UNAUTHENTICATED,
+      'Received HTTP status code 401',
+    ],
+    [
+      'no status at all',
+      (s: http2.ServerHttp2Stream) => (
+        s.respond(OK_HEADERS, { waitForTrailers: true }), s.on('wantTrailers', () => s.sendTrailers({ 'x-other': '1' })), s.end(frame(resultBytes))
+      ),
+      grpc.status.UNKNOWN,
+      'No status information received',
+    ],
     ['REFUSED_STREAM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_REFUSED_STREAM), grpc.status.UNAVAILABLE, 'Stream refused by server'],
-    ['ENHANCE_YOUR_CALM', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM), grpc.status.RESOURCE_EXHAUSTED, 'Bandwidth exhausted or memory limit exceeded'],
-    ['INADEQUATE_SECURITY', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INADEQUATE_SECURITY), grpc.status.PERMISSION_DENIED, 'Protocol not secure enough'],
+    [
+      'ENHANCE_YOUR_CALM',
+      (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM),
+      grpc.status.RESOURCE_EXHAUSTED,
+      'Bandwidth exhausted or memory limit exceeded',
+    ],
+    [
+      'INADEQUATE_SECURITY',
+      (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_INADEQUATE_SECURITY),
+      grpc.status.PERMISSION_DENIED,
+      'Protocol not secure enough',
+    ],
     ['CANCEL', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_CANCEL), grpc.status.CANCELLED, 'Call cancelled'],
-    ['an end without trailers', (s: http2.ServerHttp2Stream) => (s.respond(OK_HEADERS), s.end(frame(resultBytes))), grpc.status.INTERNAL, 'Received RST_STREAM with code 0 (Call ended without gRPC status)'],
-    ['PROTOCOL_ERROR', (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_PROTOCOL_ERROR), grpc.status.INTERNAL, 'Received RST_STREAM with code 1'],
-    ['a compressed message', (s: http2.ServerHttp2Stream) => withStatus(s, frame(resultBytes, 1)), grpc.status.INTERNAL, 'Received compressed message but "grpc-encoding" header was identity'],
-    ['two messages', (s: http2.ServerHttp2Stream) => withStatus(s, Buffer.concat([frame(resultBytes), frame(resultBytes)])), grpc.status.UNIMPLEMENTED, 'Too many responses received'],
+    [
+      'an end without trailers',
+      (s: http2.ServerHttp2Stream) => (s.respond(OK_HEADERS), s.end(frame(resultBytes))),
+      grpc.status.INTERNAL,
+      'Received RST_STREAM with code 0 (Call ended without gRPC status)',
+    ],
+    [
+      'PROTOCOL_ERROR',
+      (s: http2.ServerHttp2Stream) => s.close(http2.constants.NGHTTP2_PROTOCOL_ERROR),
+      grpc.status.INTERNAL,
+      'Received RST_STREAM with code 1',
+    ],
+    [
+      'a compressed message',
+      (s: http2.ServerHttp2Stream) => withStatus(s, frame(resultBytes, 1)),
+      grpc.status.INTERNAL,
+      'Received compressed message but "grpc-encoding" header was identity',
+    ],
+    [
+      'two messages',
+      (s: http2.ServerHttp2Stream) => withStatus(s, Buffer.concat([frame(resultBytes), frame(resultBytes)])),
+      grpc.status.UNIMPLEMENTED,
+      'Too many responses received',
+    ],
     ['no message with OK', (s: http2.ServerHttp2Stream) => withStatus(s, Buffer.alloc(0)), grpc.status.UNIMPLEMENTED, 'No message received'],
-    ['a message that does not decode', (s: http2.ServerHttp2Stream) => withStatus(s, frame(Buffer.from([0xff, 0xff, 0xff]))), grpc.status.INTERNAL, expect.stringMatching(/^Response message parsing error/)],
+    [
+      'a message that does not decode',
+      (s: http2.ServerHttp2Stream) => withStatus(s, frame(Buffer.from([0xff, 0xff, 0xff]))),
+      grpc.status.INTERNAL,
+      expect.stringMatching(/^Response message parsing error/),
+    ],
   ])('%s', async (_name, respond, code, details) => {
     const call = await http2Server(respond);
     await expect(call()).rejects.toMatchObject({ code, details });
@@ -317,10 +414,16 @@ function withStatus(s: http2.ServerHttp2Stream, body: Buffer): void {
 }
 
 describe('RemoteClient over the lean transport', () => {
-  it('sees the whole ActionCache round trip against Kiln\'s own cache server', { timeout: 30_000 }, async () => {
+  it("sees the whole ActionCache round trip against Kiln's own cache server", { timeout: 30_000 }, async () => {
     const { startClusterForTest } = await import('../scheduler/execution/cluster-fixture.js');
     const cluster = await startClusterForTest();
-    const client = new RemoteClient({ cache: parseRemoteEndpoint(`grpc://${cluster.address}`, '--remote_cache'), instanceName: '', timeoutMs: 10_000, retries: 0, identity });
+    const client = new RemoteClient({
+      cache: parseRemoteEndpoint(`grpc://${cluster.address}`, '--remote_cache'),
+      instanceName: '',
+      timeoutMs: 10_000,
+      retries: 0,
+      identity,
+    });
     cleanups.push(() => client.close());
     const digest = await cluster.upload('an action');
     expect(await client.getActionResult(digest)).toBeUndefined();

@@ -68,9 +68,15 @@ describe('downloadOutputs: what a result may name', () => {
     const root = await tempDir();
     const reader = memoryReader([good]);
     const only = declared({ 'out/a.txt': 'file' });
-    await expect(downloadOutputs(result({ outputFiles: [file('out/b.txt', 'good\n')] }), root, only, reader)).rejects.toThrow(/'out\/b.txt', which the action does not declare/);
-    await expect(downloadOutputs(result({ outputFiles: [file('../escape.txt', 'good\n')] }), root, declared({ '../escape.txt': 'file' }), reader)).rejects.toThrow(/not a clean relative path/);
-    await expect(downloadOutputs(result({ outputFiles: [file('out//a.txt', 'good\n')] }), root, declared({ 'out//a.txt': 'file' }), reader)).rejects.toThrow(/not a clean relative path/);
+    await expect(downloadOutputs(result({ outputFiles: [file('out/b.txt', 'good\n')] }), root, only, reader)).rejects.toThrow(
+      /'out\/b.txt', which the action does not declare/,
+    );
+    await expect(
+      downloadOutputs(result({ outputFiles: [file('../escape.txt', 'good\n')] }), root, declared({ '../escape.txt': 'file' }), reader),
+    ).rejects.toThrow(/not a clean relative path/);
+    await expect(downloadOutputs(result({ outputFiles: [file('out//a.txt', 'good\n')] }), root, declared({ 'out//a.txt': 'file' }), reader)).rejects.toThrow(
+      /not a clean relative path/,
+    );
     expect(await readdir(root)).toEqual([]);
     const written = await downloadOutputs(result({ outputFiles: [file('out/a.txt', 'good\n')] }), root, only, reader, { executable: true });
     expect(written).toEqual([{ path: 'out/a.txt', digest: digestOf(good), isExecutable: true }]);
@@ -79,9 +85,19 @@ describe('downloadOutputs: what a result may name', () => {
 
   it.each([
     ['a file where a directory is declared', { outputFiles: [file('o', 'good\n')] }, 'directory', /output file 'o', which the action declares as a directory/],
-    ['a directory where a file is declared', { outputDirectories: [{ path: 'o', treeDigest: treeBlob({}).digest }] }, 'file', /output directory 'o', which the action declares as a file/],
+    [
+      'a directory where a file is declared',
+      { outputDirectories: [{ path: 'o', treeDigest: treeBlob({}).digest }] },
+      'file',
+      /output directory 'o', which the action declares as a file/,
+    ],
     ['a symlink where a file is declared', { outputSymlinks: [{ path: 'o', target: 'x' }] }, 'file', /output symlink 'o', which the action declares as a file/],
-    ['a symlink where a directory is declared', { outputDirectorySymlinks: [{ path: 'o', target: '../../pkg' }] }, 'directory', /output symlink 'o', which the action declares as a directory/],
+    [
+      'a symlink where a directory is declared',
+      { outputDirectorySymlinks: [{ path: 'o', target: '../../pkg' }] },
+      'directory',
+      /output symlink 'o', which the action declares as a directory/,
+    ],
     ['a file where a symlink is declared', { outputFiles: [file('o', 'good\n')] }, 'symlink', /output file 'o', which the action declares as a symlink/],
   ] as [string, reapi.ActionResultInit, OutputKind, RegExp][])('refuses %s, writing nothing', async (_, init, kind, message) => {
     const root = await tempDir();
@@ -95,9 +111,16 @@ describe('downloadOutputs: what a result may name', () => {
     const twice = declared({ o: 'file' });
     await expect(downloadOutputs(result({ outputFiles: [file('o', 'good\n'), file('o', 'good\n')] }), root, twice, reader)).rejects.toThrow(/names 'o' twice/);
     const link = declared({ l: 'symlink' });
-    await expect(downloadOutputs(result({ outputSymlinks: [{ path: 'l', target: 'a' }], outputFileSymlinks: [{ path: 'l', target: 'b' }] }), root, link, reader)).rejects.toThrow(/names 'l' twice/);
+    await expect(
+      downloadOutputs(result({ outputSymlinks: [{ path: 'l', target: 'a' }], outputFileSymlinks: [{ path: 'l', target: 'b' }] }), root, link, reader),
+    ).rejects.toThrow(/names 'l' twice/);
     expect(await readdir(root)).toEqual([]);
-    const outputs = await downloadOutputs(result({ outputSymlinks: [{ path: 'l', target: 'a' }], outputFileSymlinks: [{ path: 'l', target: 'a' }] }), root, link, reader);
+    const outputs = await downloadOutputs(
+      result({ outputSymlinks: [{ path: 'l', target: 'a' }], outputFileSymlinks: [{ path: 'l', target: 'a' }] }),
+      root,
+      link,
+      reader,
+    );
     expect(outputs).toEqual([{ kind: 'symlink', path: 'l', target: 'a' }]);
     expect(await readlink(join(root, 'l'))).toBe('a');
   });
@@ -105,15 +128,21 @@ describe('downloadOutputs: what a result may name', () => {
   it('refuses a file and a symlink at one path', async () => {
     const root = await tempDir();
     const init = { outputFiles: [file('o', 'good\n')], outputFileSymlinks: [{ path: 'o', target: '../../../../pkg/BUILD' }] };
-    await expect(downloadOutputs(result(init), root, declared({ o: 'file' }), memoryReader([good]))).rejects.toThrow(/output symlink 'o', which the action declares as a file/);
-    await expect(downloadOutputs(result(init), root, declared({ o: 'symlink' }), memoryReader([good]))).rejects.toThrow(/output file 'o', which the action declares as a symlink/);
+    await expect(downloadOutputs(result(init), root, declared({ o: 'file' }), memoryReader([good]))).rejects.toThrow(
+      /output symlink 'o', which the action declares as a file/,
+    );
+    await expect(downloadOutputs(result(init), root, declared({ o: 'symlink' }), memoryReader([good]))).rejects.toThrow(
+      /output file 'o', which the action declares as a symlink/,
+    );
     expect(await readdir(root)).toEqual([]);
   });
 
   it('refuses an output inside another output', async () => {
     const root = await tempDir();
     const init = { outputFiles: [file('a', 'good\n'), file('a/b', 'good\n')] };
-    await expect(downloadOutputs(result(init), root, declared({ a: 'file', 'a/b': 'file' }), memoryReader([good]))).rejects.toThrow(/'a\/b' inside the output 'a'/);
+    await expect(downloadOutputs(result(init), root, declared({ a: 'file', 'a/b': 'file' }), memoryReader([good]))).rejects.toThrow(
+      /'a\/b' inside the output 'a'/,
+    );
   });
 
   it('never writes into the source tree through a tree artifact listed again as a symlink to it (the probe)', async () => {
@@ -200,7 +229,11 @@ describe('writeProducedOutputs (through downloadOutputs): symlinks already in th
     } finally {
       process.umask(umask);
     }
-    for (const [path, mode] of [['out/stale.txt', 0o644], ['out/dir', 0o644], ['new/deep/a.txt', 0o755]] as const) {
+    for (const [path, mode] of [
+      ['out/stale.txt', 0o644],
+      ['out/dir', 0o644],
+      ['new/deep/a.txt', 0o755],
+    ] as const) {
       expect(await readFile(join(root, path), 'utf8')).toBe('good\n');
       expect((await stat(join(root, path))).mode & 0o777).toBe(mode);
     }
@@ -211,7 +244,12 @@ describe('writeProducedOutputs (through downloadOutputs): symlinks already in th
     const root = await tempDir();
     const sub: reapi.DirectoryInit = { files: [{ name: 'f.txt', digest: digestOf(good) }] };
     const tree = treeBlob({ directories: [{ name: 'sub', digest: dirDigest(sub) }], symlinks: [{ name: 'link', target: 'sub/f.txt' }] }, [sub]);
-    const outputs = await downloadOutputs(result({ outputDirectories: [{ path: 'd', treeDigest: tree.digest }] }), root, declared({ d: 'directory' }), memoryReader([good, tree.data]));
+    const outputs = await downloadOutputs(
+      result({ outputDirectories: [{ path: 'd', treeDigest: tree.digest }] }),
+      root,
+      declared({ d: 'directory' }),
+      memoryReader([good, tree.data]),
+    );
     expect(producedFiles(outputs).map((f) => f.path)).toEqual(['d/sub/f.txt']);
     expect(outputs[0]).toMatchObject({ kind: 'tree', path: 'd', tree: { directories: ['sub'], symlinks: [{ path: 'link', target: 'sub/f.txt' }] } });
     expect(await readFile(join(root, 'd/link'), 'utf8')).toBe('good\n');
@@ -222,7 +260,9 @@ describe('downloadOutputs: blobs that are not what their digest says', () => {
   it('refuses small bytes that do not match the digest', async () => {
     const root = await tempDir();
     const lying: BlobReader = { read: async () => Buffer.from('bad\n'), readToFile: () => Promise.reject(new Error('not used')) };
-    await expect(downloadOutputs(result({ outputFiles: [file('a', 'good\n')] }), root, declared({ a: 'file' }), lying)).rejects.toThrow(/output file 'a': .*does not match its digest/);
+    await expect(downloadOutputs(result({ outputFiles: [file('a', 'good\n')] }), root, declared({ a: 'file' }), lying)).rejects.toThrow(
+      /output file 'a': .*does not match its digest/,
+    );
     expect(await readdir(root)).toEqual([]);
   });
 

@@ -33,7 +33,14 @@ async function tempDir(): Promise<string> {
 /** A Retrier that never sleeps and records the delays it would have waited. */
 function recordingRetrier(maxRetries = 5): { retrier: Retrier; delays: number[] } {
   const delays: number[] = [];
-  return { retrier: new Retrier({ maxRetries, initialDelayMs: 100, maxDelayMs: 5000, multiplier: 2, jitter: 0.1 }, async (ms) => void delays.push(ms), () => 0.5), delays };
+  return {
+    retrier: new Retrier(
+      { maxRetries, initialDelayMs: 100, maxDelayMs: 5000, multiplier: 2, jitter: 0.1 },
+      async (ms) => void delays.push(ms),
+      () => 0.5,
+    ),
+    delays,
+  };
 }
 
 /** A hand-written REAPI server whose Capabilities and FindMissingBlobs answer as a test scripts them. */
@@ -57,7 +64,9 @@ async function fakeServer(script: {
       const error = script.capabilities?.(capabilityCalls);
       capabilityCalls++;
       if (error) return callback(error);
-      callback(null, { cacheCapabilities: { digestFunctions: [reapi.DigestFunction_Value.SHA256], maxBatchTotalSizeBytes: script.maxBatchTotalSizeBytes ?? 1 << 20 } });
+      callback(null, {
+        cacheCapabilities: { digestFunctions: [reapi.DigestFunction_Value.SHA256], maxBatchTotalSizeBytes: script.maxBatchTotalSizeBytes ?? 1 << 20 },
+      });
     },
   });
   server.addService(bytestream.ByteStreamService as unknown as grpc.ServiceDefinition, {
@@ -84,7 +93,9 @@ async function fakeServer(script: {
       callback(null, { missingBlobDigests: [] });
     },
   });
-  const credentials = script.tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: script.tls.cert, private_key: script.tls.key }]) : grpc.ServerCredentials.createInsecure();
+  const credentials = script.tls
+    ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: script.tls.cert, private_key: script.tls.key }])
+    : grpc.ServerCredentials.createInsecure();
   const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', credentials, (e, p) => (e ? reject(e) : resolve(p))));
   return {
     endpoint: parseRemoteEndpoint(script.tls ? `grpcs://localhost:${port}` : `grpc://127.0.0.1:${port}`, '--remote_cache'),
@@ -138,7 +149,11 @@ describe('RemoteClient against a scripted server', () => {
       'grpc-status-details-bin',
       googleRpc.Status.encode({ code: 8, message: 'busy', details: [packAny(googleRpc.RetryInfo, { retryDelay: { seconds: 3, nanos: 0 } })] }),
     );
-    const failures = [statusError(grpc.status.UNAVAILABLE, 'restarting'), statusError(grpc.status.ABORTED, 'aborted'), statusError(grpc.status.RESOURCE_EXHAUSTED, 'busy', retryInfo)];
+    const failures = [
+      statusError(grpc.status.UNAVAILABLE, 'restarting'),
+      statusError(grpc.status.ABORTED, 'aborted'),
+      statusError(grpc.status.RESOURCE_EXHAUSTED, 'busy', retryInfo),
+    ];
     const server = await fakeServer({ findMissing: (n) => failures[n] });
     const { retrier, delays } = recordingRetrier();
     const client = new RemoteClient({ cache: server.endpoint, instanceName: '', timeoutMs: 5000, retries: 5, identity }, retrier);
@@ -153,7 +168,9 @@ describe('RemoteClient against a scripted server', () => {
   });
 
   it('gives up after --remote_retries, and never retries a permanent error; the code is kept', async () => {
-    const server = await fakeServer({ findMissing: (n) => (n < 10 ? statusError(n < 3 ? grpc.status.UNAVAILABLE : grpc.status.INVALID_ARGUMENT, 'nope') : undefined) });
+    const server = await fakeServer({
+      findMissing: (n) => (n < 10 ? statusError(n < 3 ? grpc.status.UNAVAILABLE : grpc.status.INVALID_ARGUMENT, 'nope') : undefined),
+    });
     const { retrier, delays } = recordingRetrier(2);
     const client = new RemoteClient({ cache: server.endpoint, instanceName: '', timeoutMs: 5000, retries: 2, identity }, retrier);
     try {
@@ -218,7 +235,7 @@ describe('reads of small blobs', () => {
 const HAS_OPENSSL = opensslAvailable();
 
 describe('a hostile or broken server', () => {
-  it('cannot make the client hold more than a blob\'s digest says, nor pass off other bytes', async () => {
+  it("cannot make the client hold more than a blob's digest says, nor pass off other bytes", async () => {
     const blob = Buffer.alloc(4096, 'b');
     const chunk = Buffer.alloc(4096, 'b');
     let reads = 0;
@@ -239,7 +256,23 @@ describe('a hostile or broken server', () => {
 describe('grpcs:// with --tls_certificate', () => {
   it.skipIf(!HAS_OPENSSL)('trusts the given certificate authority, and fails naming the endpoint without it', async () => {
     const dir = await tempDir();
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost']);
+    const made = spawnSync('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+    ]);
     expect(made.status, made.stderr.toString()).toBe(0);
     const tls = { cert: await readFile(join(dir, 'cert.pem')), key: await readFile(join(dir, 'key.pem')) };
     const server = await fakeServer({ tls });
@@ -249,8 +282,12 @@ describe('grpcs:// with --tls_certificate', () => {
     try {
       expect((await trusted.capabilities()).limits.maxBatchTotalSizeBytes).toBe(1 << 20);
       await expect(untrusted.capabilities()).rejects.toThrow(new RegExp(`Failed to query remote cache capabilities from grpcs://localhost:\\d+: UNAVAILABLE`));
-      expect(() => new RemoteClient({ ...options, tls: { clientKey: join(dir, 'key.pem') } })).toThrow(/--tls_client_certificate and --tls_client_key must be given together/);
-      expect(() => new RemoteClient({ ...options, tls: { certificate: join(dir, 'absent.pem') } })).toThrow(/--tls_certificate=.*absent\.pem: cannot read the file \(ENOENT\)/);
+      expect(() => new RemoteClient({ ...options, tls: { clientKey: join(dir, 'key.pem') } })).toThrow(
+        /--tls_client_certificate and --tls_client_key must be given together/,
+      );
+      expect(() => new RemoteClient({ ...options, tls: { certificate: join(dir, 'absent.pem') } })).toThrow(
+        /--tls_certificate=.*absent\.pem: cannot read the file \(ENOENT\)/,
+      );
     } finally {
       trusted.close();
       untrusted.close();
@@ -280,7 +317,13 @@ describe('RemoteClient against the scheduler and an executor', () => {
     await writeFile(join(root, 'p/in.txt'), 'lost\n');
     const inputs = [{ path: 'p/in.txt', digest: digestOf(Buffer.from('lost\n')), isExecutable: false }];
     const key = computeActionKey(action, { env: { PATH: '/usr/bin:/bin' }, inputs });
-    const client = new RemoteClient({ executor: parseRemoteEndpoint(`grpc://${cluster.address}`, '--remote_executor'), instanceName: '', timeoutMs: 10_000, retries: 3, identity });
+    const client = new RemoteClient({
+      executor: parseRemoteEndpoint(`grpc://${cluster.address}`, '--remote_executor'),
+      instanceName: '',
+      timeoutMs: 10_000,
+      retries: 3,
+      identity,
+    });
     try {
       const blobs = actionBlobs(key, inputs, root);
       await client.uploadMissing(blobs);
@@ -359,7 +402,12 @@ describe('parseRemoteEndpoint', () => {
 
 describe('Retrier', () => {
   it('backs off exponentially with jitter, capped at the maximum', () => {
-    const at = (random: number) => new Retrier(undefined, async () => {}, () => random);
+    const at = (random: number) =>
+      new Retrier(
+        undefined,
+        async () => {},
+        () => random,
+      );
     expect([0, 1, 2, 3, 10].map((n) => at(0.5).delayMs(n))).toEqual([100, 200, 400, 800, 5000]);
     expect(at(0).delayMs(0)).toBeCloseTo(90);
     expect(at(1).delayMs(0)).toBeCloseTo(110);

@@ -118,7 +118,12 @@ describe('ByteStream.Write', () => {
       onBroken();
     });
     for (const r of uploadRequests(name, b.data, chunk).slice(0, 12)) first.write(r);
-    await until(async () => (await must(t.bs, t.bs.QueryWriteStatus, { resourceName: name })).committedSize >= chunk, 'the first chunk to be committed', 30_000, 0);
+    await until(
+      async () => (await must(t.bs, t.bs.QueryWriteStatus, { resourceName: name })).committedSize >= chunk,
+      'the first chunk to be committed',
+      30_000,
+      0,
+    );
     first.cancel();
     await failed;
     expect(brokenCode).toBe(grpc.status.CANCELLED);

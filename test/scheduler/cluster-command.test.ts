@@ -88,7 +88,10 @@ describe('kiln cluster up', () => {
     ['{"port": "x"}', /bad\.json: port: expected an integer from 0 to 65535, got "x"/],
     ['{"colour": 1}', /bad\.json: colour: unknown field/],
     ['{"storage": {"kind": "disk", "path": ""}}', /bad\.json: storage\.path: expected a non-empty string, got ""/],
-    ['{"execution": {"platformRules": {"OSFamily": "loose"}}}', /bad\.json: execution\.platformRules\.OSFamily: expected one of "exact", "minimum", "ignore", got "loose"/],
+    [
+      '{"execution": {"platformRules": {"OSFamily": "loose"}}}',
+      /bad\.json: execution\.platformRules\.OSFamily: expected one of "exact", "minimum", "ignore", got "loose"/,
+    ],
     ['{"execution": {"heartbeatIntervalMs": 1.5}}', /bad\.json: execution\.heartbeatIntervalMs: expected a non-negative integer, got 1\.5/],
     ['{"execution": {"colour": 1}}', /bad\.json: execution\.colour: unknown field \(allowed: heartbeatIntervalMs/],
     ['{not json', /bad\.json: not valid JSON/],

@@ -2,18 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestKey, digestOf, EMPTY_DIGEST, reapi, type Digest } from '../../src/core/index.js';
 import { FastCdc2020Chunker } from '../../scheduler/index.js';
 import { zstdCompress } from '../../src/core/index.js';
-import {
-  blob,
-  call,
-  grpc,
-  must,
-  randomBytes,
-  startTestServer,
-  uploadName,
-  uploadRequests,
-  writeStream,
-  type TestServer,
-} from './cache-server-fixture.js';
+import { blob, call, grpc, must, randomBytes, startTestServer, uploadName, uploadRequests, writeStream, type TestServer } from './cache-server-fixture.js';
 
 const BATCH_LIMIT = 256 * 1024;
 let t: TestServer;
@@ -188,7 +177,12 @@ describe('GetTree', () => {
     const missingChild = digestOf(reapi.Directory.encode({ files: [{ name: 'never uploaded', digest: EMPTY_DIGEST }] }));
     const present = blob(reapi.Directory.encode({ symlinks: [{ name: 'l', target: 't' }] }));
     await upload(present);
-    const rootData = reapi.Directory.encode({ directories: [{ name: 'a', digest: missingChild }, { name: 'b', digest: present.digest }] });
+    const rootData = reapi.Directory.encode({
+      directories: [
+        { name: 'a', digest: missingChild },
+        { name: 'b', digest: present.digest },
+      ],
+    });
     const root = blob(rootData);
     await upload(root);
     const { pages, error } = await getTree({ rootDigest: root.digest });

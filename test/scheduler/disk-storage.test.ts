@@ -3,18 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestKey, reapi } from '../../src/core/index.js';
-import {
-  blob,
-  blobName,
-  grpc,
-  must,
-  randomBytes,
-  readStream,
-  startTestServer,
-  uploadName,
-  uploadRequests,
-  writeStream,
-} from './cache-server-fixture.js';
+import { blob, blobName, grpc, must, randomBytes, readStream, startTestServer, uploadName, uploadRequests, writeStream } from './cache-server-fixture.js';
 
 let dir: string;
 beforeAll(async () => {

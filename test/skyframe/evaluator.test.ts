@@ -38,7 +38,11 @@ function sumFunctions(files: Map<string, string>, calls: string[]): Map<string, 
 describe('Evaluator', () => {
   it('memoises values within a run', () => {
     const calls: string[] = [];
-    const files = new Map([['a', '1 b c'], ['b', '2 c'], ['c', '3']]);
+    const files = new Map([
+      ['a', '1 b c'],
+      ['b', '2 c'],
+      ['c', '3'],
+    ]);
     const ev = new Evaluator(sumFunctions(files, calls));
     expect(ev.evaluate('sum:a')).toBe(1 + 2 + 3 + 3);
     expect(ev.evaluate('sum:a')).toBe(9);
@@ -47,7 +51,11 @@ describe('Evaluator', () => {
   });
 
   it('reports a cycle with its path, and memoises the error', () => {
-    const files = new Map([['a', 'b'], ['b', 'c'], ['c', 'b']]);
+    const files = new Map([
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'b'],
+    ]);
     const ev = new Evaluator(sumFunctions(files, []));
     let err: unknown;
     try {
@@ -61,7 +69,10 @@ describe('Evaluator', () => {
   });
 
   it('reuses persisted values while their inputs are unchanged', () => {
-    const files = new Map([['a', '1 b'], ['b', '2']]);
+    const files = new Map([
+      ['a', '1 b'],
+      ['b', '2'],
+    ]);
     const store = new MemoryStore();
     const oracle = (id: string) => files.get(id.slice(5)) ?? '';
     const first: string[] = [];
@@ -83,7 +94,11 @@ describe('Evaluator', () => {
 
 describe('Evaluator.trackInputs', () => {
   it('collects the inputs of every key evaluated inside, memoised or reused from the store', () => {
-    const files = new Map([['a', '1 b'], ['b', '2'], ['c', '3']]);
+    const files = new Map([
+      ['a', '1 b'],
+      ['b', '2'],
+      ['c', '3'],
+    ]);
     const store = new MemoryStore();
     const oracle = (id: string) => files.get(id.slice(5)) ?? '';
     new Evaluator(sumFunctions(files, []), store, oracle).evaluate('sum:a');
@@ -92,7 +107,11 @@ describe('Evaluator.trackInputs', () => {
     ev.evaluate('sum:c'); // before tracking: not collected
     const tracked = ev.trackInputs(() => ev.evaluate<number>('sum:a') + ev.evaluate<number>('sum:c'));
     expect(tracked.value).toBe(6);
-    expect([...tracked.inputs]).toEqual([['file:a', '1 b'], ['file:b', '2'], ['file:c', '3']]);
+    expect([...tracked.inputs]).toEqual([
+      ['file:a', '1 b'],
+      ['file:b', '2'],
+      ['file:c', '3'],
+    ]);
     expect(ev.stats).toEqual({ computed: 1, reusedFromStore: 1 }); // c computed before tracking, a reused
     expect(() => ev.trackInputs(() => ev.trackInputs(() => 0))).toThrow('not reentrant');
   });
@@ -107,7 +126,22 @@ describe('Evaluator and a store it cannot use', () => {
     const calls: string[] = [];
     const strict = sumFunctions(files, calls);
     const fn = strict.get('sum')!;
-    const rejecting = new Map([['sum', { compute: fn.compute, persist: { encode: () => { throw new Error('no'); }, decode: () => { throw new Error('bad record'); } } }]]);
+    const rejecting = new Map([
+      [
+        'sum',
+        {
+          compute: fn.compute,
+          persist: {
+            encode: () => {
+              throw new Error('no');
+            },
+            decode: () => {
+              throw new Error('bad record');
+            },
+          },
+        },
+      ],
+    ]);
     const ev = new Evaluator(rejecting, store, oracle);
     expect(ev.evaluate('sum:a')).toBe(1);
     expect(calls).toEqual(['a']);
@@ -130,16 +164,34 @@ describe('FileStore', () => {
   it('round-trips entries through one file and ignores another version', () => {
     const path = storePath();
     const s1 = new FileStore(path, 'v1');
-    s1.set('k', { inputs: [['file:a', 'x'], ['dir:d', 'é']], data: data('{"n":1}') });
+    s1.set('k', {
+      inputs: [
+        ['file:a', 'x'],
+        ['dir:d', 'é'],
+      ],
+      data: data('{"n":1}'),
+    });
     s1.flush();
-    expect(text(new FileStore(path, 'v1').get('k'))).toEqual({ inputs: [['file:a', 'x'], ['dir:d', 'é']], data: '{"n":1}' });
+    expect(text(new FileStore(path, 'v1').get('k'))).toEqual({
+      inputs: [
+        ['file:a', 'x'],
+        ['dir:d', 'é'],
+      ],
+      data: '{"n":1}',
+    });
     expect(new FileStore(path, 'v2').get('k')).toBeUndefined();
   });
 
   it('keeps the entries it read when it writes, the ones set in this run winning', () => {
     const path = storePath();
     const s1 = new FileStore(path, 'v1');
-    s1.set('a', { inputs: [['file:a', '1'], ['file:shared', 's']], data: data('A1') });
+    s1.set('a', {
+      inputs: [
+        ['file:a', '1'],
+        ['file:shared', 's'],
+      ],
+      data: data('A1'),
+    });
     s1.set('b', { inputs: [['file:shared', 's']], data: data('B1') });
     s1.flush();
     const s2 = new FileStore(path, 'v1');
@@ -147,7 +199,13 @@ describe('FileStore', () => {
     s2.set('c', { inputs: [], data: data('') });
     s2.flush();
     const s3 = new FileStore(path, 'v1');
-    expect(text(s3.get('a'))).toEqual({ inputs: [['file:a', '1'], ['file:shared', 's']], data: 'A1' });
+    expect(text(s3.get('a'))).toEqual({
+      inputs: [
+        ['file:a', '1'],
+        ['file:shared', 's'],
+      ],
+      data: 'A1',
+    });
     expect(text(s3.get('b'))).toEqual({ inputs: [['file:b', '2']], data: 'B2' });
     expect(text(s3.get('c'))).toEqual({ inputs: [], data: '' });
     expect(s3.get('d')).toBeUndefined();

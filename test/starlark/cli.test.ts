@@ -134,12 +134,7 @@ describe('kiln starlark: errors', () => {
 });
 
 describe('kiln starlark: usage errors exit 2', () => {
-  it.each([
-    [[] as string[]],
-    [['a.star', 'b.star']],
-    [['--option=nonesuch', 'main.star']],
-    [['--frobnicate', 'main.star']],
-  ])('%j', async (args) => {
+  it.each([[[] as string[]], [['a.star', 'b.star']], [['--option=nonesuch', 'main.star']], [['--frobnicate', 'main.star']]])('%j', async (args) => {
     files({ 'main.star': 'x = 1\n', 'a.star': '', 'b.star': '' });
     const r = await run(...args);
     expect(r.code).toBe(2);

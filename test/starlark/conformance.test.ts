@@ -60,11 +60,7 @@ class ChunkModules {
   private readonly sources: ReadonlyMap<string, string>;
   private readonly done = new Map<string, ModuleGlobals>();
   private readonly running = new Set<string>();
-  readonly predeclared: ReadonlyMap<string, Value> = new Map<string, Value>([
-    ['json', jsonModule()],
-    ['struct', structBuiltin],
-    ...assertHelpers(),
-  ]);
+  readonly predeclared: ReadonlyMap<string, Value> = new Map<string, Value>([['json', jsonModule()], ['struct', structBuiltin], ...assertHelpers()]);
 
   constructor(
     chunk: Chunk,

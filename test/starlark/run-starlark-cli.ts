@@ -20,9 +20,7 @@ export function loadStarlarkMain(): Promise<StarlarkMain> {
     (m: { main: StarlarkMain }) => m.main,
     (e: unknown) => {
       throw new Error(
-        `cannot load the kiln starlark command (src/cli/commands/starlark.ts exporting main(args, io)): ${
-          e instanceof Error ? e.message : String(e)
-        }`,
+        `cannot load the kiln starlark command (src/cli/commands/starlark.ts exporting main(args, io)): ${e instanceof Error ? e.message : String(e)}`,
       );
     },
   );

@@ -48,9 +48,7 @@ export class BuildConfiguration {
     this.cpu = options.getString('cpu') || hostCpuName(host);
     this.compilationMode = options.getString('compilation_mode');
     this.mnemonic = `${this.cpu}-${this.compilationMode}${kind === 'exec' ? '-exec' : ''}`;
-    this.id = createHash('sha256')
-      .update(`${kind}\n${this.cpu}\n${this.hostCpu}\n${platform.label}\n${options.fingerprint()}`)
-      .digest('hex');
+    this.id = createHash('sha256').update(`${kind}\n${this.cpu}\n${this.hostCpu}\n${platform.label}\n${options.fingerprint()}`).digest('hex');
     const root = `${outputRoot}/${this.mnemonic}`;
     const bin = `${root}/bin`;
     this.outputDirectories = {
@@ -124,8 +122,7 @@ export function execConfigurationOf(config: BuildConfiguration, execPlatform: Pl
 
 function platformResolver(context: ConfigurationContext): (label: string, flag: string) => Platform {
   const hostDecl = hostPlatformDeclaration(context.host);
-  const lookup = (label: string): PlatformDeclaration | undefined =>
-    label === HOST_PLATFORM_LABEL ? hostDecl : context.platforms?.(label);
+  const lookup = (label: string): PlatformDeclaration | undefined => (label === HOST_PLATFORM_LABEL ? hostDecl : context.platforms?.(label));
   return (written, flag) => {
     const label = canonicalFlagLabel(written) ?? written;
     if (lookup(label) === undefined) throw new UsageError(`${flag}: '${label}' is not a platform`);

@@ -113,11 +113,7 @@ export function validateConfigSetting(decl: ConfigSettingDeclaration, registry: 
   for (const cv of constraintValues) {
     const other = bySetting.get(cv.setting);
     if (other !== undefined && other !== cv.label) {
-      throw ruleError(
-        decl,
-        'constraint_values',
-        `Duplicate constraint values detected: constraint_setting ${cv.setting} has [${other}, ${cv.label}]`,
-      );
+      throw ruleError(decl, 'constraint_values', `Duplicate constraint values detected: constraint_setting ${cv.setting} has [${other}, ${cv.label}]`);
     }
     bySetting.set(cv.setting, cv.label);
     settingKeys.add(`constraint:${cv.label}`);

@@ -56,7 +56,6 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   constraint_value: () => ({ files: [], runfiles: [] }),
   platform: () => ({ files: [], runfiles: [] }),
   test_suite: () => ({ files: [], runfiles: [] }),
-
 };
 
 /** Thrown inside a rule's analysis when it, or a dependency, is incompatible with the platform. */
@@ -162,13 +161,25 @@ export class Analyzer {
     const base = { label: target.label, target, config, outputGroups: new Map(), actions: [] };
     switch (target.kind) {
       case 'source': {
-        const file: FileEntry = { artifact: { kind: 'source', execPath: sourceExecPath(target.label) }, rootPath: rootPathOf(target.label), label: target.label };
+        const file: FileEntry = {
+          artifact: { kind: 'source', execPath: sourceExecPath(target.label) },
+          rootPath: rootPathOf(target.label),
+          label: target.label,
+        };
         return { ...base, files: [file], runfiles: [], visibility: target.visibility ?? PUBLIC, testonly: false, kindName: 'source file' };
       }
       case 'generated': {
         const rule = this.analyze(target.generatingRule, config);
         if (rule.incompatible) {
-          return { ...base, files: [], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file', incompatible: rule.incompatible };
+          return {
+            ...base,
+            files: [],
+            runfiles: [],
+            visibility: rule.visibility,
+            testonly: rule.testonly,
+            kindName: 'generated file',
+            incompatible: rule.incompatible,
+          };
         }
         const name = targetNameOf(target.label);
         const index = rule.target.kind === 'rule' ? rule.target.outputs.indexOf(name) : -1;
@@ -176,7 +187,10 @@ export class Analyzer {
         // outputs of the rule's actions.
         const file =
           rule.files[index] ??
-          rule.actions.flatMap((a) => a.outputs).map((artifact): FileEntry => ({ artifact, rootPath: rootPathOf(target.label) })).find((f) => f.artifact.execPath.endsWith(`/${sourceExecPath(target.label)}`));
+          rule.actions
+            .flatMap((a) => a.outputs)
+            .map((artifact): FileEntry => ({ artifact, rootPath: rootPathOf(target.label) }))
+            .find((f) => f.artifact.execPath.endsWith(`/${sourceExecPath(target.label)}`));
         if (!file) throw new KilnError(`generated file '${target.label}' is not an output of ${target.generatingRule}`);
         return { ...base, files: [file], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file' };
       }
@@ -280,7 +294,10 @@ export class Analyzer {
         debug: (message, where) => this.options.debug?.(message, where),
         workspaceStatus: () => {
           const root = ctx.config.outputDirectories.root;
-          this.status ??= workspaceStatus(root.slice(0, root.lastIndexOf('/')), this.options.workspaceStatus ?? { stable: new Map([['BUILD_EMBED_LABEL', '']]), volatile: new Map() });
+          this.status ??= workspaceStatus(
+            root.slice(0, root.lastIndexOf('/')),
+            this.options.workspaceStatus ?? { stable: new Map([['BUILD_EMBED_LABEL', '']]), volatile: new Map() },
+          );
           return this.status;
         },
       });
@@ -295,7 +312,19 @@ export class Analyzer {
       [actual] = ctx.deps('actual', { configurable: true, skipTestonly: true });
     } catch (e) {
       if (!(e instanceof Incompatible)) throw e;
-      return { label: target.label, target, config, files: [], runfiles: [], outputGroups: new Map(), actions: [], visibility: this.visibilityOf(target), testonly: false, kindName: 'alias', incompatible: e.chain };
+      return {
+        label: target.label,
+        target,
+        config,
+        files: [],
+        runfiles: [],
+        outputGroups: new Map(),
+        actions: [],
+        visibility: this.visibilityOf(target),
+        testonly: false,
+        kindName: 'alias',
+        incompatible: e.chain,
+      };
     }
     if (!actual) throw ctx.error('actual', 'missing value for mandatory attribute');
     if (actual.kindName === 'test_suite' || actual.kindName === 'package group') {
@@ -330,7 +359,11 @@ export class Analyzer {
     const attr = <T>(name: string, fallback: T, configurable = true): T => {
       const raw = target.attrs.get(name);
       if (raw === undefined || raw === null) return fallback;
-      return resolveSelect(raw as T, { ruleLabel: target.label, attribute: name, configurable, pos: target.location, canonicalizeCondition: (c) => canonicalize(c) ?? c }, matchCondition);
+      return resolveSelect(
+        raw as T,
+        { ruleLabel: target.label, attribute: name, configurable, pos: target.location, canonicalizeCondition: (c) => canonicalize(c) ?? c },
+        matchCondition,
+      );
     };
     let outputPaths: OutputPaths | undefined;
     const ctx: RuleContext = {
@@ -356,7 +389,12 @@ export class Analyzer {
       deps: (attribute, opts = {}) => {
         const value = attr<unknown>(attribute, opts.fallback ?? [], opts.configurable ?? true);
         // label, label_list, or label_keyed_string_dict ([label, string] pairs).
-        const labels = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).map((v) => (Array.isArray(v) ? (v[0] as string) : (v as string))) : [];
+        const labels =
+          typeof value === 'string'
+            ? [value]
+            : Array.isArray(value)
+              ? (value as unknown[]).map((v) => (Array.isArray(v) ? (v[0] as string) : (v as string)))
+              : [];
         const depConfig = opts.exec ? execConfig : config;
         const skipTestonly = opts.skipTestonly === true;
         return labels.map((raw) => {

@@ -1,5 +1,15 @@
 import { KilnError } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES, Label, packageId, type BzlModule, type Package, type PackageLoader, type Provider, type StarlarkRuleFunction, type Target } from '../../loading/index.js';
+import {
+  BUILD_SETTING_RULE_CLASSES,
+  Label,
+  packageId,
+  type BzlModule,
+  type Package,
+  type PackageLoader,
+  type Provider,
+  type StarlarkRuleFunction,
+  type Target,
+} from '../../loading/index.js';
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 
@@ -74,7 +84,13 @@ export class LoadedTargetGraph implements TargetGraph {
       if (!setting) return undefined;
       // skylib's string_flag `values`: checked on the command line, as its implementation would.
       const allowed = setting.type === 'string' ? t.attrs.get('values') : undefined;
-      return { label, type: setting.type, defaultValue, isFlag: setting.flag, ...(Array.isArray(allowed) && allowed.length > 0 ? { allowedValues: allowed as string[] } : {}) };
+      return {
+        label,
+        type: setting.type,
+        defaultValue,
+        isFlag: setting.flag,
+        ...(Array.isArray(allowed) && allowed.length > 0 ? { allowedValues: allowed as string[] } : {}),
+      };
     }
     if (!BUILD_SETTING_RULE_CLASSES.has(t.ruleClass)) return undefined;
     const type = t.ruleClass.replace(/_(flag|setting)$/, '') as BuildSettingType;

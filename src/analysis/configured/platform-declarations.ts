@@ -21,7 +21,10 @@ export function platformDeclarationsFrom(graph: TargetGraph): (label: string) =>
       constraintValues: labels('constraint_values').map((cv) => {
         const value = constraintValueOf(graph, cv);
         if (!value) {
-          throw new KilnError(`in constraint_values attribute of platform rule ${label}: '${cv}' does not have mandatory providers: 'ConstraintValueInfo'`, target.location);
+          throw new KilnError(
+            `in constraint_values attribute of platform rule ${label}: '${cv}' does not have mandatory providers: 'ConstraintValueInfo'`,
+            target.location,
+          );
         }
         return value;
       }),

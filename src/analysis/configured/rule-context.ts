@@ -35,8 +35,6 @@ export interface RuleContext {
 }
 
 export function ruleError(target: RuleAnalysisTarget, attribute: string | undefined, message: string): RuleError {
-  const where = attribute
-    ? `in ${attribute} attribute of ${target.ruleClass} rule ${target.label}`
-    : `in ${target.ruleClass} rule ${target.label}`;
+  const where = attribute ? `in ${attribute} attribute of ${target.ruleClass} rule ${target.label}` : `in ${target.ruleClass} rule ${target.label}`;
   return new RuleError(`${where}: ${message}`, target.location);
 }

@@ -63,7 +63,10 @@ export function expandLocations(text: string, context: LocationContext): string 
     }
     if (close < 0) throw new ExpansionFailure(`unterminated $(${fn}) expression`);
     const paths = resolve(fn, body.slice(space).trim(), context);
-    out += paths.map(shellQuote).join(' ').replaceAll('$', () => '$$');
+    out += paths
+      .map(shellQuote)
+      .join(' ')
+      .replaceAll('$', () => '$$');
     i = close + 1;
   }
   return out;

@@ -27,7 +27,7 @@ export function expandMakeVariables(text: string, lookup: MakeVariableLookup, de
       break;
     }
     out += text.slice(i, dollar);
-    if (dollar === text.length - 1) throw new ExpansionFailure("unterminated $");
+    if (dollar === text.length - 1) throw new ExpansionFailure('unterminated $');
     const next = text[dollar + 1]!;
     if (next === '$') {
       out += '$';

@@ -14,7 +14,10 @@ export function expandRunArguments(args: readonly string[], locations: LocationC
 
 /** One value (an `env` entry): locations and Make variables, no word splitting. */
 export function expandRunValue(text: string, locations: LocationContext, variables: MakeVariableLookup): string {
-  const runfilesForm = text.replace(/\$\((location|locations)(\s)/g, (_m, fn: string, space: string) => `$(${fn === 'location' ? 'rootpath' : 'rootpaths'}${space}`);
+  const runfilesForm = text.replace(
+    /\$\((location|locations)(\s)/g,
+    (_m, fn: string, space: string) => `$(${fn === 'location' ? 'rootpath' : 'rootpaths'}${space}`,
+  );
   return expandMakeVariables(expandLocations(runfilesForm, locations), variables);
 }
 

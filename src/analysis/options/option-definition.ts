@@ -89,12 +89,7 @@ export interface ListOptionDefinition extends OptionBase {
   readonly converter: ListConverter;
 }
 
-export type OptionDefinition =
-  | StringOptionDefinition
-  | BoolOptionDefinition
-  | IntOptionDefinition
-  | DurationOptionDefinition
-  | ListOptionDefinition;
+export type OptionDefinition = StringOptionDefinition | BoolOptionDefinition | IntOptionDefinition | DurationOptionDefinition | ListOptionDefinition;
 
 /** A value that does not fit the option; the caller adds Bazel's `While parsing option` prefix. */
 export class OptionValueError extends Error {}

@@ -8,11 +8,30 @@ import type { OptionDefinition } from './option-definition.js';
  */
 export const TEST_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   { name: 'test_arg', type: 'list', default: [], allowMultiple: true, converter: 'whole', help: 'Extra argument passed to each test.' },
-  { name: 'test_env', type: 'list', default: [], allowMultiple: true, converter: 'whole', help: 'NAME=VALUE (or NAME, taken from the client) in the environment of tests.' },
+  {
+    name: 'test_env',
+    type: 'list',
+    default: [],
+    allowMultiple: true,
+    converter: 'whole',
+    help: 'NAME=VALUE (or NAME, taken from the client) in the environment of tests.',
+  },
   { name: 'test_filter', type: 'string', default: '', help: 'Passed to the test framework as TESTBRIDGE_TEST_ONLY.' },
-  { name: 'test_tag_filters', type: 'list', default: [], allowMultiple: false, converter: 'comma', help: 'Only tests with a positive tag and none of the -tags.' },
+  {
+    name: 'test_tag_filters',
+    type: 'list',
+    default: [],
+    allowMultiple: false,
+    converter: 'comma',
+    help: 'Only tests with a positive tag and none of the -tags.',
+  },
   { name: 'test_size_filters', type: 'list', default: [], allowMultiple: false, converter: 'comma', help: 'Only tests of these sizes (or not of the -sizes).' },
-  { name: 'test_timeout', type: 'string', default: '-1', help: 'Seconds: one value for every test, or four for short,moderate,long,eternal; -1 keeps the default.' },
+  {
+    name: 'test_timeout',
+    type: 'string',
+    default: '-1',
+    help: 'Seconds: one value for every test, or four for short,moderate,long,eternal; -1 keeps the default.',
+  },
   { name: 'runs_per_test', type: 'int', default: 1, help: 'Runs of each test.' },
   { name: 'flaky_test_attempts', type: 'string', default: 'default', help: 'Attempts of a failing test; default: 3 for flaky = True tests, else 1.' },
   {
@@ -39,5 +58,11 @@ export const TEST_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     help: 'auto: reuse passing results of unchanged tests run once; yes: also with --runs_per_test; no: always run.',
     executionOnly: true,
   },
-  { name: 'test_verbose_timeout_warnings', type: 'bool', default: false, help: 'Name the tests whose timeout is much larger than they need.', executionOnly: true },
+  {
+    name: 'test_verbose_timeout_warnings',
+    type: 'bool',
+    default: false,
+    help: 'Name the tests whose timeout is much larger than they need.',
+    executionOnly: true,
+  },
 ];

@@ -31,11 +31,11 @@ export function analyzeConfigSetting(ctx: RuleContext): RuleResult {
     return { label: cv.label, setting: ctx.canonicalize(setting) ?? setting };
   });
   const setting = validateConfigSetting({
-      label: ctx.target.label,
-      values: pairs(ctx.attr<unknown>('values', [], false)),
-      defineValues: pairs(ctx.attr<unknown>('define_values', [], false)),
-      flagValues,
-      constraintValues,
+    label: ctx.target.label,
+    values: pairs(ctx.attr<unknown>('values', [], false)),
+    defineValues: pairs(ctx.attr<unknown>('define_values', [], false)),
+    flagValues,
+    constraintValues,
     pos: ctx.target.location,
   });
   return { files: [], runfiles: [], configMatch: matchConfigSetting(setting, ctx.config, ctx.buildSettings) };

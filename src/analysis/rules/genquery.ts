@@ -32,14 +32,22 @@ export function analyzeGenquery(ctx: RuleContext): RuleResult {
   const opts = ctx.attr<readonly string[]>('opts', [], false);
   const out = ctx.outputFile(targetNameOf(label), true);
   const write = (work: InProcessWork) =>
-    inProcessAction({ owner: label, location: ctx.target.location, mnemonic: 'GenQuery', progressMessage: `Executing genquery ${label}`, output: out.artifact as DerivedArtifact, work });
+    inProcessAction({
+      owner: label,
+      location: ctx.target.location,
+      mnemonic: 'GenQuery',
+      progressMessage: `Executing genquery ${label}`,
+      output: out.artifact as DerivedArtifact,
+      work,
+    });
 
   let content: Uint8Array;
   try {
     content = evaluateGenquery({ loader, rule: label, expression, scope, strict, opts, warn: (m) => ctx.warn(`in genquery rule ${label}: ${m}`) }).output;
   } catch (e) {
     // Bazel reports a strict query leaving its scope when the action runs: analysis goes on.
-    if (e instanceof ScopeViolationError) return { files: [out], runfiles: [], actions: [write({ kind: 'fail', message: `in genquery rule ${label}: ${e.message}` })] };
+    if (e instanceof ScopeViolationError)
+      return { files: [out], runfiles: [], actions: [write({ kind: 'fail', message: `in genquery rule ${label}: ${e.message}` })] };
     if (isKilnError(e)) throw ctx.error(e.message.startsWith('option') || e.message.includes('opts') ? 'opts' : 'expression', e.message);
     throw e;
   }

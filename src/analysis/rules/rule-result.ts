@@ -29,4 +29,3 @@ export function uniqueFiles(entries: Iterable<FileEntry>): FileEntry[] {
   }
   return out;
 }
-

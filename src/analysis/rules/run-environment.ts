@@ -31,6 +31,8 @@ export function runEnvironmentOf(ctx: RuleContext, hasLabelList: (attribute: str
     }
   };
   const args = expand('args', () => expandRunArguments(ctx.attr<readonly string[]>('args', []), locations, lookup));
-  const env = expand('env', () => ctx.attr<readonly (readonly [string, string])[]>('env', []).map(([k, v]) => [k, expandRunValue(v, locations, lookup)] as const));
+  const env = expand('env', () =>
+    ctx.attr<readonly (readonly [string, string])[]>('env', []).map(([k, v]) => [k, expandRunValue(v, locations, lookup)] as const),
+  );
   return { args, env };
 }

@@ -24,7 +24,13 @@ export function runfilesTree(executable: FileEntry, runfiles: readonly FileEntry
   const exe = executable.artifact;
   if (exe.kind !== 'derived') throw new Error(`runfilesTree: ${exe.execPath} is not a derived file`);
   const dir = `${exe.execPath}.runfiles`;
-  const derived = (execPath: string, type?: DerivedArtifact['type']): DerivedArtifact => ({ kind: 'derived', execPath, root: exe.root, owner, ...(type ? { type } : {}) });
+  const derived = (execPath: string, type?: DerivedArtifact['type']): DerivedArtifact => ({
+    kind: 'derived',
+    execPath,
+    root: exe.root,
+    owner,
+    ...(type ? { type } : {}),
+  });
   const entries = new Map<string, FileEntry>();
   for (const f of [executable, ...runfiles]) {
     const path = runfilesPath(f.rootPath, workspaceName);

@@ -14,11 +14,7 @@ export function analyzeShLibrary(ctx: RuleContext): RuleResult {
   const deps = ctx.deps('deps');
   const data = ctx.deps('data');
   const files = uniqueFiles(srcs.flatMap((d) => d.files));
-  const runfiles = uniqueFiles([
-    ...files,
-    ...srcs.flatMap((d) => d.runfiles),
-    ...[...deps, ...data].flatMap((d) => [...d.files, ...d.runfiles]),
-  ]);
+  const runfiles = uniqueFiles([...files, ...srcs.flatMap((d) => d.runfiles), ...[...deps, ...data].flatMap((d) => [...d.files, ...d.runfiles])]);
   return { files, runfiles };
 }
 
@@ -47,4 +43,3 @@ export function analyzeShExecutable(ctx: RuleContext): RuleResult {
   });
   return { files: [out], runfiles: uniqueFiles([out, ...library.runfiles]), actions: [action], runEnvironment: runEnvironmentOf(ctx, () => true) };
 }
-

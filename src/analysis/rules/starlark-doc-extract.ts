@@ -39,7 +39,8 @@ export function analyzeStarlarkDocExtract(ctx: RuleContext, modules: StarlarkMod
   const missing = missingModules(module, available, modules);
   if (missing.length > 0) {
     let message = `missing bzl_library targets for Starlark module(s) ${missing.join(', ')}`;
-    if (generated.length > 0) message += `\nNote the following are generated file(s) and cannot be loaded in Starlark: ${generated.map(describeGenerated).join(', ')}`;
+    if (generated.length > 0)
+      message += `\nNote the following are generated file(s) and cannot be loaded in Starlark: ${generated.map(describeGenerated).join(', ')}`;
     throw ctx.error('deps', message);
   }
 
@@ -75,7 +76,8 @@ function sourceFileOf(ctx: RuleContext): string {
   const files = src?.files ?? [];
   if (files.length !== 1) throw ctx.error('src', `'${src?.label}' must produce a single file`);
   const file = files[0]!;
-  if (file.artifact.kind !== 'source' || !file.label) throw ctx.error('src', `${describeGenerated(file)} is not a source file and cannot be loaded in Starlark`);
+  if (file.artifact.kind !== 'source' || !file.label)
+    throw ctx.error('src', `${describeGenerated(file)} is not a source file and cannot be loaded in Starlark`);
   if (!/\.(bzl|scl)$/.test(file.label)) throw ctx.error('src', `${file.label} is not a .bzl or .scl file`);
   return file.label;
 }
@@ -110,5 +112,12 @@ function missingModules(module: BzlModule, available: ReadonlySet<string>, modul
 
 function writeAction(ctx: RuleContext, output: FileEntry, work: InProcessWork): Action {
   const { label: owner, location } = ctx.target;
-  return inProcessAction({ owner, location, mnemonic: 'FileWrite', progressMessage: `Writing file ${output.rootPath}`, output: output.artifact as DerivedArtifact, work });
+  return inProcessAction({
+    owner,
+    location,
+    mnemonic: 'FileWrite',
+    progressMessage: `Writing file ${output.rootPath}`,
+    output: output.artifact as DerivedArtifact,
+    work,
+  });
 }

@@ -80,7 +80,9 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
   }
   // Bazel leaves every output executable (0555); Kiln sets the bit where it matters: the rule's program.
   const program = result.executable?.artifact.execPath;
-  const actions = registry.actions.map((a) => (program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? markedExecutable(a) : a));
+  const actions = registry.actions.map((a) =>
+    program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? markedExecutable(a) : a,
+  );
   return { ...result, actions };
 }
 
@@ -108,7 +110,10 @@ function providersOf(returned: Value, rc: RuleContext, rule: StarlarkRuleFunctio
   }
   for (const name of rule.ruleClass!.starlark?.provides ?? []) {
     if (!out.some((p) => p.provider.name === name)) {
-      throw rc.error(undefined, `The rule '${rule.name}' promises to provide '${name}' in its 'provides' attribute, but the implementation function does not return it.`);
+      throw rc.error(
+        undefined,
+        `The rule '${rule.name}' promises to provide '${name}' in its 'provides' attribute, but the implementation function does not return it.`,
+      );
     }
   }
   return out;
@@ -119,7 +124,13 @@ function implementationPosition(rule: StarlarkRuleFunction): Position | undefine
   return (rule.implementation as { code?: { pos?: Position } }).code?.pos;
 }
 
-function interpret(providers: readonly ProviderInstance[], ctx: CtxValue, rc: RuleContext, ruleClass: RuleClass, rule: StarlarkRuleFunction): Omit<RuleResult, 'actions'> {
+function interpret(
+  providers: readonly ProviderInstance[],
+  ctx: CtxValue,
+  rc: RuleContext,
+  ruleClass: RuleClass,
+  rule: StarlarkRuleFunction,
+): Omit<RuleResult, 'actions'> {
   const byKey = new Map(providers.map((p) => [p.provider.key, p]));
   const info = byKey.get(DEFAULT_INFO.key);
   const given = (name: string) => {
@@ -158,7 +169,9 @@ function interpret(providers: readonly ProviderInstance[], ctx: CtxValue, rc: Ru
     outputGroups,
     providers: byKey,
     ...(executable ? { executable: executable.entry } : {}),
-    ...(executable && (ruleClass.executable || ruleClass.isTest) ? { runEnvironment: runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list') } : {}),
+    ...(executable && (ruleClass.executable || ruleClass.isTest)
+      ? { runEnvironment: runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list') }
+      : {}),
   };
 }
 

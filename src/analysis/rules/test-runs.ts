@@ -97,7 +97,12 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
     for (let run = 0; run < runs; run++) {
       const parts = [...(shardCount > 0 ? [`shard_${shard + 1}_of_${shardCount}`] : []), ...(runs > 1 ? [`run_${run + 1}_of_${runs}`] : [])];
       const logDir = parts.length > 0 ? `${baseDir}/${parts.join('_')}` : baseDir;
-      const output = (name: string): DerivedArtifact => ({ kind: 'derived', execPath: `${logDir}/${name}`, root: ct.config.outputDirectories.testlogs, owner: ct.label });
+      const output = (name: string): DerivedArtifact => ({
+        kind: 'derived',
+        execPath: `${logDir}/${name}`,
+        root: ct.config.outputDirectories.testlogs,
+        owner: ct.label,
+      });
       const env: Record<string, string> = {
         ...ruleEnv,
         ...settings.env,

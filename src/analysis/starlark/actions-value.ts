@@ -1,6 +1,27 @@
 import { Depset } from '../../loading/index.js';
-import { Builtin, None, StarDict, StarList, StarObject, StarStruct, StarTuple, StarlarkError, typeName, unpackArgs, type Kwargs, type Value } from '../../starlark/index.js';
-import { executionRequirementsFromTags, inProcessAction, type Action, type Artifact, type DerivedArtifact, type InProcessWork, type TreeFileLister } from '../../actions/index.js';
+import {
+  Builtin,
+  None,
+  StarDict,
+  StarList,
+  StarObject,
+  StarStruct,
+  StarTuple,
+  StarlarkError,
+  typeName,
+  unpackArgs,
+  type Kwargs,
+  type Value,
+} from '../../starlark/index.js';
+import {
+  executionRequirementsFromTags,
+  inProcessAction,
+  type Action,
+  type Artifact,
+  type DerivedArtifact,
+  type InProcessWork,
+  type TreeFileLister,
+} from '../../actions/index.js';
 import { packageExecPathOf, packageOutputDir, rootPathOf, siblingLabel } from '../configured/target-paths.js';
 import { ArgsValue, paramFileContent, type ParamFileFormat } from './args-value.js';
 import { FileValue } from './file-value.js';
@@ -17,7 +38,8 @@ interface ActionOwner {
 const SIGNATURES: Readonly<Record<string, string>> = {
   write: 'write(output, content, is_executable = False)',
   run: 'run(outputs, inputs = [], unused_inputs_list = None, executable, tools = unbound, arguments = [], mnemonic = None, progress_message = None, use_default_shell_env = False, env = None, execution_requirements = None, input_manifests = None)',
-  run_shell: 'run_shell(outputs, inputs = [], tools = unbound, arguments = [], mnemonic = None, command, progress_message = None, use_default_shell_env = False, env = None, execution_requirements = None, input_manifests = None)',
+  run_shell:
+    'run_shell(outputs, inputs = [], tools = unbound, arguments = [], mnemonic = None, command, progress_message = None, use_default_shell_env = False, env = None, execution_requirements = None, input_manifests = None)',
   expand_template: 'expand_template(template, output, substitutions, is_executable = False)',
   symlink: 'symlink(output, target_file = None, target_path = None, is_executable = False, progress_message = None)',
   declare_file: 'declare_file(filename, sibling = None)',
@@ -168,19 +190,22 @@ function withArguments(action: Action, head: readonly string[], args: readonly (
   if (args.every((a): a is string => typeof a === 'string')) return { ...action, argv: [...head, ...args] };
   let argv: readonly string[] | undefined;
   const expanded = (): readonly string[] => (argv ??= [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand()))]);
-  return Object.defineProperties({ ...action }, {
-    argv: { get: expanded, enumerable: true },
-    // Present only when the Args met a directory (known once argv is expanded): a function keeps
-    // the action out of the analysis cache, which the common action without trees stays in.
-    argvWithTrees: {
-      get: (): ((treeFiles: TreeFileLister) => readonly string[]) | undefined => {
-        expanded();
-        if (!args.some((a) => typeof a !== 'string' && a.holdsDirectory)) return undefined;
-        return (treeFiles) => [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand(treeFiles)))];
+  return Object.defineProperties(
+    { ...action },
+    {
+      argv: { get: expanded, enumerable: true },
+      // Present only when the Args met a directory (known once argv is expanded): a function keeps
+      // the action out of the analysis cache, which the common action without trees stays in.
+      argvWithTrees: {
+        get: (): ((treeFiles: TreeFileLister) => readonly string[]) | undefined => {
+          expanded();
+          if (!args.some((a) => typeof a !== 'string' && a.holdsDirectory)) return undefined;
+          return (treeFiles) => [...head, ...args.flatMap((a) => (typeof a === 'string' ? [a] : a.expand(treeFiles)))];
+        },
+        enumerable: true,
       },
-      enumerable: true,
     },
-  });
+  );
 }
 
 /** Bazel's `ctx.actions`. */
@@ -221,7 +246,9 @@ export class ActionsValue extends StarObject {
 
   private inProcess(mnemonic: string, progressMessage: string, output: FileValue, inputs: Artifact[], work: InProcessWork, executable: boolean): void {
     const { label: owner, location } = this.registry.owner;
-    this.registry.register(inProcessAction({ owner, location, mnemonic, progressMessage, output: output.artifact as DerivedArtifact, work, inputs, executable }));
+    this.registry.register(
+      inProcessAction({ owner, location, mnemonic, progressMessage, output: output.artifact as DerivedArtifact, work, inputs, executable }),
+    );
   }
 
   /**
@@ -241,7 +268,11 @@ export class ActionsValue extends StarObject {
           out.push(a);
           continue;
         }
-        const params = this.registry.declare('params', `${firstOutput.entry.rootPath.slice(firstOutput.entry.rootPath.lastIndexOf('/') + 1)}-${++this.paramFiles}.params`, firstOutput);
+        const params = this.registry.declare(
+          'params',
+          `${firstOutput.entry.rootPath.slice(firstOutput.entry.rootPath.lastIndexOf('/') + 1)}-${++this.paramFiles}.params`,
+          firstOutput,
+        );
         this.inProcess('FileWrite', `Writing file ${params.entry.rootPath}`, params, [], lazyWrite(a, a.paramFile.format), false);
         inputs.push(params.artifact);
         out.push(a.paramFile.argument.replace('%s', params.path));
@@ -317,16 +348,35 @@ export class ActionsValue extends StarObject {
         });
       case 'expand_template':
         return new Builtin('expand_template', (_t, args, kwargs) => {
-          const [template, output, substitutions, isExecutable] = unpackArgs('expand_template', args, kwargs, ['template', 'output', 'substitutions?', 'is_executable?', 'computed_substitutions?']);
+          const [template, output, substitutions, isExecutable] = unpackArgs('expand_template', args, kwargs, [
+            'template',
+            'output',
+            'substitutions?',
+            'is_executable?',
+            'computed_substitutions?',
+          ]);
           if (!(template instanceof FileValue)) throw wrongType('expand_template', 'template', 'File');
           const file = this.outputFile('expand_template', 'output', output);
           const subs = stringDict('expand_template', 'substitutions', substitutions);
-          this.inProcess('TemplateExpand', `Expanding template ${file.entry.rootPath}`, file, [template.artifact], { kind: 'expand_template', template: template.path, substitutions: subs }, isExecutable === true);
+          this.inProcess(
+            'TemplateExpand',
+            `Expanding template ${file.entry.rootPath}`,
+            file,
+            [template.artifact],
+            { kind: 'expand_template', template: template.path, substitutions: subs },
+            isExecutable === true,
+          );
           return None;
         });
       case 'symlink':
         return new Builtin('symlink', (_t, args, kwargs) => {
-          const [output, target, targetPath, isExecutable, progressMessage] = unpackArgs('symlink', args, kwargs, ['output', 'target_file?', 'target_path?', 'is_executable?', 'progress_message?']);
+          const [output, target, targetPath, isExecutable, progressMessage] = unpackArgs('symlink', args, kwargs, [
+            'output',
+            'target_file?',
+            'target_path?',
+            'is_executable?',
+            'progress_message?',
+          ]);
           const file = this.outputFile('symlink', 'output', output);
           if (isSet(target) === isSet(targetPath)) throw new StarlarkError('Exactly one of "target_file" or "target_path" is required');
           if (isSet(isExecutable) && typeof isExecutable !== 'boolean') throw wrongType('symlink', 'is_executable', 'bool');
@@ -423,8 +473,41 @@ export class ActionsValue extends StarObject {
 }
 
 const RUN_PARAMS: Readonly<Record<'run' | 'run_shell', readonly string[]>> = {
-  run: ['outputs', 'inputs', 'unused_inputs_list', 'executable', 'tools', 'arguments', 'mnemonic', 'progress_message', 'use_default_shell_env', 'env', 'execution_requirements', 'input_manifests', 'exec_group', 'shadowed_action', 'resource_set', 'toolchain'],
-  run_shell: ['outputs', 'inputs', 'tools', 'arguments', 'mnemonic', 'command', 'progress_message', 'use_default_shell_env', 'env', 'execution_requirements', 'input_manifests', 'exec_group', 'shadowed_action', 'resource_set', 'toolchain'],
+  run: [
+    'outputs',
+    'inputs',
+    'unused_inputs_list',
+    'executable',
+    'tools',
+    'arguments',
+    'mnemonic',
+    'progress_message',
+    'use_default_shell_env',
+    'env',
+    'execution_requirements',
+    'input_manifests',
+    'exec_group',
+    'shadowed_action',
+    'resource_set',
+    'toolchain',
+  ],
+  run_shell: [
+    'outputs',
+    'inputs',
+    'tools',
+    'arguments',
+    'mnemonic',
+    'command',
+    'progress_message',
+    'use_default_shell_env',
+    'env',
+    'execution_requirements',
+    'input_manifests',
+    'exec_group',
+    'shadowed_action',
+    'resource_set',
+    'toolchain',
+  ],
 };
 
 /** run and run_shell take keyword arguments only (Bazel's signature), `outputs` and the program mandatory. */

@@ -1,5 +1,18 @@
 import { Depset, StarLabel } from '../../loading/index.js';
-import { Builtin, None, StarCallable, StarList, StarObject, StarTuple, StarlarkError, Thread, str, typeName, unpackArgs, type Value } from '../../starlark/index.js';
+import {
+  Builtin,
+  None,
+  StarCallable,
+  StarList,
+  StarObject,
+  StarTuple,
+  StarlarkError,
+  Thread,
+  str,
+  typeName,
+  unpackArgs,
+  type Value,
+} from '../../starlark/index.js';
 import { shellQuote } from '../../core/index.js';
 import type { TreeFileLister } from '../../actions/index.js';
 import { FileValue } from './file-value.js';
@@ -162,18 +175,23 @@ export class ArgsValue extends StarObject {
       case 'add_all':
         return new Builtin('add_all', (_t, args, kwargs) => {
           this.checkMutable('add_all');
-          const [first, second, mapEach, formatEach, beforeEach, omitIfEmpty, uniquify, expandDirectories, terminateWith] = unpackArgs('add_all', args, kwargs, [
-            'arg_name_or_values',
-            'values?',
-            'map_each?',
-            'format_each?',
-            'before_each?',
-            'omit_if_empty?',
-            'uniquify?',
-            'expand_directories?',
-            'terminate_with?',
-            'allow_closure?',
-          ]);
+          const [first, second, mapEach, formatEach, beforeEach, omitIfEmpty, uniquify, expandDirectories, terminateWith] = unpackArgs(
+            'add_all',
+            args,
+            kwargs,
+            [
+              'arg_name_or_values',
+              'values?',
+              'map_each?',
+              'format_each?',
+              'before_each?',
+              'omit_if_empty?',
+              'uniquify?',
+              'expand_directories?',
+              'terminate_with?',
+              'allow_closure?',
+            ],
+          );
           this.pieces.push({
             kind: 'all',
             ...this.vector('add_all', first!, second, mapEach, formatEach, omitIfEmpty, uniquify, expandDirectories),
@@ -185,18 +203,23 @@ export class ArgsValue extends StarObject {
       case 'add_joined':
         return new Builtin('add_joined', (_t, args, kwargs) => {
           this.checkMutable('add_joined');
-          const [first, second, joinWith, mapEach, formatEach, formatJoined, omitIfEmpty, uniquify, expandDirectories] = unpackArgs('add_joined', args, kwargs, [
-            'arg_name_or_values',
-            'values?',
-            'join_with',
-            'map_each?',
-            'format_each?',
-            'format_joined?',
-            'omit_if_empty?',
-            'uniquify?',
-            'expand_directories?',
-            'allow_closure?',
-          ]);
+          const [first, second, joinWith, mapEach, formatEach, formatJoined, omitIfEmpty, uniquify, expandDirectories] = unpackArgs(
+            'add_joined',
+            args,
+            kwargs,
+            [
+              'arg_name_or_values',
+              'values?',
+              'join_with',
+              'map_each?',
+              'format_each?',
+              'format_joined?',
+              'omit_if_empty?',
+              'uniquify?',
+              'expand_directories?',
+              'allow_closure?',
+            ],
+          );
           if (typeof joinWith !== 'string') throw new StarlarkError(`add_joined: for parameter join_with: got ${typeName(joinWith!)}, want string`);
           this.pieces.push({
             kind: 'joined',
@@ -211,7 +234,9 @@ export class ArgsValue extends StarObject {
           this.checkMutable('use_param_file');
           const [argument] = unpackArgs('use_param_file', args, kwargs, ['param_file_arg', 'use_always?']);
           if (typeof argument !== 'string' || argument.split('%s').length !== 2) {
-            throw new StarlarkError(`Invalid value for parameter "param_file_arg": Expected string with a single "%s", got "${typeof argument === 'string' ? argument : typeName(argument!)}"`);
+            throw new StarlarkError(
+              `Invalid value for parameter "param_file_arg": Expected string with a single "%s", got "${typeof argument === 'string' ? argument : typeName(argument!)}"`,
+            );
           }
           // Kiln always uses the params file once asked to (Bazel may inline a short command line).
           this.paramFile = { argument, format: this.paramFileFormat };
@@ -284,7 +309,8 @@ export function paramFileContent(args: readonly string[], format: ParamFileForma
     const lines: string[] = [];
     for (const a of args) {
       if (a.startsWith('--') && lines.length > 0 && !lines[lines.length - 1]!.startsWith('--')) lines.push(a);
-      else if (!a.startsWith('--') && lines.length > 0 && lines[lines.length - 1]!.startsWith('--') && !lines[lines.length - 1]!.includes('=')) lines[lines.length - 1] += `=${a}`;
+      else if (!a.startsWith('--') && lines.length > 0 && lines[lines.length - 1]!.startsWith('--') && !lines[lines.length - 1]!.includes('='))
+        lines[lines.length - 1] += `=${a}`;
       else lines.push(a);
     }
     return lines.join('\n') + (lines.length > 0 ? '\n' : '');

@@ -1,4 +1,15 @@
-import { isSelectValue, Label, StarLabel, type AttrValue, type RuleClass, type AttributeSpec, Depset, depsetOf, implicitOutputName, type StarlarkRuleFunction } from '../../loading/index.js';
+import {
+  isSelectValue,
+  Label,
+  StarLabel,
+  type AttrValue,
+  type RuleClass,
+  type AttributeSpec,
+  Depset,
+  depsetOf,
+  implicitOutputName,
+  type StarlarkRuleFunction,
+} from '../../loading/index.js';
 import {
   Builtin,
   None,
@@ -27,7 +38,16 @@ import { defaultInfoOf, executableOf, TargetValue } from './target-value.js';
 import type { WorkspaceStatus } from './workspace-status.js';
 
 /** Label attributes every rule has that name no dependency of the implementation. */
-const NON_DEPENDENCY_ATTRIBUTES = new Set(['visibility', 'compatible_with', 'restricted_to', 'target_compatible_with', 'exec_compatible_with', 'toolchains', 'aspect_hints', 'package_metadata']);
+const NON_DEPENDENCY_ATTRIBUTES = new Set([
+  'visibility',
+  'compatible_with',
+  'restricted_to',
+  'target_compatible_with',
+  'exec_compatible_with',
+  'toolchains',
+  'aspect_hints',
+  'package_metadata',
+]);
 
 /** What the implementation of one Starlark rule target sees besides its analysis context. */
 interface StarlarkRuleEnvironment {
@@ -129,7 +149,12 @@ function shapeOf(ruleClass: RuleClass): ClassShape {
   if (!shape) {
     const specs = [...ruleClass.attributes.values()];
     shape = {
-      dependencies: specs.filter((spec) => spec.starlark !== undefined && (spec.type === 'label' || spec.type === 'label_list' || spec.type === 'label_keyed_string_dict') && !NON_DEPENDENCY_ATTRIBUTES.has(spec.name)),
+      dependencies: specs.filter(
+        (spec) =>
+          spec.starlark !== undefined &&
+          (spec.type === 'label' || spec.type === 'label_list' || spec.type === 'label_keyed_string_dict') &&
+          !NON_DEPENDENCY_ATTRIBUTES.has(spec.name),
+      ),
       outputs: specs.filter((spec) => spec.type === 'output' || spec.type === 'output_list'),
       names: specs.map((spec) => spec.name).sort(),
     };
@@ -142,9 +167,30 @@ const EMPTY_STRUCT = new StarStruct([]);
 
 /** What `dir(ctx)` lists. */
 const CTX_MEMBERS = [
-  'actions', 'attr', 'bin_dir', 'build_file_path', 'build_setting_value', 'configuration', 'coverage_instrumented', 'disabled_features',
-  'executable', 'expand_location', 'expand_make_variables', 'features', 'file', 'files', 'fragments', 'genfiles_dir', 'info_file',
-  'label', 'outputs', 'runfiles', 'toolchains', 'var', 'version_file', 'workspace_name',
+  'actions',
+  'attr',
+  'bin_dir',
+  'build_file_path',
+  'build_setting_value',
+  'configuration',
+  'coverage_instrumented',
+  'disabled_features',
+  'executable',
+  'expand_location',
+  'expand_make_variables',
+  'features',
+  'file',
+  'files',
+  'fragments',
+  'genfiles_dir',
+  'info_file',
+  'label',
+  'outputs',
+  'runfiles',
+  'toolchains',
+  'var',
+  'version_file',
+  'workspace_name',
 ].sort();
 
 /**
@@ -303,7 +349,8 @@ export class CtxValue extends StarObject {
         throw rc.error(spec.name, `'${dep.label}' does not produce any ${rc.target.ruleClass} ${spec.name} files (${expectation(allowed)})`);
       }
       if (options.singleFile && usable.length !== 1) throw rc.error(spec.name, `'${dep.label}' must produce a single file`);
-      if (options.executable && !executableOf(dep) && dep.files.length !== 1) throw rc.error(spec.name, `${dep.label} does not refer to a valid executable target`);
+      if (options.executable && !executableOf(dep) && dep.files.length !== 1)
+        throw rc.error(spec.name, `${dep.label} does not refer to a valid executable target`);
       if (options.providers.length > 0) {
         const has = (key: string) => key === 'DefaultInfo' || dep.providers?.has(key) === true || (key === 'OutputGroupInfo' && dep.outputGroups.size > 0);
         if (!options.providers.some((set) => set.every((p) => has(p.key)))) {
@@ -401,10 +448,15 @@ export class CtxValue extends StarObject {
         return new Builtin('expand_location', (_t, args, kwargs) => {
           const [input, targets] = unpackArgs('expand_location', args, kwargs, ['input', 'targets?']);
           if (typeof input !== 'string') throw new StarlarkError(`expand_location: for parameter input: got ${typeName(input!)}, want string`);
-          const extra = targets === undefined || targets === None ? [] : targets instanceof StarList || targets instanceof StarTuple ? targets.elems : undefined;
-          if (!extra || extra.some((t) => !(t instanceof TargetValue))) throw new StarlarkError('expand_location: for parameter targets: want a sequence of Targets');
+          const extra =
+            targets === undefined || targets === None ? [] : targets instanceof StarList || targets instanceof StarTuple ? targets.elems : undefined;
+          if (!extra || extra.some((t) => !(t instanceof TargetValue)))
+            throw new StarlarkError('expand_location: for parameter targets: want a sequence of Targets');
           try {
-            return expandLocations(input, { prerequisites: this.locationEntries(extra as TargetValue[]), canonicalize: (raw) => this.rc.canonicalize(raw) }).replace(/\$\$/g, '$');
+            return expandLocations(input, {
+              prerequisites: this.locationEntries(extra as TargetValue[]),
+              canonicalize: (raw) => this.rc.canonicalize(raw),
+            }).replace(/\$\$/g, '$');
           } catch (e) {
             if (e instanceof ExpansionFailure) throw new StarlarkError(e.message, { cause: e });
             throw e;
@@ -414,7 +466,8 @@ export class CtxValue extends StarObject {
         return new Builtin('expand_make_variables', (_t, args, kwargs) => {
           const [attribute, command, additional] = unpackArgs('expand_make_variables', args, kwargs, ['attribute_name', 'command', 'additional_substitutions']);
           if (typeof command !== 'string') throw new StarlarkError(`expand_make_variables: for parameter command: got ${typeName(command!)}, want string`);
-          if (!(additional instanceof StarDict)) throw new StarlarkError(`expand_make_variables: for parameter additional_substitutions: got ${typeName(additional!)}, want dict`);
+          if (!(additional instanceof StarDict))
+            throw new StarlarkError(`expand_make_variables: for parameter additional_substitutions: got ${typeName(additional!)}, want dict`);
           const vars = configurationMakeVariables(this.rc.config);
           try {
             return expandMakeVariables(command, (n) => {
@@ -447,7 +500,8 @@ export class CtxValue extends StarObject {
     ]);
     const direct = files === undefined || files === None ? [] : files instanceof StarList || files instanceof StarTuple ? files.elems : undefined;
     if (!direct || direct.some((f) => !(f instanceof FileValue))) throw new StarlarkError('runfiles: for parameter files: want a sequence of Files');
-    if (transitive !== undefined && transitive !== None && !(transitive instanceof Depset)) throw new StarlarkError(`runfiles: for parameter transitive_files: got ${typeName(transitive)}, want depset or None`);
+    if (transitive !== undefined && transitive !== None && !(transitive instanceof Depset))
+      throw new StarlarkError(`runfiles: for parameter transitive_files: got ${typeName(transitive)}, want depset or None`);
     const merged: RunfilesValue[] = [];
     if (collectData === true || collectDefault === true) {
       for (const name of ['srcs', 'deps', 'data']) {

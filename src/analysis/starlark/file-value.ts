@@ -42,7 +42,10 @@ export class FileValue extends StarObject {
     if (artifact.kind !== 'derived') return [];
     return execPaths.map((execPath) => {
       const relative = execPath.slice(this.path.length + 1);
-      const child: FileEntry = { artifact: { kind: 'derived', execPath, root: artifact.root, owner: artifact.owner }, rootPath: `${this.entry.rootPath}/${relative}` };
+      const child: FileEntry = {
+        artifact: { kind: 'derived', execPath, root: artifact.root, owner: artifact.owner },
+        rootPath: `${this.entry.rootPath}/${relative}`,
+      };
       return new FileValue(child, this.owner, relative);
     });
   }

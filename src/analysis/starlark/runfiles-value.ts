@@ -24,9 +24,18 @@ export class RunfilesValue extends StarObject {
   merge(others: readonly RunfilesValue[]): RunfilesValue {
     const all = [this, ...others];
     return new RunfilesValue(
-      depsetOf([], all.map((r) => r.files)),
-      depsetOf([], all.map((r) => r.symlinks)),
-      depsetOf([], all.map((r) => r.rootSymlinks)),
+      depsetOf(
+        [],
+        all.map((r) => r.files),
+      ),
+      depsetOf(
+        [],
+        all.map((r) => r.symlinks),
+      ),
+      depsetOf(
+        [],
+        all.map((r) => r.rootSymlinks),
+      ),
     );
   }
 
@@ -49,7 +58,8 @@ export class RunfilesValue extends StarObject {
       case 'merge_all':
         return new Builtin('merge_all', (_t, args, kwargs) => {
           const [others] = unpackArgs('merge_all', args, kwargs, ['other']);
-          if (!(others instanceof StarList || others instanceof StarTuple)) throw new StarlarkError(`merge_all: for parameter other: got ${typeName(others!)}, want sequence of runfiles`);
+          if (!(others instanceof StarList || others instanceof StarTuple))
+            throw new StarlarkError(`merge_all: for parameter other: got ${typeName(others!)}, want sequence of runfiles`);
           return this.merge(
             others.elems.map((o, i) => {
               if (!(o instanceof RunfilesValue)) throw new StarlarkError(`merge_all: at index ${i}, got ${typeName(o)}, want runfiles`);

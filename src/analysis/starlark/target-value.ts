@@ -52,7 +52,10 @@ function filesToRun(executable: FileEntry | undefined): StarStruct {
 function outputGroupInfoOf(ct: ConfiguredTarget): ProviderInstance | undefined {
   const own = ct.providers?.get(OUTPUT_GROUP_INFO.key);
   if (own || ct.outputGroups.size === 0) return own;
-  return new ProviderInstance(OUTPUT_GROUP_INFO, [...ct.outputGroups].map(([name, files]) => [name, depsetOf(files.map(fileValueOf))] as [string, Value]));
+  return new ProviderInstance(
+    OUTPUT_GROUP_INFO,
+    [...ct.outputGroups].map(([name, files]) => [name, depsetOf(files.map(fileValueOf))] as [string, Value]),
+  );
 }
 
 /** A provider of a configured target, or undefined. */

@@ -18,7 +18,10 @@ const OWNER = '//:workspace_status';
 
 /** `KEY value` lines, sorted by key, as Bazel writes them. */
 function statusText(values: ReadonlyMap<string, string>): string {
-  return [...values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k} ${v}\n`).join('');
+  return [...values]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k} ${v}\n`)
+    .join('');
 }
 
 /**
@@ -28,7 +31,13 @@ function statusText(values: ReadonlyMap<string, string>): string {
 export function workspaceStatus(outputRoot: string, values: WorkspaceStatusValues): WorkspaceStatus {
   const file = (name: string, content: string): [FileEntry, Action] => {
     const artifact: DerivedArtifact = { kind: 'derived', execPath: `${outputRoot}/${name}`, root: outputRoot, owner: OWNER };
-    const action = inProcessAction({ owner: OWNER, mnemonic: 'BazelWorkspaceStatusAction', progressMessage: `Writing file ${name}`, output: artifact, work: { kind: 'write', content } });
+    const action = inProcessAction({
+      owner: OWNER,
+      mnemonic: 'BazelWorkspaceStatusAction',
+      progressMessage: `Writing file ${name}`,
+      output: artifact,
+      work: { kind: 'write', content },
+    });
     return [{ artifact, rootPath: name }, action];
   };
   const [stable, writeStable] = file('stable-status.txt', statusText(values.stable));

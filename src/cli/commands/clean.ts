@@ -21,7 +21,8 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   for (const a of opened.rest) {
     if (a === '--expunge') expunge = true;
     else if (a === '--noexpunge') expunge = false;
-    else if (a === '--async' || a === '--noasync') continue; // Kiln always cleans synchronously.
+    else if (a === '--async' || a === '--noasync')
+      continue; // Kiln always cleans synchronously.
     else if (a.startsWith('-')) {
       printError(io, `Unrecognized option: ${a}`);
       return ExitCode.COMMAND_LINE_ERROR;
@@ -32,7 +33,9 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   }
   const { outputBase, execRoot } = ctx.layout;
   io.stderr.write(
-    expunge ? 'INFO: Starting clean (this may take a while). Consider using --async if the clean takes more than several minutes.\n' : 'INFO: Starting clean.\n',
+    expunge
+      ? 'INFO: Starting clean (this may take a while). Consider using --async if the clean takes more than several minutes.\n'
+      : 'INFO: Starting clean.\n',
   );
   const abort = new AbortController();
   void io.interrupted?.then(() => abort.abort());

@@ -139,7 +139,8 @@ function executorSectionOf(section: unknown, where: string, baseDir: string): { 
   };
   const obj = readObject(section, 'executor', [...RESOURCE_LIMIT_KEYS, ...SCHEDULER_CREDENTIAL_KEYS], fail);
   const limits = Object.fromEntries(Object.entries(obj).filter(([key]) => (RESOURCE_LIMIT_KEYS as readonly string[]).includes(key)));
-  const file = (key: (typeof SCHEDULER_CREDENTIAL_KEYS)[number]) => (obj[key] === undefined ? undefined : resolve(baseDir, readNonEmptyString(obj[key], `executor.${key}`, fail)));
+  const file = (key: (typeof SCHEDULER_CREDENTIAL_KEYS)[number]) =>
+    obj[key] === undefined ? undefined : resolve(baseDir, readNonEmptyString(obj[key], `executor.${key}`, fail));
   const [tlsCa, tlsCertificate, tlsKey, tokenFile] = SCHEDULER_CREDENTIAL_KEYS.map(file);
   let token: string | undefined;
   try {

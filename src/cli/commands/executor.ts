@@ -176,7 +176,9 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   let running;
   try {
     if (config.runner === 'docker') {
-      const defaultImage = await defaultImageOf(config.dockerHost ?? 'unix:///var/run/docker.sock', config.defaultImage, (m) => io.stderr.write(`INFO: ${m}\n`));
+      const defaultImage = await defaultImageOf(config.dockerHost ?? 'unix:///var/run/docker.sock', config.defaultImage, (m) =>
+        io.stderr.write(`INFO: ${m}\n`),
+      );
       config = { ...config, defaultImage };
     }
     running = await startExecutor(config, log);
@@ -190,7 +192,9 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     return ExitCode.BUILD_FAILURE;
   }
   io.stderr.write(`INFO: executor ${config.name} (${running.runner}, ${config.slots} slot(s)) working for ${config.scheduler}\n`);
-  io.stderr.write(`INFO: ${running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs'}\n`);
+  io.stderr.write(
+    `INFO: ${running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs'}\n`,
+  );
   io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
   const refusal = await Promise.race([(io.interrupted ?? new Promise<void>(() => undefined)).then(() => undefined), running.refused]);
   if (refusal === undefined) io.stderr.write('INFO: interrupted: stopping\n');

@@ -1,6 +1,14 @@
 import { join, resolve } from 'node:path';
 import { ExitCode, isKilnError, readTextUpTo, UsageError, type Position } from '../../core/index.js';
-import { formatQueryResult, OUTPUT_FORMATTERS, parseQueryOptions, QueryEngine, QuerySyntaxError, TargetPatternError, type QueryOptionValues } from '../../query/index.js';
+import {
+  formatQueryResult,
+  OUTPUT_FORMATTERS,
+  parseQueryOptions,
+  QueryEngine,
+  QuerySyntaxError,
+  TargetPatternError,
+  type QueryOptionValues,
+} from '../../query/index.js';
 import { interruptibly, type CliIO } from '../io.js';
 import { InterruptedBySigint } from '../sigint-breakable.js';
 import { openWorkspace, printError as printErrorTo } from '../workspace-context.js';
@@ -25,7 +33,8 @@ function parseArgs(args: readonly string[], cwd: string): QueryInvocation {
     } catch (e) {
       throw new UsageError(`I/O error reading from ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, undefined, { cause: e });
     }
-    if (text === undefined) throw new UsageError(`--query_file=${options.queryFile}: ${path} is larger than ${MAX_QUERY_FILE_BYTES >> 20} MiB, the most a query may be`);
+    if (text === undefined)
+      throw new UsageError(`--query_file=${options.queryFile}: ${path} is larger than ${MAX_QUERY_FILE_BYTES >> 20} MiB, the most a query may be`);
     expression = text;
   }
   if (expression.trim() === '') throw new UsageError("missing query expression. Type 'kiln help query' for syntax and help.");

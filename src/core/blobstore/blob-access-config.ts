@@ -1,13 +1,4 @@
-import {
-  ConfigError,
-  fieldPath,
-  readBoolean,
-  readNonEmptyString,
-  readObject,
-  readOneOf,
-  readPositiveInteger,
-  type ConfigFail,
-} from '../json-config.js';
+import { ConfigError, fieldPath, readBoolean, readNonEmptyString, readObject, readOneOf, readPositiveInteger, type ConfigFail } from '../json-config.js';
 
 /**
  * How to build a BlobAccess: a backend, possibly wrapped in decorators, as nested objects (the shape of

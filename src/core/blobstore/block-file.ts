@@ -136,16 +136,12 @@ class BlockFileDescriptor implements BlockFile {
 
   async read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
     const fd = await this.descriptor();
-    return new Promise((resolve, reject) =>
-      fs.read(fd, buffer, offset, length, position, (e, bytesRead) => (e ? reject(e) : resolve({ bytesRead }))),
-    );
+    return new Promise((resolve, reject) => fs.read(fd, buffer, offset, length, position, (e, bytesRead) => (e ? reject(e) : resolve({ bytesRead }))));
   }
 
   async write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesWritten: number }> {
     const fd = await this.descriptor();
-    return new Promise((resolve, reject) =>
-      fs.write(fd, buffer, offset, length, position, (e, bytesWritten) => (e ? reject(e) : resolve({ bytesWritten }))),
-    );
+    return new Promise((resolve, reject) => fs.write(fd, buffer, offset, length, position, (e, bytesWritten) => (e ? reject(e) : resolve({ bytesWritten }))));
   }
 
   async writev(buffers: Buffer[], position: number): Promise<{ bytesWritten: number }> {

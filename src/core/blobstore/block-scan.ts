@@ -53,12 +53,7 @@ export async function scanBlockDirectory(dir: string, logger: BlobAccessLogger |
  * A damaged stretch in the middle (a write that never reached the disk while a later one did: writes
  * of one block run concurrently) is stepped over to the next intact header.
  */
-async function scanBlock(
-  block: Block,
-  file: FileHandle,
-  logger: BlobAccessLogger | undefined,
-  onRecord: (record: ScannedRecord) => void,
-): Promise<number> {
+async function scanBlock(block: Block, file: FileHandle, logger: BlobAccessLogger | undefined, onRecord: (record: ScannedRecord) => void): Promise<number> {
   const { size: fileSize } = await file.stat();
   const reader = new SequentialReader(file, fileSize);
   let pos = 0;

@@ -19,7 +19,6 @@ export interface BlobAccessDeps {
   readonly contentAddressableStorage?: BlobAccess;
 }
 
-
 /**
  * Builds the BlobAccess a config describes, decorators around their backend. The one place that knows
  * every kind: adding a kind to BlobAccessConfig without handling it here fails to compile.

@@ -217,10 +217,7 @@ export class DiskBlobAccess implements BlobAccess {
     this.checkFits(digest, digest.sizeBytes);
     const usage = diskUsageOf(digest.sizeBytes);
     if (this.reservedBytes + usage > this.options.maxBytes) {
-      throw new ResourceExhaustedError(
-        `disk store is full of uploads in progress (${this.reservedBytes} bytes); retry ${digestKey(digest)} later`,
-        1000,
-      );
+      throw new ResourceExhaustedError(`disk store is full of uploads in progress (${this.reservedBytes} bytes); retry ${digestKey(digest)} later`, 1000);
     }
     this.reservedBytes += usage;
     this.evict();

@@ -53,9 +53,7 @@ export class MemoryBlobAccess implements BlobAccess {
   }
 
   private tooLarge(digest: Digest, size: number): never {
-    throw new ResourceExhaustedError(
-      `blob ${digestKey(digest)} (${size} bytes) exceeds the memory store's budget of ${this.options.maxBytes} bytes`,
-    );
+    throw new ResourceExhaustedError(`blob ${digestKey(digest)} (${size} bytes) exceeds the memory store's budget of ${this.options.maxBytes} bytes`);
   }
 
   async findMissing(digests: readonly Digest[]): Promise<Digest[]> {

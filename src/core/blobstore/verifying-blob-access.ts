@@ -157,9 +157,7 @@ class VerifyingBlobWriter implements BlobWriter {
   async write(chunk: Uint8Array): Promise<void> {
     if (this.hasher.sizeBytes + chunk.byteLength > this.digest.sizeBytes) {
       await this.abort();
-      throw new InvalidArgumentError(
-        `blob ${digestKey(this.digest)}: upload exceeds the digest's size of ${this.digest.sizeBytes} bytes`,
-      );
+      throw new InvalidArgumentError(`blob ${digestKey(this.digest)}: upload exceeds the digest's size of ${this.digest.sizeBytes} bytes`);
     }
     this.hasher.update(chunk);
     await this.inner?.write(chunk);

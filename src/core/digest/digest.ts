@@ -38,9 +38,7 @@ export function parseDigest(value: DigestLike | null | undefined, field = 'diges
   const hash = value.hash ?? '';
   const sizeBytes = value.sizeBytes ?? 0;
   if (!HEX64.test(hash)) {
-    throw new InvalidArgumentError(
-      `${field}: hash must be ${SHA256_HEX_LENGTH} lowercase hex characters (SHA-256), got ${JSON.stringify(truncate(hash))}`,
-    );
+    throw new InvalidArgumentError(`${field}: hash must be ${SHA256_HEX_LENGTH} lowercase hex characters (SHA-256), got ${JSON.stringify(truncate(hash))}`);
   }
   if (!Number.isSafeInteger(sizeBytes) || sizeBytes < 0) {
     throw new InvalidArgumentError(`${field}: size_bytes must be a non-negative integer, got ${String(sizeBytes)}`);

@@ -65,7 +65,15 @@ export class BubblewrapProcessRunner implements ProcessRunner {
         ...spec,
         // bwrap itself starts on the host; a tree's working directory exists only inside.
         cwd: spec.tree ? '/' : spec.cwd,
-        argv: [...hostUserPrefix(this.options), this.options.bwrapPath, ...identity(this.options), ...bubblewrapArguments(spec, steps, this.options.inIsolatedNetwork ?? false), '--', ...exactPwd(spec), ...spec.argv],
+        argv: [
+          ...hostUserPrefix(this.options),
+          this.options.bwrapPath,
+          ...identity(this.options),
+          ...bubblewrapArguments(spec, steps, this.options.inIsolatedNetwork ?? false),
+          '--',
+          ...exactPwd(spec),
+          ...spec.argv,
+        ],
       };
       // Joined on the host, before setpriv and bwrap: the sandbox is in the cgroups from its start.
       return await spawn(joiningCgroups(bwrap, spec.cgroups));
@@ -78,7 +86,16 @@ export class BubblewrapProcessRunner implements ProcessRunner {
 
 /** The bwrap command line (without the program and the command) for one process spec and its steps. */
 export function bubblewrapArguments(spec: ProcessSpec, steps: readonly SandboxStep[], inIsolatedNetwork = false): string[] {
-  const args = ['--unshare-all', ...(inIsolatedNetwork ? ['--share-net'] : []), '--die-with-parent', '--new-session', '--hostname', 'localhost', '--cap-drop', 'ALL'];
+  const args = [
+    '--unshare-all',
+    ...(inIsolatedNetwork ? ['--share-net'] : []),
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'localhost',
+    '--cap-drop',
+    'ALL',
+  ];
   for (const step of steps) args.push(...bubblewrapStep(step));
   args.push('--chdir', spec.cwd);
   return args;

@@ -75,7 +75,12 @@ export async function chooseSandbox(options: SandboxOptions = {}): Promise<Sandb
   return { ...chosen, note: chosen.note ? `${fallback}; ${chosen.note}` : fallback };
 }
 
-async function bubblewrapSandbox(bwrapPath: string, user: HostUser | undefined, networkPerRun: boolean, spawn: ProcessGroupSpawner | undefined): Promise<SandboxChoice> {
+async function bubblewrapSandbox(
+  bwrapPath: string,
+  user: HostUser | undefined,
+  networkPerRun: boolean,
+  spawn: ProcessGroupSpawner | undefined,
+): Promise<SandboxChoice> {
   let isolated: ProcessStarter | undefined;
   let inIsolatedNetwork = false;
   if (!networkPerRun) {

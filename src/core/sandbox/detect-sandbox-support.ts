@@ -2,9 +2,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-export type SandboxSupport =
-  | { readonly available: true; readonly bwrapPath: string }
-  | { readonly available: false; readonly reason: string };
+export type SandboxSupport = { readonly available: true; readonly bwrapPath: string } | { readonly available: false; readonly reason: string };
 
 export interface DetectSandboxOptions {
   /** A bwrap to use; otherwise $KILN_BWRAP, then `bwrap` on PATH. */
@@ -24,7 +22,10 @@ export function detectSandboxSupport(options: DetectSandboxOptions = {}): Promis
   const env = options.env ?? process.env;
   const bwrap = options.bwrapPath ?? env.KILN_BWRAP ?? findOnPath('bwrap', env.PATH ?? '');
   if (!bwrap) {
-    return Promise.resolve({ available: false, reason: 'bubblewrap (bwrap) is not installed; run scripts/test-setup.d/10-bubblewrap.sh or install the bubblewrap package' });
+    return Promise.resolve({
+      available: false,
+      reason: 'bubblewrap (bwrap) is not installed; run scripts/test-setup.d/10-bubblewrap.sh or install the bubblewrap package',
+    });
   }
   let answer = cache.get(bwrap);
   if (!answer) {
@@ -36,18 +37,13 @@ export function detectSandboxSupport(options: DetectSandboxOptions = {}): Promis
 
 function probe(bwrap: string): Promise<SandboxSupport> {
   return new Promise((resolve) => {
-    execFile(
-      bwrap,
-      ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'],
-      { timeout: 10_000, env: {} },
-      (error, _stdout, stderr) => {
-        if (!error) resolve({ available: true, bwrapPath: bwrap });
-        else {
-          const why = String(stderr).trim() || error.message;
-          resolve({ available: false, reason: `${bwrap} cannot create namespaces on this machine: ${why}` });
-        }
-      },
-    );
+    execFile(bwrap, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], { timeout: 10_000, env: {} }, (error, _stdout, stderr) => {
+      if (!error) resolve({ available: true, bwrapPath: bwrap });
+      else {
+        const why = String(stderr).trim() || error.message;
+        resolve({ available: false, reason: `${bwrap} cannot create namespaces on this machine: ${why}` });
+      }
+    });
   });
 }
 

@@ -29,9 +29,7 @@ export class NativeSandboxRunner implements ProcessRunner {
    * to). `user`: the host user the commands run as (a root caller only); `networkPerRun`: a network
    * namespace per sandbox, so concurrent sandboxes cannot reach each other over loopback.
    */
-  static async start(
-    options: Pick<NativeSpawnerOptions, 'sandboxUser' | 'networkPerRun'> = {},
-  ): Promise<NativeSandboxRunner | { readonly reason: string }> {
+  static async start(options: Pick<NativeSpawnerOptions, 'sandboxUser' | 'networkPerRun'> = {}): Promise<NativeSandboxRunner | { readonly reason: string }> {
     const binary = nativeSpawnerBinary();
     if (!binary) return { reason: 'the native sandbox was not compiled (no C compiler at `npm run build`)' };
     let directory: string;

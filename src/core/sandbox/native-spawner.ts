@@ -168,7 +168,12 @@ export class NativeSpawner {
     const sandbox =
       sandboxBase === undefined
         ? []
-        : ['--sandbox', sandboxBase, ...(sandboxUser ? ['--user', `${sandboxUser.uid}:${sandboxUser.gid}`] : []), ...(networkPerRun ? ['--network-per-run'] : [])];
+        : [
+            '--sandbox',
+            sandboxBase,
+            ...(sandboxUser ? ['--user', `${sandboxUser.uid}:${sandboxUser.gid}`] : []),
+            ...(networkPerRun ? ['--network-per-run'] : []),
+          ];
     const [program, ...args] = [...(this.options.wrapper ?? []), this.binary, ...sandbox];
     // A session of its own: Ctrl-C reaches Kiln, which then kills what runs and reports it.
     const child = spawn(program!, args, { stdio: ['pipe', 'pipe', 'inherit'], detached: true });

@@ -22,15 +22,7 @@ export type SandboxStep =
 const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 
 /** The few files of /etc that programs need to start and to name users; nothing else of /etc. */
-const ETC_FILES = [
-  '/etc/passwd',
-  '/etc/group',
-  '/etc/nsswitch.conf',
-  '/etc/ld.so.cache',
-  '/etc/ld.so.conf',
-  '/etc/localtime',
-  '/etc/alternatives',
-];
+const ETC_FILES = ['/etc/passwd', '/etc/group', '/etc/nsswitch.conf', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/localtime', '/etc/alternatives'];
 
 /** Those of ETC_FILES that are directories: mounted whole over the prepared /etc's empty ones. */
 const ETC_DIRECTORIES = ETC_FILES.filter((path) => lstatSync(path, { throwIfNoEntry: false })?.isDirectory());

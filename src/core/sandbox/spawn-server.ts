@@ -171,8 +171,6 @@ export class SpawnServer {
  */
 function compiledServerScript(): string | undefined {
   const here = import.meta.url;
-  const candidates = here.endsWith('.ts')
-    ? [new URL('../../../dist/src/core/sandbox/spawn-server-main.js', here)]
-    : [new URL('./spawn-server-main.js', here)];
+  const candidates = here.endsWith('.ts') ? [new URL('../../../dist/src/core/sandbox/spawn-server-main.js', here)] : [new URL('./spawn-server-main.js', here)];
   return candidates.map((u) => fileURLToPath(u)).find((p) => existsSync(p));
 }

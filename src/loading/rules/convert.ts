@@ -2,14 +2,7 @@ import { repr, StarDict, StarList, StarTuple, type Value } from '../../starlark/
 import { Label, type PackageContext } from '../label.js';
 import { Selector, SelectorList } from '../select.js';
 import { StarLabel } from '../starlark-label.js';
-import {
-  DEFAULT_CONDITION,
-  type AttributeSpec,
-  type AttrValue,
-  type PlainAttrValue,
-  type SelectBranches,
-  TYPE_NAMES,
-} from './attribute.js';
+import { DEFAULT_CONDITION, type AttributeSpec, type AttrValue, type PlainAttrValue, type SelectBranches, TYPE_NAMES } from './attribute.js';
 
 /** A value that does not fit an attribute's type; the message is Bazel's. */
 export class ConversionError extends Error {}

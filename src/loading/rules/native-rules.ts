@@ -131,11 +131,7 @@ const platform = defineRuleClass('platform', {
 });
 
 // Declaration order is the order `query --output=build` prints (Bazel 2.1.0: deps, data, srcs).
-const SH_COMMON = [
-  attr('deps', 'label_list'),
-  attr('data', 'label_list'),
-  attr('srcs', 'label_list'),
-];
+const SH_COMMON = [attr('deps', 'label_list'), attr('data', 'label_list'), attr('srcs', 'label_list')];
 const SH_RUNNABLE = [
   attr('args', 'string_list'),
   attr('env', 'string_dict'),
@@ -176,14 +172,34 @@ function buildSetting(name: string, type: 'string' | 'bool' | 'int' | 'string_li
 }
 
 /** label_flag and label_setting: a build setting whose value is a label; the target forwards that target's providers. */
-const labelFlag = defineRuleClass('label_flag', { common: BASE, attributes: [attr('build_setting_default', 'label', { mandatory: true, configurable: false })] });
-const labelSetting = defineRuleClass('label_setting', { common: BASE, attributes: [attr('build_setting_default', 'label', { mandatory: true, configurable: false })] });
+const labelFlag = defineRuleClass('label_flag', {
+  common: BASE,
+  attributes: [attr('build_setting_default', 'label', { mandatory: true, configurable: false })],
+});
+const labelSetting = defineRuleClass('label_setting', {
+  common: BASE,
+  attributes: [attr('build_setting_default', 'label', { mandatory: true, configurable: false })],
+});
 
 /** Rule classes available as native functions in BUILD files and under `native.` in .bzl files. */
 export const NATIVE_RULE_CLASSES: ReadonlyMap<string, RuleClass> = new Map(
-  [alias, configSetting, filegroup, genquery, genrule, starlarkDocExtract, testSuite, constraintSetting, constraintValue, platform, shBinary, shTest, shLibrary, labelFlag, labelSetting].map(
-    (r) => [r.name, r],
-  ),
+  [
+    alias,
+    configSetting,
+    filegroup,
+    genquery,
+    genrule,
+    starlarkDocExtract,
+    testSuite,
+    constraintSetting,
+    constraintValue,
+    platform,
+    shBinary,
+    shTest,
+    shLibrary,
+    labelFlag,
+    labelSetting,
+  ].map((r) => [r.name, r]),
 );
 
 /** The rules of `@bazel_skylib//rules:common_settings.bzl`, also available as native rule classes. */

@@ -61,13 +61,37 @@ const COMMON: Readonly<Record<string, AttributeSpec>> = Object.fromEntries(
 
 /** Bazel 2.1.0's order of the common attributes; attributes it did not have yet are placed near their kin. */
 const COMMON_ORDER = [
-  'name', 'visibility', 'deprecation', 'tags', 'testonly', 'features', 'compatible_with', 'restricted_to',
-  'target_compatible_with', 'aspect_hints', 'package_metadata', 'licenses', 'exec_properties', 'exec_compatible_with',
+  'name',
+  'visibility',
+  'deprecation',
+  'tags',
+  'testonly',
+  'features',
+  'compatible_with',
+  'restricted_to',
+  'target_compatible_with',
+  'aspect_hints',
+  'package_metadata',
+  'licenses',
+  'exec_properties',
+  'exec_compatible_with',
   'exec_group_compatible_with',
 ];
 
 /** The common set of most rules (alias has exactly this; others add licenses and more). */
-export const BASE = ['name', 'aspect_hints', 'compatible_with', 'deprecation', 'features', 'package_metadata', 'restricted_to', 'tags', 'target_compatible_with', 'testonly', 'visibility'];
+export const BASE = [
+  'name',
+  'aspect_hints',
+  'compatible_with',
+  'deprecation',
+  'features',
+  'package_metadata',
+  'restricted_to',
+  'tags',
+  'target_compatible_with',
+  'testonly',
+  'visibility',
+];
 export const WITH_LICENSES = [...BASE, 'licenses'];
 export const WITH_EXEC = [...WITH_LICENSES, 'exec_compatible_with', 'exec_group_compatible_with', 'exec_properties'];
 

@@ -37,4 +37,3 @@ function rbuildfiles<T>(ctx: QueryContext<T>, args: readonly QueryArgument[]): T
   }
   return out;
 }
-

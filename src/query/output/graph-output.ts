@@ -39,7 +39,11 @@ export const graphOutput: OutputFormatter = {
       return [...out].sort((a, b) => a - b);
     });
     const conditions = conditionalEdges(targets, env);
-    const nodeLabel = (k: number) => classLabel(classes[k]!.map((v) => targets[v]!.label.toString()), env.graphNodeLimit);
+    const nodeLabel = (k: number) =>
+      classLabel(
+        classes[k]!.map((v) => targets[v]!.label.toString()),
+        env.graphNodeLimit,
+      );
 
     let out = 'digraph mygraph {\n  node [shape=box];\n';
     for (const k of reversePostorder(successors)) {
@@ -94,7 +98,8 @@ function conditionalEdges(targets: readonly QueryTarget[], env: OutputEnvironmen
       for (const part of v.select) {
         if ('plain' in part) continue;
         for (const [condition, value] of part.conditions) {
-          const labels = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).filter((x): x is string => typeof x === 'string') : [];
+          const labels =
+            typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).filter((x): x is string => typeof x === 'string') : [];
           for (const l of labels) {
             if (!deps.has(l)) continue;
             let list = byDependency.get(l);

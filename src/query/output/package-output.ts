@@ -6,6 +6,9 @@ export const packageOutput: OutputFormatter = {
   ordering: 'packages',
   format: (targets) => {
     const names = new Set(targets.map((t) => (t.pkg.repo === '' ? t.pkg.pkg : packageId(t.pkg.repo, t.pkg.pkg))));
-    return [...names].sort().map((n) => `${n}\n`).join('');
+    return [...names]
+      .sort()
+      .map((n) => `${n}\n`)
+      .join('');
   },
 };

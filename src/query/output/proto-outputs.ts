@@ -32,7 +32,10 @@ export const streamedJsonProtoOutput: OutputFormatter = {
   format: (targets, env) => {
     const type = blazeQuery.Target.type;
     return targets
-      .map((t) => `${JSON.stringify(type.toObject(type.fromObject(targetMessage(t, env) as Record<string, unknown>), { enums: String, longs: Number, json: true }))}\n`)
+      .map(
+        (t) =>
+          `${JSON.stringify(type.toObject(type.fromObject(targetMessage(t, env) as Record<string, unknown>), { enums: String, longs: Number, json: true }))}\n`,
+      )
       .join('');
   },
 };
@@ -116,7 +119,11 @@ function attributeMessage(a: RuleAttribute): blazeQuery.AttributeInit {
     case 'int':
       return { ...base, type: Discriminator.INTEGER, ...(typeof v === 'number' ? { intValue: v } : {}) };
     case 'int_list':
-      return { ...base, type: Discriminator.INTEGER_LIST, intListValue: Array.isArray(v) ? (v as unknown[]).filter((n): n is number => typeof n === 'number') : [] };
+      return {
+        ...base,
+        type: Discriminator.INTEGER_LIST,
+        intListValue: Array.isArray(v) ? (v as unknown[]).filter((n): n is number => typeof n === 'number') : [],
+      };
     case 'string':
       return { ...base, type: Discriminator.STRING, ...(typeof v === 'string' ? { stringValue: v } : {}) };
     case 'label':
@@ -134,7 +141,11 @@ function attributeMessage(a: RuleAttribute): blazeQuery.AttributeInit {
     case 'string_dict':
       return { ...base, type: Discriminator.STRING_DICT, stringDictValue: pairs(v).map(([key, value]) => ({ key, value: String(value) })) };
     case 'label_keyed_string_dict':
-      return { ...base, type: Discriminator.LABEL_KEYED_STRING_DICT, labelKeyedStringDictValue: pairs(v).map(([key, value]) => ({ key, value: String(value) })) };
+      return {
+        ...base,
+        type: Discriminator.LABEL_KEYED_STRING_DICT,
+        labelKeyedStringDictValue: pairs(v).map(([key, value]) => ({ key, value: String(value) })),
+      };
     case 'string_list_dict':
       return { ...base, type: Discriminator.STRING_LIST_DICT, stringListDictValue: pairs(v).map(([key, value]) => ({ key, value: strings(value) })) };
     case 'label_list_dict':

@@ -80,7 +80,8 @@ export function ruleInputs(rule: RuleTarget): string[] {
   for (const [name, v] of rule.attrs) {
     if (name === 'visibility') continue;
     const values = isSelectValue(v) ? v.select.flatMap((p) => ('plain' in p ? [p.plain] : p.conditions.flatMap(([k, x]) => [k, x]))) : [v];
-    for (const x of values) for (const s of typeof x === 'string' ? [x] : Array.isArray(x) ? (x as unknown[]).flat(2) : []) if (typeof s === 'string') onlyVisibility.delete(s);
+    for (const x of values)
+      for (const s of typeof x === 'string' ? [x] : Array.isArray(x) ? (x as unknown[]).flat(2) : []) if (typeof s === 'string') onlyVisibility.delete(s);
   }
   return [...new Set(rule.dependencies)].filter((d) => !onlyVisibility.has(d)).sort();
 }

@@ -40,7 +40,12 @@ function targetElement(t: QueryTarget, env: OutputEnvironment): string {
       const isBuildFile = t.pkg.buildFile.endsWith(`/${target.name}`) || t.pkg.buildFile === target.name;
       return (
         `    <source-file location="${location(t, env)}" name="${name}"${isBuildFile ? ` package_contains_errors="${t.pkg.errors.length > 0}"` : ''}>\n` +
-        (isBuildFile ? env.loadsOf(t).map((l) => `        <load name="${escape(l)}"/>\n`).join('') : '') +
+        (isBuildFile
+          ? env
+              .loadsOf(t)
+              .map((l) => `        <load name="${escape(l)}"/>\n`)
+              .join('')
+          : '') +
         visibility.map((v) => `        <visibility-label name="${escape(v)}"/>\n`).join('') +
         '    </source-file>\n'
       );
@@ -88,7 +93,9 @@ function attributeElement(name: string, type: string, value: PlainAttrValue | un
       let out = `${pad}<dict name="${n}">\n`;
       for (const [k, v] of value as readonly (readonly [string, PlainAttrValue])[]) {
         const keyItem = type === 'label_keyed_string_dict' ? 'label' : 'string';
-        const values = Array.isArray(v) ? `${pad}        <list>\n${(v as string[]).map((x) => `${pad}            <${type === 'label_list_dict' ? 'label' : 'string'} value="${escape(x)}"/>\n`).join('')}${pad}        </list>\n` : `${pad}        <string value="${escape(String(v))}"/>\n`;
+        const values = Array.isArray(v)
+          ? `${pad}        <list>\n${(v as string[]).map((x) => `${pad}            <${type === 'label_list_dict' ? 'label' : 'string'} value="${escape(x)}"/>\n`).join('')}${pad}        </list>\n`
+          : `${pad}        <string value="${escape(String(v))}"/>\n`;
         out += `${pad}    <pair>\n${pad}        <${keyItem} value="${escape(k)}"/>\n${values}${pad}    </pair>\n`;
       }
       return `${out}${pad}</dict>\n`;

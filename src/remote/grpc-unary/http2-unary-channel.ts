@@ -158,7 +158,10 @@ function receiveUnary(
     settle(failure);
     if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
   };
-  const timer = deadline === undefined ? undefined : setTimeout(() => abandon(new GrpcCallError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded')), deadline - Date.now());
+  const timer =
+    deadline === undefined
+      ? undefined
+      : setTimeout(() => abandon(new GrpcCallError(grpc.status.DEADLINE_EXCEEDED, 'Deadline exceeded')), deadline - Date.now());
 
   stream.on('response', (headers: IncomingHttpHeaders, flags: number) => {
     httpStatus = Number(headers[':status']);
@@ -188,9 +191,20 @@ function receiveUnary(
 }
 
 /** Why a stream ended without a gRPC status: its connection broke (UNAVAILABLE, so the call is retried), an HTTP error, or a reset. */
-function statusWithoutTrailers(stream: ClientHttp2Stream, connection: Connection, httpStatus: number | undefined, streamError: Error | undefined): GrpcCallError {
+function statusWithoutTrailers(
+  stream: ClientHttp2Stream,
+  connection: Connection,
+  httpStatus: number | undefined,
+  streamError: Error | undefined,
+): GrpcCallError {
   const code = (streamError as NodeJS.ErrnoException | undefined)?.code;
-  if (!connection.usable || connection.session.destroyed || code === 'ERR_HTTP2_STREAM_CANCEL' || code === 'ECONNRESET' || code === 'ERR_HTTP2_GOAWAY_SESSION') {
+  if (
+    !connection.usable ||
+    connection.session.destroyed ||
+    code === 'ERR_HTTP2_STREAM_CANCEL' ||
+    code === 'ECONNRESET' ||
+    code === 'ERR_HTTP2_GOAWAY_SESSION'
+  ) {
     const cause = (streamError?.cause as Error | undefined) ?? connection.failure ?? streamError;
     return new GrpcCallError(grpc.status.UNAVAILABLE, cause?.message ?? 'Connection dropped');
   }

@@ -22,7 +22,13 @@ export function openHttp2Session(endpoint: RemoteEndpoint, secureContext: Secure
     if ('path' in address) return netConnect(address.path);
     if (!secureContext) return netConnect({ host: address.host, port: address.port }).setNoDelay(true);
     // A certificate is checked against the host; SNI may only name a host, not an IP address.
-    return tlsConnect({ host: address.host, port: address.port, secureContext, ALPNProtocols: ['h2'], ...(isIP(address.host) ? {} : { servername: address.host }) }).setNoDelay(true);
+    return tlsConnect({
+      host: address.host,
+      port: address.port,
+      secureContext,
+      ALPNProtocols: ['h2'],
+      ...(isIP(address.host) ? {} : { servername: address.host }),
+    }).setNoDelay(true);
   };
   // The target is `host:port` with an IPv6 literal already in brackets.
   const authority = 'path' in address ? 'http://localhost' : `${secureContext ? 'https' : 'http'}://${endpoint.target}`;

@@ -46,7 +46,11 @@ export class UnaryResponseReader {
   /** The message once the stream has ended with OK. */
   message(): Buffer | GrpcCallError {
     if (this.received === 0) return new GrpcCallError(grpc.status.UNIMPLEMENTED, 'No message received');
-    if (this.received !== this.expected) return new GrpcCallError(grpc.status.INTERNAL, `The response ended inside a message (${this.received} of ${Math.max(this.expected, MESSAGE_PREFIX_BYTES)} bytes)`);
+    if (this.received !== this.expected)
+      return new GrpcCallError(
+        grpc.status.INTERNAL,
+        `The response ended inside a message (${this.received} of ${Math.max(this.expected, MESSAGE_PREFIX_BYTES)} bytes)`,
+      );
     const whole = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.received);
     return whole.subarray(MESSAGE_PREFIX_BYTES);
   }

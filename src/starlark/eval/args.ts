@@ -29,7 +29,10 @@ export function unpackArgs(fn: string, args: Value[], kwargs: Kwargs | null, par
       // `name` or `name?`, compared without slicing (builtins with many keywords are called in loops).
       const i = params.findIndex((p) => p === name || (p.length === name.length + 1 && p.charCodeAt(name.length) === 63 && p.startsWith(name)));
       if (i < 0) {
-        const hint = nearestName(name, params.map((p) => (p.endsWith('?') ? p.slice(0, -1) : p)));
+        const hint = nearestName(
+          name,
+          params.map((p) => (p.endsWith('?') ? p.slice(0, -1) : p)),
+        );
         throw new StarlarkError(`${fn}: unexpected keyword argument ${quoteString(name)}${hint ? ` (did you mean ${hint}?)` : ''}`);
       }
       if (out[i] !== undefined) throw new StarlarkError(`${fn}: got multiple values for keyword argument ${quoteString(name)}`);

@@ -13,15 +13,7 @@ import type { Value } from './values/value.js';
  */
 
 type Slow = (a: Value, b?: Value) => Value;
-type Factory = (
-  S: Slow[],
-  U: (() => never)[],
-  G: (Value | undefined)[],
-  C: ExprCode[],
-  F: typeof StarFloat,
-  N: (v: Value) => number,
-  K: Value[],
-) => ExprCode;
+type Factory = (S: Slow[], U: (() => never)[], G: (Value | undefined)[], C: ExprCode[], F: typeof StarFloat, N: (v: Value) => number, K: Value[]) => ExprCode;
 
 /** The numeric value of an int or float (NaN for anything else, which fails the fast path). */
 function numericValue(v: Value): number {

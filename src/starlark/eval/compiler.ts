@@ -4,16 +4,23 @@ import { callMethod, getAttr, methodError } from './attributes.js';
 import { DICT_METHODS } from './builtins/dict-methods.js';
 import { LIST_METHODS } from './builtins/list-methods.js';
 import { STRING_METHODS } from './builtins/string-methods.js';
-import {
-  annotate, BREAK, Cell, CONTINUE, evalError, NORMAL, RETURN, type Completion, type ExprCode, type Frame, type StmtCode,
-} from './frame.js';
+import { annotate, BREAK, Cell, CONTINUE, evalError, NORMAL, RETURN, type Completion, type ExprCode, type Frame, type StmtCode } from './frame.js';
 import { makeInvoker, MANDATORY, StarFunction, type DefaultValue, type FunctionCode } from './function.js';
 import { elementsOf } from './iteration.js';
 import { checkSize, MAX_ELEMENTS, tooManyElements } from './values/size-limit.js';
 import { compileArith, type ArithContext } from './arith-codegen.js';
 import {
-  binaryOp, contains, dictEntries, getIndex, setDifference, setIndex, setIntersection, setSymmetricDifference, setUnion,
-  slice, unaryOp,
+  binaryOp,
+  contains,
+  dictEntries,
+  getIndex,
+  setDifference,
+  setIndex,
+  setIntersection,
+  setSymmetricDifference,
+  setUnion,
+  slice,
+  unaryOp,
 } from './operators.js';
 import { StarSet } from './values/set.js';
 import { StarlarkError } from './starlark-error.js';
@@ -311,11 +318,7 @@ export class Compiler {
         const v = globals.get(from.name);
         if (v === undefined) {
           const hint = nearestName(from.name, globals.keys());
-          throw evalError(
-            `load: name ${from.name} not found in module ${module}${hint ? ` (did you mean ${hint}?)` : ''}`,
-            from.pos,
-            fnName,
-          );
+          throw evalError(`load: name ${from.name} not found in module ${module}${hint ? ` (did you mean ${hint}?)` : ''}`, from.pos, fnName);
         }
         assigns[i]!(fr, v);
       }
@@ -834,7 +837,8 @@ export class Compiler {
       }
       case 'predeclared':
       case 'universal': {
-        const v = (b.scope === 'predeclared' ? this.mod.predeclared : this.mod.universe).get(name) ??
+        const v =
+          (b.scope === 'predeclared' ? this.mod.predeclared : this.mod.universe).get(name) ??
           (b.scope === 'predeclared' ? this.mod.universe : this.mod.predeclared).get(name);
         if (v === undefined) {
           return () => {

@@ -20,12 +20,7 @@ export function isUniversal(name: string): boolean {
  * (all of them, in binding order; the embedder decides which are exported). Static errors throw
  * StarlarkSyntaxError / StarlarkStaticErrors; dynamic ones throw EvalError.
  */
-export function execFile(
-  thread: Thread,
-  filename: string,
-  source: string,
-  predeclared: ReadonlyMap<string, Value>,
-): ModuleGlobals {
+export function execFile(thread: Thread, filename: string, source: string, predeclared: ReadonlyMap<string, Value>): ModuleGlobals {
   const file = parseFile(source, filename);
   resolveFile(file, thread.options, predeclared, UNIVERSAL);
   return execResolvedFile(thread, file, predeclared);

@@ -133,9 +133,7 @@ function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: 
   if (n > nonkwonly) {
     if (!code.hasVarargs) {
       const atMost = fn.defaults.length > code.numKwonly ? 'at most ' : '';
-      throw new StarlarkError(
-        `function ${name} accepts ${atMost}${nonkwonly} positional argument${nonkwonly === 1 ? '' : 's'} (${args.length} given)`,
-      );
+      throw new StarlarkError(`function ${name} accepts ${atMost}${nonkwonly} positional argument${nonkwonly === 1 ? '' : 's'} (${args.length} given)`);
     }
     n = nonkwonly;
   }
@@ -170,9 +168,7 @@ function bindArgs(fn: StarFunction, locals: (Value | Cell | undefined)[], args: 
       }
     }
     if (missing !== undefined) {
-      throw new StarlarkError(
-        `function ${name} missing ${missing.length} argument${missing.length > 1 ? 's' : ''} (${missing.join(', ')})`,
-      );
+      throw new StarlarkError(`function ${name} missing ${missing.length} argument${missing.length > 1 ? 's' : ''} (${missing.join(', ')})`);
     }
   }
 }

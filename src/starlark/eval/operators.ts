@@ -6,8 +6,20 @@ import { StarDict } from './values/dict.js';
 import { compare, equals } from './values/equality.js';
 import { StarFloat } from './values/float.js';
 import {
-  intAdd, intAnd, intFloorDiv, intInvert, intMod, intMul, intNeg, intOr, intShiftLeft, intShiftRight, intSub,
-  intToFloat, intXor, type Int,
+  intAdd,
+  intAnd,
+  intFloorDiv,
+  intInvert,
+  intMod,
+  intMul,
+  intNeg,
+  intOr,
+  intShiftLeft,
+  intShiftRight,
+  intSub,
+  intToFloat,
+  intXor,
+  type Int,
 } from './values/int.js';
 import { checkSize, MAX_ELEMENTS } from './values/size-limit.js';
 import { StarList, StarTuple } from './values/list.js';

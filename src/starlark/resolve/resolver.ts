@@ -36,12 +36,7 @@ export function resolveFile(file: File, options: DialectOptions, predeclared: Na
 }
 
 /** As resolveFile, but returns the static errors (in source order) instead of throwing. */
-export function resolveFileCollectingErrors(
-  file: File,
-  options: DialectOptions,
-  predeclared: NameSet,
-  universal: NameSet,
-): StarlarkSyntaxError[] {
+export function resolveFileCollectingErrors(file: File, options: DialectOptions, predeclared: NameSet, universal: NameSet): StarlarkSyntaxError[] {
   const r = new Resolver(options, predeclared, universal);
   r.stmts(file.stmts);
   r.file.resolveLocalUses();
@@ -548,12 +543,7 @@ class Resolver {
   }
 
   /** Resolves a def (body) or lambda (bodyExpr): defaults outside, parameters and body inside. */
-  private function(
-    fn: FunctionInfo,
-    params: readonly Param[],
-    body: readonly Stmt[] | null,
-    bodyExpr: Expr | null,
-  ): void {
+  private function(fn: FunctionInfo, params: readonly Param[], body: readonly Stmt[] | null, bodyExpr: Expr | null): void {
     for (const p of params) if (p.default) this.expr(p.default);
 
     const b = new Block(this.env, fn);

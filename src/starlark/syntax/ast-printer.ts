@@ -185,9 +185,7 @@ function expr(e: Expr): string {
       return shownKind(e.x) === 'IntLiteral' ? `(${expr(e.x)}).${e.name.name}` : `${expr(e.x)}.${e.name.name}`;
     case 'Comprehension': {
       const body = e.body.kind === 'DictEntry' ? printEntry(e.body) : expr(e.body);
-      const clauses = e.clauses.map((c) =>
-        c.kind === 'ForClause' ? `for ${expr(c.vars)} in ${expr(c.iterable)}` : `if ${expr(c.cond)}`,
-      );
+      const clauses = e.clauses.map((c) => (c.kind === 'ForClause' ? `for ${expr(c.vars)} in ${expr(c.iterable)}` : `if ${expr(c.cond)}`));
       return e.curly ? `{${body} ${clauses.join(' ')}}` : `[${body} ${clauses.join(' ')}]`;
     }
   }

@@ -109,19 +109,7 @@ export interface File {
   module: ModuleInfo | null;
 }
 
-export type Stmt =
-  | AssignStmt
-  | AugAssignStmt
-  | ExprStmt
-  | DefStmt
-  | IfStmt
-  | ForStmt
-  | WhileStmt
-  | ReturnStmt
-  | BreakStmt
-  | ContinueStmt
-  | PassStmt
-  | LoadStmt;
+export type Stmt = AssignStmt | AugAssignStmt | ExprStmt | DefStmt | IfStmt | ForStmt | WhileStmt | ReturnStmt | BreakStmt | ContinueStmt | PassStmt | LoadStmt;
 
 /** `lhs = rhs`. `lhs` is an assignment target (see Target). */
 export interface AssignStmt {

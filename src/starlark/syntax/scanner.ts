@@ -451,8 +451,10 @@ export class Scanner {
     if (c === ZERO) {
       const c1 = at(p + 1) | 0x20;
       let base = 0;
-      if (c1 === 120) base = 16; // x
-      else if (c1 === 111) base = 8; // o
+      if (c1 === 120)
+        base = 16; // x
+      else if (c1 === 111)
+        base = 8; // o
       else if (c1 === LOWER_B) base = 2;
       if (base !== 0) {
         p += 2;
@@ -733,9 +735,7 @@ export class Scanner {
         q++;
       }
       if (!bytes && n > 127) {
-        this.error(
-          `non-ASCII octal escape \\${n.toString(8)} (use \\u${hex4(n)} for the UTF-8 encoding of U+${hex4(n)})`,
-        );
+        this.error(`non-ASCII octal escape \\${n.toString(8)} (use \\u${hex4(n)} for the UTF-8 encoding of U+${hex4(n)})`);
       }
       if (n >= 256) this.error(`invalid escape sequence \\${n.toString(8).padStart(3, '0')}`);
       return { code: n, isByte: true, next: q };

@@ -88,9 +88,17 @@ describe('platforms', () => {
     expect([...glibc.constraints.values()].sort()).toEqual([GLIBC.label, LINUX.label, ARM64.label].sort());
   });
 
-  it('merges exec_properties down the parents, a child\'s value of a name winning', () => {
+  it("merges exec_properties down the parents, a child's value of a name winning", () => {
     const decls = [
-      { label: '//e:base', constraintValues: [], parents: [], execProperties: [['OSFamily', 'linux'], ['Pool', 'default']] as [string, string][] },
+      {
+        label: '//e:base',
+        constraintValues: [],
+        parents: [],
+        execProperties: [
+          ['OSFamily', 'linux'],
+          ['Pool', 'default'],
+        ] as [string, string][],
+      },
       { label: '//e:gpu', constraintValues: [], parents: ['//e:base'], execProperties: [['Pool', 'gpu']] as [string, string][] },
     ];
     const gpu = flattenPlatform('//e:gpu', (l) => decls.find((d) => d.label === l));

@@ -92,13 +92,43 @@ describe('config_setting values', () => {
 describe('config_setting define_values', () => {
   it.each<[string, Partial<ConfigSettingDeclaration>, string[], boolean]>([
     ['one define', { defineValues: [['a', '1']] }, ['--define=a=1'], true],
-    ['two defines, both passed', { defineValues: [['a', '1'], ['b', '2']] }, ['--define=a=1', '--define', 'b=2'], true],
-    ['two defines, one passed', { defineValues: [['a', '1'], ['b', '2']] }, ['--define=a=1'], false],
+    [
+      'two defines, both passed',
+      {
+        defineValues: [
+          ['a', '1'],
+          ['b', '2'],
+        ],
+      },
+      ['--define=a=1', '--define', 'b=2'],
+      true,
+    ],
+    [
+      'two defines, one passed',
+      {
+        defineValues: [
+          ['a', '1'],
+          ['b', '2'],
+        ],
+      },
+      ['--define=a=1'],
+      false,
+    ],
     ['later --define wins', { defineValues: [['a', '2']] }, ['--define=a=1', '--define=a=2'], true],
     ['mixed with values', { values: [['compilation_mode', 'opt']], defineValues: [['a', '1']] }, ['-c', 'opt', '--define=a=1'], true],
     ['mixed with values, values fail', { values: [['compilation_mode', 'opt']], defineValues: [['a', '1']] }, ['--define=a=1'], false],
     ['mixed with values define', { values: [['define', 'b=2']], defineValues: [['a', '1']] }, ['--define=a=1', '--define=b=2'], true],
-    ['repeated define name keeps the last', { defineValues: [['a', '1'], ['a', '3']] }, ['--define=a=3'], true],
+    [
+      'repeated define name keeps the last',
+      {
+        defineValues: [
+          ['a', '1'],
+          ['a', '3'],
+        ],
+      },
+      ['--define=a=3'],
+      true,
+    ],
   ])('%s', (_name, more, args, expected) => {
     expect(matchesTarget({ label: '//c:s', ...more }, args)).toBe(expected);
   });
@@ -118,7 +148,15 @@ describe('config_setting flag_values', () => {
     ['string_list: item anywhere', [['//flags:langs', 'fr']], ['--//flags:langs=de,fr'], true],
     ['string_list: a,b set', [['//flags:langs', 'fr,de']], ['--//flags:langs=de,it,fr'], true],
     ['string_list: missing item', [['//flags:langs', 'fr,es']], ['--//flags:langs=de,fr'], false],
-    ['two flags', [['//flags:color', 'blue'], ['//flags:fast', 'true']], ['--//flags:color=blue', '--//flags:fast'], true],
+    [
+      'two flags',
+      [
+        ['//flags:color', 'blue'],
+        ['//flags:fast', 'true'],
+      ],
+      ['--//flags:color=blue', '--//flags:fast'],
+      true,
+    ],
   ])('%s', (_name, flagValues, args, expected) => {
     expect(matchesTarget(withValues(flagValues), args)).toBe(expected);
   });
@@ -133,9 +171,7 @@ describe('config_setting flag_values', () => {
     expect(() => matchesTarget(withValues([['//flags:nope', 'x']]), [])).toThrow(
       "in flag_values attribute of config_setting rule //c:s: '//flags:nope' is not a build setting",
     );
-    expect(() => matchesTarget(withValues([['//flags:color', 'green']]), [])).toThrow(
-      "invalid value 'green'. Allowed values are [\"red\", \"blue\"]",
-    );
+    expect(() => matchesTarget(withValues([['//flags:color', 'green']]), [])).toThrow('invalid value \'green\'. Allowed values are ["red", "blue"]');
     expect(() => matchesTarget(withValues([['//flags:color', 'blue']]), ['--//flags:color=green'])).toThrow(
       "While parsing option //flags:color=green: invalid value 'green'",
     );
@@ -145,7 +181,7 @@ describe('config_setting flag_values', () => {
 });
 
 describe('config_setting constraint_values', () => {
-  const withConstraints = (constraintValues: typeof LINUX[]) => decl({}, { constraintValues });
+  const withConstraints = (constraintValues: (typeof LINUX)[]) => decl({}, { constraintValues });
   it.each<[string, (typeof LINUX)[], string[], boolean]>([
     ['host platform os', [LINUX], [], true],
     ['host platform os and cpu', [LINUX, X86_64], [], true],

@@ -33,9 +33,33 @@ function graph(extra: AnalysisTarget[] = [], defaults: Record<string, string[]> 
     rule('//a:gen', 'genrule', { srcs: ['//a:grp'], tools: ['//a:tool'], cmd: '$(location :tool) $(SRCS) > $@', tags: ['no-remote'] }, ['gen.out']),
     generated('//a:gen.out', '//a:gen'),
     rule('//a:use_out', 'filegroup', { srcs: ['//a:gen.out'] }),
-    rule('//a:sel', 'genrule', { cmd: { select: [{ plain: 'echo ' }, { conditions: [['//a:opt', 'O'], ['//conditions:default', 'D']], noMatchError: '' }, { plain: ' > $@' }] } }, ['sel.out']),
+    rule(
+      '//a:sel',
+      'genrule',
+      {
+        cmd: {
+          select: [
+            { plain: 'echo ' },
+            {
+              conditions: [
+                ['//a:opt', 'O'],
+                ['//conditions:default', 'D'],
+              ],
+              noMatchError: '',
+            },
+            { plain: ' > $@' },
+          ],
+        },
+      },
+      ['sel.out'],
+    ),
     rule('//a:al', 'alias', { actual: '//a:grp', visibility: ['//visibility:public'] }),
-    rule('//a:al_sel', 'alias', { actual: sel([['//a:opt', '//a:s1'], ['//conditions:default', '//a:s2']]) }),
+    rule('//a:al_sel', 'alias', {
+      actual: sel([
+        ['//a:opt', '//a:s1'],
+        ['//conditions:default', '//a:s2'],
+      ]),
+    }),
     rule('//a:suite', 'test_suite', {}),
     rule('//a:al_suite', 'alias', { actual: '//a:suite' }),
     { kind: 'package_group', label: '//a:friends', location: at('//a:friends'), packages: ['//b/...', '-//b/secret'], includes: [] },
@@ -182,7 +206,9 @@ describe('alias', () => {
   });
 
   it('cannot alias a test_suite or a package_group', () => {
-    expect(() => analyzer().analyzeTopLevel('//a:al_suite')).toThrow("in actual attribute of alias rule //a:al_suite: test_suite rule '//a:suite' cannot be aliased");
+    expect(() => analyzer().analyzeTopLevel('//a:al_suite')).toThrow(
+      "in actual attribute of alias rule //a:al_suite: test_suite rule '//a:suite' cannot be aliased",
+    );
     expect(() => analyzer().analyzeTopLevel('//a:al_pg')).toThrow('in actual attribute of alias rule //a:al_pg: package group');
   });
 
@@ -288,7 +314,9 @@ describe('target_compatible_with, platforms from the graph, deprecation', () => 
 
   it('depending on a deprecated target from another package warns', () => {
     const warnings: string[] = [];
-    new Analyzer(graph(constraintTargets), { configurations: configs([]), warn: (m, pos) => warnings.push(`${pos.file}: ${m}`) }).analyzeTopLevel('//b:uses_old');
+    new Analyzer(graph(constraintTargets), { configurations: configs([]), warn: (m, pos) => warnings.push(`${pos.file}: ${m}`) }).analyzeTopLevel(
+      '//b:uses_old',
+    );
     expect(warnings).toEqual(["/ws/b/BUILD: target '//b:uses_old' depends on deprecated target '//a:old': use //a:grp"]);
     const quiet: string[] = [];
     const alsoOld = rule('//b:also_old', 'filegroup', { srcs: ['//a:old'], deprecation: 'going too' });
@@ -326,7 +354,9 @@ describe('sh rules', () => {
     expect(bin.actions[0]!.inputs.map((i) => i.execPath)).toEqual(['s/run.sh']);
     expect(bin.actions[0]!.outputs.map((o) => o.execPath)).toEqual(['bazel-out/k8-fastbuild/bin/s/bin']);
     expect(bin.actions[0]!.executableOutputs).toBe(true);
-    expect(() => analyzer([], targets).analyzeTopLevel('//s:two')).toThrow("in srcs attribute of sh_binary rule //s:two: you must specify exactly one file in 'srcs'");
+    expect(() => analyzer([], targets).analyzeTopLevel('//s:two')).toThrow(
+      "in srcs attribute of sh_binary rule //s:two: you must specify exactly one file in 'srcs'",
+    );
   });
 
   it('tests are testonly', () => {

@@ -64,9 +64,7 @@ describe('analysis of a loaded workspace', () => {
   });
 
   it('select() + select() concatenation (Bazel printed "D K" by default)', () => {
-    expect(analyzerFor([]).analyzeTopLevel('//a:selconcat').actions[0]!.argv[2]).toBe(
-      'set -euo pipefail; echo D K > bazel-out/k8-fastbuild/bin/a/sc.out',
-    );
+    expect(analyzerFor([]).analyzeTopLevel('//a:selconcat').actions[0]!.argv[2]).toBe('set -euo pipefail; echo D K > bazel-out/k8-fastbuild/bin/a/sc.out');
     expect(analyzerFor(['-c', 'opt', '--cpu=arm']).analyzeTopLevel('//a:selconcat').actions[0]!.argv[2]).toBe(
       'set -euo pipefail; echo O N > bazel-out/arm-opt/bin/a/sc.out',
     );
@@ -94,7 +92,10 @@ describe('analysis of a loaded workspace', () => {
   });
 
   it('an alias holding a select', () => {
-    const paths = (args: string[]) => analyzerFor(args).analyzeTopLevel('//a:al').files.map((f) => f.artifact.execPath);
+    const paths = (args: string[]) =>
+      analyzerFor(args)
+        .analyzeTopLevel('//a:al')
+        .files.map((f) => f.artifact.execPath);
     expect(paths(['-c', 'opt'])).toEqual(['a/s1']);
     expect(paths([])).toEqual(['a/s1', 'a/s2']);
   });

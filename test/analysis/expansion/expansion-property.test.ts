@@ -6,7 +6,23 @@ import { GenruleCommandError, prepareGenruleCommand } from '../../../src/analysi
 describe('genrule command preparation (property)', () => {
   const piece = fc.oneof(
     fc.string({ maxLength: 8 }),
-    fc.constantFrom('$', '$$', '$(', ')', '$<', '$@', '$(SRCS)', '$(OUTS)', '$(@D)', '$(location', '$(location :s)', '$(locations :s)', '$(rootpath s)', '$(FOO)', ' '),
+    fc.constantFrom(
+      '$',
+      '$$',
+      '$(',
+      ')',
+      '$<',
+      '$@',
+      '$(SRCS)',
+      '$(OUTS)',
+      '$(@D)',
+      '$(location',
+      '$(location :s)',
+      '$(locations :s)',
+      '$(rootpath s)',
+      '$(FOO)',
+      ' ',
+    ),
   );
   it('never throws anything else', () => {
     fc.assert(
@@ -19,7 +35,10 @@ describe('genrule command preparation (property)', () => {
             srcs: ['p/s'],
             outs: ['out/p/o'],
             ruleDir: 'out/p',
-            locations: { prerequisites: new Map([['//p:s', { execPaths: ['p/s'], rootPaths: ['p/s'] }]]), canonicalize: (raw) => (raw.startsWith(':') ? `//p${raw}` : `//p:${raw}`) },
+            locations: {
+              prerequisites: new Map([['//p:s', { execPaths: ['p/s'], rootPaths: ['p/s'] }]]),
+              canonicalize: (raw) => (raw.startsWith(':') ? `//p${raw}` : `//p:${raw}`),
+            },
             configVariables: new Map([['TARGET_CPU', 'k8']]),
           });
           expect(c.argv[0]).toBe('/bin/bash');

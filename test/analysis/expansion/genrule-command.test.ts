@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KilnError } from '../../../src/core/index.js';
 import { configurationMakeVariables } from '../../../src/analysis/expansion/configuration-make-variables.js';
-import {
-  GenruleCommandError,
-  prepareGenruleCommand,
-  type GenruleCommandInput,
-} from '../../../src/analysis/expansion/genrule-command.js';
+import { GenruleCommandError, prepareGenruleCommand, type GenruleCommandInput } from '../../../src/analysis/expansion/genrule-command.js';
 import { expandLocations, ExpansionFailure, type LocationEntry } from '../../../src/analysis/expansion/location-expander.js';
 import { expandMakeVariables } from '../../../src/analysis/expansion/make-variable-expander.js';
 import { configs } from '../config/config-fixture.js';
@@ -146,13 +142,9 @@ describe('Make variables', () => {
 
   // Messages observed from Bazel 2.1.0 (genrules //a:lt and //a:at).
   it('$< needs exactly one src, $@ exactly one out', () => {
-    expect(errorOf('cat $< > $@', { srcs: ['a/s1', 'a/s2'] }).message).toBe(
-      "in cmd attribute of genrule rule //a:g: variable '$<' : more than one input file",
-    );
+    expect(errorOf('cat $< > $@', { srcs: ['a/s1', 'a/s2'] }).message).toBe("in cmd attribute of genrule rule //a:g: variable '$<' : more than one input file");
     expect(errorOf('cat $<', { srcs: [] }).message).toContain("variable '$<' : no input file");
-    expect(errorOf('touch $@', { outs: ['o1', 'o2'] }).message).toBe(
-      "in cmd attribute of genrule rule //a:g: variable '$@' : more than one output file",
-    );
+    expect(errorOf('touch $@', { outs: ['o1', 'o2'] }).message).toBe("in cmd attribute of genrule rule //a:g: variable '$@' : more than one output file");
   });
 
   // Observed from Bazel 2.1.0: outs = ["d/x1"] gives $(@D) = <bin>/a/d; outs = ["d/y1", "d/y2"] gives <bin>/a.

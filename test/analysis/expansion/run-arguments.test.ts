@@ -12,13 +12,9 @@ const variables = (name: string) => ({ COMPILATION_MODE: 'fastbuild' })[name];
 
 describe('args and env of executable and test rules', () => {
   it('$(location) and $(locations) are runfiles paths; $(execpath) stays an exec path; Make variables expand', () => {
-    expect(expandRunArguments(['$(location data.txt)', '$(locations :gen)', '--mode=$(COMPILATION_MODE)', '$(execpath :data.txt)'], locations, variables)).toEqual([
-      'pkg/data.txt',
-      'pkg/a',
-      'pkg/b',
-      '--mode=fastbuild',
-      'pkg/data.txt',
-    ]);
+    expect(
+      expandRunArguments(['$(location data.txt)', '$(locations :gen)', '--mode=$(COMPILATION_MODE)', '$(execpath :data.txt)'], locations, variables),
+    ).toEqual(['pkg/data.txt', 'pkg/a', 'pkg/b', '--mode=fastbuild', 'pkg/data.txt']);
     expect(expandRunValue('$(rootpaths :gen)', locations, variables)).toBe('pkg/a pkg/b');
   });
 

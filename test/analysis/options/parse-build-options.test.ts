@@ -216,11 +216,13 @@ describe('options Kiln accepts but does not implement', () => {
 });
 
 describe('--jobs follows Bazel', () => {
-  it('rejects values below 1 and above 5000 in Bazel\'s words', () => {
+  it("rejects values below 1 and above 5000 in Bazel's words", () => {
     expect(usageMessage(['--jobs=-3'])).toBe("While parsing option --jobs=-3: Value '(-3)' must be at least 1.");
     expect(usageMessage(['-j', '0'])).toBe("While parsing option -j 0: Value '(0)' must be at least 1.");
     expect(usageMessage(['--jobs=5001'])).toBe("While parsing option --jobs=5001: Value '(5001)' must be at most 5000.");
-    expect(usageMessage(['--jobs=x'])).toMatch(/^While parsing option --jobs=x: Parameter 'x' does not follow correct syntax\. This flag takes an integer, or a keyword \("auto", "HOST_CPUS", "HOST_RAM"\)/);
+    expect(usageMessage(['--jobs=x'])).toMatch(
+      /^While parsing option --jobs=x: Parameter 'x' does not follow correct syntax\. This flag takes an integer, or a keyword \("auto", "HOST_CPUS", "HOST_RAM"\)/,
+    );
   });
 
   it('takes auto, HOST_CPUS and HOST_RAM with an operation', () => {

@@ -13,7 +13,9 @@ import { LINUX_X64 } from '../config/config-fixture.js';
 export const BAZEL_DIR = join(import.meta.dirname, 'bazel-2.1.0');
 
 export function recorded(name: string): string[] {
-  return readFileSync(join(BAZEL_DIR, `${name}.recorded.txt`), 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+  return readFileSync(join(BAZEL_DIR, `${name}.recorded.txt`), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /** A temp copy of the recorded workspace (plus extra files), analysed with Kiln's real loader. */

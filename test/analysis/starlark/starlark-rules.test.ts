@@ -49,11 +49,23 @@ describe('actions of Starlark rules', () => {
     const { analyzer } = analyzerFor();
     const top = analyzer.analyzeTopLevel('//ok:top');
     const byOutput = (suffix: string) => top.actions.find((a) => a.outputs[0]!.execPath.endsWith(suffix))!;
-    expect(byOutput('/ok/top.sh')).toMatchObject({ mnemonic: 'FileWrite', argv: [], executableOutputs: true, inProcess: { kind: 'write', content: '#!/bin/sh\necho hi\n' } });
+    expect(byOutput('/ok/top.sh')).toMatchObject({
+      mnemonic: 'FileWrite',
+      argv: [],
+      executableOutputs: true,
+      inProcess: { kind: 'write', content: '#!/bin/sh\necho hi\n' },
+    });
     expect(byOutput('/ok/top.tmpl.out')).toMatchObject({
       mnemonic: 'TemplateExpand',
       inputs: [{ kind: 'source', execPath: 'ok/t.tpl' }],
-      inProcess: { kind: 'expand_template', template: 'ok/t.tpl', substitutions: [['{NAME}', 'top'], ['{X}', 'y']] },
+      inProcess: {
+        kind: 'expand_template',
+        template: 'ok/t.tpl',
+        substitutions: [
+          ['{NAME}', 'top'],
+          ['{X}', 'y'],
+        ],
+      },
     });
     expect(byOutput('/ok/top.sh').progressMessage).toBe('Writing file ok/top.sh');
   });

@@ -18,7 +18,8 @@ function errorOf(defs: string, build?: string, extra: Record<string, string> = {
   throw new Error('no error');
 }
 
-const RULE = (body: string, attrs = '{}') => `def _impl(ctx):\n${body.replace(/^/gm, '    ')}\n    return []\nr = rule(implementation = _impl, attrs = ${attrs})\n`;
+const RULE = (body: string, attrs = '{}') =>
+  `def _impl(ctx):\n${body.replace(/^/gm, '    ')}\n    return []\nr = rule(implementation = _impl, attrs = ${attrs})\n`;
 
 describe('depset', () => {
   it('keeps direct and transitive apart until to_list, removing duplicates', () => {
@@ -29,7 +30,9 @@ describe('depset', () => {
   it('rejects mixed element types, mutable elements and incompatible orders', () => {
     expect(errorOf(RULE('depset([1, "a"])'))).toContain("cannot add an item of type 'string' to a depset of 'int'");
     expect(errorOf(RULE('depset([[1]])'))).toContain('depset elements must not be mutable values');
-    expect(errorOf(RULE('depset(transitive = [depset(["a"], order = "preorder")], order = "postorder")'))).toContain("Order 'postorder' is incompatible with order 'preorder'");
+    expect(errorOf(RULE('depset(transitive = [depset(["a"], order = "preorder")], order = "postorder")'))).toContain(
+      "Order 'postorder' is incompatible with order 'preorder'",
+    );
     expect(errorOf(RULE('depset(order = "random")'))).toContain('Invalid order: random');
   });
 });
@@ -72,7 +75,10 @@ bad = rule(implementation = _bad, attrs = {"d": attr.label()})
   });
 
   it('built-in rules expose DefaultInfo and OutputGroupInfo to Starlark rules', () => {
-    const defs = RULE('for d in ctx.attr.deps:\n    print(d.label, [f.short_path for f in d[DefaultInfo].files.to_list()], d[DefaultInfo].files_to_run.executable)', '{"deps": attr.label_list(allow_files = True)}');
+    const defs = RULE(
+      'for d in ctx.attr.deps:\n    print(d.label, [f.short_path for f in d[DefaultInfo].files.to_list()], d[DefaultInfo].files_to_run.executable)',
+      '{"deps": attr.label_list(allow_files = True)}',
+    );
     const build = `load(":defs.bzl", "r")
 genrule(name = "g", outs = ["g.sh"], cmd = "touch $@", executable = True)
 filegroup(name = "fg", srcs = ["a.txt", ":g"])
@@ -132,8 +138,12 @@ r = rule(implementation = _impl, outputs = {"out": "%{name}.gen"})
     expect(loadError('x = attr.label(executable = True)\n')).toContain('t/defs.bzl:1:15: cfg parameter is mandatory when executable=True is provided.');
     expect(loadError('x = attr.string(default = 1)\n')).toContain("attr.string: for parameter default: expected value of type 'string'");
     expect(loadError('x = rule(implementation = 1)\n')).toContain('rule: for parameter implementation: got int, want function');
-    expect(loadError('x = rule(implementation = print, attrs = {"name": attr.string()})\n')).toContain("There is already a built-in attribute 'name' which cannot be overridden");
-    expect(loadError('x = rule(implementation = print, test = True)\n')).toContain("Invalid rule class name 'x', test rule class names must end with '_test' and other rule classes must not");
+    expect(loadError('x = rule(implementation = print, attrs = {"name": attr.string()})\n')).toContain(
+      "There is already a built-in attribute 'name' which cannot be overridden",
+    );
+    expect(loadError('x = rule(implementation = print, test = True)\n')).toContain(
+      "Invalid rule class name 'x', test rule class names must end with '_test' and other rule classes must not",
+    );
   });
 
   it('providers = [...] on an attribute: the dependency must return them', () => {
@@ -143,17 +153,22 @@ def _impl(ctx):
     return []
 r = rule(implementation = _impl, attrs = {"d": attr.label(providers = [P])})
 `;
-    expect(errorOf(defs, 'load(":defs.bzl", "r")\nfilegroup(name = "fg")\nr(name = "t", d = ":fg")\n')).toBe("in d attribute of r rule //t:t: '//t:fg' does not have mandatory providers: 'P'");
+    expect(errorOf(defs, 'load(":defs.bzl", "r")\nfilegroup(name = "fg")\nr(name = "t", d = ":fg")\n')).toBe(
+      "in d attribute of r rule //t:t: '//t:fg' does not have mandatory providers: 'P'",
+    );
   });
 
   it('InstrumentedFilesInfo (coverage_common) is accepted', () => {
-    const defs = 'def _impl(ctx):\n    return [coverage_common.instrumented_files_info(ctx, source_attributes = ["srcs"])]\nr = rule(implementation = _impl, attrs = {"srcs": attr.label_list(allow_files = True)})\n';
+    const defs =
+      'def _impl(ctx):\n    return [coverage_common.instrumented_files_info(ctx, source_attributes = ["srcs"])]\nr = rule(implementation = _impl, attrs = {"srcs": attr.label_list(allow_files = True)})\n';
     expect(run(defs).ct.providers?.has('InstrumentedFilesInfo')).toBe(true);
   });
 
   it('an executable rule must return or create its executable', () => {
     const defs = 'def _impl(ctx):\n    return []\nr = rule(implementation = _impl, executable = True)\n';
-    expect(errorOf(defs)).toContain("The rule 'r' is executable. It needs to create an executable File and pass it as the 'executable' parameter to the DefaultInfo it returns.");
+    expect(errorOf(defs)).toContain(
+      "The rule 'r' is executable. It needs to create an executable File and pass it as the 'executable' parameter to the DefaultInfo it returns.",
+    );
   });
 });
 
@@ -251,14 +266,35 @@ r = rule(implementation = _impl, attrs = {"srcs": attr.label_list(allow_files = 
     const { ct } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", srcs = ["a.txt", "b.txt"])\n', { 't/a.txt': '', 't/b.txt': '' });
     const argv = ct.actions[0]!.argv;
     expect(argv.slice(0, 4)).toEqual(['/bin/bash', '-c', 'true', '']);
-    expect(argv.slice(4)).toEqual(['-o', '--out=bazel-out/k8-fastbuild/bin/t/out', '--srcs', '-s', '<t/a.txt>', '-s', '<t/b.txt>', '--', 'x', 'X', '--kept', '--j', '[a:b]', 'tail']);
+    expect(argv.slice(4)).toEqual([
+      '-o',
+      '--out=bazel-out/k8-fastbuild/bin/t/out',
+      '--srcs',
+      '-s',
+      '<t/a.txt>',
+      '-s',
+      '<t/b.txt>',
+      '--',
+      'x',
+      'X',
+      '--kept',
+      '--j',
+      '[a:b]',
+      'tail',
+    ]);
     expect(ct.actions[0]!.argv).toBe(argv);
   });
 
   it('Args: a bad format or map_each is an error of the call that adds it', () => {
-    expect(errorOf(RULE('ctx.actions.args().add_all([], format_each = "no placeholder")'))).toContain('Invalid value for parameter "format_each": Expected string with a single "%s", got "no placeholder"');
-    expect(errorOf(RULE('ctx.actions.args().add_all([], map_each = "str")'))).toContain('add_all: for parameter map_each: got string, want callable or NoneType');
-    expect(errorOf(RULE('ctx.actions.args().add_joined([], join_with = ",", format_joined = 1)'))).toContain('add_joined: for parameter format_joined: got int, want string');
+    expect(errorOf(RULE('ctx.actions.args().add_all([], format_each = "no placeholder")'))).toContain(
+      'Invalid value for parameter "format_each": Expected string with a single "%s", got "no placeholder"',
+    );
+    expect(errorOf(RULE('ctx.actions.args().add_all([], map_each = "str")'))).toContain(
+      'add_all: for parameter map_each: got string, want callable or NoneType',
+    );
+    expect(errorOf(RULE('ctx.actions.args().add_joined([], join_with = ",", format_joined = 1)'))).toContain(
+      'add_joined: for parameter format_joined: got int, want string',
+    );
   });
 
   it('Args with a params file: written in-process, named on the command line', () => {
@@ -282,16 +318,29 @@ r = rule(implementation = _impl)
   });
 
   it('symlink: an in-process copy of its target, executable when asked', () => {
-    const defs = RULE('out = ctx.actions.declare_file("link.sh")\nctx.actions.symlink(output = out, target_file = ctx.file.src, is_executable = True)', '{"src": attr.label(allow_single_file = True)}');
+    const defs = RULE(
+      'out = ctx.actions.declare_file("link.sh")\nctx.actions.symlink(output = out, target_file = ctx.file.src, is_executable = True)',
+      '{"src": attr.label(allow_single_file = True)}',
+    );
     const { ct } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", src = "a.sh")\n', { 't/a.sh': '' });
-    expect(ct.actions[0]).toMatchObject({ mnemonic: 'Symlink', argv: [], executableOutputs: true, inputs: [{ execPath: 't/a.sh' }], inProcess: { kind: 'symlink', target: 't/a.sh' } });
+    expect(ct.actions[0]).toMatchObject({
+      mnemonic: 'Symlink',
+      argv: [],
+      executableOutputs: true,
+      inputs: [{ execPath: 't/a.sh' }],
+      inProcess: { kind: 'symlink', target: 't/a.sh' },
+    });
   });
 
   it('an output of another rule, or no outputs, is an error', () => {
     expect(errorOf(RULE('ctx.actions.run_shell(outputs = [], command = "true")'))).toContain("param 'outputs' may not be empty");
-    expect(errorOf(RULE('ctx.actions.write(ctx.file.src, "x")', '{"src": attr.label(allow_single_file = True)}'), 'load(":defs.bzl", "r")\nr(name = "t", src = "a.txt")\n', { 't/a.txt': '' })).toContain(
-      "output 't/a.txt' is not a file declared by //t:t",
-    );
+    expect(
+      errorOf(
+        RULE('ctx.actions.write(ctx.file.src, "x")', '{"src": attr.label(allow_single_file = True)}'),
+        'load(":defs.bzl", "r")\nr(name = "t", src = "a.txt")\n',
+        { 't/a.txt': '' },
+      ),
+    ).toContain("output 't/a.txt' is not a file declared by //t:t");
   });
 });
 
@@ -323,7 +372,8 @@ describe('declared outputs of every kind', () => {
   });
 
   it("the executable an action makes gets the executable bit (Bazel's outputs are all 0555)", () => {
-    const defs = 'def _impl(ctx):\n    ctx.actions.run_shell(outputs = [ctx.outputs.executable], command = "echo > $1")\nr = rule(implementation = _impl, executable = True)\n';
+    const defs =
+      'def _impl(ctx):\n    ctx.actions.run_shell(outputs = [ctx.outputs.executable], command = "echo > $1")\nr = rule(implementation = _impl, executable = True)\n';
     expect(run(defs).ct.actions[0]!.executableOutputs).toBe(true);
   });
 });
@@ -353,7 +403,10 @@ r = rule(implementation = _impl, attrs = {"flag": attr.label()})
 
 describe('declare_file(sibling = ...)', () => {
   it('beside a source file means the same directory under bin, never the source tree', () => {
-    const defs = RULE('f = ctx.actions.declare_file("x.out", sibling = ctx.file.src)\nctx.actions.write(f, "")\nprint(f.path, f.short_path)', '{"src": attr.label(allow_single_file = True)}');
+    const defs = RULE(
+      'f = ctx.actions.declare_file("x.out", sibling = ctx.file.src)\nctx.actions.write(f, "")\nprint(f.path, f.short_path)',
+      '{"src": attr.label(allow_single_file = True)}',
+    );
     const { debug } = run(defs, 'load(":defs.bzl", "r")\nr(name = "t", src = "sub/a.txt")\n', { 't/sub/a.txt': '' });
     expect(debug).toEqual(['bazel-out/k8-fastbuild/bin/t/sub/x.out t/sub/x.out']);
   });

@@ -109,7 +109,7 @@ describe('declare_directory, declare_symlink and symlink() in Starlark rules', (
     throw new Error(`no error for ${label}`);
   };
 
-  it('rejects, in present-day Bazel\'s words, a path declared as two kinds and symlink() with the wrong targets', () => {
+  it("rejects, in present-day Bazel's words, a path declared as two kinds and symlink() with the wrong targets", () => {
     expect(errorOf('//trees:twice')).toContain("declare_directory: 'trees/x' is already declared as a regular file");
     expect(errorOf('//trees:both')).toContain('Exactly one of "target_file" or "target_path" is required');
     expect(errorOf('//trees:neither')).toContain('Exactly one of "target_file" or "target_path" is required');

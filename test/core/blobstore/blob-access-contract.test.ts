@@ -1,12 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NotFoundError, OutOfRangeError } from '../../../src/core/index.js';
-import {
-  DiskBlobAccess,
-  ExistenceCachingBlobAccess,
-  MemoryBlobAccess,
-  VerifyingBlobAccess,
-  type BlobAccess,
-} from '../../../src/core/blobstore/index.js';
+import { DiskBlobAccess, ExistenceCachingBlobAccess, MemoryBlobAccess, VerifyingBlobAccess, type BlobAccess } from '../../../src/core/blobstore/index.js';
 import { BlockBlobAccess } from '../../../src/core/blobstore/index.js';
 import { blob, blobs, FakeClock, readAll, tempDir } from './fixtures.js';
 

@@ -55,7 +55,9 @@ describe('BlockBlobAccess', () => {
     const second = await openStore(path);
     expect(second.usage.blobs).toBe(50);
     expect(await second.findMissing([...small, large].map((b) => b.digest))).toEqual([small[7]!.digest]);
-    expect((await readAll(second, large.digest, { offset: 1024 * 1024 + 5, limit: 100 })).equals(large.data.subarray(1024 * 1024 + 5, 1024 * 1024 + 105))).toBe(true);
+    expect((await readAll(second, large.digest, { offset: 1024 * 1024 + 5, limit: 100 })).equals(large.data.subarray(1024 * 1024 + 5, 1024 * 1024 + 105))).toBe(
+      true,
+    );
     expect((await second.get(small[8]!.digest)).equals(small[8]!.data)).toBe(true);
   });
 

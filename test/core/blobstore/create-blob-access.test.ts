@@ -81,7 +81,10 @@ describe('parseBlobAccessConfig', () => {
 
   it.each([
     [null, 'cas: expected an object, got null'],
-    [{ kind: 'tape' }, 'cas.kind: expected one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", "checksumming", got "tape"'],
+    [
+      { kind: 'tape' },
+      'cas.kind: expected one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", "checksumming", got "tape"',
+    ],
     [{ kind: 'memory' }, 'cas.maxBytes: expected a positive integer, got nothing'],
     [{ kind: 'memory', maxBytes: -1 }, 'cas.maxBytes: expected a positive integer, got -1'],
     [{ kind: 'memory', maxBytes: 10, path: '/x' }, 'cas.path: unknown field (allowed: kind, maxBytes)'],
@@ -91,7 +94,10 @@ describe('parseBlobAccessConfig', () => {
     [{ kind: 'verifying', backend: { kind: 'memory', maxBytes: 1.5 } }, 'cas.backend.maxBytes: expected a positive integer, got 1.5'],
     [{ kind: 'existence-caching', backend: { kind: 'memory', maxBytes: 1 } }, 'cas.ttlMs: expected a positive integer, got nothing'],
     [{ kind: 'completeness-checking' }, 'cas.backend: expected an object, got nothing'],
-    [{ kind: 'verifying', backend: { kind: 'blocks', path: '/x', maxBytes: 10, blockSizeBytes: 0 } }, 'cas.backend.blockSizeBytes: expected a positive integer, got 0'],
+    [
+      { kind: 'verifying', backend: { kind: 'blocks', path: '/x', maxBytes: 10, blockSizeBytes: 0 } },
+      'cas.backend.blockSizeBytes: expected a positive integer, got 0',
+    ],
   ])('rejects %j naming the field', (value, message) => {
     let error: unknown;
     try {

@@ -25,22 +25,43 @@ describe('hand-written REAPI encoders', () => {
       },
       { requiredKeys: [] },
     );
-    fc.assert(fc.property(directory, (d) => same(encodeDirectory(d), reapi.Directory.encode(d))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(directory, (d) => same(encodeDirectory(d), reapi.Directory.encode(d))),
+      { numRuns: 1000 },
+    );
   });
 
   it('encode a Command byte for byte as the generated codec', () => {
     const paths = fc.array(text, { maxLength: 4 });
     const command = fc.record(
-      { arguments: fc.array(text, { maxLength: 6 }), environmentVariables: fc.array(nameValue, { maxLength: 4 }), outputFiles: paths, outputDirectories: paths, platform, outputPaths: paths },
+      {
+        arguments: fc.array(text, { maxLength: 6 }),
+        environmentVariables: fc.array(nameValue, { maxLength: 4 }),
+        outputFiles: paths,
+        outputDirectories: paths,
+        platform,
+        outputPaths: paths,
+      },
       { requiredKeys: [] },
     );
-    fc.assert(fc.property(command, (c) => same(encodeCommand(c), reapi.Command.encode(c))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(command, (c) => same(encodeCommand(c), reapi.Command.encode(c))),
+      { numRuns: 1000 },
+    );
   });
 
   it('encode an Action byte for byte as the generated codec', () => {
-    const timeout = fc.option(fc.record({ seconds: fc.oneof(fc.constant(0), fc.nat(100_000)), nanos: fc.oneof(fc.constant(0), fc.nat(999_999_999)) }), { nil: undefined });
-    const action = fc.record({ commandDigest: digest, inputRootDigest: digest, timeout, doNotCache: fc.option(fc.boolean(), { nil: undefined }), platform }, { requiredKeys: [] });
-    fc.assert(fc.property(action, (a) => same(encodeAction(a), reapi.Action.encode(a))), { numRuns: 1000 });
+    const timeout = fc.option(fc.record({ seconds: fc.oneof(fc.constant(0), fc.nat(100_000)), nanos: fc.oneof(fc.constant(0), fc.nat(999_999_999)) }), {
+      nil: undefined,
+    });
+    const action = fc.record(
+      { commandDigest: digest, inputRootDigest: digest, timeout, doNotCache: fc.option(fc.boolean(), { nil: undefined }), platform },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(action, (a) => same(encodeAction(a), reapi.Action.encode(a))),
+      { numRuns: 1000 },
+    );
   });
 
   it('encode a RequestMetadata byte for byte as the generated codec', () => {
@@ -56,7 +77,10 @@ describe('hand-written REAPI encoders', () => {
       },
       { requiredKeys: [] },
     );
-    fc.assert(fc.property(metadata, (m) => same(encodeRequestMetadata(m), reapi.RequestMetadata.encode(m))), { numRuns: 1000 });
+    fc.assert(
+      fc.property(metadata, (m) => same(encodeRequestMetadata(m), reapi.RequestMetadata.encode(m))),
+      { numRuns: 1000 },
+    );
   });
 
   it('refuse a size no number holds exactly, as the generated codec does', () => {

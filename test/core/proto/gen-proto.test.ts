@@ -32,16 +32,18 @@ describe('scripts/gen-proto.mjs', () => {
     generate(join(temp, 'b'));
     const a = tree(join(temp, 'a'));
     expect(tree(join(temp, 'b'))).toEqual(a);
-    expect([...a.keys()]).toEqual(expect.arrayContaining([
-      'build/bazel/remote/execution/v2/index.ts',
-      'build/bazel/semver/index.ts',
-      'descriptor.ts',
-      'google/bytestream/index.ts',
-      'google/longrunning/index.ts',
-      'google/protobuf/index.ts',
-      'google/rpc/index.ts',
-      'runtime.ts',
-    ]));
+    expect([...a.keys()]).toEqual(
+      expect.arrayContaining([
+        'build/bazel/remote/execution/v2/index.ts',
+        'build/bazel/semver/index.ts',
+        'descriptor.ts',
+        'google/bytestream/index.ts',
+        'google/longrunning/index.ts',
+        'google/protobuf/index.ts',
+        'google/rpc/index.ts',
+        'runtime.ts',
+      ]),
+    );
     expect(tree(join(ROOT, 'proto/gen'))).toEqual(a);
   });
 });

@@ -79,9 +79,13 @@ describe('generated REAPI code against the upstream wire table', () => {
     }
     expect(bytestream.ByteStreamService.Write).toMatchObject({ path: '/google.bytestream.ByteStream/Write', requestStream: true, responseStream: false });
     expect(bytestream.ByteStreamService.Read.responseStream).toBe(true);
-    expect(Object.keys(longrunning.OperationsService).sort()).toEqual(
-      ['CancelOperation', 'DeleteOperation', 'GetOperation', 'ListOperations', 'WaitOperation'],
-    );
+    expect(Object.keys(longrunning.OperationsService).sort()).toEqual([
+      'CancelOperation',
+      'DeleteOperation',
+      'GetOperation',
+      'ListOperations',
+      'WaitOperation',
+    ]);
   });
 });
 
@@ -112,9 +116,9 @@ function tableRoot(): protobuf.Root {
     for (const [field, id, label, type] of fields) {
       const ref = /^[a-z0-9]+$/.test(type) ? type : `.${type}`;
       const map = /^map<(.*)>$/.exec(label);
-      types.get(name)!.add(
-        map ? new protobuf.MapField(field, id, map[1]!, ref) : new protobuf.Field(field, id, ref, label === 'repeated' ? 'repeated' : undefined),
-      );
+      types
+        .get(name)!
+        .add(map ? new protobuf.MapField(field, id, map[1]!, ref) : new protobuf.Field(field, id, ref, label === 'repeated' ? 'repeated' : undefined));
     }
   }
   root.resolveAll();
@@ -154,9 +158,18 @@ describe('wire round trips between generated code and the upstream table', () =>
     const decoded = upstream.lookupType('build.bazel.remote.execution.v2.ActionResult').decode(bytes);
     const obj = upstream.lookupType('build.bazel.remote.execution.v2.ActionResult').toObject(decoded, { longs: Number, bytes: String });
     expect(obj).toEqual({
-      output_files: [{ path: 'out/a.txt', digest: { hash: 'a'.repeat(64), size_bytes: 12 }, is_executable: true, contents: Buffer.from('hello world\n').toString('base64') }],
+      output_files: [
+        { path: 'out/a.txt', digest: { hash: 'a'.repeat(64), size_bytes: 12 }, is_executable: true, contents: Buffer.from('hello world\n').toString('base64') },
+      ],
       output_symlinks: [{ path: 'out/link', target: 'a.txt' }],
-      output_directories: [{ path: 'out/dir', tree_digest: { hash: 'b'.repeat(64), size_bytes: 300 }, is_topologically_sorted: true, root_directory_digest: { hash: 'c'.repeat(64), size_bytes: 90 } }],
+      output_directories: [
+        {
+          path: 'out/dir',
+          tree_digest: { hash: 'b'.repeat(64), size_bytes: 300 },
+          is_topologically_sorted: true,
+          root_directory_digest: { hash: 'c'.repeat(64), size_bytes: 90 },
+        },
+      ],
       exit_code: 3,
       stdout_digest: { hash: 'd'.repeat(64), size_bytes: 2 ** 40 },
       stderr_raw: Buffer.from('warning').toString('base64'),
@@ -297,7 +310,11 @@ describe('canonical encoding', () => {
     const bytes = reapi.Digest.encode({ hash, sizeBytes: 0 });
     expect(bytes.equals(Buffer.concat([Buffer.from([0x0a, 64]), Buffer.from(hash)]))).toBe(true);
     expect(reapi.Digest.decode(bytes).sizeBytes).toBe(0);
-    expect(reapi.Digest.encode({ hash, sizeBytes: 300 }).subarray(66).equals(Buffer.from([0x10, 0xac, 0x02]))).toBe(true);
+    expect(
+      reapi.Digest.encode({ hash, sizeBytes: 300 })
+        .subarray(66)
+        .equals(Buffer.from([0x10, 0xac, 0x02])),
+    ).toBe(true);
   });
 });
 

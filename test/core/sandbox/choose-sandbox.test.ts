@@ -3,13 +3,7 @@ import { chmod, chown } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  chooseSandbox,
-  detectSandboxSupport,
-  nativeSpawnerBinary,
-  type ProcessSpec,
-  type SandboxChoice,
-} from '../../../src/core/sandbox/index.js';
+import { chooseSandbox, detectSandboxSupport, nativeSpawnerBinary, type ProcessSpec, type SandboxChoice } from '../../../src/core/sandbox/index.js';
 import { needTool } from '../../setup/need-tool.js';
 
 const NOBODY = { uid: 65534, gid: 65534 };
@@ -50,15 +44,18 @@ describe('chooseSandbox', () => {
       await withChoice(await chooseSandbox({ hostUser: NOBODY, networkPerRun: true }), async (c) => expect(c.kind).toBe('native'));
     });
 
-    it.runIf(needTool('root', asRoot, 'run the tests as root', { optional: 'executor/README.md: an executor runs as root or as another user' }))('runs a root caller\'s processes as its hostUser in the native sandbox, which then owns what they make', async () => {
-      await withChoice(await chooseSandbox({ hostUser: NOBODY }), async (c) => {
-        expect(c.actionUser).toBe('separate');
-        const r = await c.runner.run(idSpec());
-        expect(r.stderr.toString()).toBe('');
-        expect(r.stdout.toString()).toBe('65534\n');
-        expect(statSync(join(dir, 'made')).uid).toBe(65534);
-      });
-    });
+    it.runIf(needTool('root', asRoot, 'run the tests as root', { optional: 'executor/README.md: an executor runs as root or as another user' }))(
+      "runs a root caller's processes as its hostUser in the native sandbox, which then owns what they make",
+      async () => {
+        await withChoice(await chooseSandbox({ hostUser: NOBODY }), async (c) => {
+          expect(c.actionUser).toBe('separate');
+          const r = await c.runner.run(idSpec());
+          expect(r.stderr.toString()).toBe('');
+          expect(r.stdout.toString()).toBe('65534\n');
+          expect(statSync(join(dir, 'made')).uid).toBe(65534);
+        });
+      },
+    );
   }
 
   if (needTool('bubblewrap', bwrapHere, 'run scripts/test-setup.d/10-bubblewrap.sh')) {

@@ -30,7 +30,9 @@ describe.skipIf(!runner)('NativeSandboxRunner', () => {
     const marker = `31.${process.pid}${Date.now() % 1000}`;
     const r = await runner!.run(spec(`setsid sleep ${marker} >/dev/null 2>&1 < /dev/null & echo started`));
     expect(r.stdout.toString()).toBe('started\n');
-    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(marker));
+    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes(marker));
     expect(left).toEqual([]);
   });
 

@@ -66,7 +66,12 @@ describe.skipIf(!binary)('NativeSpawner', () => {
       expect(r.stderr.toString()).toBe(`done${i}\n`);
     });
     const spillPath = join(dir, 'spill.txt');
-    const spilled = await spawner.run({ argv: ['head', '-c', '300000', '/dev/zero'], cwd: dir, env: { PATH }, stdout: { kind: 'spill', memoryBytes: 1000, path: spillPath } });
+    const spilled = await spawner.run({
+      argv: ['head', '-c', '300000', '/dev/zero'],
+      cwd: dir,
+      env: { PATH },
+      stdout: { kind: 'spill', memoryBytes: 1000, path: spillPath },
+    });
     expect(spilled.stdoutSpilled).toBe(true);
     expect(readFileSync(spillPath).length).toBe(300_000);
   });

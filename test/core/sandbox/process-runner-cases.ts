@@ -26,7 +26,7 @@ export function processRunnerCases(makeRunner: () => ProcessRunner): void {
     ...extra,
   });
 
-  it('joins the spec\'s cgroups before the command runs, and runs nothing when it cannot', async () => {
+  it("joins the spec's cgroups before the command runs, and runs nothing when it cannot", async () => {
     // A plain file stands in for cgroup.procs: what the joiner writes there is a pid.
     const procs = join(dir, 'cgroup.procs');
     writeFileSync(procs, '');
@@ -53,8 +53,7 @@ export function processRunnerCases(makeRunner: () => ProcessRunner): void {
   });
 
   it('gives Bash and its children the same environment, PWD included (Bash sets it from its directory)', async () => {
-    const printed = async (extra: Partial<ProcessSpec>) =>
-      (await runner.run(spec(['/bin/bash', '-c', 'env | grep -v "^_=" | sort'], extra))).stdout.toString();
+    const printed = async (extra: Partial<ProcessSpec>) => (await runner.run(spec(['/bin/bash', '-c', 'env | grep -v "^_=" | sort'], extra))).stdout.toString();
     expect(await printed({})).toBe(`PATH=${PATH}\nPWD=${dir}\nSHLVL=1\n`);
     expect(await printed({ env: { PATH, PWD: dir } })).toBe(`PATH=${PATH}\nPWD=${dir}\nSHLVL=1\n`);
     expect(await printed({ env: { PATH, PWD: '/elsewhere' } })).toBe(`PATH=${PATH}\nPWD=${dir}\nSHLVL=1\n`);

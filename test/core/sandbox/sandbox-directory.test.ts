@@ -46,7 +46,15 @@ describe('sandbox work directories', () => {
 
     expect(made.startsWith(join(parent, `kiln-sandbox-${process.pid}-`))).toBe(true);
     expect(readdirSync(parent).sort()).toEqual(
-      ['kiln-sandbox-1-dddddd', `kiln-sandbox-${dead}-eeeeee`, `kiln-sandbox-${dead}-ffffff`, `kiln-sandbox-${process.pid}-cccccc`, made.slice(parent.length + 1), 'kiln-sandbox-notapid-gggggg', 'outside'].sort(),
+      [
+        'kiln-sandbox-1-dddddd',
+        `kiln-sandbox-${dead}-eeeeee`,
+        `kiln-sandbox-${dead}-ffffff`,
+        `kiln-sandbox-${process.pid}-cccccc`,
+        made.slice(parent.length + 1),
+        'kiln-sandbox-notapid-gggggg',
+        'outside',
+      ].sort(),
     );
     expect(existsSync(join(outside, 'keep.txt'))).toBe(true);
     expect(existsSync(mine) && existsSync(alive) && existsSync(unrelated)).toBe(true);

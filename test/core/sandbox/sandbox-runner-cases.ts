@@ -137,7 +137,9 @@ export function sandboxRunnerCases(makeRunner: (options: { readonly etcDirectory
 
   it('shows /usr read-only and a working minimal /dev', async () => {
     const r = await makeRunner({}).run(
-      spec('touch /usr/kiln-probe 2>/dev/null && echo wrote; head -c 4 /dev/zero | wc -c; echo gone > /dev/null && echo null-ok; ls /dev/fd/ >/dev/null && echo fd-ok; echo shm > /dev/shm/kiln && cat /dev/shm/kiln'),
+      spec(
+        'touch /usr/kiln-probe 2>/dev/null && echo wrote; head -c 4 /dev/zero | wc -c; echo gone > /dev/null && echo null-ok; ls /dev/fd/ >/dev/null && echo fd-ok; echo shm > /dev/shm/kiln && cat /dev/shm/kiln',
+      ),
     );
     expect(r.stdout.toString()).toBe('4\nnull-ok\nfd-ok\nshm\n');
     expect(existsSync('/usr/kiln-probe')).toBe(false);

@@ -3,13 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createServer, type AddressInfo } from 'node:net';
-import {
-  BubblewrapProcessRunner,
-  detectSandboxSupport,
-  isolatedNetworkWrapper,
-  LocalProcessRunner,
-  SpawnServer,
-} from '../../../src/core/sandbox/index.js';
+import { BubblewrapProcessRunner, detectSandboxSupport, isolatedNetworkWrapper, LocalProcessRunner, SpawnServer } from '../../../src/core/sandbox/index.js';
 import { processRunnerCases } from './process-runner-cases.js';
 import { needTool } from '../../setup/need-tool.js';
 

@@ -17,8 +17,12 @@ import { removeBazelTree } from '../../setup/remove-bazel-tree.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bazel = process.env.KILN_BAZEL ?? join(here, '../../../.cache/bazel/2.1.0/bazel');
-const fixtures = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(here).filter((f) => f.endsWith('.cases.json')).map((f) => f.slice(0, -'.cases.json'.length));
-
+const fixtures =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : readdirSync(here)
+        .filter((f) => f.endsWith('.cases.json'))
+        .map((f) => f.slice(0, -'.cases.json'.length));
 
 for (const fixture of fixtures) {
   const cases = JSON.parse(readFileSync(join(here, `${fixture}.cases.json`), 'utf8'));
@@ -37,7 +41,8 @@ for (const fixture of fixtures) {
       if (c.outputs && r.status !== 0) throw new Error(`${c.args.join(' ')} failed:\n${stderr}`);
       for (const out of c.outputs ?? []) outputs[out] = readFileSync(join(workspace, 'bazel-bin', out), 'utf8');
       const stderrMatches = (c.stderr ?? []).map((pattern) => [...stderr.matchAll(new RegExp(pattern, 'g'))].map((m) => m[0]));
-      for (const [i, found] of stderrMatches.entries()) if (found.length === 0) throw new Error(`${c.args.join(' ')}: no match for ${c.stderr[i]} in\n${stderr}`);
+      for (const [i, found] of stderrMatches.entries())
+        if (found.length === 0) throw new Error(`${c.args.join(' ')}: no match for ${c.stderr[i]} in\n${stderr}`);
       recorded[c.args.join(' ')] = { exitCode: r.status, outputs, stderrMatches };
       process.stderr.write(`${fixture}: ${c.args.join(' ')} -> ${r.status}\n`);
     }

@@ -129,12 +129,14 @@ describe('kiln test against recorded Bazel 4.2.3 runs', () => {
       const args = [command!, '--spawn_strategy=local', ...rest.map((a) => a.replaceAll('$TMP', tmp))];
       let result = await ws.kiln(args);
       for (let i = 1; i < (run.repeat ?? 1); i++) result = await ws.kiln(args);
-      expect({ exitCode: result.code, summary: summary(result.stdout), events: testEvents(result.stderr), errors: errors(result.stderr, result.code) }).toEqual({
-        exitCode: recorded.exitCode,
-        summary: summary(recorded.stdout),
-        events: testEvents(recorded.stderr),
-        errors: errors(recorded.stderr, recorded.exitCode),
-      });
+      expect({ exitCode: result.code, summary: summary(result.stdout), events: testEvents(result.stderr), errors: errors(result.stderr, result.code) }).toEqual(
+        {
+          exitCode: recorded.exitCode,
+          summary: summary(recorded.stdout),
+          events: testEvents(recorded.stderr),
+          errors: errors(recorded.stderr, recorded.exitCode),
+        },
+      );
       if (run.outputs) expect(outputBlocks(result.stdout)).toEqual(outputBlocks(recorded.stdout));
     });
   }

@@ -15,7 +15,9 @@ function statuses(stdout: string): string[] {
 
 function isGoneOrZombie(pid: number): boolean {
   try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+    return readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .startsWith('Z');
   } catch {
     return true;
   }
@@ -40,7 +42,9 @@ describe('kiln test', () => {
   });
 
   it('drops manual suites and tests under wildcards but runs them when named', async () => {
-    const ws = fixtureWorkspace({ 'manual/BUILD': 'sh_test(name = "m", srcs = ["//pkg:pass.sh"], tags = ["manual"])\ntest_suite(name = "s", tests = [":m"], tags = ["manual"])\n' });
+    const ws = fixtureWorkspace({
+      'manual/BUILD': 'sh_test(name = "m", srcs = ["//pkg:pass.sh"], tags = ["manual"])\ntest_suite(name = "s", tests = [":m"], tags = ["manual"])\n',
+    });
     const wildcard = await ws.kiln(['test', LOCAL, '//manual:all']);
     expect(wildcard.code).toBe(4);
     expect(wildcard.stderr).toContain('ERROR: No test targets were found, yet testing was requested');
@@ -61,7 +65,9 @@ describe('kiln test', () => {
     const ws = fixtureWorkspace();
     const binary = await ws.kiln(['test', LOCAL, '//bad:with_binary']);
     expect(binary.code).toBe(1);
-    expect(binary.stderr).toMatch(/ERROR: bad\/BUILD:2:\d+: in test_suite rule '\/\/bad:with_binary': expecting a test or a test_suite rule but '\/\/bad:bin' is not one\./);
+    expect(binary.stderr).toMatch(
+      /ERROR: bad\/BUILD:2:\d+: in test_suite rule '\/\/bad:with_binary': expecting a test or a test_suite rule but '\/\/bad:bin' is not one\./,
+    );
     const filegroup = await ws.kiln(['test', LOCAL, '//bad:with_filegroup']);
     expect(filegroup.code).toBe(1);
     expect(filegroup.stderr).toContain("but '//bad:fg' is not one.");
@@ -95,7 +101,16 @@ describe('kiln test', () => {
     ]) {
       expect(out).toContain(`${line}\n`);
     }
-    for (const name of ['TEST_TMPDIR', 'TEST_SRCDIR', 'RUNFILES_DIR', 'XML_OUTPUT_FILE', 'TEST_UNDECLARED_OUTPUTS_DIR', 'HOME', 'TEST_PREMATURE_EXIT_FILE', 'TEST_INFRASTRUCTURE_FAILURE_FILE']) {
+    for (const name of [
+      'TEST_TMPDIR',
+      'TEST_SRCDIR',
+      'RUNFILES_DIR',
+      'XML_OUTPUT_FILE',
+      'TEST_UNDECLARED_OUTPUTS_DIR',
+      'HOME',
+      'TEST_PREMATURE_EXIT_FILE',
+      'TEST_INFRASTRUCTURE_FAILURE_FILE',
+    ]) {
       expect(out).toContain(`${name} is set: yes\n`);
     }
     expect(out).toContain('manifest:\n__main__/env/data.txt\n__main__/env/env\n__main__/env/env.sh\n');
@@ -105,7 +120,9 @@ describe('kiln test', () => {
     expect(readFileSync(join(ws.root, 'kiln-bin/env/env.runfiles/__main__/env/data.txt'), 'utf8')).toBe('some data\n');
     expect(existsSync(join(ws.root, 'kiln-bin/env/env.runfiles_manifest'))).toBe(true);
     // Logs, generated XML and the undeclared outputs, zipped.
-    expect(testlogs(ws, 'env/env/test.log')).toMatch(/^exec \$\{PAGER:-\/usr\/bin\/less\} "\$0" \|\| exit 1\nExecuting tests from \/\/env:env\n-{77}\nargs: from-rule --extra\n/);
+    expect(testlogs(ws, 'env/env/test.log')).toMatch(
+      /^exec \$\{PAGER:-\/usr\/bin\/less\} "\$0" \|\| exit 1\nExecuting tests from \/\/env:env\n-{77}\nargs: from-rule --extra\n/,
+    );
     const xml = testlogs(ws, 'env/env/test.xml');
     expect(xml).toContain('<testsuite name="env/env" tests="1" failures="0" errors="0">');
     expect(xml).toContain('<system-out><![CDATA[');
@@ -175,7 +192,12 @@ describe('kiln test', () => {
       void writeFile(gate, 'released\n').catch(() => {});
     };
     try {
-      const run = await ws.kiln(['test', '--test_output=streamed', `--test_env=GATES=${gates}`, '--test_timeout=20', '//streamed:a'], ws.root, undefined, release);
+      const run = await ws.kiln(
+        ['test', '--test_output=streamed', `--test_env=GATES=${gates}`, '--test_timeout=20', '//streamed:a'],
+        ws.root,
+        undefined,
+        release,
+      );
       expect(run.code).toBe(0);
       expect(run.stderr).toContain('WARNING: Streamed test output requested. All tests will be run locally, without sharding, one at a time\n');
       // Only what the test wrote: no log header, no per-test output block.
@@ -199,10 +221,12 @@ describe('kiln test', () => {
 
   it("env_inherit takes the client's value when the test runs; the rule's env wins", async () => {
     const ws = fixtureWorkspace({
-      'inherit/BUILD': 'sh_test(name = "i", srcs = ["i.sh"], size = "small", env_inherit = ["KILN_E2E_A", "KILN_E2E_B", "KILN_E2E_UNSET"], env = {"KILN_E2E_B": "rule"})\n',
+      'inherit/BUILD':
+        'sh_test(name = "i", srcs = ["i.sh"], size = "small", env_inherit = ["KILN_E2E_A", "KILN_E2E_B", "KILN_E2E_UNSET"], env = {"KILN_E2E_B": "rule"})\n',
       'inherit/i.sh': '#!/bin/sh\necho "A=$KILN_E2E_A B=$KILN_E2E_B unset=${KILN_E2E_UNSET-none}"\n',
     });
-    const run = (a: string) => ws.kiln(['test', LOCAL, '--test_output=all', '//inherit:i'], ws.root, undefined, undefined, { KILN_E2E_A: a, KILN_E2E_B: 'client' });
+    const run = (a: string) =>
+      ws.kiln(['test', LOCAL, '--test_output=all', '//inherit:i'], ws.root, undefined, undefined, { KILN_E2E_A: a, KILN_E2E_B: 'client' });
     expect((await run('one')).stdout).toContain('A=one B=rule unset=none\n');
     // Another value is another action: not the cached result of the first.
     const second = await run('two');
@@ -311,7 +335,9 @@ describe('kiln test', () => {
     const run = await ws.kiln(['test', LOCAL, '//shard:sharded']);
     expect(run.code).toBe(0);
     for (let i = 1; i <= 3; i++) expect(testlogs(ws, `shard/sharded/shard_${i}_of_3/test.log`)).toContain(`shard ${i - 1} of 3\n`);
-    expect(run.stdout).toMatch(/^\/\/shard:sharded +PASSED in \d+\.\ds\n  Stats over 3 runs: max = \d+\.\ds, min = \d+\.\ds, avg = \d+\.\ds, dev = \d+\.\ds\n/m);
+    expect(run.stdout).toMatch(
+      /^\/\/shard:sharded +PASSED in \d+\.\ds\n  Stats over 3 runs: max = \d+\.\ds, min = \d+\.\ds, avg = \d+\.\ds, dev = \d+\.\ds\n/m,
+    );
   });
 
   it('--runs_per_test runs each test that many times, never from the cache', async () => {
@@ -343,7 +369,9 @@ describe('kiln test', () => {
     const dir = tempDir();
     const run = await ws.kiln(['test', LOCAL, '--flaky_test_attempts=3', `--test_env=FLAKY_DIR=${dir}`, '//flaky:flaky']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^\/\/flaky:flaky +FLAKY, failed in 1 out of 2 in \d+\.\ds\n  Stats over 2 runs: .*\n  \/.*\/testlogs\/flaky\/flaky\/test_attempts\/attempt_1\.log\n/m);
+    expect(run.stdout).toMatch(
+      /^\/\/flaky:flaky +FLAKY, failed in 1 out of 2 in \d+\.\ds\n  Stats over 2 runs: .*\n  \/.*\/testlogs\/flaky\/flaky\/test_attempts\/attempt_1\.log\n/m,
+    );
     expect(testlogs(ws, 'flaky/flaky/test_attempts/attempt_1.log')).toContain('attempt 1');
     expect(testlogs(ws, 'flaky/flaky/test.log')).toContain('attempt 2');
     expect(readFileSync(join(dir, 'count'), 'utf8').trim()).toBe('2');
@@ -356,7 +384,9 @@ describe('kiln test', () => {
   // Bazel 4.2.3's summary lines for these are pinned by reference-bazel.test.ts (runs-per-test-failing,
   // attempts-exhausted); its testlogs layout is recorded in bazel-4.2.3-testlogs.txt.
   it('a test failing every run or attempt: FAILED in N out of N, one log and test.xml per run and attempt, as Bazel lays them out', async () => {
-    const recorded = readFileSync(join(import.meta.dirname, 'bazel-4.2.3-testlogs.txt'), 'utf8').split('\n== ').slice(1);
+    const recorded = readFileSync(join(import.meta.dirname, 'bazel-4.2.3-testlogs.txt'), 'utf8')
+      .split('\n== ')
+      .slice(1);
     expect(recorded).toHaveLength(2);
     for (const block of recorded) {
       const [command, ...files] = block.trimEnd().split('\n');
@@ -367,7 +397,10 @@ describe('kiln test', () => {
       expect(run.stdout).toMatch(new RegExp(`^//failing:fail +FAILED in ${n} out of ${n} in \\d+\\.\\ds\n  Stats over ${n} runs: `, 'm'));
       expect(run.stderr).toMatch(/^FAILED: \/\/failing:fail \(Summary\)$/m);
       // The logs and XMLs (Kiln's test.status record and test.outputs/ are its own, as Bazel's test.cache_status).
-      const found = execFileSync('find', ['failing', '-type', 'f', '(', '-name', '*.log', '-o', '-name', '*.xml', ')'], { cwd: join(ws.root, 'kiln-testlogs'), encoding: 'utf8' })
+      const found = execFileSync('find', ['failing', '-type', 'f', '(', '-name', '*.log', '-o', '-name', '*.xml', ')'], {
+        cwd: join(ws.root, 'kiln-testlogs'),
+        encoding: 'utf8',
+      })
         .split('\n')
         .filter(Boolean)
         .sort();
@@ -385,7 +418,11 @@ describe('kiln test', () => {
     const tags = await ws.kiln(['test', LOCAL, '--test_tag_filters=fast,-slowish', '//pkg:all']);
     expect(statuses(tags.stdout).map((s) => s.split(' ')[0])).toEqual(['//pkg:manual_test', '//pkg:pass_small']);
     const sizes = await ws.kiln(['test', LOCAL, '--test_size_filters=small,large', '//pkg:all']);
-    expect(statuses(sizes.stdout).map((s) => s.split(' ')[0]).sort()).toEqual(['//pkg:large', '//pkg:manual_test', '//pkg:pass_small']);
+    expect(
+      statuses(sizes.stdout)
+        .map((s) => s.split(' ')[0])
+        .sort(),
+    ).toEqual(['//pkg:large', '//pkg:manual_test', '//pkg:pass_small']);
     const bad = await ws.kiln(['test', LOCAL, '--test_size_filters=tiny', '//pkg:all']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Only small, medium, large, enormous are allowed test sizes');

@@ -45,7 +45,9 @@ describe('ActionCgroups.open', () => {
     expect(readFileSync(join(own, 'cgroup.subtree_control'), 'utf8')).toBe('+memory +pids +cpu');
     // The kernel fills a new cgroup directory with its files; this fake does not, so the next level,
     // the executor's directory, cannot hand the controllers on, and says so.
-    expect(opened).toEqual({ reason: expect.stringMatching(new RegExp(`^cgroup v2: cannot make action cgroups under ${own}: .*kiln-${process.pid}-\\d+/cgroup.controllers`)) });
+    expect(opened).toEqual({
+      reason: expect.stringMatching(new RegExp(`^cgroup v2: cannot make action cgroups under ${own}: .*kiln-${process.pid}-\\d+/cgroup.controllers`)),
+    });
     // A second runner of the process, now in the leaf, takes the same delegated cgroup.
     const again = ActionCgroups.open(fakeMachine('0::/service/kiln-executor\n', V2_MOUNT));
     expect(again).toEqual({ reason: expect.stringMatching(new RegExp(`^cgroup v2: cannot make action cgroups under ${own}: `)) });

@@ -73,7 +73,10 @@ describe('DockerRunner', () => {
     const abort = new AbortController();
     const run = plain.run({ ...sh('sleep 30'), signal: abort.signal });
     let containers: Docker.ContainerInfo[] = [];
-    await until(async () => (containers = await docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-defaults`] } })).length > 0, 'the container to start');
+    await until(
+      async () => (containers = await docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-defaults`] } })).length > 0,
+      'the container to start',
+    );
     const { HostConfig } = await docker.getContainer(containers[0]!.Id).inspect();
     abort.abort();
     await run;
@@ -83,7 +86,7 @@ describe('DockerRunner', () => {
     expect(HostConfig.NanoCpus).toBe(Math.min(2, availableParallelism()) * 1e9);
   });
 
-  it('removes its leftovers and, on close, its running containers, never another owner\'s', async () => {
+  it("removes its leftovers and, on close, its running containers, never another owner's", async () => {
     const mine = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine`, hostName: testHost });
     const theirs = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-theirs`, hostName: testHost });
     const running = (who: string) => docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-${who}`] } });
@@ -130,7 +133,14 @@ describe('DockerRunner', () => {
       expect(left.sort()).toEqual([ofLiveProcess, ofOtherHost].sort());
       expect(left).not.toContain(ofDeadProcess);
     } finally {
-      await Promise.all([ofDeadProcess, ofLiveProcess, ofOtherHost].map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)));
+      await Promise.all(
+        [ofDeadProcess, ofLiveProcess, ofOtherHost].map((id) =>
+          docker
+            .getContainer(id)
+            .remove({ force: true })
+            .catch(() => undefined),
+        ),
+      );
     }
   });
 

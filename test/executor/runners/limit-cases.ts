@@ -74,6 +74,8 @@ export function limitCases(getRunner: () => Runner): void {
       /platform property max-pids=1000 is above this executor's ceiling of 128 \(the operator raises it with --max-pids-limit\)/,
     );
     await expect(getRunner().run(sh('true', [{ name: 'max-mem', value: 'lots' }]))).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(getRunner().run(sh('true', [{ name: 'max-cores', value: '-1' }]))).rejects.toThrow(/platform property max-cores="-1": expected a number of CPUs/);
+    await expect(getRunner().run(sh('true', [{ name: 'max-cores', value: '-1' }]))).rejects.toThrow(
+      /platform property max-cores="-1": expected a number of CPUs/,
+    );
   });
 }

@@ -32,7 +32,9 @@ describe('LocalRunner in the native sandbox, as kiln build --spawn_strategy=sand
     if (build.available) await build.close();
     expect(build.available && build.kind).toBe('native');
   });
-  const asRoot = needTool('root', process.getuid?.() === 0, 'run the tests as root', { optional: 'executor/README.md: an executor runs as root or as another user' });
+  const asRoot = needTool('root', process.getuid?.() === 0, 'run the tests as root', {
+    optional: 'executor/README.md: an executor runs as root or as another user',
+  });
   it.runIf(asRoot)('runs the actions of a root executor as nobody, so their inputs can be hard links', () => {
     expect(runner.actionUser).toBe('separate');
   });
@@ -99,7 +101,9 @@ describe('LocalRunner without cgroups', () => {
     // A host whose /proc names no cgroup: what a machine without them shows the runner, on any host.
     const nowhere = mkdtempSync(join(tmpdir(), 'kiln-no-cgroups-'));
     const cgroupPaths = { selfCgroup: join(nowhere, 'cgroup'), selfMountinfo: join(nowhere, 'mountinfo'), root: nowhere };
-    const runner = await LocalRunner.create({ sandbox: 'off', log: (m) => messages.push(m), cgroupPaths }).finally(() => rmSync(nowhere, { recursive: true, force: true }));
+    const runner = await LocalRunner.create({ sandbox: 'off', log: (m) => messages.push(m), cgroupPaths }).finally(() =>
+      rmSync(nowhere, { recursive: true, force: true }),
+    );
     await runner.close();
     expect(runner.enforcesLimits).toBe(false);
     expect(messages).toEqual([expect.stringMatching(/^local runner: actions run without memory, pids or CPU limits: .*cgroup/)]);

@@ -17,7 +17,10 @@ const fail = (field: string, message: string): never => {
 describe('resource limits', () => {
   it('defaults to 1 GiB, 256 pids, 2 CPUs (fewer on a smaller machine), ceilings equal to them', () => {
     expect(DEFAULT_RESOURCE_LIMITS).toEqual({ memoryBytes: 1024 ** 3, pids: 256, cpus: 2 });
-    expect(defaultResourceLimitPolicy(1)).toEqual({ defaults: { memoryBytes: 1024 ** 3, pids: 256, cpus: 1 }, ceilings: { memoryBytes: 1024 ** 3, pids: 256, cpus: 1 } });
+    expect(defaultResourceLimitPolicy(1)).toEqual({
+      defaults: { memoryBytes: 1024 ** 3, pids: 256, cpus: 1 },
+      ceilings: { memoryBytes: 1024 ** 3, pids: 256, cpus: 1 },
+    });
     expect(describeResourceLimitPolicy(defaultResourceLimitPolicy(8))).toBe('memory 1g, pids 256, CPUs 2 per action');
   });
 
@@ -35,7 +38,10 @@ describe('resource limits', () => {
     ['99999999999999999999', undefined],
   ])('parses the size %j', (text, bytes) => expect(parseByteSize(text)).toBe(bytes));
 
-  const policy: ResourceLimitPolicy = { defaults: { memoryBytes: 1024 ** 3, pids: 256, cpus: 2 }, ceilings: { memoryBytes: 4 * 1024 ** 3, pids: 256, cpus: 4 } };
+  const policy: ResourceLimitPolicy = {
+    defaults: { memoryBytes: 1024 ** 3, pids: 256, cpus: 2 },
+    ceilings: { memoryBytes: 4 * 1024 ** 3, pids: 256, cpus: 4 },
+  };
 
   it('takes max-mem, max-pids and max-cores within the ceilings, lowering always allowed', () => {
     expect(limitsForAction(policy, [])).toEqual(policy.defaults);
@@ -50,7 +56,10 @@ describe('resource limits', () => {
   });
 
   it.each([
-    [{ name: 'max-mem', value: '8g' }, /platform property max-mem=8g is above this executor's ceiling of 4g \(the operator raises it with --max-memory-limit\)/],
+    [
+      { name: 'max-mem', value: '8g' },
+      /platform property max-mem=8g is above this executor's ceiling of 4g \(the operator raises it with --max-memory-limit\)/,
+    ],
     [{ name: 'max-pids', value: '257' }, /max-pids=257 is above this executor's ceiling of 256 .*--max-pids-limit/],
     [{ name: 'max-cores', value: '5' }, /max-cores=5 is above .* ceiling of 4 .*--max-cpu-limit/],
     [{ name: 'max-mem', value: 'lots' }, /platform property max-mem="lots": expected bytes/],
@@ -69,7 +78,9 @@ describe('resource limits', () => {
       defaults: { memoryBytes: 2 * 1024 ** 3, pids: 100, cpus: 0 },
       ceilings: { memoryBytes: 2 * 1024 ** 3, pids: 0, cpus: 0 },
     });
-    expect(() => parseResourceLimitPolicy({ 'memory-limit': 'big' }, base, fail)).toThrow(/^memory-limit: expected bytes .* of at least 6m \(0 for no limit\), got "big"/);
+    expect(() => parseResourceLimitPolicy({ 'memory-limit': 'big' }, base, fail)).toThrow(
+      /^memory-limit: expected bytes .* of at least 6m \(0 for no limit\), got "big"/,
+    );
     expect(() => parseResourceLimitPolicy({ 'pids-limit': true }, base, fail)).toThrow(/^pids-limit: expected an integer/);
     expect(() => parseResourceLimitPolicy({ 'max-pids-limit': '10' }, base, fail)).toThrow(/^max-pids-limit: the ceiling 10 is below the default limit 256/);
   });

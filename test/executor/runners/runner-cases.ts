@@ -74,9 +74,7 @@ export function runnerCases(getRunner: () => Runner, options: RunnerCaseOptions)
 
   it('runs in the working directory and writes outputs into the build directory', async () => {
     mkdirSync(join(buildDirectory, 'pkg', 'sub'), { recursive: true });
-    const r = await getRunner().run(
-      sh('pwd; mkdir -p out/dir && echo made > out/dir/file.txt && echo top > ../top.txt', { workingDirectory: 'pkg/sub' }),
-    );
+    const r = await getRunner().run(sh('pwd; mkdir -p out/dir && echo made > out/dir/file.txt && echo top > ../top.txt', { workingDirectory: 'pkg/sub' }));
     expect(r.stderr.toString()).toBe('');
     expect(r.exitCode).toBe(0);
     expect(r.stdout.toString()).toBe(`${join(buildDirectory, 'pkg', 'sub')}\n`);
@@ -92,9 +90,7 @@ export function runnerCases(getRunner: () => Runner, options: RunnerCaseOptions)
     const out = join(buildDirectory, '..', `${buildDirectory.split('/').pop()}.stdout`);
     const err = `${out}.err`;
     try {
-      const r = await getRunner().run(
-        sh('seq 1 20000; echo bad >&2', { stdout: { kind: 'file', path: out }, stderr: { kind: 'file', path: err } }),
-      );
+      const r = await getRunner().run(sh('seq 1 20000; echo bad >&2', { stdout: { kind: 'file', path: out }, stderr: { kind: 'file', path: err } }));
       expect(r.exitCode).toBe(0);
       const lines = readFileSync(out, 'utf8').split('\n');
       expect(lines.length).toBe(20001);
@@ -180,7 +176,10 @@ export function runnerCases(getRunner: () => Runner, options: RunnerCaseOptions)
 
     it('gives concurrent actions network namespaces of their own: they cannot reach each other', async () => {
       // Both run at once (each lives a second, well beyond the other's start); a shared namespace shows one identity.
-      const [a, b] = await Promise.all([getRunner().run(sh('readlink /proc/self/ns/net; sleep 1')), getRunner().run(sh('readlink /proc/self/ns/net; sleep 1'))]);
+      const [a, b] = await Promise.all([
+        getRunner().run(sh('readlink /proc/self/ns/net; sleep 1')),
+        getRunner().run(sh('readlink /proc/self/ns/net; sleep 1')),
+      ]);
       expect(a.exitCode).toBe(0);
       expect(b.exitCode).toBe(0);
       expect(a.stdout.toString()).toMatch(/^net:\[\d+\]\n$/);

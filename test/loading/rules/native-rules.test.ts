@@ -4,13 +4,20 @@ import { errorsOf, loadFixture } from '../load-helper.js';
 
 // The accepted attribute names: Bazel's documented attributes of each rule.
 const TABLE: Record<string, string> = {
-  alias: 'name, actual, aspect_hints, compatible_with, deprecation, features, package_metadata, restricted_to, tags, target_compatible_with, testonly, visibility',
-  config_setting: 'name, aspect_hints, constraint_values, define_values, deprecation, features, flag_values, licenses, package_metadata, tags, testonly, values, visibility',
-  filegroup: 'name, srcs, data, aspect_hints, compatible_with, deprecation, features, licenses, output_group, package_metadata, restricted_to, tags, target_compatible_with, testonly, visibility',
-  genquery: 'name, deps, data, aspect_hints, compatible_with, compressed_output, deprecation, exec_compatible_with, exec_group_compatible_with, exec_properties, expression, features, licenses, opts, package_metadata, restricted_to, scope, strict, tags, target_compatible_with, testonly, visibility',
-  genrule: 'name, srcs, outs, aspect_hints, cmd, cmd_bash, cmd_bat, cmd_ps, compatible_with, deprecation, exec_compatible_with, exec_group_compatible_with, exec_properties, executable, features, licenses, local, message, output_licenses, output_to_bindir, package_metadata, restricted_to, tags, target_compatible_with, testonly, toolchains, tools, visibility',
-  starlark_doc_extract: 'name, deps, src, data, allow_unused_doc_comments, aspect_hints, compatible_with, deprecation, exec_compatible_with, exec_group_compatible_with, exec_properties, features, licenses, package_metadata, render_main_repo_name, restricted_to, symbol_names, tags, target_compatible_with, testonly, visibility',
-  test_suite: 'name, aspect_hints, compatible_with, deprecation, features, licenses, package_metadata, restricted_to, tags, target_compatible_with, testonly, tests, visibility',
+  alias:
+    'name, actual, aspect_hints, compatible_with, deprecation, features, package_metadata, restricted_to, tags, target_compatible_with, testonly, visibility',
+  config_setting:
+    'name, aspect_hints, constraint_values, define_values, deprecation, features, flag_values, licenses, package_metadata, tags, testonly, values, visibility',
+  filegroup:
+    'name, srcs, data, aspect_hints, compatible_with, deprecation, features, licenses, output_group, package_metadata, restricted_to, tags, target_compatible_with, testonly, visibility',
+  genquery:
+    'name, deps, data, aspect_hints, compatible_with, compressed_output, deprecation, exec_compatible_with, exec_group_compatible_with, exec_properties, expression, features, licenses, opts, package_metadata, restricted_to, scope, strict, tags, target_compatible_with, testonly, visibility',
+  genrule:
+    'name, srcs, outs, aspect_hints, cmd, cmd_bash, cmd_bat, cmd_ps, compatible_with, deprecation, exec_compatible_with, exec_group_compatible_with, exec_properties, executable, features, licenses, local, message, output_licenses, output_to_bindir, package_metadata, restricted_to, tags, target_compatible_with, testonly, toolchains, tools, visibility',
+  starlark_doc_extract:
+    'name, deps, src, data, allow_unused_doc_comments, aspect_hints, compatible_with, deprecation, exec_compatible_with, exec_group_compatible_with, exec_properties, features, licenses, package_metadata, render_main_repo_name, restricted_to, symbol_names, tags, target_compatible_with, testonly, visibility',
+  test_suite:
+    'name, aspect_hints, compatible_with, deprecation, features, licenses, package_metadata, restricted_to, tags, target_compatible_with, testonly, tests, visibility',
 };
 const MANDATORY: Record<string, string[]> = {
   alias: ['name', 'actual'],
@@ -45,11 +52,21 @@ const SAMPLE: Record<string, string> = {
 };
 
 function minimal(rule: string): Record<string, string> {
-  return { alias: { actual: '":x"' }, config_setting: { values: '{"cpu": "k8"}' }, genquery: { expression: '"//x"', scope: '[":x"]' }, genrule: { outs: '["o.txt"]' }, starlark_doc_extract: { src: '"a.bzl"' } }[rule] ?? {};
+  return (
+    {
+      alias: { actual: '":x"' },
+      config_setting: { values: '{"cpu": "k8"}' },
+      genquery: { expression: '"//x"', scope: '[":x"]' },
+      genrule: { outs: '["o.txt"]' },
+      starlark_doc_extract: { src: '"a.bzl"' },
+    }[rule] ?? {}
+  );
 }
 
 function call(rule: string, attrs: Record<string, string>): string {
-  return `${rule}(\n${Object.entries(attrs).map(([k, v]) => `    ${k} = ${v},\n`).join('')})\n`;
+  return `${rule}(\n${Object.entries(attrs)
+    .map(([k, v]) => `    ${k} = ${v},\n`)
+    .join('')})\n`;
 }
 
 describe('attribute tables of the seven rules', () => {
@@ -104,11 +121,22 @@ describe('attribute tables of the seven rules', () => {
   }
 
   it('configurable attributes keep select() unresolved', () => {
-    const { pkg } = loadFixture({ 'pkg/BUILD': call('genrule', { name: '"t"', outs: '["o"]', cmd: 'select({":c": "a", "//conditions:default": "b"}) + "x"' }) });
+    const { pkg } = loadFixture({
+      'pkg/BUILD': call('genrule', { name: '"t"', outs: '["o"]', cmd: 'select({":c": "a", "//conditions:default": "b"}) + "x"' }),
+    });
     expect(errorsOf(pkg)).toEqual([]);
     const t = pkg.targets.get('t');
     expect(t?.kind === 'rule' && t.attrs.get('cmd')).toEqual({
-      select: [{ conditions: [['//pkg:c', 'a'], ['//conditions:default', 'b']], noMatchError: '' }, { plain: 'x' }],
+      select: [
+        {
+          conditions: [
+            ['//pkg:c', 'a'],
+            ['//conditions:default', 'b'],
+          ],
+          noMatchError: '',
+        },
+        { plain: 'x' },
+      ],
     });
   });
 });
@@ -122,14 +150,20 @@ describe('declaration-time checks', () => {
   });
 
   it('genrule with executable = True needs exactly one out', () => {
-    const { pkg } = loadFixture({ 'pkg/BUILD': 'genrule(name = "g", outs = ["a", "b"], executable = True, cmd = "x")\ngenrule(name = "h", outs = ["c"], executable = 1, cmd = "x")\n' });
+    const { pkg } = loadFixture({
+      'pkg/BUILD': 'genrule(name = "g", outs = ["a", "b"], executable = True, cmd = "x")\ngenrule(name = "h", outs = ["c"], executable = 1, cmd = "x")\n',
+    });
     expect(errorsOf(pkg)).toEqual([
       'pkg/BUILD:1:1: in executable attribute of genrule rule //pkg:g: if genrules produce executables, they are allowed only one output. If you need the executable=1 argument, then you should split this genrule into genrules producing single outputs',
     ]);
   });
 
   it('genrule outs may not cross a package boundary or leave the package', () => {
-    const { pkg } = loadFixture({ 'pkg/BUILD': 'genrule(name = "g", outs = ["sub/x.txt"], cmd = "x")\ngenrule(name = "h", outs = ["//other:y"], cmd = "x")\ngenrule(name = "i", outs = ["dir/ok.txt"], cmd = "x")\n', 'pkg/sub/BUILD': '' });
+    const { pkg } = loadFixture({
+      'pkg/BUILD':
+        'genrule(name = "g", outs = ["sub/x.txt"], cmd = "x")\ngenrule(name = "h", outs = ["//other:y"], cmd = "x")\ngenrule(name = "i", outs = ["dir/ok.txt"], cmd = "x")\n',
+      'pkg/sub/BUILD': '',
+    });
     expect(errorsOf(pkg)).toEqual([
       "pkg/BUILD:1:1: //pkg:g: output file 'sub/x.txt' of attribute 'outs' crosses a package boundary: Label '//pkg:sub/x.txt' is invalid because 'pkg/sub' is a subpackage; perhaps you meant to put the colon here: '//pkg/sub:x.txt'?",
       "pkg/BUILD:2:1: //pkg:h: label '//other:y' in attribute 'outs' in 'genrule' rule is not in the current package 'pkg'",
@@ -137,17 +171,15 @@ describe('declaration-time checks', () => {
     expect(pkg.targets.get('dir/ok.txt')?.kind).toBe('generated');
   });
 
-  it('reports duplicate target names in Bazel\'s Package.Builder wording', () => {
-    const { pkg } = loadFixture({ 'pkg/BUILD': 'filegroup(name = "x")\ngenrule(name = "x", outs = ["o"], cmd = "")\ngenrule(name = "y", outs = ["x"], cmd = "")\n' });
-    expect(errorsOf(pkg)).toEqual([
-      "pkg/BUILD:2:1: genrule rule 'x' conflicts with existing filegroup rule, defined at pkg/BUILD:1:1",
-    ]);
+  it("reports duplicate target names in Bazel's Package.Builder wording", () => {
+    const { pkg } = loadFixture({
+      'pkg/BUILD': 'filegroup(name = "x")\ngenrule(name = "x", outs = ["o"], cmd = "")\ngenrule(name = "y", outs = ["x"], cmd = "")\n',
+    });
+    expect(errorsOf(pkg)).toEqual(["pkg/BUILD:2:1: genrule rule 'x' conflicts with existing filegroup rule, defined at pkg/BUILD:1:1"]);
     // Bazel 2.1.0 stops evaluating the file at a name conflict: the third rule is never declared.
     expect(pkg.targets.has('y')).toBe(false);
     const out = loadFixture({ 'pkg/BUILD': 'filegroup(name = "x")\ngenrule(name = "y", outs = ["x"], cmd = "")\n' }).pkg;
-    expect(errorsOf(out)).toEqual([
-      "pkg/BUILD:2:1: generated file 'x' in rule 'y' conflicts with existing filegroup rule, defined at pkg/BUILD:1:1",
-    ]);
+    expect(errorsOf(out)).toEqual(["pkg/BUILD:2:1: generated file 'x' in rule 'y' conflicts with existing filegroup rule, defined at pkg/BUILD:1:1"]);
   });
 
   it('rejects invalid target names and wrong types', () => {
@@ -203,7 +235,16 @@ describe('supporting rules', () => {
     });
     expect(errorsOf(pkg)).toEqual([]);
     expect([...pkg.targets.values()].filter((t) => t.kind === 'rule').map((t) => (t.kind === 'rule' ? t.ruleClass : ''))).toEqual([
-      'constraint_setting', 'constraint_value', 'platform', 'sh_library', 'sh_binary', 'sh_test', 'string_flag', 'bool_flag', 'int_flag', 'string_list_flag',
+      'constraint_setting',
+      'constraint_value',
+      'platform',
+      'sh_library',
+      'sh_binary',
+      'sh_test',
+      'string_flag',
+      'bool_flag',
+      'int_flag',
+      'string_list_flag',
     ]);
     expect(BUILD_SETTING_RULE_CLASSES.get('bool_flag')!.attributes.get('build_setting_default')!.mandatory).toBe(true);
   });

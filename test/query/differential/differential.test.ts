@@ -42,12 +42,28 @@ function protoSummary(bytes: Buffer) {
       ruleOutput: t.rule.ruleOutput,
       explicit: t.rule.attribute
         .filter((a) => a.explicitlySpecified)
-        .map((a) => ({ name: a.name, type: a.type, stringValue: a.stringValue, stringListValue: a.stringListValue, booleanValue: a.booleanValue, stringDict: a.stringDictValue }))
+        .map((a) => ({
+          name: a.name,
+          type: a.type,
+          stringValue: a.stringValue,
+          stringListValue: a.stringListValue,
+          booleanValue: a.booleanValue,
+          stringDict: a.stringDictValue,
+        }))
         .sort((a, b) => (a.name < b.name ? -1 : 1)),
     },
-    sourceFile: t.sourceFile && { name: t.sourceFile.name, visibility: t.sourceFile.visibilityLabel, loads: t.sourceFile.subinclude, errors: t.sourceFile.packageContainsErrors },
+    sourceFile: t.sourceFile && {
+      name: t.sourceFile.name,
+      visibility: t.sourceFile.visibilityLabel,
+      loads: t.sourceFile.subinclude,
+      errors: t.sourceFile.packageContainsErrors,
+    },
     generatedFile: t.generatedFile && { name: t.generatedFile.name, generatingRule: t.generatedFile.generatingRule },
-    packageGroup: t.packageGroup && { name: t.packageGroup.name, containedPackage: t.packageGroup.containedPackage, included: t.packageGroup.includedPackageGroup },
+    packageGroup: t.packageGroup && {
+      name: t.packageGroup.name,
+      containedPackage: t.packageGroup.containedPackage,
+      included: t.packageGroup.includedPackageGroup,
+    },
   }));
 }
 
@@ -72,7 +88,10 @@ async function kilnQuery(root: string, args: readonly string[]): Promise<{ stdou
 for (const fixture of fixtures) {
   describe(`kiln query vs Bazel 2.1.0 on ${fixture}`, () => {
     const cases = JSON.parse(readFileSync(join(here, `${fixture}.cases.json`), 'utf8')) as Case[];
-    const recorded = JSON.parse(readFileSync(join(here, `${fixture}.bazel.json`), 'utf8')) as Record<string, { stdout?: string; stdoutBase64?: string; exitCode: number }>;
+    const recorded = JSON.parse(readFileSync(join(here, `${fixture}.bazel.json`), 'utf8')) as Record<
+      string,
+      { stdout?: string; stdoutBase64?: string; exitCode: number }
+    >;
     let root: string | undefined;
     const workspace = () => {
       if (!root) {
@@ -106,7 +125,12 @@ for (const fixture of fixtures) {
         } else if (c.ignoreLines !== undefined) {
           const re = new RegExp(c.ignoreLines);
           expect(kiln.exitCode).toBe(bazel!.exitCode);
-          expect(kiln.stdout).toBe(bazel!.stdout.split('\n').filter((l) => !re.test(l)).join('\n'));
+          expect(kiln.stdout).toBe(
+            bazel!.stdout
+              .split('\n')
+              .filter((l) => !re.test(l))
+              .join('\n'),
+          );
         } else {
           expect(kiln.exitCode, c.reason).toBe(0);
         }

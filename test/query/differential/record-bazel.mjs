@@ -17,7 +17,12 @@ import { removeBazelTree } from '../../setup/remove-bazel-tree.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bazel = process.env.KILN_BAZEL ?? join(here, '../../../.cache/bazel/2.1.0/bazel');
-const fixtures = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(here).filter((f) => f.endsWith('.cases.json')).map((f) => f.slice(0, -'.cases.json'.length));
+const fixtures =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : readdirSync(here)
+        .filter((f) => f.endsWith('.cases.json'))
+        .map((f) => f.slice(0, -'.cases.json'.length));
 
 /** The key of a case in the recordings: its flags and its query (as differential.test.ts computes it). */
 function caseKey(c) {

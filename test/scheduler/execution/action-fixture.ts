@@ -19,17 +19,19 @@ export class ActionFixture {
   }
 
   /** Stores a Command, an input root and the Action; returns the action's digest. */
-  async action(options: {
-    args?: string[];
-    platform?: { name: string; value: string }[];
-    inputRoot?: reapi.DirectoryInit;
-    timeoutSeconds?: number;
-    doNotCache?: boolean;
-    salt?: string;
-    store?: { command?: boolean; action?: boolean };
-    /** Fields of the Command that replace the defaults. */
-    command?: Partial<reapi.CommandInit>;
-  } = {}): Promise<Digest> {
+  async action(
+    options: {
+      args?: string[];
+      platform?: { name: string; value: string }[];
+      inputRoot?: reapi.DirectoryInit;
+      timeoutSeconds?: number;
+      doNotCache?: boolean;
+      salt?: string;
+      store?: { command?: boolean; action?: boolean };
+      /** Fields of the Command that replace the defaults. */
+      command?: Partial<reapi.CommandInit>;
+    } = {},
+  ): Promise<Digest> {
     const command: reapi.CommandInit = { arguments: options.args ?? ['/bin/true'], outputPaths: ['out'], ...options.command };
     if (options.platform) command.platform = { properties: options.platform };
     const commandBytes = reapi.Command.encode(command);

@@ -50,7 +50,11 @@ describe('validateAction', () => {
   const invalid: [string, Parameters<ActionFixture['action']>[0], RegExp][] = [
     ['unsorted files', { inputRoot: { files: [{ name: 'b' }, { name: 'a' }] } }, /not sorted/],
     ['duplicate files', { inputRoot: { files: [{ name: 'a' }, { name: 'a' }] } }, /duplicate/],
-    ['a file and a directory of one name', { inputRoot: { files: [{ name: 'a' }], directories: [{ name: 'a', digest: digestOf(reapi.Directory.encode({})) }] } }, /duplicate entry "a"/],
+    [
+      'a file and a directory of one name',
+      { inputRoot: { files: [{ name: 'a' }], directories: [{ name: 'a', digest: digestOf(reapi.Directory.encode({})) }] } },
+      /duplicate entry "a"/,
+    ],
     ['a name with a slash', { inputRoot: { files: [{ name: 'a/b' }] } }, /bad entry name/],
     ['a name ..', { inputRoot: { files: [{ name: '..' }] } }, /bad entry name/],
     ['a symlink escaping the root', { inputRoot: { symlinks: [{ name: 'l', target: '../outside' }] } }, /escapes the input root/],
@@ -67,23 +71,59 @@ describe('validateAction', () => {
     ['unsorted output paths', { command: { outputPaths: ['b', 'a'] } }, /output_paths: not sorted \("b" comes before "a"\)/],
     ['duplicate output paths', { command: { outputPaths: ['a', 'a'] } }, /output_paths: "a" is listed twice/],
     ['unsorted output directories', { command: { outputPaths: [], outputDirectories: ['z', 'y'] } }, /output_directories: not sorted/],
-    ['an output file that is also an output directory', { command: { outputPaths: [], outputFiles: ['a'], outputDirectories: ['a'] } }, /"a" is also an output directory/],
+    [
+      'an output file that is also an output directory',
+      { command: { outputPaths: [], outputFiles: ['a'], outputDirectories: ['a'] } },
+      /"a" is also an output directory/,
+    ],
     ['an output file under another output file', { command: { outputPaths: [], outputFiles: ['a', 'a/b'] } }, /"a" is a parent of output file "a\/b"/],
     [
       'unsorted environment variables',
-      { command: { environmentVariables: [{ name: 'PATH', value: '/bin' }, { name: 'HOME', value: '/' }] } },
+      {
+        command: {
+          environmentVariables: [
+            { name: 'PATH', value: '/bin' },
+            { name: 'HOME', value: '/' },
+          ],
+        },
+      },
       /environment_variables: not sorted \("PATH" comes before "HOME"\)/,
     ],
-    ['a duplicate environment variable', { command: { environmentVariables: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] } }, /environment_variables: "A" is listed twice/],
+    [
+      'a duplicate environment variable',
+      {
+        command: {
+          environmentVariables: [
+            { name: 'A', value: '1' },
+            { name: 'A', value: '2' },
+          ],
+        },
+      },
+      /environment_variables: "A" is listed twice/,
+    ],
     ['a symlink climbing out after a name', { inputRoot: { symlinks: [{ name: 'l', target: 'a/../../b' }] } }, /climbs above its own directory/],
     [
       'a symlink climbing out through another one',
-      { inputRoot: { symlinks: [{ name: 's', target: '.' }, { name: 't', target: 's/..' }] } },
+      {
+        inputRoot: {
+          symlinks: [
+            { name: 's', target: '.' },
+            { name: 't', target: 's/..' },
+          ],
+        },
+      },
       /symlink "t" -> "s\/\.\." climbs above its own directory/,
     ],
     [
       'a cycle of symlinks resolved through the tree',
-      { inputRoot: { symlinks: [{ name: 'a', target: 'b/..' }, { name: 'b', target: 'a/..' }] } },
+      {
+        inputRoot: {
+          symlinks: [
+            { name: 'a', target: 'b/..' },
+            { name: 'b', target: 'a/..' },
+          ],
+        },
+      },
       /goes through more than 40 symlinks/,
     ],
   ];
@@ -119,7 +159,9 @@ describe('validateAction', () => {
     expect(err).toBeInstanceOf(InvalidArgumentError);
     expect((err as Error).message).toMatch(/symlink "y" -> .* climbs above its own directory/);
     // The first link alone, and canonical links through it, are fine.
-    const inside = await f.action({ inputRoot: { directories: [{ name: 'a1', digest: child }], symlinks: [{ name: 'z', target: 'a1/a2/a3/a4/a5/a6/a7/a8/a9/a10/s/x' }] } });
+    const inside = await f.action({
+      inputRoot: { directories: [{ name: 'a1', digest: child }], symlinks: [{ name: 'z', target: 'a1/a2/a3/a4/a5/a6/a7/a8/a9/a10/s/x' }] },
+    });
     await expect(validateAction(f.cas, inside, limits)).resolves.toBeDefined();
   });
 

@@ -18,7 +18,6 @@ afterEach(async () => {
 
 const sh = (script: string) => shCommand(script, { outputPaths: ['out'] });
 
-
 describe('cluster faults and concurrency', () => {
   it('completes an action on another executor when its executor dies mid-action', async () => {
     cluster = await startTestCluster({ heartbeatIntervalMs: 300, heartbeatGraceMs: 200, maxSynchronizeWaitMs: 150 });
@@ -83,7 +82,10 @@ describe('cluster faults and concurrency', () => {
     const clients = Array.from({ length: 8 }, (_, c) =>
       Promise.all(
         // Every client asks for 4 of the 6 actions, starting at a different one.
-        Array.from({ length: 4 }, (_, k) => (c + k) % distinct).map(async (i) => ({ i, outcome: await execute(cluster!, { instanceName: '', actionDigest: digests[i] }) })),
+        Array.from({ length: 4 }, (_, k) => (c + k) % distinct).map(async (i) => ({
+          i,
+          outcome: await execute(cluster!, { instanceName: '', actionDigest: digests[i] }),
+        })),
       ),
     );
     const results = (await Promise.all(clients)).flat();

@@ -97,7 +97,16 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
       const runner = options.runner ?? ownRunner!;
       const name = options.name ?? `test-executor-${index}`;
       const executor = new BuildExecutor({ cas, fileCache, runner, buildRoot: join(dir, 'build'), workerName: name });
-      const loop = new SynchronizeLoop({ channel, instanceName: '', displayName: name, platform: [{ name: 'OSFamily', value: 'linux' }], slots: options.slots ?? 2, executor, log: () => undefined, refused: () => undefined });
+      const loop = new SynchronizeLoop({
+        channel,
+        instanceName: '',
+        displayName: name,
+        platform: [{ name: 'OSFamily', value: 'linux' }],
+        slots: options.slots ?? 2,
+        executor,
+        log: () => undefined,
+        refused: () => undefined,
+      });
       loop.start();
       executors.push({ loop, cas, executor, ...(ownRunner ? { ownRunner } : {}) });
       return loop;
@@ -156,7 +165,7 @@ export function collectStream(stream: grpc.ClientReadableStream<longrunning.Oper
     const operations: longrunning.Operation[] = [];
     const finish = (error?: grpc.ServiceError) => {
       const last = operations[operations.length - 1];
-      const response = last?.response ? unpackAny(reapi.ExecuteResponse, last.response) ?? undefined : undefined;
+      const response = last?.response ? (unpackAny(reapi.ExecuteResponse, last.response) ?? undefined) : undefined;
       const stages = operations.map((o) => unpackAny(reapi.ExecuteOperationMetadata, o.metadata!)!.stage);
       resolve({ operations, ...(error ? { error } : {}), ...(last ? { last } : {}), ...(response ? { response } : {}), stages });
     };

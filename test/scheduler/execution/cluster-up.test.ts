@@ -41,7 +41,11 @@ async function runThrough(endpoint: string, script: string): Promise<reapi.Execu
   const Exec = grpc.makeGenericClientConstructor(reapi.ExecutionService as unknown as grpc.ServiceDefinition, 'Execution');
   const exec = new Exec(address, grpc.credentials.createInsecure()) as unknown as reapi.ExecutionClient;
   try {
-    const command = encodeMessage(reapi.Command, { arguments: ['/bin/sh', '-c', script], outputPaths: ['out'], environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }] });
+    const command = encodeMessage(reapi.Command, {
+      arguments: ['/bin/sh', '-c', script],
+      outputPaths: ['out'],
+      environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }],
+    });
     const root = encodeMessage(reapi.Directory, {});
     const action = encodeMessage(reapi.Action, { commandDigest: command.digest, inputRootDigest: root.digest });
     await must(clients.cas, clients.cas.BatchUpdateBlobs, {
@@ -157,7 +161,11 @@ describe('kiln cluster up / scheduler / executor', () => {
       const f = fakeIO(dir);
       cases.push([command(args, f.io), f, message]);
     };
-    run(executorMain, ['--scheduler', 'grpc://127.0.0.1:1', '--memory-limit', 'lots'], /--memory-limit: expected bytes \(a number, or with a k, m or g suffix\) of at least 6m \(0 for no limit\), got "lots"/);
+    run(
+      executorMain,
+      ['--scheduler', 'grpc://127.0.0.1:1', '--memory-limit', 'lots'],
+      /--memory-limit: expected bytes \(a number, or with a k, m or g suffix\) of at least 6m \(0 for no limit\), got "lots"/,
+    );
     run(executorMain, ['--scheduler', 'grpc://127.0.0.1:1', '--max-pids-limit=10'], /--max-pids-limit: the ceiling 10 is below the default limit 256/);
     await writeFile(join(dir, 'executor.json'), JSON.stringify({ scheduler: 'grpc://127.0.0.1:1', 'cpu-limit': 'all' }));
     run(executorMain, ['--config', 'executor.json'], /executor\.json: cpu-limit: expected a number of CPUs/);
@@ -174,7 +182,11 @@ describe('kiln cluster up / scheduler / executor', () => {
     await writeFile(join(dir, 'limits.json'), JSON.stringify({ executor: { 'memory-limit': '1m' } }));
     run(main, ['up', '--config', 'limits.json'], /limits\.json: executor\.memory-limit: expected bytes .* of at least 6m/);
     await writeFile(join(dir, 'colour.json'), JSON.stringify({ executor: { colour: 'red' } }));
-    run(main, ['up', '--config', 'colour.json'], /colour\.json: executor\.colour: unknown field \(allowed: memory-limit, pids-limit, cpu-limit, max-memory-limit/);
+    run(
+      main,
+      ['up', '--config', 'colour.json'],
+      /colour\.json: executor\.colour: unknown field \(allowed: memory-limit, pids-limit, cpu-limit, max-memory-limit/,
+    );
     for (const [exit, f, message] of cases) {
       expect(await exit).toBe(2);
       expect(f.err()).toMatch(message);

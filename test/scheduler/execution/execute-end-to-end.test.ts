@@ -13,8 +13,13 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     await cluster.addExecutor();
     const actionDigest = await cluster.action(
       {
-        ...sh('mkdir -p out/dir/sub && tr a-z A-Z < in.txt > out/upper.txt && echo deep > out/dir/sub/f && ln -s upper.txt out/link && echo to-stdout && echo to-stderr >&2 && printf "%s" "$GREETING" > out/env.txt'),
-        environmentVariables: [{ name: 'GREETING', value: 'hi there' }, { name: 'PATH', value: '/usr/bin:/bin' }],
+        ...sh(
+          'mkdir -p out/dir/sub && tr a-z A-Z < in.txt > out/upper.txt && echo deep > out/dir/sub/f && ln -s upper.txt out/link && echo to-stdout && echo to-stderr >&2 && printf "%s" "$GREETING" > out/env.txt',
+        ),
+        environmentVariables: [
+          { name: 'GREETING', value: 'hi there' },
+          { name: 'PATH', value: '/usr/bin:/bin' },
+        ],
         outputPaths: ['out/dir', 'out/env.txt', 'out/link', 'out/never-written', 'out/upper.txt'],
       },
       { 'in.txt': 'hello kiln\n' },
@@ -46,8 +51,15 @@ describe('Execute end to end (real server, in-process executor, local runner)', 
     expect((await read(result.stderrDigest!)).toString()).toBe('to-stderr\n');
     const meta = result.executionMetadata!;
     for (const field of [
-      'queuedTimestamp', 'workerStartTimestamp', 'inputFetchStartTimestamp', 'inputFetchCompletedTimestamp', 'executionStartTimestamp',
-      'executionCompletedTimestamp', 'outputUploadStartTimestamp', 'outputUploadCompletedTimestamp', 'workerCompletedTimestamp',
+      'queuedTimestamp',
+      'workerStartTimestamp',
+      'inputFetchStartTimestamp',
+      'inputFetchCompletedTimestamp',
+      'executionStartTimestamp',
+      'executionCompletedTimestamp',
+      'outputUploadStartTimestamp',
+      'outputUploadCompletedTimestamp',
+      'workerCompletedTimestamp',
     ] as const) {
       expect(meta[field], field).toBeTruthy();
     }

@@ -137,11 +137,37 @@ describe('ExecutionScheduler', () => {
   });
 
   it('matches platforms per key: exact, minimum, ignore', () => {
-    const { scheduler } = setup({ platformRules: { cores: 'minimum', 'label': 'ignore' } });
-    submit(scheduler, validated('needs8', [{ name: 'cores', value: '8' }, { name: 'OSFamily', value: 'linux' }, { name: 'label', value: 'x' }]));
-    expect(sync(scheduler, 'small', [], { properties: [{ name: 'cores', value: '4' }, { name: 'OSFamily', value: 'linux' }] }).response.assignments).toEqual([]);
-    expect(sync(scheduler, 'mac', [], { properties: [{ name: 'cores', value: '16' }, { name: 'OSFamily', value: 'macos' }] }).response.assignments).toEqual([]);
-    const big = sync(scheduler, 'big', [], { properties: [{ name: 'cores', value: '16' }, { name: 'OSFamily', value: 'linux' }] });
+    const { scheduler } = setup({ platformRules: { cores: 'minimum', label: 'ignore' } });
+    submit(
+      scheduler,
+      validated('needs8', [
+        { name: 'cores', value: '8' },
+        { name: 'OSFamily', value: 'linux' },
+        { name: 'label', value: 'x' },
+      ]),
+    );
+    expect(
+      sync(scheduler, 'small', [], {
+        properties: [
+          { name: 'cores', value: '4' },
+          { name: 'OSFamily', value: 'linux' },
+        ],
+      }).response.assignments,
+    ).toEqual([]);
+    expect(
+      sync(scheduler, 'mac', [], {
+        properties: [
+          { name: 'cores', value: '16' },
+          { name: 'OSFamily', value: 'macos' },
+        ],
+      }).response.assignments,
+    ).toEqual([]);
+    const big = sync(scheduler, 'big', [], {
+      properties: [
+        { name: 'cores', value: '16' },
+        { name: 'OSFamily', value: 'linux' },
+      ],
+    });
     expect(big.response.assignments!.map(commandOf)).toEqual(['needs8']);
   });
 
@@ -219,7 +245,13 @@ describe('ExecutionScheduler', () => {
   it('fails fast with FAILED_PRECONDITION naming the unmet properties when no executor could run the action', () => {
     const { clock, scheduler } = setup({ noExecutorWaitMs: 30_000 });
     sync(scheduler, 'w1', [], { properties: [{ name: 'OSFamily', value: 'linux' }] });
-    const op = submit(scheduler, validated('gpu', [{ name: 'OSFamily', value: 'linux' }, { name: 'gpu', value: 'a100' }]));
+    const op = submit(
+      scheduler,
+      validated('gpu', [
+        { name: 'OSFamily', value: 'linux' },
+        { name: 'gpu', value: 'a100' },
+      ]),
+    );
     clock.t += 29_000;
     sync(scheduler, 'w1', [], { properties: [{ name: 'OSFamily', value: 'linux' }] });
     scheduler.tick();

@@ -46,7 +46,20 @@ async function startExecutorProcess(cluster: TestCluster, runner: 'docker' | 'lo
   const tmp = mkdtempSync(join(tmpdir(), 'kiln-executor-tmp-'));
   const child = spawn(
     BINARY,
-    ['executor', '--scheduler', cluster.server.endpoint, '--runner', runner, '--work-dir', workDirectory, '--slots', '1', '--name', `${runner}-process`, ...flags],
+    [
+      'executor',
+      '--scheduler',
+      cluster.server.endpoint,
+      '--runner',
+      runner,
+      '--work-dir',
+      workDirectory,
+      '--slots',
+      '1',
+      '--name',
+      `${runner}-process`,
+      ...flags,
+    ],
     { env: { ...process.env, TMPDIR: tmp, ...(dockerHost ? { DOCKER_HOST: dockerHost } : {}) }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   onTestFinished(async () => {
@@ -83,7 +96,16 @@ const ALLOCATE_200MB = 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x
 async function expectLimitsEnforced(runner: 'docker' | 'local'): Promise<void> {
   const cluster = await startClusterForTest();
   const work = join(await scratch(), 'work');
-  const executor = await startExecutorProcess(cluster, runner, work, ['--memory-limit', '64m', '--pids-limit', '64', '--cpu-limit', '1', '--max-pids-limit', '128']);
+  const executor = await startExecutorProcess(cluster, runner, work, [
+    '--memory-limit',
+    '64m',
+    '--pids-limit',
+    '64',
+    '--cpu-limit',
+    '1',
+    '--max-pids-limit',
+    '128',
+  ]);
   const forks = await execute(cluster, { actionDigest: await cluster.action(shCommand(FORK_400, { outputPaths: ['out'] })) });
   expect(forks.response!.result!.exitCode).not.toBe(0);
   expect(forks.response!.result!.outputFiles).toEqual([]);
@@ -92,14 +114,23 @@ async function expectLimitsEnforced(runner: 'docker' | 'local'): Promise<void> {
   expect(memory.response!.result!.outputFiles).toEqual([]);
   expect(memory.response!.message).toMatch(/the action was killed: it went beyond its memory limit/);
   // Within the ceiling an action may raise its limit; beyond it, the action is rejected by name.
-  const raised = await cluster.action(shCommand('i=0; while [ $i -lt 80 ]; do sleep 30 & i=$((i+1)); done; echo forked > out', { outputPaths: ['out'] }), {}, {
-    platform: { properties: [{ name: 'max-pids', value: '120' }] },
-  });
+  const raised = await cluster.action(
+    shCommand('i=0; while [ $i -lt 80 ]; do sleep 30 & i=$((i+1)); done; echo forked > out', { outputPaths: ['out'] }),
+    {},
+    {
+      platform: { properties: [{ name: 'max-pids', value: '120' }] },
+    },
+  );
   expect((await execute(cluster, { actionDigest: raised })).response!.result!.exitCode).toBe(0);
   const greedy = await cluster.action(shCommand('true'), {}, { platform: { properties: [{ name: 'max-pids', value: '100000' }] } });
   const rejected = await execute(cluster, { actionDigest: greedy });
-  expect(rejected.response!.status).toMatchObject({ code: googleRpc.Code.INVALID_ARGUMENT, message: expect.stringContaining('platform property max-pids=100000 is above') });
-  expect(executor.stderr()).toMatch(/INFO: limits \((docker|cgroup v[12])\): memory 64m, pids 64, CPUs 1 per action \(max-mem, max-pids, max-cores may ask up to memory 64m, pids 128, CPUs 1\)/);
+  expect(rejected.response!.status).toMatchObject({
+    code: googleRpc.Code.INVALID_ARGUMENT,
+    message: expect.stringContaining('platform property max-pids=100000 is above'),
+  });
+  expect(executor.stderr()).toMatch(
+    /INFO: limits \((docker|cgroup v[12])\): memory 64m, pids 64, CPUs 1 per action \(max-mem, max-pids, max-cores may ask up to memory 64m, pids 128, CPUs 1\)/,
+  );
   executor.child.kill('SIGTERM');
   expect(await executor.exited).toBe(0);
 }
@@ -110,7 +141,9 @@ describe.skipIf(!haveBuild || !haveDocker)('kiln executor --runner docker (a pro
 
   it('fails actions that fork 400 processes or allocate 200 MB under its limit flags', { timeout: 120_000 }, () => expectLimitsEnforced('docker'));
 
-  it('applies the default limits; after SIGKILL the next start removes its containers and build directories, SIGTERM removes them at once', { timeout: 120_000 }, async () => {
+  it('applies the default limits; after SIGKILL the next start removes its containers and build directories, SIGTERM removes them at once', {
+    timeout: 120_000,
+  }, async () => {
     const cluster = await startClusterForTest({ heartbeatIntervalMs: 500, heartbeatGraceMs: 500, maxSynchronizeWaitMs: 250 });
     const work = join(await scratch(), 'work');
     const first = await startExecutorProcess(cluster, 'docker', work);
@@ -159,8 +192,15 @@ describe.skipIf(!haveBuild)('kiln executor --runner local (a process of its own)
     const first = await startExecutorProcess(cluster, 'local', work);
     // A duration no other process of this machine sleeps, to find the action's processes by.
     const marker = `sleep 61.${process.pid}`;
-    const outcome = execute(cluster, { actionDigest: await cluster.action(shCommand(`echo started > started; ${marker}; echo done > out`, { outputPaths: ['out'] })) });
-    const running = () => spawnSync('pgrep', ['-f', `^${marker}$`]).stdout.toString().trim().split('\n').filter(Boolean).length;
+    const outcome = execute(cluster, {
+      actionDigest: await cluster.action(shCommand(`echo started > started; ${marker}; echo done > out`, { outputPaths: ['out'] })),
+    });
+    const running = () =>
+      spawnSync('pgrep', ['-f', `^${marker}$`])
+        .stdout.toString()
+        .trim()
+        .split('\n')
+        .filter(Boolean).length;
     const started = async () => {
       for (const entry of await readdir(join(work, 'build')).catch(() => [])) if (existsSync(join(work, 'build', entry, 'started'))) return true;
       return false;
@@ -209,7 +249,11 @@ async function startClusterProcess(): Promise<{ child: ChildProcess; endpoint: s
 /** Uploads a `/bin/sh -c script` action to the endpoint and starts its Execute (the stream is left to end with the server). */
 async function startAction(endpoint: string, script: string): Promise<void> {
   const clients = connect(endpoint);
-  const command = encodeMessage(reapi.Command, { arguments: ['/bin/sh', '-c', script], outputPaths: ['out'], environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }] });
+  const command = encodeMessage(reapi.Command, {
+    arguments: ['/bin/sh', '-c', script],
+    outputPaths: ['out'],
+    environmentVariables: [{ name: 'PATH', value: '/usr/bin:/bin' }],
+  });
   const root = encodeMessage(reapi.Directory, {});
   const action = encodeMessage(reapi.Action, { commandDigest: command.digest, inputRootDigest: root.digest });
   await must(clients.cas, clients.cas.BatchUpdateBlobs, { requests: [command, root, action].map((m) => ({ digest: m.digest, data: m.data })) });
@@ -226,7 +270,8 @@ async function startAction(endpoint: string, script: string): Promise<void> {
 
 describe.skipIf(!haveBuild || !haveDocker)('kiln cluster up --runner docker (a process of its own)', () => {
   const docker = new Docker({ socketPath: dockerHost.replace(/^unix:\/\//, '') });
-  const containersOfProcess = (pid: number) => docker.listContainers({ all: true, filters: { label: [`${OWNER_PID_LABEL}=${pid}`, `${OWNER_HOST_LABEL}=${hostname()}`] } });
+  const containersOfProcess = (pid: number) =>
+    docker.listContainers({ all: true, filters: { label: [`${OWNER_PID_LABEL}=${pid}`, `${OWNER_HOST_LABEL}=${hostname()}`] } });
   const workDirectoriesOf = async (pid: number) => (await readdir(tmpdir())).filter((entry) => entry.startsWith(`kiln-cluster-executors-${pid}-`));
 
   it('after SIGKILL the next start removes its containers and work directory; SIGTERM removes them at once', { timeout: 120_000 }, async () => {

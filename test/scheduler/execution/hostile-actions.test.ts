@@ -20,12 +20,24 @@ const dockerHost = process.env.KILN_DOCKER_HOST ?? '';
 const haveDocker = needTool('Docker', dockerHost !== '', 'KILN_DOCKER_HOST is unset; run scripts/test-setup.d/20-docker.sh (npm test does)');
 const baseImage = process.env.KILN_BASE_IMAGE ?? 'kiln/base:latest';
 const sandbox = await detectSandboxSupport();
-const haveSandbox = needTool('the namespace sandbox (bubblewrap)', sandbox.available, `${sandbox.available ? '' : sandbox.reason} (run scripts/test-setup.d/10-bubblewrap.sh)`);
+const haveSandbox = needTool(
+  'the namespace sandbox (bubblewrap)',
+  sandbox.available,
+  `${sandbox.available ? '' : sandbox.reason} (run scripts/test-setup.d/10-bubblewrap.sh)`,
+);
 
-const nativeHere = needTool('the native sandbox helper', nativeSpawnerBinary() !== undefined, 'npm run build compiles it where a C compiler is (scripts/test-setup.d/05-c-compiler.sh)');
+const nativeHere = needTool(
+  'the native sandbox helper',
+  nativeSpawnerBinary() !== undefined,
+  'npm run build compiles it where a C compiler is (scripts/test-setup.d/05-c-compiler.sh)',
+);
 const runners: [name: string, make: () => Promise<Runner>][] = [];
 if (nativeHere) runners.push(['local runner (sandbox)', () => LocalRunner.create({ log: (m) => expect.fail(`the sandbox is required here: ${m}`) })]);
-if (haveSandbox) runners.push(['local runner (bubblewrap sandbox)', () => LocalRunner.create({ nativeSandbox: false, log: (m) => expect.fail(`the sandbox is required here: ${m}`) })]);
+if (haveSandbox)
+  runners.push([
+    'local runner (bubblewrap sandbox)',
+    () => LocalRunner.create({ nativeSandbox: false, log: (m) => expect.fail(`the sandbox is required here: ${m}`) }),
+  ]);
 runners.push(['local runner (plain process)', () => LocalRunner.create({ sandbox: 'off' })]);
 if (haveDocker) {
   runners.push(['docker runner', async () => new DockerRunner({ dockerHost, defaultImage: baseImage })]);
@@ -120,7 +132,9 @@ describe.each(runners)('hostile actions, %s', (_name, make) => {
     const files = { f: 'original input\n' };
     // Everything a hostile action may try: write its input in place, chmod it first, and rewrite the cache behind it.
     const poison = await cluster.action(
-      shCommand('chmod u+w f 2>/dev/null; echo POISON > f 2>/dev/null; for c in ../../cache/*; do chmod u+w "$c"; echo POISON > "$c"; done 2>/dev/null; true', { outputPaths: [] }),
+      shCommand('chmod u+w f 2>/dev/null; echo POISON > f 2>/dev/null; for c in ../../cache/*; do chmod u+w "$c"; echo POISON > "$c"; done 2>/dev/null; true', {
+        outputPaths: [],
+      }),
       files,
     );
     const first = await execute(cluster, { instanceName: '', actionDigest: poison });
@@ -160,8 +174,26 @@ describe('requests REAPI forbids are INVALID_ARGUMENT, before any executor sees 
     ['an output path with ..', { outputPaths: ['../x'] }, /output_paths: "\.\.\/x" has a '\.\.' component/],
     ['unsorted output paths', { outputPaths: ['b', 'a'] }, /output_paths: not sorted/],
     ['duplicate output paths', { outputPaths: ['a', 'a'] }, /output_paths: "a" is listed twice/],
-    ['unsorted environment variables', { environmentVariables: [{ name: 'PATH', value: '/bin' }, { name: 'A', value: '1' }] }, /environment_variables: not sorted/],
-    ['duplicate environment variables', { environmentVariables: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }, /environment_variables: "A" is listed twice/],
+    [
+      'unsorted environment variables',
+      {
+        environmentVariables: [
+          { name: 'PATH', value: '/bin' },
+          { name: 'A', value: '1' },
+        ],
+      },
+      /environment_variables: not sorted/,
+    ],
+    [
+      'duplicate environment variables',
+      {
+        environmentVariables: [
+          { name: 'A', value: '1' },
+          { name: 'A', value: '2' },
+        ],
+      },
+      /environment_variables: "A" is listed twice/,
+    ],
   ];
   it.each(cases)('%s', async (_what, fields, message) => {
     const cluster = await startClusterForTest();

@@ -113,7 +113,8 @@ describe.skipIf(!haveOpenssl)('a secured cache server', () => {
   it('allows each role its RPCs, per instance, and refuses the rest with PERMISSION_DENIED alike for unknown instances', async () => {
     const c = connect(server, trusting);
     const b = blob('a blob the writer stores');
-    const upload = (token: string, instanceName: string) => callAs(token, c.cas, c.cas.BatchUpdateBlobs, { instanceName, requests: [{ digest: b.digest, data: b.data }] });
+    const upload = (token: string, instanceName: string) =>
+      callAs(token, c.cas, c.cas.BatchUpdateBlobs, { instanceName, requests: [{ digest: b.digest, data: b.data }] });
     const findMissing = (token: string, instanceName: string) => callAs(token, c.cas, c.cas.FindMissingBlobs, { instanceName, blobDigests: [b.digest] });
 
     expect(codeOf(await findMissing(TOKENS.reader, 'ci'))).toBe(grpc.status.OK);
@@ -154,7 +155,11 @@ describe.skipIf(!haveOpenssl)('a secured cache server', () => {
     await callAs(TOKENS.admin, c.cas, c.cas.BatchUpdateBlobs, { instanceName: '', requests: [{ digest: out.digest, data: out.data }] });
     const actionDigest = digestOf(reapi.Action.encode({ commandDigest: blob('poison target').digest }));
     const update = (token: string) =>
-      callAs(token, c.ac, c.ac.UpdateActionResult, { instanceName: '', actionDigest, actionResult: { outputFiles: [{ path: 'out', digest: out.digest }], exitCode: 0 } });
+      callAs(token, c.ac, c.ac.UpdateActionResult, {
+        instanceName: '',
+        actionDigest,
+        actionResult: { outputFiles: [{ path: 'out', digest: out.digest }], exitCode: 0 },
+      });
     expect(codeOf(await update(TOKENS.reader))).toBe(grpc.status.PERMISSION_DENIED);
     expect(codeOf(await update(TOKENS.runner))).toBe(grpc.status.PERMISSION_DENIED);
     // Another client asking afterwards finds nothing.
@@ -176,7 +181,10 @@ describe.skipIf(!haveOpenssl)('a secured cache server', () => {
     const c = connect(server, trusting);
     const caps = (token: string) => callAs(token, c.caps, c.caps.GetCapabilities, { instanceName: '' });
     const original = await readFile(tokenFile, 'utf8');
-    const withoutReader = original.split('\n').filter((l) => !l.endsWith(' reader')).join('\n');
+    const withoutReader = original
+      .split('\n')
+      .filter((l) => !l.endsWith(' reader'))
+      .join('\n');
     // Written beside it and renamed into place, as a deployment rotates secrets.
     await writeFile(`${tokenFile}.new`, `${withoutReader}${tokenSha256('new-token').toString('hex')} reader\n`);
     await rename(`${tokenFile}.new`, tokenFile);

@@ -9,7 +9,11 @@ import { needTool } from '../../setup/need-tool.js';
  * needTool: under CI a missing openssl fails, never skips. Call it where the tests are declared.
  */
 export function opensslAvailable(): boolean {
-  return needTool('openssl', spawnSync('openssl', ['version']).status === 0, 'apt-get install openssl (it makes the test certificates; scripts/test-setup.d/15-openssl.sh does)');
+  return needTool(
+    'openssl',
+    spawnSync('openssl', ['version']).status === 0,
+    'apt-get install openssl (it makes the test certificates; scripts/test-setup.d/15-openssl.sh does)',
+  );
 }
 
 export interface CertificateFiles {
@@ -48,6 +52,9 @@ export async function issueCertificate(
   await writeFile(ext, `subjectAltName=${san}\n`);
   openssl(['req', ...EC_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`], dir);
   const serial = `0x${randomBytes(8).toString('hex')}`;
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', ca.ca, '-CAkey', ca.caKey, '-set_serial', serial, '-out', `${name}.pem`, '-days', '1', '-extfile', ext], dir);
+  openssl(
+    ['x509', '-req', '-in', `${name}.csr`, '-CA', ca.ca, '-CAkey', ca.caKey, '-set_serial', serial, '-out', `${name}.pem`, '-days', '1', '-extfile', ext],
+    dir,
+  );
   return { ...ca, certificate: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
 }

@@ -20,7 +20,10 @@ function failure(source: string): unknown {
 /** Adding context (a position, a builtin's name) makes a new error that keeps the old one as its cause. */
 describe('errors that add context keep the original as their cause', () => {
   it('the evaluator positions a builtin failure in a new error', () => {
-    expect(chain(failure('x = [].pop()\n'))).toEqual(['EvalError: pop: index -1 out of range: empty list', 'StarlarkError: pop: index -1 out of range: empty list']);
+    expect(chain(failure('x = [].pop()\n'))).toEqual([
+      'EvalError: pop: index -1 out of range: empty list',
+      'StarlarkError: pop: index -1 out of range: empty list',
+    ]);
   });
 
   it('a builtin wrapping a host failure (a float too large for an int)', () => {

@@ -63,9 +63,13 @@ describe('execFile', () => {
   });
 
   it('loads modules through the thread hook', () => {
-    const { printed } = run('load("lib.star", "double", y = "x")\nprint(double(y))\n', {}, {
-      'lib.star': 'x = 21\ndef double(n):\n    return 2 * n\n',
-    });
+    const { printed } = run(
+      'load("lib.star", "double", y = "x")\nprint(double(y))\n',
+      {},
+      {
+        'lib.star': 'x = 21\ndef double(n):\n    return 2 * n\n',
+      },
+    );
     expect(printed).toEqual(['42']);
   });
 
@@ -148,9 +152,7 @@ r = f()
   });
 
   it('forbids mutating a container while iterating it', () => {
-    expect(evalError('def f():\n    d = {1: 2}\n    for k in d:\n        d[3] = 4\nf()\n').message).toBe(
-      'cannot insert into hash table during iteration',
-    );
+    expect(evalError('def f():\n    d = {1: 2}\n    for k in d:\n        d[3] = 4\nf()\n').message).toBe('cannot insert into hash table during iteration');
   });
 
   it('unpacks with exact counts', () => {
@@ -213,8 +215,6 @@ r = f(9007199254740991, 3, 2.5, "hi")
     const thread = new Thread('t');
     const g = execFile(thread, 'x.star', 'a = [1] + c + [2]\n', new Map<string, Value>([['c', new Concat([])]]));
     expect((g.get('a') as Concat).parts.length).toBe(2);
-    expect(() => execFile(thread, 'y.star', 'b = c - 1\n', new Map<string, Value>([['c', new Concat([])]]))).toThrow(
-      'unknown binary op: concat - int',
-    );
+    expect(() => execFile(thread, 'y.star', 'b = c - 1\n', new Map<string, Value>([['c', new Concat([])]]))).toThrow('unknown binary op: concat - int');
   });
 });

@@ -94,8 +94,6 @@ describe('kiln starlark', () => {
     });
     const r = await kiln('--assert', 'assert.star');
     expect(r.stderr).toBe('');
-    expect(r.stdout).toBe(
-      'floored division by zero None\nTrue False\n1 module <built-in function freeze>\nappend: cannot append to frozen list\n',
-    );
+    expect(r.stdout).toBe('floored division by zero None\nTrue False\n1 module <built-in function freeze>\nappend: cannot append to frozen list\n');
   });
 });

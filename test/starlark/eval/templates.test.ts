@@ -62,7 +62,18 @@ describe('top-level code and function bodies run the same constructs', () => {
   });
 
   it('loops and statements', () => {
-    const body = ['acc = []', 'for i in range(4):', '    if i == 2:', '        continue', '    acc.append(i)', 'd = {}', 'd["k"] = acc', 'n = 0', 'n += len(acc)', 'r = (d, n)'];
+    const body = [
+      'acc = []',
+      'for i in range(4):',
+      '    if i == 2:',
+      '        continue',
+      '    acc.append(i)',
+      'd = {}',
+      'd["k"] = acc',
+      'n = 0',
+      'n += len(acc)',
+      'r = (d, n)',
+    ];
     const top = outcome(body.join('\n') + '\n');
     const inFunction = outcome(`def f():\n${body.map((l) => `    ${l}`).join('\n')}\n    return r\nr = f()\n`);
     expect(top).toBe('({"k": [0, 1, 3]}, 3)');

@@ -4,9 +4,7 @@ import { repr, hashValue, str } from '../../../src/starlark/eval/values/describe
 import { StarDict } from '../../../src/starlark/eval/values/dict.js';
 import { compare, equals } from '../../../src/starlark/eval/values/equality.js';
 import { formatFloat, StarFloat } from '../../../src/starlark/eval/values/float.js';
-import {
-  intAdd, intFloorDiv, intMod, intMul, intShiftLeft, intShiftRight, intSub, normalizeBig,
-} from '../../../src/starlark/eval/values/int.js';
+import { intAdd, intFloorDiv, intMod, intMul, intShiftLeft, intShiftRight, intSub, normalizeBig } from '../../../src/starlark/eval/values/int.js';
 import { StarList, StarTuple } from '../../../src/starlark/eval/values/list.js';
 import { StarSet } from '../../../src/starlark/eval/values/set.js';
 import { None } from '../../../src/starlark/eval/values/value.js';
@@ -43,7 +41,7 @@ describe('int', () => {
     expect(intShiftRight(-(2n ** 70n), 68)).toBe(-4);
     expect(intShiftRight(-5, 1)).toBe(-3);
     expect(() => intShiftLeft(1, -1)).toThrow('negative shift count: -1');
-    expect(() => intShiftLeft(1, 512)).toThrow("shift count too large: 512");
+    expect(() => intShiftLeft(1, 512)).toThrow('shift count too large: 512');
   });
 });
 

@@ -23,9 +23,36 @@ const BINARY = ['+', '-', '*', '//', '%', '&', '|', '^', '<<', '>>', '==', '!=',
 const UNARY = ['-', '~', 'not '];
 const FUNCS = ['len', 'sorted', 'min', 'max', 'abs', 'list', 'tuple', 'any', 'all', 'bool'];
 const WRAPPED = ['reversed', 'range'];
-const METHODS = ['upper', 'lower', 'strip', 'lstrip', 'rstrip', 'split', 'rsplit', 'join', 'replace', 'find', 'rfind',
-  'count', 'startswith', 'endswith', 'partition', 'rpartition', 'capitalize', 'isalpha', 'isdigit', 'isalnum',
-  'islower', 'isupper', 'isspace', 'removeprefix', 'removesuffix', 'splitlines', 'index', 'rindex'];
+const METHODS = [
+  'upper',
+  'lower',
+  'strip',
+  'lstrip',
+  'rstrip',
+  'split',
+  'rsplit',
+  'join',
+  'replace',
+  'find',
+  'rfind',
+  'count',
+  'startswith',
+  'endswith',
+  'partition',
+  'rpartition',
+  'capitalize',
+  'isalpha',
+  'isdigit',
+  'isalnum',
+  'islower',
+  'isupper',
+  'isspace',
+  'removeprefix',
+  'removesuffix',
+  'splitlines',
+  'index',
+  'rindex',
+];
 
 const leaf = fc.constantFrom(...INTS, ...STRINGS, '[]', '()');
 const { expr } = fc.letrec<{ expr: string }>((tie) => ({
@@ -38,13 +65,11 @@ const { expr } = fc.letrec<{ expr: string }>((tie) => ({
     fc.array(tie('expr'), { minLength: 2, maxLength: 3 }).map((xs) => `(${xs.join(', ')})`),
     fc.tuple(fc.constantFrom(...FUNCS), tie('expr')).map(([f, x]) => `${f}(${x})`),
     fc.tuple(fc.constantFrom(...WRAPPED), tie('expr')).map(([f, x]) => `list(${f}(${x}))`),
-    fc.tuple(tie('expr'), fc.constantFrom(...METHODS), fc.array(tie('expr'), { maxLength: 2 })).map(
-      ([x, m, xs]) => `(${x}).${m}(${xs.join(', ')})`,
-    ),
+    fc.tuple(tie('expr'), fc.constantFrom(...METHODS), fc.array(tie('expr'), { maxLength: 2 })).map(([x, m, xs]) => `(${x}).${m}(${xs.join(', ')})`),
     fc.tuple(tie('expr'), tie('expr')).map(([x, i]) => `(${x})[${i}]`),
-    fc.tuple(tie('expr'), fc.option(tie('expr')), fc.option(tie('expr')), fc.option(tie('expr'))).map(
-      ([x, a, b, c]) => `(${x})[${a ?? ''}:${b ?? ''}:${c ?? ''}]`,
-    ),
+    fc
+      .tuple(tie('expr'), fc.option(tie('expr')), fc.option(tie('expr')), fc.option(tie('expr')))
+      .map(([x, a, b, c]) => `(${x})[${a ?? ''}:${b ?? ''}:${c ?? ''}]`),
     fc.tuple(tie('expr'), tie('expr'), tie('expr')).map(([a, c, b]) => `(${a} if ${c} else ${b})`),
   ),
 }));

@@ -28,18 +28,131 @@ const CORPUS: string[] = readdirSync(TESTDATA)
 /** Starlark's token vocabulary, with a few malformed tokens and layout characters. */
 const VOCABULARY = [
   // keywords and reserved words
-  'and', 'break', 'continue', 'def', 'elif', 'else', 'for', 'if', 'in', 'lambda', 'load', 'not', 'or', 'pass',
-  'return', 'while', 'as', 'assert', 'class', 'del', 'global', 'import', 'is', 'nonlocal', 'raise', 'try', 'yield',
+  'and',
+  'break',
+  'continue',
+  'def',
+  'elif',
+  'else',
+  'for',
+  'if',
+  'in',
+  'lambda',
+  'load',
+  'not',
+  'or',
+  'pass',
+  'return',
+  'while',
+  'as',
+  'assert',
+  'class',
+  'del',
+  'global',
+  'import',
+  'is',
+  'nonlocal',
+  'raise',
+  'try',
+  'yield',
   // identifiers
-  'x', 'y', 'f', 'None', 'True', 'False', 'len', 'print', 'range', '_p', 'Ω',
+  'x',
+  'y',
+  'f',
+  'None',
+  'True',
+  'False',
+  'len',
+  'print',
+  'range',
+  '_p',
+  'Ω',
   // literals, good and bad
-  '0', '7', '0x1f', '0o17', '0b101', '012', '0x', '1.5', '.5', '1e10', '1e400', '1.e', '"s"', "'s'", '"""t"""',
-  "'''t'''", 'r"\\d"', 'b"\\xff"', 'rb"x"', '"\\u00e9"', '"\\q"', '"\\x8"', '"open', "'''open", '"\\',
+  '0',
+  '7',
+  '0x1f',
+  '0o17',
+  '0b101',
+  '012',
+  '0x',
+  '1.5',
+  '.5',
+  '1e10',
+  '1e400',
+  '1.e',
+  '"s"',
+  "'s'",
+  '"""t"""',
+  "'''t'''",
+  'r"\\d"',
+  'b"\\xff"',
+  'rb"x"',
+  '"\\u00e9"',
+  '"\\q"',
+  '"\\x8"',
+  '"open',
+  "'''open",
+  '"\\',
   // punctuation
-  '+', '-', '*', '/', '//', '%', '**', '~', '&', '|', '^', '<<', '>>', '.', ',', '=', ';', ':', '(', ')', '[', ']',
-  '{', '}', '<', '>', '>=', '<=', '==', '!=', '+=', '-=', '*=', '/=', '//=', '%=', '&=', '|=', '^=', '<<=', '>>=',
+  '+',
+  '-',
+  '*',
+  '/',
+  '//',
+  '%',
+  '**',
+  '~',
+  '&',
+  '|',
+  '^',
+  '<<',
+  '>>',
+  '.',
+  ',',
+  '=',
+  ';',
+  ':',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '<',
+  '>',
+  '>=',
+  '<=',
+  '==',
+  '!=',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '//=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '<<=',
+  '>>=',
   // stray characters and layout
-  '!', '$', '?', '`', '\\', '#c', '\n', '\n', '\n ', '\n  ', '\n    ', '\n\t', '\r\n', ' ', '\t', '\f', '\0',
+  '!',
+  '$',
+  '?',
+  '`',
+  '\\',
+  '#c',
+  '\n',
+  '\n',
+  '\n ',
+  '\n  ',
+  '\n    ',
+  '\n\t',
+  '\r\n',
+  ' ',
+  '\t',
+  '\f',
+  '\0',
 ];
 const token = fc.constantFrom(...VOCABULARY);
 const tokenProgram = fc.array(token, { maxLength: 80 }).map((ts) => ts.join(' '));
@@ -83,9 +196,7 @@ function applyEdit(src: string, e: Edit): string {
   }
 }
 
-const mutatedProgram = fc
-  .tuple(fc.constantFrom(...CORPUS), fc.array(edit, { minLength: 1, maxLength: 5 }))
-  .map(([src, edits]) => edits.reduce(applyEdit, src));
+const mutatedProgram = fc.tuple(fc.constantFrom(...CORPUS), fc.array(edit, { minLength: 1, maxLength: 5 })).map(([src, edits]) => edits.reduce(applyEdit, src));
 
 /** A KilnError from the front end must point inside the input: 1 <= line <= lines+1, col >= 1. */
 function checkPosition(e: KilnError, src: string): void {
@@ -155,14 +266,14 @@ describe('fuzz: the Starlark front end never crashes', () => {
 
   it('random token sequences reach the parser and the resolver', () => {
     const seen = tally(2500, fc.oneof(tokenProgram, linedProgram));
-    if (process.env.KILN_FUZZ_STATS) console.log("token sequences", seen);
+    if (process.env.KILN_FUZZ_STATS) console.log('token sequences', seen);
     // The vocabulary is rich enough that some sequences get past the parser.
     expect(seen.ok + seen['static-errors']).toBeGreaterThan(0);
   });
 
   it('mutated conformance programs', () => {
     const seen = tally(2500, mutatedProgram);
-    if (process.env.KILN_FUZZ_STATS) console.log("mutated programs", seen);
+    if (process.env.KILN_FUZZ_STATS) console.log('mutated programs', seen);
     expect(seen['syntax-error']).toBeGreaterThan(0);
     expect(seen.ok + seen['static-errors']).toBeGreaterThan(0);
   });

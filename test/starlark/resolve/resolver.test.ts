@@ -1,11 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import {
-  StarlarkStaticErrors,
-  resolveFile,
-  resolveFileCollectingErrors,
-  type DialectOptions,
-} from '../../../src/starlark/resolve/index.js';
+import { StarlarkStaticErrors, resolveFile, resolveFileCollectingErrors, type DialectOptions } from '../../../src/starlark/resolve/index.js';
 import {
   parseFile,
   type AssignStmt,
@@ -81,14 +76,7 @@ describe('resolver: bindings and frame layout', () => {
   test('parameters first, *args and **kwargs after the named ones, then other locals', () => {
     const file = resolve('def f(a, b=1, *args, c, **kw):\n  x = a\n  return x\n');
     const fn = (file.stmts[0] as DefStmt).fn!;
-    expect(fn.locals.map((b) => `${b.name}=${show(b)}`)).toEqual([
-      'a=local:0',
-      'b=local:1',
-      'c=local:2',
-      'args=local:3',
-      'kw=local:4',
-      'x=local:5',
-    ]);
+    expect(fn.locals.map((b) => `${b.name}=${show(b)}`)).toEqual(['a=local:0', 'b=local:1', 'c=local:2', 'args=local:3', 'kw=local:4', 'x=local:5']);
     expect(fn).toMatchObject({ numParams: 3, numKwonlyParams: 1, hasVarargs: true, hasKwargs: true, cells: [] });
     expect(fn.freeVars).toEqual([]);
   });
@@ -99,16 +87,8 @@ describe('resolver: bindings and frame layout', () => {
   });
 
   test('captured locals become cells; inner functions list them as free variables', () => {
-    const src = [
-      'def outer(a):',
-      '  b = 1',
-      '  def middle():',
-      '    def inner():',
-      '      return a + b',
-      '    return inner',
-      '  return middle',
-    ].join('\n');
-    const outer = (resolve(src).stmts[0] as DefStmt);
+    const src = ['def outer(a):', '  b = 1', '  def middle():', '    def inner():', '      return a + b', '    return inner', '  return middle'].join('\n');
+    const outer = resolve(src).stmts[0] as DefStmt;
     const middle = outer.body[1] as DefStmt;
     const inner = middle.body[0] as DefStmt;
     expect(outer.fn!.locals.map((b) => `${b.name}=${show(b)}`)).toEqual(['a=cell:0', 'b=cell:1', 'middle=local:2']);
@@ -174,9 +154,7 @@ describe('resolver: bindings and frame layout', () => {
     expect(thrown).toBeInstanceOf(StarlarkStaticErrors);
     const errors = thrown as StarlarkStaticErrors;
     expect(errors.format()).toBe('e.star:1:5: undefined: b');
-    expect(errors.formatAll()).toBe(
-      ['e.star:1:5: undefined: b', 'e.star:2:1: break not in a loop', 'e.star:3:5: undefined: d'].join('\n'),
-    );
+    expect(errors.formatAll()).toBe(['e.star:1:5: undefined: b', 'e.star:2:1: break not in a loop', 'e.star:3:5: undefined: d'].join('\n'));
   });
 });
 
@@ -187,10 +165,7 @@ describe('resolver: name sets', () => {
     expect(withPredicates.map((e) => e.message)).toEqual(['undefined: lenn', 'undefined: glub']);
     const predeclared = new Map([['glob', 1]]);
     const withSets = resolveFileCollectingErrors(parseFile(src, 'h.star'), {}, predeclared, UNIVERSAL);
-    expect(withSets.map((e) => e.message)).toEqual([
-      'undefined: lenn (did you mean len?)',
-      'undefined: glub (did you mean glob?)',
-    ]);
+    expect(withSets.map((e) => e.message)).toEqual(['undefined: lenn (did you mean len?)', 'undefined: glub (did you mean glob?)']);
   });
 });
 

@@ -22,14 +22,24 @@ function frontEnd(src: string): 'ok' | 'error' {
       if (++guard > src.length * 4 + 100) throw new Error('scanner does not advance');
     }
     const file = parseFile(src, 'fuzz.star');
-    resolveFile(file, {}, (n) => n === 'native', (n) => UNIVERSAL.has(n));
-    resolveFile(parseFile(src, 'fuzz.star'), {
-      set: true,
-      globalReassign: true,
-      loadBindsGlobally: true,
-      while: true,
-      topLevelControl: true,
-    }, () => false, (n) => UNIVERSAL.has(n));
+    resolveFile(
+      file,
+      {},
+      (n) => n === 'native',
+      (n) => UNIVERSAL.has(n),
+    );
+    resolveFile(
+      parseFile(src, 'fuzz.star'),
+      {
+        set: true,
+        globalReassign: true,
+        loadBindsGlobally: true,
+        while: true,
+        topLevelControl: true,
+      },
+      () => false,
+      (n) => UNIVERSAL.has(n),
+    );
     return 'ok';
   } catch (e) {
     if (e instanceof KilnError) {
@@ -42,17 +52,94 @@ function frontEnd(src: string): 'ok' | 'error' {
 }
 
 const TOKENS = [
-  'def', 'if', 'elif', 'else', 'for', 'in', 'not', 'and', 'or', 'while', 'break', 'continue', 'pass',
-  'return', 'lambda', 'load', 'class', 'x', 'y', 'f', 'len', 'None', '_private', 'é', '0', '1', '012', '0x1F',
-  '0o7', '0b2', '1.5e3', '.5', '1e', '"s"', "'t'", '"""tri\nple"""', 'r"\\d"', 'b"\\xff"', '"\\q"', '"open',
-  '(', ')', '[', ']', '{', '}', ',', ':', ';', '.', '=', '==', '!=', '<', '<=', '>', '>=', '+', '-', '*',
-  '**', '/', '//', '%', '&', '|', '^', '~', '<<', '>>', '+=', '-=', '//=', '|=', '\\', '!', '$', '#c',
-  '\n', '\n', '\n  ', '\n    ', '\n\t', '\r\n', ' ',
+  'def',
+  'if',
+  'elif',
+  'else',
+  'for',
+  'in',
+  'not',
+  'and',
+  'or',
+  'while',
+  'break',
+  'continue',
+  'pass',
+  'return',
+  'lambda',
+  'load',
+  'class',
+  'x',
+  'y',
+  'f',
+  'len',
+  'None',
+  '_private',
+  'é',
+  '0',
+  '1',
+  '012',
+  '0x1F',
+  '0o7',
+  '0b2',
+  '1.5e3',
+  '.5',
+  '1e',
+  '"s"',
+  "'t'",
+  '"""tri\nple"""',
+  'r"\\d"',
+  'b"\\xff"',
+  '"\\q"',
+  '"open',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ':',
+  ';',
+  '.',
+  '=',
+  '==',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '+',
+  '-',
+  '*',
+  '**',
+  '/',
+  '//',
+  '%',
+  '&',
+  '|',
+  '^',
+  '~',
+  '<<',
+  '>>',
+  '+=',
+  '-=',
+  '//=',
+  '|=',
+  '\\',
+  '!',
+  '$',
+  '#c',
+  '\n',
+  '\n',
+  '\n  ',
+  '\n    ',
+  '\n\t',
+  '\r\n',
+  ' ',
 ];
 
-const tokenSequence = fc
-  .array(fc.constantFrom(...TOKENS), { maxLength: 60 })
-  .map((toks) => toks.join(' '));
+const tokenSequence = fc.array(fc.constantFrom(...TOKENS), { maxLength: 60 }).map((toks) => toks.join(' '));
 
 const SAMPLES = [
   'load("//pkg:defs.bzl", "rule", alias = "other")\n\ndef f(a, b = 1, *args, c, **kw):\n    """Doc."""\n    if a and not b:\n        return [x * 2 for x in args if x]\n    elif c:\n        pass\n    else:\n        for k, v in kw.items():\n            a += v[1:2:-1]\n    return lambda q, *r: q if r else -q.z\n',
@@ -64,10 +151,7 @@ const SAMPLES = [
 
 /** A sample program with a few random edits (insert, delete, replace) applied. */
 const mutatedSample = fc
-  .tuple(
-    fc.constantFrom(...SAMPLES),
-    fc.array(fc.tuple(fc.nat(), fc.nat({ max: 2 }), fc.constantFrom(...TOKENS)), { maxLength: 4 }),
-  )
+  .tuple(fc.constantFrom(...SAMPLES), fc.array(fc.tuple(fc.nat(), fc.nat({ max: 2 }), fc.constantFrom(...TOKENS)), { maxLength: 4 }))
   .map(([src, edits]) => {
     let s = src;
     for (const [at, op, tok] of edits) {
@@ -81,11 +165,17 @@ const mutatedSample = fc
 
 describe('fuzz: scanner, parser and resolver never crash', () => {
   test('random strings', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (s) => void frontEnd(s)), { ...LIMITS, numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200, unit: 'binary' }), (s) => void frontEnd(s)),
+      { ...LIMITS, numRuns: 3000 },
+    );
   });
 
   test('random printable ASCII', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 200 }), (s) => void frontEnd(s)), { ...LIMITS, numRuns: 3000 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (s) => void frontEnd(s)),
+      { ...LIMITS, numRuns: 3000 },
+    );
   });
 
   test('random bytes decoded as UTF-8', () => {
@@ -107,13 +197,21 @@ describe('fuzz: scanner, parser and resolver never crash', () => {
   });
 
   test('mutated real programs', () => {
-    fc.assert(fc.property(mutatedSample, (s) => void frontEnd(s)), { ...LIMITS, numRuns: 3000 });
+    fc.assert(
+      fc.property(mutatedSample, (s) => void frontEnd(s)),
+      { ...LIMITS, numRuns: 3000 },
+    );
   });
 
   test('the samples themselves are valid', () => {
     for (const s of SAMPLES) {
       const file = parseFile(s, 'fuzz.star');
-      resolveFile(file, { while: true }, (n) => ['glob', 'rule', 'other'].includes(n), (n) => UNIVERSAL.has(n));
+      resolveFile(
+        file,
+        { while: true },
+        (n) => ['glob', 'rule', 'other'].includes(n),
+        (n) => UNIVERSAL.has(n),
+      );
     }
   });
 });

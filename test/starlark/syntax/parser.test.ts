@@ -125,10 +125,7 @@ const FILES: [string, string][] = [
   ['for x in 1, 2, 3: pass', 'for x in (1, 2, 3):\n  pass'],
   ['for x[0].y in z: pass', 'for x[0].y in z:\n  pass'],
   ['if True: pass\nelse: pass', 'if True:\n  pass\nelse:\n  pass'],
-  [
-    'if a:\n  pass\nelif b:\n  pass\nelif c: x\nelse:\n  y\n  z',
-    'if a:\n  pass\nelif b:\n  pass\nelif c:\n  x\nelse:\n  y\n  z',
-  ],
+  ['if a:\n  pass\nelif b:\n  pass\nelif c: x\nelse:\n  y\n  z', 'if a:\n  pass\nelif b:\n  pass\nelif c:\n  x\nelse:\n  y\n  z'],
   ['x, y = 1, 2', '(x, y) = (1, 2)'],
   ['[x, (y, z)] = 1, (2, 3)', '[x, (y, z)] = (1, (2, 3))'],
   ['x[i] = 1', 'x[i] = 1'],
@@ -136,10 +133,7 @@ const FILES: [string, string][] = [
   ['x += 1; y -= 2; z *= 3; a /= 4; b //= 5; c %= 6', 'x += 1\ny -= 2\nz *= 3\na /= 4\nb //= 5\nc %= 6'],
   ['a &= 1; b |= 2; c ^= 3; d <<= 4; e >>= 5;', 'a &= 1\nb |= 2\nc ^= 3\nd <<= 4\ne >>= 5'],
   ['def f(): pass', 'def f():\n  pass'],
-  [
-    'def f(a, b=1, *args, c, d=2, **kwargs):\n  """doc"""\n  return a',
-    'def f(a, b=1, *args, c, d=2, **kwargs):\n  "doc"\n  return a',
-  ],
+  ['def f(a, b=1, *args, c, d=2, **kwargs):\n  """doc"""\n  return a', 'def f(a, b=1, *args, c, d=2, **kwargs):\n  "doc"\n  return a'],
   ['def f(a, *, b,): pass', 'def f(a, *, b):\n  pass'],
   ['def f():\n  def g():\n    return 1\n  return g', 'def f():\n  def g():\n    return 1\n  return g'],
   ['while x:\n  x -= 1\n  continue', 'while x:\n  x -= 1\n  continue'],
@@ -196,7 +190,7 @@ const ERRORS: [string, string][] = [
   ['for 1 in y: pass', 'for 1 in y:\n  pass'], // the resolver rejects the target
   ['f(x for x in y)', "foo.star:1:5: got for, want ','"],
   ['x = ', 'foo.star:1:5: got newline, want primary expression'],
-  ['x = 1 = 2', 'foo.star:1:7: got \'=\', want newline'],
+  ['x = 1 = 2', "foo.star:1:7: got '=', want newline"],
   ['[1, 2', "foo.star:1:6: got end of file, want ']'"],
   ['x = (1 if 2)', 'foo.star:1:8: conditional expression without else clause'],
   ['def f(*): pass', 'def f(*):\n  pass'], // the parser accepts; the resolver rejects
@@ -258,13 +252,7 @@ describe('parser: tree details', () => {
 
   test('def records parameters in order with their modes', () => {
     const def = parseFile('def f(a, b=1, *c, d, **e): pass', 'f').stmts[0] as DefStmt;
-    expect(def.params.map((p) => `${p.mode}:${p.name?.name ?? ''}`)).toEqual([
-      'plain:a',
-      'default:b',
-      'star:c',
-      'plain:d',
-      'starstar:e',
-    ]);
+    expect(def.params.map((p) => `${p.mode}:${p.name?.name ?? ''}`)).toEqual(['plain:a', 'default:b', 'star:c', 'plain:d', 'starstar:e']);
     expect(def.fn).toBeNull();
   });
 

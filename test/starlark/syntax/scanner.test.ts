@@ -10,12 +10,18 @@ const TOKENS: [string, string][] = [
   ['print(x); print(y)', 'print ( x ) ; print ( y ) newline EOF'],
   ['\nprint(\n1\n)\n', 'print ( 1 ) newline EOF'],
   ['/ // /= //= ///=', '/ // /= //= // /= newline EOF'],
-  ['+ - * ** % & | ^ ~ << >> < > <= >= == != = += -= *= %= &= |= ^= <<= >>= . , ; :', '+ - * ** % & | ^ ~ << >> < > <= >= == != = += -= *= %= &= |= ^= <<= >>= . , ; : newline EOF'],
+  [
+    '+ - * ** % & | ^ ~ << >> < > <= >= == != = += -= *= %= &= |= ^= <<= >>= . , ; :',
+    '+ - * ** % & | ^ ~ << >> < > <= >= == != = += -= *= %= &= |= ^= <<= >>= . , ; : newline EOF',
+  ],
   ['([{<>}])', '( [ { < > } ] ) newline EOF'],
   ['\ufeffx = 1', 'x = 1 newline EOF'],
   ['1.7976931348623157e308', 'float(1.7976931348623157e+308) newline EOF'],
   ['# hello\nx # world\n', 'x newline EOF'],
-  ['and break continue def elif else for if in lambda load not or pass return while', 'and break continue def elif else for if in lambda load not or pass return while newline EOF'],
+  [
+    'and break continue def elif else for if in lambda load not or pass return while',
+    'and break continue def elif else for if in lambda load not or pass return while newline EOF',
+  ],
   ['class import assert', 'class import assert newline EOF'],
   ['def f(): pass', 'def f ( ) : pass newline EOF'],
   ['def f():\n  pass\n', 'def f ( ) : newline indent pass newline outdent EOF'],
@@ -164,8 +170,20 @@ describe('scanner positions', () => {
     const seen: string[] = [];
     for (let t = sc.next(); t !== 0; t = sc.next()) seen.push(`${sc.raw() || '·'}@${sc.line}:${sc.col}`);
     expect(seen).toEqual([
-      'a@1:1', '=@1:3', '"""x\ny"""@1:5', '+@2:7', 'b@3:3', '\n@3:4',
-      '·@4:3', 'c@4:3', '=@4:5', '[@4:7', '1@5:2', ']@5:3', '·@5:4', '·@5:4',
+      'a@1:1',
+      '=@1:3',
+      '"""x\ny"""@1:5',
+      '+@2:7',
+      'b@3:3',
+      '\n@3:4',
+      '·@4:3',
+      'c@4:3',
+      '=@4:5',
+      '[@4:7',
+      '1@5:2',
+      ']@5:3',
+      '·@5:4',
+      '·@5:4',
     ]);
   });
 });

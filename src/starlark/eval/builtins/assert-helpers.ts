@@ -27,33 +27,45 @@ function compilePattern(pattern: string): RegExp {
  */
 export function assertHelpers(): Map<string, Value> {
   return new Map<string, Value>([
-    ['catch', new Builtin('catch', (thread, args, kwargs) => {
-      positionalArgs('catch', args, kwargs, 1, 1);
-      try {
-        thread.call(args[0]!, []);
-        return None;
-      } catch (e) {
-        if (e instanceof EvalError || e instanceof StarlarkError) return e.message;
-        if (e instanceof RangeError) return e.message.includes('call stack') ? 'Starlark stack overflow' : `value too large: ${e.message}`;
-        throw e;
-      }
-    })],
-    ['matches', new Builtin('matches', (_t, args, kwargs) => {
-      positionalArgs('matches', args, kwargs, 2, 2);
-      const pattern = wantString('matches', 1, args[0]!);
-      const s = wantString('matches', 2, args[1]!);
-      return compilePattern(pattern).test(s);
-    })],
-    ['module', new Builtin('module', (_t, args, kwargs: Kwargs | null) => {
-      positionalArgs('module', args, null, 1, 1);
-      const name = wantString('module', 1, args[0]!);
-      return new StarModule(name, new Map(kwargs ?? []));
-    })],
-    ['_freeze', new Builtin('freeze', (_t, args, kwargs) => {
-      positionalArgs('freeze', args, kwargs, 1, 1);
-      const x = args[0]!;
-      if (typeof x === 'object') x.freeze();
-      return x;
-    })],
+    [
+      'catch',
+      new Builtin('catch', (thread, args, kwargs) => {
+        positionalArgs('catch', args, kwargs, 1, 1);
+        try {
+          thread.call(args[0]!, []);
+          return None;
+        } catch (e) {
+          if (e instanceof EvalError || e instanceof StarlarkError) return e.message;
+          if (e instanceof RangeError) return e.message.includes('call stack') ? 'Starlark stack overflow' : `value too large: ${e.message}`;
+          throw e;
+        }
+      }),
+    ],
+    [
+      'matches',
+      new Builtin('matches', (_t, args, kwargs) => {
+        positionalArgs('matches', args, kwargs, 2, 2);
+        const pattern = wantString('matches', 1, args[0]!);
+        const s = wantString('matches', 2, args[1]!);
+        return compilePattern(pattern).test(s);
+      }),
+    ],
+    [
+      'module',
+      new Builtin('module', (_t, args, kwargs: Kwargs | null) => {
+        positionalArgs('module', args, null, 1, 1);
+        const name = wantString('module', 1, args[0]!);
+        return new StarModule(name, new Map(kwargs ?? []));
+      }),
+    ],
+    [
+      '_freeze',
+      new Builtin('freeze', (_t, args, kwargs) => {
+        positionalArgs('freeze', args, kwargs, 1, 1);
+        const x = args[0]!;
+        if (typeof x === 'object') x.freeze();
+        return x;
+      }),
+    ],
   ]);
 }

@@ -20,8 +20,11 @@ class BytesElems extends StarObject {
 }
 
 export const BYTES_METHODS: ReadonlyMap<string, MethodImpl<StarBytes>> = new Map<string, MethodImpl<StarBytes>>([
-  ['elems', (_t, b, args, kwargs) => {
-    positionalArgs('elems', args, kwargs, 0, 0);
-    return new BytesElems(b);
-  }],
+  [
+    'elems',
+    (_t, b, args, kwargs) => {
+      positionalArgs('elems', args, kwargs, 0, 0);
+      return new BytesElems(b);
+    },
+  ],
 ]);

@@ -45,51 +45,78 @@ export function updateDict(fn: string, d: StarDict, args: Value[], kwargs: Kwarg
 
 /** Every method of `dict`. */
 export const DICT_METHODS: ReadonlyMap<string, MethodImpl<StarDict>> = new Map<string, MethodImpl<StarDict>>([
-  ['clear', (_t, d, args, kwargs) => {
-    positionalArgs('clear', args, kwargs, 0, 0);
-    d.table.clear();
-    return None;
-  }],
-  ['get', (_t, d, args, kwargs) => {
-    positionalArgs('get', args, kwargs, 1, 2);
-    return d.get(args[0]!) ?? args[1] ?? None;
-  }],
-  ['items', (_t, d, args, kwargs) => {
-    positionalArgs('items', args, kwargs, 0, 0);
-    return new StarList(dictEntries(d).map((e) => new StarTuple(e)));
-  }],
-  ['keys', (_t, d, args, kwargs) => {
-    positionalArgs('keys', args, kwargs, 0, 0);
-    return new StarList(d.table.keys());
-  }],
-  ['pop', (_t, d, args, kwargs) => {
-    positionalArgs('pop', args, kwargs, 1, 2);
-    const v = d.table.delete(args[0]!);
-    if (v !== undefined) return v;
-    if (args[1] !== undefined) return args[1];
-    throw new StarlarkError('pop: missing key');
-  }],
-  ['popitem', (_t, d, args, kwargs) => {
-    positionalArgs('popitem', args, kwargs, 0, 0);
-    const first = d.table.first();
-    if (!first) throw new StarlarkError('popitem: empty dict');
-    d.table.delete(first[0]);
-    return new StarTuple(first);
-  }],
-  ['setdefault', (_t, d, args, kwargs) => {
-    positionalArgs('setdefault', args, kwargs, 1, 2);
-    const v = d.get(args[0]!);
-    if (v !== undefined) return v;
-    const dflt = args[1] ?? None;
-    d.set(args[0]!, dflt);
-    return dflt;
-  }],
-  ['update', (_t, d, args, kwargs) => {
-    updateDict('update', d, args, kwargs);
-    return None;
-  }],
-  ['values', (_t, d, args, kwargs) => {
-    positionalArgs('values', args, kwargs, 0, 0);
-    return new StarList(d.table.values());
-  }],
+  [
+    'clear',
+    (_t, d, args, kwargs) => {
+      positionalArgs('clear', args, kwargs, 0, 0);
+      d.table.clear();
+      return None;
+    },
+  ],
+  [
+    'get',
+    (_t, d, args, kwargs) => {
+      positionalArgs('get', args, kwargs, 1, 2);
+      return d.get(args[0]!) ?? args[1] ?? None;
+    },
+  ],
+  [
+    'items',
+    (_t, d, args, kwargs) => {
+      positionalArgs('items', args, kwargs, 0, 0);
+      return new StarList(dictEntries(d).map((e) => new StarTuple(e)));
+    },
+  ],
+  [
+    'keys',
+    (_t, d, args, kwargs) => {
+      positionalArgs('keys', args, kwargs, 0, 0);
+      return new StarList(d.table.keys());
+    },
+  ],
+  [
+    'pop',
+    (_t, d, args, kwargs) => {
+      positionalArgs('pop', args, kwargs, 1, 2);
+      const v = d.table.delete(args[0]!);
+      if (v !== undefined) return v;
+      if (args[1] !== undefined) return args[1];
+      throw new StarlarkError('pop: missing key');
+    },
+  ],
+  [
+    'popitem',
+    (_t, d, args, kwargs) => {
+      positionalArgs('popitem', args, kwargs, 0, 0);
+      const first = d.table.first();
+      if (!first) throw new StarlarkError('popitem: empty dict');
+      d.table.delete(first[0]);
+      return new StarTuple(first);
+    },
+  ],
+  [
+    'setdefault',
+    (_t, d, args, kwargs) => {
+      positionalArgs('setdefault', args, kwargs, 1, 2);
+      const v = d.get(args[0]!);
+      if (v !== undefined) return v;
+      const dflt = args[1] ?? None;
+      d.set(args[0]!, dflt);
+      return dflt;
+    },
+  ],
+  [
+    'update',
+    (_t, d, args, kwargs) => {
+      updateDict('update', d, args, kwargs);
+      return None;
+    },
+  ],
+  [
+    'values',
+    (_t, d, args, kwargs) => {
+      positionalArgs('values', args, kwargs, 0, 0);
+      return new StarList(d.table.values());
+    },
+  ],
 ]);

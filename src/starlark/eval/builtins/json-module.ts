@@ -62,13 +62,15 @@ function encodeValue(x: Value, path: StarObject[]): string {
     }
     const elems = x instanceof StarList || x instanceof StarTuple ? x.elems : undefined;
     if (elems) {
-      return `[${elems.map((e, i) => {
-        try {
-          return encodeValue(e, path);
-        } catch (err) {
-          throw nested(err, `at ${x.type} index ${i}`);
-        }
-      }).join(',')}]`;
+      return `[${elems
+        .map((e, i) => {
+          try {
+            return encodeValue(e, path);
+          } catch (err) {
+            throw nested(err, `at ${x.type} index ${i}`);
+          }
+        })
+        .join(',')}]`;
     }
     const names = x.attrNames();
     if (names.length > 0 || x.type === 'struct') {
@@ -276,37 +278,52 @@ function prefixErrors<T>(fn: string, f: () => T): T {
 
 /** The `json` module of starlark-go's lib/json: encode, decode, indent, encode_indent. */
 export function jsonModule(): StarModule {
-  return new StarModule('json', new Map<string, Value>([
-    ['encode', new Builtin('json.encode', (_t, args, kwargs) => {
-      positionalArgs('json.encode', args, kwargs, 1, 1);
-      return prefixErrors('json.encode', () => encodeJson(args[0]!));
-    })],
-    ['decode', new Builtin('json.decode', (_t, args, kwargs) => {
-      // The text is positional only (as starlark-go); `default` may be given by name.
-      for (const [k] of kwargs ?? []) {
-        if (k !== 'default') throw new StarlarkError(`json.decode: unexpected keyword argument ${repr(k)}`);
-      }
-      const a = unpackArgs('json.decode', args, kwargs, ['x', 'default?']);
-      const s = wantString('json.decode', 'x', a[0]!);
-      try {
-        return decodeJson(s);
-      } catch (e) {
-        if (!(e instanceof JsonSyntaxError)) throw e;
-        if (a[1] !== undefined) return a[1];
-        throw new StarlarkError(`json.decode: ${e.message}`, { cause: e });
-      }
-    })],
-    ['indent', new Builtin('json.indent', (_t, args, kwargs) => {
-      if (args.length > 1) throw new StarlarkError(`json.indent: got ${args.length} arguments, want 1`);
-      const a = unpackArgs('json.indent', args, kwargs, ['str', 'prefix?', 'indent?']);
-      const s = wantString('json.indent', 'str', a[0]!);
-      const prefix = a[1] === undefined ? '' : wantString('json.indent', 'prefix', a[1]);
-      const indent = a[2] === undefined ? '\t' : wantString('json.indent', 'indent', a[2]);
-      return prefixErrors('json.indent', () => indentJson(s, prefix, indent));
-    })],
-    ['encode_indent', new Builtin('json.encode_indent', (_t, args, kwargs) => {
-      const [x, prefix, indent] = encodeIndentArgs('json.encode_indent', args, kwargs);
-      return prefixErrors('json.encode_indent', () => indentJson(encodeJson(x), prefix, indent));
-    })],
-  ]));
+  return new StarModule(
+    'json',
+    new Map<string, Value>([
+      [
+        'encode',
+        new Builtin('json.encode', (_t, args, kwargs) => {
+          positionalArgs('json.encode', args, kwargs, 1, 1);
+          return prefixErrors('json.encode', () => encodeJson(args[0]!));
+        }),
+      ],
+      [
+        'decode',
+        new Builtin('json.decode', (_t, args, kwargs) => {
+          // The text is positional only (as starlark-go); `default` may be given by name.
+          for (const [k] of kwargs ?? []) {
+            if (k !== 'default') throw new StarlarkError(`json.decode: unexpected keyword argument ${repr(k)}`);
+          }
+          const a = unpackArgs('json.decode', args, kwargs, ['x', 'default?']);
+          const s = wantString('json.decode', 'x', a[0]!);
+          try {
+            return decodeJson(s);
+          } catch (e) {
+            if (!(e instanceof JsonSyntaxError)) throw e;
+            if (a[1] !== undefined) return a[1];
+            throw new StarlarkError(`json.decode: ${e.message}`, { cause: e });
+          }
+        }),
+      ],
+      [
+        'indent',
+        new Builtin('json.indent', (_t, args, kwargs) => {
+          if (args.length > 1) throw new StarlarkError(`json.indent: got ${args.length} arguments, want 1`);
+          const a = unpackArgs('json.indent', args, kwargs, ['str', 'prefix?', 'indent?']);
+          const s = wantString('json.indent', 'str', a[0]!);
+          const prefix = a[1] === undefined ? '' : wantString('json.indent', 'prefix', a[1]);
+          const indent = a[2] === undefined ? '\t' : wantString('json.indent', 'indent', a[2]);
+          return prefixErrors('json.indent', () => indentJson(s, prefix, indent));
+        }),
+      ],
+      [
+        'encode_indent',
+        new Builtin('json.encode_indent', (_t, args, kwargs) => {
+          const [x, prefix, indent] = encodeIndentArgs('json.encode_indent', args, kwargs);
+          return prefixErrors('json.encode_indent', () => indentJson(encodeJson(x), prefix, indent));
+        }),
+      ],
+    ]),
+  );
 }

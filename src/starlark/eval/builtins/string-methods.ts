@@ -71,8 +71,7 @@ function isSpaceCode(c: number): boolean {
   if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
   if (c < 0x85) return false;
   return (
-    c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 ||
-    c === 0x202f || c === 0x205f || c === 0x3000
+    c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
   );
 }
 
@@ -205,40 +204,52 @@ function predicate(test: (s: string) => boolean): MethodImpl<string> {
 
 /** Every method of `string` (the spec's list plus starlark-go's elem/codepoint views). */
 export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<string, MethodImpl<string>>([
-  ['capitalize', (_t, s, args, kwargs) => {
-    noArgs('capitalize', args, kwargs);
-    const cps = [...s];
-    return cps.length === 0 ? '' : cps[0]!.toUpperCase() + cps.slice(1).join('').toLowerCase();
-  }],
+  [
+    'capitalize',
+    (_t, s, args, kwargs) => {
+      noArgs('capitalize', args, kwargs);
+      const cps = [...s];
+      return cps.length === 0 ? '' : cps[0]!.toUpperCase() + cps.slice(1).join('').toLowerCase();
+    },
+  ],
   ['codepoint_ords', (_t, s, args, kwargs) => (noArgs('codepoint_ords', args, kwargs), new StringElems(s, 'codepoint_ords'))],
   ['codepoints', (_t, s, args, kwargs) => (noArgs('codepoints', args, kwargs), new StringElems(s, 'codepoints'))],
-  ['count', (_t, s, args, kwargs) => {
-    const a = unpackArgs('count', args, kwargs, ['sub', 'start?', 'end?']);
-    const sub = wantString('count', 'sub', a[0]!);
-    const [start, end] = span(s, 'count', a, 1);
-    if (end < start) return 0;
-    if (sub === '') return end - start + 1;
-    let n = 0;
-    for (let i = s.indexOf(sub, start); i >= 0 && i + sub.length <= end; i = s.indexOf(sub, i + sub.length)) n++;
-    return n;
-  }],
+  [
+    'count',
+    (_t, s, args, kwargs) => {
+      const a = unpackArgs('count', args, kwargs, ['sub', 'start?', 'end?']);
+      const sub = wantString('count', 'sub', a[0]!);
+      const [start, end] = span(s, 'count', a, 1);
+      if (end < start) return 0;
+      if (sub === '') return end - start + 1;
+      let n = 0;
+      for (let i = s.indexOf(sub, start); i >= 0 && i + sub.length <= end; i = s.indexOf(sub, i + sub.length)) n++;
+      return n;
+    },
+  ],
   ['elem_ords', (_t, s, args, kwargs) => (noArgs('elem_ords', args, kwargs), new StringElems(s, 'elem_ords'))],
   ['elems', (_t, s, args, kwargs) => (noArgs('elems', args, kwargs), new StringElems(s, 'elems'))],
-  ['endswith', (_t, s, args, kwargs) => {
-    const a = unpackArgs('endswith', args, kwargs, ['suffix', 'start?', 'end?']);
-    const wanted = prefixes('endswith', a[0]!);
-    const [start, end] = span(s, 'endswith', a, 1);
-    if (end < start) return false;
-    const sub = s.slice(start, end);
-    return wanted.some((p) => sub.endsWith(p));
-  }],
+  [
+    'endswith',
+    (_t, s, args, kwargs) => {
+      const a = unpackArgs('endswith', args, kwargs, ['suffix', 'start?', 'end?']);
+      const wanted = prefixes('endswith', a[0]!);
+      const [start, end] = span(s, 'endswith', a, 1);
+      if (end < start) return false;
+      const sub = s.slice(start, end);
+      return wanted.some((p) => sub.endsWith(p));
+    },
+  ],
   ['find', (_t, s, args, kwargs) => find(s, 'find', args, kwargs, false)],
   ['format', (_t, s, args, kwargs) => strFormat(s, args, kwargs)],
-  ['index', (_t, s, args, kwargs) => {
-    const i = find(s, 'index', args, kwargs, false);
-    if (i < 0) throw new StarlarkError('index: substring not found');
-    return i;
-  }],
+  [
+    'index',
+    (_t, s, args, kwargs) => {
+      const i = find(s, 'index', args, kwargs, false);
+      if (i < 0) throw new StarlarkError('index: substring not found');
+      return i;
+    },
+  ],
   ['isalnum', predicate((s) => /^[\p{L}\p{N}]+$/u.test(s))],
   ['isalpha', predicate((s) => /^\p{L}+$/u.test(s))],
   ['isdigit', predicate((s) => /^\p{Nd}+$/u.test(s))],
@@ -246,92 +257,113 @@ export const STRING_METHODS: ReadonlyMap<string, MethodImpl<string>> = new Map<s
   ['isspace', predicate((s) => s.length > 0 && [...s].every((c) => isSpaceCode(c.charCodeAt(0))))],
   ['istitle', predicate(isTitle)],
   ['isupper', predicate((s) => CASED.test(s) && s === s.toUpperCase())],
-  ['join', (_t, s, args, kwargs) => {
-    positionalArgs('join', args, kwargs, 1, 1);
-    const elems = elementsOf(args[0]!);
-    if (elems === undefined) throw new StarlarkError(`join: got ${typeName(args[0]!)}, want iterable`);
-    let out = '';
-    for (let i = 0; i < elems.length; i++) {
-      const e = elems[i]!;
-      if (typeof e !== 'string') throw new StarlarkError(`join: in list, want string, got ${typeName(e)}`);
-      out += i === 0 ? e : s + e;
-    }
-    return out;
-  }],
+  [
+    'join',
+    (_t, s, args, kwargs) => {
+      positionalArgs('join', args, kwargs, 1, 1);
+      const elems = elementsOf(args[0]!);
+      if (elems === undefined) throw new StarlarkError(`join: got ${typeName(args[0]!)}, want iterable`);
+      let out = '';
+      for (let i = 0; i < elems.length; i++) {
+        const e = elems[i]!;
+        if (typeof e !== 'string') throw new StarlarkError(`join: in list, want string, got ${typeName(e)}`);
+        out += i === 0 ? e : s + e;
+      }
+      return out;
+    },
+  ],
   ['lower', (_t, s, args, kwargs) => (noArgs('lower', args, kwargs), s.toLowerCase())],
   ['lstrip', (_t, s, args, kwargs) => (positionalArgs('lstrip', args, kwargs, 0, 1), strip(s, args[0], 'lstrip', true, false))],
   ['partition', (_t, s, args, kwargs) => partition(s, 'partition', args, kwargs, false)],
-  ['removeprefix', (_t, s, args, kwargs) => {
-    positionalArgs('removeprefix', args, kwargs, 1, 1);
-    const p = wantString('removeprefix', 1, args[0]!);
-    return s.startsWith(p) ? s.slice(p.length) : s;
-  }],
-  ['removesuffix', (_t, s, args, kwargs) => {
-    positionalArgs('removesuffix', args, kwargs, 1, 1);
-    const p = wantString('removesuffix', 1, args[0]!);
-    return p !== '' && s.endsWith(p) ? s.slice(0, s.length - p.length) : s;
-  }],
-  ['replace', (_t, s, args, kwargs) => {
-    const a = unpackArgs('replace', args, kwargs, ['old', 'new', 'count?']);
-    const oldS = wantString('replace', 'old', a[0]!);
-    const newS = wantString('replace', 'new', a[1]!);
-    const count = a[2] === undefined ? -1 : wantSmallInt('replace', 'count', a[2]);
-    if (count < 0) {
-      // replaceAll with a string replacement expands `$&`-style patterns: only use it without `$`.
-      if (oldS !== '' && !newS.includes('$')) return s.replaceAll(oldS, newS);
-      return s.replaceAll(oldS, () => newS);
-    }
-    let out = '';
-    let rest = s;
-    for (let k = 0; k < count; k++) {
-      const i = rest.indexOf(oldS);
-      if (i < 0) break;
-      if (oldS === '') {
-        out += newS + (rest[0] ?? '');
-        rest = rest.slice(1);
-        if (rest === '' && k + 1 < count) {
-          out += newS;
-          break;
-        }
-        continue;
+  [
+    'removeprefix',
+    (_t, s, args, kwargs) => {
+      positionalArgs('removeprefix', args, kwargs, 1, 1);
+      const p = wantString('removeprefix', 1, args[0]!);
+      return s.startsWith(p) ? s.slice(p.length) : s;
+    },
+  ],
+  [
+    'removesuffix',
+    (_t, s, args, kwargs) => {
+      positionalArgs('removesuffix', args, kwargs, 1, 1);
+      const p = wantString('removesuffix', 1, args[0]!);
+      return p !== '' && s.endsWith(p) ? s.slice(0, s.length - p.length) : s;
+    },
+  ],
+  [
+    'replace',
+    (_t, s, args, kwargs) => {
+      const a = unpackArgs('replace', args, kwargs, ['old', 'new', 'count?']);
+      const oldS = wantString('replace', 'old', a[0]!);
+      const newS = wantString('replace', 'new', a[1]!);
+      const count = a[2] === undefined ? -1 : wantSmallInt('replace', 'count', a[2]);
+      if (count < 0) {
+        // replaceAll with a string replacement expands `$&`-style patterns: only use it without `$`.
+        if (oldS !== '' && !newS.includes('$')) return s.replaceAll(oldS, newS);
+        return s.replaceAll(oldS, () => newS);
       }
-      out += rest.slice(0, i) + newS;
-      rest = rest.slice(i + oldS.length);
-    }
-    return out + rest;
-  }],
+      let out = '';
+      let rest = s;
+      for (let k = 0; k < count; k++) {
+        const i = rest.indexOf(oldS);
+        if (i < 0) break;
+        if (oldS === '') {
+          out += newS + (rest[0] ?? '');
+          rest = rest.slice(1);
+          if (rest === '' && k + 1 < count) {
+            out += newS;
+            break;
+          }
+          continue;
+        }
+        out += rest.slice(0, i) + newS;
+        rest = rest.slice(i + oldS.length);
+      }
+      return out + rest;
+    },
+  ],
   ['rfind', (_t, s, args, kwargs) => find(s, 'rfind', args, kwargs, true)],
-  ['rindex', (_t, s, args, kwargs) => {
-    const i = find(s, 'rindex', args, kwargs, true);
-    if (i < 0) throw new StarlarkError('rindex: substring not found');
-    return i;
-  }],
+  [
+    'rindex',
+    (_t, s, args, kwargs) => {
+      const i = find(s, 'rindex', args, kwargs, true);
+      if (i < 0) throw new StarlarkError('rindex: substring not found');
+      return i;
+    },
+  ],
   ['rpartition', (_t, s, args, kwargs) => partition(s, 'rpartition', args, kwargs, true)],
   ['rsplit', (_t, s, args, kwargs) => split(s, 'rsplit', args, kwargs, true)],
   ['rstrip', (_t, s, args, kwargs) => (positionalArgs('rstrip', args, kwargs, 0, 1), strip(s, args[0], 'rstrip', false, true))],
   ['split', (_t, s, args, kwargs) => split(s, 'split', args, kwargs, false)],
-  ['splitlines', (_t, s, args, kwargs) => {
-    const a = unpackArgs('splitlines', args, kwargs, ['keepends?']);
-    const keep = a[0] !== undefined && wantBool('splitlines', 'keepends', a[0]);
-    const lines: string[] = [];
-    const re = /\r\n|\r|\n/g;
-    let last = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(s))) {
-      lines.push(s.slice(last, keep ? m.index + m[0].length : m.index));
-      last = m.index + m[0].length;
-    }
-    if (last < s.length) lines.push(s.slice(last));
-    return new StarList(lines);
-  }],
-  ['startswith', (_t, s, args, kwargs) => {
-    const a = unpackArgs('startswith', args, kwargs, ['prefix', 'start?', 'end?']);
-    const wanted = prefixes('startswith', a[0]!);
-    const [start, end] = span(s, 'startswith', a, 1);
-    if (end < start) return false;
-    const sub = s.slice(start, end);
-    return wanted.some((p) => sub.startsWith(p));
-  }],
+  [
+    'splitlines',
+    (_t, s, args, kwargs) => {
+      const a = unpackArgs('splitlines', args, kwargs, ['keepends?']);
+      const keep = a[0] !== undefined && wantBool('splitlines', 'keepends', a[0]);
+      const lines: string[] = [];
+      const re = /\r\n|\r|\n/g;
+      let last = 0;
+      let m: RegExpExecArray | null;
+      while ((m = re.exec(s))) {
+        lines.push(s.slice(last, keep ? m.index + m[0].length : m.index));
+        last = m.index + m[0].length;
+      }
+      if (last < s.length) lines.push(s.slice(last));
+      return new StarList(lines);
+    },
+  ],
+  [
+    'startswith',
+    (_t, s, args, kwargs) => {
+      const a = unpackArgs('startswith', args, kwargs, ['prefix', 'start?', 'end?']);
+      const wanted = prefixes('startswith', a[0]!);
+      const [start, end] = span(s, 'startswith', a, 1);
+      if (end < start) return false;
+      const sub = s.slice(start, end);
+      return wanted.some((p) => sub.startsWith(p));
+    },
+  ],
   ['strip', (_t, s, args, kwargs) => (positionalArgs('strip', args, kwargs, 0, 1), strip(s, args[0], 'strip', true, true))],
   ['title', (_t, s, args, kwargs) => (noArgs('title', args, kwargs), title(s))],
   ['upper', (_t, s, args, kwargs) => (noArgs('upper', args, kwargs), s.toUpperCase())],

@@ -219,175 +219,241 @@ function printBuiltin(thread: Thread, args: Value[], kwargs: Kwargs | null): Val
 }
 
 const BUILTINS: [string, BuiltinImpl][] = [
-  ['abs', (_t, args, kwargs) => {
-    positionalArgs('abs', args, kwargs, 1, 1);
-    const x = args[0]!;
-    if (typeof x === 'number') return Math.abs(x);
-    if (typeof x === 'bigint') return x < 0n ? -x : x;
-    if (x instanceof StarFloat) return x.value < 0 || Object.is(x.value, -0) ? new StarFloat(-x.value) : x;
-    throw new StarlarkError(`abs: for parameter x: got ${typeName(x)}, want int or float`);
-  }],
-  ['all', (_t, args, kwargs) => {
-    positionalArgs('all', args, kwargs, 1, 1);
-    return iterableArg('all', args[0]!).every((e) => truth(e));
-  }],
-  ['any', (_t, args, kwargs) => {
-    positionalArgs('any', args, kwargs, 1, 1);
-    return iterableArg('any', args[0]!).some((e) => truth(e));
-  }],
-  ['bool', (_t, args, kwargs) => {
-    positionalArgs('bool', args, kwargs, 0, 1);
-    return args.length === 0 ? false : truth(args[0]!);
-  }],
+  [
+    'abs',
+    (_t, args, kwargs) => {
+      positionalArgs('abs', args, kwargs, 1, 1);
+      const x = args[0]!;
+      if (typeof x === 'number') return Math.abs(x);
+      if (typeof x === 'bigint') return x < 0n ? -x : x;
+      if (x instanceof StarFloat) return x.value < 0 || Object.is(x.value, -0) ? new StarFloat(-x.value) : x;
+      throw new StarlarkError(`abs: for parameter x: got ${typeName(x)}, want int or float`);
+    },
+  ],
+  [
+    'all',
+    (_t, args, kwargs) => {
+      positionalArgs('all', args, kwargs, 1, 1);
+      return iterableArg('all', args[0]!).every((e) => truth(e));
+    },
+  ],
+  [
+    'any',
+    (_t, args, kwargs) => {
+      positionalArgs('any', args, kwargs, 1, 1);
+      return iterableArg('any', args[0]!).some((e) => truth(e));
+    },
+  ],
+  [
+    'bool',
+    (_t, args, kwargs) => {
+      positionalArgs('bool', args, kwargs, 0, 1);
+      return args.length === 0 ? false : truth(args[0]!);
+    },
+  ],
   ['bytes', bytesBuiltin],
-  ['chr', (_t, args, kwargs) => {
-    noKwargs('chr', kwargs);
-    if (args.length !== 1) throw new StarlarkError(`chr: got ${args.length} arguments, want 1`);
-    const i = args[0]!;
-    if (typeof i !== 'number' && typeof i !== 'bigint') throw new StarlarkError(`chr: got ${typeName(i)}, want int`);
-    if (i < 0) throw new StarlarkError(`chr: Unicode code point ${i} out of range (<0)`);
-    if (i > 0x10ffff) throw new StarlarkError(`chr: Unicode code point U+${i.toString(16).toUpperCase()} out of range (>0x10FFFF)`);
-    return String.fromCodePoint(Number(i));
-  }],
-  ['dict', (_t, args, kwargs) => {
-    const d = new StarDict();
-    updateDict('dict', d, args, kwargs);
-    return d;
-  }],
-  ['dir', (_t, args, kwargs) => {
-    noKwargs('dir', kwargs);
-    if (args.length !== 1) throw new StarlarkError(`dir: got ${args.length} arguments, want 1`);
-    return new StarList(attrNames(args[0]!));
-  }],
-  ['enumerate', (_t, args, kwargs) => {
-    const a = unpackArgs('enumerate', args, kwargs, ['iterable', 'start?']);
-    const start = a[1] === undefined ? 0 : wantSmallInt('enumerate', 'start', a[1]);
-    const elems = elementsOf(a[0]!);
-    if (elems === undefined) throw new StarlarkError(`enumerate: for parameter iterable: got ${typeName(a[0]!)}, want iterable`);
-    return new StarList(elems.map((e, i) => new StarTuple([start + i, e])));
-  }],
+  [
+    'chr',
+    (_t, args, kwargs) => {
+      noKwargs('chr', kwargs);
+      if (args.length !== 1) throw new StarlarkError(`chr: got ${args.length} arguments, want 1`);
+      const i = args[0]!;
+      if (typeof i !== 'number' && typeof i !== 'bigint') throw new StarlarkError(`chr: got ${typeName(i)}, want int`);
+      if (i < 0) throw new StarlarkError(`chr: Unicode code point ${i} out of range (<0)`);
+      if (i > 0x10ffff) throw new StarlarkError(`chr: Unicode code point U+${i.toString(16).toUpperCase()} out of range (>0x10FFFF)`);
+      return String.fromCodePoint(Number(i));
+    },
+  ],
+  [
+    'dict',
+    (_t, args, kwargs) => {
+      const d = new StarDict();
+      updateDict('dict', d, args, kwargs);
+      return d;
+    },
+  ],
+  [
+    'dir',
+    (_t, args, kwargs) => {
+      noKwargs('dir', kwargs);
+      if (args.length !== 1) throw new StarlarkError(`dir: got ${args.length} arguments, want 1`);
+      return new StarList(attrNames(args[0]!));
+    },
+  ],
+  [
+    'enumerate',
+    (_t, args, kwargs) => {
+      const a = unpackArgs('enumerate', args, kwargs, ['iterable', 'start?']);
+      const start = a[1] === undefined ? 0 : wantSmallInt('enumerate', 'start', a[1]);
+      const elems = elementsOf(a[0]!);
+      if (elems === undefined) throw new StarlarkError(`enumerate: for parameter iterable: got ${typeName(a[0]!)}, want iterable`);
+      return new StarList(elems.map((e, i) => new StarTuple([start + i, e])));
+    },
+  ],
   ['fail', failBuiltin],
   ['float', floatBuiltin],
-  ['getattr', (_t, args, kwargs) => {
-    positionalArgs('getattr', args, kwargs, 2, 3);
-    const name = args[1]!;
-    if (typeof name !== 'string') throw new StarlarkError(`getattr: for parameter name: got ${typeName(name)}, want string`);
-    const v = findAttr(args[0]!, name);
-    if (v !== undefined) return v;
-    if (args.length === 3) return args[2]!;
-    throw new StarlarkError(`getattr: ${typeName(args[0]!)} has no .${name} field or method`);
-  }],
-  ['hasattr', (_t, args, kwargs) => {
-    positionalArgs('hasattr', args, kwargs, 2, 2);
-    const name = args[1]!;
-    if (typeof name !== 'string') throw new StarlarkError(`hasattr: for parameter name: got ${typeName(name)}, want string`);
-    return findAttr(args[0]!, name) !== undefined;
-  }],
-  ['hash', (_t, args, kwargs) => {
-    positionalArgs('hash', args, kwargs, 1, 1);
-    const x = args[0]!;
-    if (typeof x === 'string') return hashValue(x); // Java's String.hashCode, as starlark-go and Bazel
-    if (!(x instanceof StarBytes)) throw new StarlarkError(`hash: got ${typeName(x)}, want string or bytes`);
-    // FNV-1a over the bytes, unsigned, as starlark-go.
-    let h = 0x811c9dc5;
-    for (const b of x.data) h = Math.imul(h ^ b, 16777619);
-    return h >>> 0;
-  }],
+  [
+    'getattr',
+    (_t, args, kwargs) => {
+      positionalArgs('getattr', args, kwargs, 2, 3);
+      const name = args[1]!;
+      if (typeof name !== 'string') throw new StarlarkError(`getattr: for parameter name: got ${typeName(name)}, want string`);
+      const v = findAttr(args[0]!, name);
+      if (v !== undefined) return v;
+      if (args.length === 3) return args[2]!;
+      throw new StarlarkError(`getattr: ${typeName(args[0]!)} has no .${name} field or method`);
+    },
+  ],
+  [
+    'hasattr',
+    (_t, args, kwargs) => {
+      positionalArgs('hasattr', args, kwargs, 2, 2);
+      const name = args[1]!;
+      if (typeof name !== 'string') throw new StarlarkError(`hasattr: for parameter name: got ${typeName(name)}, want string`);
+      return findAttr(args[0]!, name) !== undefined;
+    },
+  ],
+  [
+    'hash',
+    (_t, args, kwargs) => {
+      positionalArgs('hash', args, kwargs, 1, 1);
+      const x = args[0]!;
+      if (typeof x === 'string') return hashValue(x); // Java's String.hashCode, as starlark-go and Bazel
+      if (!(x instanceof StarBytes)) throw new StarlarkError(`hash: got ${typeName(x)}, want string or bytes`);
+      // FNV-1a over the bytes, unsigned, as starlark-go.
+      let h = 0x811c9dc5;
+      for (const b of x.data) h = Math.imul(h ^ b, 16777619);
+      return h >>> 0;
+    },
+  ],
   ['int', intBuiltin],
-  ['len', (_t, args, kwargs) => {
-    positionalArgs('len', args, kwargs, 1, 1);
-    const x = args[0]!;
-    if (typeof x === 'string') return x.length;
-    const n = typeof x === 'object' ? x.len() : -1;
-    if (n < 0) throw new StarlarkError(`len: value of type ${typeName(x)} has no len`);
-    return n;
-  }],
-  ['list', (_t, args, kwargs) => {
-    positionalArgs('list', args, kwargs, 0, 1);
-    if (args.length === 0) return new StarList([]);
-    return new StarList(iterableArg('list', args[0]!).slice());
-  }],
+  [
+    'len',
+    (_t, args, kwargs) => {
+      positionalArgs('len', args, kwargs, 1, 1);
+      const x = args[0]!;
+      if (typeof x === 'string') return x.length;
+      const n = typeof x === 'object' ? x.len() : -1;
+      if (n < 0) throw new StarlarkError(`len: value of type ${typeName(x)} has no len`);
+      return n;
+    },
+  ],
+  [
+    'list',
+    (_t, args, kwargs) => {
+      positionalArgs('list', args, kwargs, 0, 1);
+      if (args.length === 0) return new StarList([]);
+      return new StarList(iterableArg('list', args[0]!).slice());
+    },
+  ],
   ['max', (t, args, kwargs) => minMax('max', t, args, kwargs)],
   ['min', (t, args, kwargs) => minMax('min', t, args, kwargs)],
-  ['ord', (_t, args, kwargs) => {
-    noKwargs('ord', kwargs);
-    if (args.length !== 1) throw new StarlarkError(`ord: got ${args.length} arguments, want 1`);
-    const x = args[0]!;
-    if (typeof x === 'string') {
-      const n = [...x].length;
-      if (n !== 1) throw new StarlarkError(`ord: string encodes ${n} Unicode code points, want 1`);
-      return x.codePointAt(0)!;
-    }
-    if (x instanceof StarBytes) {
-      if (x.data.length !== 1) throw new StarlarkError(`ord: bytes has length ${x.data.length}, want 1`);
-      return x.data[0]!;
-    }
-    throw new StarlarkError(`ord: got ${typeName(x)}, want string or bytes`);
-  }],
+  [
+    'ord',
+    (_t, args, kwargs) => {
+      noKwargs('ord', kwargs);
+      if (args.length !== 1) throw new StarlarkError(`ord: got ${args.length} arguments, want 1`);
+      const x = args[0]!;
+      if (typeof x === 'string') {
+        const n = [...x].length;
+        if (n !== 1) throw new StarlarkError(`ord: string encodes ${n} Unicode code points, want 1`);
+        return x.codePointAt(0)!;
+      }
+      if (x instanceof StarBytes) {
+        if (x.data.length !== 1) throw new StarlarkError(`ord: bytes has length ${x.data.length}, want 1`);
+        return x.data[0]!;
+      }
+      throw new StarlarkError(`ord: got ${typeName(x)}, want string or bytes`);
+    },
+  ],
   ['print', printBuiltin],
-  ['range', (_t, args, kwargs) => {
-    positionalArgs('range', args, kwargs, 1, 3);
-    let start = 0;
-    let stop: number;
-    let step = 1;
-    if (args.length === 1) stop = rangeArg(args[0]!, 1);
-    else {
-      start = rangeArg(args[0]!, 1);
-      stop = rangeArg(args[1]!, 2);
-      if (args.length === 3) step = rangeArg(args[2]!, 3);
-    }
-    if (step === 0) throw new StarlarkError('range: step argument must not be zero');
-    return new StarRange(start, stop, step);
-  }],
-  ['repr', (_t, args, kwargs) => {
-    positionalArgs('repr', args, kwargs, 1, 1);
-    return repr(args[0]!);
-  }],
-  ['reversed', (_t, args, kwargs) => {
-    positionalArgs('reversed', args, kwargs, 1, 1);
-    const elems = elementsOf(args[0]!);
-    if (elems === undefined) throw new StarlarkError(`reversed: for parameter sequence: got ${typeName(args[0]!)}, want iterable`);
-    return new StarList(elems.slice().reverse());
-  }],
+  [
+    'range',
+    (_t, args, kwargs) => {
+      positionalArgs('range', args, kwargs, 1, 3);
+      let start = 0;
+      let stop: number;
+      let step = 1;
+      if (args.length === 1) stop = rangeArg(args[0]!, 1);
+      else {
+        start = rangeArg(args[0]!, 1);
+        stop = rangeArg(args[1]!, 2);
+        if (args.length === 3) step = rangeArg(args[2]!, 3);
+      }
+      if (step === 0) throw new StarlarkError('range: step argument must not be zero');
+      return new StarRange(start, stop, step);
+    },
+  ],
+  [
+    'repr',
+    (_t, args, kwargs) => {
+      positionalArgs('repr', args, kwargs, 1, 1);
+      return repr(args[0]!);
+    },
+  ],
+  [
+    'reversed',
+    (_t, args, kwargs) => {
+      positionalArgs('reversed', args, kwargs, 1, 1);
+      const elems = elementsOf(args[0]!);
+      if (elems === undefined) throw new StarlarkError(`reversed: for parameter sequence: got ${typeName(args[0]!)}, want iterable`);
+      return new StarList(elems.slice().reverse());
+    },
+  ],
   ['sorted', sortedBuiltin],
-  ['str', (_t, args, kwargs) => {
-    noKwargs('str', kwargs);
-    if (args.length !== 1) throw new StarlarkError(`str: got ${args.length} arguments, want exactly 1`);
-    return str(args[0]!);
-  }],
-  ['tuple', (_t, args, kwargs) => {
-    positionalArgs('tuple', args, kwargs, 0, 1);
-    if (args.length === 0) return EMPTY_TUPLE;
-    const x = args[0]!;
-    if (x instanceof StarTuple) return x;
-    return new StarTuple(iterableArg('tuple', x).slice());
-  }],
-  ['type', (_t, args, kwargs) => {
-    noKwargs('type', kwargs);
-    if (args.length !== 1) throw new StarlarkError(`type: got ${args.length} arguments, want exactly 1`);
-    return typeName(args[0]!);
-  }],
-  ['zip', (_t, args, kwargs) => {
-    noKwargs('zip', kwargs);
-    const seqs = args.map((a, i) => {
-      const e = elementsOf(a);
-      if (e === undefined) throw new StarlarkError(`zip: argument #${i + 1} is not iterable: ${typeName(a)}`);
-      return e;
-    });
-    if (seqs.length === 0) return new StarList([]);
-    const n = seqs.reduce((least, s) => Math.min(least, s.length), Infinity);
-    const out: Value[] = [];
-    for (let i = 0; i < n; i++) out.push(new StarTuple(seqs.map((s) => s[i]!)));
-    return new StarList(out);
-  }],
+  [
+    'str',
+    (_t, args, kwargs) => {
+      noKwargs('str', kwargs);
+      if (args.length !== 1) throw new StarlarkError(`str: got ${args.length} arguments, want exactly 1`);
+      return str(args[0]!);
+    },
+  ],
+  [
+    'tuple',
+    (_t, args, kwargs) => {
+      positionalArgs('tuple', args, kwargs, 0, 1);
+      if (args.length === 0) return EMPTY_TUPLE;
+      const x = args[0]!;
+      if (x instanceof StarTuple) return x;
+      return new StarTuple(iterableArg('tuple', x).slice());
+    },
+  ],
+  [
+    'type',
+    (_t, args, kwargs) => {
+      noKwargs('type', kwargs);
+      if (args.length !== 1) throw new StarlarkError(`type: got ${args.length} arguments, want exactly 1`);
+      return typeName(args[0]!);
+    },
+  ],
+  [
+    'zip',
+    (_t, args, kwargs) => {
+      noKwargs('zip', kwargs);
+      const seqs = args.map((a, i) => {
+        const e = elementsOf(a);
+        if (e === undefined) throw new StarlarkError(`zip: argument #${i + 1} is not iterable: ${typeName(a)}`);
+        return e;
+      });
+      if (seqs.length === 0) return new StarList([]);
+      const n = seqs.reduce((least, s) => Math.min(least, s.length), Infinity);
+      const out: Value[] = [];
+      for (let i = 0; i < n; i++) out.push(new StarTuple(seqs.map((s) => s[i]!)));
+      return new StarList(out);
+    },
+  ],
 ];
 
-const SET_BUILTIN: [string, BuiltinImpl] = ['set', (_t, args, kwargs) => {
-  positionalArgs('set', args, kwargs, 0, 1);
-  const s = new StarSet();
-  if (args.length === 1) for (const e of iterableArg('set', args[0]!)) s.add(e);
-  return s;
-}];
+const SET_BUILTIN: [string, BuiltinImpl] = [
+  'set',
+  (_t, args, kwargs) => {
+    positionalArgs('set', args, kwargs, 0, 1);
+    const s = new StarSet();
+    if (args.length === 1) for (const e of iterableArg('set', args[0]!)) s.add(e);
+    return s;
+  },
+];
 
 /**
  * The universal names of the language: constants and builtins shared by every module. `set` is

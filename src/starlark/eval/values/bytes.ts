@@ -76,15 +76,33 @@ export class StarBytes extends StarObject implements Sequence {
         continue;
       }
       switch (c) {
-        case 0x07: out += '\\a'; break;
-        case 0x08: out += '\\b'; break;
-        case 0x0c: out += '\\f'; break;
-        case 0x0a: out += '\\n'; break;
-        case 0x0d: out += '\\r'; break;
-        case 0x09: out += '\\t'; break;
-        case 0x0b: out += '\\v'; break;
-        case 0x22: out += '\\"'; break;
-        case 0x5c: out += '\\\\'; break;
+        case 0x07:
+          out += '\\a';
+          break;
+        case 0x08:
+          out += '\\b';
+          break;
+        case 0x0c:
+          out += '\\f';
+          break;
+        case 0x0a:
+          out += '\\n';
+          break;
+        case 0x0d:
+          out += '\\r';
+          break;
+        case 0x09:
+          out += '\\t';
+          break;
+        case 0x0b:
+          out += '\\v';
+          break;
+        case 0x22:
+          out += '\\"';
+          break;
+        case 0x5c:
+          out += '\\\\';
+          break;
         default:
           out += c < 0x20 || c === 0x7f ? `\\x${c.toString(16).padStart(2, '0')}` : String.fromCharCode(c);
       }
@@ -106,4 +124,3 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
   return a.length - b.length < 0 ? -1 : a.length > b.length ? 1 : 0;
 }
-

@@ -78,13 +78,7 @@ export function str(v: Value, path: ReprPath = []): string {
 }
 
 /** Prints a container's elements, guarding against cycles (`[...]`). */
-export function reprElements(
-  self: StarObject,
-  path: ReprPath,
-  open: string,
-  elems: readonly Value[],
-  close: string,
-): string {
+export function reprElements(self: StarObject, path: ReprPath, open: string, elems: readonly Value[], close: string): string {
   if (path.includes(self)) return `${open}...${close}`;
   checkReprDepth(path);
   path.push(self);

@@ -18,15 +18,33 @@ export function quoteString(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     switch (c) {
-      case 0x07: out += '\\a'; break;
-      case 0x08: out += '\\b'; break;
-      case 0x0c: out += '\\f'; break;
-      case 0x0a: out += '\\n'; break;
-      case 0x0d: out += '\\r'; break;
-      case 0x09: out += '\\t'; break;
-      case 0x0b: out += '\\v'; break;
-      case 0x22: out += '\\"'; break;
-      case 0x5c: out += '\\\\'; break;
+      case 0x07:
+        out += '\\a';
+        break;
+      case 0x08:
+        out += '\\b';
+        break;
+      case 0x0c:
+        out += '\\f';
+        break;
+      case 0x0a:
+        out += '\\n';
+        break;
+      case 0x0d:
+        out += '\\r';
+        break;
+      case 0x09:
+        out += '\\t';
+        break;
+      case 0x0b:
+        out += '\\v';
+        break;
+      case 0x22:
+        out += '\\"';
+        break;
+      case 0x5c:
+        out += '\\\\';
+        break;
       default:
         if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
         else if (c >= 0xd800 && c <= 0xdfff) {
