@@ -7,7 +7,7 @@ import {
   msFromDuration,
   NotFoundError,
   packAny,
-  reapi,
+  type reapi,
   parseDigest,
   timestampFromMs,
   type Digest,

@@ -1,12 +1,12 @@
 import type * as grpc from '@grpc/grpc-js';
-import { bytestream, InvalidArgumentError, isEmptyDigest, OutOfRangeError, reapi, ZstdCompressor, ZstdDecompressor } from '../src/core/index.js';
+import { type bytestream, InvalidArgumentError, isEmptyDigest, OutOfRangeError, reapi, ZstdCompressor, ZstdDecompressor } from '../src/core/index.js';
 import { checkBlobSize } from './content-addressable-storage-service.js';
 import { toServiceError, withContext } from './grpc-status.js';
 import type { Admission } from './in-flight-limiter.js';
 import { quotedName } from './instance-name.js';
 import { parseReadResourceName, parseWriteResourceName, type UploadResourceName } from './resource-name.js';
 import { reportUnexpected, unaryHandler, type ServiceContext } from './service-context.js';
-import { UploadSessions, type UploadSession } from './upload-sessions.js';
+import type { UploadSessions, UploadSession } from './upload-sessions.js';
 
 /** google.bytestream.ByteStream over each instance's CAS: streamed reads, resumable verified writes. */
 export function byteStreamService(ctx: ServiceContext, sessions: UploadSessions): bytestream.ByteStreamServer {

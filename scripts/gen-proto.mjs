@@ -174,7 +174,7 @@ function withoutComments(json) {
 /** A comment of the .proto as JSDoc lines, indented; nothing when there is none. */
 function doc(indent, ...paragraphs) {
   const text = paragraphs
-    .filter((p) => p && p.trim())
+    .filter((p) => p?.trim())
     .join('\n\n')
     .replaceAll('*/', '*\\/');
   if (!text) return [];
@@ -444,7 +444,7 @@ function loadRuntime(): Runtime {
       return super.sfixed64(checked(v, 'sfixed64'));
     }
   }
-  // Unknown fields are kept (protobufjs puts them in a non-enumerable \$unknowns and writes them
+  // Unknown fields are kept (protobufjs puts them in a non-enumerable $unknowns and writes them
   // back on encode): a server stores what a newer client sent, whole.
   const reader = (bytes: Buffer): protobuf.Reader => {
     const r = new NumberInt64Reader(bytes);

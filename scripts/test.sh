@@ -27,6 +27,8 @@ for setup in scripts/test-setup.d/*.sh; do
 done
 # shellcheck disable=SC1090
 . "$KILN_TEST_ENV"
+# Formatting and lint (Biome, biome.json) first: the cheapest check fails first.
+npm run lint
 npm run build
 # Type-checks test/ too (tsconfig.test.json includes everything tsconfig.json builds, and test/).
 npm run typecheck

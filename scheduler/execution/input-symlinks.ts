@@ -1,4 +1,4 @@
-import { digestKey, parseDigest, reapi } from '../../src/core/index.js';
+import { digestKey, parseDigest, type reapi } from '../../src/core/index.js';
 
 /**
  * Input symlinks must resolve inside the input root however they chain. Two rules, each sound on its

@@ -1,4 +1,4 @@
-import { longrunning, packAny, reapi } from '../../src/core/index.js';
+import { type longrunning, packAny, reapi } from '../../src/core/index.js';
 import type { OperationState } from './execution-scheduler.js';
 
 /**

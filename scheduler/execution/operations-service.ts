@@ -1,4 +1,4 @@
-import { InvalidArgumentError, longrunning, msFromDuration } from '../../src/core/index.js';
+import { InvalidArgumentError, type longrunning, msFromDuration } from '../../src/core/index.js';
 import { unaryHandler, type ServiceContext } from '../service-context.js';
 import type { ExecutionScheduler } from './execution-scheduler.js';
 import { operationMessage } from './operation-message.js';

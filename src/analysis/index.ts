@@ -80,16 +80,16 @@ export {
 export { configurationMakeVariables } from './expansion/configuration-make-variables.js';
 export { expandRunArguments, expandRunValue, tokenize } from './expansion/run-arguments.js';
 // Configured-target analysis (README.md).
-export {
-  type AnalysisTarget,
-  type RuleAnalysisTarget,
-  type SourceAnalysisTarget,
-  type GeneratedAnalysisTarget,
-  type PackageGroupAnalysisTarget,
-  type TargetGraph,
-  type FileEntry,
-  type ConfiguredTarget,
-  type RunEnvironment,
+export type {
+  AnalysisTarget,
+  RuleAnalysisTarget,
+  SourceAnalysisTarget,
+  GeneratedAnalysisTarget,
+  PackageGroupAnalysisTarget,
+  TargetGraph,
+  FileEntry,
+  ConfiguredTarget,
+  RunEnvironment,
 } from './configured/configured-target.js';
 export { Analyzer, type AnalyzerOptions } from './configured/analyzer.js';
 export { RuleError, type RuleContext } from './configured/rule-context.js';

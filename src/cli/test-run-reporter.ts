@@ -102,11 +102,11 @@ export class TestRunReporter implements ExecutionReporter {
     const list = this.attempts.get(run) ?? [];
     list.push({ result, cached, remote: kind === 'remote', logPath });
     this.attempts.set(run, list);
-    this.interject(() => this.report(run, action, list, result, cached, logPath));
+    this.interject(() => this.report(run, action, list, result, logPath));
   }
 
   /** Bazel's lines for a finished run: FAIL with the log, and the log itself per --test_output. */
-  private report(run: TestRun, action: Action, list: readonly AttemptRecord[], result: RunResult, cached: boolean, logPath: string): void {
+  private report(run: TestRun, action: Action, list: readonly AttemptRecord[], result: RunResult, logPath: string): void {
     const name = action.progressMessage.replace(/^Testing /, '');
     const retried = list.length < this.attemptsFor(this.targetOf.get(action)!.flaky);
     const shownLog = retried ? join(this.execRoot, run.logDir, 'test_attempts', `attempt_${list.length}.log`) : logPath;

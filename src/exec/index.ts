@@ -35,7 +35,7 @@ export {
 } from './strategy-selection.js';
 export { actionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js';
 export { FileDigestCache } from './file-digest-cache.js';
-export { type CheckedFile } from './checked-files.js';
+export type { CheckedFile } from './checked-files.js';
 export { LocalActionCache } from './local-action-cache.js';
 export { MAX_COMMAND_LINE_BYTES } from './command-script.js';
 export { prepareExecRoot, OUTPUT_DIR_NAME } from './exec-root.js';

@@ -61,7 +61,7 @@ export class RemoteSpawnCache implements SpawnCache {
 
   private async fetch(request: CacheRequest, actionDigest: Digest, identity: ActionIdentity): Promise<CacheLookup | undefined> {
     const result = await this.client.getActionResult(actionDigest, identity);
-    if (!result || result.exitCode !== 0) return undefined;
+    if (result?.exitCode !== 0) return undefined;
     const reader = remoteBlobReader(this.client, identity);
     let outputs;
     try {

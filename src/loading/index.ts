@@ -18,7 +18,7 @@ export {
   DEFAULT_CONDITION,
   TYPE_NAMES,
 } from './rules/attribute.js';
-export { type RuleClass } from './rules/rule-class.js';
+export type { RuleClass } from './rules/rule-class.js';
 export { NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES } from './rules/native-rules.js';
 export { SelectorList, Selector } from './select.js';
 export { StarLabel } from './starlark-label.js';
@@ -28,9 +28,9 @@ export { Depset, depsetOf, type DepsetOrder } from './depset.js';
 export { Provider, ProviderInstance, DEFAULT_INFO, OUTPUT_GROUP_INFO, INSTRUMENTED_FILES_INFO } from './provider.js';
 export { StarlarkRuleFunction } from './bzl-builtins.js';
 export { implicitOutputName } from './package-builder.js';
-export { type StarlarkRuleInfo, type BuildSettingSpec } from './rules/rule-class.js';
-export { type StarlarkAttributeOptions } from './rules/attribute.js';
-export { type BzlModule } from './bzl-module.js';
+export type { StarlarkRuleInfo, BuildSettingSpec } from './rules/rule-class.js';
+export type { StarlarkAttributeOptions } from './rules/attribute.js';
+export type { BzlModule } from './bzl-module.js';
 export { StarlarkAspect } from './starlark-aspect.js';
 export { RepositoryRule } from './repository-rule.js';
 export { ModuleExtension, TagClass } from './module-extension.js';

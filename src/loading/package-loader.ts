@@ -136,6 +136,7 @@ export class PackageLoader {
       ['json', jsonModule()],
     ]);
     this.nativeFunctions.set('package_group', this.nativeFunctions.get('package_group')!);
+    // biome-ignore lint/suspicious/noExplicitAny: one map holds functions of different value types
     const functions = new Map<string, SkyFunction<any>>([
       [
         'pkg',

@@ -5,7 +5,7 @@ import {
   StarDict,
   StarList,
   StarModule,
-  StarObject,
+  type StarObject,
   StarStruct,
   StarTuple,
   StarlarkError,

@@ -5,7 +5,7 @@ export { QuerySyntaxError, tokenize, type Token, type TokenKind } from './lexer.
 export { parseTargetPattern, TargetPatternError, type TargetPattern } from './target-pattern.js';
 export { TargetLoader, QueryEvaluationError, compareLabels, type QueryTarget, type TargetLoaderOptions } from './target-loader.js';
 export { resolveTargetPatterns, resolveTargetPattern, isWildcardPattern, type ResolvedTarget, type TargetPatternOptions } from './target-pattern-resolver.js';
-export { type QueryEnvironment, type TargetSet, type AttributeView } from './query-environment.js';
+export type { QueryEnvironment, TargetSet, AttributeView } from './query-environment.js';
 export { PackageQueryEnvironment, type PackageQueryOptions } from './package-query-environment.js';
 export { evaluateQuery } from './query-evaluator.js';
 export { QUERY_FUNCTIONS, type QueryFunction, type ArgumentType } from './functions/index.js';

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { createHash, type Hash } from 'node:crypto';
-import { bytestream, digestKey, ZstdDecompressor, type Digest } from '../core/index.js';
+import { type bytestream, digestKey, ZstdDecompressor, type Digest } from '../core/index.js';
 import { RemoteCallError, remoteCallError } from './remote-call-error.js';
 import type { RemoteChannel } from './remote-channel.js';
 import type { Retrier } from './retrier.js';

@@ -1,12 +1,12 @@
 // REAPI v2 client: CAS upload/download, Execute + WaitExecution, ActionCache (README.md).
 export { RemoteClient, type RemoteOptions, type RemoteCapabilities } from './remote-client.js';
 export { parseRemoteEndpoint, type RemoteEndpoint } from './remote-endpoint.js';
-export { type TlsFiles } from './remote-tls.js';
+export type { TlsFiles } from './remote-tls.js';
 export { RemoteCallError, isRemoteCallError } from './remote-call-error.js';
 export { Retrier, DEFAULT_BACKOFF, isRetryable, type BackoffPolicy } from './retrier.js';
 export { requestMetadata, parseRemoteHeader, REQUEST_METADATA_KEY, type InvocationIdentity, type ActionIdentity } from './request-metadata.js';
-export { type BlobSource, type CasLimits } from './remote-cas.js';
-export { type ExecuteOptions, type ExecutionOutcome } from './remote-execution.js';
+export type { BlobSource, CasLimits } from './remote-cas.js';
+export type { ExecuteOptions, ExecutionOutcome } from './remote-execution.js';
 export { downloadOutputs, resultFieldsOf, writeProducedOutputs, type BlobReader } from './output-download.js';
 export { resultOutputs, OutputDownloadError, isCleanRelativePath, type DeclaredOutputKinds, type ResultOutputOptions } from './result-outputs.js';
 export { writeVerifiedChunks, BlobContentError } from './blob-to-file.js';

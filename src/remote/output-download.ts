@@ -2,7 +2,7 @@ import { status as grpcStatus } from '@grpc/grpc-js';
 import { rm, symlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeTree, producedFiles, type ProducedFile, type ProducedOutput } from '../actions/index.js';
-import { digestKey, digestOf, reapi, type Digest } from '../core/index.js';
+import { digestKey, digestOf, type reapi, type Digest } from '../core/index.js';
 import { renameOverSync, temporaryPathBeside } from './atomic-file-write.js';
 import { BlobContentError, createExclusively } from './blob-to-file.js';
 import { fileWriterThread } from './file-writer-thread.js';

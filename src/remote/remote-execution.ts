@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { longrunning, reapi, unpackAny, type Digest } from '../core/index.js';
+import { type longrunning, reapi, unpackAny, type Digest } from '../core/index.js';
 import { RemoteCallError, remoteCallError, rpcStatusError } from './remote-call-error.js';
 import type { RemoteChannel } from './remote-channel.js';
 import { isRetryable, type Retrier } from './retrier.js';

@@ -69,6 +69,7 @@ export class Evaluator {
   readonly stats: EvaluationStats = { computed: 0, reusedFromStore: 0 };
 
   constructor(
+    // biome-ignore lint/suspicious/noExplicitAny: one map holds functions of different value types
     private readonly functions: ReadonlyMap<string, SkyFunction<any>>,
     private readonly store?: PersistentStore,
     private readonly oracle?: InputOracle,

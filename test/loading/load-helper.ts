@@ -25,6 +25,6 @@ export function errorsOf(p: Package): string[] {
 
 export function rule(p: Package, name: string): RuleTarget {
   const t = p.targets.get(name);
-  if (!t || t.kind !== 'rule') throw new Error(`no rule ${name}`);
+  if (t?.kind !== 'rule') throw new Error(`no rule ${name}`);
   return t;
 }

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
-import { bytestream, digestKey, digestOf, googleRpc, longrunning, packAny, reapi, type Digest } from '../../src/core/index.js';
+import { bytestream, digestKey, digestOf, googleRpc, type longrunning, packAny, reapi, type Digest } from '../../src/core/index.js';
 
 /**
  * A REAPI server for tests that a test can make misbehave, one method at a time: answer what the

@@ -30,7 +30,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the handlers of several methods
+// biome-ignore lint/suspicious/noExplicitAny: one type for the handlers of several methods
 type Handler = (call: grpc.ServerUnaryCall<any, unknown>, callback: grpc.sendUnaryData<unknown>) => void;
 
 /** A @grpc/grpc-js server with the ActionCache and CAS methods a test scripts, on `address` (an ephemeral loopback port by default). */

@@ -281,7 +281,7 @@ describe('grpcs:// with --tls_certificate', () => {
     const untrusted = new RemoteClient(options);
     try {
       expect((await trusted.capabilities()).limits.maxBatchTotalSizeBytes).toBe(1 << 20);
-      await expect(untrusted.capabilities()).rejects.toThrow(new RegExp(`Failed to query remote cache capabilities from grpcs://localhost:\\d+: UNAVAILABLE`));
+      await expect(untrusted.capabilities()).rejects.toThrow(/Failed to query remote cache capabilities from grpcs:\/\/localhost:\d+: UNAVAILABLE/);
       expect(() => new RemoteClient({ ...options, tls: { clientKey: join(dir, 'key.pem') } })).toThrow(
         /--tls_client_certificate and --tls_client_key must be given together/,
       );

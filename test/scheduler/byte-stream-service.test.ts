@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compress, decompress } from 'zstd-napi';
-import { bytestream, EMPTY_DIGEST } from '../../src/core/index.js';
+import { type bytestream, EMPTY_DIGEST } from '../../src/core/index.js';
 import { until } from '../setup/until.js';
 import {
   blob,

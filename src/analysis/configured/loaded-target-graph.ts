@@ -74,7 +74,7 @@ export class LoadedTargetGraph implements TargetGraph {
    */
   buildSetting(label: string): BuildSettingDefinition | undefined {
     const t = this.target(label);
-    if (!t || t.kind !== 'rule') return undefined;
+    if (t?.kind !== 'rule') return undefined;
     const defaultValue = t.attrs.get('build_setting_default') as BuildSettingDefinition['defaultValue'];
     if (t.ruleClass === 'label_flag' || t.ruleClass === 'label_setting') {
       return { label, type: 'label', defaultValue, isFlag: t.ruleClass === 'label_flag' };

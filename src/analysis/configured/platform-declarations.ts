@@ -11,7 +11,7 @@ import { canonicalizeIn } from './target-paths.js';
 export function platformDeclarationsFrom(graph: TargetGraph): (label: string) => PlatformDeclaration | undefined {
   return (label) => {
     const target = graph.target(label);
-    if (!target || target.kind !== 'rule' || target.ruleClass !== 'platform') return undefined;
+    if (target?.kind !== 'rule' || target.ruleClass !== 'platform') return undefined;
     const labels = (name: string) => {
       const v = target.attrs.get(name);
       return (Array.isArray(v) ? (v as string[]) : []).map((raw) => canonicalizeIn(label, raw) ?? raw);
@@ -44,7 +44,7 @@ function dictEntries(value: unknown): (readonly [string, string])[] {
 /** The constraint value behind a label, or undefined when the label is not a constraint_value. */
 export function constraintValueOf(graph: TargetGraph, label: string): ConstraintValue | undefined {
   const t: AnalysisTarget | undefined = graph.target(label);
-  if (!t || t.kind !== 'rule' || t.ruleClass !== 'constraint_value') return undefined;
+  if (t?.kind !== 'rule' || t.ruleClass !== 'constraint_value') return undefined;
   const setting = t.attrs.get('constraint_setting');
   if (typeof setting !== 'string') return undefined;
   return { label, setting: canonicalizeIn(label, setting) ?? setting };

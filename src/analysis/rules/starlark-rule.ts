@@ -1,6 +1,6 @@
 import { formatPosition, KilnError, type Position } from '../../core/index.js';
 import type { Action } from '../../actions/index.js';
-import { DEFAULT_INFO, Depset, depsetOf, OUTPUT_GROUP_INFO, ProviderInstance, type RuleClass, type StarlarkRuleFunction } from '../../loading/index.js';
+import { DEFAULT_INFO, type Depset, depsetOf, OUTPUT_GROUP_INFO, ProviderInstance, type RuleClass, type StarlarkRuleFunction } from '../../loading/index.js';
 import { EvalError, None, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';

@@ -78,7 +78,7 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
   const shardCount = settings.shardingDisabled || shardAttr <= 1 ? 0 : shardAttr;
   const tags = attr<readonly string[]>('tags', []);
   const executable = programOf(ct);
-  if (!executable || executable.artifact.kind !== 'derived') throw ruleError(target, undefined, 'a test rule must have an executable output');
+  if (executable?.artifact.kind !== 'derived') throw ruleError(target, undefined, 'a test rule must have an executable output');
   const tree = runfilesTree(executable, ct.runfiles, settings.workspaceName, ct.label);
 
   // Expanded by the rule where it knows how ($(location), Make variables), else as written.

@@ -58,7 +58,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
 /** An output analysis marked executable (executable genrule, sh_binary) has its executable bit set. */
 async function isExecutableFile(path: string): Promise<boolean> {
   const st = await stat(path).catch(() => undefined);
-  return st !== undefined && st.isFile() && (st.mode & 0o111) !== 0;
+  return st?.isFile() === true && (st.mode & 0o111) !== 0;
 }
 
 function runProgram(path: string, args: readonly string[], cwd: string, env: Record<string, string | undefined>, io: CliIO): Promise<number> {

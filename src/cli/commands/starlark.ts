@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, resolve } from 'node:path';
-import { ExitCode, isKilnError, KilnError, UsageError } from '../../core/index.js';
+import { ExitCode, isKilnError, type KilnError, UsageError } from '../../core/index.js';
 import {
   assertHelpers,
   DIALECT_OPTION_NAMES,

@@ -202,7 +202,8 @@ export class NativeSpawner {
     header.writeUInt32LE(5 + payload.length, 0);
     header.write(type, 4, 'latin1');
     header.writeUInt32LE(id, 5);
-    this.child?.stdin!.write(Buffer.concat([header, payload]));
+    const stdin = this.child?.stdin;
+    if (stdin) stdin.write(Buffer.concat([header, payload]));
   }
 
   private receive(chunk: Buffer, onStarted: () => void): void {

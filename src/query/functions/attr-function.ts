@@ -16,7 +16,7 @@ export const attrFunction: QueryFunction = {
     const out = expressionArg(ctx, args, 2);
     for (const [k, t] of out) {
       const a = ctx.env.isRule(t) ? ctx.env.attribute(t, name) : undefined;
-      if (!a || !a.values.some((v) => re.test(attributeString(v)))) out.delete(k);
+      if (!a?.values.some((v) => re.test(attributeString(v)))) out.delete(k);
     }
     return out;
   },

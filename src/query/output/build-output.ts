@@ -46,7 +46,7 @@ export const buildOutput: OutputFormatter = {
       if (names[0] !== 'name') names.splice(names.indexOf('name'), 1), names.unshift('name');
       for (const n of names) {
         const type = schema?.attributes.get(n)?.type;
-        out += `  ${n} = ${value(r.attrs.get(n)!, type !== undefined && type.includes('dict'))},\n`;
+        out += `  ${n} = ${value(r.attrs.get(n)!, type?.includes('dict') === true)},\n`;
         if (n === 'name' && r.generator) {
           out += `  generator_name = ${quote(r.generator.name)},\n  generator_function = ${quote(r.generator.function)},\n  generator_location = ${quote(r.generator.location)},\n`;
         }

@@ -79,7 +79,7 @@ export function ruleInputs(rule: RuleTarget): string[] {
   const onlyVisibility = new Set(Array.isArray(visibility) ? (visibility as string[]) : []);
   for (const [name, v] of rule.attrs) {
     if (name === 'visibility') continue;
-    const values = isSelectValue(v) ? v.select.flatMap((p) => ('plain' in p ? [p.plain] : p.conditions.flatMap(([k, x]) => [k, x]))) : [v];
+    const values = isSelectValue(v) ? v.select.flatMap((p) => ('plain' in p ? [p.plain] : p.conditions.flat())) : [v];
     for (const x of values)
       for (const s of typeof x === 'string' ? [x] : Array.isArray(x) ? (x as unknown[]).flat(2) : []) if (typeof s === 'string') onlyVisibility.delete(s);
   }

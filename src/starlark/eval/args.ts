@@ -15,11 +15,9 @@ export function unpackArgs(fn: string, args: Value[], kwargs: Kwargs | null, par
   if (args.length > n) throw new StarlarkError(`${fn}: got ${args.length} arguments, want at most ${n}`);
   if (kwargs === null) {
     // Positional only (the common case): the arguments array itself is the result.
-    for (let i = args.length; i < n; i++) {
-      const p = params[i]!;
-      if (p.endsWith('?')) break;
-      throw new StarlarkError(`${fn}: missing argument for ${p}`);
-    }
+    // Optional parameters follow the mandatory ones: the first one not given decides.
+    const next = params[args.length];
+    if (next !== undefined && !next.endsWith('?')) throw new StarlarkError(`${fn}: missing argument for ${next}`);
     return args;
   }
   const out: (Value | undefined)[] = new Array(n);

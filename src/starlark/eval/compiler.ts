@@ -4,7 +4,7 @@ import { callMethod, getAttr, methodError } from './attributes.js';
 import { DICT_METHODS } from './builtins/dict-methods.js';
 import { LIST_METHODS } from './builtins/list-methods.js';
 import { STRING_METHODS } from './builtins/string-methods.js';
-import { annotate, BREAK, Cell, CONTINUE, evalError, NORMAL, RETURN, type Completion, type ExprCode, type Frame, type StmtCode } from './frame.js';
+import { annotate, BREAK, type Cell, CONTINUE, evalError, NORMAL, RETURN, type Completion, type ExprCode, type Frame, type StmtCode } from './frame.js';
 import { makeInvoker, MANDATORY, StarFunction, type DefaultValue, type FunctionCode } from './function.js';
 import { elementsOf } from './iteration.js';
 import { checkSize, MAX_ELEMENTS, tooManyElements } from './values/size-limit.js';

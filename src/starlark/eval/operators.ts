@@ -382,9 +382,9 @@ export function slice(x: Value, lo: Value, hi: Value, stepv: Value): Value {
   let end: number;
   if (step > 0) {
     start = sliceIndex(lo, n, 'start') ?? 0;
-    start = start < 0 ? 0 : start > n ? n : start;
+    start = start < 0 ? 0 : Math.min(start, n);
     end = sliceIndex(hi, n, 'end') ?? n;
-    end = end < 0 ? 0 : end > n ? n : end;
+    end = end < 0 ? 0 : Math.min(end, n);
     if (end < start) end = start;
   } else {
     start = sliceIndex(lo, n, 'start') ?? n - 1;

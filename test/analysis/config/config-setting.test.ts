@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { execFile, StarDict, Thread } from '../../../src/starlark/index.js';
+import { execFile, type StarDict, Thread } from '../../../src/starlark/index.js';
 import { matchConfigSetting, type BuildSettingLookup } from '../../../src/analysis/config/config-matching.js';
 import { ConfigSettingError, validateConfigSetting, type ConfigSettingDeclaration } from '../../../src/analysis/config/config-setting.js';
 import type { BuildSettingDefinition } from '../../../src/analysis/options/user-defined-flag.js';

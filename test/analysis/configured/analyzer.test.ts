@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KilnError } from '../../../src/core/index.js';
+import type { KilnError } from '../../../src/core/index.js';
 import { Label } from '../../../src/loading/index.js';
 import { Analyzer } from '../../../src/analysis/configured/analyzer.js';
 import type { AnalysisTarget, TargetGraph } from '../../../src/analysis/configured/configured-target.js';

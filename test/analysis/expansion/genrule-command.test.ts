@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KilnError } from '../../../src/core/index.js';
+import type { KilnError } from '../../../src/core/index.js';
 import { configurationMakeVariables } from '../../../src/analysis/expansion/configuration-make-variables.js';
 import { GenruleCommandError, prepareGenruleCommand, type GenruleCommandInput } from '../../../src/analysis/expansion/genrule-command.js';
 import { expandLocations, ExpansionFailure, type LocationEntry } from '../../../src/analysis/expansion/location-expander.js';

@@ -38,12 +38,13 @@ describe('SpawnServer', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kiln-spawn-server-'));
     try {
       const pending = own.run({ argv: ['sleep', '5'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
-      own.close();
+      const closing = own.close();
       await expect(pending).rejects.toThrow(/closed/);
+      await closing;
       const again = await own.run({ argv: ['true'], cwd: dir, env: { PATH: '/usr/bin:/bin' } });
       expect(again.exitCode).toBe(0);
     } finally {
-      own.close();
+      await own.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -70,8 +71,7 @@ describe('SpawnServer under isolatedNetworkWrapper', () => {
       expect((await isolated.run(spec)).stdout.toString()).toBe('offline\n');
       expect((await server.run(spec)).stdout.toString()).toBe('online\n');
     } finally {
-      isolated.close();
-      host.close();
+      await Promise.all([isolated.close(), host.close()]);
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -69,7 +69,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
     await must(clients.cas, clients.cas.BatchUpdateBlobs, { instanceName: '', requests: [{ digest, data: bytes }] });
     return digest;
   };
-  const uploadMessage = async <T, I>(codec: { encode(m: I): Buffer } & object, message: I) => upload((codec as { encode(m: I): Buffer }).encode(message));
+  const uploadMessage = async <I>(codec: { encode(m: I): Buffer }, message: I) => upload(codec.encode(message));
   return {
     ...clients,
     get server() {

@@ -8,7 +8,7 @@ import { main } from '../../../src/cli/commands/cluster.js';
 import { main as executorMain } from '../../../src/cli/commands/executor.js';
 import { main as schedulerMain } from '../../../src/cli/commands/scheduler.js';
 import type { CliIO } from '../../../src/cli/io.js';
-import { digestOf, encodeMessage, longrunning, reapi } from '../../../src/core/index.js';
+import { digestOf, encodeMessage, type longrunning, reapi } from '../../../src/core/index.js';
 import { connect, must } from '../cache-server-fixture.js';
 import { collectStream } from './cluster-fixture.js';
 import { needTool } from '../../setup/need-tool.js';

@@ -1,5 +1,5 @@
 import { positionalArgs } from '../args.js';
-import { StarBytes } from '../values/bytes.js';
+import type { StarBytes } from '../values/bytes.js';
 import type { MethodImpl } from '../values/callable.js';
 import { StarObject, type Value } from '../values/value.js';
 

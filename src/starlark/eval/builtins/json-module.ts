@@ -7,7 +7,7 @@ import { formatFloat, StarFloat } from '../values/float.js';
 import { normalizeBig } from '../values/int.js';
 import { StarList, StarTuple } from '../values/list.js';
 import { StarModule } from '../values/struct.js';
-import { None, StarObject, type Value } from '../values/value.js';
+import { None, type StarObject, type Value } from '../values/value.js';
 import { dictEntries } from '../operators.js';
 
 /** Quotes a string as JSON; lone surrogates become U+FFFD, as Go's encoder does for invalid text. */

@@ -4,7 +4,7 @@ import { iterableArg } from '../iteration.js';
 import type { MethodImpl } from '../values/callable.js';
 import { typeName } from '../values/describe.js';
 import { equals } from '../values/equality.js';
-import { StarList } from '../values/list.js';
+import type { StarList } from '../values/list.js';
 import { checkSize } from '../values/size-limit.js';
 import { None, type Value } from '../values/value.js';
 

@@ -29,7 +29,7 @@ export function sortStrings(values: readonly string[], reverse: boolean): Value[
 function tupleLess(a: Value, b: Value): boolean {
   const x = (a as StarTuple).elems;
   const y = (b as StarTuple).elems;
-  const n = x.length < y.length ? x.length : y.length;
+  const n = Math.min(x.length, y.length);
   for (let i = 0; i < n; i++) {
     const p = x[i]!;
     const q = y[i]!;

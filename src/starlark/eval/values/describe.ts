@@ -1,7 +1,7 @@
 import { StarlarkError } from '../starlark-error.js';
 import { intHash } from './int.js';
 import { hashString, quoteString } from './string-repr.js';
-import { StarObject, type ReprPath, type Value } from './value.js';
+import type { StarObject, ReprPath, Value } from './value.js';
 
 /** The Starlark type name of any value (`type(x)`). */
 export function typeName(v: Value): string {

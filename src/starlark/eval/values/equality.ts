@@ -2,7 +2,7 @@ import { StarlarkError } from '../starlark-error.js';
 import { typeName } from './describe.js';
 import { StarFloat } from './float.js';
 import { intCompare } from './int.js';
-import { StarObject, type Value } from './value.js';
+import type { StarObject, Value } from './value.js';
 
 /** Deeply nested containers stop comparing here instead of overflowing the JS stack. */
 const MAX_DEPTH = 1000;

@@ -47,7 +47,7 @@ export function intNeg(a: Int): Int {
 export function intFloorDiv(a: Int, b: Int): Int {
   if (b === 0) throw new StarlarkError('floored division by zero');
   if (typeof a === 'number' && typeof b === 'number') {
-    let r = a % b;
+    const r = a % b;
     let q = (a - r) / b;
     if (r !== 0 && r < 0 !== b < 0) q -= 1;
     if (!Number.isSafeInteger(q)) return normalizeBig(BigInt(a) / BigInt(b)); // only MIN_SAFE / -1 style edges
