@@ -7,6 +7,7 @@ import {
   executeActions,
   mayUseSandbox,
   OUTPUT_DIR_NAME,
+  failedActionsExitCode,
   parseMnemonicStrategy,
   parseDynamicStrategies,
   parseStrategyList,
@@ -280,7 +281,7 @@ async function buildWith(
     else printError(io, 'No test targets were found, yet testing was requested');
   }
   if (abort.signal.aborted) return built(ExitCode.INTERRUPTED);
-  if (!summary.success || earlierErrors) return built(ExitCode.BUILD_FAILURE);
+  if (!summary.success || earlierErrors) return built(summary.success ? ExitCode.BUILD_FAILURE : failedActionsExitCode(summary.failures));
   if (tests?.length === 0) return built(ExitCode.NO_TESTS_FOUND);
   if (outcomes.some((o) => o.status !== 'PASSED' && o.status !== 'FLAKY')) return built(ExitCode.TESTS_FAILED);
   return built(ExitCode.SUCCESS);

@@ -20,7 +20,7 @@ import type { RemoteStrategy } from './remote-strategy.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
 import type { ScratchDirectories } from './scratch-directories.js';
 import type { CacheMiss, SpawnCache } from './spawn-cache.js';
-import type { SlotUse, SpawnStrategy } from './spawn-strategy.js';
+import { RemoteExecutionFailure, type SlotUse, type SpawnStrategy } from './spawn-strategy.js';
 import { chooseStrategy, dynamicBranchStrategies, mayBeSandboxed, sandboxRequested } from './strategy-selection.js';
 
 /** Thrown through a strategy when the build stopped before the action's process could start. */
@@ -102,7 +102,7 @@ export class ActionRunner {
       return outcome === 'skipped' ? outcome : outcome ? 'done' : 'failed';
     } catch (e) {
       const message = isKilnError(e) ? e.message : `${action.progressMessage} failed: ${e instanceof Error ? e.message : String(e)}`;
-      this.fail({ action, message });
+      this.fail({ action, message, ...(e instanceof RemoteExecutionFailure ? { exitCode: e.exitCode } : {}) });
       return 'failed';
     }
   }

@@ -1,4 +1,4 @@
-import { formatPosition, shellQuote } from '../core/index.js';
+import { ExitCode, formatPosition, shellQuote } from '../core/index.js';
 import type { Action } from '../actions/index.js';
 import type { CheckedFile } from './checked-files.js';
 
@@ -18,6 +18,13 @@ export interface ActionFailure {
   /** What the process wrote, shown after the message. */
   readonly stdout?: Buffer;
   readonly stderr?: Buffer;
+  /** Bazel's exit code for this failure where it is not a build failure's 1 (34: the remote system failed). */
+  readonly exitCode?: number;
+}
+
+/** The build's exit code for its failed actions: a remote failure's 34 wins over a command's 1, as in Bazel. */
+export function failedActionsExitCode(failures: readonly ActionFailure[]): number {
+  return failures.some((f) => f.exitCode === ExitCode.REMOTE_ERROR) ? ExitCode.REMOTE_ERROR : ExitCode.BUILD_FAILURE;
 }
 
 export interface ExecutionSummary {

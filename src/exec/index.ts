@@ -19,6 +19,7 @@ export {
   formatFailure,
   formatCommand,
   formatSubcommand,
+  failedActionsExitCode,
 } from './execution-reporter.js';
 export { PlainReporter, type TextSink } from './plain-reporter.js';
 export { TerminalReporter, type TerminalReporterOptions } from './terminal-reporter.js';

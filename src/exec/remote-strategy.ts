@@ -2,7 +2,7 @@ import { status as grpcStatus } from '@grpc/grpc-js';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { producedFiles, type ProducedOutput } from '../actions/index.js';
-import { KilnError, msFromTimestamp, parseDigest, reapi, type Digest } from '../core/index.js';
+import { msFromTimestamp, parseDigest, reapi, type Digest } from '../core/index.js';
 import type { ProcessResult } from '../core/sandbox/index.js';
 import {
   actionBlobs,
@@ -18,7 +18,7 @@ import { declaredKinds } from './declared-outputs.js';
 import type { FileDigestCache } from './file-digest-cache.js';
 import { remoteBlobReader, type RemoteOutputs } from './remote-outputs.js';
 import { cachePolicy } from './spawn-cache.js';
-import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, SpawnLost, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
+import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, RemoteExecutionFailure, SpawnLost, type Spawn, type SpawnOutcome, type SpawnStrategy } from './spawn-strategy.js';
 
 export interface RemoteStrategyOptions {
   /** `--remote_accept_cached` (default true): the executor may answer from its action cache. */
@@ -64,7 +64,7 @@ export class RemoteStrategy implements SpawnStrategy {
         await this.options.outputs.fetchInputs(spawn.action);
         return { ...(await this.options.fallback.exec(spawn)), ranAs: this.options.fallback.runnerName };
       }
-      throw new KilnError(`${spawn.action.progressMessage} failed: remote execution on ${endpoint}: ${e.message}`, undefined, { cause: e });
+      throw new RemoteExecutionFailure(`${spawn.action.progressMessage} failed: remote execution on ${endpoint}: ${e.message}`, undefined, { cause: e });
     }
   }
 

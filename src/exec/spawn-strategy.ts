@@ -1,3 +1,4 @@
+import { ExitCode, KilnError } from '../core/index.js';
 import type { ProcessResult } from '../core/sandbox/index.js';
 import { LIVE_OUTPUT_ENV, type Action, type ActionKey, type InputEntry, type ProducedOutput } from '../actions/index.js';
 
@@ -42,6 +43,15 @@ export interface SlotUse {
   readonly localSlot?: boolean;
   /** True once the process's failure no longer matters (the losing branch of a race was cancelled). */
   readonly abandoned?: () => boolean;
+}
+
+/**
+ * An action that failed because the remote system did (a call that gave up, a result refused), not
+ * because its command did. Bazel's exit code for it is 34 (FailureDetails Spawn EXECUTION_FAILED),
+ * and that code wins over a build failure's 1 when both happen.
+ */
+export class RemoteExecutionFailure extends KilnError {
+  readonly exitCode = ExitCode.REMOTE_ERROR;
 }
 
 /** Thrown by a branch of dynamic execution that finished second: it wrote nothing. */

@@ -142,7 +142,7 @@ interface Case {
   readonly flag: '--remote_executor' | '--remote_cache';
   readonly target: '//pkg:g' | '//pkg:t' | '//pkg:big';
   readonly script: (server: HostileReapiServer) => Partial<Record<HostileMethod, Script>>;
-  /** SUCCESS (retried, or run locally after a failed cache) or BUILD_FAILURE. */
+  /** SUCCESS (retried, or run locally after a failed cache), or REMOTE_ERROR (34, as Bazel: the remote system failed, not the command). */
   readonly code: number;
   /** What stderr must say (a clear error naming the call or the output). */
   readonly says: RegExp;
@@ -159,7 +159,7 @@ const POISONED_RESULTS: readonly Case[] = [
     flag: '--remote_executor',
     target: '//pkg:g',
     script: (s) => ({ Execute: answerExecute(s, { exitCode: 0, outputFiles: [{ path: `${OUT}/../../../../../../escape.txt`, digest: s.put('x') }] }) }),
-    code: ExitCode.BUILD_FAILURE,
+    code: ExitCode.REMOTE_ERROR,
     says: /remote execution on .*: the result names output file '.*escape\.txt', which is not a clean relative path/,
   },
   {
@@ -172,7 +172,7 @@ const POISONED_RESULTS: readonly Case[] = [
         Execute: answerExecute(s, { exitCode: 0, outputFiles: [{ path: OUT, digest: s.put('x') }], outputDirectories: [{ path: OUT, treeDigest: tree }] }),
       };
     },
-    code: ExitCode.BUILD_FAILURE,
+    code: ExitCode.REMOTE_ERROR,
     says: new RegExp(`remote execution on .*: the result names (output directory '${OUT}', which the action declares as a file|'${OUT}' twice)`),
   },
   {
@@ -194,7 +194,7 @@ const POISONED_RESULTS: readonly Case[] = [
       );
       return { Execute: answerExecute(s, { exitCode: 0, outputDirectories: [{ path: TREE, treeDigest: tree }] }) };
     },
-    code: ExitCode.BUILD_FAILURE,
+    code: ExitCode.REMOTE_ERROR,
     says: /remote execution on .*: output directory .*symlink 'l1'/,
   },
   {
@@ -205,7 +205,7 @@ const POISONED_RESULTS: readonly Case[] = [
       Execute: answerExecute(s, { exitCode: 0, outputFiles: [{ path: OUT, digest: s.put(big) }] }),
       Read: () => ({ kind: 'partial', bytes: 1000, then: 'end' }),
     }),
-    code: ExitCode.BUILD_FAILURE,
+    code: ExitCode.REMOTE_ERROR,
     says: new RegExp(
       `remote execution on .*: output file '${OUT}': ByteStream.Read of blobs/${digestOf(big).hash}/${big.length} on .*: the stream ended after 1000 of the digest's ${big.length} bytes`,
     ),
@@ -228,7 +228,7 @@ const POISONED_RESULTS: readonly Case[] = [
     flag: '--remote_executor',
     target: '//pkg:g',
     script: (s) => ({ Execute: answerExecute(s, { exitCode: 0, outputFiles: [{ path: OUT, digest: { hash: digestOf(big).hash, sizeBytes: -5 } }] }) }),
-    code: ExitCode.BUILD_FAILURE,
+    code: ExitCode.REMOTE_ERROR,
     says: new RegExp(`remote execution on .*: output_files\\[${OUT}\\].digest: size_bytes must be a non-negative integer, got -5`),
   },
 ];
@@ -248,7 +248,7 @@ const STALLS: readonly Case[] = [
       flag: '--remote_executor',
       target: '//pkg:g',
       script: (s) => ({ [method]: stall, Execute: answerExecute(s, executesG(s)) }),
-      code: ExitCode.BUILD_FAILURE,
+      code: ExitCode.REMOTE_ERROR,
       says: new RegExp(`${method} .*on .*: DEADLINE_EXCEEDED`),
     }),
   ),
@@ -260,7 +260,7 @@ const STALLS: readonly Case[] = [
       Execute: () => ({ kind: 'operations', operations: [{ name: 'operations/cut', done: false }], then: { code: grpc.status.UNAVAILABLE } }),
       WaitExecution: stall,
     }),
-    code: ExitCode.BUILD_FAILURE,
+    code: ExitCode.REMOTE_ERROR,
     says: /WaitExecution of operations\/cut on .*: DEADLINE_EXCEEDED: nothing received for 1000 ms/,
   },
   ...(['GetActionResult', 'FindMissingBlobs', 'BatchUpdateBlobs', 'Write'] as const).map(

@@ -7,8 +7,7 @@ import { E2eWorkspace } from './e2e-workspace.js';
 // `kiln build` against a server that stalls or asks for an hour's wait: the build ends within
 // (retries + 1) x --remote_timeout + retries x --remote_retry_max_delay, with a message naming the
 // call and the endpoint. A remote cache that fails a hit is a warning and the action runs locally,
-// as in Bazel; a failed remote execution fails the build (exit 1: Kiln gives 34, Bazel's remote-error
-// code, only for an unusable executor at start so far).
+// as in Bazel; a failed remote execution fails the build with Bazel's remote-error code, 34.
 const TIMEOUT_S = 2;
 const RETRIES = 1;
 const MAX_DELAY_MS = 500;
@@ -63,7 +62,7 @@ describe('kiln build against a hostile REAPI server', () => {
     server.script('Execute', () => ({ kind: 'stall' }));
     const run = await build('--remote_executor');
     expect(run.stderr).toMatch(new RegExp(`Execute on ${server.url}: DEADLINE_EXCEEDED: nothing received for ${TIMEOUT_S * 1000} ms`));
-    expect(run.code).toBe(ExitCode.BUILD_FAILURE);
+    expect(run.code).toBe(ExitCode.REMOTE_ERROR);
     expect(run.ms).toBeLessThan(BOUND_MS + MARGIN_MS);
   });
 
@@ -72,7 +71,7 @@ describe('kiln build against a hostile REAPI server', () => {
     server.script('Execute', () => ({ kind: 'fail', code: grpc.status.RESOURCE_EXHAUSTED, retryDelayMs: 3_600_000 }));
     const run = await build('--remote_executor');
     expect(run.stderr).toMatch(new RegExp(`Execute on ${server.url}: RESOURCE_EXHAUSTED`));
-    expect(run.code).toBe(ExitCode.BUILD_FAILURE);
+    expect(run.code).toBe(ExitCode.REMOTE_ERROR);
     expect(server.requests.Execute).toHaveLength(RETRIES + 1);
     expect(run.ms).toBeLessThan(RETRIES * MAX_DELAY_MS + MARGIN_MS);
   });

@@ -123,8 +123,9 @@ describe('results a hostile client planted', () => {
         const run = await victim.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:t']);
         expect(sourceTreeHash(victim), name).toBe(before);
         expect(victim.read('pkg/BUILD'), name).toBe(FILES['pkg/BUILD']);
-        // Refused as a cache hit, then answered the same by the executor's cache: a build error naming the action and the output.
-        expect(run.code, `${name}: ${run.stderr}`).toBe(1);
+        // Refused as a cache hit, then answered the same by the executor's cache: an error naming the action and the output,
+        // with Bazel's exit code for a failed remote system (34), not a failed command's (1).
+        expect(run.code, `${name}: ${run.stderr}`).toBe(34);
         expect(run.stderr).toContain(`ERROR: pkg/BUILD:2:1: Action pkg/t_d failed: remote execution on ${cluster.endpoint}: ${message}`);
         expect(run.stderr).toContain('Target //pkg:t failed to build');
       }
@@ -165,7 +166,7 @@ describe('results a hostile client planted', () => {
       const before = sourceTreeHash(victim);
       const run = await victim.kiln(['build', `--remote_executor=${server.url}`, '--remote_retries=0', '//pkg:t']);
       expect(sourceTreeHash(victim), name).toBe(before);
-      expect(run.code, `${name}: ${run.stderr}`).toBe(1);
+      expect(run.code, `${name}: ${run.stderr}`).toBe(34);
       expect(run.stderr).toContain(`ERROR: pkg/BUILD:2:1: Action pkg/t_d failed: remote execution on ${server.url}: `);
       expect(run.stderr).toContain(message);
     }

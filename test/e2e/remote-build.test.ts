@@ -361,15 +361,16 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     expect(linux.code, linux.stderr).toBe(0);
     expect(summary(linux.stderr)).toBe('INFO: 1 process: 1 remote.');
     const gpu = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:gpu']);
-    expect(gpu.code).toBe(1);
+    // The remote system refused the action, not its command: Bazel's 34 (FailureDetails Spawn EXECUTION_FAILED).
+    expect(gpu.code).toBe(34);
     expect(gpu.stderr).toMatch(/Executing genrule \/\/pkg:gpu failed: remote execution on grpc:\/\/127\.0\.0\.1:\d+: .*no executor can run this action.*Pool/s);
     const everywhere = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--remote_default_exec_properties=Pool=gpu', '//pkg:linux']);
-    expect(everywhere.code).toBe(1);
+    expect(everywhere.code).toBe(34);
     expect(everywhere.stderr).toMatch(/no executor can run this action/);
     // The exec platform's exec_properties (here --host_platform) reach every action too.
     ws.write({ BUILD: 'platform(name = "gpu_host", exec_properties = {"Pool": "gpu"})\n' });
     const onPlatform = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--host_platform=//:gpu_host', '//pkg:linux']);
-    expect(onPlatform.code).toBe(1);
+    expect(onPlatform.code).toBe(34);
     expect(onPlatform.stderr).toMatch(/no executor can run this action.*Pool/s);
   });
 

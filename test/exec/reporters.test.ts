@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
+  failedActionsExitCode,
   formatCommand,
   formatFailure,
   formatProcessSummary,
@@ -166,5 +167,16 @@ describe('reporters', () => {
     const p = new PlainReporter({ write: (s) => (text += s) });
     p.buildFinished({ ...summary, totalActions: 9, failedTests: 2 });
     expect(text).toContain('INFO: Build completed, 2 tests FAILED, 9 total actions\n');
+  });
+});
+
+describe('failedActionsExitCode', () => {
+  const a = genrule('//p:a', { outs: ['a'], cmd: 'false' });
+  const b = genrule('//p:b', { outs: ['b'], cmd: 'true' });
+  it("is a command's 1, and Bazel's 34 as soon as one action failed because the remote system did", () => {
+    expect(failedActionsExitCode([{ action: a, message: 'Executing genrule //p:a failed (Exit 1)' }])).toBe(1);
+    const remote = { action: b, message: 'Executing genrule //p:b failed: remote execution on grpc://h:1: DEADLINE_EXCEEDED', exitCode: 34 };
+    expect(failedActionsExitCode([remote])).toBe(34);
+    expect(failedActionsExitCode([{ action: a, message: 'Executing genrule //p:a failed (Exit 1)' }, remote])).toBe(34);
   });
 });
