@@ -13,6 +13,7 @@ import {
   type Digest,
 } from '../src/core/index.js';
 import { BuildDirectories, prepareOutputParents } from './build-directory.js';
+import { isRemoteCallError } from '../src/remote/index.js';
 import type { CasClient } from './cas-client.js';
 import type { Runner } from './runners/runner.js';
 import type { FileCache, InputHandOut } from './file-cache.js';
@@ -165,7 +166,7 @@ export class BuildExecutor {
 }
 
 function failureStatus(e: unknown, actionDigest: Digest | undefined): googleRpc.StatusInit {
-  if (e instanceof NotFoundError) {
+  if (e instanceof NotFoundError || (isRemoteCallError(e) && (e.code as number) === googleRpc.Code.NOT_FOUND)) {
     // An input vanished from the CAS between validation and fetching: the client must upload it again.
     const subject = /([0-9a-f]{64})\/(\d+)/.exec(e.message);
     return {
@@ -175,7 +176,8 @@ function failureStatus(e: unknown, actionDigest: Digest | undefined): googleRpc.
     };
   }
   if (e instanceof Error && e.name === 'AbortError') return { code: googleRpc.Code.CANCELLED, message: 'the execution was cancelled' };
-  const { code, message } = grpcStatusOf(e);
+  // A CAS call that failed keeps its code (UNAVAILABLE, DEADLINE_EXCEEDED, ...): the scheduler retries on it.
+  const { code, message } = isRemoteCallError(e) ? { code: e.code as number as googleRpc.Code, message: e.message } : grpcStatusOf(e);
   const errno = (e as NodeJS.ErrnoException).code;
   // The input root asks for a path this file system cannot hold: the request's fault, not ours.
   if (errno === 'ENAMETOOLONG' || errno === 'ELOOP') {

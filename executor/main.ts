@@ -74,7 +74,7 @@ export async function startExecutor(config: ExecutorConfig, log: (message: strin
   const buildRoot = join(config.workDirectory, 'build');
   await mkdir(buildRoot, { recursive: true });
   await removeStaleBuildDirectories(buildRoot, log);
-  const cas = new CasClient(channel, config.instanceName);
+  const cas = new CasClient({ scheduler: config.scheduler, instanceName: config.instanceName, credentials: config.credentials, workerName: config.name });
   const fileCache = await FileCache.open(join(config.workDirectory, 'cache'), config.cacheBytes, (d, p) => cas.download(d, p));
   const executor = new BuildExecutor({ cas, fileCache, runner: chosen, buildRoot, workerName: config.name });
   const platform = config.platform.some((p) => p.name === 'OSFamily') ? config.platform : [{ name: 'OSFamily', value: 'linux' }, ...config.platform];

@@ -47,6 +47,17 @@ export interface RemoteOptions {
   readonly identity: InvocationIdentity;
   /** `--remote_cache_compression`: zstd blobs where the server takes them. */
   readonly compression?: boolean;
+  /**
+   * Whether blobs uploaded or found present are remembered and not asked about again (true by
+   * default: one build). A client that lives for days (an executor) asks each time: the CAS may
+   * have evicted what it sent hours ago, and the set would only grow.
+   */
+  readonly rememberUploads?: boolean;
+  /**
+   * Up to this many bytes in all, blobs are sent without a FindMissingBlobs first (0 by default):
+   * for the few small outputs of one action, asking costs a round trip more than sending.
+   */
+  readonly sendWithoutAskingBytes?: number;
 }
 
 /** What GetCapabilities told this build. */
@@ -150,20 +161,20 @@ export class RemoteClient {
     const unknown = uniqueBlobs(blobs).filter((b) => b.digest.sizeBytes > 0 && (options.recheck || !this.present.has(digestKey(b.digest))));
     if (unknown.length === 0) return;
     const metadata = this.metadata('cache', action);
-    const missing = new Set(
-      (
-        await this.cas.findMissing(
-          unknown.map((b) => b.digest),
-          metadata,
-        )
-      ).map(digestKey),
-    );
-    await this.cas.upload(
-      unknown.filter((b) => missing.has(digestKey(b.digest))),
-      limits,
-      metadata,
-    );
-    for (const b of unknown) this.present.add(digestKey(b.digest));
+    const bytes = unknown.reduce((sum, b) => sum + b.digest.sizeBytes, 0);
+    const missing =
+      bytes <= (this.options.sendWithoutAskingBytes ?? 0)
+        ? undefined
+        : new Set(
+            (
+              await this.cas.findMissing(
+                unknown.map((b) => b.digest),
+                metadata,
+              )
+            ).map(digestKey),
+          );
+    await this.cas.upload(missing ? unknown.filter((b) => missing.has(digestKey(b.digest))) : unknown, limits, metadata);
+    this.remember(unknown);
   }
 
   /** Uploads `blobs` whatever this build believed (the server said it lacks them). */
@@ -175,6 +186,11 @@ export class RemoteClient {
       limits,
       this.metadata('cache', action),
     );
+    this.remember(blobs);
+  }
+
+  private remember(blobs: readonly BlobSource[]): void {
+    if (this.options.rememberUploads === false) return;
     for (const b of blobs) this.present.add(digestKey(b.digest));
   }
 

@@ -91,7 +91,7 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}): P
       const index = count++;
       const dir = join(work, `executor-${index}`);
       const channel = schedulerChannel(address);
-      const cas = new CasClient(channel, '');
+      const cas = new CasClient({ scheduler: address, instanceName: '' });
       const fileCache = await FileCache.open(join(dir, 'cache'), 64 * 1024 * 1024, (d, p) => cas.download(d, p));
       const ownRunner = options.runner ? undefined : await LocalRunner.create({ sandbox: 'off' });
       const runner = options.runner ?? ownRunner!;
