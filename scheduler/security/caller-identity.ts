@@ -1,8 +1,9 @@
 import type * as grpc from '@grpc/grpc-js';
 import type { PeerCertificate } from 'node:tls';
+import { ANONYMOUS } from './security-config.js';
 import type { BearerTokens } from './token-file.js';
 
-/** Who a call comes from: its principals (`token:NAME`, `cn:NAME`, `dns:NAME`, `uri:URI`), or why it is not authenticated. */
+/** Who a call comes from: its principals (`token:NAME`, `cn:NAME`, `dns:NAME`, `uri:URI`, or `anonymous` where that has a role), or why it is not authenticated. */
 export type CallerIdentity = { readonly principals: readonly string[] } | { readonly unauthenticated: string };
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -18,6 +19,7 @@ export function identifyCaller(
   metadata: grpc.Metadata,
   authContext: { sslPeerCertificate?: PeerCertificate },
   tokens: BearerTokens | undefined,
+  admitsAnonymous = false,
 ): CallerIdentity {
   const principals: string[] = [];
   for (const value of metadata.get('authorization')) {
@@ -29,6 +31,7 @@ export function identifyCaller(
   }
   const certificate = authContext.sslPeerCertificate;
   if (certificate) principals.push(...certificatePrincipals(certificate));
+  if (principals.length === 0 && admitsAnonymous) return { principals: [ANONYMOUS] };
   if (principals.length === 0) return { unauthenticated: 'no credentials: send "authorization: Bearer TOKEN" or a client certificate' };
   return { principals };
 }

@@ -1,9 +1,14 @@
 import { ROLE_PERMISSIONS, type Permission } from './rpc-permissions.js';
-import { EVERY_INSTANCE, type RoleGrant } from './security-config.js';
+import { ANONYMOUS, EVERY_INSTANCE, type RoleGrant } from './security-config.js';
 
 /** The configured grants, asked whether some principal of a caller may do something on an instance. */
 export class RoleGrants {
-  constructor(private readonly grants: readonly RoleGrant[]) {}
+  /** Whether a call without credentials is let in (as `anonymous`) rather than refused UNAUTHENTICATED. */
+  readonly admitsAnonymous: boolean;
+
+  constructor(private readonly grants: readonly RoleGrant[]) {
+    this.admitsAnonymous = grants.some((g) => g.principal === ANONYMOUS);
+  }
 
   /**
    * @param instance undefined when the request names no instance that could exist: only a grant on

@@ -66,6 +66,18 @@ const RULES: ReadonlyMap<string, RpcRule> = new Map([
 
 const UNLISTED: RpcRule = rule('administer', () => undefined);
 
+/**
+ * Methods anyone may call, without credentials: what they answer is the same for every caller and
+ * says nothing of what the server stores. GetCapabilities because Bazel 2.1.0 sends no
+ * `--remote_header` with it (it fails before its first real call otherwise); health checking because
+ * Kubernetes' probes carry no credentials.
+ */
+export const PUBLIC_METHODS: ReadonlySet<string> = new Set([
+  `/${REAPI}.Capabilities/GetCapabilities`,
+  '/grpc.health.v1.Health/Check',
+  '/grpc.health.v1.Health/Watch',
+]);
+
 /** What calling `path` with `request` needs. */
 export function requiredPermission(path: string, request: unknown): { permission: Permission; instance: string | undefined } {
   const r = RULES.get(path) ?? UNLISTED;

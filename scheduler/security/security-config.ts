@@ -45,13 +45,19 @@ export interface SecurityConfig {
 
 export const PRINCIPAL_KINDS = ['token', 'cn', 'dns', 'uri'] as const;
 export const EVERY_INSTANCE = '*';
+/**
+ * The principal of a call with no credentials at all. Granted a role (usually `cache-reader`), it lets
+ * clients that cannot send credentials on every call read the cache: Bazel 2.1.0 sends no
+ * `--remote_header` on ByteStream and GetCapabilities, and has no client-certificate flags.
+ */
+export const ANONYMOUS = 'anonymous';
 
 /**
  * The `tls` and `auth` sections of the cluster's config:
  * ```json
  * "tls": { "certificate": "server.pem", "key": "server.key", "clientCa": "ca.pem", "requireClientCertificate": false },
  * "auth": { "tokenFile": "tokens.txt",
- *           "roles": { "token:ci": { "*": "cache-writer" }, "cn:executor": { "": ["worker"] } } }
+ *           "roles": { "token:ci": { "*": "cache-writer" }, "cn:executor": { "": ["worker"] }, "anonymous": { "*": "cache-reader" } } }
  * ```
  * Paths are relative to `baseDir`; instance keys must be `*` or one of `instanceNames`.
  */
@@ -74,8 +80,8 @@ export function parseSecurityConfig(
   for (const [principal, perInstance] of Object.entries(roles)) {
     const path = `auth.roles[${JSON.stringify(principal)}]`;
     const kind = principal.slice(0, principal.indexOf(':'));
-    if (!(PRINCIPAL_KINDS as readonly string[]).includes(kind) || principal.length === kind.length + 1) {
-      fail(path, `expected a principal ${PRINCIPAL_KINDS.map((k) => `"${k}:NAME"`).join(', ')}`);
+    if (principal !== ANONYMOUS && (!(PRINCIPAL_KINDS as readonly string[]).includes(kind) || principal.length === kind.length + 1)) {
+      fail(path, `expected a principal ${PRINCIPAL_KINDS.map((k) => `"${k}:NAME"`).join(', ')} or "${ANONYMOUS}"`);
     }
     for (const [instance, value] of Object.entries(readObject(perInstance, path, undefined, fail))) {
       const at = `${path}[${JSON.stringify(instance)}]`;
