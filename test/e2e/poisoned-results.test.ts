@@ -96,6 +96,73 @@ function treeBomb(): { result: reapi.ActionResultInit; blobs: { digest: Digest; 
   return { result: { exitCode: 0, outputDirectories: [{ path: TREE, treeDigest: tree.digest }] }, blobs: [file, tree] };
 }
 
+type Poison = { result: reapi.ActionResultInit | Buffer; blobs: { digest: Digest; data: Buffer }[] };
+
+/**
+ * An ActionResult naming one output directory whose tree digest claims `sizeBytes`, written by hand:
+ * Kiln's codec refuses to encode an int64 beyond 2^53, which is what makes it refuse to decode one.
+ */
+function resultWithTreeSize(path: string, hash: string, sizeBytes: bigint): Buffer {
+  const varint = (n: bigint) => {
+    const out: number[] = [];
+    let v = BigInt.asUintN(64, n);
+    do {
+      out.push(Number(v & 0x7fn) | (v > 0x7fn ? 0x80 : 0));
+      v >>= 7n;
+    } while (v > 0n);
+    return Buffer.from(out);
+  };
+  const field = (tag: number, body: Buffer) => Buffer.concat([varint(BigInt((tag << 3) | 2)), varint(BigInt(body.length)), body]);
+  const digest = Buffer.concat([field(1, Buffer.from(hash)), varint(BigInt(2 << 3)), varint(sizeBytes)]);
+  // ActionResult.output_directories = 3; OutputDirectory.path = 1, tree_digest = 3.
+  return field(3, Buffer.concat([field(1, Buffer.from(path)), field(3, digest)]));
+}
+
+/** A result whose one output directory is `tree` (its blobs planted as they are given, true or not). */
+function withTree(tree: reapi.TreeInit, blobs: { digest: Digest; data: Buffer }[] = [], path = TREE): Poison {
+  const t = blob(Buffer.from(reapi.Tree.encode(tree)));
+  return { result: { exitCode: 0, outputDirectories: [{ path, treeDigest: t.digest }] }, blobs: [t, ...blobs] };
+}
+
+/** The other poisons of issue 28's probe, as cache entries: each is refused, and the action rebuilt. */
+function morePoisons(): [string, Poison][] {
+  const real = Buffer.from('real\n');
+  const fileTree = { root: { files: [{ name: 'a.txt', digest: digestOf(real) }] } };
+  const hugeTree = withTree(fileTree);
+  const treeHash = hugeTree.blobs[0]!.digest.hash;
+  return [
+    ['an output path that escapes', withTree(fileTree, [blob(real)], `${TREE}/../../../../../../escape`)],
+    [
+      'one path named twice',
+      {
+        result: {
+          exitCode: 0,
+          outputDirectories: [
+            { path: TREE, treeDigest: withTree(fileTree).blobs[0]!.digest },
+            { path: TREE, treeDigest: withTree({ root: {} }).blobs[0]!.digest },
+          ],
+        },
+        blobs: [...withTree(fileTree, [blob(real)]).blobs, ...withTree({ root: {} }).blobs],
+      },
+    ],
+    [
+      'a symlink chain that leaves the tree',
+      withTree({
+        root: {
+          symlinks: [
+            { name: 'l1', target: 'l2/../..' },
+            { name: 'l2', target: '.' },
+          ],
+        },
+      }),
+    ],
+    ['a blob that is not its digest', withTree(fileTree, [{ digest: digestOf(real), data: Buffer.from('lies\n') }])],
+    ['a blob shorter than its digest', withTree(fileTree, [{ digest: digestOf(real), data: Buffer.from('rea') }])],
+    ['a claimed size of 2^62', { result: resultWithTreeSize(TREE, treeHash, 2n ** 62n), blobs: hugeTree.blobs }],
+    ['a negative claimed size', { result: resultWithTreeSize(TREE, treeHash, -5n), blobs: hugeTree.blobs }],
+  ];
+}
+
 describe('results a hostile client planted', () => {
   it('a poisoned result in the cluster (one UpdateActionResult) never writes into the source tree, nor crashes Kiln with a tree bomb', {
     timeout: 120_000,
@@ -182,12 +249,9 @@ describe('results a hostile client planted', () => {
       mkdirSync(join(diskCache, keyspace, hash.slice(0, 2)), { recursive: true });
       writeFileSync(join(diskCache, keyspace, hash.slice(0, 2), hash), data);
     };
-    for (const [name, poison] of [
-      ['tree and symlink at one path', treeThroughSymlink()],
-      ['tree bomb', treeBomb()],
-    ] as const) {
+    for (const [name, poison] of [['tree and symlink at one path', treeThroughSymlink()], ['tree bomb', treeBomb()], ...morePoisons()] as const) {
       for (const b of poison.blobs) plant('cas', b.digest.hash, b.data);
-      plant('ac', key, reapi.ActionResult.encode(poison.result));
+      plant('ac', key, Buffer.isBuffer(poison.result) ? poison.result : reapi.ActionResult.encode(poison.result));
 
       const victim = new E2eWorkspace(FILES);
       const before = sourceTreeHash(victim);
@@ -200,7 +264,7 @@ describe('results a hostile client planted', () => {
       const next = new E2eWorkspace(FILES);
       const cached = await next.kiln(['build', '--spawn_strategy=local', `--disk_cache=${diskCache}`, '//pkg:t']);
       expect(cached.code, cached.stderr).toBe(0);
-      expect(cached.stderr, name).toContain('1 disk cache hit');
+      expect(cached.stderr, `${name}: ${cached.stderr}`).toContain('1 disk cache hit');
       expect(next.read('kiln-bin/pkg/t_d/sub/b.txt')).toBe('deep\n');
       expect(readdirSync(join(next.root, 'kiln-bin/pkg/t_d')).sort()).toEqual(['a.txt', 'sub']);
     }

@@ -280,21 +280,22 @@ export class DiskBlobAccess implements BlobAccess {
   /**
    * Makes a complete temp file visible under its final name, atomically. The CAS hard-links and then
    * unlinks the temp name: as atomic as rename, and on ext4 several times faster for fresh files, because
-   * rename forces the delayed block allocation of the file's data. An existing file of the same name holds
-   * the same content (its name is its hash), so EEXIST is success. The action cache replaces results, so
-   * it renames.
+   * rename forces the delayed block allocation of the file's data. A file already under that name is
+   * replaced by rename: its name is its hash, but not its proof (a truncated copy, bit rot, or one
+   * planted by whoever can write the directory, which put() was asked to store because it did not
+   * check out). The action cache replaces results, so it renames.
    */
   private async moveIntoPlace(temp: string, final: string): Promise<void> {
-    if (!this.contentAddressed) {
-      await rename(temp, final);
-      return;
+    if (this.contentAddressed) {
+      try {
+        await link(temp, final);
+        await unlink(temp);
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
     }
-    try {
-      await link(temp, final);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    await unlink(temp);
+    await rename(temp, final);
   }
 
   /** Deletes least recently used blobs until the budget holds; never the blob just stored. */

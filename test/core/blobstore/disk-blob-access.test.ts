@@ -38,6 +38,24 @@ describe('DiskBlobAccess', () => {
     expect(await readdir(join(path, 'cas', 'tmp'))).toEqual([]);
   });
 
+  it("replaces a file found under a blob's name that is not that blob (truncated, planted), when the blob is stored", async () => {
+    const path = await root();
+    const a = blob('the whole blob');
+    await mkdir(join(path, 'cas', a.digest.hash.slice(0, 2)), { recursive: true });
+    await writeFile(fileOf(path, a.digest), 'the wh');
+    const store = await DiskBlobAccess.open({ path, maxBytes: 1 << 20 });
+    expect(await store.findMissing([a.digest])).toEqual([a.digest]);
+    await store.put(a.digest, a.data);
+    expect((await readFile(fileOf(path, a.digest))).toString()).toBe('the whole blob');
+    expect((await store.get(a.digest)).equals(a.data)).toBe(true);
+    // A writer that streams takes the same path.
+    await writeFile(fileOf(path, a.digest), 'planted bytes!');
+    const w = await (await DiskBlobAccess.open({ path, maxBytes: 1 << 20 })).beginWrite(a.digest);
+    await w.write(a.data);
+    await w.commit();
+    expect((await readFile(fileOf(path, a.digest))).toString()).toBe('the whole blob');
+  });
+
   it('keeps every blob across a restart and rebuilds the same index', async () => {
     const path = await root();
     const first = await DiskBlobAccess.open({ path, maxBytes: 64 << 20 });
