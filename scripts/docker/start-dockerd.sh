@@ -10,6 +10,7 @@
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 DIR="${KILN_DOCKER_DIR:-$REPO/.cache/docker}"
+. "$REPO/scripts/lib/apt-install.sh"
 SOCKET="$DIR/docker.sock"
 # A unix socket path must fit in 108 bytes; a deep checkout gets a short one under /run instead.
 if [ "${#SOCKET}" -gt 100 ]; then
@@ -31,15 +32,11 @@ if [ -S "$SOCKET" ] && engine_answers; then
 fi
 
 if ! command -v dockerd >/dev/null 2>&1; then
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  # --no-install-recommends (apt_install) keeps it to the engine itself; the image build needs nothing more.
+  if ! apt_install docker.io docker.io; then
     log "dockerd is not installed; install Debian's docker.io package (needs root and apt)"
     exit 1
   fi
-  log "installing docker.io with apt-get (one time)"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  # --no-install-recommends keeps it to the engine itself; the image build needs nothing more.
-  apt-get install -y -qq --no-install-recommends docker.io >&2
   # The package may try to start a system-wide engine; Kiln uses its own private one.
   if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet docker 2>/dev/null; then
     log "note: a system docker service is also running; Kiln ignores it"

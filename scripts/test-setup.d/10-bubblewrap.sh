@@ -2,16 +2,10 @@
 # Installs bubblewrap (the namespace sandbox of src/core/sandbox and the `sandboxed` strategy) when
 # missing, checks that it can create namespaces on this machine, and exports KILN_BWRAP for the tests.
 set -euo pipefail
-if ! command -v bwrap >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "installing bubblewrap with apt-get (one time)"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends bubblewrap
-  else
-    echo "bubblewrap is not installed and cannot be installed here (needs root and apt); sandbox tests will skip" >&2
-    exit 0
-  fi
+. "$(dirname "$0")/../lib/apt-install.sh"
+if ! command -v bwrap >/dev/null 2>&1 && ! apt_install bubblewrap bubblewrap; then
+  echo "bubblewrap is not installed and cannot be installed here (needs root and apt); sandbox tests will skip" >&2
+  exit 0
 fi
 BWRAP="$(command -v bwrap)"
 if err="$("$BWRAP" --unshare-all --die-with-parent --ro-bind / / true 2>&1)"; then

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterEach } from 'vitest';
@@ -113,4 +114,29 @@ export function filesBelow(dir: string): Record<string, string> {
   };
   walk(dir);
   return files;
+}
+
+/**
+ * A hash of every entry of a workspace's source tree (each path, each file's content, each link's
+ * target), leaving out the kiln-* convenience links a build adds: equal before and after a build
+ * when nothing outside the output base was written.
+ */
+export function sourceTreeHash(root: string): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string, prefix: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (prefix === '' && e.name.startsWith('kiln-')) continue;
+      const path = `${prefix}${e.name}`;
+      if (e.isSymbolicLink()) hash.update(`${path} -> ${readlinkSync(join(dir, e.name))}\n`);
+      else if (e.isDirectory()) walk(join(dir, e.name), `${path}/`);
+      else
+        hash.update(
+          `${path} ${createHash('sha256')
+            .update(readFileSync(join(dir, e.name)))
+            .digest('hex')}\n`,
+        );
+    }
+  };
+  walk(root, '');
+  return hash.digest('hex');
 }

@@ -1,13 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { digestOf, ExitCode, reapi } from '../../src/core/index.js';
 import { type Behaviour, type HostileMethod, type HostileReapiServer, type Script, startHostileReapiServer } from '../remote/hostile-reapi-server.js';
 import { needTool } from '../setup/need-tool.js';
-import { E2eWorkspace } from './e2e-workspace.js';
+import { E2eWorkspace, sourceTreeHash } from './e2e-workspace.js';
 
 // Every hostile answer and behaviour of issue 28's probe, against the built binary: for each, the
 // build fails with a clear error or retries and succeeds, within (retries + 1) x --remote_timeout
@@ -58,27 +57,6 @@ const FILES = {
   ].join('\n'),
   'pkg/source.txt': 'a source file\n',
 };
-
-/** Every entry of the workspace's source tree (not the kiln-* links a build adds) with its content's hash. */
-function sourceTreeHash(root: string): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string, prefix: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (prefix === '' && e.name.startsWith('kiln-')) continue;
-      const path = `${prefix}${e.name}`;
-      if (e.isSymbolicLink()) hash.update(`${path} -> ${readlinkSync(join(dir, e.name))}\n`);
-      else if (e.isDirectory()) walk(join(dir, e.name), `${path}/`);
-      else
-        hash.update(
-          `${path} ${createHash('sha256')
-            .update(readFileSync(join(dir, e.name)))
-            .digest('hex')}\n`,
-        );
-    }
-  };
-  walk(root, '');
-  return hash.digest('hex');
-}
 
 interface Run {
   code: number | null;

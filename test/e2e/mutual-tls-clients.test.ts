@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { newToken } from '../../scheduler/index.js';
+import { BAZEL_2, BAZEL_2_MISSING, runBazel2 } from '../setup/bazel-2.js';
 import { needTool } from '../setup/need-tool.js';
 import { issueCertificate, makeCa, opensslAvailable } from '../scheduler/security/test-certificates.js';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
@@ -17,25 +17,9 @@ import { startKilnCluster } from './kiln-cluster.js';
 // on GetCapabilities and ByteStream (fixed in Bazel by PR #10634, after 2.1.0), so it cannot hold a
 // writing role here; the reference Bazel 4.2.3 (Debian's) opens no TLS channel at all ("Failed to
 // init TLS infrastructure: JDK provider does not support ALPN protocol", its Netty on Debian's JDK 17).
-const BAZEL = process.env['KILN_BAZEL'] ?? '';
-const haveTools = opensslAvailable() && needTool('Bazel 2.1.0', BAZEL !== '', 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test)');
+const haveTools = opensslAvailable() && needTool('Bazel 2.1.0', BAZEL_2 !== '', BAZEL_2_MISSING);
 
 const BUILD = 'genrule(name = "g", srcs = ["in.txt"], outs = ["out.txt"], cmd = "tr a-z A-Z < $< > $@")\n';
-
-function bazel(root: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BAZEL, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
-      cwd: join(root, 'ws'),
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), TMPDIR: join(root, 'tmp') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 describe.skipIf(!haveTools)('mutual TLS and tokens: Kiln with client certificates, Bazel 2.1.0 with a token', () => {
   it('builds with a client certificate, hits the cache read-only with another, and refuses a client without one', { timeout: 300_000 }, async () => {
@@ -118,7 +102,7 @@ describe.skipIf(!haveTools)('mutual TLS and tokens: Kiln with client certificate
     writeFileSync(join(root, 'ws', 'WORKSPACE'), 'workspace(name = "mtls")\n');
     writeFileSync(join(root, 'ws', 'BUILD'), BUILD);
     writeFileSync(join(root, 'ws', 'in.txt'), files['in.txt']);
-    const run = await bazel(root, ['build', '--noshow_progress', '--color=no', `--remote_cache=${cluster.endpoint}`, `--tls_certificate=${ca.ca}`, '//:g']);
+    const run = await runBazel2(root, ['build', '--noshow_progress', '--color=no', `--remote_cache=${cluster.endpoint}`, `--tls_certificate=${ca.ca}`, '//:g']);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/WARNING: Writing to Remote Cache:[\s\S]*PERMISSION_DENIED/);
     expect(readFileSync(join(root, 'ws', 'bazel-bin', 'out.txt'), 'utf8')).toBe(expected);

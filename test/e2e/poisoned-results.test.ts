@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { digestOf, reapi, type Digest } from '../../src/core/index.js';
 import { startHostileReapiServer } from '../remote/hostile-reapi-server.js';
 import { connect, must } from '../scheduler/cache-server-fixture.js';
-import { E2eWorkspace, tempDir } from './e2e-workspace.js';
+import { E2eWorkspace, sourceTreeHash, tempDir } from './e2e-workspace.js';
 import { startKilnCluster } from './kiln-cluster.js';
 
 // A Starlark rule whose one action makes a tree artifact (bazel-out/k8-fastbuild/bin/pkg/t_d).
@@ -23,27 +22,6 @@ const FILES = {
   'pkg/source.txt': 'a source file\n',
 };
 const TREE = 'bazel-out/k8-fastbuild/bin/pkg/t_d';
-
-/** Every entry of the workspace's source tree (not the kiln-* convenience links a build adds) with its content's hash. */
-function sourceTreeHash(ws: E2eWorkspace): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string, prefix: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (prefix === '' && e.name.startsWith('kiln-')) continue;
-      const path = `${prefix}${e.name}`;
-      if (e.isSymbolicLink()) hash.update(`${path} -> ${readlinkSync(join(dir, e.name))}\n`);
-      else if (e.isDirectory()) walk(join(dir, e.name), `${path}/`);
-      else
-        hash.update(
-          `${path} ${createHash('sha256')
-            .update(readFileSync(join(dir, e.name)))
-            .digest('hex')}\n`,
-        );
-    }
-  };
-  walk(ws.root, '');
-  return hash.digest('hex');
-}
 
 /** The one action's key: the name of the only entry a build left in `--disk_cache`'s ac/. */
 function onlyActionKey(diskCache: string): string {
@@ -186,9 +164,9 @@ describe('results a hostile client planted', () => {
         await must(hostile.ac, hostile.ac.UpdateActionResult, { actionDigest, actionResult: poison.result });
 
         const victim = new E2eWorkspace(FILES);
-        const before = sourceTreeHash(victim);
+        const before = sourceTreeHash(victim.root);
         const run = await victim.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//pkg:t']);
-        expect(sourceTreeHash(victim), name).toBe(before);
+        expect(sourceTreeHash(victim.root), name).toBe(before);
         expect(victim.read('pkg/BUILD'), name).toBe(FILES['pkg/BUILD']);
         // Refused as a cache hit, then answered the same by the executor's cache: an error naming the action and the output,
         // with Bazel's exit code for a failed remote system (34), not a failed command's (1).
@@ -230,9 +208,9 @@ describe('results a hostile client planted', () => {
           ),
       );
       const victim = new E2eWorkspace(FILES);
-      const before = sourceTreeHash(victim);
+      const before = sourceTreeHash(victim.root);
       const run = await victim.kiln(['build', `--remote_executor=${server.url}`, '--remote_retries=0', '//pkg:t']);
-      expect(sourceTreeHash(victim), name).toBe(before);
+      expect(sourceTreeHash(victim.root), name).toBe(before);
       expect(run.code, `${name}: ${run.stderr}`).toBe(34);
       expect(run.stderr).toContain(`ERROR: pkg/BUILD:2:1: Action pkg/t_d failed: remote execution on ${server.url}: `);
       expect(run.stderr).toContain(message);
@@ -254,11 +232,11 @@ describe('results a hostile client planted', () => {
       plant('ac', key, Buffer.isBuffer(poison.result) ? poison.result : reapi.ActionResult.encode(poison.result));
 
       const victim = new E2eWorkspace(FILES);
-      const before = sourceTreeHash(victim);
+      const before = sourceTreeHash(victim.root);
       const run = await victim.kiln(['build', '--spawn_strategy=local', `--disk_cache=${diskCache}`, '//pkg:t']);
       expect(run.code, `${name}: ${run.stderr}`).toBe(0);
       expect(run.stderr, name).toContain('1 local');
-      expect(sourceTreeHash(victim), name).toBe(before);
+      expect(sourceTreeHash(victim.root), name).toBe(before);
       expect(victim.read(`kiln-bin/pkg/t_d/a.txt`)).toBe('real\n');
       // The poisoned entry was replaced by the rebuilt action's: another checkout is answered by it.
       const next = new E2eWorkspace(FILES);

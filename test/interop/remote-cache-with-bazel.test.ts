@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCacheServerConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
+import { BAZEL_2, BAZEL_2_MISSING, runBazel2 } from '../setup/bazel-2.js';
 import { needTool } from '../setup/need-tool.js';
 
 // Bazel 2.1.0, installed by scripts/test-setup.d/30-bazel.sh, builds a genrule workspace against
 // Kiln's cache server; after `bazel clean` the rebuild must run nothing and hit the cache for all.
-const BAZEL = process.env['KILN_BAZEL'] ?? '';
-const MISSING = 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test) to install Bazel 2.1.0';
 
 const BUILD = `
 genrule(name = "hello", outs = ["hello.txt"], cmd = "echo hello from kiln > $@")
@@ -23,29 +22,12 @@ genrule(name = "empty", outs = ["empty.txt"], cmd = "touch $@")
 const OUTPUTS = ['hello.txt', 'twice.txt', 'upper.txt', 'count.txt', 'big.bin', 'digest.txt', 'empty.txt'];
 const ACTIONS = 6;
 
-interface Run {
-  code: number | null;
-  output: string;
-}
-
 describe('Bazel 2.1.0 against kiln cache server', () => {
-  if (!needTool('Bazel 2.1.0', BAZEL !== '', MISSING)) return;
+  if (!needTool('Bazel 2.1.0', BAZEL_2 !== '', BAZEL_2_MISSING)) return;
   let root: string;
   let server: CacheServer;
 
-  const run = (args: string[]): Promise<Run> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(BAZEL, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
-        cwd: join(root, 'ws'),
-        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), TMPDIR: join(root, 'tmp') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, output }));
-    });
+  const run = (args: string[]) => runBazel2(root, args);
 
   const readOutputs = async (): Promise<Map<string, Buffer>> =>
     new Map(await Promise.all(OUTPUTS.map(async (f) => [f, await readFile(join(root, 'ws', 'bazel-bin', f))] as const)));

@@ -5,14 +5,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DockerRunner } from '../../../executor/runners/docker-runner.js';
 import { startTestCluster, type TestCluster } from './cluster-fixture.js';
+import { BAZEL_2, BAZEL_2_MISSING, runBazel2 } from '../../setup/bazel-2.js';
 import { needTool } from '../../setup/need-tool.js';
 
 // Bazel 2.1.0 (scripts/test-setup.d/30-bazel.sh) builds a genrule workspace with
 // --remote_executor against Kiln's scheduler and an in-process executor (local runner, and the
 // Docker runner when KILN_DOCKER_HOST names a running engine); the outputs match a local build byte for
 // byte, and after `bazel clean` the rebuild is served from the cache.
-const BAZEL = process.env['KILN_BAZEL'] ?? '';
-const MISSING = 'KILN_BAZEL is not set: run scripts/test-setup.d/30-bazel.sh (or npm test) to install Bazel 2.1.0';
 const DOCKER_HOST = process.env['KILN_DOCKER_HOST'] ?? process.env['DOCKER_HOST'] ?? '';
 const NO_DOCKER = 'KILN_DOCKER_HOST is not set: run scripts/test-setup.d/20-docker.sh (or npm test) for the Docker runner';
 
@@ -27,25 +26,13 @@ const OUTPUTS = ['hello.txt', 'twice.txt', 'upper.txt', 'count.txt', 'tooled.txt
 const ACTIONS = 4;
 
 describe('Bazel 2.1.0 --remote_executor against kiln', () => {
-  if (!needTool('Bazel 2.1.0', BAZEL !== '', MISSING)) return;
+  if (!needTool('Bazel 2.1.0', BAZEL_2 !== '', BAZEL_2_MISSING)) return;
   let root: string;
   let cluster: TestCluster | undefined;
   let expected: Map<string, Buffer>;
   const COMMON = ['--noshow_progress', '--color=no', '--curses=no'];
 
-  const run = (args: string[]): Promise<{ code: number | null; output: string }> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(BAZEL, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
-        cwd: join(root, 'ws'),
-        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), TMPDIR: join(root, 'tmp') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, output }));
-    });
+  const run = (args: string[]) => runBazel2(root, args);
   const readOutputs = async () => new Map(await Promise.all(OUTPUTS.map(async (f) => [f, await readFile(join(root, 'ws', 'bazel-bin', f))] as const)));
 
   beforeAll(async () => {
