@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { quotedName } from '../instance-name.js';
 import { identifyCaller } from './caller-identity.js';
 import type { RoleGrants } from './role-grants.js';
-import { requiredPermission } from './rpc-permissions.js';
+import { isPublicRpc, requiredPermission } from './rpc-permissions.js';
 import type { BearerTokens } from './token-file.js';
 
 /**
@@ -13,6 +13,7 @@ import type { BearerTokens } from './token-file.js';
  */
 export function authorizationInterceptor(tokens: BearerTokens | undefined, grants: RoleGrants): grpc.ServerInterceptor {
   return (method, call) => {
+    if (isPublicRpc(method.path)) return new grpc.ServerInterceptingCall(call);
     let principals: readonly string[] = [];
     let authorised = false;
     let refused = false;

@@ -64,6 +64,16 @@ const RULES: ReadonlyMap<string, RpcRule> = new Map([
   ['/kiln.worker.v1.WorkerService/Synchronize', rule('work', byInstanceName)],
 ]);
 
+/**
+ * Services anyone may call, with or without credentials: gRPC health checking says only whether the
+ * server is serving, and load balancers and the kubelet ask without tokens.
+ */
+const PUBLIC_SERVICES = ['/grpc.health.v1.Health/'];
+
+export function isPublicRpc(path: string): boolean {
+  return PUBLIC_SERVICES.some((prefix) => path.startsWith(prefix));
+}
+
 const UNLISTED: RpcRule = rule('administer', () => undefined);
 
 /** What calling `path` with `request` needs. */
