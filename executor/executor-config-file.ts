@@ -15,6 +15,7 @@ export const EXECUTOR_CONFIG_KEYS = [
   'cache-size',
   'name',
   'image',
+  'health-port',
   ...SCHEDULER_CREDENTIAL_KEYS,
   ...RESOURCE_LIMIT_KEYS,
 ] as const;
@@ -34,6 +35,7 @@ export interface ExecutorConfigFile {
   readonly name?: string;
   /** The docker runner's default image. */
   readonly image?: string;
+  readonly 'health-port'?: number;
   readonly 'tls-ca'?: string;
   readonly 'tls-certificate'?: string;
   readonly 'tls-key'?: string;
@@ -72,8 +74,14 @@ export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwC
   read('cache-size', (v, p) => readPositiveInteger(v, p, fail));
   read('name', (v, p) => readNonEmptyString(v, p, fail));
   read('image', (v, p) => readNonEmptyString(v, p, fail));
+  read('health-port', (v, p) => readPort(v, p, fail));
   for (const key of SCHEDULER_CREDENTIAL_KEYS) read(key, (v, p) => readNonEmptyString(v, p, fail));
   return file;
+}
+
+function readPort(value: unknown, path: string, fail: ConfigFail): number {
+  const port = readPositiveInteger(value, path, fail);
+  return port > 65535 ? fail(path, `expected a port (1 to 65535), got ${port}`) : port;
 }
 
 function readPlatform(value: unknown, path: string, fail: ConfigFail): string[] {

@@ -5,32 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { grpcHealth } from '../../src/core/index.js';
 import { parseCacheServerConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
 import { blob, call, connect, grpc } from './cache-server-fixture.js';
+import { healthClient, watchUntilEnd } from './health-fixture.js';
 
 const { SERVING, NOT_SERVING, SERVICE_UNKNOWN } = grpcHealth.HealthCheckResponse_ServingStatus;
 const log = { info: () => undefined, warn: () => undefined };
-
-function healthClient(address: string): grpcHealth.HealthClient {
-  const Ctor = grpc.makeGenericClientConstructor(grpcHealth.HealthService as unknown as grpc.ServiceDefinition, 'Health');
-  return new Ctor(address, grpc.credentials.createInsecure()) as unknown as grpcHealth.HealthClient;
-}
-
 const addressOf = (server: CacheServer): string => `127.0.0.1:${server.port}`;
-
-/** Collects a Watch stream's statuses until it ends (resolves with them and the final code). */
-function watchUntilEnd(client: grpcHealth.HealthClient, service: string, onStatus: (s: number) => void): Promise<{ statuses: number[]; code: grpc.status }> {
-  return new Promise((resolve) => {
-    const statuses: number[] = [];
-    const stream = client.Watch({ service });
-    stream.on('data', (r: grpcHealth.HealthCheckResponse) => {
-      statuses.push(r.status);
-      onStatus(r.status);
-    });
-    stream.on('error', (e: grpc.ServiceError) => resolve({ statuses, code: e.code }));
-    stream.on('status', (s: grpc.StatusObject) => {
-      if (s.code === grpc.status.OK) resolve({ statuses, code: s.code });
-    });
-  });
-}
 
 describe('grpc.health.v1.Health on the cache server port', () => {
   let server: CacheServer | undefined;

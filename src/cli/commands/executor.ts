@@ -49,6 +49,8 @@ Options:
   --max-memory-limit SIZE, --max-pids-limit N, --max-cpu-limit N
                        how far an action may raise its limits with the platform properties max-mem,
                        max-pids and max-cores (default: the limits above, so actions may only lower them)
+  --health-port N      serve gRPC health checking (grpc.health.v1.Health, plaintext, all interfaces)
+                       on port N: SERVING while the executor takes work, for Kubernetes' grpc probe
   --config FILE        JSON object with any of the keys above (flags win)
 
 The docker runner enforces the limits in each container; the local runner through cgroups, where
@@ -70,6 +72,12 @@ function parseArgs(args: string[]): Map<Flag, string[]> {
     out.set(flag, [...(out.get(flag) ?? []), value]);
   }
   return out;
+}
+
+function port(flag: string, value: unknown): number {
+  const n = integer(flag, value, 1);
+  if (n > 65535) throw new UsageError(`--${flag}: expected a port (1 to 65535), got ${n}`);
+  return n;
 }
 
 function integer(flag: string, value: unknown, min: number): number {
@@ -143,6 +151,7 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     platform,
     ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
     ...(pick('image') === undefined ? {} : { defaultImage: String(pick('image')) }),
+    ...(pick('health-port') === undefined ? {} : { healthPort: port('health-port', pick('health-port')) }),
   };
 }
 
