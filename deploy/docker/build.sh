@@ -51,7 +51,7 @@ cp "$HERE/Dockerfile" "$CONTEXT/Dockerfile"
 
 for role in "${ROLES[@]}"; do
   started=$(date +%s%N)
-  docker build -q --network none --build-arg "BASE_IMAGE=$BASE" --target "$role" \
+  docker build -q --force-rm --network none --build-arg "BASE_IMAGE=$BASE" --target "$role" \
     --label "kiln.version=$VERSION" --label "kiln.base=$BASE" \
     -t "$PREFIX/$role:$VERSION" -t "$PREFIX/$role:latest" "$CONTEXT" >/dev/null
   log "built $PREFIX/$role:$VERSION from $BASE in $(( ($(date +%s%N) - started) / 1000000 )) ms"

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { needTool } from '../setup/need-tool.js';
@@ -23,7 +23,7 @@ const docker = (...args: string[]) => spawnSync('docker', args, { env, encoding:
 describe.skipIf(!haveDocker || !haveBuild)('deploy/docker/build.sh', () => {
   it('builds the scheduler image, which runs kiln --version and serves with --network none', { timeout: 600_000 }, async () => {
     const prefix = `kiln-test-${randomBytes(4).toString('hex')}`;
-    const version = (JSON.parse(spawnSync('cat', [`${ROOT}package.json`], { encoding: 'utf8' }).stdout) as { version: string }).version;
+    const version = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version;
     onTestFinished(() => void docker('rmi', '-f', `${prefix}/scheduler:${version}`, `${prefix}/scheduler:latest`));
     const built = spawnSync('bash', [`${ROOT}deploy/docker/build.sh`, 'scheduler'], { env: { ...env, KILN_IMAGE_PREFIX: prefix }, encoding: 'utf8' });
     expect(built.status, built.stderr).toBe(0);
