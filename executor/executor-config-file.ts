@@ -1,4 +1,14 @@
-import { fieldPath, readNonEmptyString, readObject, readOneOf, readPositiveInteger, readString, throwConfigError, type ConfigFail } from '../src/core/index.js';
+import {
+  fieldPath,
+  readInteger,
+  readNonEmptyString,
+  readObject,
+  readOneOf,
+  readPositiveInteger,
+  readString,
+  throwConfigError,
+  type ConfigFail,
+} from '../src/core/index.js';
 import { RESOURCE_LIMIT_KEYS } from './runners/resource-limits.js';
 
 /** How the executor connects to a secured scheduler: PEM files and a file holding its token. */
@@ -16,6 +26,7 @@ export const EXECUTOR_CONFIG_KEYS = [
   'name',
   'image',
   'health-port',
+  'drain-timeout',
   ...SCHEDULER_CREDENTIAL_KEYS,
   ...RESOURCE_LIMIT_KEYS,
 ] as const;
@@ -36,6 +47,7 @@ export interface ExecutorConfigFile {
   /** The docker runner's default image. */
   readonly image?: string;
   readonly 'health-port'?: number;
+  readonly 'drain-timeout'?: number;
   readonly 'tls-ca'?: string;
   readonly 'tls-certificate'?: string;
   readonly 'tls-key'?: string;
@@ -75,6 +87,7 @@ export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwC
   read('name', (v, p) => readNonEmptyString(v, p, fail));
   read('image', (v, p) => readNonEmptyString(v, p, fail));
   read('health-port', (v, p) => readPort(v, p, fail));
+  read('drain-timeout', (v, p) => readInteger(v, p, 0, 24 * 3600, fail));
   for (const key of SCHEDULER_CREDENTIAL_KEYS) read(key, (v, p) => readNonEmptyString(v, p, fail));
   return file;
 }

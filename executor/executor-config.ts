@@ -34,6 +34,8 @@ export interface ExecutorConfig {
    * executor has no port of its own. SERVING while it takes work; 0 picks a free one; none when absent.
    */
   readonly healthPort?: number;
+  /** On SIGTERM/SIGINT, how long running actions may finish (taking no new work) before they are aborted; 0: abort at once. */
+  readonly drainTimeoutMs?: number;
   /** Where the health port listens: every interface by default (the kubelet probes the pod's address). */
   readonly healthHost?: string;
 }

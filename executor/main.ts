@@ -21,6 +21,11 @@ export interface RunningExecutor {
   readonly refused: Promise<string>;
   /** The health port's number (config `healthPort`), when it has one. */
   readonly healthPort?: number;
+  /**
+   * Takes no more work (the health port says NOT_SERVING) and resolves once the running actions
+   * have finished and been reported. Call `stop` after it, or instead of it to abort them.
+   */
+  drain(): Promise<void>;
   /** Stops taking work, kills running actions, closes connections. */
   stop(): Promise<void>;
 }
@@ -106,6 +111,10 @@ export async function startExecutor(config: ExecutorConfig, log: (message: strin
     limits: chosen.enforcesLimits ?? false,
     refused,
     ...(healthPort ? { healthPort: healthPort.port } : {}),
+    drain: () => {
+      health.set('', ServingStatus.NOT_SERVING);
+      return loop.drain();
+    },
     stop: async () => {
       health.shutdown();
       await healthPort?.close();

@@ -132,7 +132,10 @@ describe('deploy/kubernetes', () => {
         metrics: [{ type: 'External', external: { metric: { name: 'kiln_queue_length' } } }],
       },
     });
-    expect(podSpecOf(named('Deployment', 'kiln-executor')).terminationGracePeriodSeconds).toBeGreaterThan(0);
+    // The executor's drain fits in its grace period, with time left to abort and clean up.
+    const drainSeconds = (JSON.parse(readFileSync(join(KUBERNETES, 'config', 'executor.json'), 'utf8')) as Record<string, number>)['drain-timeout']!;
+    expect(drainSeconds).toBeGreaterThan(0);
+    expect(podSpecOf(named('Deployment', 'kiln-executor')).terminationGracePeriodSeconds).toBeGreaterThanOrEqual(drainSeconds + 10);
     for (const workload of workloads) {
       for (const container of podSpecOf(workload).containers) {
         expect(container.readinessProbe?.grpc?.port, workload.metadata.name).toBe(8981);
