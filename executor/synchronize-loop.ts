@@ -76,9 +76,10 @@ export class SynchronizeLoop {
    */
   drain(): Promise<void> {
     this.draining = true;
-    // The next call says slots 0, so the scheduler assigns nothing more; a held call ends now.
-    this.changed();
-    if (this.tasks.size === 0) return Promise.resolve();
+    // The next call says slots 0, so the scheduler assigns nothing more. The call in flight is not
+    // cancelled: its answer may carry assignments the scheduler already counts as running here, and
+    // those run too. Done only once a call that said 0 slots was answered, with no task left.
+    this.dirty = true;
     return new Promise<void>((resolve) => (this.drained = resolve));
   }
 
@@ -94,13 +95,14 @@ export class SynchronizeLoop {
       );
       const mayWait = !this.dirty;
       this.dirty = false;
+      const announcedDrain = this.draining;
       try {
         const response = await this.synchronize({
           executorId: this.executorId,
           displayName: this.options.displayName,
           instanceName: this.options.instanceName,
           platformProperties: this.options.platform.map((p) => ({ name: p.name, value: p.value })),
-          slots: this.draining ? 0 : this.options.slots,
+          slots: announcedDrain ? 0 : this.options.slots,
           tasks: reports,
           mayWait,
         });
@@ -115,7 +117,7 @@ export class SynchronizeLoop {
         }
         // Assigned before the scheduler heard of the drain: run them too, the drain waits for them.
         for (const assignment of response.assignments) this.startTask(assignment);
-        if (this.draining && this.tasks.size === 0) this.drained?.();
+        if (announcedDrain && this.tasks.size === 0) this.drained?.();
       } catch (e) {
         const err = e as grpc.ServiceError;
         if (err.code === grpc.status.CANCELLED) continue; // we cancelled the long poll to report
