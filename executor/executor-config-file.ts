@@ -1,4 +1,14 @@
-import { fieldPath, readNonEmptyString, readObject, readOneOf, readPositiveInteger, readString, throwConfigError, type ConfigFail } from '../src/core/index.js';
+import {
+  fieldPath,
+  readInteger,
+  readNonEmptyString,
+  readObject,
+  readOneOf,
+  readPositiveInteger,
+  readString,
+  throwConfigError,
+  type ConfigFail,
+} from '../src/core/index.js';
 import { RESOURCE_LIMIT_KEYS } from './runners/resource-limits.js';
 
 /** How the executor connects to a secured scheduler: PEM files and a file holding its token. */
@@ -15,6 +25,8 @@ export const EXECUTOR_CONFIG_KEYS = [
   'cache-size',
   'name',
   'image',
+  'health-port',
+  'drain-timeout',
   ...SCHEDULER_CREDENTIAL_KEYS,
   ...RESOURCE_LIMIT_KEYS,
 ] as const;
@@ -34,6 +46,8 @@ export interface ExecutorConfigFile {
   readonly name?: string;
   /** The docker runner's default image. */
   readonly image?: string;
+  readonly 'health-port'?: number;
+  readonly 'drain-timeout'?: number;
   readonly 'tls-ca'?: string;
   readonly 'tls-certificate'?: string;
   readonly 'tls-key'?: string;
@@ -72,8 +86,15 @@ export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwC
   read('cache-size', (v, p) => readPositiveInteger(v, p, fail));
   read('name', (v, p) => readNonEmptyString(v, p, fail));
   read('image', (v, p) => readNonEmptyString(v, p, fail));
+  read('health-port', (v, p) => readPort(v, p, fail));
+  read('drain-timeout', (v, p) => readInteger(v, p, 0, 24 * 3600, fail));
   for (const key of SCHEDULER_CREDENTIAL_KEYS) read(key, (v, p) => readNonEmptyString(v, p, fail));
   return file;
+}
+
+function readPort(value: unknown, path: string, fail: ConfigFail): number {
+  const port = readPositiveInteger(value, path, fail);
+  return port > 65535 ? fail(path, `expected a port (1 to 65535), got ${port}`) : port;
 }
 
 function readPlatform(value: unknown, path: string, fail: ConfigFail): string[] {

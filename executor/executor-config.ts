@@ -29,6 +29,15 @@ export interface ExecutorConfig {
    * absent (the CLI passes the base image of this checkout's recipe, see ensureBaseImage, or --image).
    */
   readonly defaultImage?: string;
+  /**
+   * A plaintext port serving grpc.health.v1.Health, for Kubernetes' grpc probe: the
+   * executor has no port of its own. SERVING while it takes work; 0 picks a free one; none when absent.
+   */
+  readonly healthPort?: number;
+  /** On SIGTERM/SIGINT, how long running actions may finish (taking no new work) before they are aborted; 0: abort at once. */
+  readonly drainTimeoutMs?: number;
+  /** Where the health port listens: every interface by default (the kubelet probes the pod's address). */
+  readonly healthHost?: string;
 }
 
 export const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024 * 1024;

@@ -1,6 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { HealthStatus, openHealthPort, ServingStatus } from '../src/core/health/index.js';
 import { BuildExecutor } from './build-executor.js';
 import { CasClient } from './cas-client.js';
 import type { ExecutorConfig } from './executor-config.js';
@@ -18,6 +19,13 @@ export interface RunningExecutor {
   readonly limits: string | false;
   /** Resolves with the reason when the scheduler refuses this executor's credentials (it then takes no work). */
   readonly refused: Promise<string>;
+  /** The health port's number (config `healthPort`), when it has one. */
+  readonly healthPort?: number;
+  /**
+   * Takes no more work (the health port says NOT_SERVING) and resolves once the running actions
+   * have finished and been reported. Call `stop` after it, or instead of it to abort them.
+   */
+  drain(): Promise<void>;
   /** Stops taking work, kills running actions, closes connections. */
   stop(): Promise<void>;
 }
@@ -69,6 +77,10 @@ async function removeStaleBuildDirectories(buildRoot: string, log: (message: str
 
 /** The executor's main: wires CAS client, file cache, runner and the synchronize loop, and starts it. */
 export async function startExecutor(config: ExecutorConfig, log: (message: string) => void, runner?: Runner): Promise<RunningExecutor> {
+  // First, so a port already taken fails before anything is started. Serving from the moment the
+  // loop runs; not once the scheduler refused this executor (it takes no work then).
+  const health = new HealthStatus();
+  const healthPort = config.healthPort === undefined ? undefined : await openHealthPort(config.healthHost ?? '0.0.0.0', config.healthPort, health);
   const channel = schedulerChannel(config.scheduler, config.credentials);
   const chosen = runner ?? (await createRunner(config, log));
   const buildRoot = join(config.workDirectory, 'build');
@@ -91,12 +103,21 @@ export async function startExecutor(config: ExecutorConfig, log: (message: strin
     refused: refuse,
   });
   loop.start();
+  health.set('', ServingStatus.SERVING);
+  void refused.then(() => health.set('', ServingStatus.NOT_SERVING));
   return {
     name: config.name,
     runner: chosen.name,
     limits: chosen.enforcesLimits ?? false,
     refused,
+    ...(healthPort ? { healthPort: healthPort.port } : {}),
+    drain: () => {
+      health.set('', ServingStatus.NOT_SERVING);
+      return loop.drain();
+    },
     stop: async () => {
+      health.shutdown();
+      await healthPort?.close();
       // Running actions are aborted: their processes or containers are killed and removed, and
       // their build directories too, before the runner's close removes anything still left.
       await loop.stop();

@@ -43,6 +43,9 @@ export class SynchronizeLoop {
   private currentWaits = false;
   private dirty = false;
   private stopped = false;
+  /** Asking for no new work (slots 0) until the tasks it holds are done and reported. */
+  private draining = false;
+  private drained: (() => void) | undefined;
   private wakeRetry: (() => void) | undefined;
   /** The scheduler's heartbeat interval, from its last answer; bounds each call (a dead peer must not stall us). */
   private heartbeatMs = 10_000;
@@ -67,6 +70,19 @@ export class SynchronizeLoop {
     this.client.close();
   }
 
+  /**
+   * Stops taking work and resolves once every task it holds has completed and the scheduler has
+   * confirmed the report (at once when it holds none). The loop keeps running: `stop` ends it.
+   */
+  drain(): Promise<void> {
+    this.draining = true;
+    // The next call says slots 0, so the scheduler assigns nothing more. The call in flight is not
+    // cancelled: its answer may carry assignments the scheduler already counts as running here, and
+    // those run too. Done only once a call that said 0 slots was answered, with no task left.
+    this.dirty = true;
+    return new Promise<void>((resolve) => (this.drained = resolve));
+  }
+
   get runningTasks(): number {
     return this.tasks.size;
   }
@@ -79,13 +95,14 @@ export class SynchronizeLoop {
       );
       const mayWait = !this.dirty;
       this.dirty = false;
+      const announcedDrain = this.draining;
       try {
         const response = await this.synchronize({
           executorId: this.executorId,
           displayName: this.options.displayName,
           instanceName: this.options.instanceName,
           platformProperties: this.options.platform.map((p) => ({ name: p.name, value: p.value })),
-          slots: this.options.slots,
+          slots: announcedDrain ? 0 : this.options.slots,
           tasks: reports,
           mayWait,
         });
@@ -98,7 +115,9 @@ export class SynchronizeLoop {
           this.tasks.get(id)?.abort.abort();
           this.tasks.delete(id);
         }
+        // Assigned before the scheduler heard of the drain: run them too, the drain waits for them.
         for (const assignment of response.assignments) this.startTask(assignment);
+        if (announcedDrain && this.tasks.size === 0) this.drained?.();
       } catch (e) {
         const err = e as grpc.ServiceError;
         if (err.code === grpc.status.CANCELLED) continue; // we cancelled the long poll to report

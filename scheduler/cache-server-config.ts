@@ -41,6 +41,8 @@ export interface CacheServerConfig {
   readonly chunking: { readonly avgChunkSizeBytes: number; readonly seed: number };
   /** TLS of the port and authentication of its calls (`tls`, `auth`; off by default). */
   readonly security: SecurityConfig;
+  /** A plaintext port serving only grpc.health.v1.Health (Kubernetes' grpc probe speaks no TLS); none when absent. */
+  readonly healthPort?: number;
 }
 
 export const DEFAULT_LIMITS: CacheServerLimits = {
@@ -135,7 +137,12 @@ export function parseCacheServerConfig(value: unknown, where: string, baseDir: s
   const obj = record(value, 'config', fail);
   // `execution` is the scheduler's section, parsed by parseSchedulerConfig (execution/scheduler-config.ts).
   // `executor`: the limits of the executors `kiln cluster up` starts (read by the CLI).
-  allowOnly(obj, 'config', ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'execution', 'executor', 'tls', 'auth'], fail);
+  allowOnly(
+    obj,
+    'config',
+    ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'execution', 'executor', 'tls', 'auth', 'healthPort'],
+    fail,
+  );
 
   const host = overrides.host ?? optionalString(obj['host'], 'host', fail) ?? '127.0.0.1';
   const port = overrides.port ?? optionalInteger(obj['port'], 'port', 0, 65535, fail) ?? 0;
@@ -202,7 +209,8 @@ export function parseCacheServerConfig(value: unknown, where: string, baseDir: s
     chunking = { avgChunkSizeBytes: avg, seed: optionalInteger(c['seed'], 'chunking.seed', 0, 0xffffffff, fail) ?? 0 };
   }
   const security = parseSecurityConfig(obj['tls'], obj['auth'], names, baseDir, fail);
-  return { host, port, instances, limits, chunking, security };
+  const healthPort = optionalInteger(obj['healthPort'], 'healthPort', 0, 65535, fail);
+  return { host, port, instances, limits, chunking, security, ...(healthPort === undefined ? {} : { healthPort }) };
 }
 
 function parseStorage(value: unknown, baseDir: string, fail: ConfigFail): StorageShorthand {

@@ -1,6 +1,15 @@
 import type * as grpc from '@grpc/grpc-js';
 import { bytestream, reapi } from '../src/core/index.js';
 import type { BlobAccessLogger } from '../src/core/blobstore/index.js';
+import {
+  HEALTH_SERVICE_NAME,
+  HealthStatus,
+  healthService,
+  healthServiceDefinition,
+  openHealthPort,
+  ServingStatus,
+  type HealthPort,
+} from '../src/core/health/index.js';
 import { actionCacheService } from './action-cache-service.js';
 import { byteStreamService } from './byte-stream-service.js';
 import type { CacheServerConfig } from './cache-server-config.js';
@@ -23,6 +32,10 @@ export interface CacheServer {
   readonly context: ServiceContext;
   /** Proto names of the services on the port. */
   readonly services: readonly string[];
+  /** gRPC health of the port (grpc.health.v1.Health on it): SERVING once listening, NOT_SERVING from `close` on. */
+  readonly health: HealthStatus;
+  /** The plaintext port that serves only the health service (config `healthPort`), for Kubernetes' probes. */
+  readonly healthPort?: number;
   /** Stops serving and discards unfinished uploads. */
   close(): Promise<void>;
 }
@@ -66,18 +79,25 @@ export function cacheServices(ctx: ServiceContext, sessions: UploadSessions, exe
 export async function startCacheServer(config: CacheServerConfig, options: CacheServerOptions): Promise<CacheServer> {
   const ctx = await createCacheContext(config, options.log);
   const sessions = new UploadSessions(config.limits.uploadIdleTimeoutMs);
-  const services = [...cacheServices(ctx, sessions, options.executionCapabilities), ...(options.extraServices?.(ctx) ?? [])];
+  const health = new HealthStatus();
+  const served = [...cacheServices(ctx, sessions, options.executionCapabilities), ...(options.extraServices?.(ctx) ?? [])];
+  const services = [...served, { name: HEALTH_SERVICE_NAME, definition: healthServiceDefinition, implementation: healthService(health) }];
   let server;
   let security: PortSecurity | undefined;
+  let healthPort: HealthPort | undefined;
   try {
     security = await openPortSecurity(config.security, options.log, options.clusterExecutorToken);
     const serverOptions = { ...grpcServerOptions(config.limits.maxBatchTotalSizeBytes), interceptors: security.interceptors };
     server = await startGrpcServer(config.host, config.port, services, serverOptions, security.credentials);
+    if (config.healthPort !== undefined) healthPort = await openHealthPort(config.host, config.healthPort, health);
   } catch (e) {
+    await server?.stop(0);
     security?.close();
     await sessions.closeAll();
     throw e;
   }
+  // The stores are open and the port listens: every service, and the server as a whole, is serving.
+  for (const name of ['', ...services.map((s) => s.name)]) health.set(name, ServingStatus.SERVING);
   const secured = security;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const running = server;
@@ -87,8 +107,13 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     security: secured,
     context: ctx,
     services: services.map((s) => s.name),
+    health,
+    ...(healthPort ? { healthPort: healthPort.port } : {}),
     close: async () => {
+      // Probes see NOT_SERVING (and watches end) before the port stops taking calls.
+      health.shutdown();
       await running.stop();
+      await healthPort?.close();
       secured.close();
       await sessions.closeAll();
     },

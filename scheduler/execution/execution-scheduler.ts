@@ -479,7 +479,7 @@ export class ExecutionScheduler {
         displayName: request.displayName,
         instanceName: request.instanceName,
         properties,
-        slots: Math.max(1, request.slots),
+        slots: request.slots,
         tasks: new Map(),
         lastSeen: now,
         canRun: new Map(),
@@ -492,7 +492,8 @@ export class ExecutionScheduler {
       executor.canRun = new Map();
     }
     executor.displayName = request.displayName;
-    executor.slots = Math.max(1, request.slots);
+    // 0: the executor drains (finishes what it holds and takes nothing more).
+    executor.slots = request.slots;
     executor.lastSeen = now;
     return executor;
   }

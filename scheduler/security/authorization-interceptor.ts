@@ -2,18 +2,18 @@ import * as grpc from '@grpc/grpc-js';
 import { quotedName } from '../instance-name.js';
 import { identifyCaller } from './caller-identity.js';
 import type { RoleGrants } from './role-grants.js';
-import { PUBLIC_METHODS, requiredPermission } from './rpc-permissions.js';
+import { isPublicRpc, requiredPermission } from './rpc-permissions.js';
 import type { BearerTokens } from './token-file.js';
 
 /**
  * Checks every call on the port before its handler sees it: UNAUTHENTICATED when its credentials are
  * missing or invalid (decided on the headers), PERMISSION_DENIED when no role of the caller allows the
- * RPC on the instance its first message names; PUBLIC_METHODS pass unchecked. The answer is the same whether or not that instance
+ * RPC on the instance its first message names; public calls (isPublicRpc) pass unchecked. The answer is the same whether or not that instance
  * (or blob, or operation) exists, so a refusal tells nothing about what the server holds.
  */
 export function authorizationInterceptor(tokens: BearerTokens | undefined, grants: RoleGrants): grpc.ServerInterceptor {
   return (method, call) => {
-    if (PUBLIC_METHODS.has(method.path)) return new grpc.ServerInterceptingCall(call);
+    if (isPublicRpc(method.path)) return new grpc.ServerInterceptingCall(call);
     let principals: readonly string[] = [];
     let authorised = false;
     let refused = false;

@@ -67,16 +67,17 @@ const RULES: ReadonlyMap<string, RpcRule> = new Map([
 const UNLISTED: RpcRule = rule('administer', () => undefined);
 
 /**
- * Methods anyone may call, without credentials: what they answer is the same for every caller and
- * says nothing of what the server stores. GetCapabilities because Bazel 2.1.0 sends no
- * `--remote_header` with it (it fails before its first real call otherwise); health checking because
- * Kubernetes' probes carry no credentials.
+ * Calls anyone may make, with or without credentials: what they answer is the same for every caller
+ * and says nothing of what the server stores. gRPC health checking, because load balancers and the
+ * kubelet ask without tokens; GetCapabilities, because Bazel 2.1.0 sends no `--remote_header` with
+ * it (it would fail before its first real call).
  */
-export const PUBLIC_METHODS: ReadonlySet<string> = new Set([
-  `/${REAPI}.Capabilities/GetCapabilities`,
-  '/grpc.health.v1.Health/Check',
-  '/grpc.health.v1.Health/Watch',
-]);
+const PUBLIC_SERVICES = ['/grpc.health.v1.Health/'];
+const PUBLIC_METHODS = new Set([`/${REAPI}.Capabilities/GetCapabilities`]);
+
+export function isPublicRpc(path: string): boolean {
+  return PUBLIC_METHODS.has(path) || PUBLIC_SERVICES.some((prefix) => path.startsWith(prefix));
+}
 
 /** What calling `path` with `request` needs. */
 export function requiredPermission(path: string, request: unknown): { permission: Permission; instance: string | undefined } {

@@ -10,6 +10,7 @@ export * as googleRpc from '../../proto/gen/google/rpc/index.js';
 export * as wellKnown from '../../proto/gen/google/protobuf/index.js';
 export * as kilnWorker from '../../proto/gen/kiln/worker/v1/index.js';
 export * as blazeQuery from '../../proto/gen/blaze_query/index.js';
+export * as grpcHealth from '../../proto/gen/grpc/health/v1/index.js';
 export {
   asBuffer,
   packAny,

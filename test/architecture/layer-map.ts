@@ -30,7 +30,7 @@ export const LAYERS_WITH_SINGLE_ENTRY = Object.keys(DIRECT_DEPENDENCIES).filter(
  * what each command imports, and a barrel that re-exports them would pull them into every command).
  */
 export const EXTRA_ENTRIES: Readonly<Record<string, readonly string[]>> = {
-  'src/core': ['src/core/sandbox/index.ts', 'src/core/blobstore/index.ts'],
+  'src/core': ['src/core/sandbox/index.ts', 'src/core/blobstore/index.ts', 'src/core/health/index.ts'],
 };
 
 export function allowedDependencies(): Map<string, Set<string>> {

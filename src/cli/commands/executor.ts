@@ -17,6 +17,7 @@ import {
   SCHEDULER_CREDENTIAL_KEYS,
   type ExecutorConfig,
   type ExecutorConfigFile,
+  type RunningExecutor,
   type SchedulerCredentials,
 } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
@@ -49,6 +50,11 @@ Options:
   --max-memory-limit SIZE, --max-pids-limit N, --max-cpu-limit N
                        how far an action may raise its limits with the platform properties max-mem,
                        max-pids and max-cores (default: the limits above, so actions may only lower them)
+  --health-port N      serve gRPC health checking (grpc.health.v1.Health, plaintext, all interfaces)
+                       on port N: SERVING while the executor takes work, for Kubernetes' grpc probe
+  --drain-timeout S    on SIGTERM or Ctrl-C, take no more work and let running actions finish for up
+                       to S seconds before aborting them (default 0: abort at once; the scheduler
+                       retries aborted actions elsewhere); a second signal aborts at once
   --config FILE        JSON object with any of the keys above (flags win)
 
 The docker runner enforces the limits in each container; the local runner through cgroups, where
@@ -70,6 +76,12 @@ function parseArgs(args: string[]): Map<Flag, string[]> {
     out.set(flag, [...(out.get(flag) ?? []), value]);
   }
   return out;
+}
+
+function port(flag: string, value: unknown): number {
+  const n = integer(flag, value, 1);
+  if (n > 65535) throw new UsageError(`--${flag}: expected a port (1 to 65535), got ${n}`);
+  return n;
 }
 
 function integer(flag: string, value: unknown, min: number): number {
@@ -143,6 +155,8 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     platform,
     ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
     ...(pick('image') === undefined ? {} : { defaultImage: String(pick('image')) }),
+    ...(pick('health-port') === undefined ? {} : { healthPort: port('health-port', pick('health-port')) }),
+    ...(pick('drain-timeout') === undefined ? {} : { drainTimeoutMs: integer('drain-timeout', pick('drain-timeout'), 0) * 1000 }),
   };
 }
 
@@ -153,6 +167,15 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
 const DEFAULT_WORK_DIRECTORY_PREFIX = 'kiln-executor-';
 function defaultWorkDirectory(): string {
   return join(tmpdir(), `${DEFAULT_WORK_DIRECTORY_PREFIX}${process.pid}`);
+}
+
+/** Lets running actions finish for up to `ms`; says which way it ended. */
+async function drainWithin(running: RunningExecutor, ms: number, io: CliIO): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms)));
+  const done = await Promise.race([running.drain().then(() => false), timedOut]);
+  clearTimeout(timer);
+  io.stderr.write(done ? `INFO: drain: actions still running after ${ms / 1000}s: aborting them\n` : 'INFO: drained: every running action finished\n');
 }
 
 /** `kiln executor`: one worker connected to a scheduler. */
@@ -195,10 +218,14 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   io.stderr.write(
     `INFO: ${running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs'}\n`,
   );
-  io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
+  const drainMs = config.drainTimeoutMs ?? 0;
+  io.setInterruptGrace?.(drainMs + SERVER_INTERRUPT_GRACE_MS);
   const refusal = await Promise.race([(io.interrupted ?? new Promise<void>(() => undefined)).then(() => undefined), running.refused]);
-  if (refusal === undefined) io.stderr.write('INFO: interrupted: stopping\n');
-  else io.stderr.write(`ERROR: ${refusal}\n`);
+  if (refusal !== undefined) io.stderr.write(`ERROR: ${refusal}\n`);
+  else if (drainMs > 0) {
+    io.stderr.write(`INFO: interrupted: taking no more work; running actions may finish within ${drainMs / 1000}s\n`);
+    await drainWithin(running, drainMs, io);
+  } else io.stderr.write('INFO: interrupted: stopping\n');
   await running.stop();
   // Without --work-dir the directory was this process's own (named by its pid): nothing reuses it.
   if (config.workDirectory === defaultWorkDirectory()) await rm(config.workDirectory, { recursive: true, force: true });

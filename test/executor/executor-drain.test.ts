@@ -1,0 +1,83 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { main as executorMain } from '../../src/cli/commands/executor.js';
+import type { CliIO } from '../../src/cli/io.js';
+import { reapi, unpackAny, type longrunning } from '../../src/core/index.js';
+import { collectStream, execute, shCommand, startClusterForTest } from '../scheduler/execution/cluster-fixture.js';
+import type { grpc } from '../scheduler/cache-server-fixture.js';
+
+describe('an executor that drains', () => {
+  it('finishes and reports the action it runs, and is assigned nothing more', { timeout: 60_000 }, async () => {
+    const cluster = await startClusterForTest();
+    const dir = await mkdtemp(join(tmpdir(), 'kiln-drain-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const go = join(dir, 'go');
+    const draining = await cluster.addExecutor({ slots: 1, name: 'draining' });
+
+    // The first action runs until the test lets it finish; the second waits in the queue meanwhile.
+    const first = await cluster.action(shCommand(`while [ ! -e ${go} ]; do sleep 0.01; done; echo finished > out.txt`, { outputPaths: ['out.txt'] }));
+    const stream = cluster.exec.Execute({ instanceName: '', actionDigest: first }) as grpc.ClientReadableStream<longrunning.Operation>;
+    const executing = new Promise<void>((resolve) =>
+      stream.on('data', (op: longrunning.Operation) => {
+        if (unpackAny(reapi.ExecuteOperationMetadata, op.metadata!)?.stage === reapi.ExecutionStage_Value.EXECUTING) resolve();
+      }),
+    );
+    const firstOutcome = collectStream(stream);
+    await executing;
+    const second = execute(cluster, { instanceName: '', actionDigest: await cluster.action(shCommand('echo second > out.txt', { outputPaths: ['out.txt'] })) });
+
+    const drained = draining.drain();
+    await writeFile(go, '');
+    await drained;
+    expect(draining.runningTasks).toBe(0);
+    const result = (await firstOutcome).response?.result;
+    expect(result?.exitCode).toBe(0);
+    expect(result?.executionMetadata?.worker).toBe('draining');
+    await draining.stop();
+
+    // Still queued: it runs on the next executor.
+    await cluster.addExecutor({ slots: 1, name: 'next' });
+    const secondResult = (await second).response?.result;
+    expect(secondResult?.exitCode).toBe(0);
+    expect(secondResult?.executionMetadata?.worker).toBe('next');
+  });
+
+  it('kiln executor --drain-timeout lets the running action finish after SIGTERM, then exits 0', { timeout: 60_000 }, async () => {
+    const cluster = await startClusterForTest();
+    const dir = await mkdtemp(join(tmpdir(), 'kiln-drain-cli-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    // A root executor's sandboxed actions run as nobody, which must reach their build directories.
+    await chmod(dir, 0o711);
+    let stderr = '';
+    let interrupt!: () => void;
+    const io: CliIO = {
+      stdout: { write: () => undefined },
+      stderr: { write: (c: string | Uint8Array) => (stderr += c.toString()) },
+      cwd: dir,
+      env: {},
+      interrupted: new Promise<void>((resolve) => (interrupt = resolve)),
+    };
+    const args = ['--scheduler', `grpc://${cluster.address}`, '--slots', '1', '--name', 'cli-drain', '--work-dir', join(dir, 'w'), '--drain-timeout', '30'];
+    const exit = executorMain(args, io);
+    // Long enough to be running when the signal comes (the test signals once it is EXECUTING).
+    const action = await cluster.action(shCommand('sleep 2; echo finished > out.txt', { outputPaths: ['out.txt'] }));
+    const stream = cluster.exec.Execute({ instanceName: '', actionDigest: action }) as grpc.ClientReadableStream<longrunning.Operation>;
+    stream.on('data', (op: longrunning.Operation) => {
+      if (unpackAny(reapi.ExecuteOperationMetadata, op.metadata!)?.stage === reapi.ExecutionStage_Value.EXECUTING) interrupt();
+    });
+    const outcome = await collectStream(stream);
+    expect(await exit, stderr).toBe(0);
+    expect(outcome.response?.result?.exitCode, `${JSON.stringify(outcome.response?.status)} ${stderr}`).toBe(0);
+    expect(outcome.response?.result?.executionMetadata?.worker).toBe('cli-drain');
+    expect(stderr).toMatch(/taking no more work; running actions may finish within 30s[\s\S]*drained: every running action finished/);
+  });
+
+  it('resolves after the next answer when it runs nothing', async () => {
+    const cluster = await startClusterForTest();
+    const idle = await cluster.addExecutor({ slots: 1 });
+    await idle.drain();
+    expect(idle.runningTasks).toBe(0);
+  });
+});
