@@ -1,8 +1,8 @@
 import { repr, StarDict, StarList, StarTuple, type Value } from '../../starlark/index.js';
 import { Label, type PackageContext } from '../label.js';
-import { Selector, SelectorList } from '../select.js';
+import { DEFAULT_CONDITION, SelectorList } from '../select.js';
 import { StarLabel } from '../starlark-label.js';
-import { DEFAULT_CONDITION, type AttributeSpec, type AttrValue, type PlainAttrValue, type SelectBranches, TYPE_NAMES } from './attribute.js';
+import { type AttributeSpec, type AttrValue, type PlainAttrValue, TYPE_NAMES } from './attribute.js';
 
 /** A value that does not fit an attribute's type; the message is Bazel's. */
 export class ConversionError extends Error {}
@@ -22,18 +22,10 @@ export function convertAttribute(spec: AttributeSpec, v: Value, ctx: PackageCont
   const what = `attribute '${spec.name}' in '${ruleClass}' rule`;
   if (v instanceof SelectorList) {
     if (!spec.configurable) throw new ConversionError(`attribute "${spec.name}" is not configurable`);
-    return {
-      select: v.parts.map((p): SelectBranches | { plain: PlainAttrValue } => {
-        if (!(p instanceof Selector)) return { plain: convertPlain(spec, p, ctx, what) };
-        return {
-          conditions: p.entries.map(([key, value]): readonly [string, PlainAttrValue] => {
-            const cond = key === DEFAULT_CONDITION ? key : parseLabel(key, ctx, `select key of ${what}`);
-            return [cond, convertPlain(spec, value, ctx, what)];
-          }),
-          noMatchError: p.noMatchError,
-        };
-      }),
-    };
+    return v.map(
+      (value) => convertPlain(spec, value, ctx, what),
+      (key) => (key === DEFAULT_CONDITION ? key : parseLabel(key, ctx, `select key of ${what}`)),
+    );
   }
   return convertPlain(spec, v, ctx, what);
 }
