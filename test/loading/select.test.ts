@@ -3,11 +3,10 @@ import { Selector, SelectorList, type Package } from '../../src/loading/index.js
 import { decodePackage, encodePackage } from '../../src/loading/package-codec.js';
 import { workspaceFixture } from './fixture.js';
 import { errorsOf, newLoader, rule } from './load-helper.js';
+import { SELECT_WORKSPACE } from './select-fixture.js';
 
-// The BUILD file of the Bazel 2.1.0 session these expectations were checked against (query and
-// print output recorded from `bazel --batch query`); the package is //p.
-const DEFS = 'def passthrough(name, srcs):\n    native.filegroup(name = name, srcs = srcs)\n';
-const BUILD = `load(":defs.bzl", "passthrough")
+// print() output as Bazel 2.1.0 printed it for the same lines (`bazel --batch query`).
+const PRINTS = `# line 1
 config_setting(name = "opt", values = {"compilation_mode": "opt"})
 OPT = select({":opt": ["o.txt"], "//conditions:default": ["d.txt"]})
 print("str:", str(OPT))
@@ -18,15 +17,10 @@ print("right:", OPT + ["b.txt"])
 print("both:", OPT + select({"//conditions:default": []}, no_match_error = "boom"))
 print("nme:", repr(select({":opt": "x"}, no_match_error = "need opt")))
 print("strings:", "a" + select({"//conditions:default": "b"}))
-filegroup(name = "left", srcs = ["a.txt"] + OPT)
-filegroup(name = "right", srcs = OPT + ["b.txt"])
-filegroup(name = "both", srcs = ["a.txt"] + OPT + select({":opt": ["c.txt"], "//conditions:default": []}) + ["b.txt"])
-passthrough(name = "macro", srcs = OPT + ["m.txt"])
-genrule(name = "g", outs = ["g.out"], cmd = "echo " + select({":opt": "o", "//conditions:default": "d"}, no_match_error = "nope") + " > $@")
 `;
 
-function load(): { pkg: Package; events: string[] } {
-  const root = workspaceFixture({ WORKSPACE: '', 'p/defs.bzl': DEFS, 'p/BUILD': BUILD });
+function load(files: Readonly<Record<string, string>> = SELECT_WORKSPACE): { pkg: Package; events: string[] } {
+  const root = workspaceFixture(files);
   const events: string[] = [];
   const pkg = newLoader(root, events).loadPackage('', 'p');
   expect(errorsOf(pkg)).toEqual([]);
@@ -43,7 +37,7 @@ const OPT_SELECTOR = new Selector(
 
 describe('select()', () => {
   it('prints, types and concatenates as in Bazel 2.1.0 (no_match_error is not printed)', () => {
-    expect(load().events.filter((e) => e.startsWith('DEBUG'))).toEqual([
+    expect(load({ WORKSPACE: '', 'p/BUILD': PRINTS }).events.filter((e) => e.startsWith('DEBUG'))).toEqual([
       'DEBUG: p/BUILD:4:1: str: select({":opt": ["o.txt"], "//conditions:default": ["d.txt"]})',
       'DEBUG: p/BUILD:5:1: repr: select({":opt": ["o.txt"], "//conditions:default": ["d.txt"]})',
       'DEBUG: p/BUILD:6:1: type: select True',
@@ -86,7 +80,7 @@ describe('select()', () => {
   it('survives the package cache as the same type, no_match_error included', () => {
     const { pkg } = load();
     const decoded = decodePackage(encodePackage(pkg));
-    for (const name of ['left', 'both', 'macro', 'g']) {
+    for (const name of ['left', 'both', 'macro', 'g', 'nm']) {
       const [before, after] = [rule(pkg, name), rule(decoded, name)];
       for (const attr of ['srcs', 'cmd']) {
         if (!before.attrs.has(attr)) continue;

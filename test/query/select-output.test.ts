@@ -3,33 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/commands/query.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { workspaceFixture } from '../loading/fixture.js';
+import { SELECT_WORKSPACE } from '../loading/select-fixture.js';
 
 // Every expected output below was printed by Bazel 2.1.0 (`bazel --batch query ...`) on this
 // workspace, with the workspace path replaced by ROOT.
-const FILES = {
-  WORKSPACE: '',
-  'p/defs.bzl': 'def passthrough(name, srcs):\n    native.filegroup(name = name, srcs = srcs)\n',
-  'p/BUILD': `load(":defs.bzl", "passthrough")
-
-config_setting(name = "opt", values = {"compilation_mode": "opt"})
-
-OPT = select({":opt": ["o.txt"], "//conditions:default": ["d.txt"]})
-
-filegroup(name = "left", srcs = ["a.txt"] + OPT)
-
-filegroup(name = "right", srcs = OPT + ["b.txt"])
-
-filegroup(name = "both", srcs = ["a.txt"] + OPT + select({":opt": ["c.txt"], "//conditions:default": []}) + ["b.txt"])
-
-passthrough(name = "macro", srcs = OPT + ["m.txt"])
-
-genrule(name = "g", outs = ["g.out"], cmd = "echo " + select({":opt": "o", "//conditions:default": "d"}, no_match_error = "nope") + " > $@")
-`,
-  ...Object.fromEntries(['a', 'b', 'c', 'd', 'o', 'm'].map((n) => [`p/${n}.txt`, ''])),
-};
-
 async function query(...args: string[]): Promise<string> {
-  const root = workspaceFixture(FILES);
+  const root = workspaceFixture(SELECT_WORKSPACE);
   let out = '';
   const io: CliIO = { stdout: { write: (c) => (out += String(c)) }, stderr: { write: () => true }, cwd: root, env: {} };
   expect(await main([`--output_base=${join(root, '.ob')}`, ...args], io)).toBe(0);

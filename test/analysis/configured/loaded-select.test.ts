@@ -6,28 +6,14 @@ import { platformDeclarationsFrom } from '../../../src/analysis/configured/platf
 import { parseBuildOptions } from '../../../src/analysis/options/parse-build-options.js';
 import { workspaceFixture } from '../../loading/fixture.js';
 import { newLoader } from '../../loading/load-helper.js';
+import { SELECT_WORKSPACE } from '../../loading/select-fixture.js';
 import { LINUX_X64 } from '../config/config-fixture.js';
 
 // select() from a BUILD file through Kiln's real loader to analysis: the value loading made is the
 // one analysis resolves. Files and messages as Bazel 2.1.0 gave them (`bazel --batch build`; file order
 // read from a genrule's $(SRCS) over each filegroup).
-const FILES = {
-  WORKSPACE: '',
-  'p/defs.bzl': 'def passthrough(name, srcs):\n    native.filegroup(name = name, srcs = srcs)\n',
-  'p/BUILD': `load(":defs.bzl", "passthrough")
-config_setting(name = "opt", values = {"compilation_mode": "opt"})
-OPT = select({":opt": ["o.txt"], "//conditions:default": ["d.txt"]})
-filegroup(name = "left", srcs = ["a.txt"] + OPT)
-filegroup(name = "right", srcs = OPT + ["b.txt"])
-filegroup(name = "both", srcs = ["a.txt"] + OPT + select({":opt": ["c.txt"], "//conditions:default": []}) + ["b.txt"])
-passthrough(name = "macro", srcs = OPT + ["m.txt"])
-filegroup(name = "nm", srcs = ["a.txt"] + select({":opt": ["o.txt"]}, no_match_error = "build with -c opt"))
-`,
-  ...Object.fromEntries(['a', 'b', 'c', 'd', 'o', 'm'].map((n) => [`p/${n}.txt`, ''])),
-};
-
 function files(target: string, args: string[] = []): string[] {
-  const root = workspaceFixture(FILES);
+  const root = workspaceFixture(SELECT_WORKSPACE);
   const graph = new LoadedTargetGraph(newLoader(root));
   const configurations = createConfigurations(parseBuildOptions(args).options, { host: LINUX_X64, platforms: platformDeclarationsFrom(graph) });
   const analyzer = new Analyzer(graph, { configurations, buildSettings: (l) => graph.buildSetting(l) });
