@@ -1,4 +1,4 @@
-import { repr, StarDict, StarList, StarObject, StarTuple, StarlarkError, type ReprPath, type Value } from '../starlark/index.js';
+import { repr, StarDict, StarList, StarObject, StarTuple, StarlarkError, typeName, type ReprPath, type Value } from '../starlark/index.js';
 
 /** The condition a selector falls back to when none of its other conditions matches. */
 export const DEFAULT_CONDITION = '//conditions:default';
@@ -91,8 +91,8 @@ export class SelectorList<V = Value> extends StarObject {
 
 /** The `select(x, no_match_error = '')` builtin's work, with Bazel's messages. */
 export function makeSelect(x: Value, noMatchError: Value): SelectorList {
-  if (!(x instanceof StarDict)) throw new StarlarkError(`select: got ${typeOf(x)} for 'x', want dict`);
-  if (typeof noMatchError !== 'string') throw new StarlarkError(`select: got ${typeOf(noMatchError)} for 'no_match_error', want string`);
+  if (!(x instanceof StarDict)) throw new StarlarkError(`select: got ${typeName(x)} for 'x', want dict`);
+  if (typeof noMatchError !== 'string') throw new StarlarkError(`select: got ${typeName(noMatchError)} for 'no_match_error', want string`);
   if (x.len() === 0) {
     throw new StarlarkError('select({}) with an empty dictionary can never resolve because it includes no conditions to match');
   }
@@ -102,11 +102,4 @@ export function makeSelect(x: Value, noMatchError: Value): SelectorList {
     entries.push([k, x.get(k)!]);
   }
   return new SelectorList([new Selector(entries, noMatchError)]);
-}
-
-function typeOf(v: Value): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'int';
-  return v.type;
 }

@@ -1,4 +1,4 @@
-import { repr, StarDict, StarList, StarTuple, type Value } from '../../starlark/index.js';
+import { repr, StarDict, StarList, StarTuple, typeName, type Value } from '../../starlark/index.js';
 import { Label, type PackageContext } from '../label.js';
 import { DEFAULT_CONDITION, SelectorList } from '../select.js';
 import { StarLabel } from '../starlark-label.js';
@@ -6,13 +6,6 @@ import { type AttributeSpec, type AttrValue, type PlainAttrValue, TYPE_NAMES } f
 
 /** A value that does not fit an attribute's type; the message is Bazel's. */
 export class ConversionError extends Error {}
-
-function typeOf(v: Value): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'int';
-  return v.type;
-}
 
 /**
  * Converts a Starlark value to an attribute value of `spec`'s type. `what` names the attribute the
@@ -31,7 +24,7 @@ export function convertAttribute(spec: AttributeSpec, v: Value, ctx: PackageCont
 }
 
 function mismatch(type: string, what: string, v: Value): never {
-  throw new ConversionError(`expected value of type '${type}' for ${what}, but got ${repr(v)} (${typeOf(v)})`);
+  throw new ConversionError(`expected value of type '${type}' for ${what}, but got ${repr(v)} (${typeName(v)})`);
 }
 
 function parseLabel(raw: string, ctx: PackageContext, what: string): string {
@@ -60,19 +53,19 @@ function str(v: Value, what: string): string {
 }
 
 function convertPlain(spec: AttributeSpec, v: Value, ctx: PackageContext, what: string): PlainAttrValue {
-  const typeName = TYPE_NAMES[spec.type];
+  const bazelType = TYPE_NAMES[spec.type];
   switch (spec.type) {
     case 'string':
-      if (typeof v !== 'string') mismatch(typeName, what, v);
+      if (typeof v !== 'string') mismatch(bazelType, what, v);
       checkAllowed(spec, v);
       return v;
     case 'bool':
       // Bazel accepts the ints 0 and 1 for booleans.
       if (typeof v === 'boolean') return v;
       if (v === 0 || v === 1) return v === 1;
-      return mismatch(typeName, what, v);
+      return mismatch(bazelType, what, v);
     case 'int':
-      if (typeof v !== 'number' || v < -(2 ** 31) || v >= 2 ** 31) return mismatch(typeName, what, v);
+      if (typeof v !== 'number' || v < -(2 ** 31) || v >= 2 ** 31) return mismatch(bazelType, what, v);
       checkAllowed(spec, v);
       return v;
     case 'label':
@@ -82,15 +75,15 @@ function convertPlain(spec: AttributeSpec, v: Value, ctx: PackageContext, what: 
     case 'string_list':
     case 'license':
     case 'output_list':
-      return elements(v, typeName, what).map((e, i) => (typeof e === 'string' ? e : mismatch('string', `element ${i} of ${what}`, e)));
+      return elements(v, bazelType, what).map((e, i) => (typeof e === 'string' ? e : mismatch('string', `element ${i} of ${what}`, e)));
     case 'int_list':
-      return elements(v, typeName, what).map((e, i) => (typeof e === 'number' ? e : mismatch('int', `element ${i} of ${what}`, e)));
+      return elements(v, bazelType, what).map((e, i) => (typeof e === 'number' ? e : mismatch('int', `element ${i} of ${what}`, e)));
     case 'label_list':
-      return elements(v, typeName, what).map((e, i) => parseLabel(str(e, `element ${i} of ${what}`), ctx, `element ${i} of ${what}`));
+      return elements(v, bazelType, what).map((e, i) => parseLabel(str(e, `element ${i} of ${what}`), ctx, `element ${i} of ${what}`));
     case 'string_dict':
-      return dictEntries(v, typeName, what).map(([k, x]) => [str(k, `dict key element of ${what}`), str(x, `dict value element of ${what}`)] as const);
+      return dictEntries(v, bazelType, what).map(([k, x]) => [str(k, `dict key element of ${what}`), str(x, `dict value element of ${what}`)] as const);
     case 'string_list_dict':
-      return dictEntries(v, typeName, what).map(
+      return dictEntries(v, bazelType, what).map(
         ([k, x]) =>
           [
             str(k, `dict key element of ${what}`),
@@ -98,11 +91,11 @@ function convertPlain(spec: AttributeSpec, v: Value, ctx: PackageContext, what: 
           ] as const,
       );
     case 'label_keyed_string_dict':
-      return dictEntries(v, typeName, what).map(
+      return dictEntries(v, bazelType, what).map(
         ([k, x]) => [parseLabel(str(k, `dict key element of ${what}`), ctx, `dict key element of ${what}`), str(x, `dict value element of ${what}`)] as const,
       );
     case 'label_list_dict':
-      return dictEntries(v, typeName, what).map(
+      return dictEntries(v, bazelType, what).map(
         ([k, x]) =>
           [
             str(k, `dict key element of ${what}`),
