@@ -84,6 +84,8 @@ describe('package cache records', () => {
     expect([...again.targets.keys()]).toEqual([...p.targets.keys()]);
     const r = again.targets.get('r');
     expect(r?.kind === 'rule' && [...r.attrs.keys()]).toEqual([...(p.targets.get('r') as { attrs: Map<string, unknown> }).attrs.keys()]);
+    // A select() comes back as the one select type, its selectors too.
+    expect(r?.kind === 'rule' && r.attrs.get('cmd')).toStrictEqual((p.targets.get('r') as { attrs: Map<string, unknown> }).attrs.get('cmd'));
   });
 
   it('decode each target once, when first asked for, and look targets up by name in large packages too', () => {

@@ -19,7 +19,7 @@ describe('BUILD evaluation', () => {
       'pkg/sub/c.txt': '',
     });
     expect(errorsOf(pkg)).toEqual([]);
-    expect(rule(pkg, 'f').attrs.get('srcs')).toEqual(
+    expect(rule(pkg, 'f').attrs.get('srcs')).toStrictEqual(
       new SelectorList([['//pkg:a.txt', '//pkg:d/b.txt'], new Selector([['//conditions:default', ['//pkg:z.txt']]], '')]),
     );
   });

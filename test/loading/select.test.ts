@@ -53,9 +53,9 @@ describe('select()', () => {
     const { pkg } = load();
     const srcs = (name: string) => rule(pkg, name).attrs.get('srcs');
     expect(srcs('left')).toBeInstanceOf(SelectorList);
-    expect(srcs('left')).toEqual(new SelectorList([['//p:a.txt'], OPT_SELECTOR]));
-    expect(srcs('right')).toEqual(new SelectorList([OPT_SELECTOR, ['//p:b.txt']]));
-    expect(srcs('both')).toEqual(
+    expect(srcs('left')).toStrictEqual(new SelectorList([['//p:a.txt'], OPT_SELECTOR]));
+    expect(srcs('right')).toStrictEqual(new SelectorList([OPT_SELECTOR, ['//p:b.txt']]));
+    expect(srcs('both')).toStrictEqual(
       new SelectorList([
         ['//p:a.txt'],
         OPT_SELECTOR,
@@ -70,7 +70,7 @@ describe('select()', () => {
       ]),
     );
     // A macro passes the select through untouched.
-    expect(srcs('macro')).toEqual(new SelectorList([OPT_SELECTOR, ['//p:m.txt']]));
+    expect(srcs('macro')).toStrictEqual(new SelectorList([OPT_SELECTOR, ['//p:m.txt']]));
     const cmd = rule(pkg, 'g').attrs.get('cmd') as SelectorList<string>;
     expect((cmd.parts[1] as Selector<string>).noMatchError).toBe('nope');
     // Every label a branch or plain part names is a dependency, conditions included.
@@ -85,7 +85,7 @@ describe('select()', () => {
       for (const attr of ['srcs', 'cmd']) {
         if (!before.attrs.has(attr)) continue;
         expect(after.attrs.get(attr)).toBeInstanceOf(SelectorList);
-        expect(after.attrs.get(attr)).toEqual(before.attrs.get(attr));
+        expect(after.attrs.get(attr)).toStrictEqual(before.attrs.get(attr));
       }
     }
     expect(((rule(decoded, 'g').attrs.get('cmd') as SelectorList<string>).parts[1] as Selector<string>).noMatchError).toBe('nope');
@@ -108,7 +108,7 @@ describe('select()', () => {
     const pkg = newLoader(root, events).loadPackage('', 'p');
     expect(errorsOf(pkg)).toEqual([]);
     expect(events.filter((e) => e.startsWith('DEBUG'))).toEqual(['DEBUG: p/BUILD:3:1: select ["//p:a.txt"] + select({"//conditions:default": ["//p:b.txt"]})']);
-    expect(rule(pkg, 'g').attrs.get('srcs')).toEqual(
+    expect(rule(pkg, 'g').attrs.get('srcs')).toStrictEqual(
       new SelectorList([['//p:a.txt'], new Selector([['//conditions:default', ['//p:b.txt']]], 'x'), ['//p:c.txt']]),
     );
   });

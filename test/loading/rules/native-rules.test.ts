@@ -126,7 +126,7 @@ describe('attribute tables of the seven rules', () => {
     });
     expect(errorsOf(pkg)).toEqual([]);
     const t = pkg.targets.get('t');
-    expect(t?.kind === 'rule' && t.attrs.get('cmd')).toEqual(
+    expect(t?.kind === 'rule' && t.attrs.get('cmd')).toStrictEqual(
       new SelectorList([
         new Selector(
           [
