@@ -50,21 +50,8 @@ export {
   validateConfigSetting,
 } from './config/config-setting.js';
 export { type ConfigMatch, type BuildSettingLookup, matchConfigSetting, listMatches, refines } from './config/config-matching.js';
-export {
-  type Selector,
-  type SelectorList,
-  type SelectSite,
-  DEFAULT_CONDITION,
-  SelectError,
-  isSelectorList,
-  isSelector,
-  resolveSelect,
-  concatValues,
-  conditionLabels,
-  hasSelect,
-  isStoredSelectValue,
-  type StoredSelectValue,
-} from './config/select.js';
+// select() itself (Selector, SelectorList, DEFAULT_CONDITION) is loading's: import it from there.
+export { type SelectSite, SelectError, resolveSelect, concatValues, conditionLabels } from './config/select.js';
 // Genrule command preparation (README.md).
 export { type LocationEntry, type LocationContext, ExpansionFailure, expandLocations } from './expansion/location-expander.js';
 export { type MakeVariableLookup, expandMakeVariables } from './expansion/make-variable-expander.js';

@@ -15,9 +15,9 @@ import {
 import { glob, GlobError } from './glob.js';
 import { Label } from './label.js';
 import type { PackageBuilder } from './package-builder.js';
-import { isSelectValue, type AttrValue, type PlainAttrValue } from './rules/attribute.js';
+import type { AttrValue, PlainAttrValue } from './rules/attribute.js';
 import type { RuleClass } from './rules/rule-class.js';
-import { makeSelect, Selector, SelectorList } from './select.js';
+import { makeSelect, SelectorList } from './select.js';
 import type { GeneratorInfo, Target } from './target.js';
 import { runningStatement } from './top-level-statement.js';
 
@@ -193,18 +193,7 @@ const repositoryName = new Builtin('repository_name', (thread) => `@${builderOf(
 function toStarlark(v: AttrValue): Value {
   if (v === null) return None;
   if (typeof v !== 'object') return v;
-  if (isSelectValue(v)) {
-    return new SelectorList(
-      v.select.map((p) =>
-        'plain' in p
-          ? plainToStarlark(p.plain)
-          : new Selector(
-              p.conditions.map(([k, x]) => [k, plainToStarlark(x)] as const),
-              p.noMatchError,
-            ),
-      ),
-    );
-  }
+  if (v instanceof SelectorList) return v.map(plainToStarlark);
   return plainToStarlark(v);
 }
 

@@ -11,16 +11,12 @@ export {
   type AttrType,
   type AttrValue,
   type PlainAttrValue,
-  type SelectValue,
-  type SelectBranches,
   type AttributeSpec,
-  isSelectValue,
-  DEFAULT_CONDITION,
   TYPE_NAMES,
 } from './rules/attribute.js';
 export type { RuleClass } from './rules/rule-class.js';
 export { NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES } from './rules/native-rules.js';
-export { SelectorList, Selector } from './select.js';
+export { SelectorList, Selector, DEFAULT_CONDITION } from './select.js';
 export { StarLabel } from './starlark-label.js';
 export { expandTestSuites, suiteTagFilter, splitTagFilter, type TestSuiteGraph, type TestSuiteError } from './test-suite-expansion.js';
 export { PackageTestSuiteGraph, isTestRuleClass, ruleStringList, type LoadedTarget } from './package-test-suite-graph.js';

@@ -1,8 +1,9 @@
 import { formatPosition, KilnError, type Position } from '../core/index.js';
 import { None, type Kwargs, type Value } from '../starlark/index.js';
 import { Label, LabelSyntaxError, MAIN_REPO, validateTargetName, type PackageContext } from './label.js';
-import { type AttributeSpec, type AttrValue, DEFAULT_CONDITION, isLabelType, isSelectValue } from './rules/attribute.js';
+import { type AttributeSpec, type AttrValue, isLabelType } from './rules/attribute.js';
 import { convertAttribute, ConversionError } from './rules/convert.js';
+import { DEFAULT_CONDITION, Selector, SelectorList } from './select.js';
 import { duplicateLabels } from './rules/duplicate-labels.js';
 import type { RuleClass } from './rules/rule-class.js';
 import { targetKind, type GeneratorInfo, type PackageGroupTarget, type RuleTarget, type SourceFileTarget, type Target } from './target.js';
@@ -231,11 +232,11 @@ export class PackageBuilder {
         for (const l of v as string[]) if (!l.startsWith('//visibility:')) note(l, false);
         continue;
       }
-      if (isSelectValue(v)) {
-        for (const part of v.select) {
-          if ('plain' in part) visit(spec.type, part.plain);
+      if (v instanceof SelectorList) {
+        for (const part of v.parts) {
+          if (!(part instanceof Selector)) visit(spec.type, part);
           else {
-            for (const [key, x] of part.conditions) {
+            for (const [key, x] of part.entries) {
               if (key !== DEFAULT_CONDITION) note(key, false);
               visit(spec.type, x);
             }

@@ -3,6 +3,7 @@ import type { Package, PackageError } from './package.js';
 import type { PackageDefaults } from './package-builder.js';
 import type { AttrValue } from './rules/attribute.js';
 import type { GeneratorInfo, RuleTarget, Target } from './target.js';
+import { Selector, SelectorList } from './select.js';
 
 /**
  * The package cache's record of one package, in binary:
@@ -40,6 +41,8 @@ const enum Tag {
   Array = 7,
   Object = 8,
   StringArray = 9,
+  /** A select(): its parts, each a plain value or a selector (flag 1: no_match_error, then key/value pairs). */
+  Select = 10,
 }
 
 /** Rule flags: which optional fields follow. */
@@ -93,6 +96,23 @@ class RecordWriter {
       } else {
         w.uint(Tag.Float);
         w.float64(v);
+      }
+    } else if (v instanceof SelectorList) {
+      w.uint(Tag.Select);
+      w.uint(v.parts.length);
+      for (const part of v.parts) {
+        if (!(part instanceof Selector)) {
+          w.uint(0);
+          this.value(part);
+          continue;
+        }
+        w.uint(1);
+        this.ref(part.noMatchError);
+        w.uint(part.entries.length);
+        for (const [key, x] of part.entries) {
+          this.ref(key);
+          this.value(x);
+        }
       }
     } else if (Array.isArray(v)) {
       if (v.every((x) => typeof x === 'string')) {
@@ -316,6 +336,20 @@ class RecordReader {
           out[k] = this.value();
         }
         return out;
+      }
+      case Tag.Select: {
+        const parts = new Array<unknown>(this.count());
+        for (let i = 0; i < parts.length; i++) {
+          if (r.uint() === 0) {
+            parts[i] = this.value();
+            continue;
+          }
+          const noMatchError = this.str();
+          const entries = new Array<readonly [string, unknown]>(this.count());
+          for (let j = 0; j < entries.length; j++) entries[j] = [this.str(), this.value()];
+          parts[i] = new Selector(entries, noMatchError);
+        }
+        return new SelectorList(parts);
       }
       default:
         throw new ByteFormatError('unknown value tag');

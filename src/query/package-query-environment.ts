@@ -1,7 +1,8 @@
 import { relative, sep } from 'node:path';
 import {
   BUILD_SETTING_RULE_CLASSES,
-  isSelectValue,
+  Selector,
+  SelectorList,
   Label,
   LabelSyntaxError,
   NATIVE_RULE_CLASSES,
@@ -464,19 +465,18 @@ function strings(v: PlainAttrValue): string[] {
 
 /** Every string an attribute value names, select() conditions included. */
 function labelsNamed(v: AttrValue): string[] {
-  if (!isSelectValue(v)) return strings(v);
-  return v.select.flatMap((part) => ('plain' in part ? strings(part.plain) : part.conditions.flatMap(([key, x]) => [key, ...strings(x)])));
+  if (!(v instanceof SelectorList)) return strings(v);
+  return v.parts.flatMap((part) => (part instanceof Selector ? part.entries.flatMap(([key, x]) => [key, ...strings(x)]) : strings(part)));
 }
 
 /** The values a configurable attribute may take: one per combination of select branches. */
 function possibleValues(v: AttrValue): PlainAttrValue[] {
-  if (!isSelectValue(v)) return [v];
+  if (!(v instanceof SelectorList)) return [v];
   let combos: PlainAttrValue[][] = [[]];
-  for (const part of v.select) {
-    const choices = 'plain' in part ? [part.plain] : part.conditions.map(([, x]) => x);
+  for (const choices of v.alternatives()) {
     if (combos.length * choices.length > MAX_COMBINATIONS) {
       // Too many to concatenate: each branch on its own still lets attr() and labels() see every value.
-      return v.select.flatMap((p) => ('plain' in p ? [p.plain] : p.conditions.map(([, x]) => x)));
+      return v.values();
     }
     combos = combos.flatMap((c) => choices.map((x) => [...c, x]));
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ByteFormatError } from '../../src/core/index.js';
-import type { Package } from '../../src/loading/index.js';
+import { type Package, Selector, SelectorList } from '../../src/loading/index.js';
 import { decodePackage, encodePackage } from '../../src/loading/package-codec.js';
 import type { Target } from '../../src/loading/target.js';
 
@@ -34,18 +34,16 @@ function samplePackage(): Package {
         ['list_dict', [['k', ['//p:a', '//p:b']]]],
         [
           'cmd',
-          {
-            select: [
-              {
-                conditions: [
-                  ['//p:c', 'x'],
-                  ['//conditions:default', 'y'],
-                ],
-                noMatchError: 'no',
-              },
-              { plain: 'z' },
-            ],
-          },
+          new SelectorList([
+            new Selector(
+              [
+                ['//p:c', 'x'],
+                ['//conditions:default', 'y'],
+              ],
+              'no',
+            ),
+            'z',
+          ]),
         ],
       ]) as Map<string, never>,
       outputs: ['r.out'],
@@ -86,6 +84,8 @@ describe('package cache records', () => {
     expect([...again.targets.keys()]).toEqual([...p.targets.keys()]);
     const r = again.targets.get('r');
     expect(r?.kind === 'rule' && [...r.attrs.keys()]).toEqual([...(p.targets.get('r') as { attrs: Map<string, unknown> }).attrs.keys()]);
+    // A select() comes back as the one select type, its selectors too.
+    expect(r?.kind === 'rule' && r.attrs.get('cmd')).toStrictEqual((p.targets.get('r') as { attrs: Map<string, unknown> }).attrs.get('cmd'));
   });
 
   it('decode each target once, when first asked for, and look targets up by name in large packages too', () => {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Package } from '../../src/loading/index.js';
+import { type Package, Selector, SelectorList } from '../../src/loading/index.js';
 import { errorsOf, loadFixture, newLoader, rule } from './load-helper.js';
 import { workspaceFixture } from './fixture.js';
 
@@ -19,9 +19,9 @@ describe('BUILD evaluation', () => {
       'pkg/sub/c.txt': '',
     });
     expect(errorsOf(pkg)).toEqual([]);
-    expect(rule(pkg, 'f').attrs.get('srcs')).toEqual({
-      select: [{ plain: ['//pkg:a.txt', '//pkg:d/b.txt'] }, { conditions: [['//conditions:default', ['//pkg:z.txt']]], noMatchError: '' }],
-    });
+    expect(rule(pkg, 'f').attrs.get('srcs')).toStrictEqual(
+      new SelectorList([['//pkg:a.txt', '//pkg:d/b.txt'], new Selector([['//conditions:default', ['//pkg:z.txt']]], '')]),
+    );
   });
 
   it('reports glob errors at the call', () => {

@@ -1,70 +1,6 @@
 import { KilnError, type Position } from '../../core/index.js';
+import { DEFAULT_CONDITION, Selector, SelectorList } from '../../loading/index.js';
 import { refines, type ConfigMatch } from './config-matching.js';
-
-/** The condition that applies when no other condition of a selector matches. */
-export const DEFAULT_CONDITION = '//conditions:default';
-
-/**
- * One `select({...}, no_match_error = ...)`: condition keys as written, in source order, with
- * their values. The types are structural so that loading's `Selector` / `SelectorList` objects
- * (src/loading/select.ts) are accepted as they are.
- */
-export interface Selector<V = unknown> {
-  readonly entries: readonly (readonly [condition: string, value: V])[];
-  readonly noMatchError: string;
-}
-
-/**
- * An attribute value that may hold selects: `a + select(...) + select(...)`. Each part is a
- * plain value or a selector; the resolved value concatenates the chosen parts in order.
- * Recognised by an array `parts` plus `type === 'select'` (loading's Starlark value) or
- * `kind === 'select'`.
- */
-export interface SelectorList<V = unknown> {
-  readonly parts: readonly (Selector<V> | V)[];
-}
-
-export function isSelectorList(value: unknown): value is SelectorList {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as { parts?: unknown; type?: unknown; kind?: unknown };
-  return Array.isArray(v.parts) && (v.type === 'select' || v.kind === 'select');
-}
-
-export function isSelector(part: unknown): part is Selector {
-  if (typeof part !== 'object' || part === null) return false;
-  const p = part as { entries?: unknown; noMatchError?: unknown };
-  return Array.isArray(p.entries) && typeof p.noMatchError === 'string';
-}
-
-/**
- * Loading's stored form of an attribute with selects (src/loading/rules/attribute.ts `SelectValue`):
- * `{ select: [{ conditions, noMatchError } | { plain }] }`, condition labels already canonical.
- */
-export interface StoredSelectValue<V = unknown> {
-  readonly select: readonly ({ readonly conditions: readonly (readonly [string, V])[]; readonly noMatchError: string } | { readonly plain: V })[];
-}
-
-export function isStoredSelectValue(value: unknown): value is StoredSelectValue {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Array.isArray((value as { select?: unknown }).select);
-}
-
-type Part<V> = { readonly selector: Selector<V> } | { readonly plain: V };
-
-/** The parts of either select form, or undefined for a value without select. */
-function partsOf<V>(value: unknown): Part<V>[] | undefined {
-  if (isStoredSelectValue(value)) {
-    return value.select.map((p) =>
-      'plain' in p ? { plain: p.plain as V } : { selector: { entries: p.conditions as readonly (readonly [string, V])[], noMatchError: p.noMatchError } },
-    );
-  }
-  if (isSelectorList(value)) return value.parts.map((p) => (isSelector(p) ? { selector: p as Selector<V> } : { plain: p as V }));
-  return undefined;
-}
-
-/** Whether an attribute value holds a select in either form. */
-export function hasSelect(value: unknown): boolean {
-  return isStoredSelectValue(value) || isSelectorList(value);
-}
 
 /** The attribute being resolved, for messages. */
 export interface SelectSite {
@@ -85,22 +21,20 @@ export class SelectError extends KilnError {}
  * (lists, strings and dicts by default, as `+` does in BUILD files).
  */
 export function resolveSelect<V>(
-  value: V | SelectorList<V> | StoredSelectValue<V>,
+  value: V | SelectorList<V>,
   site: SelectSite,
   matchCondition: (label: string) => ConfigMatch,
   concat: (a: V, b: V) => V = concatValues as (a: V, b: V) => V,
 ): V {
-  const parts = partsOf<V>(value);
-  if (parts === undefined) return value as V;
+  if (!(value instanceof SelectorList)) return value;
   if (!site.configurable) throw new SelectError(`${site.ruleLabel}: attribute "${site.attribute}" is not configurable`, site.pos);
+  const parts = value.parts as readonly (Selector<V> | V)[];
+  if (parts.length === 0) throw new Error(`empty select list in ${site.ruleLabel}`);
   let result: V | undefined;
-  let first = true;
-  for (const part of parts) {
-    const chosen = 'selector' in part ? chooseBranch(part.selector, site, matchCondition) : part.plain;
-    result = first ? chosen : concat(result as V, chosen);
-    first = false;
+  for (const [i, part] of parts.entries()) {
+    const chosen = part instanceof Selector ? chooseBranch(part, site, matchCondition) : part;
+    result = i === 0 ? chosen : concat(result as V, chosen);
   }
-  if (first) throw new Error(`empty select list in ${site.ruleLabel}`);
   return result as V;
 }
 
@@ -164,12 +98,11 @@ function describe(v: unknown): string {
 
 /** Every condition label a value mentions, canonical (the config_settings analysis must evaluate first). */
 export function conditionLabels(value: unknown, canonicalize: (raw: string) => string = (raw) => raw): string[] {
-  const parts = partsOf(value);
-  if (parts === undefined) return [];
+  if (!(value instanceof SelectorList)) return [];
   const out: string[] = [];
-  for (const part of parts) {
-    if (!('selector' in part)) continue;
-    for (const [written] of part.selector.entries) {
+  for (const part of value.parts) {
+    if (!(part instanceof Selector)) continue;
+    for (const [written] of part.entries) {
       const condition = canonicalize(written);
       if (condition !== DEFAULT_CONDITION && !out.includes(condition)) out.push(condition);
     }

@@ -1,8 +1,7 @@
 import {
-  isSelectValue,
+  SelectorList,
   Label,
   StarLabel,
-  type AttrValue,
   type RuleClass,
   type AttributeSpec,
   Depset,
@@ -221,7 +220,7 @@ export class CtxValue extends StarObject {
     for (const spec of shape.dependencies) attrValues.set(spec.name, this.attributeValue(spec));
     // select()s are resolved before the implementation runs, as in Bazel, so a select with no match fails even unread.
     for (const [name, raw] of rc.target.attrs) {
-      if (!attrValues.has(name) && isSelectValue(raw as AttrValue)) attrValues.set(name, this.attributeValue(env.ruleClass.attributes.get(name)!));
+      if (!attrValues.has(name) && raw instanceof SelectorList) attrValues.set(name, this.attributeValue(env.ruleClass.attributes.get(name)!));
     }
     this.outputs = new OutputsValue(rc, env, this.ownOutputs(shape));
     this.attrs = new AttrsValue(shape.names, (name) => {

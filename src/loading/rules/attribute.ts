@@ -1,7 +1,10 @@
 /**
  * The attribute schema model: what each attribute of a rule accepts. Values stored on targets are
- * plain JSON-friendly data (labels as canonical strings), so packages can be cached on disk.
+ * plain JSON-friendly data (labels as canonical strings) or a select of such data, so packages can be
+ * cached on disk.
  */
+
+import type { SelectorList } from '../select.js';
 
 export type AttrType =
   | 'label'
@@ -48,24 +51,8 @@ export type PlainAttrValue =
   | readonly (readonly [string, string])[]
   | readonly (readonly [string, readonly string[]])[];
 
-/** One `select({...})`: condition label (or `//conditions:default`) to value, in declaration order. */
-export interface SelectBranches {
-  readonly conditions: readonly (readonly [string, PlainAttrValue])[];
-  readonly noMatchError: string;
-}
-
-/** `a + select({...}) + b`: the parts, each plain or a select, resolved during analysis. */
-export interface SelectValue {
-  readonly select: readonly (SelectBranches | { readonly plain: PlainAttrValue })[];
-}
-
-export type AttrValue = PlainAttrValue | SelectValue;
-
-export function isSelectValue(v: AttrValue | undefined): v is SelectValue {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && 'select' in v;
-}
-
-export const DEFAULT_CONDITION = '//conditions:default';
+/** An attribute's value on a target: plain, or a select() coerced to the attribute's type, resolved during analysis. */
+export type AttrValue = PlainAttrValue | SelectorList<PlainAttrValue>;
 
 export interface AttributeSpec {
   readonly name: string;

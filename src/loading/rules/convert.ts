@@ -1,18 +1,11 @@
-import { repr, StarDict, StarList, StarTuple, type Value } from '../../starlark/index.js';
+import { repr, StarDict, StarList, StarTuple, typeName, type Value } from '../../starlark/index.js';
 import { Label, type PackageContext } from '../label.js';
-import { Selector, SelectorList } from '../select.js';
+import { DEFAULT_CONDITION, SelectorList } from '../select.js';
 import { StarLabel } from '../starlark-label.js';
-import { DEFAULT_CONDITION, type AttributeSpec, type AttrValue, type PlainAttrValue, type SelectBranches, TYPE_NAMES } from './attribute.js';
+import { type AttributeSpec, type AttrValue, type PlainAttrValue, TYPE_NAMES } from './attribute.js';
 
 /** A value that does not fit an attribute's type; the message is Bazel's. */
 export class ConversionError extends Error {}
-
-function typeOf(v: Value): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'boolean') return 'bool';
-  if (typeof v === 'number' || typeof v === 'bigint') return 'int';
-  return v.type;
-}
 
 /**
  * Converts a Starlark value to an attribute value of `spec`'s type. `what` names the attribute the
@@ -22,24 +15,16 @@ export function convertAttribute(spec: AttributeSpec, v: Value, ctx: PackageCont
   const what = `attribute '${spec.name}' in '${ruleClass}' rule`;
   if (v instanceof SelectorList) {
     if (!spec.configurable) throw new ConversionError(`attribute "${spec.name}" is not configurable`);
-    return {
-      select: v.parts.map((p): SelectBranches | { plain: PlainAttrValue } => {
-        if (!(p instanceof Selector)) return { plain: convertPlain(spec, p, ctx, what) };
-        return {
-          conditions: p.entries.map(([key, value]): readonly [string, PlainAttrValue] => {
-            const cond = key === DEFAULT_CONDITION ? key : parseLabel(key, ctx, `select key of ${what}`);
-            return [cond, convertPlain(spec, value, ctx, what)];
-          }),
-          noMatchError: p.noMatchError,
-        };
-      }),
-    };
+    return v.map(
+      (value) => convertPlain(spec, value, ctx, what),
+      (key) => (key === DEFAULT_CONDITION ? key : parseLabel(key, ctx, `select key of ${what}`)),
+    );
   }
   return convertPlain(spec, v, ctx, what);
 }
 
 function mismatch(type: string, what: string, v: Value): never {
-  throw new ConversionError(`expected value of type '${type}' for ${what}, but got ${repr(v)} (${typeOf(v)})`);
+  throw new ConversionError(`expected value of type '${type}' for ${what}, but got ${repr(v)} (${typeName(v)})`);
 }
 
 function parseLabel(raw: string, ctx: PackageContext, what: string): string {
@@ -68,19 +53,19 @@ function str(v: Value, what: string): string {
 }
 
 function convertPlain(spec: AttributeSpec, v: Value, ctx: PackageContext, what: string): PlainAttrValue {
-  const typeName = TYPE_NAMES[spec.type];
+  const bazelType = TYPE_NAMES[spec.type];
   switch (spec.type) {
     case 'string':
-      if (typeof v !== 'string') mismatch(typeName, what, v);
+      if (typeof v !== 'string') mismatch(bazelType, what, v);
       checkAllowed(spec, v);
       return v;
     case 'bool':
       // Bazel accepts the ints 0 and 1 for booleans.
       if (typeof v === 'boolean') return v;
       if (v === 0 || v === 1) return v === 1;
-      return mismatch(typeName, what, v);
+      return mismatch(bazelType, what, v);
     case 'int':
-      if (typeof v !== 'number' || v < -(2 ** 31) || v >= 2 ** 31) return mismatch(typeName, what, v);
+      if (typeof v !== 'number' || v < -(2 ** 31) || v >= 2 ** 31) return mismatch(bazelType, what, v);
       checkAllowed(spec, v);
       return v;
     case 'label':
@@ -90,15 +75,15 @@ function convertPlain(spec: AttributeSpec, v: Value, ctx: PackageContext, what: 
     case 'string_list':
     case 'license':
     case 'output_list':
-      return elements(v, typeName, what).map((e, i) => (typeof e === 'string' ? e : mismatch('string', `element ${i} of ${what}`, e)));
+      return elements(v, bazelType, what).map((e, i) => (typeof e === 'string' ? e : mismatch('string', `element ${i} of ${what}`, e)));
     case 'int_list':
-      return elements(v, typeName, what).map((e, i) => (typeof e === 'number' ? e : mismatch('int', `element ${i} of ${what}`, e)));
+      return elements(v, bazelType, what).map((e, i) => (typeof e === 'number' ? e : mismatch('int', `element ${i} of ${what}`, e)));
     case 'label_list':
-      return elements(v, typeName, what).map((e, i) => parseLabel(str(e, `element ${i} of ${what}`), ctx, `element ${i} of ${what}`));
+      return elements(v, bazelType, what).map((e, i) => parseLabel(str(e, `element ${i} of ${what}`), ctx, `element ${i} of ${what}`));
     case 'string_dict':
-      return dictEntries(v, typeName, what).map(([k, x]) => [str(k, `dict key element of ${what}`), str(x, `dict value element of ${what}`)] as const);
+      return dictEntries(v, bazelType, what).map(([k, x]) => [str(k, `dict key element of ${what}`), str(x, `dict value element of ${what}`)] as const);
     case 'string_list_dict':
-      return dictEntries(v, typeName, what).map(
+      return dictEntries(v, bazelType, what).map(
         ([k, x]) =>
           [
             str(k, `dict key element of ${what}`),
@@ -106,11 +91,11 @@ function convertPlain(spec: AttributeSpec, v: Value, ctx: PackageContext, what: 
           ] as const,
       );
     case 'label_keyed_string_dict':
-      return dictEntries(v, typeName, what).map(
+      return dictEntries(v, bazelType, what).map(
         ([k, x]) => [parseLabel(str(k, `dict key element of ${what}`), ctx, `dict key element of ${what}`), str(x, `dict value element of ${what}`)] as const,
       );
     case 'label_list_dict':
-      return dictEntries(v, typeName, what).map(
+      return dictEntries(v, bazelType, what).map(
         ([k, x]) =>
           [
             str(k, `dict key element of ${what}`),

@@ -1,4 +1,5 @@
-import { isSelectValue, type AttrValue, type PlainAttrValue } from './attribute.js';
+import { SelectorList } from '../select.js';
+import type { AttrValue } from './attribute.js';
 
 /**
  * The labels a label-list attribute would list more than once in some configuration, each named
@@ -9,7 +10,7 @@ import { isSelectValue, type AttrValue, type PlainAttrValue } from './attribute.
  */
 export function duplicateLabels(value: AttrValue): readonly string[] {
   // Most values are one plain list: only a label it lists twice can be duplicated.
-  if (!isSelectValue(value)) {
+  if (!(value instanceof SelectorList)) {
     if (!Array.isArray(value) || value.length < 2) return [];
     const seen = new Set<string>();
     const twice = new Set<string>();
@@ -19,9 +20,7 @@ export function duplicateLabels(value: AttrValue): readonly string[] {
     }
     return [...twice];
   }
-  const parts: (readonly PlainAttrValue[])[] = isSelectValue(value)
-    ? value.select.map((part) => ('plain' in part ? [part.plain] : part.conditions.map(([, branch]) => branch)))
-    : [[value]];
+  const parts = value.alternatives();
   const duplicates = new Set<string>();
   const partsListing = new Map<string, number>();
   for (const alternatives of parts) {

@@ -1,4 +1,5 @@
-import { attr, type AttrValue, isSelectValue } from './attribute.js';
+import { SelectorList } from '../select.js';
+import { attr, type AttrValue } from './attribute.js';
 import { BASE, defineRuleClass, WITH_EXEC, WITH_LICENSES, type RuleClass } from './rule-class.js';
 
 const SIZES = ['small', 'medium', 'large', 'enormous'];
@@ -6,7 +7,7 @@ const TIMEOUTS = ['short', 'moderate', 'long', 'eternal'];
 
 function isEmpty(v: AttrValue | undefined): boolean {
   if (v === undefined || v === null) return true;
-  if (isSelectValue(v)) return false;
+  if (v instanceof SelectorList) return false;
   return Array.isArray(v) ? v.length === 0 : false;
 }
 

@@ -1,5 +1,13 @@
 import { formatLocation } from './location-output.js';
-import { isSelectValue, NATIVE_RULE_CLASSES, BUILD_SETTING_RULE_CLASSES, type AttrValue, type PlainAttrValue, type RuleTarget } from '../../loading/index.js';
+import {
+  NATIVE_RULE_CLASSES,
+  BUILD_SETTING_RULE_CLASSES,
+  Selector,
+  SelectorList,
+  type AttrValue,
+  type PlainAttrValue,
+  type RuleTarget,
+} from '../../loading/index.js';
 import type { OutputFormatter } from './formatter.js';
 
 function quote(s: string): string {
@@ -19,9 +27,9 @@ function plain(v: PlainAttrValue, dict = false): string {
 }
 
 function value(v: AttrValue, dict: boolean): string {
-  if (!isSelectValue(v)) return plain(v, dict);
-  return v.select
-    .map((p) => ('plain' in p ? plain(p.plain, dict) : `select({${p.conditions.map(([k, x]) => `${quote(k)}: ${plain(x, dict)}`).join(', ')}})`))
+  if (!(v instanceof SelectorList)) return plain(v, dict);
+  return v.parts
+    .map((p) => (p instanceof Selector ? `select({${p.entries.map(([k, x]) => `${quote(k)}: ${plain(x, dict)}`).join(', ')}})` : plain(p, dict)))
     .join(' + ');
 }
 

@@ -1,4 +1,4 @@
-import { DEFAULT_CONDITION, isSelectValue } from '../../loading/index.js';
+import { DEFAULT_CONDITION, Selector, SelectorList } from '../../loading/index.js';
 import { compareLabels, type QueryTarget } from '../target-loader.js';
 import type { OutputEnvironment, OutputFormatter } from './formatter.js';
 import { indexGraph } from './result-graph.js';
@@ -94,10 +94,10 @@ function conditionalEdges(targets: readonly QueryTarget[], env: OutputEnvironmen
     const deps = new Set(rule.dependencies);
     const byDependency = new Map<string, string[]>();
     for (const v of rule.attrs.values()) {
-      if (!isSelectValue(v)) continue;
-      for (const part of v.select) {
-        if ('plain' in part) continue;
-        for (const [condition, value] of part.conditions) {
+      if (!(v instanceof SelectorList)) continue;
+      for (const part of v.parts) {
+        if (!(part instanceof Selector)) continue;
+        for (const [condition, value] of part.entries) {
           const labels =
             typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).filter((x): x is string => typeof x === 'string') : [];
           for (const l of labels) {

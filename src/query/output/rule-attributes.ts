@@ -1,7 +1,8 @@
 import {
   BUILD_SETTING_RULE_CLASSES,
-  isSelectValue,
   NATIVE_RULE_CLASSES,
+  Selector,
+  SelectorList,
   type AttrType,
   type AttrValue,
   type PlainAttrValue,
@@ -43,8 +44,8 @@ export function ruleAttributes(rule: RuleTarget, withDefaults: boolean): RuleAtt
 }
 
 function flatten(v: AttrValue): PlainAttrValue | undefined {
-  if (!isSelectValue(v)) return v;
-  const values = v.select.flatMap((p) => ('plain' in p ? [p.plain] : p.conditions.map(([, x]) => x)));
+  if (!(v instanceof SelectorList)) return v;
+  const values = v.values();
   if (!values.every((x) => Array.isArray(x))) return undefined;
   const seen = new Set<string>();
   const items: unknown[] = [];
@@ -58,7 +59,7 @@ function flatten(v: AttrValue): PlainAttrValue | undefined {
 }
 
 function inferType(v: AttrValue, deps: ReadonlySet<string>): AttrType {
-  const plain = isSelectValue(v) ? (flatten(v) ?? null) : v;
+  const plain = v instanceof SelectorList ? (flatten(v) ?? null) : v;
   if (typeof plain === 'boolean') return 'bool';
   if (typeof plain === 'number') return 'int';
   if (typeof plain === 'string') return deps.has(plain) ? 'label' : 'string';
@@ -79,7 +80,8 @@ export function ruleInputs(rule: RuleTarget): string[] {
   const onlyVisibility = new Set(Array.isArray(visibility) ? (visibility as string[]) : []);
   for (const [name, v] of rule.attrs) {
     if (name === 'visibility') continue;
-    const values = isSelectValue(v) ? v.select.flatMap((p) => ('plain' in p ? [p.plain] : p.conditions.flat())) : [v];
+    // A select's condition keys count as named too.
+    const values = v instanceof SelectorList ? v.parts.flatMap((p) => (p instanceof Selector ? p.entries.flat() : [p])) : [v];
     for (const x of values)
       for (const s of typeof x === 'string' ? [x] : Array.isArray(x) ? (x as unknown[]).flat(2) : []) if (typeof s === 'string') onlyVisibility.delete(s);
   }

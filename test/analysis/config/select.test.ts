@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { matchConfigSetting } from '../../../src/analysis/config/config-matching.js';
 import { validateConfigSetting, type ConfigSettingDeclaration } from '../../../src/analysis/config/config-setting.js';
-import {
-  conditionLabels,
-  DEFAULT_CONDITION,
-  resolveSelect,
-  SelectError,
-  type Selector,
-  type SelectorList,
-  type SelectSite,
-} from '../../../src/analysis/config/select.js';
+import { conditionLabels, resolveSelect, SelectError, type SelectSite } from '../../../src/analysis/config/select.js';
+import { DEFAULT_CONDITION, Selector, SelectorList } from '../../../src/loading/index.js';
 import { ARM64, configs, LINUX, X86_64 } from './config-fixture.js';
 
 // The settings of these tests, as in a BUILD file of package //c.
@@ -48,10 +41,10 @@ const SETTINGS: readonly ConfigSettingDeclaration[] = [
 const site: SelectSite = { ruleLabel: '//pkg:x', attribute: 'cmd', configurable: true, pos: { file: '/ws/pkg/BUILD', line: 3, col: 1 } };
 
 function selector<V>(entries: [string, V][], noMatchError = ''): Selector<V> {
-  return { entries, noMatchError };
+  return new Selector(entries, noMatchError);
 }
-function select<V>(...parts: (Selector<V> | V)[]): SelectorList<V> & { kind: 'select' } {
-  return { kind: 'select', parts };
+function select<V>(...parts: (Selector<V> | V)[]): SelectorList<V> {
+  return new SelectorList(parts);
 }
 
 function resolveIn<V>(value: V | SelectorList<V>, args: string[], which: 'target' | 'exec' = 'target', at: SelectSite = site): V {
@@ -269,47 +262,20 @@ describe('select()', () => {
     expect(() => resolveIn(select(selector([[':opt', 'O']])), [], 'target', relative)).toThrow('Conditions checked:\n //c:opt');
   });
 
-  it("accepts loading's shape: an object with type 'select' whose parts are Selector objects or plain values", () => {
-    // Mirrors src/loading/select.ts (a StarObject with `type === 'select'` and `parts`; Selector has entries + noMatchError).
-    class LoadingSelector {
-      constructor(
-        readonly entries: readonly (readonly [string, string])[],
-        readonly noMatchError: string,
-      ) {}
-    }
-    const v = {
-      type: 'select',
-      parts: [
-        'x',
-        new LoadingSelector(
-          [
-            ['//c:opt', 'O'],
-            [DEFAULT_CONDITION, 'D'],
-          ],
-          '',
-        ),
-      ],
-    };
-    expect(resolveIn(v as unknown as SelectorList<string>, ['-c', 'opt'])).toBe('xO');
-    expect(resolveIn(v as unknown as SelectorList<string>, [])).toBe('xD');
-  });
-
-  it("accepts loading's stored SelectValue form ({ select: [{ conditions, noMatchError } | { plain }] })", () => {
-    const stored = {
-      select: [
-        { plain: ['base'] },
-        {
-          conditions: [
-            ['//c:opt', ['o']],
-            [DEFAULT_CONDITION, ['d']],
-          ],
-          noMatchError: '',
-        },
-      ],
-    };
+  it("resolves loading's coerced select: plain parts and selectors concatenated, no_match_error in the message", () => {
+    const stored = new SelectorList<readonly string[]>([
+      ['base'],
+      new Selector(
+        [
+          ['//c:opt', ['o']],
+          [DEFAULT_CONDITION, ['d']],
+        ],
+        '',
+      ),
+    ]);
     expect(resolveIn(stored, ['-c', 'opt'])).toEqual(['base', 'o']);
     expect(resolveIn(stored, [])).toEqual(['base', 'd']);
-    expect(() => resolveIn({ select: [{ conditions: [['//c:opt', 1]], noMatchError: 'need opt' }] }, [])).toThrow("doesn't match this configuration: need opt");
+    expect(() => resolveIn(select(selector([['//c:opt', 1]], 'need opt')), [])).toThrow("doesn't match this configuration: need opt");
     expect(conditionLabels(stored)).toEqual(['//c:opt']);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KilnError } from '../../../src/core/index.js';
-import { Label } from '../../../src/loading/index.js';
+import { Label, Selector, SelectorList } from '../../../src/loading/index.js';
 import { Analyzer } from '../../../src/analysis/configured/analyzer.js';
 import type { AnalysisTarget, TargetGraph } from '../../../src/analysis/configured/configured-target.js';
 import { configs } from '../config/config-fixture.js';
@@ -16,7 +16,7 @@ const rule = (label: string, ruleClass: string, attrs: Record<string, unknown>, 
 });
 const source = (label: string): AnalysisTarget => ({ kind: 'source', label, location: at(label) });
 const generated = (label: string, generatingRule: string): AnalysisTarget => ({ kind: 'generated', label, location: at(label), generatingRule });
-const sel = (conditions: [string, unknown][], noMatchError = '') => ({ select: [{ conditions, noMatchError }] });
+const sel = (conditions: [string, unknown][], noMatchError = '') => new SelectorList([new Selector(conditions, noMatchError)]);
 
 /** A workspace like the one Bazel 2.1.0 built for these notes (package a), plus visibility fixtures. */
 function graph(extra: AnalysisTarget[] = [], defaults: Record<string, string[]> = {}): TargetGraph {
@@ -37,19 +37,17 @@ function graph(extra: AnalysisTarget[] = [], defaults: Record<string, string[]> 
       '//a:sel',
       'genrule',
       {
-        cmd: {
-          select: [
-            { plain: 'echo ' },
-            {
-              conditions: [
-                ['//a:opt', 'O'],
-                ['//conditions:default', 'D'],
-              ],
-              noMatchError: '',
-            },
-            { plain: ' > $@' },
-          ],
-        },
+        cmd: new SelectorList([
+          'echo ',
+          new Selector(
+            [
+              ['//a:opt', 'O'],
+              ['//conditions:default', 'D'],
+            ],
+            '',
+          ),
+          ' > $@',
+        ]),
       },
       ['sel.out'],
     ),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { duplicateLabels } from '../../../src/loading/rules/duplicate-labels.js';
+import { Selector, SelectorList } from '../../../src/loading/select.js';
 
 describe('duplicateLabels', () => {
   it('names each label a plain list repeats, once', () => {
@@ -9,14 +10,16 @@ describe('duplicateLabels', () => {
   });
 
   it('checks a select() branch by branch: one label in two branches is fine, twice in one is not', () => {
-    const select = (...branches: string[][]) => ({
-      conditions: branches.map((b, i) => [`//c:${i}`, b] as const),
-      noMatchError: '',
-    });
-    expect(duplicateLabels({ select: [select(['//p:a'], ['//p:a'])] })).toEqual([]);
-    expect(duplicateLabels({ select: [select(['//p:a', '//p:a'], ['//p:b'])] })).toEqual(['//p:a']);
+    const select = (...branches: string[][]) =>
+      new Selector(
+        branches.map((b, i) => [`//c:${i}`, b] as const),
+        '',
+      );
+    const list = (...parts: (Selector<string[]> | string[])[]) => new SelectorList(parts);
+    expect(duplicateLabels(list(select(['//p:a'], ['//p:a'])))).toEqual([]);
+    expect(duplicateLabels(list(select(['//p:a', '//p:a'], ['//p:b'])))).toEqual(['//p:a']);
     // Bazel 2.1.0 (test/e2e/differential, //dupacross): a plain part and a branch that can meet.
-    expect(duplicateLabels({ select: [{ plain: ['//p:a'] }, select(['//p:b'], ['//p:a'])] })).toEqual(['//p:a']);
-    expect(duplicateLabels({ select: [select(['//p:a'], []), select([], ['//p:a'])] })).toEqual(['//p:a']);
+    expect(duplicateLabels(list(['//p:a'], select(['//p:b'], ['//p:a'])))).toEqual(['//p:a']);
+    expect(duplicateLabels(list(select(['//p:a'], []), select([], ['//p:a'])))).toEqual(['//p:a']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES } from '../../../src/loading/index.js';
+import { BUILD_SETTING_RULE_CLASSES, NATIVE_RULE_CLASSES, Selector, SelectorList } from '../../../src/loading/index.js';
 import { errorsOf, loadFixture } from '../load-helper.js';
 
 // The accepted attribute names: Bazel's documented attributes of each rule.
@@ -126,18 +126,18 @@ describe('attribute tables of the seven rules', () => {
     });
     expect(errorsOf(pkg)).toEqual([]);
     const t = pkg.targets.get('t');
-    expect(t?.kind === 'rule' && t.attrs.get('cmd')).toEqual({
-      select: [
-        {
-          conditions: [
+    expect(t?.kind === 'rule' && t.attrs.get('cmd')).toStrictEqual(
+      new SelectorList([
+        new Selector(
+          [
             ['//pkg:c', 'a'],
             ['//conditions:default', 'b'],
           ],
-          noMatchError: '',
-        },
-        { plain: 'x' },
-      ],
-    });
+          '',
+        ),
+        'x',
+      ]),
+    );
   });
 });
 
