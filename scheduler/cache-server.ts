@@ -76,6 +76,7 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
   } catch (e) {
     security?.close();
     await sessions.closeAll();
+    ctx.instances.close();
     throw e;
   }
   const secured = security;
@@ -91,6 +92,7 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
       await running.stop();
       secured.close();
       await sessions.closeAll();
+      ctx.instances.close();
     },
   };
 }

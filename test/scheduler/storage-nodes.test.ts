@@ -1,0 +1,154 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digestKey, reapi } from '../../src/core/index.js';
+import { parseCacheServerConfig, parseStorageNodeConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
+import { blob, blobName, connect, grpc, must, randomBytes, readStream, uploadName, uploadRequests, writeStream, type Clients } from './cache-server-fixture.js';
+
+const quiet = { info: () => undefined, warn: () => undefined };
+
+/** A storage node (as `kiln storage` starts it) on a disk store in `dir`; `port` 0 the first time. */
+async function startNode(dir: string, port = 0): Promise<CacheServer> {
+  const config = parseStorageNodeConfig({ storage: { kind: 'disk', path: dir } }, 'node config', dir, { host: '127.0.0.1', port });
+  return startCacheServer(config, { log: quiet });
+}
+
+/** A server whose CAS and action cache mirror the two nodes (as a scheduler configured so). */
+async function startFront(a: string, b: string): Promise<CacheServer> {
+  const node = (endpoint: string, keyspace: 'cas' | 'ac') => ({ kind: 'grpc', endpoint, keyspace, retries: 0, timeoutMs: 10_000 });
+  const config = parseCacheServerConfig(
+    {
+      instances: {
+        '': {
+          cas: { kind: 'mirrored', a: node(a, 'cas'), b: node(b, 'cas') },
+          actionCache: { kind: 'completeness-checking', backend: { kind: 'mirrored', a: node(a, 'ac'), b: node(b, 'ac') } },
+        },
+      },
+    },
+    'front config',
+    process.cwd(),
+    { host: '127.0.0.1', port: 0 },
+  );
+  return startCacheServer(config, { log: quiet });
+}
+
+const missingOn = async (clients: Clients, digests: reapi.DigestInit[]) =>
+  (await must(clients.cas, clients.cas.FindMissingBlobs, { blobDigests: digests })).missingBlobDigests.map(digestKey).sort();
+
+describe('storage nodes behind a mirrored CAS and action cache', () => {
+  let dirA: string;
+  let dirB: string;
+  let nodeA: CacheServer;
+  let nodeB: CacheServer;
+  let front: CacheServer;
+  let clients: Clients;
+  const small = Array.from({ length: 12 }, (_, i) => blob(`small blob ${i}`));
+  const large = blob(randomBytes(6 * 1024 * 1024, 7));
+  const action = blob(reapi.Action.encode({ salt: Buffer.from('storage nodes') }));
+  const all = [...small, large].map((b) => b.digest);
+
+  beforeAll(async () => {
+    dirA = await mkdtemp(join(tmpdir(), 'kiln-node-a-'));
+    dirB = await mkdtemp(join(tmpdir(), 'kiln-node-b-'));
+    nodeA = await startNode(dirA);
+    nodeB = await startNode(dirB);
+    front = await startFront(nodeA.endpoint, nodeB.endpoint);
+    clients = connect(front.endpoint);
+  });
+  afterAll(async () => {
+    clients.close();
+    await front.close();
+    await nodeA.close();
+    await nodeB.close();
+    await rm(dirA, { recursive: true, force: true });
+    await rm(dirB, { recursive: true, force: true });
+  });
+
+  it('stores every blob and action result on both nodes, large ones streamed through', async () => {
+    await must(clients.cas, clients.cas.BatchUpdateBlobs, { requests: small.map((b) => ({ digest: b.digest, data: b.data })) });
+    expect(await writeStream(clients.bs, uploadRequests(uploadName(large.digest), large.data, 512 * 1024))).toMatchObject({ ok: true });
+    await must(clients.ac, clients.ac.UpdateActionResult, {
+      actionDigest: action.digest,
+      actionResult: { outputFiles: [{ path: 'big', digest: large.digest }], stdoutDigest: small[0]!.digest },
+    });
+    for (const node of [nodeA, nodeB]) {
+      const direct = connect(node.endpoint);
+      try {
+        expect(await missingOn(direct, all)).toEqual([]);
+        expect((await must(direct.ac, direct.ac.GetActionResult, { actionDigest: action.digest })).outputFiles[0]!.path).toBe('big');
+      } finally {
+        direct.close();
+      }
+    }
+    const read = await readStream(clients.bs, { resourceName: blobName(large.digest) });
+    expect(read.ok && read.value.equals(large.data)).toBe(true);
+    // A ranged read (a resumed download) gets exactly its bytes.
+    const tail = await readStream(clients.bs, { resourceName: blobName(large.digest), readOffset: 5_000_000, readLimit: 100_000 });
+    expect(tail.ok && tail.value.equals(large.data.subarray(5_000_000, 5_100_000))).toBe(true);
+  });
+
+  it('loses nothing when a node is stopped and restarted on its disk store', async () => {
+    const port = nodeA.port;
+    await nodeA.close();
+    nodeA = await startNode(dirA, port);
+    const direct = connect(nodeA.endpoint);
+    try {
+      expect(await missingOn(direct, all)).toEqual([]);
+    } finally {
+      direct.close();
+    }
+    for (let i = 0; i < 2; i++) {
+      expect(await missingOn(clients, all)).toEqual([]);
+      const batch = await must(clients.cas, clients.cas.BatchReadBlobs, { digests: small.map((b) => b.digest) });
+      expect(batch.responses.map((r) => r.data.toString())).toEqual(small.map((b) => b.data.toString()));
+      const read = await readStream(clients.bs, { resourceName: blobName(large.digest) });
+      expect(read.ok && read.value.equals(large.data)).toBe(true);
+      expect((await must(clients.ac, clients.ac.GetActionResult, { actionDigest: action.digest })).outputFiles[0]!.path).toBe('big');
+    }
+  });
+
+  it('finds a blob written while one node is down, and copies it to that node when it is back', async () => {
+    const port = nodeB.port;
+    await nodeB.close();
+    const late = blob('written while node b was down');
+    const result = await must(clients.cas, clients.cas.BatchUpdateBlobs, { requests: [{ digest: late.digest, data: late.data }] });
+    expect(result.responses[0]!.status?.code).toBe(grpc.status.OK);
+    expect(await missingOn(clients, [late.digest])).toEqual([]);
+    for (let i = 0; i < 2; i++) {
+      const read = await must(clients.cas, clients.cas.BatchReadBlobs, { digests: [late.digest] });
+      expect(read.responses[0]!.data.toString()).toBe(late.data.toString());
+    }
+    nodeB = await startNode(dirB, port);
+    const direct = connect(nodeB.endpoint);
+    try {
+      expect(await missingOn(direct, [late.digest])).toEqual([digestKey(late.digest)]);
+      expect(await missingOn(clients, [late.digest])).toEqual([]);
+      expect(await missingOn(direct, [late.digest])).toEqual([]);
+    } finally {
+      direct.close();
+    }
+  });
+
+  it('repairs a corrupt copy on one node from the other', async () => {
+    const victim = small[5]!;
+    const file = (dir: string, hash: string) => join(dir, 'cas', hash.slice(0, 2), hash);
+    const bytes = await readFile(file(dirA, victim.digest.hash));
+    bytes[0] = bytes[0]! ^ 0xff;
+    await writeFile(file(dirA, victim.digest.hash), bytes);
+    const bigBytes = await readFile(file(dirA, large.digest.hash));
+    bigBytes[bigBytes.length - 1] = bigBytes[bigBytes.length - 1]! ^ 0x01;
+    await writeFile(file(dirA, large.digest.hash), bigBytes);
+    // Reads alternate between the nodes: two in a row are sure to try A first once.
+    for (let i = 0; i < 2; i++) {
+      const read = await must(clients.cas, clients.cas.BatchReadBlobs, { digests: [victim.digest] });
+      expect(read.responses[0]!.data.toString()).toBe(victim.data.toString());
+    }
+    for (let i = 0; i < 2; i++) {
+      const big = await readStream(clients.bs, { resourceName: blobName(large.digest) });
+      expect(big.ok && big.value.equals(large.data)).toBe(true);
+    }
+    expect((await readFile(file(dirA, victim.digest.hash))).equals(victim.data)).toBe(true);
+    expect((await readFile(file(dirA, large.digest.hash))).equals(large.data)).toBe(true);
+  });
+});
