@@ -152,3 +152,69 @@ describe('storage nodes behind a mirrored CAS and action cache', () => {
     expect((await readFile(file(dirA, large.digest.hash))).equals(large.data)).toBe(true);
   });
 });
+
+describe('storage nodes behind a sharded, mirrored CAS', () => {
+  it('keeps each blob on the two nodes of the pair its digest picks, and passes the nodes’ codes on', async () => {
+    const nodes = await Promise.all(
+      [0, 1, 2, 3].map(() =>
+        startCacheServer(parseStorageNodeConfig({ storage: { kind: 'memory' } }, 'node config', process.cwd(), { host: '127.0.0.1', port: 0 }), {
+          log: quiet,
+        }),
+      ),
+    );
+    const grpcNode = (i: number) => ({ kind: 'grpc', endpoint: nodes[i]!.endpoint, retries: 0 });
+    const pair = (i: number) => ({ kind: 'mirrored', a: grpcNode(i), b: grpcNode(i + 1) });
+    const config = parseCacheServerConfig(
+      {
+        instances: {
+          '': {
+            cas: {
+              kind: 'sharding',
+              shards: [
+                { name: 'pair-1', backend: pair(0) },
+                { name: 'pair-2', weight: 1, backend: pair(2) },
+              ],
+            },
+            actionCache: { kind: 'memory', maxBytes: 1 << 20 },
+          },
+        },
+      },
+      'front config',
+      process.cwd(),
+      { host: '127.0.0.1', port: 0 },
+    );
+    const front = await startCacheServer(config, { log: quiet });
+    const clients = connect(front.endpoint);
+    const direct = nodes.map((n) => connect(n.endpoint));
+    try {
+      const blobs = Array.from({ length: 40 }, (_, i) => blob(`sharded blob ${i}`));
+      await must(clients.cas, clients.cas.BatchUpdateBlobs, { requests: blobs.map((b) => ({ digest: b.digest, data: b.data })) });
+      const holders = await Promise.all(
+        blobs.map(async (b) => {
+          const held = await Promise.all(direct.map(async (d) => (await missingOn(d, [b.digest])).length === 0));
+          return held.map((h, i) => (h ? String(i) : '')).join('');
+        }),
+      );
+      expect(new Set(holders)).toEqual(new Set(['01', '23']));
+      expect(
+        await missingOn(
+          clients,
+          blobs.map((b) => b.digest),
+        ),
+      ).toEqual([]);
+
+      const absent = blob('stored nowhere');
+      const notFound = await readStream(clients.bs, { resourceName: blobName(absent.digest) });
+      expect(notFound).toMatchObject({ ok: false, code: grpc.status.NOT_FOUND });
+      const big = blob(randomBytes(5 * 1024 * 1024, 9));
+      expect(await writeStream(clients.bs, uploadRequests(uploadName(big.digest), big.data, 1024 * 1024))).toMatchObject({ ok: true });
+      const beyond = await readStream(clients.bs, { resourceName: blobName(big.digest), readOffset: big.data.length + 1 });
+      expect(beyond).toMatchObject({ ok: false, code: grpc.status.OUT_OF_RANGE });
+    } finally {
+      clients.close();
+      for (const d of direct) d.close();
+      await front.close();
+      await Promise.all(nodes.map((n) => n.close()));
+    }
+  });
+});
