@@ -19,16 +19,17 @@ export class RemoteStorage {
    * @throws BlobAccessConfigError naming `where` for a bad endpoint or an unreadable TLS or token file
    */
   readonly connect = async (config: GrpcBlobAccessConfig, where: string): Promise<BlobAccess> => {
-    const field = (key: string, step: () => unknown) => {
+    const field = <T>(key: string, step: () => T): T => {
       try {
         return step();
       } catch (e) {
         throw new BlobAccessConfigError(`${where}.${key}: ${(e as Error).message}`);
       }
     };
-    const endpoint = field('endpoint', () => parseRemoteEndpoint(config.endpoint, 'endpoint')) as ReturnType<typeof parseRemoteEndpoint>;
-    const token = config.tokenFile === undefined ? undefined : (field('tokenFile', () => readToken(config.tokenFile!)) as string);
+    const endpoint = field('endpoint', () => parseRemoteEndpoint(config.endpoint, 'endpoint'));
+    const token = config.tokenFile === undefined ? undefined : field('tokenFile', () => readToken(config.tokenFile!));
     const tls = config.tls ?? {};
+    // The TLS files are read here: a missing one is this field's mistake.
     const remote = field(
       'tls',
       () =>
@@ -45,7 +46,7 @@ export class RemoteStorage {
           timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
           retries: config.retries ?? DEFAULT_RETRIES,
         }),
-    ) as RemoteBlobAccess;
+    );
     this.opened.push(remote);
     return remote;
   };

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestKey, reapi } from '../../src/core/index.js';
-import { parseCacheServerConfig, parseStorageNodeConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
+import { newToken, parseCacheServerConfig, parseStorageNodeConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
 import { blob, blobName, connect, grpc, must, randomBytes, readStream, uploadName, uploadRequests, writeStream, type Clients } from './cache-server-fixture.js';
 
 const quiet = { info: () => undefined, warn: () => undefined };
@@ -215,6 +215,51 @@ describe('storage nodes behind a sharded, mirrored CAS', () => {
       for (const d of direct) d.close();
       await front.close();
       await Promise.all(nodes.map((n) => n.close()));
+    }
+  });
+});
+
+describe('a storage node with auth on', () => {
+  it('serves a front that sends its token, and a front without one gets INTERNAL, not the node’s UNAUTHENTICATED', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kiln-node-auth-'));
+    const front = newToken('front');
+    await writeFile(join(dir, 'tokens.txt'), `${front.line}\n`);
+    await writeFile(join(dir, 'front-token'), `${front.token}\n`);
+    const node = await startCacheServer(
+      parseStorageNodeConfig(
+        { storage: { kind: 'memory' }, auth: { tokenFile: 'tokens.txt', roles: { 'token:front': { '*': 'cache-writer' } } } },
+        'node config',
+        dir,
+        { host: '127.0.0.1', port: 0 },
+      ),
+      { log: quiet },
+    );
+    const frontWith = async (grpcNode: Record<string, unknown>) =>
+      startCacheServer(
+        parseCacheServerConfig({ instances: { '': { cas: grpcNode, actionCache: { kind: 'memory', maxBytes: 1 << 20 } } } }, 'front config', dir, {
+          host: '127.0.0.1',
+          port: 0,
+        }),
+        { log: quiet },
+      );
+    const trusted = await frontWith({ kind: 'grpc', endpoint: node.endpoint, tokenFile: 'front-token', retries: 0 });
+    const stranger = await frontWith({ kind: 'grpc', endpoint: node.endpoint, retries: 0 });
+    const [a, b] = [connect(trusted.endpoint), connect(stranger.endpoint)];
+    try {
+      const x = blob('behind auth');
+      const stored = await must(a.cas, a.cas.BatchUpdateBlobs, { requests: [{ digest: x.digest, data: x.data }] });
+      expect(stored.responses[0]!.status?.code).toBe(grpc.status.OK);
+      expect(await missingOn(a, [x.digest])).toEqual([]);
+      const refused = await new Promise<grpc.ServiceError | null>((resolve) => b.cas.FindMissingBlobs({ blobDigests: [x.digest] }, (err) => resolve(err)));
+      expect(refused?.code).toBe(grpc.status.INTERNAL);
+      expect(refused?.details).toMatch(/refused this server's credentials/);
+    } finally {
+      a.close();
+      b.close();
+      await trusted.close();
+      await stranger.close();
+      await node.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
