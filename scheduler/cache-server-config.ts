@@ -1,6 +1,7 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { KilnError, readInteger, readNonEmptyString, readObject, readOneOf, readString, type ConfigFail } from '../src/core/index.js';
-import { parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/blobstore/index.js';
+import { backendsOf, mapBackends, parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/blobstore/index.js';
+import { parseRemoteEndpoint } from '../src/remote/index.js';
 import { FAST_CDC_MAX_AVERAGE_BYTES, FAST_CDC_MIN_AVERAGE_BYTES } from './fast-cdc-2020.js';
 import { instanceNameProblem } from './instance-name.js';
 import { parseSecurityConfig, type SecurityConfig } from './security/security-config.js';
@@ -10,6 +11,11 @@ export interface InstanceStorageConfig {
   readonly name: string;
   readonly cas: BlobAccessConfig;
   readonly actionCache: BlobAccessConfig;
+  /**
+   * UpdateActionResult refuses a result whose blobs are not in this instance's CAS (default true).
+   * False on a storage node: its CAS holds one shard, and the server in front checked the whole.
+   */
+  readonly checkActionResultReferences?: boolean;
 }
 
 export interface CacheServerLimits {
@@ -239,13 +245,38 @@ function blobAccessConfig(value: unknown, field: string, baseDir: string, fail: 
     const colon = message.indexOf(': ');
     return fail(colon > 0 ? message.slice(0, colon) : field, colon > 0 ? message.slice(colon + 2) : message);
   }
+  checkEndpoints(parsed, field, fail);
   return absolutePaths(parsed, baseDir);
 }
 
+/** Every `grpc` endpoint is one Kiln's client can dial (checked now, not when the server starts). */
+function checkEndpoints(config: BlobAccessConfig, field: string, fail: ConfigFail): void {
+  if (config.kind === 'grpc') {
+    try {
+      parseRemoteEndpoint(config.endpoint, 'endpoint');
+    } catch (e) {
+      fail(`${field}.endpoint`, (e as Error).message.replace(/^endpoint=/, ''));
+    }
+  }
+  const paths = childPaths(config, field);
+  backendsOf(config).forEach((backend, i) => checkEndpoints(backend, paths[i]!, fail));
+}
+
+/** The field paths of a config's backends, in backendsOf's order. */
+function childPaths(config: BlobAccessConfig, field: string): string[] {
+  if (config.kind === 'sharding') return config.shards.map((_, i) => `${field}.shards[${i}].backend`);
+  if (config.kind === 'mirrored') return [`${field}.a`, `${field}.b`];
+  return [`${field}.backend`];
+}
+
 function absolutePaths(config: BlobAccessConfig, baseDir: string): BlobAccessConfig {
-  if (config.kind === 'disk' || config.kind === 'blocks') return isAbsolute(config.path) ? config : { ...config, path: resolve(baseDir, config.path) };
-  if ('backend' in config) return { ...config, backend: absolutePaths(config.backend, baseDir) } as BlobAccessConfig;
-  return config;
+  const absolute = (path: string) => (isAbsolute(path) ? path : resolve(baseDir, path));
+  if (config.kind === 'disk' || config.kind === 'blocks') return { ...config, path: absolute(config.path) };
+  if (config.kind === 'grpc') {
+    const tls = config.tls && Object.fromEntries(Object.entries(config.tls).map(([key, path]) => [key, absolute(path as string)]));
+    return { ...config, ...(tls ? { tls } : {}), ...(config.tokenFile ? { tokenFile: absolute(config.tokenFile) } : {}) };
+  }
+  return mapBackends(config, (backend) => absolutePaths(backend, baseDir));
 }
 
 function record(value: unknown, field: string, fail: ConfigFail): Record<string, unknown> {

@@ -94,6 +94,7 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     await server?.stop(0);
     security?.close();
     await sessions.closeAll();
+    ctx.instances.close();
     throw e;
   }
   // The stores are open and the port listens: every service, and the server as a whole, is serving.
@@ -116,6 +117,7 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
       await healthPort?.close();
       secured.close();
       await sessions.closeAll();
+      ctx.instances.close();
     },
   };
 }

@@ -9,6 +9,7 @@ export {
   parseCacheServerConfig,
   instanceStorageFor,
 } from './cache-server-config.js';
+export { parseStorageNodeConfig } from './storage-node-config.js';
 export { startCacheServer, createCacheContext, cacheServices, type CacheServer, type CacheServerOptions } from './cache-server.js';
 export { runCacheServer, describeStorage, type RunCacheServerOptions } from './main.js';
 export type { ServerLog, ServiceContext } from './service-context.js';

@@ -48,6 +48,12 @@ export function describeStorage(config: BlobAccessConfig): string {
       return `disk ${config.path}/${config.keyspace ?? 'cas'} (${formatBytes(config.maxBytes)})`;
     case 'blocks':
       return `blocks ${config.path}/${config.keyspace ?? 'cas'}-blocks (${formatBytes(config.maxBytes)})`;
+    case 'grpc':
+      return `grpc ${config.endpoint}${config.keyspace === 'ac' ? ' (action cache)' : ''}`;
+    case 'sharding':
+      return `sharding(${config.shards.map((s) => `${s.name}×${s.weight ?? 1}: ${describeStorage(s.backend)}`).join(', ')})`;
+    case 'mirrored':
+      return `mirrored(a: ${describeStorage(config.a)}, b: ${describeStorage(config.b)})`;
     default:
       return `${config.kind}(${describeStorage(config.backend)})`;
   }

@@ -1,7 +1,15 @@
 import { InvalidArgumentError, reapi } from '../src/core/index.js';
-import { createBlobAccess, VerifyingBlobAccess, type BlobAccess, type BlobAccessConfig, type BlobAccessLogger } from '../src/core/blobstore/index.js';
+import {
+  backendsOf,
+  createBlobAccess,
+  VerifyingBlobAccess,
+  type BlobAccess,
+  type BlobAccessConfig,
+  type BlobAccessLogger,
+} from '../src/core/blobstore/index.js';
 import type { InstanceStorageConfig } from './cache-server-config.js';
 import { checkInstanceName, quotedName } from './instance-name.js';
+import { RemoteStorage } from './remote-storage.js';
 
 /** The stores behind one instance name. */
 interface InstanceStorage {
@@ -10,6 +18,8 @@ interface InstanceStorage {
   readonly cas: BlobAccess;
   /** Action digest to serialized ActionResult; completeness-checked when so configured. */
   readonly actionCache: BlobAccess;
+  /** UpdateActionResult checks that the result's blobs are in `cas` (not on a storage node, whose CAS holds one shard). */
+  readonly checkActionResultReferences: boolean;
 }
 
 /**
@@ -17,23 +27,38 @@ interface InstanceStorage {
  * instance name with a reserved segment, or one that is not configured, are INVALID_ARGUMENT.
  */
 export class StorageInstances {
-  private constructor(private readonly byName: ReadonlyMap<string, InstanceStorage>) {}
+  private constructor(
+    private readonly byName: ReadonlyMap<string, InstanceStorage>,
+    private readonly remote: RemoteStorage,
+  ) {}
 
   /**
    * Opens the stores of each instance (disk stores rebuild their index). A CAS whose config has no
-   * `verifying` layer gets one on the outside: no unverified blob ever enters or leaves the server.
+   * `verifying` layer gets one on the outside (unless all its storage is remote: see verifiesContent), so
+   * no unverified blob ever enters or leaves the server. `grpc` backends connect to their storage nodes.
    */
   static async open(configs: readonly InstanceStorageConfig[], logger?: BlobAccessLogger): Promise<StorageInstances> {
     const byName = new Map<string, InstanceStorage>();
-    for (const config of configs) {
-      const where = config.name === '' ? 'instance ""' : `instance ${JSON.stringify(config.name)}`;
-      const deps = logger ? { logger } : {};
-      const built = await createBlobAccess(config.cas, deps, `${where}.cas`);
-      const cas = hasVerifyingLayer(config.cas) ? built : new VerifyingBlobAccess(built, deps);
-      const actionCache = await createBlobAccess(config.actionCache, { ...deps, contentAddressableStorage: cas }, `${where}.actionCache`);
-      byName.set(config.name, { name: config.name, cas, actionCache });
+    const remote = new RemoteStorage();
+    try {
+      for (const config of configs) {
+        const where = config.name === '' ? 'instance ""' : `instance ${JSON.stringify(config.name)}`;
+        const deps = { ...(logger ? { logger } : {}), connectRemote: remote.connect };
+        const built = await createBlobAccess(config.cas, deps, `${where}.cas`);
+        const cas = verifiesContent(config.cas) ? built : new VerifyingBlobAccess(built, deps);
+        const actionCache = await createBlobAccess(config.actionCache, { ...deps, contentAddressableStorage: cas }, `${where}.actionCache`);
+        byName.set(config.name, { name: config.name, cas, actionCache, checkActionResultReferences: config.checkActionResultReferences ?? true });
+      }
+    } catch (e) {
+      remote.close();
+      throw e;
     }
-    return new StorageInstances(byName);
+    return new StorageInstances(byName, remote);
+  }
+
+  /** Closes the connections to storage nodes. */
+  close(): void {
+    this.remote.close();
   }
 
   get names(): string[] {
@@ -55,9 +80,16 @@ export class StorageInstances {
   }
 }
 
-function hasVerifyingLayer(config: BlobAccessConfig): boolean {
-  if (config.kind === 'verifying') return true;
-  return 'backend' in config ? hasVerifyingLayer(config.backend) : false;
+/**
+ * Whether a CAS stack checks content itself: it has a `verifying` layer, or every store under it is
+ * a storage node (`grpc`), whose own CAS verifies what it stores and serves, and whose every read
+ * Kiln's client checks against its digest. A verifying layer in front of nodes would read every blob
+ * it has not seen in this process again before saying it is present.
+ */
+function verifiesContent(config: BlobAccessConfig): boolean {
+  if (config.kind === 'verifying' || config.kind === 'grpc') return true;
+  const backends = backendsOf(config);
+  return backends.length > 0 && backends.every(verifiesContent);
 }
 
 /**

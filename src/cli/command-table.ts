@@ -17,5 +17,6 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   info: { summary: "Displays where the workspace's outputs live (output base, execroot, kiln-bin...).", load: () => import('./commands/info.js') },
   query: { summary: 'Executes a dependency graph query.', load: () => import('./commands/query.js') },
   starlark: { summary: 'Evaluates a Starlark file.', load: () => import('./commands/starlark.js') },
+  storage: { summary: 'Runs a storage node (CAS and action cache) for a sharded, mirrored cluster.', load: () => import('./commands/storage.js') },
   test: { summary: 'Builds and runs the specified test targets.', load: () => import('./commands/test.js') },
 };

@@ -34,6 +34,7 @@ export {
   OutOfRangeError,
   UnavailableError,
   InternalError,
+  PassedOnStatusError,
   isStatusError,
   grpcStatusOf,
   type PreconditionViolation,

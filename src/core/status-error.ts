@@ -77,6 +77,20 @@ export class InternalError extends StatusError {
   readonly code = googleRpc.Code.INTERNAL;
 }
 
+/**
+ * A status another server answered with, passed on with its code, for codes without a class of their
+ * own (DATA_LOSS, DEADLINE_EXCEEDED, ABORTED, CANCELLED, ...): a storage node's answer relayed by the
+ * server in front of it.
+ */
+export class PassedOnStatusError extends StatusError {
+  constructor(
+    message: string,
+    readonly code: googleRpc.Code,
+  ) {
+    super(message);
+  }
+}
+
 export function isStatusError(e: unknown): e is StatusError {
   return e instanceof StatusError;
 }

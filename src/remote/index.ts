@@ -20,3 +20,4 @@ export {
   type CredentialHelperSpec,
   type CredentialHelperOptions,
 } from './credential-helper.js';
+export { RemoteBlobAccess, type RemoteBlobAccessOptions } from './remote-blob-access.js';

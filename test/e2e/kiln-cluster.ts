@@ -1,5 +1,6 @@
 import { onTestFinished } from 'vitest';
 import { main as clusterMain } from '../../src/cli/commands/cluster.js';
+import { main as storageMain } from '../../src/cli/commands/storage.js';
 import type { CliIO } from '../../src/cli/io.js';
 
 /** A real `kiln cluster up` (the command's own main, in process) on an ephemeral loopback port. */
@@ -15,10 +16,24 @@ export interface KilnCluster {
   log(): string;
 }
 
-export async function startKilnCluster(
+export function startKilnCluster(
   args: readonly string[] = ['--executors', '1', '--runner', 'local'],
   cwd = process.cwd(),
   env: Record<string, string | undefined> = process.env,
+): Promise<KilnCluster> {
+  return startKilnServer((a, io) => clusterMain(['up', ...a], io), args, cwd, env);
+}
+
+/** A real `kiln storage` (the command's own main, in process) on an ephemeral loopback port. */
+export function startKilnStorage(args: readonly string[], cwd = process.cwd()): Promise<KilnCluster> {
+  return startKilnServer(storageMain, args, cwd, process.env);
+}
+
+async function startKilnServer(
+  main: (args: string[], io: CliIO) => Promise<number>,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string | undefined>,
 ): Promise<KilnCluster> {
   let log = '';
   const start = async (extra: readonly string[]) => {
@@ -38,8 +53,8 @@ export async function startKilnCluster(
       env,
       interrupted: new Promise<void>((resolve) => (interrupt = resolve)),
     };
-    const exited = clusterMain(['up', ...args, ...extra], io);
-    const endpoint = await Promise.race([firstLine, exited.then((code) => Promise.reject(new Error(`kiln cluster up exited with ${code}: ${log}`)))]);
+    const exited = main([...args, ...extra], io);
+    const endpoint = await Promise.race([firstLine, exited.then((code) => Promise.reject(new Error(`the server exited with ${code}: ${log}`)))]);
     return { endpoint, stop: async () => (interrupt(), await exited) };
   };
   let running = await start([]);

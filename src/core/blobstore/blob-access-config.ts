@@ -1,4 +1,15 @@
-import { ConfigError, fieldPath, readBoolean, readNonEmptyString, readObject, readOneOf, readPositiveInteger, type ConfigFail } from '../json-config.js';
+import {
+  ConfigError,
+  fieldPath,
+  readBoolean,
+  readInteger,
+  readNonEmptyString,
+  readObject,
+  readOneOf,
+  readPositiveInteger,
+  readString,
+  type ConfigFail,
+} from '../json-config.js';
 
 /**
  * How to build a BlobAccess: a backend, possibly wrapped in decorators, as nested objects (the shape of
@@ -14,7 +25,10 @@ export type BlobAccessConfig =
   | VerifyingBlobAccessConfig
   | ExistenceCachingBlobAccessConfig
   | CompletenessCheckingBlobAccessConfig
-  | ChecksummingBlobAccessConfig;
+  | ChecksummingBlobAccessConfig
+  | GrpcBlobAccessConfig
+  | ShardingBlobAccessConfig
+  | MirroredBlobAccessConfig;
 
 export interface MemoryBlobAccessConfig {
   readonly kind: 'memory';
@@ -70,6 +84,73 @@ export interface ChecksummingBlobAccessConfig {
   readonly backend: BlobAccessConfig;
 }
 
+/**
+ * A storage node (`kiln storage`, or any REAPI server) reached over gRPC: the CAS through
+ * ContentAddressableStorage and ByteStream, the action cache (`keyspace: 'ac'`) through ActionCache.
+ * Built by the `connectRemote` dependency (src/remote), since core does not speak gRPC.
+ */
+export interface GrpcBlobAccessConfig {
+  readonly kind: 'grpc';
+  /** `grpc://host:port`, `grpcs://host:port` (TLS) or `unix:///path`, as `--remote_cache` takes it. */
+  readonly endpoint: string;
+  /** The instance name on that server; "" by default. */
+  readonly instanceName?: string;
+  readonly keyspace?: 'cas' | 'ac';
+  /** PEM files: the CA to trust (`--tls_certificate`), and a client certificate and key for mTLS. */
+  readonly tls?: { readonly ca?: string; readonly certificate?: string; readonly key?: string };
+  /** A file holding the bearer token sent as `authorization: Bearer TOKEN`. */
+  readonly tokenFile?: string;
+  /** Deadline of each unary call, idle bound of each stream; 60 s by default. */
+  readonly timeoutMs?: number;
+  /** Retries of a call that failed with UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED, DEADLINE_EXCEEDED; 2 by default. */
+  readonly retries?: number;
+}
+
+/** Blobs spread over named backends by weighted rendezvous hashing of their digest. */
+export interface ShardingBlobAccessConfig {
+  readonly kind: 'sharding';
+  readonly shards: readonly ShardConfig[];
+}
+
+export interface ShardConfig {
+  /** What blobs hash against: keep it when the backend's address changes. Unique. */
+  readonly name: string;
+  /** Share of the blobs relative to the other shards; 1 by default. */
+  readonly weight?: number;
+  readonly backend: BlobAccessConfig;
+}
+
+/** Every blob on both backends; a copy missing or corrupt on one is repaired from the other. */
+export interface MirroredBlobAccessConfig {
+  readonly kind: 'mirrored';
+  readonly a: BlobAccessConfig;
+  readonly b: BlobAccessConfig;
+}
+
+/** The configs a config wraps or spreads over (its backends), in order. */
+export function backendsOf(config: BlobAccessConfig): readonly BlobAccessConfig[] {
+  switch (config.kind) {
+    case 'sharding':
+      return config.shards.map((s) => s.backend);
+    case 'mirrored':
+      return [config.a, config.b];
+    default:
+      return 'backend' in config ? [config.backend] : [];
+  }
+}
+
+/** `config` with each backend replaced by `f(backend)` (leaves as they are). */
+export function mapBackends(config: BlobAccessConfig, f: (backend: BlobAccessConfig) => BlobAccessConfig): BlobAccessConfig {
+  switch (config.kind) {
+    case 'sharding':
+      return { ...config, shards: config.shards.map((s) => ({ ...s, backend: f(s.backend) })) };
+    case 'mirrored':
+      return { ...config, a: f(config.a), b: f(config.b) };
+    default:
+      return 'backend' in config ? ({ ...config, backend: f(config.backend) } as BlobAccessConfig) : config;
+  }
+}
+
 /** A mistake in a storage configuration; the message names the field, e.g. `storage.backend.maxBytes`. */
 export class BlobAccessConfigError extends ConfigError {}
 
@@ -77,7 +158,7 @@ const fail: ConfigFail = (path, problem) => {
   throw new BlobAccessConfigError(`${path}: ${problem}`);
 };
 
-const KINDS = ['memory', 'disk', 'blocks', 'verifying', 'existence-caching', 'completeness-checking', 'checksumming'] as const;
+const KINDS = ['memory', 'disk', 'blocks', 'verifying', 'existence-caching', 'completeness-checking', 'checksumming', 'grpc', 'sharding', 'mirrored'] as const;
 const FIELDS: Record<(typeof KINDS)[number], readonly string[]> = {
   memory: ['kind', 'maxBytes'],
   disk: ['kind', 'path', 'maxBytes', 'keyspace', 'sync'],
@@ -86,6 +167,9 @@ const FIELDS: Record<(typeof KINDS)[number], readonly string[]> = {
   'existence-caching': ['kind', 'backend', 'ttlMs', 'maxEntries'],
   'completeness-checking': ['kind', 'backend'],
   checksumming: ['kind', 'backend'],
+  grpc: ['kind', 'endpoint', 'instanceName', 'keyspace', 'tls', 'tokenFile', 'timeoutMs', 'retries'],
+  sharding: ['kind', 'shards'],
+  mirrored: ['kind', 'a', 'b'],
 };
 
 /**
@@ -129,5 +213,47 @@ export function parseBlobAccessConfig(value: unknown, where = 'storage'): BlobAc
     case 'completeness-checking':
     case 'checksumming':
       return { kind, backend: parseBlobAccessConfig(obj['backend'], at('backend')) };
+    case 'grpc':
+      return parseGrpc(obj, where);
+    case 'sharding':
+      return { kind, shards: parseShards(obj['shards'], at('shards')) };
+    case 'mirrored':
+      return { kind, a: parseBlobAccessConfig(obj['a'], at('a')), b: parseBlobAccessConfig(obj['b'], at('b')) };
   }
+}
+
+function parseGrpc(obj: Record<string, unknown>, where: string): GrpcBlobAccessConfig {
+  const at = (key: string) => fieldPath(where, key);
+  const tls = obj['tls'] === undefined ? undefined : readObject(obj['tls'], at('tls'), ['ca', 'certificate', 'key'], fail);
+  const file = (key: 'ca' | 'certificate' | 'key') =>
+    tls?.[key] === undefined ? {} : { [key]: readNonEmptyString(tls[key], fieldPath(at('tls'), key), fail) };
+  if (tls && (tls['certificate'] === undefined) !== (tls['key'] === undefined))
+    fail(at('tls'), 'a client certificate needs its key, and a key its certificate');
+  return {
+    kind: 'grpc',
+    endpoint: readNonEmptyString(obj['endpoint'], at('endpoint'), fail),
+    ...(obj['instanceName'] === undefined ? {} : { instanceName: readString(obj['instanceName'], at('instanceName'), fail) }),
+    ...(obj['keyspace'] === undefined ? {} : { keyspace: readOneOf(obj['keyspace'], at('keyspace'), ['cas', 'ac'] as const, fail) }),
+    ...(tls ? { tls: { ...file('ca'), ...file('certificate'), ...file('key') } } : {}),
+    ...(obj['tokenFile'] === undefined ? {} : { tokenFile: readNonEmptyString(obj['tokenFile'], at('tokenFile'), fail) }),
+    ...(obj['timeoutMs'] === undefined ? {} : { timeoutMs: readPositiveInteger(obj['timeoutMs'], at('timeoutMs'), fail) }),
+    ...(obj['retries'] === undefined ? {} : { retries: readInteger(obj['retries'], at('retries'), 0, 100, fail) }),
+  };
+}
+
+function parseShards(value: unknown, where: string): ShardConfig[] {
+  if (!Array.isArray(value) || value.length === 0) return fail(where, 'expected a non-empty array of {name, weight, backend}');
+  const names = new Set<string>();
+  return value.map((item: unknown, i) => {
+    const path = fieldPath(where, i);
+    const shard = readObject(item, path, ['name', 'weight', 'backend'], fail);
+    const name = readNonEmptyString(shard['name'], fieldPath(path, 'name'), fail);
+    if (names.has(name)) fail(fieldPath(path, 'name'), `shard name ${JSON.stringify(name)} is used twice (blobs hash against the names)`);
+    names.add(name);
+    return {
+      name,
+      ...(shard['weight'] === undefined ? {} : { weight: readInteger(shard['weight'], fieldPath(path, 'weight'), 1, 2 ** 32, fail) }),
+      backend: parseBlobAccessConfig(shard['backend'], fieldPath(path, 'backend')),
+    };
+  });
 }

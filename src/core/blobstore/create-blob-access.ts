@@ -1,12 +1,14 @@
 import { systemClock, type Clock } from '../clock.js';
 import type { BlobAccess, BlobAccessLogger } from './blob-access.js';
-import { BlobAccessConfigError, parseBlobAccessConfig, type BlobAccessConfig } from './blob-access-config.js';
+import { BlobAccessConfigError, parseBlobAccessConfig, type BlobAccessConfig, type GrpcBlobAccessConfig } from './blob-access-config.js';
 import { BlockBlobAccess } from './block-blob-access.js';
 import { ChecksummingBlobAccess } from './checksumming-blob-access.js';
 import { CompletenessCheckingBlobAccess } from './completeness-checking-blob-access.js';
 import { DiskBlobAccess } from './disk-blob-access.js';
 import { ExistenceCachingBlobAccess } from './existence-caching-blob-access.js';
 import { MemoryBlobAccess } from './memory-blob-access.js';
+import { MirroredBlobAccess } from './mirrored-blob-access.js';
+import { ShardingBlobAccess } from './sharding-blob-access.js';
 import { VerifyingBlobAccess } from './verifying-blob-access.js';
 
 /** What the stores need from their surroundings. */
@@ -17,6 +19,11 @@ export interface BlobAccessDeps {
   readonly logger?: BlobAccessLogger;
   /** The CAS an action cache refers to; required by `completeness-checking`. */
   readonly contentAddressableStorage?: BlobAccess;
+  /**
+   * Builds a `grpc` backend (src/remote's RemoteBlobAccess: core speaks no gRPC, so the server
+   * passes it in). `where` is the config's field path, for errors.
+   */
+  readonly connectRemote?: (config: GrpcBlobAccessConfig, where: string) => Promise<BlobAccess>;
 }
 
 /**
@@ -68,6 +75,21 @@ export async function createBlobAccess(config: BlobAccessConfig, deps: BlobAcces
     }
     case 'checksumming':
       return new ChecksummingBlobAccess(await createBlobAccess(valid.backend, deps, `${where}.backend`), deps.logger ? { logger: deps.logger } : {});
+    case 'grpc': {
+      if (!deps.connectRemote) throw new BlobAccessConfigError(`${where}: "grpc" storage needs a gRPC client (deps.connectRemote)`);
+      return deps.connectRemote(valid, where);
+    }
+    case 'sharding': {
+      const shards = [];
+      for (const [i, s] of valid.shards.entries()) {
+        shards.push({ name: s.name, weight: s.weight ?? 1, backend: await createBlobAccess(s.backend, deps, `${where}.shards[${i}].backend`) });
+      }
+      return new ShardingBlobAccess(shards);
+    }
+    case 'mirrored':
+      return new MirroredBlobAccess(await createBlobAccess(valid.a, deps, `${where}.a`), await createBlobAccess(valid.b, deps, `${where}.b`), {
+        ...(deps.logger ? { logger: deps.logger } : {}),
+      });
     default:
       return unreachable(valid);
   }

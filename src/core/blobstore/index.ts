@@ -7,6 +7,7 @@ export {
   DEFAULT_CHUNK_SIZE_BYTES,
 } from './blob-access.js';
 export { resolveRange, bufferRead, type ResolvedRange } from './read-range.js';
+export { BufferedBlobWriter } from './buffered-blob-writer.js';
 export { MemoryBlobAccess, type MemoryBlobAccessOptions } from './memory-blob-access.js';
 export { DiskBlobAccess, diskUsageOf, type DiskBlobAccessOptions } from './disk-blob-access.js';
 export { BlockBlobAccess, type BlockBlobAccessOptions } from './block-blob-access.js';
@@ -17,6 +18,9 @@ export {
   findMissingReferencedBlobs,
   type CompletenessCheckingBlobAccessOptions,
 } from './completeness-checking-blob-access.js';
+export { ShardingBlobAccess, type Shard } from './sharding-blob-access.js';
+export { MirroredBlobAccess, type MirroredBlobAccessOptions } from './mirrored-blob-access.js';
+export { RendezvousHashing, type RendezvousMember } from './rendezvous-hashing.js';
 export { ChecksummingBlobAccess, type ChecksummingBlobAccessOptions } from './checksumming-blob-access.js';
 export {
   type BlobAccessConfig,
@@ -27,6 +31,12 @@ export {
   type ExistenceCachingBlobAccessConfig,
   type CompletenessCheckingBlobAccessConfig,
   type ChecksummingBlobAccessConfig,
+  type GrpcBlobAccessConfig,
+  type ShardingBlobAccessConfig,
+  type ShardConfig,
+  type MirroredBlobAccessConfig,
+  backendsOf,
+  mapBackends,
   BlobAccessConfigError,
   parseBlobAccessConfig,
 } from './blob-access-config.js';

@@ -1,6 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError, NotFoundError, OutOfRangeError } from '../../../src/core/index.js';
-import { DiskBlobAccess, ExistenceCachingBlobAccess, MemoryBlobAccess, VerifyingBlobAccess, type BlobAccess } from '../../../src/core/blobstore/index.js';
+import {
+  DiskBlobAccess,
+  ExistenceCachingBlobAccess,
+  MemoryBlobAccess,
+  MirroredBlobAccess,
+  ShardingBlobAccess,
+  VerifyingBlobAccess,
+  type BlobAccess,
+} from '../../../src/core/blobstore/index.js';
 import { BlockBlobAccess } from '../../../src/core/blobstore/index.js';
 import { blob, blobs, FakeClock, readAll, tempDir } from './fixtures.js';
 
@@ -36,6 +44,15 @@ const stores: [string, () => Promise<BlobAccess>][] = [
   [
     'existence-caching(verifying(disk))',
     async () => new ExistenceCachingBlobAccess(new VerifyingBlobAccess(await disk()), { ttlMs: 1000, clock: new FakeClock() }),
+  ],
+  [
+    'sharding(memory x3)',
+    async () =>
+      new ShardingBlobAccess(['x', 'y', 'z'].map((name, i) => ({ name, weight: i + 1, backend: new MemoryBlobAccess({ maxBytes: 64 * 1024 * 1024 }) }))),
+  ],
+  [
+    'mirrored(verifying(memory), verifying(disk))',
+    async () => new MirroredBlobAccess(new VerifyingBlobAccess(new MemoryBlobAccess({ maxBytes: 64 * 1024 * 1024 })), new VerifyingBlobAccess(await disk())),
   ],
 ];
 

@@ -59,6 +59,27 @@ describe('createBlobAccess', () => {
     );
   });
 
+  it('builds sharded and mirrored stores, and grpc ones through the connectRemote it is given', async () => {
+    const remote = new MemoryBlobAccess({ maxBytes: 1000 });
+    const asked: string[] = [];
+    const store = await createBlobAccess(
+      {
+        kind: 'sharding',
+        shards: [
+          { name: 'one', backend: { kind: 'mirrored', a: { kind: 'memory', maxBytes: 1000 }, b: { kind: 'grpc', endpoint: 'grpc://node:1' } } },
+          { name: 'two', weight: 2, backend: { kind: 'memory', maxBytes: 1000 } },
+        ],
+      },
+      { connectRemote: async (config, where) => (asked.push(`${where} ${config.endpoint}`), remote) },
+      'cas',
+    );
+    expect(asked).toEqual(['cas.shards[0].backend.b grpc://node:1']);
+    const x = blob('sharded');
+    await store.put(x.digest, x.data);
+    expect((await store.get(x.digest)).toString()).toBe('sharded');
+    await expect(createBlobAccess({ kind: 'grpc', endpoint: 'grpc://n:1' }, {}, 'cas')).rejects.toThrow(/^cas: "grpc" storage needs a gRPC client/);
+  });
+
   it('needs the CAS for completeness checking', async () => {
     await expect(createBlobAccess({ kind: 'completeness-checking', backend: { kind: 'memory', maxBytes: 100 } }, {}, 'ac')).rejects.toThrow(
       /^ac: "completeness-checking" needs the CAS/,
@@ -83,7 +104,7 @@ describe('parseBlobAccessConfig', () => {
     [null, 'cas: expected an object, got null'],
     [
       { kind: 'tape' },
-      'cas.kind: expected one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", "checksumming", got "tape"',
+      'cas.kind: expected one of "memory", "disk", "blocks", "verifying", "existence-caching", "completeness-checking", "checksumming", "grpc", "sharding", "mirrored", got "tape"',
     ],
     [{ kind: 'memory' }, 'cas.maxBytes: expected a positive integer, got nothing'],
     [{ kind: 'memory', maxBytes: -1 }, 'cas.maxBytes: expected a positive integer, got -1'],
@@ -98,6 +119,31 @@ describe('parseBlobAccessConfig', () => {
       { kind: 'verifying', backend: { kind: 'blocks', path: '/x', maxBytes: 10, blockSizeBytes: 0 } },
       'cas.backend.blockSizeBytes: expected a positive integer, got 0',
     ],
+    [{ kind: 'grpc' }, 'cas.endpoint: expected a non-empty string, got nothing'],
+    [{ kind: 'grpc', endpoint: 'grpc://n:1', keyspace: 'x' }, 'cas.keyspace: expected one of "cas", "ac", got "x"'],
+    [{ kind: 'grpc', endpoint: 'grpc://n:1', tls: { key: 'k.pem' } }, 'cas.tls: a client certificate needs its key, and a key its certificate'],
+    [{ kind: 'grpc', endpoint: 'grpc://n:1', tls: { ca: '' } }, 'cas.tls.ca: expected a non-empty string, got ""'],
+    [
+      { kind: 'grpc', endpoint: 'grpc://n:1', token: 'x' },
+      'cas.token: unknown field (allowed: kind, endpoint, instanceName, keyspace, tls, tokenFile, timeoutMs, retries)',
+    ],
+    [{ kind: 'sharding', shards: [] }, 'cas.shards: expected a non-empty array of {name, weight, backend}'],
+    [
+      { kind: 'sharding', shards: [{ name: 'a', weight: 0, backend: { kind: 'memory', maxBytes: 1 } }] },
+      'cas.shards[0].weight: expected an integer from 1 to 4294967296, got 0',
+    ],
+    [
+      {
+        kind: 'sharding',
+        shards: [
+          { name: 'a', backend: { kind: 'memory', maxBytes: 1 } },
+          { name: 'a', backend: { kind: 'memory', maxBytes: 1 } },
+        ],
+      },
+      'cas.shards[1].name: shard name "a" is used twice (blobs hash against the names)',
+    ],
+    [{ kind: 'sharding', shards: [{ name: 'a', backend: { kind: 'grpc' } }] }, 'cas.shards[0].backend.endpoint: expected a non-empty string, got nothing'],
+    [{ kind: 'mirrored', a: { kind: 'memory', maxBytes: 1 } }, 'cas.b: expected an object, got nothing'],
   ])('rejects %j naming the field', (value, message) => {
     let error: unknown;
     try {

@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ExitCode, UsageError } from '../../core/index.js';
+import { CacheServerConfigError, parseStorageNodeConfig, runCacheServer, type ConfigOverrides } from '../../../scheduler/index.js';
+import { BlobAccessConfigError } from '../../core/blobstore/index.js';
+import type { CliIO } from '../io.js';
+import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
+
+const USAGE = `Usage: kiln storage --config FILE [options]
+
+Serves a storage node in the foreground until interrupted (Ctrl-C): the CAS, the action cache,
+ByteStream and Capabilities of its own store (no Execution), for schedulers whose storage config
+shards and mirrors blobs over several nodes ("grpc", "sharding", "mirrored": see
+scheduler/README.md). Prints its endpoint grpc://HOST:PORT (grpcs:// with TLS) as the first line of
+stdout.
+
+Options:
+  --config FILE    JSON config: "storage" (or "instances"), limits, instance names, "tls" and
+                   "auth", as the scheduler's (see scheduler/README.md)
+  --storage DIR    keep blobs in block files under DIR (instead of the config's "storage")
+  --port N         port to listen on; 0 picks a free one (default 0, or the config's)
+  --host ADDR      address to listen on (default 127.0.0.1)
+`;
+
+interface StorageArgs {
+  config?: string;
+  storage?: string;
+  port?: number;
+  host?: string;
+}
+
+function parseArgs(args: readonly string[]): StorageArgs {
+  const parsed: StorageArgs = {};
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--(config|storage|port|host)(?:=(.*))?$/s.exec(args[i]!);
+    if (!m) throw new UsageError(args[i]!.startsWith('--') ? `unrecognized option: ${args[i]!.split('=')[0]}` : `unexpected argument '${args[i]}'`);
+    const flag = m[1] as keyof StorageArgs;
+    const value = m[2] ?? args[++i];
+    if (value === undefined || value === '') throw new UsageError(`--${flag} expects a value`);
+    if (flag === 'port') {
+      if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError(`--port: expected an integer from 0 to 65535, got '${value}'`);
+      parsed.port = Number(value);
+    } else parsed[flag] = value;
+  }
+  if (parsed.config === undefined && parsed.storage === undefined) throw new UsageError('give --config FILE (or at least --storage DIR)');
+  return parsed;
+}
+
+/** `kiln storage`: one storage node. */
+export async function main(args: string[], io: CliIO): Promise<number> {
+  if (args[0] === 'help' || args[0] === '--help' || args[0] === '-h') {
+    io.stdout.write(USAGE);
+    return ExitCode.SUCCESS;
+  }
+  let config;
+  try {
+    const parsed = parseArgs(args);
+    const overrides: ConfigOverrides = {
+      ...(parsed.host !== undefined ? { host: parsed.host } : {}),
+      ...(parsed.port !== undefined ? { port: parsed.port } : {}),
+      ...(parsed.storage !== undefined ? { storageDir: resolve(io.cwd, parsed.storage) } : {}),
+    };
+    if (parsed.config === undefined) {
+      config = parseStorageNodeConfig({}, '(defaults)', io.cwd, overrides);
+    } else {
+      const file = resolve(io.cwd, parsed.config);
+      let json: unknown;
+      try {
+        json = JSON.parse(await readFile(file, 'utf8'));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        throw new UsageError(code ? `--config: cannot read ${file}: ${code}` : `${parsed.config}: not valid JSON: ${(e as Error).message}`);
+      }
+      config = parseStorageNodeConfig(json, parsed.config, dirname(file), overrides);
+    }
+  } catch (e) {
+    if (!(e instanceof UsageError || e instanceof CacheServerConfigError)) throw e;
+    io.stderr.write(`ERROR: ${e.message}\n${e instanceof UsageError ? USAGE : ''}`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  const log = {
+    info: (m: string) => io.stderr.write(`INFO: ${m}\n`),
+    warn: (m: string) => io.stderr.write(`WARNING: ${m}\n`),
+  };
+  io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
+  try {
+    await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, io.interrupted ?? new Promise<void>(() => undefined));
+  } catch (e) {
+    const message = (e as Error).message;
+    if (e instanceof BlobAccessConfigError) {
+      io.stderr.write(`ERROR: ${message}\n`);
+      return ExitCode.COMMAND_LINE_ERROR;
+    }
+    if (/EADDRINUSE|address already in use|No address added/i.test(message)) {
+      io.stderr.write(`ERROR: cannot listen on ${config.host}:${config.port}: ${message}\n`);
+      return ExitCode.BUILD_FAILURE;
+    }
+    throw e;
+  }
+  return ExitCode.SUCCESS;
+}
