@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import type { bytestream, Digest } from '../core/index.js';
+import type { bytestream } from '../core/index.js';
 import { RemoteCallError, remoteCallError } from './remote-call-error.js';
 import type { RemoteChannel } from './remote-channel.js';
 import { StreamIdleBound } from './stream-idle-bound.js';
@@ -8,28 +8,33 @@ import { StreamIdleBound } from './stream-idle-bound.js';
 const MESSAGE_BYTES = 1024 * 1024;
 
 /**
- * One ByteStream Write fed chunk by chunk, for a blob passed through (a server relaying an upload to
- * a storage node), never whole in memory. Each message goes once the transport took the one before;
- * the one that reaches the digest's size carries finish_write. The idle bound runs only while this
- * side waits for the transport or the answer, so a slow source is not mistaken for a silent server.
- * Not resumable: the source is not kept, so a broken stream fails the upload (its sender retries).
+ * One ByteStream Write stream fed chunk by chunk, never holding the blob: Kiln's one ByteStream
+ * writer. Each message goes once the transport took the one before (so a server that stops reading
+ * holds back the sender instead of a queue growing); the one that reaches `totalBytes` (the bytes the
+ * stream carries: the blob's, or its zstd frame's) carries finish_write. The idle bound runs only
+ * while this side waits for the transport or the answer, so a slow source is not mistaken for a
+ * silent server. One stream, from `startOffset`: RemoteCas resumes a broken upload with a new one
+ * where QueryWriteStatus says; a relay (RemoteBlobAccess) keeps no source and fails, its sender retries.
  */
 export class ByteStreamUpload {
   private readonly call: grpc.ClientWritableStream<bytestream.WriteRequestInit>;
   private readonly answer: Promise<bytestream.WriteResponse>;
   private readonly idle: StreamIdleBound;
   private readonly what: string;
-  private sent = 0;
+  private sent: number;
+  private messages = 0;
   /** The server ended the call early with success: the blob was already stored. */
   private complete = false;
 
   constructor(
     channel: RemoteChannel,
     private readonly resourceName: string,
-    private readonly digest: Digest,
+    private readonly totalBytes: number,
     metadata: grpc.Metadata,
     timeoutMs: number,
+    startOffset = 0,
   ) {
+    this.sent = startOffset;
     this.what = `ByteStream.Write of ${resourceName} on ${channel.endpoint.url}`;
     let call!: grpc.ClientWritableStream<bytestream.WriteRequestInit>;
     this.answer = new Promise<bytestream.WriteResponse>((resolve, reject) => {
@@ -54,10 +59,14 @@ export class ByteStreamUpload {
 
   /** Sends `chunk` (the caller keeps the total within the digest's size). */
   async write(chunk: Uint8Array): Promise<void> {
-    for (let at = 0; at < chunk.byteLength && !this.complete; at += MESSAGE_BYTES) {
-      const data = chunk.subarray(at, Math.min(chunk.byteLength, at + MESSAGE_BYTES));
+    for (let at = 0; at < chunk.byteLength && !this.complete; at += MESSAGE_BYTES)
+      await this.send(chunk.subarray(at, Math.min(chunk.byteLength, at + MESSAGE_BYTES)));
+  }
+
+  private async send(data: Uint8Array): Promise<void> {
+    {
       const end = this.sent + data.byteLength;
-      const message = { resourceName: this.sent === 0 ? this.resourceName : '', writeOffset: this.sent, finishWrite: end === this.digest.sizeBytes, data };
+      const message = { resourceName: this.messages++ === 0 ? this.resourceName : '', writeOffset: this.sent, finishWrite: end === this.totalBytes, data };
       this.idle.touch();
       const taken = new Promise<void>((resolve, reject) => this.call.write(message, (e?: Error | null) => (e ? reject(e) : resolve())));
       try {
@@ -73,15 +82,18 @@ export class ByteStreamUpload {
 
   /** Ends the stream and waits for the server's answer: the whole blob committed. */
   async finish(): Promise<void> {
-    if (!this.complete && this.sent !== this.digest.sizeBytes) {
+    if (!this.complete && this.sent !== this.totalBytes) {
       this.cancel();
-      throw new RemoteCallError(`${this.what}: the upload ended after ${this.sent} of ${this.digest.sizeBytes} bytes`, grpc.status.INVALID_ARGUMENT);
+      throw new RemoteCallError(`${this.what}: the upload ended after ${this.sent} of ${this.totalBytes} bytes`, grpc.status.INVALID_ARGUMENT);
     }
+    // A stream resumed at the very end still names its resource and finishes the write.
+    if (this.messages === 0 && !this.complete) await this.send(new Uint8Array(0));
     this.idle.touch();
     this.call.end();
     const response = await this.answer;
-    if (response.committedSize !== this.digest.sizeBytes && response.committedSize !== -1) {
-      throw new RemoteCallError(`${this.what}: the server committed ${response.committedSize} of ${this.digest.sizeBytes} bytes`, grpc.status.DATA_LOSS);
+    // UNAVAILABLE, retryable: a resuming sender asks QueryWriteStatus where to go on.
+    if (response.committedSize !== this.totalBytes && response.committedSize !== -1) {
+      throw new RemoteCallError(`${this.what}: the server committed ${response.committedSize} of ${this.totalBytes} bytes`, grpc.status.UNAVAILABLE);
     }
   }
 

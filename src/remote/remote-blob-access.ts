@@ -121,7 +121,7 @@ export class RemoteBlobAccess implements BlobAccess {
       }
       const prefix = this.options.instanceName === '' ? '' : `${this.options.instanceName}/`;
       const name = `${prefix}uploads/${randomUUID()}/blobs/${digest.hash}/${digest.sizeBytes}`;
-      return new StreamedBlobWriter(digest, new ByteStreamUpload(this.channel, name, digest, this.metadata(), this.options.timeoutMs));
+      return new StreamedBlobWriter(digest, new ByteStreamUpload(this.channel, name, digest.sizeBytes, this.metadata(), this.options.timeoutMs));
     });
   }
 

@@ -5,7 +5,7 @@ import { RemoteCallError, remoteCallError, rpcStatusError } from './remote-call-
 import { unaryCall, type RemoteChannel } from './remote-channel.js';
 import { MemoryBlobSink, readByteStream, type BlobSink } from './byte-stream-read.js';
 import { isRetryable, type Retrier } from './retrier.js';
-import { StreamIdleBound } from './stream-idle-bound.js';
+import { ByteStreamUpload } from './byte-stream-write.js';
 
 /** A blob to upload: its digest and how to get its bytes when the server lacks it. */
 export interface BlobSource {
@@ -27,8 +27,6 @@ export interface CasLimits {
 
 /** Digests per FindMissingBlobs request (about 100 bytes each, far below any message limit). */
 const FIND_MISSING_CHUNK = 10_000;
-/** Bytes per ByteStream message. */
-const STREAM_CHUNK_BYTES = 1024 * 1024;
 /**
  * Largest blob `read` holds whole in memory (the largest message the channel receives, too): a
  * server's claimed size must not decide how much Kiln allocates. Outputs are streamed to files.
@@ -160,44 +158,11 @@ export class RemoteCas {
     });
   }
 
-  /**
-   * One Write stream from `offset`. Messages go one at a time, each once the transport took the one
-   * before (so a server that stops reading holds back the client instead of a queue growing), under
-   * the idle bound: a server that takes nothing, or never answers the finished write, for
-   * `--remote_timeout` fails the attempt with DEADLINE_EXCEEDED.
-   */
-  private writeFrom(resourceName: string, data: Buffer, offset: number, metadata: grpc.Metadata): Promise<void> {
-    const what = `ByteStream.Write of ${resourceName} on ${this.where}`;
-    return new Promise<void>((resolve, reject) => {
-      let settled = false;
-      const settle = (error?: RemoteCallError) => {
-        if (settled) return;
-        settled = true;
-        idle.stop();
-        if (error) reject(error);
-        else resolve();
-      };
-      const call = this.channel.byteStream.Write(metadata, (err: grpc.ServiceError | null, response?: bytestream.WriteResponse) => {
-        if (err) settle(idle.expired ?? remoteCallError(err, what));
-        else if (response && response.committedSize !== data.length && response.committedSize !== -1) {
-          settle(new RemoteCallError(`${what}: the server committed ${response.committedSize} of ${data.length} bytes`, grpc.status.UNAVAILABLE));
-        } else settle();
-      });
-      const idle = new StreamIdleBound(this.timeoutMs, what, () => call.cancel());
-      let at = offset;
-      let first = true;
-      const next = (error?: Error | null) => {
-        if (settled || error) return; // a failed write ends the call, whose callback says why
-        idle.touch();
-        if (!first && at >= data.length) return void call.end();
-        const end = Math.min(data.length, at + STREAM_CHUNK_BYTES);
-        const message = { resourceName: first ? resourceName : '', writeOffset: at, finishWrite: end === data.length, data: data.subarray(at, end) };
-        first = false;
-        at = end;
-        call.write(message, next);
-      };
-      next();
-    });
+  /** One Write stream from `offset` (ByteStreamUpload: one message at a time, under the idle bound). */
+  private async writeFrom(resourceName: string, data: Buffer, offset: number, metadata: grpc.Metadata): Promise<void> {
+    const upload = new ByteStreamUpload(this.channel, resourceName, data.length, metadata, this.timeoutMs, offset);
+    await upload.write(data.subarray(offset));
+    await upload.finish();
   }
 
   /** Whether `digest` is read in a BatchReadBlobs (its bytes and their entry within half the batch limit); larger blobs are streamed. */
