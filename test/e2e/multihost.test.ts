@@ -13,9 +13,9 @@ import { runOn, startMultihostCluster, type ClientRun, type MultihostCluster } f
 // an executor each, D the Kiln clients, everything over TLS with bearer tokens. (Bazel 2.1.0 cannot be
 // a client of a cluster with auth on: it sends no --remote_header on its first call, GetCapabilities,
 // and has no --tls_client_certificate.)
-// The generated workspace of bench/build/ at 20 packages (221 actions) keeps this within ~3 minutes on
-// two cores; bench/multihost/ runs the same scenario on 100 packages and times it.
-const PACKAGES = 20;
+// The generated workspace of bench/build/ at 100 packages (1,102 actions): about 70 s on two shared
+// cores. bench/multihost/ runs the same hosts and times the builds.
+const PACKAGES = 100;
 // 11 genrules per package, and the shared tool twice: in the exec configuration and, as part of //..., the target's.
 const ACTIONS = PACKAGES * 11 + 2;
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
