@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opensslAvailable } from '../scheduler/security/test-certificates.js';
 import { needTool } from '../setup/need-tool.js';
 import { TestNetwork, networkNamespacesAvailable } from '../setup/test-network.js';
+import { bytesBelow } from './e2e-workspace.js';
 import { runOn, startMultihostCluster, type ClientRun, type MultihostCluster } from './multihost-cluster.js';
 
 // Four hosts made of network namespaces (198.18.0.1-4): A runs the scheduler with its own CAS, B and C
@@ -27,20 +28,6 @@ const ready = [
   opensslAvailable(),
   needTool('the built kiln (dist/)', existsSync(join(REPO, 'dist/bundle/kiln.js')), 'npm run build'),
 ].every(Boolean);
-
-/** Every file below `dir` (following the convenience symlink at its top), by relative path. */
-function outputsBelow(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const full = join(d, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else files.set(relative(dir, full), readFileSync(full));
-    }
-  };
-  walk(dir);
-  return files;
-}
 
 describe.skipIf(!ready)('a secured cluster across four hosts (network namespaces)', () => {
   let network: TestNetwork | undefined;
@@ -74,7 +61,7 @@ describe.skipIf(!ready)('a secured cluster across four hosts (network namespaces
     expect(cluster.endpoint).toBe('grpcs://198.18.0.1:8980');
     const local = checkout();
     expectOk(await kilnOnD(local, []));
-    reference = outputsBelow(join(local.ws, 'kiln-bin'));
+    reference = bytesBelow(join(local.ws, 'kiln-bin'));
     expect(reference.size).toBeGreaterThan(ACTIONS);
   }, 180_000);
 
@@ -103,7 +90,7 @@ describe.skipIf(!ready)('a secured cluster across four hosts (network namespaces
     expectOk(run);
     expect(run.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote\\.`));
     expect(onB.log().match(/runs action/g)?.length ?? 0).toBeGreaterThan(ranOnBBefore);
-    expect(outputsBelow(join(where.ws, 'kiln-bin'))).toEqual(reference);
+    expect(bytesBelow(join(where.ws, 'kiln-bin'))).toEqual(reference);
   });
 
   it('a second Kiln checkout on D gets 100% remote cache hits', { timeout: 60_000 }, async () => {
@@ -111,7 +98,7 @@ describe.skipIf(!ready)('a secured cluster across four hosts (network namespaces
     const run = await kilnOnD(where, secured('remote_executor', cluster!.tokens.developer));
     expectOk(run);
     expect(run.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote cache hit\\.`));
-    expect(outputsBelow(join(where.ws, 'kiln-bin'))).toEqual(reference);
+    expect(bytesBelow(join(where.ws, 'kiln-bin'))).toEqual(reference);
   });
 
   it('a read-only token builds from the cache and cannot write the action cache; a cache-writer token can', { timeout: 120_000 }, async () => {
