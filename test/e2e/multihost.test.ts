@@ -12,8 +12,8 @@ import { runOn, startMultihostCluster, type ClientRun, type MultihostCluster } f
 
 // Four hosts made of network namespaces (198.18.0.1-4): A runs the scheduler with its own CAS, B and C
 // an executor each, D the Kiln clients, everything over TLS with bearer tokens. (Bazel 2.1.0 cannot be
-// a client of a cluster with auth on: it sends no --remote_header on its first call, GetCapabilities,
-// and has no --tls_client_certificate.)
+// a client of a cluster with auth on: it sends --remote_header on GetActionResult and later calls but
+// not on its first, GetCapabilities, and has no --tls_client_certificate.)
 // The generated workspace of bench/build/ at 100 packages (1,102 actions): about 70 s on two shared
 // cores. bench/multihost/ runs the same hosts and times the builds.
 const PACKAGES = 100;
