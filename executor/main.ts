@@ -2,6 +2,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { HealthStatus, openHealthPort, ServingStatus } from '../src/core/health/index.js';
+import type { kilnWorker } from '../src/core/index.js';
 import { BuildExecutor } from './build-executor.js';
 import { CasClient } from './cas-client.js';
 import type { ExecutorConfig } from './executor-config.js';
@@ -75,8 +76,16 @@ async function removeStaleBuildDirectories(buildRoot: string, log: (message: str
   log(`removed ${entries.length} build directory(ies) and file(s) left in ${buildRoot} by an executor that was killed`);
 }
 
-/** The executor's main: wires CAS client, file cache, runner and the synchronize loop, and starts it. */
-export async function startExecutor(config: ExecutorConfig, log: (message: string) => void, runner?: Runner): Promise<RunningExecutor> {
+/**
+ * The executor's main: wires CAS client, file cache, runner and the synchronize loop, and starts it.
+ * `started` hears of each action as it starts (`kiln executor` logs it).
+ */
+export async function startExecutor(
+  config: ExecutorConfig,
+  log: (message: string) => void,
+  runner?: Runner,
+  started?: (assignment: kilnWorker.Assignment) => void,
+): Promise<RunningExecutor> {
   // First, so a port already taken fails before anything is started. Serving from the moment the
   // loop runs; not once the scheduler refused this executor (it takes no work then).
   const health = new HealthStatus();
@@ -101,6 +110,7 @@ export async function startExecutor(config: ExecutorConfig, log: (message: strin
     executor,
     log,
     refused: refuse,
+    ...(started ? { started } : {}),
   });
   loop.start();
   health.set('', ServingStatus.SERVING);

@@ -15,6 +15,8 @@ export interface SynchronizeLoopOptions {
   readonly executor: BuildExecutor;
   /** Where problems talking to the scheduler are reported. */
   readonly log: (message: string) => void;
+  /** Told of each assignment as its task starts (the operator's log line that an action runs here). */
+  readonly started?: (assignment: kilnWorker.Assignment) => void;
   /** The scheduler refused this executor's credentials: the loop has stopped (retrying cannot help). */
   readonly refused: (message: string) => void;
 }
@@ -168,6 +170,7 @@ export class SynchronizeLoop {
     if (this.tasks.has(assignment.taskId)) return;
     const task: Task = { stage: kilnWorker.TaskStage.FETCHING_INPUTS, abort: new AbortController() };
     this.tasks.set(assignment.taskId, task);
+    this.options.started?.(assignment);
     // Intermediate stages ride along with the next call (the scheduler already shows the operation
     // EXECUTING once assigned); only completion ends a held call, so a short action costs one round trip.
     const reportStage = (stage: kilnWorker.TaskStage) => {

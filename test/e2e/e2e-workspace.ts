@@ -104,12 +104,17 @@ afterEach(() => {
 
 /** Every file below `dir` (a recorded workspace), by path relative to it, as E2eWorkspace takes them. */
 export function filesBelow(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
+  return Object.fromEntries([...bytesBelow(dir)].map(([path, bytes]) => [path, bytes.toString('utf8')]));
+}
+
+/** Every file below `dir` (following symlinks, such as the convenience symlinks), by relative path, as bytes. */
+export function bytesBelow(dir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
       const full = join(d, name);
       if (statSync(full).isDirectory()) walk(full);
-      else files[relative(dir, full)] = readFileSync(full, 'utf8');
+      else files.set(relative(dir, full), readFileSync(full));
     }
   };
   walk(dir);

@@ -204,7 +204,10 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       );
       config = { ...config, defaultImage };
     }
-    running = await startExecutor(config, log);
+    // One line per action, so an operator (and the multi-host test) sees where each one ran.
+    running = await startExecutor(config, log, undefined, (a) =>
+      io.stderr.write(`INFO: executor ${config.name} runs action ${a.actionDigest?.hash ?? '?'}/${a.actionDigest?.sizeBytes ?? '?'} (${a.operationName})\n`),
+    );
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`ERROR: ${e.message}\n`);
