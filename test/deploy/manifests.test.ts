@@ -191,14 +191,24 @@ describe('deploy/compose/compose.yaml', () => {
   });
 });
 
-describe('sample configs of deploy/compose and deploy/kubernetes', () => {
+describe('every sample config under deploy/ (compose, kubernetes, secured)', () => {
   const samples = [
     ...readdirSync(COMPOSE).map((f) => join(COMPOSE, f)),
     ...readdirSync(join(KUBERNETES, 'config')).map((f) => join(KUBERNETES, 'config', f)),
-  ].filter((f) => /\/(executor|storage)[^/]*\.json$/.test(f));
+    ...readdirSync(join(DEPLOY, 'secured')).map((f) => join(DEPLOY, 'secured', f)),
+  ].filter((f) => /\/(executor|storage|scheduler)[^/]*\.json$/.test(f));
   it.each(samples.map((f) => [f.slice(DEPLOY.length), f] as const))('%s loads through the real parser', (_name, file) => {
     const json = JSON.parse(readFileSync(file, 'utf8')) as unknown;
-    if (/\/executor[^/]*\.json$/.test(file)) expect(readExecutorConfigFile(json)['health-port']).toBeGreaterThan(0);
-    else expect(parseCacheServerConfig(json, file, DEPLOY).healthPort).toBeGreaterThan(0);
+    // The secured samples show TLS and auth alone; the deployment samples open the probes' health port.
+    const deployment = !file.includes('/secured/');
+    if (/\/executor[^/]*\.json$/.test(file)) {
+      const parsed = readExecutorConfigFile(json);
+      if (deployment) expect(parsed['health-port']).toBeGreaterThan(0);
+      else expect(parsed.scheduler).toMatch(/^grpcs:/);
+    } else {
+      const parsed = parseCacheServerConfig(json, file, DEPLOY);
+      if (deployment) expect(parsed.healthPort).toBeGreaterThan(0);
+      else expect(parsed.security.auth.kind).toBe('on');
+    }
   });
 });
