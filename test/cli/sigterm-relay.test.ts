@@ -14,6 +14,7 @@ const BUILT = needTool('the built kiln (dist/)', existsSync(BUNDLE), 'npm run bu
  * phase, and exits 8 when it is broken.
  */
 const SPINNER = `
+import { writeSync } from 'node:fs';
 import { runInNewContext } from 'node:vm';
 const { startSigtermRelay } = await import(process.env.BUNDLE);
 const relay = startSigtermRelay();
@@ -22,11 +23,13 @@ relay.setMode(process.env.MODE);
 const alive = setInterval(() => {}, 1000);
 await relay.ready;
 clearInterval(alive);
-process.stdout.write('ready\\n');
+// 'ready' is written from inside the spinning script, so the signal comes while it runs.
+const spin = 'ready(); for (;;) {}';
+const ready = () => writeSync(1, 'ready\\n');
 if (process.env.MODE === 'break') {
-  try { runInNewContext('for (;;) {}', {}, { breakOnSigint: true }); } catch { process.exit(8); }
+  try { runInNewContext(spin, { ready }, { breakOnSigint: true }); } catch { process.exit(8); }
 } else {
-  for (;;) {}
+  runInNewContext(spin, { ready });
 }
 `;
 

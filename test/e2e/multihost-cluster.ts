@@ -110,7 +110,10 @@ export async function startServer(
   return server;
 }
 
-/** A secured cluster across test hosts: the scheduler (with its own CAS) on one host, one executor on each of the others. */
+/**
+ * A secured cluster across test hosts: on one host two storage nodes and the scheduler, whose CAS and
+ * action cache mirror over both nodes; one executor on each of the others.
+ */
 export interface MultihostCluster {
   /** `grpcs://ADDRESS:PORT` of the scheduler. */
   readonly endpoint: string;
@@ -119,6 +122,10 @@ export interface MultihostCluster {
   /** Bearer tokens by role: `developer` (cache-reader, executor-client), `ci` (cache-writer, executor-client), `reader` (cache-reader). */
   readonly tokens: { readonly developer: string; readonly ci: string; readonly reader: string };
   readonly scheduler: HostProcess;
+  /** The storage nodes, `storage-1` and `storage-2`. */
+  readonly storage: ReadonlyMap<string, HostProcess>;
+  /** Starts a storage node again (after a kill) with its config and its disk store as they were. */
+  restartStorage(name: string): Promise<HostProcess>;
   /** By host name. */
   readonly executors: ReadonlyMap<string, HostProcess>;
   /** Interrupts every server (SIGINT, as Ctrl-C) and waits for them to exit. */
@@ -155,7 +162,32 @@ export async function startMultihostCluster(options: MultihostClusterOptions): P
     for (const s of servers.reverse()) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGINT');
     await Promise.all(servers.map((s) => s.exited));
   };
+  // The nodes listen on the scheduler's host's loopback: their traffic never leaves that host.
+  const storagePorts = new Map([
+    ['storage-1', 8990],
+    ['storage-2', 8991],
+  ]);
+  const startStorage = async (name: string) => {
+    const node = await startServer(
+      network,
+      schedulerHost,
+      'storage',
+      name,
+      { host: '127.0.0.1', port: storagePorts.get(name)!, storage: { kind: 'disk', path: join(dir, name), maxBytes: 1 << 30 } },
+      dir,
+      /^grpc:\/\/\S+$/m,
+    );
+    servers.push(node);
+    return node;
+  };
+  const mirrored = (keyspace: 'cas' | 'ac') => ({
+    kind: 'mirrored',
+    a: { kind: 'grpc', endpoint: `grpc://127.0.0.1:${storagePorts.get('storage-1')}`, keyspace, retries: 0 },
+    b: { kind: 'grpc', endpoint: `grpc://127.0.0.1:${storagePorts.get('storage-2')}`, keyspace, retries: 0 },
+  });
   try {
+    const storage = new Map<string, HostProcess>();
+    for (const name of storagePorts.keys()) storage.set(name, await startStorage(name));
     const scheduler = await startServer(
       network,
       schedulerHost,
@@ -164,6 +196,7 @@ export async function startMultihostCluster(options: MultihostClusterOptions): P
       {
         host: schedulerHost.address,
         port: 8980,
+        instances: { '': { cas: mirrored('cas'), actionCache: { kind: 'completeness-checking', backend: mirrored('ac') } } },
         tls: { certificate: 'scheduler.pem', key: 'scheduler.key' },
         auth: {
           tokenFile: 'tokens.txt',
@@ -203,7 +236,21 @@ export async function startMultihostCluster(options: MultihostClusterOptions): P
       servers.push(executor);
       executors.set(name, executor);
     }
-    return { endpoint, ca: ca.ca, tokens: { developer: developer.token, ci: ci.token, reader: reader.token }, scheduler, executors, stop };
+    const restartStorage = async (name: string) => {
+      const node = await startStorage(name);
+      storage.set(name, node);
+      return node;
+    };
+    return {
+      endpoint,
+      ca: ca.ca,
+      tokens: { developer: developer.token, ci: ci.token, reader: reader.token },
+      scheduler,
+      storage,
+      restartStorage,
+      executors,
+      stop,
+    };
   } catch (e) {
     await stop();
     throw e;

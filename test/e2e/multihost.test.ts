@@ -10,8 +10,9 @@ import { TestNetwork, networkNamespacesAvailable } from '../setup/test-network.j
 import { bytesBelow } from './e2e-workspace.js';
 import { runOn, startMultihostCluster, type ClientRun, type MultihostCluster } from './multihost-cluster.js';
 
-// Four hosts made of network namespaces (198.18.0.1-4): A runs the scheduler with its own CAS, B and C
-// an executor each, D the Kiln clients, everything over TLS with bearer tokens. (Bazel 2.1.0 cannot be
+// Four hosts made of network namespaces (198.18.0.1-4): A runs two storage nodes and the scheduler,
+// whose CAS and action cache mirror over them, B and C an executor each, D the Kiln clients, every
+// port that leaves a host over TLS with bearer tokens. (Bazel 2.1.0 cannot be
 // a client of a cluster with auth on: it sends --remote_header on GetActionResult and later calls but
 // not on its first, GetCapabilities, and has no --tls_client_certificate.)
 // The generated workspace of bench/build/ at 100 packages (1,102 actions): about 70 s on two shared
@@ -99,6 +100,33 @@ describe.skipIf(!ready)('a secured cluster across four hosts (network namespaces
     expectOk(run);
     expect(run.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote cache hit\\.`));
     expect(bytesBelow(join(where.ws, 'kiln-bin'))).toEqual(reference);
+  });
+
+  it('a storage node killed mid-build and restarted loses nothing: the build succeeds and the next checkout hits every action', {
+    timeout: 180_000,
+  }, async () => {
+    const onB = cluster!.executors.get('b')!;
+    // Twenty packages changed: their chains run on B while storage-2 dies and comes back.
+    const edited = (where: { ws: string; home: string }) => {
+      for (let p = 20; p < 40; p++) writeFileSync(join(where.ws, `g00/pkg000${p}/input.txt`), `edited while storage fails, ${p}\n`);
+      return where;
+    };
+    const where = edited(checkout());
+    const ranBefore = onB.log().match(/runs action/g)?.length ?? 0;
+    const build = kilnOnD(where, secured('remote_executor', cluster!.tokens.developer));
+    await onB.waitFor(/runs action/, ranBefore + 5);
+    const node = cluster!.storage.get('storage-2')!;
+    node.child.kill('SIGKILL');
+    await node.exited;
+    await cluster!.restartStorage('storage-2');
+    const run = await build;
+    expectOk(run);
+    expect(run.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: .*remote`));
+    const after = edited(checkout());
+    const again = await kilnOnD(after, secured('remote_executor', cluster!.tokens.developer));
+    expectOk(again);
+    expect(again.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote cache hit\\.`));
+    expect(bytesBelow(join(after.ws, 'kiln-bin'))).toEqual(bytesBelow(join(where.ws, 'kiln-bin')));
   });
 
   it('a read-only token builds from the cache and cannot write the action cache; a cache-writer token can', { timeout: 120_000 }, async () => {

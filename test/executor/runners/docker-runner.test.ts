@@ -53,12 +53,14 @@ describe('DockerRunner', () => {
   });
 
   it('bounds a fork bomb by the pids limit', async () => {
-    // A watcher started before the bomb reads the container's pids cgroup with shell builtins only.
+    // A watcher started before the bomb reads the container's pids cgroup with shell builtins only,
+    // once the limit has refused a fork (an event, not a fixed wait: a loaded machine starts the bomb late).
     const r = await runner.run(
       sh(
-        '( sleep 1; read c < /sys/fs/cgroup/pids/pids.current; read m < /sys/fs/cgroup/pids/pids.max; read e < /sys/fs/cgroup/pids/pids.events; echo "$c $m $e" ) & ' +
-          'bomb() { bomb | bomb & }; bomb 2>/dev/null; sleep 5',
-        { timeoutMs: 2500 },
+        '( while read e < /sys/fs/cgroup/pids/pids.events && [ "$e" = "max 0" ]; do :; done; ' +
+          'read c < /sys/fs/cgroup/pids/pids.current; read m < /sys/fs/cgroup/pids/pids.max; read e < /sys/fs/cgroup/pids/pids.events; echo "$c $m $e" ) & ' +
+          'bomb() { bomb | bomb & }; bomb 2>/dev/null; sleep 10',
+        { timeoutMs: 6000 },
       ),
     );
     expect(r.timedOut).toBe(true);
