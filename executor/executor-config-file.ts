@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import {
   fieldPath,
   readInteger,
@@ -104,4 +105,24 @@ function readPlatform(value: unknown, path: string, fail: ConfigFail): string[] 
     if (property.indexOf('=') <= 0) fail(fieldPath(path, i), `expected "NAME=VALUE", got ${JSON.stringify(property)}`);
     return property;
   });
+}
+
+/** The `executor` section of `kiln cluster up --config FILE`: limits and credentials of the executors it starts. */
+export interface ClusterExecutorSection {
+  /** The resource-limit keys, as written (parseResourceLimitPolicy checks their values, with the flags). */
+  readonly limits: Readonly<Record<string, string | number>>;
+  /** Absolute paths of `tls-ca`, `tls-certificate`, `tls-key`, `token-file` (relative ones are against `baseDir`). */
+  readonly credentialFiles: Readonly<Partial<Record<(typeof SCHEDULER_CREDENTIAL_KEYS)[number], string>>>;
+}
+
+/** Reads the `executor` section (absent: nothing set); errors are ConfigErrors `executor.field: problem`. */
+export function readClusterExecutorSection(value: unknown, baseDir: string): ClusterExecutorSection {
+  if (value === undefined) return { limits: {}, credentialFiles: {} };
+  const allowed = [...RESOURCE_LIMIT_KEYS, ...SCHEDULER_CREDENTIAL_KEYS];
+  // The same keys as an executor's own file, read by the same code, under the section's path.
+  const obj = readObject(value, 'executor', allowed, throwConfigError);
+  const file = readExecutorConfigFile(obj, (path, problem) => throwConfigError(fieldPath('executor', path), problem));
+  const credentialFiles: Partial<Record<(typeof SCHEDULER_CREDENTIAL_KEYS)[number], string>> = {};
+  for (const key of SCHEDULER_CREDENTIAL_KEYS) if (file[key] !== undefined) credentialFiles[key] = resolve(baseDir, file[key]);
+  return { limits: file.limits, credentialFiles };
 }

@@ -19,6 +19,14 @@ export {
   type ResourceLimits,
 } from './runners/resource-limits.js';
 export { baseImageTag, defaultImageOf, ensureBaseImage } from './base-image.js';
-export { EXECUTOR_CONFIG_KEYS, SCHEDULER_CREDENTIAL_KEYS, readExecutorConfigFile, type ExecutorConfigFile } from './executor-config-file.js';
+export {
+  EXECUTOR_CONFIG_KEYS,
+  SCHEDULER_CREDENTIAL_KEYS,
+  readClusterExecutorSection,
+  readExecutorConfigFile,
+  type ClusterExecutorSection,
+  type ExecutorConfigFile,
+} from './executor-config-file.js';
 export { schedulerChannel, readTokenFile, type SchedulerCredentials, type SchedulerChannel } from './scheduler-connection.js';
 export { removeDeadWorkDirectories } from './dead-work-directories.js';
+export { resolveExecutorConfig, schedulerCredentialsOf, type ExecutorRoleInputs } from './executor-role-config.js';

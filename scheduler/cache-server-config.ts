@@ -1,5 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
-import { KilnError, readInteger, readNonEmptyString, readObject, readOneOf, readString, type ConfigFail } from '../src/core/index.js';
+import { inConfigFile, readInteger, readNonEmptyString, readObject, readOneOf, readString, throwConfigError, type ConfigFail } from '../src/core/index.js';
 import { backendsOf, mapBackends, parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/blobstore/index.js';
 import { parseRemoteEndpoint } from '../src/remote/index.js';
 import { FAST_CDC_MAX_AVERAGE_BYTES, FAST_CDC_MIN_AVERAGE_BYTES } from './fast-cdc-2020.js';
@@ -72,9 +72,6 @@ type StorageShorthand =
   | { readonly kind: 'memory'; readonly maxBytes: number }
   | { readonly kind: 'disk' | 'blocks'; readonly path: string; readonly maxBytes: number };
 
-/** A mistake in a cache server configuration; the message names the file and field. */
-export class CacheServerConfigError extends KilnError {}
-
 /**
  * The BlobAccess configs of one instance for a shorthand store. Disk: the default instance uses
  * `path/cas` and `path/ac` (Bazel's --disk_cache layout, one file per blob); blocks: `path/cas-blocks`
@@ -121,6 +118,9 @@ export interface ConfigOverrides {
   readonly storageDir?: string;
 }
 
+/** The top-level fields of a cache server's config (every role that serves CAS/AC reads them). */
+export const CACHE_SERVER_SECTIONS = ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'tls', 'auth', 'healthPort'] as const;
+
 /**
  * Validates a parsed JSON config file and applies command-line overrides.
  *
@@ -134,21 +134,26 @@ export interface ConfigOverrides {
  * ```
  * Relative paths are resolved against `baseDir` (the config file's folder).
  * @param where the file name for error messages
- * @throws CacheServerConfigError naming `where` and the field
+ * @throws ConfigError `where: field: problem`
  */
 export function parseCacheServerConfig(value: unknown, where: string, baseDir: string, overrides: ConfigOverrides = {}): CacheServerConfig {
-  const fail = (field: string, message: string): never => {
-    throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
-  };
-  const obj = record(value, 'config', fail);
-  // `execution` is the scheduler's section, parsed by parseSchedulerConfig (execution/scheduler-config.ts).
-  // `executor`: the limits of the executors `kiln cluster up` starts (read by the CLI).
-  allowOnly(
-    obj,
-    'config',
-    ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'execution', 'executor', 'tls', 'auth', 'healthPort'],
-    fail,
-  );
+  // `execution` (the scheduler's, execution/scheduler-config.ts) and `executor` (cluster up's) are
+  // other parsers' sections of the same file.
+  return inConfigFile(where, () => parseCacheServerSections(value, baseDir, overrides, ['execution', 'executor']));
+}
+
+/**
+ * The cache server sections of a config (CACHE_SERVER_SECTIONS); `otherSections` are the top-level
+ * fields other parsers of the same file read. Errors are ConfigErrors `field.path: problem`.
+ */
+export function parseCacheServerSections(
+  value: unknown,
+  baseDir: string,
+  overrides: ConfigOverrides = {},
+  otherSections: readonly string[] = [],
+): CacheServerConfig {
+  const fail = throwConfigError;
+  const obj = readObject(value, '', [...CACHE_SERVER_SECTIONS, ...otherSections], fail);
 
   const host = overrides.host ?? optionalString(obj['host'], 'host', fail) ?? '127.0.0.1';
   const port = overrides.port ?? optionalInteger(obj['port'], 'port', 0, 65535, fail) ?? 0;
@@ -185,8 +190,8 @@ export function parseCacheServerConfig(value: unknown, where: string, baseDir: s
       allowOnly(s, field, ['cas', 'actionCache'], fail);
       explicit.set(name, {
         name,
-        cas: blobAccessConfig(s['cas'], `${field}.cas`, baseDir, fail),
-        actionCache: blobAccessConfig(s['actionCache'], `${field}.actionCache`, baseDir, fail),
+        cas: blobAccessConfig(s['cas'], `${field}.cas`, baseDir),
+        actionCache: blobAccessConfig(s['actionCache'], `${field}.actionCache`, baseDir),
       });
     }
   }
@@ -234,18 +239,10 @@ function parseStorage(value: unknown, baseDir: string, fail: ConfigFail): Storag
   };
 }
 
-/** Validates a full BlobAccessConfig and makes its disk paths absolute. */
-function blobAccessConfig(value: unknown, field: string, baseDir: string, fail: ConfigFail): BlobAccessConfig {
-  let parsed: BlobAccessConfig;
-  try {
-    parsed = parseBlobAccessConfig(value, field);
-  } catch (e) {
-    // parseBlobAccessConfig's messages already start with the field path.
-    const message = (e as Error).message;
-    const colon = message.indexOf(': ');
-    return fail(colon > 0 ? message.slice(0, colon) : field, colon > 0 ? message.slice(colon + 2) : message);
-  }
-  checkEndpoints(parsed, field, fail);
+/** Validates a full BlobAccessConfig (its errors name `field` and below) and makes its disk paths absolute. */
+function blobAccessConfig(value: unknown, field: string, baseDir: string): BlobAccessConfig {
+  const parsed = parseBlobAccessConfig(value, field);
+  checkEndpoints(parsed, field, throwConfigError);
   return absolutePaths(parsed, baseDir);
 }
 
@@ -284,7 +281,7 @@ function record(value: unknown, field: string, fail: ConfigFail): Record<string,
 }
 
 function allowOnly(obj: Record<string, unknown>, field: string, allowed: readonly string[], fail: ConfigFail): void {
-  readObject(obj, field === 'config' ? '' : field, allowed, fail);
+  readObject(obj, field, allowed, fail);
 }
 
 function optionalString(value: unknown, field: string, fail: ConfigFail): string | undefined {

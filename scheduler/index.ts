@@ -4,12 +4,13 @@ export {
   type CacheServerLimits,
   type InstanceStorageConfig,
   type ConfigOverrides,
-  CacheServerConfigError,
+  CACHE_SERVER_SECTIONS,
   DEFAULT_LIMITS,
   parseCacheServerConfig,
   instanceStorageFor,
 } from './cache-server-config.js';
 export { parseStorageNodeConfig } from './storage-node-config.js';
+export { parseSchedulerRoleConfig, parseStorageRoleConfig, type SchedulerRoleConfig, type StorageRoleConfig } from './cluster-config.js';
 export { startCacheServer, createCacheContext, cacheServices, type CacheServer, type CacheServerOptions } from './cache-server.js';
 export { runCacheServer, describeStorage, type RunCacheServerOptions } from './main.js';
 export type { ServerLog, ServiceContext } from './service-context.js';

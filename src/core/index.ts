@@ -14,6 +14,8 @@ export { type FileStamp, RACY_WINDOW_MS, fileStampOf, sameFileStamp, isRacilySta
 export {
   ConfigError,
   throwConfigError,
+  inConfigFile,
+  parseConfigText,
   fieldPath,
   readObject,
   readInteger,

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, fieldPath, readBoolean, readInteger, readNonEmptyString, readObject, readOneOf, readPositiveInteger } from '../../src/core/index.js';
+import {
+  ConfigError,
+  fieldPath,
+  inConfigFile,
+  parseConfigText,
+  readBoolean,
+  readInteger,
+  readNonEmptyString,
+  readObject,
+  readOneOf,
+  readPositiveInteger,
+} from '../../src/core/index.js';
 
 describe('the JSON config reader', () => {
   it('names the field by its path, through objects and arrays', () => {
@@ -30,5 +41,19 @@ describe('the JSON config reader', () => {
       throw new Error(`cfg.json: ${path}: ${problem}`);
     };
     expect(() => readInteger(-1, 'limits.x', 0, 10, fail)).toThrow('cfg.json: limits.x: expected an integer from 0 to 10, got -1');
+  });
+
+  it('names the file once, and gives a JSON syntax error its line and column', () => {
+    expect(() => inConfigFile('a.json', () => readPositiveInteger(0, 'limits.n'))).toThrow(
+      new ConfigError('a.json: limits.n: expected a positive integer, got 0'),
+    );
+    expect(parseConfigText('{"a": 1}', 'a.json', (v) => v)).toEqual({ a: 1 });
+    const at = (text: string) => () => parseConfigText(text, 'a.json', (v) => v);
+    // V8 quotes ten characters either side of an unexpected token in a longer text: the column is the token's.
+    expect(at('{"instanceNames": ["", "ci"],\n "storage": {"kind": "memory", "maxBytes": [1,]}, "port": 1}')).toThrow(
+      /^a\.json:2:47: not valid JSON: Unexpected token '\]'/,
+    );
+    expect(at('{"a": 1,\n  "b": 2,\n}')).toThrow(/^a\.json:3:1: not valid JSON: /);
+    expect(at('')).toThrow(/^a\.json:1:1: not valid JSON: Unexpected end/);
   });
 });

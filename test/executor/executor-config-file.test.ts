@@ -22,7 +22,7 @@ describe('readExecutorConfigFile', () => {
   it.each([
     [{ slot: 4 }, /^slot: unknown field \(allowed: scheduler, runner, slots, .*\)$/],
     [{ config: 'other.json' }, /^config: unknown field/],
-    [[], /^: expected an object, got \[\]$/],
+    [[], /^expected an object, got \[\]$/],
     [{ slots: '4' }, /^slots: expected a positive integer, got "4"$/],
     [{ slots: 0 }, /^slots: expected a positive integer, got 0$/],
     [{ runner: 'podman' }, /^runner: expected one of "local", "docker", got "podman"$/],

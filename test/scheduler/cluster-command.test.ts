@@ -94,7 +94,7 @@ describe('kiln cluster up', () => {
     ],
     ['{"execution": {"heartbeatIntervalMs": 1.5}}', /bad\.json: execution\.heartbeatIntervalMs: expected a non-negative integer, got 1\.5/],
     ['{"execution": {"colour": 1}}', /bad\.json: execution\.colour: unknown field \(allowed: heartbeatIntervalMs/],
-    ['{not json', /bad\.json: not valid JSON/],
+    ['{not json', /bad\.json:1:2: not valid JSON/],
   ])('rejects the config %s naming the field', async (text, message) => {
     await writeFile(join(dir, 'bad.json'), text);
     const f = fakeIO(dir);

@@ -63,7 +63,7 @@ describe('kiln storage', () => {
     [[], /^ERROR: give --config FILE/],
     [['--executors', '1'], /^ERROR: unrecognized option: --executors/],
     [['--config', 'missing.json'], /^ERROR: --config: cannot read .*missing\.json: ENOENT/],
-    [['--config', 'bad.json'], /^ERROR: bad\.json: not valid JSON/],
+    [['--config', 'bad.json'], /^ERROR: bad\.json:1:13: not valid JSON/],
     [['--config', 'execution.json'], /^ERROR: execution\.json: execution: a storage node runs no actions/],
     [['--config', 'endpoint.json'], /^ERROR: endpoint\.json: instances\[""\]\.cas\.endpoint: ftp:\/\/node:1: unsupported scheme 'ftp'/],
   ])('refuses %j with exit 2 and a message naming the problem', async (args, message) => {

@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { CacheServerConfigError, parseCacheServerConfig, parseStorageNodeConfig } from '../../scheduler/index.js';
+import { ConfigError } from '../../src/core/index.js';
+import { parseCacheServerConfig, parseStorageNodeConfig } from '../../scheduler/index.js';
 
 const parse = (value: unknown) => parseStorageNodeConfig(value, 'node.json', '/etc/kiln');
 const fails = (run: () => unknown) => {
   try {
     run();
   } catch (e) {
-    expect(e).toBeInstanceOf(CacheServerConfigError);
+    expect(e).toBeInstanceOf(ConfigError);
     return (e as Error).message;
   }
-  throw new Error('expected a CacheServerConfigError');
+  throw new Error('expected a ConfigError');
 };
 
 describe('storage node config', () => {

@@ -2,16 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ExitCode, isStatusError, readNonEmptyString, readObject, UsageError, type ConfigFail } from '../../core/index.js';
-import {
-  CacheServerConfigError,
-  createExecutionServer,
-  newToken,
-  parseCacheServerConfig,
-  parseSchedulerConfig,
-  runCacheServer,
-  type ConfigOverrides,
-} from '../../../scheduler/index.js';
+import { ConfigError, ExitCode, isStatusError, parseConfigText, UsageError } from '../../core/index.js';
+import { createExecutionServer, newToken, parseSchedulerRoleConfig, runCacheServer, type ConfigOverrides } from '../../../scheduler/index.js';
 import {
   DEFAULT_CACHE_BYTES,
   RESOURCE_LIMIT_KEYS,
@@ -20,14 +12,14 @@ import {
   defaultImageOf,
   parseResourceLimitPolicy,
   pingDockerEngine,
-  readTokenFile,
+  schedulerCredentialsOf,
   removeDeadWorkDirectories,
-  SCHEDULER_CREDENTIAL_KEYS,
   startExecutor,
   type ResourceLimitPolicy,
   type RunningExecutor,
   type SchedulerCredentials,
 } from '../../../executor/index.js';
+import { parseClusterUpConfig, type ClusterUpConfig } from '../cluster-up-config.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
@@ -131,29 +123,6 @@ function parseUpArgs(args: string[]): ClusterUpArgs {
   return parsed;
 }
 
-/** The config's `executor` object: resource-limit keys, and the TLS files the executors connect with. */
-function executorSectionOf(section: unknown, where: string, baseDir: string): { limits: Record<string, unknown>; credentials: SchedulerCredentials } {
-  if (section === undefined) return { limits: {}, credentials: {} };
-  const fail: ConfigFail = (field, problem) => {
-    throw new CacheServerConfigError(`${where}: ${field}: ${problem}`);
-  };
-  const obj = readObject(section, 'executor', [...RESOURCE_LIMIT_KEYS, ...SCHEDULER_CREDENTIAL_KEYS], fail);
-  const limits = Object.fromEntries(Object.entries(obj).filter(([key]) => (RESOURCE_LIMIT_KEYS as readonly string[]).includes(key)));
-  const file = (key: (typeof SCHEDULER_CREDENTIAL_KEYS)[number]) =>
-    obj[key] === undefined ? undefined : resolve(baseDir, readNonEmptyString(obj[key], `executor.${key}`, fail));
-  const [tlsCa, tlsCertificate, tlsKey, tokenFile] = SCHEDULER_CREDENTIAL_KEYS.map(file);
-  let token: string | undefined;
-  try {
-    token = tokenFile === undefined ? undefined : readTokenFile(tokenFile);
-  } catch (e) {
-    fail('executor.token-file', (e as Error).message);
-  }
-  return {
-    limits,
-    credentials: { ...(tlsCa ? { tlsCa } : {}), ...(tlsCertificate ? { tlsCertificate } : {}), ...(tlsKey ? { tlsKey } : {}), ...(token ? { token } : {}) },
-  };
-}
-
 function integerFlag(flag: string, value: string, min: number, max: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
     throw new UsageError(`--${flag}: expected an integer from ${min} to ${max}, got '${value}'`);
@@ -173,7 +142,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up' or 'token'). Try 'kiln cluster help'.\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  return serveCluster(rest, io, USAGE);
+  return serveCluster(rest, io, USAGE, 'cluster');
 }
 
 /** `kiln cluster token NAME`: a new token and its token file line. */
@@ -194,7 +163,7 @@ function printNewToken(args: string[], io: CliIO): number {
 }
 
 /** Runs the server (and executors) of `kiln cluster up` and `kiln scheduler`. */
-export async function serveCluster(rest: string[], io: CliIO, usage: string): Promise<number> {
+export async function serveCluster(rest: string[], io: CliIO, usage: string, role: 'cluster' | 'scheduler'): Promise<number> {
   let parsed: ClusterUpArgs;
   try {
     parsed = parseUpArgs(rest);
@@ -214,7 +183,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
   let limits: ResourceLimitPolicy;
   let executorCredentials: SchedulerCredentials = {};
   try {
-    let executorSection: ReturnType<typeof executorSectionOf> = { limits: {}, credentials: {} };
+    let clusterConfig: ClusterUpConfig;
     if (parsed.config !== undefined) {
       const file = resolve(io.cwd, parsed.config);
       let text: string;
@@ -224,28 +193,28 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
         io.stderr.write(`ERROR: --config: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
         return ExitCode.COMMAND_LINE_ERROR;
       }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (e) {
-        io.stderr.write(`ERROR: ${parsed.config}: not valid JSON: ${(e as Error).message}\n`);
-        return ExitCode.COMMAND_LINE_ERROR;
-      }
-      config = parseCacheServerConfig(json, parsed.config, dirname(file), overrides);
-      const where = parsed.config;
-      schedulerConfig = parseSchedulerConfig((json as Record<string, unknown>)['execution'], (field, message) => {
-        throw new CacheServerConfigError(`${where}: ${field}: ${message}`);
-      });
-      executorSection = executorSectionOf((json as Record<string, unknown>)['executor'], where, dirname(file));
+      // `kiln scheduler` reads the scheduler's config; `kiln cluster up` also its executors' section.
+      clusterConfig = parseConfigText(text, parsed.config, (json) =>
+        role === 'scheduler'
+          ? { scheduler: parseSchedulerRoleConfig(json, dirname(file), overrides), executor: { limits: {}, credentialFiles: {} } }
+          : parseClusterUpConfig(json, dirname(file), overrides),
+      );
     } else {
-      config = parseCacheServerConfig({}, '(defaults)', io.cwd, overrides);
+      clusterConfig = parseClusterUpConfig({}, io.cwd, overrides);
     }
-    executorCredentials = executorSection.credentials;
-    limits = parseResourceLimitPolicy({ ...executorSection.limits, ...parsed.limits }, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
-      throw new CacheServerConfigError(field in parsed.limits ? `--${field}: ${message}` : `${parsed.config}: executor.${field}: ${message}`);
-    });
+    config = clusterConfig.scheduler.server;
+    schedulerConfig = clusterConfig.scheduler.execution;
+    executorCredentials = schedulerCredentialsOf(clusterConfig.executor.credentialFiles);
+    limits = parseResourceLimitPolicy(
+      { ...clusterConfig.executor.limits, ...parsed.limits },
+      defaultResourceLimitPolicy(availableParallelism()),
+      (field, message) => {
+        if (field in parsed.limits) throw new UsageError(`--${field}: ${message}`);
+        throw new ConfigError(`${parsed.config}: executor.${field}: ${message}`);
+      },
+    );
   } catch (e) {
-    if (!(e instanceof CacheServerConfigError)) throw e;
+    if (!(e instanceof ConfigError) && !(e instanceof UsageError)) throw e;
     io.stderr.write(`ERROR: ${e.message}\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
@@ -265,7 +234,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string): Pr
       return ExitCode.BUILD_FAILURE;
     }
   }
-  const execution = createExecutionServer(schedulerConfig ? { config: schedulerConfig } : {});
+  const execution = createExecutionServer({ config: schedulerConfig });
   // With auth on, the executors started here hold a token made for them, unless the config gives them credentials.
   const ownToken = config.security.auth.kind === 'on' && parsed.executors > 0 ? randomBytes(32).toString('base64url') : undefined;
   if (ownToken && executorCredentials.token === undefined && executorCredentials.tlsCertificate === undefined) {

@@ -1,24 +1,18 @@
 import { readFile, rm } from 'node:fs/promises';
-import { availableParallelism, hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ExitCode, isStatusError, UsageError } from '../../core/index.js';
+import { ConfigError, ExitCode, isStatusError, parseConfigText, UsageError } from '../../core/index.js';
 import {
-  DEFAULT_CACHE_BYTES,
   EXECUTOR_CONFIG_KEYS,
-  defaultResourceLimitPolicy,
   describeResourceLimitPolicy,
   defaultImageOf,
-  parseResourceLimitPolicy,
   readExecutorConfigFile,
-  readTokenFile,
+  resolveExecutorConfig,
   removeDeadWorkDirectories,
   startExecutor,
-  RESOURCE_LIMIT_KEYS,
-  SCHEDULER_CREDENTIAL_KEYS,
   type ExecutorConfig,
   type ExecutorConfigFile,
   type RunningExecutor,
-  type SchedulerCredentials,
 } from '../../../executor/index.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
@@ -78,18 +72,6 @@ function parseArgs(args: string[]): Map<Flag, string[]> {
   return out;
 }
 
-function port(flag: string, value: unknown): number {
-  const n = integer(flag, value, 1);
-  if (n > 65535) throw new UsageError(`--${flag}: expected a port (1 to 65535), got ${n}`);
-  return n;
-}
-
-function integer(flag: string, value: unknown, min: number): number {
-  const n = typeof value === 'number' ? value : /^\d+$/.test(String(value)) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`--${flag}: expected an integer of at least ${min}, got '${String(value)}'`);
-  return n;
-}
-
 async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<ExecutorConfig> {
   let file: ExecutorConfigFile = { limits: {} };
   const configPath = flags.get('config')?.at(-1);
@@ -101,63 +83,16 @@ async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<Executor
     } catch (e) {
       throw new UsageError(`--config: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new UsageError(`${configPath}: not valid JSON: ${(e as Error).message}`);
-    }
-    file = readExecutorConfigFile(json, (field, problem) => {
-      throw new UsageError(`${configPath}: ${field === '' ? '' : `${field}: `}${problem}`);
-    });
+    file = parseConfigText(text, configPath, (json) => readExecutorConfigFile(json));
   }
-  const fileValue = (flag: Flag): unknown => {
-    if (flag === 'config') return undefined;
-    if ((RESOURCE_LIMIT_KEYS as readonly string[]).includes(flag)) return file.limits[flag];
-    return file[flag as Exclude<keyof ExecutorConfigFile, 'limits'>];
-  };
-  const pick = (flag: Flag): unknown => flags.get(flag)?.at(-1) ?? fileValue(flag);
-  const scheduler = pick('scheduler');
-  if (typeof scheduler !== 'string' || scheduler === '') throw new UsageError('--scheduler is required (the endpoint kiln scheduler printed)');
-  const runner = pick('runner') ?? 'local';
-  if (runner !== 'local' && runner !== 'docker') throw new UsageError(`--runner: expected local or docker, got '${String(runner)}'`);
-  const platformValues = flags.get('platform') ?? file.platform ?? [];
-  const platform = platformValues.map((p) => {
-    const eq = p.indexOf('=');
-    if (eq <= 0) throw new UsageError(`--platform: expected NAME=VALUE, got '${p}'`);
-    return { name: p.slice(0, eq), value: p.slice(eq + 1) };
-  });
-  const limitValues: Record<string, unknown> = {};
-  for (const key of RESOURCE_LIMIT_KEYS) if (pick(key) !== undefined) limitValues[key] = pick(key);
-  const limits = parseResourceLimitPolicy(limitValues, defaultResourceLimitPolicy(availableParallelism()), (field, message) => {
-    throw new UsageError(flags.has(field as Flag) ? `--${field}: ${message}` : `${configPath}: ${field}: ${message}`);
-  });
-  const name = String(pick('name') ?? hostname());
-  const path = (flag: Flag) => (pick(flag) === undefined ? undefined : resolve(io.cwd, String(pick(flag))));
-  const [tlsCa, tlsCertificate, tlsKey, tokenFile] = SCHEDULER_CREDENTIAL_KEYS.map(path);
-  const credentials: SchedulerCredentials = {
-    ...(tlsCa ? { tlsCa } : {}),
-    ...(tlsCertificate ? { tlsCertificate } : {}),
-    ...(tlsKey ? { tlsKey } : {}),
-    ...(tokenFile ? { token: readTokenFile(tokenFile) } : {}),
-  };
-  const workDir = pick('work-dir');
-  return {
-    scheduler,
-    credentials,
-    instanceName: String(pick('instance') ?? ''),
-    name,
-    slots: pick('slots') === undefined ? availableParallelism() : integer('slots', pick('slots'), 1),
-    runner,
-    workDirectory: workDir === undefined ? defaultWorkDirectory() : resolve(io.cwd, String(workDir)),
-    cacheBytes: pick('cache-size') === undefined ? DEFAULT_CACHE_BYTES : integer('cache-size', pick('cache-size'), 1),
-    limits,
-    platform,
+  return resolveExecutorConfig({
+    flags,
+    file,
+    ...(configPath !== undefined ? { fileName: configPath } : {}),
+    cwd: io.cwd,
+    defaultWorkDirectory: defaultWorkDirectory(),
     ...(io.env.DOCKER_HOST ? { dockerHost: io.env.DOCKER_HOST } : {}),
-    ...(pick('image') === undefined ? {} : { defaultImage: String(pick('image')) }),
-    ...(pick('health-port') === undefined ? {} : { healthPort: port('health-port', pick('health-port')) }),
-    ...(pick('drain-timeout') === undefined ? {} : { drainTimeoutMs: integer('drain-timeout', pick('drain-timeout'), 0) * 1000 }),
-  };
+  });
 }
 
 /**
@@ -188,7 +123,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   try {
     config = await configOf(parseArgs(args), io);
   } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
+    if (!(e instanceof UsageError) && !(e instanceof ConfigError)) throw e;
     io.stderr.write(`ERROR: ${e.message}\n${USAGE}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }

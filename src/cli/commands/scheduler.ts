@@ -27,5 +27,5 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stderr.write(`ERROR: unrecognized option: ${own.split('=')[0]} (start executors with 'kiln executor' or 'kiln cluster up')\n${USAGE}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  return serveCluster(args, io, USAGE);
+  return serveCluster(args, io, USAGE, 'scheduler');
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { ExitCode, UsageError } from '../../core/index.js';
-import { CacheServerConfigError, parseStorageNodeConfig, runCacheServer, type ConfigOverrides } from '../../../scheduler/index.js';
+import { ConfigError, ExitCode, parseConfigText, UsageError } from '../../core/index.js';
+import { parseStorageNodeConfig, parseStorageRoleConfig, runCacheServer, type ConfigOverrides } from '../../../scheduler/index.js';
 import { BlobAccessConfigError } from '../../core/blobstore/index.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
@@ -64,17 +64,16 @@ export async function main(args: string[], io: CliIO): Promise<number> {
       config = parseStorageNodeConfig({}, '(defaults)', io.cwd, overrides);
     } else {
       const file = resolve(io.cwd, parsed.config);
-      let json: unknown;
+      let text: string;
       try {
-        json = JSON.parse(await readFile(file, 'utf8'));
+        text = await readFile(file, 'utf8');
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        throw new UsageError(code ? `--config: cannot read ${file}: ${code}` : `${parsed.config}: not valid JSON: ${(e as Error).message}`);
+        throw new UsageError(`--config: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
-      config = parseStorageNodeConfig(json, parsed.config, dirname(file), overrides);
+      config = parseConfigText(text, parsed.config, (json) => parseStorageRoleConfig(json, dirname(file), overrides));
     }
   } catch (e) {
-    if (!(e instanceof UsageError || e instanceof CacheServerConfigError)) throw e;
+    if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
     io.stderr.write(`ERROR: ${e.message}\n${e instanceof UsageError ? USAGE : ''}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
