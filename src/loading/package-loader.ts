@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { codeStamp, formatPosition, KilnError, nodeCrypto, readTextUpTo, type Position } from '../core/index.js';
-import { CycleError, Evaluator, FileStore, type Environment, type SkyFunction } from '../skyframe/index.js';
+import { CycleError, Evaluator, FileStore, SkyFamily, skyFunction, type Environment } from '../skyframe/index.js';
 import {
   EvalError,
   execResolvedFile,
@@ -95,6 +95,24 @@ function textFingerprint(text: string | undefined | typeof TOO_LARGE): string {
   return text === undefined ? '!' : text === TOO_LARGE ? '!too large' : hashText(text);
 }
 
+/** A package, by repository and path in it. */
+interface PackageIdentifier {
+  readonly repo: string;
+  readonly pkg: string;
+}
+
+/** Package values: the targets of one BUILD file, persisted in the package cache. */
+const PACKAGE = new SkyFamily<PackageIdentifier, Package>('package', {
+  encode: ({ repo, pkg }) => packageId(repo, pkg),
+  decode: (id) => {
+    const label = Label.parse(`${id}:x`);
+    return { repo: label.repo, pkg: label.pkg };
+  },
+});
+
+/** Evaluated .bzl (and .scl) modules, by label; kept for one run. */
+const BZL_MODULE = new SkyFamily<Label, ModuleGlobals>('bzl', { encode: (label) => label.toString(), decode: (text) => Label.parse(text) });
+
 /**
  * Loads packages: evaluates BUILD files and the .bzl files they load through Skyframe, each at
  * most once per run, and keeps package results in the output base keyed by the content of their
@@ -136,14 +154,10 @@ export class PackageLoader {
       ['json', jsonModule()],
     ]);
     this.nativeFunctions.set('package_group', this.nativeFunctions.get('package_group')!);
-    // biome-ignore lint/suspicious/noExplicitAny: one map holds functions of different value types
-    const functions = new Map<string, SkyFunction<any>>([
-      [
-        'pkg',
-        { compute: (key: string, env: Environment) => this.computePackage(key.slice(4), env), persist: { encode: encodePackage, decode: decodePackage } },
-      ],
-      ['bzl', { compute: (key: string, env: Environment) => this.computeBzl(key.slice(4), env) }],
-    ]);
+    const functions = [
+      skyFunction(PACKAGE, { compute: (id, env) => this.computePackage(id, env), persist: { encode: encodePackage, decode: decodePackage } }),
+      skyFunction(BZL_MODULE, { compute: (label, env) => this.computeBzl(label, env) }),
+    ];
     this.store = options.persistent === false ? undefined : new FileStore(join(this.outputBase, 'loading', 'packages.bin'), CACHE_VERSION);
     this.stamps = new InputStampCache(options.persistent === false ? undefined : join(this.outputBase, 'loading', 'input-stamps.bin'));
     this.evaluator = new Evaluator(functions, this.store, (id) => this.checkInput(id));
@@ -189,9 +203,9 @@ export class PackageLoader {
 
   /** Loads one package. A package with errors is returned with its errors (as Bazel keeps them). */
   loadPackage(repo: string, pkg: string): Package {
-    const key = `pkg:${packageId(repo, pkg)}`;
-    this.loadedPackages.add(key);
-    return this.evaluator.evaluate<Package>(key);
+    const key = PACKAGE.key({ repo, pkg });
+    this.loadedPackages.add(key.id);
+    return this.evaluator.evaluate(key);
   }
 
   /**
@@ -201,7 +215,7 @@ export class PackageLoader {
   starlarkRule(key: string): StarlarkRuleFunction | undefined {
     let rule = this.starlarkRules.get(key);
     if (!rule) {
-      this.evaluator.evaluate<ModuleGlobals>(`bzl:${key.slice(0, key.lastIndexOf('%'))}`);
+      this.evaluator.evaluate(BZL_MODULE.key(Label.parse(key.slice(0, key.lastIndexOf('%')))));
       rule = this.starlarkRules.get(key);
     }
     return rule;
@@ -214,7 +228,7 @@ export class PackageLoader {
   bzlModule(label: string): BzlModule {
     let module = this.bzlModules.get(label);
     if (!module) {
-      this.evaluator.evaluate<ModuleGlobals>(`bzl:${label}`);
+      this.evaluator.evaluate(BZL_MODULE.key(Label.parse(label)));
       module = this.bzlModules.get(label)!;
     }
     return module;
@@ -227,7 +241,7 @@ export class PackageLoader {
 
   /** The provider exported as `//pkg:defs.bzl%Name`, evaluating the .bzl when this run has not. */
   starlarkProvider(key: string): Provider | undefined {
-    if (!this.starlarkProviders.has(key)) this.evaluator.evaluate<ModuleGlobals>(`bzl:${key.slice(0, key.lastIndexOf('%'))}`);
+    if (!this.starlarkProviders.has(key)) this.evaluator.evaluate(BZL_MODULE.key(Label.parse(key.slice(0, key.lastIndexOf('%')))));
     return this.starlarkProviders.get(key);
   }
 
@@ -237,7 +251,7 @@ export class PackageLoader {
    */
   filesReadBy(repo: string, pkg: string): string[] {
     this.loadPackage(repo, pkg);
-    const inputs = this.evaluator.inputsOf(`pkg:${packageId(repo, pkg)}`) ?? new Map<string, string>();
+    const inputs = this.evaluator.inputsOf(PACKAGE.key({ repo, pkg })) ?? new Map<string, string>();
     return [...inputs].filter(([id, fp]) => id.startsWith('file:') && fp !== '!').map(([id]) => id.slice(5));
   }
 
@@ -321,10 +335,7 @@ export class PackageLoader {
     env.recordInput(`file:${path}`, fp);
   }
 
-  private computePackage(id: string, env: Environment): Package {
-    const label = Label.parse(`${id}:x`);
-    const repo = label.repo;
-    const pkg = label.pkg;
+  private computePackage({ repo, pkg }: PackageIdentifier, env: Environment): Package {
     const ws = this.repository(repo);
     const dirs = new Set<string>();
     const lister = ws.lister;
@@ -395,17 +406,16 @@ export class PackageLoader {
       throw new StarlarkError("The label must reference a file with extension '.bzl'");
     }
     try {
-      return env.get<ModuleGlobals>(`bzl:${label}`);
+      return env.get(BZL_MODULE.key(label));
     } catch (e) {
       if (e instanceof CycleError) {
-        throw new StarlarkError(`cycle detected in extension files: ${e.path.map((k) => k.slice(4)).join(' -> ')}`, { cause: e });
+        throw new StarlarkError(`cycle detected in extension files: ${e.path.map((k) => String(k.argument)).join(' -> ')}`, { cause: e });
       }
       throw e;
     }
   }
 
-  private computeBzl(labelText: string, env: Environment): ModuleGlobals {
-    const label = Label.parse(labelText);
+  private computeBzl(label: Label, env: Environment): ModuleGlobals {
     let ws: Workspace;
     try {
       ws = this.repository(label.repo);

@@ -2,13 +2,13 @@ import { ByteReader, ByteWriter, readChecksummedFile, writeChecksummedFile } fro
 import type { PersistedEntry, PersistentStore } from './evaluator.js';
 
 /** The layout's name and number. */
-const MAGIC = 'KILNSTOR\u0002';
+const MAGIC = 'KILNSTOR\u0003';
 
 /**
  * A PersistentStore in one binary file (checksummed, replaced atomically: see checksummed-file.ts),
  * read once on first use and written at most once per run. After the writer's `version` come a
- * table of distinct (input id, fingerprint) pairs, then per key its inputs (as table indices) and
- * its encoded data. Opening scans only keys and offsets; an entry's inputs are decoded when it is
+ * table of distinct (id, fingerprint) pairs, then per key its inputs and its persisted dependencies
+ * (both as table indices) and its encoded data. Opening scans only keys and offsets; an entry's inputs are decoded when it is
  * asked for, and its data is a view of the file that the caller decodes once the inputs check out,
  * so a run pays for the entries it uses. Entries kept from the file are written back byte for byte.
  * A file from another version, a damaged one, or none at all is an empty store.
@@ -41,28 +41,25 @@ export class FileStore implements PersistentStore {
     const keys = [...old.keys()].filter((k) => !this.fresh.has(k));
     // Each entry's data goes out as its own part: records are never copied into one big buffer.
     const parts: Uint8Array[] = [];
-    const entry = (key: string, inputs: readonly number[], data: Uint8Array) => {
+    const entry = (key: string, inputs: readonly number[], deps: readonly number[], data: Uint8Array) => {
       const w = new ByteWriter(key.length + 64);
       w.string(key);
-      w.uint(inputs.length);
-      for (const i of inputs) w.uint(i);
+      for (const list of [inputs, deps]) {
+        w.uint(list.length);
+        for (const i of list) w.uint(i);
+      }
       w.uint(data.length);
       parts.push(w.finish(), data);
     };
     for (const key of keys) {
-      const { inputs, data } = old.raw(key);
-      entry(
-        key,
-        inputs.map((i) => pairs.index(old.pair(i))),
-        data,
-      );
+      const { inputs, deps, data } = old.raw(key);
+      const reindex = (list: readonly number[]) => list.map((i) => pairs.index(old.pair(i)));
+      entry(key, reindex(inputs), reindex(deps), data);
     }
-    for (const [key, { inputs, data }] of this.fresh)
-      entry(
-        key,
-        inputs.map((p) => pairs.index(p)),
-        data,
-      );
+    for (const [key, { inputs, deps, data }] of this.fresh) {
+      const index = (list: readonly (readonly [string, string])[]) => list.map((p) => pairs.index(p));
+      entry(key, index(inputs), index(deps), data);
+    }
     const head = new ByteWriter(1 << 16);
     head.string(this.version);
     pairs.write(head);
@@ -134,7 +131,7 @@ class StoreFile {
       for (let n = r.uint(); n > 0; n--) {
         const key = r.string();
         entryOffsets.set(key, r.pos);
-        for (let i = r.uint(); i > 0; i--) if (r.uint() >= pairOffsets.length) return StoreFile.empty();
+        for (let list = 0; list < 2; list++) for (let i = r.uint(); i > 0; i--) if (r.uint() >= pairOffsets.length) return StoreFile.empty();
         r.skip(r.uint());
       }
       return new StoreFile(bytes, pairOffsets, entryOffsets);
@@ -150,19 +147,19 @@ class StoreFile {
   entry(key: string): PersistedEntry | undefined {
     if (!this.entryOffsets.has(key)) return undefined;
     try {
-      const { inputs, data } = this.raw(key);
-      return { inputs: inputs.map((i) => this.pair(i)), data };
+      const { inputs, deps, data } = this.raw(key);
+      return { inputs: inputs.map((i) => this.pair(i)), deps: deps.map((i) => this.pair(i)), data };
     } catch {
       return undefined;
     }
   }
 
-  /** An entry's pair indices and data, undecoded. */
-  raw(key: string): { inputs: number[]; data: Buffer } {
+  /** An entry's pair indices (inputs, persisted dependencies) and data, undecoded. */
+  raw(key: string): { inputs: number[]; deps: number[]; data: Buffer } {
     const r = new ByteReader(this.bytes, this.entryOffsets.get(key)!);
-    const inputs: number[] = [];
-    for (let n = r.uint(); n > 0; n--) inputs.push(r.uint());
-    return { inputs, data: r.bytes(r.uint()) };
+    const list = () => Array.from({ length: r.uint() }, () => r.uint());
+    const inputs = list();
+    return { inputs, deps: list(), data: r.bytes(r.uint()) };
   }
 
   pair(i: number): readonly [string, string] {

@@ -265,25 +265,25 @@ describe('incremental loading', () => {
       loader.flush();
       return { srcs: rule(p, 'f').attrs.get('srcs'), stats: { ...loader.stats } };
     };
-    expect(run()).toEqual({ srcs: ['//pkg:a.txt'], stats: { computed: 3, reusedFromStore: 0 } });
-    expect(run()).toEqual({ srcs: ['//pkg:a.txt'], stats: { computed: 0, reusedFromStore: 2 } });
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt'], stats: { computed: 3, reusedFromStore: 0, recomputedUnchanged: 0 } });
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt'], stats: { computed: 0, reusedFromStore: 2, recomputedUnchanged: 0 } });
 
     writeFileSync(join(root, 'pkg/b.txt'), ''); // a listing the glob read changed
-    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:b.txt'], stats: { computed: 2, reusedFromStore: 1 } });
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:b.txt'], stats: { computed: 2, reusedFromStore: 1, recomputedUnchanged: 0 } });
 
     writeFileSync(join(root, 'lib/defs.bzl'), 'def gen(name):\n    native.filegroup(name = name, srcs = ["x"])\n');
-    expect(run()).toEqual({ srcs: ['//pkg:x'], stats: { computed: 2, reusedFromStore: 1 } });
+    expect(run()).toEqual({ srcs: ['//pkg:x'], stats: { computed: 2, reusedFromStore: 1, recomputedUnchanged: 0 } });
 
     writeFileSync(join(root, 'other/BUILD'), 'filegroup(name = "o2")\n');
-    expect(run().stats).toEqual({ computed: 1, reusedFromStore: 1 });
+    expect(run().stats).toEqual({ computed: 1, reusedFromStore: 1, recomputedUnchanged: 0 });
 
     // A damaged cache file is a cold cache, never an error; the run writes a good one again.
     const cacheFile = join(root, '.kiln-output-base', 'loading', 'packages.bin');
     const bytes = readFileSync(cacheFile);
     bytes[bytes.length - 5]! ^= 0xff;
     writeFileSync(cacheFile, bytes);
-    expect(run()).toEqual({ srcs: ['//pkg:x'], stats: { computed: 3, reusedFromStore: 0 } });
-    expect(run().stats).toEqual({ computed: 0, reusedFromStore: 2 });
+    expect(run()).toEqual({ srcs: ['//pkg:x'], stats: { computed: 3, reusedFromStore: 0, recomputedUnchanged: 0 } });
+    expect(run().stats).toEqual({ computed: 0, reusedFromStore: 2, recomputedUnchanged: 0 });
   });
 });
 
@@ -297,11 +297,11 @@ describe('cached packages after a //... walk', () => {
       loader.flush();
       return { srcs: rule(p, 'f').attrs.get('srcs'), stats: { ...loader.stats } };
     };
-    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt'], stats: { computed: 1, reusedFromStore: 0 } });
-    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt'], stats: { computed: 0, reusedFromStore: 1 } });
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt'], stats: { computed: 1, reusedFromStore: 0, recomputedUnchanged: 0 } });
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt'], stats: { computed: 0, reusedFromStore: 1, recomputedUnchanged: 0 } });
     writeFileSync(join(root, 'pkg/sub/c.txt'), '');
-    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt', '//pkg:sub/c.txt'], stats: { computed: 1, reusedFromStore: 0 } });
-    expect(run().stats).toEqual({ computed: 0, reusedFromStore: 1 });
+    expect(run()).toEqual({ srcs: ['//pkg:a.txt', '//pkg:sub/b.txt', '//pkg:sub/c.txt'], stats: { computed: 1, reusedFromStore: 0, recomputedUnchanged: 0 } });
+    expect(run().stats).toEqual({ computed: 0, reusedFromStore: 1, recomputedUnchanged: 0 });
   });
 });
 
