@@ -16,15 +16,17 @@ import {
   type ConfigurationPair,
   type ConfiguredTarget,
   type FileEntry,
+  type OutputDirectories,
   type RunfilesTree,
   type TestSettings,
   type TestTarget,
 } from '../analysis/index.js';
-import { ExitCode, formatPosition, isKilnError, KilnError, UsageError } from '../core/index.js';
+import { ExitCode, isKilnError, KilnError, UsageError, type Position } from '../core/index.js';
 import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
-import { BuildGraphCache, type BuildGraph } from './build-graph-cache.js';
-import { printError, type WorkspaceContext } from './workspace-context.js';
-import type { CliIO } from './io.js';
+import { BuildGraphCache } from './build-graph-cache.js';
+import type { BuildGraph } from './build-graph.js';
+import { warningText, type BuildEvent, type BuildEventSink } from './events.js';
+import type { WorkspaceContext } from './workspace/index.js';
 import { selectTests } from './test-selection.js';
 
 export interface AnalysisRequest {
@@ -34,6 +36,8 @@ export interface AnalysisRequest {
   readonly patterns: readonly string[];
   readonly options: BuildOptions;
   readonly keepGoing: boolean;
+  /** The client's environment (BUILD_USER for stamping). */
+  readonly clientEnv: Readonly<Record<string, string | undefined>>;
 }
 
 /** The graph to execute; `hadErrors` when loading or analysis failed under --keep_going. */
@@ -43,7 +47,7 @@ type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean
 export type AnalyzedBuild = AnalysisOutcome & { readonly analysisInputs?: readonly (readonly [string, string])[]; readonly warnings?: readonly string[] };
 
 /** The key of a command line's build graph: equal keys and unchanged inputs, equal graph. */
-export function buildGraphKeyOf(ctx: WorkspaceContext, request: AnalysisRequest): string {
+export function buildGraphKeyOf(ctx: WorkspaceContext, request: Omit<AnalysisRequest, 'clientEnv'>): string {
   const host = currentHost();
   return BuildGraphCache.key({
     command: request.command,
@@ -63,21 +67,21 @@ export function buildGraphKeyOf(ctx: WorkspaceContext, request: AnalysisRequest)
  * later command with the same command line while none of the files and directories its loading and
  * analysis read has changed (BuildGraphCache).
  */
-export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, io: CliIO): AnalyzedBuild {
+export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, events: BuildEventSink): AnalyzedBuild {
   const cache = new BuildGraphCache(join(ctx.layout.outputBase, 'analysis'));
   const key = buildGraphKeyOf(ctx, request);
   const cached = cache.lookup(key, (inputs) => ctx.loader.inputsUnchanged(inputs));
   if (cached) {
-    for (const warning of cached.warnings) io.stderr.write(warning);
-    printAnalyzed(io, cached.graph.targets.length, 0, 0, cached.graph.tests?.length);
+    for (const message of cached.warnings) events({ kind: 'warning', message });
+    events(analyzedEvent(cached.graph.targets.length, 0, 0, cached.graph.tests?.length));
     return { graph: cached.graph, hadErrors: false, analysisInputs: cached.inputs, warnings: cached.warnings };
   }
   const warnings: string[] = [];
-  const warn = (text: string) => {
-    warnings.push(text);
-    io.stderr.write(text);
+  const warn = (message: string, pos: Position) => {
+    warnings.push(warningText({ message, pos }));
+    events({ kind: 'warning', message, pos });
   };
-  const { value: outcome, inputs } = ctx.loader.trackInputs(() => loadAndAnalyze(ctx, request, io, warn));
+  const { value: outcome, inputs } = ctx.loader.trackInputs(() => loadAndAnalyze(ctx, request, events, warn));
   // Loading is over: persist the package cache so the next command skips unchanged BUILD files.
   ctx.loader.flush();
   if (!('graph' in outcome) || outcome.hadErrors) return outcome;
@@ -104,19 +108,25 @@ function bindUserFlags(graph: LoadedTargetGraph, request: AnalysisRequest): { op
   return problem ?? { options: bound.options, patterns: bound.residue };
 }
 
-function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: CliIO, warn: (text: string) => void): AnalysisOutcome {
+function loadAndAnalyze(
+  ctx: WorkspaceContext,
+  original: AnalysisRequest,
+  events: BuildEventSink,
+  warn: (message: string, pos: Position) => void,
+): AnalysisOutcome {
+  const printError = (message: string, pos?: Position) => events({ kind: 'error', message, ...(pos ? { pos } : {}) });
   let request = original;
   const graph = new LoadedTargetGraph(ctx.loader);
   try {
     const bound = bindUserFlags(graph, original);
     if (bound instanceof KilnError) {
-      printError(io, bound.message);
+      printError(bound.message);
       return { failed: bound instanceof UsageError ? ExitCode.COMMAND_LINE_ERROR : ExitCode.BUILD_FAILURE };
     }
     request = { ...original, ...bound };
   } catch (e) {
     if (!isKilnError(e)) throw e;
-    printError(io, `Error loading option: ${e.message}`, e.pos);
+    printError(`Error loading option: ${e.message}`, e.pos);
     return { failed: ExitCode.BUILD_FAILURE };
   }
   const { keepGoing } = request;
@@ -124,17 +134,17 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
   let requested: RequestedTarget[];
   let loadingFailed: boolean;
   try {
-    const expanded = expandTargetPatterns(ctx, request.patterns, keepGoing, io);
+    const expanded = expandTargetPatterns(ctx, request.patterns, keepGoing, printError);
     requested = expanded.targets;
     loadingFailed = expanded.hadErrors;
     if (loadingFailed && !keepGoing) return { failed: ExitCode.BUILD_FAILURE };
   } catch (e) {
     if (e instanceof TargetPatternError) {
-      printError(io, e.message);
+      printError(e.message);
       return { failed: ExitCode.BUILD_FAILURE };
     }
     if (isKilnError(e)) {
-      printError(io, e.message, e.pos);
+      printError(e.message, e.pos);
       return { failed: ExitCode.BUILD_FAILURE };
     }
     throw e;
@@ -148,7 +158,7 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
         sizeFilters: request.options.getList('test_size_filters'),
         buildTestsOnly: request.options.getBool('build_tests_only'),
       });
-      for (const e of selection.errors) printError(io, e.message, e.suite.target.location);
+      for (const e of selection.errors) printError(e.message, e.suite.target.location);
       if (selection.errors.length > 0) {
         loadingFailed = true;
         if (!keepGoing) return { failed: ExitCode.BUILD_FAILURE };
@@ -157,12 +167,12 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
       if (request.command === 'test') testLabels = selection.tests;
     } catch (e) {
       if (!isKilnError(e)) throw e;
-      printError(io, e.message, e.pos);
+      printError(e.message, e.pos);
       return { failed: ExitCode.BUILD_FAILURE };
     }
   }
   if (request.command === 'run' && requested.length !== 1) {
-    printError(io, `Only a single target can be run. Your target pattern(s) ${request.patterns.join(' ')} matched ${requested.length} targets`);
+    printError(`Only a single target can be run. Your target pattern(s) ${request.patterns.join(' ')} matched ${requested.length} targets`);
     return { failed: ExitCode.COMMAND_LINE_ERROR };
   }
 
@@ -176,21 +186,21 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
       configurations,
       buildSettings: (label) => graph.buildSetting(label),
       packageLoader: ctx.loader,
-      warn: (message, pos) => warn(`WARNING: ${formatPosition(pos)}: ${message}\n`),
+      warn,
       workspaceName: ctx.workspace.name || '__main__',
       workspaceStatus: {
         stable: new Map([
           ['BUILD_EMBED_LABEL', ''],
           ['BUILD_HOST', hostname()],
-          ['BUILD_USER', io.env.USER ?? userInfo().username],
+          ['BUILD_USER', request.clientEnv.USER ?? userInfo().username],
         ]),
         volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))]]),
       },
-      debug: (message, where) => io.stderr.write(`DEBUG: ${where}: ${message}\n`),
+      debug: (message, where) => events({ kind: 'debug', message, where }),
     });
   } catch (e) {
     if (!isKilnError(e)) throw e;
-    printError(io, e.message, e.pos);
+    printError(e.message, e.pos);
     return { failed: ExitCode.BUILD_FAILURE };
   }
   const configured: ConfiguredTarget[] = [];
@@ -201,14 +211,14 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
       if (ct) configured.push(ct);
     } catch (e) {
       if (!isKilnError(e)) throw e;
-      printError(io, e.message, e.pos);
+      printError(e.message, e.pos);
       analysisFailed = true;
       if (!keepGoing) break;
-      io.stderr.write(`WARNING: errors encountered while analyzing target '${t.label}': it will not be built\n`);
+      events({ kind: 'warning', message: `errors encountered while analyzing target '${t.label}': it will not be built` });
     }
   }
   if (analysisFailed && !keepGoing) {
-    printError(io, 'Analysis of target(s) failed; build aborted');
+    printError('Analysis of target(s) failed; build aborted');
     return { failed: ExitCode.BUILD_FAILURE };
   }
   const tests: TestTarget[] = [];
@@ -221,13 +231,13 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
         tests.push(testTargetOf(ct, request.testSettings));
       } catch (e) {
         if (!isKilnError(e)) throw e;
-        printError(io, e.message, e.pos);
+        printError(e.message, e.pos);
         analysisFailed = true;
         if (!keepGoing) return { failed: ExitCode.BUILD_FAILURE };
       }
     }
   }
-  printAnalyzed(io, configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount, request.testSettings ? tests.length : undefined);
+  events(analyzedEvent(configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount, request.testSettings ? tests.length : undefined));
   const testActions = tests.flatMap((t) => [t.runfilesAction, ...t.runs.map((r) => r.action)]);
   // `kiln run` starts its program beside a runfiles tree, as `bazel run` does.
   const workspaceName = ctx.workspace.name || '__main__';
@@ -257,6 +267,11 @@ function loadAndAnalyze(ctx: WorkspaceContext, original: AnalysisRequest, io: Cl
   };
 }
 
+/** The output directories of the target configuration `options` make (`kiln info`'s per-configuration paths). */
+export function targetOutputDirectories(ctx: WorkspaceContext, options: BuildOptions): OutputDirectories {
+  return configurationsFor(new LoadedTargetGraph(ctx.loader), options).target.outputDirectories;
+}
+
 /** The target and exec configurations of `options`, with the platforms the workspace declares. */
 export function configurationsFor(graph: LoadedTargetGraph, options: BuildOptions): ConfigurationPair {
   return createConfigurations(options, { host: currentHost(), platforms: platformDeclarationsFrom(graph) });
@@ -268,19 +283,9 @@ function runfilesTreeToRun(ct: ConfiguredTarget, workspaceName: string): Runfile
   return program?.artifact.kind === 'derived' ? runfilesTree(program, ct.runfiles, workspaceName, ct.label) : undefined;
 }
 
-/** Bazel's lines; a reused build graph loaded and configured nothing. */
-export function printAnalyzed(io: CliIO, n: number, packagesLoaded: number, targetsConfigured: number, tests?: number): void {
-  const plural = n === 1 ? '' : 's';
-  const counts = `${packagesLoaded} package${packagesLoaded === 1 ? '' : 's'} loaded, ${targetsConfigured} target${targetsConfigured === 1 ? '' : 's'} configured`;
-  io.stderr.write(`INFO: Analyzed ${n} target${plural} (${counts}).\nINFO: Found ${foundTargets(n, tests)}...\n`);
-}
-
-/** `3 targets`; for `kiln test`, `2 test targets` or `1 target and 0 test targets` (the others). */
-function foundTargets(n: number, tests: number | undefined): string {
-  const targets = (k: number, what: string) => `${k} ${what}${k === 1 ? '' : 's'}`;
-  if (tests === undefined) return targets(n, 'target');
-  const others = n - tests;
-  return others > 0 ? `${targets(others, 'target')} and ${targets(tests, 'test target')}` : targets(tests, 'test target');
+/** The `analyzed` event; a reused build graph loaded and configured nothing. */
+export function analyzedEvent(targets: number, packagesLoaded: number, targetsConfigured: number, tests?: number): BuildEvent {
+  return { kind: 'analyzed', targets, packagesLoaded, targetsConfigured, ...(tests === undefined ? {} : { tests }) };
 }
 
 interface RequestedTarget {
@@ -298,9 +303,9 @@ function expandTargetPatterns(
   ctx: WorkspaceContext,
   patterns: readonly string[],
   keepGoing: boolean,
-  io: CliIO,
+  printError: (message: string, pos?: Position) => void,
 ): { targets: RequestedTarget[]; hadErrors: boolean } {
-  const targets = new TargetLoader(ctx.loader, { keepGoing, onError: (message, pos) => printError(io, message, pos) });
+  const targets = new TargetLoader(ctx.loader, { keepGoing, onError: (message, pos) => printError(message, pos) });
   const resolved = resolveTargetPatterns(patterns, { targets, offset: ctx.offset, excludeManual: true });
   return { targets: resolved.map((r) => ({ label: r.target.label.toString(), fromWildcard: r.fromWildcard })), hadErrors: targets.hadErrors };
 }

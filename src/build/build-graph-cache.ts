@@ -2,36 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import type { Action } from '../actions/index.js';
-import type { OutputDirectories, RunEnvironment, TestSettings, TestTarget } from '../analysis/index.js';
+import type { TestSettings } from '../analysis/index.js';
+import type { BuildGraph } from './build-graph.js';
 import { codeStamp } from '../core/index.js';
-
-/** A requested target as execution and the closing lines need it: its label and default outputs. */
-export interface BuiltTarget {
-  readonly label: string;
-  /** Exec paths of its default outputs (DefaultInfo files), in order. */
-  readonly files: readonly string[];
-  /** Exec path of the program `kiln run` starts, when the rule says which (Starlark rules' DefaultInfo). */
-  readonly executable?: string;
-  /** An executable rule's `args` and `env`, expanded: `kiln run` passes them to the program. */
-  readonly runEnvironment?: RunEnvironment;
-  /** `kiln run`: exec path of the program's runfiles tree (`<program>.runfiles`). */
-  readonly runfilesDir?: string;
-}
-
-/** What loading and analysis hand to execution: plain data, so a later command can reuse it whole. */
-export interface BuildGraph {
-  /** The requested targets that were analyzed, in request order. */
-  readonly targets: readonly BuiltTarget[];
-  /** Every action analysis registered; execution runs those `requested` needs. */
-  readonly actions: readonly Action[];
-  /** Exec paths the build produces: the targets' files (and runfiles for `run`), the tests' results. */
-  readonly requested: readonly string[];
-  /** The target configuration's output directories (convenience symlinks, display paths). */
-  readonly outputDirectories: OutputDirectories;
-  /** `kiln test`: the tests to run, with their actions (also in `actions`). */
-  readonly tests?: readonly TestTarget[];
-}
 
 /** What the graph's analysis depended on besides its inputs: equal keys, equal graph. */
 export interface BuildGraphKey {

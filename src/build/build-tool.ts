@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Action } from '../actions/index.js';
-import { parseBuildOptions, type BuildOptions, type OutputDirectories, type TestSettings } from '../analysis/index.js';
-import { ExitCode, isKilnError, UsageError } from '../core/index.js';
+import type { BuildOptions, OutputDirectories, TestSettings, TestTarget } from '../analysis/index.js';
+import { ExitCode, isKilnError, UsageError, type Position } from '../core/index.js';
 import {
   ActionSpawners,
   executeActions,
@@ -11,106 +11,100 @@ import {
   parseMnemonicStrategy,
   parseDynamicStrategies,
   parseStrategyList,
-  PlainReporter,
   prepareExecRoot,
   PROCESS_KIND_ORDER,
-  TerminalReporter,
-  type ClosingOptions,
   type ExecutionOptions,
-  type ExecutionReporter,
   type ExecutionSummary,
   type RemoteExecutionOptions,
   type StrategyFlags,
 } from '../exec/index.js';
 import { remoteExecutionOptions } from './remote-options.js';
-import { analyzeBuild, buildGraphKeyOf, printAnalyzed, type AnalyzedBuild } from './analysis-phase.js';
+import { analyzeBuild, analyzedEvent, buildGraphKeyOf, type AnalyzedBuild } from './analysis-phase.js';
+import type { BuiltTarget } from './build-graph.js';
+import type { BuildUi, ClosingReport } from './events.js';
 import { filesUnchanged, nullBuildKey, NullBuildRecords } from './null-build-record.js';
-import type { BuildGraph, BuiltTarget } from './build-graph-cache.js';
-import { interruptibly, type CliIO } from './io.js';
-import { InterruptedBySigint } from './sigint-breakable.js';
-import { applyRcFiles } from './rc-file.js';
-import { lockOutputBase, updateConvenienceSymlinks } from './output-base.js';
-import { whyDirectoryIsUnusable } from './usable-directory.js';
-import { openWorkspace, printError, type WorkspaceContext } from './workspace-context.js';
-import {
-  clearAttemptLogs,
-  localTestStrategies,
-  printTestSummary,
-  retryFailedRuns,
-  STREAMED_OUTPUT_WARNING,
-  summaryBlocks,
-  testOutcomes,
-  withInheritedEnv,
-} from './test-phase.js';
+import { lockOutputBase, updateConvenienceSymlinks } from './workspace/index.js';
+import { whyDirectoryIsUnusable } from './workspace/index.js';
+import type { WorkspaceContext } from './workspace/index.js';
+import { clearAttemptLogs, localTestStrategies, retryFailedRuns, STREAMED_OUTPUT_WARNING, testOutcomes, withInheritedEnv } from './test-phase.js';
+import type { TestOutcome } from './test-outcome.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
-import type { TestOutcome } from './test-summary.js';
 
-/** What a finished build hands to `run`: the requested targets and where their outputs live. */
-interface BuildResult {
+/** One `kiln build`, `kiln test` or the build half of `kiln run`, as the command line asks for it. */
+export interface BuildRequest {
+  readonly command: 'build' | 'run' | 'test';
+  readonly workspace: WorkspaceContext;
+  /** Every option, rc files' and the command line's, parsed. */
+  readonly options: BuildOptions;
+  readonly patterns: readonly string[];
+  /** The client's working directory and environment (relative flag paths, PATH, --test_env, credential helpers). */
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Kiln's version, sent to remote servers. */
+  readonly toolVersion: string;
+  /** `performance.now()` when the command started (the elapsed time of the closing lines). */
+  readonly startedAt: number;
+  /** Resolves when the user interrupts: actions are killed and the build stops. */
+  readonly interrupted?: Promise<void>;
+  /**
+   * Runs loading and analysis (synchronous Starlark code that may never return) so that an
+   * interrupt still ends it: `interrupted` when it did.
+   */
+  readonly interruptibly: <T>(work: () => T) => { readonly value: T } | 'interrupted';
+}
+
+/** What a finished build hands back: its exit code, the requested targets and, for `kiln test`, the tests' outcomes. */
+export interface BuildResult {
   readonly exitCode: number;
   readonly targets: readonly BuiltTarget[];
   readonly outputDirectories?: OutputDirectories;
-  readonly ctx?: WorkspaceContext;
+  /** `kiln test` that got to run its tests: each test and its outcome (the summary's lines). */
+  readonly tests?: { readonly targets: readonly TestTarget[]; readonly outcomes: readonly TestOutcome[] };
 }
 
 /**
- * The whole of `kiln build` (and the build half of `kiln run`; `kiln test` also runs the tests,
- * retries flaky ones and prints the test summary): flags, workspace, target patterns, loading,
- * analysis, execution of the actions the requested targets' default outputs need, convenience
- * symlinks, Bazel's closing lines. Never throws for user errors.
+ * The build tool (Bazel's BuildTool): a `kiln build` (and the build half of `kiln run`; `kiln test`
+ * also runs the tests and retries flaky ones): target patterns, loading, analysis, execution of the
+ * actions the requested targets' default outputs need, convenience symlinks. Reports through `ui`
+ * as it goes; never throws for user errors.
  */
-export async function runBuild(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test'): Promise<BuildResult> {
-  const spawners = new ActionSpawners(io.env);
+export async function runBuild(request: BuildRequest, ui: BuildUi): Promise<BuildResult> {
+  const spawners = new ActionSpawners(request.env);
   const onExit: (() => void)[] = [];
   try {
-    return await buildWith(args, io, command, spawners, onExit);
+    return await buildWith(request, ui, spawners, onExit);
   } finally {
     for (const close of onExit) close();
     await spawners.close();
   }
 }
 
-async function buildWith(
-  args: readonly string[],
-  io: CliIO,
-  command: 'build' | 'run' | 'test',
-  spawners: ActionSpawners,
-  onExit: (() => void)[],
-): Promise<BuildResult> {
-  const startedAt = performance.now();
+async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpawners, onExit: (() => void)[]): Promise<BuildResult> {
+  const { command, options, patterns, startedAt, workspace: ctx } = request;
+  const events = ui.event;
+  const printError = (message: string, pos?: Position) => events({ kind: 'error', message, ...(pos ? { pos } : {}) });
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
-  const opened = openWorkspace(io, command, args);
-  if (typeof opened === 'string') {
-    printError(io, opened);
-    return fail(ExitCode.COMMAND_LINE_ERROR);
-  }
-  const { ctx } = opened;
-  let options: BuildOptions;
-  let patterns: readonly string[];
   let strategies: StrategyFlags;
   let remote: RemoteExecutionOptions | undefined;
   let testSettings: TestSettings | undefined;
   let attemptsFor: (flaky: boolean) => number = () => 1;
   try {
-    let warnings: readonly string[];
-    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, opened.rest, ctx.workspace.root, io.env.HOME)));
-    for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
-    remote = await remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown', {
+    remote = await remoteExecutionOptions(options, request.cwd, request.toolVersion, {
       workspace: ctx.workspace.root,
-      env: io.env,
-      warn: (m) => io.stderr.write(`WARNING: ${m}\n`),
+      env: request.env,
+      warn: (message) => events({ kind: 'warning', message }),
     });
-    checkExecutionDirectories(options, io.cwd);
+    checkExecutionDirectories(options, request.cwd);
     if (command === 'test') {
-      testSettings = testSettingsFrom(options, io.env, ctx.workspace.name);
+      testSettings = testSettingsFrom(options, request.env, ctx.workspace.name);
       attemptsFor = flakyAttemptsFrom(options);
-      if (options.getString('test_output') === 'streamed') io.stderr.write(`WARNING: ${STREAMED_OUTPUT_WARNING}\n`);
+      if (options.getString('test_output') === 'streamed') events({ kind: 'warning', message: STREAMED_OUTPUT_WARNING });
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      printError(io, e.message);
+      printError(e.message);
       return fail(ExitCode.COMMAND_LINE_ERROR);
     }
     throw e;
@@ -123,9 +117,9 @@ async function buildWith(
     (e: Error) => e,
   );
   if (patterns.length === 0) {
-    io.stderr.write(`WARNING: Usage: kiln ${command} <options> <targets>.\nInvoke \`kiln help ${command}\` for full description of usage and options.\n`);
+    events({ kind: 'no-patterns', command });
     if (command === 'run') {
-      printError(io, 'Must specify a target to run');
+      printError('Must specify a target to run');
       return fail(ExitCode.COMMAND_LINE_ERROR);
     }
   }
@@ -133,34 +127,38 @@ async function buildWith(
   // `kiln build` repeated with nothing changed: the last null build's record answers it (null-build-record.ts).
   const nullBuilds =
     command === 'build' && !remote && patterns.length > 0 && options.getBool('build') ? new NullBuildRecords(ctx.layout.outputBase) : undefined;
-  const recordKey = nullBuilds && nullBuildKey(buildGraphKeyOf(ctx, { command, patterns, options, keepGoing }), options.fullFingerprint(), io.env.PATH);
+  const recordKey = nullBuilds && nullBuildKey(buildGraphKeyOf(ctx, { command, patterns, options, keepGoing }), options.fullFingerprint(), request.env.PATH);
   if (nullBuilds && recordKey) {
-    const repeated = await repeatNullBuild(nullBuilds, recordKey, ctx, options, io, startedAt);
+    const repeated = await repeatNullBuild(nullBuilds, recordKey, request, ui);
     if (repeated) return repeated;
   }
   // The processes actions start from come up while loading and analysis run, not on the first action.
   if (options.getBool('build')) spawners.warmUp({ sandbox: mayUseSandbox(strategies) });
   const buildFailed = (exitCode: number = ExitCode.BUILD_FAILURE): BuildResult => {
-    io.stderr.write(`FAILED: Build did NOT complete successfully\n`);
-    return { exitCode, targets: [], ctx };
+    events({ kind: 'build-failed' });
+    return { exitCode, targets: [] };
   };
 
-  let analysis: AnalyzedBuild;
-  try {
-    analysis = interruptibly(io, () => analyzeBuild(ctx, { command, patterns, options, keepGoing, ...(testSettings ? { testSettings } : {}) }, io));
-  } catch (e) {
-    if (!(e instanceof InterruptedBySigint)) throw e;
-    printError(io, 'build interrupted');
+  const analysisRequest = { command, patterns, options, keepGoing, clientEnv: request.env, ...(testSettings ? { testSettings } : {}) };
+  const analyzed = request.interruptibly(() => analyzeBuild(ctx, analysisRequest, events));
+  if (analyzed === 'interrupted') {
+    printError('build interrupted');
     return buildFailed(ExitCode.INTERRUPTED);
   }
+  const analysis: AnalyzedBuild = analyzed.value;
   if ('failed' in analysis) return buildFailed(analysis.failed);
   const { graph } = analysis;
-  const built = (exitCode: number): BuildResult => ({ exitCode, targets: graph.targets, outputDirectories: graph.outputDirectories, ctx });
+  const built = (exitCode: number, tests?: BuildResult['tests']): BuildResult => ({
+    exitCode,
+    targets: graph.targets,
+    outputDirectories: graph.outputDirectories,
+    ...(tests ? { tests } : {}),
+  });
   // With --keep_going the build goes on past loading and analysis errors, but still fails.
   const earlierErrors = analysis.hadErrors;
   if (!options.getBool('build')) {
     if (earlierErrors) return buildFailed();
-    io.stderr.write('INFO: Build completed successfully, 0 total actions\n');
+    events({ kind: 'nothing-executed' });
     return built(ExitCode.SUCCESS);
   }
 
@@ -169,42 +167,38 @@ async function buildWith(
   if (unreachable && remote) {
     // As Bazel: without a fallback an unusable executor fails the build; a cache is only a warning.
     if (remote.client.executorEndpoint && !remote.localFallback) {
-      printError(io, unreachable.message);
+      printError(unreachable.message);
       return buildFailed(ExitCode.REMOTE_ERROR);
     }
-    io.stderr.write(
-      `WARNING: ${unreachable.message}; building without the remote ${remote.client.executorEndpoint ? 'executor (--remote_local_fallback)' : 'cache'}\n`,
-    );
+    events({
+      kind: 'warning',
+      message: `${unreachable.message}; building without the remote ${remote.client.executorEndpoint ? 'executor (--remote_local_fallback)' : 'cache'}`,
+    });
     remote = undefined;
   }
   const { layout } = ctx;
   const abort = new AbortController();
-  void io.interrupted?.then(() => abort.abort());
-  const release = await lockOutputBase(
-    layout.outputBase,
-    (pid) => io.stderr.write(`Another command (pid=${pid}) is using the output base ${layout.outputBase}. Waiting for it to complete...\n`),
-    abort.signal,
-  );
+  void request.interrupted?.then(() => abort.abort());
+  const release = await lockOutputBase(layout.outputBase, (pid) => events({ kind: 'waiting-for-lock', pid, outputBase: layout.outputBase }), abort.signal);
   if (release === undefined) return buildFailed(ExitCode.INTERRUPTED);
   let summary: ExecutionSummary;
   // env_inherit values come from this command's environment, never from the cached graph.
-  const inherited = command === 'test' ? withInheritedEnv(graph.tests ?? [], graph.actions, io.env) : undefined;
+  const inherited = command === 'test' ? withInheritedEnv(graph.tests ?? [], graph.actions, request.env) : undefined;
   const tests = inherited?.tests;
   const actions = inherited?.actions ?? graph.actions;
   let outcomes: TestOutcome[] = [];
-  const streams = { stdout: (text: string) => void io.stdout.write(text), stderr: (text: string) => void io.stderr.write(text) };
   try {
     await prepareExecRoot(layout.workspaceRoot, layout.execRoot, externalRepositoriesOf(graph.actions, ctx));
-    const closing: ClosingOptions = {
-      // As Bazel: the test summary, then the requested targets, then the elapsed time.
-      closingLines: (summary) =>
-        (tests ? summaryBlocks(outcomes) : '') +
-        targetLines(graph, summary.success) +
-        `INFO: Elapsed time: ${((performance.now() - startedAt) / 1000).toFixed(3)}s\n`,
-      failedBeforeExecution: earlierErrors,
-    };
-    const base = baseReporter(closing, options, io);
-    const testReporter = tests && new TestRunReporter(base, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, streams, attemptsFor);
+    const closingReport = (success: boolean): ClosingReport => ({
+      success,
+      targets: graph.targets,
+      outputDirectories: graph.outputDirectories,
+      ...(tests ? { testOutcomes: outcomes } : {}),
+      startedAt,
+    });
+    const closing = { closingLines: (summary: ExecutionSummary) => ui.closingLines(closingReport(summary.success)), failedBeforeExecution: earlierErrors };
+    const base = ui.executionReporter(closing, reporterFlags(options));
+    const testReporter = tests && new TestRunReporter(base, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, ui, attemptsFor);
     const reporter = testReporter ?? base;
     // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with
     // --test_output=streamed every test does, here, its output shown as it comes.
@@ -212,10 +206,10 @@ async function buildWith(
     const executionOptions: ExecutionOptions = {
       execRoot: layout.execRoot,
       outputBase: layout.outputBase,
-      clientEnv: io.env,
+      clientEnv: request.env,
       ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
       keepGoing,
-      ...(options.getString('disk_cache') ? { diskCache: resolve(io.cwd, options.getString('disk_cache')) } : {}),
+      ...(options.getString('disk_cache') ? { diskCache: resolve(request.cwd, options.getString('disk_cache')) } : {}),
       strategies: streamed ? localTestStrategies(strategies) : strategies,
       ...(streamed ? { liveOutput: (action: Action) => testReporter.liveOutputOf(action) } : {}),
       signal: abort.signal,
@@ -253,7 +247,7 @@ async function buildWith(
       }
     } catch (e) {
       if (!isKilnError(e)) throw e;
-      printError(io, e.message, e.pos);
+      printError(e.message, e.pos);
       return buildFailed();
     }
     const dirs = graph.outputDirectories;
@@ -265,7 +259,7 @@ async function buildWith(
         warnings: analysis.warnings ?? [],
         analyzedTargets: graph.targets.length,
         totalActions: summary.totalActions,
-        targetLines: targetLines(graph, true),
+        targets: graph.targets.map((t) => ({ label: t.label, files: t.files })),
         bin: dirs.bin,
         genfiles: dirs.genfiles,
         testlogs: dirs.testlogs,
@@ -276,31 +270,22 @@ async function buildWith(
   } finally {
     await release();
   }
-  if (tests) {
-    if (tests.length > 0) printTestSummary(outcomes, tests, options.getBool('test_verbose_timeout_warnings'), streams);
-    else printError(io, 'No test targets were found, yet testing was requested');
-  }
-  if (abort.signal.aborted) return built(ExitCode.INTERRUPTED);
-  if (!summary.success || earlierErrors) return built(summary.success ? ExitCode.BUILD_FAILURE : failedActionsExitCode(summary.failures));
-  if (tests?.length === 0) return built(ExitCode.NO_TESTS_FOUND);
-  if (outcomes.some((o) => o.status !== 'PASSED' && o.status !== 'FLAKY')) return built(ExitCode.TESTS_FAILED);
-  return built(ExitCode.SUCCESS);
+  const ran = tests ? { targets: tests, outcomes } : undefined;
+  if (abort.signal.aborted) return built(ExitCode.INTERRUPTED, ran);
+  if (!summary.success || earlierErrors) return built(summary.success ? ExitCode.BUILD_FAILURE : failedActionsExitCode(summary.failures), ran);
+  if (tests?.length === 0) return built(ExitCode.NO_TESTS_FOUND, ran);
+  if (outcomes.some((o) => o.status !== 'PASSED' && o.status !== 'FLAKY')) return built(ExitCode.TESTS_FAILED, ran);
+  return built(ExitCode.SUCCESS, ran);
 }
 
 /**
  * A null build answered from the last one's record: when the analysis inputs and every file the
- * record lists are unchanged, prints what the ordinary path would (warnings, the analysis lines,
+ * record lists are unchanged, reports what the ordinary path would (warnings, the analysis lines,
  * the closing lines with zero processes) and updates the convenience symlinks, holding the output
  * base's lock while it checks. Undefined: take the ordinary path (the record is dropped when stale).
  */
-async function repeatNullBuild(
-  records: NullBuildRecords,
-  key: string,
-  ctx: WorkspaceContext,
-  options: BuildOptions,
-  io: CliIO,
-  startedAt: number,
-): Promise<BuildResult | undefined> {
+async function repeatNullBuild(records: NullBuildRecords, key: string, request: BuildRequest, ui: BuildUi): Promise<BuildResult | undefined> {
+  const { workspace: ctx } = request;
   const record = records.read(key);
   if (!record) return undefined;
   if (!ctx.loader.inputsUnchanged(record.analysisInputs)) {
@@ -308,25 +293,22 @@ async function repeatNullBuild(
     return undefined;
   }
   const abort = new AbortController();
-  void io.interrupted?.then(() => abort.abort());
-  const release = await lockOutputBase(
-    ctx.layout.outputBase,
-    (pid) => io.stderr.write(`Another command (pid=${pid}) is using the output base ${ctx.layout.outputBase}. Waiting for it to complete...\n`),
-    abort.signal,
-  );
+  void request.interrupted?.then(() => abort.abort());
+  const { outputBase } = ctx.layout;
+  const release = await lockOutputBase(outputBase, (pid) => ui.event({ kind: 'waiting-for-lock', pid, outputBase }), abort.signal);
   if (release === undefined) {
-    io.stderr.write(`FAILED: Build did NOT complete successfully\n`);
-    return { exitCode: ExitCode.INTERRUPTED, targets: [], ctx };
+    ui.event({ kind: 'build-failed' });
+    return { exitCode: ExitCode.INTERRUPTED, targets: [] };
   }
   try {
     if (!filesUnchanged(record, ctx.layout.execRoot)) {
       records.discard();
       return undefined;
     }
-    for (const warning of record.warnings) io.stderr.write(warning);
-    printAnalyzed(io, record.analyzedTargets, 0, 0);
-    const elapsed = () => `INFO: Elapsed time: ${((performance.now() - startedAt) / 1000).toFixed(3)}s\n`;
-    const reporter = baseReporter({ closingLines: () => record.targetLines + elapsed(), failedBeforeExecution: false }, options, io);
+    for (const message of record.warnings) ui.event({ kind: 'warning', message });
+    ui.event(analyzedEvent(record.analyzedTargets, 0, 0));
+    const report: ClosingReport = { success: true, targets: record.targets, outputDirectories: record, startedAt: request.startedAt };
+    const reporter = ui.executionReporter({ closingLines: () => ui.closingLines(report), failedBeforeExecution: false }, reporterFlags(request.options));
     const processes = Object.fromEntries(PROCESS_KIND_ORDER.map((kind) => [kind, 0])) as ExecutionSummary['processes'];
     reporter.buildStarted(record.totalActions);
     reporter.buildFinished({ success: true, totalActions: record.totalActions, processes, failures: [] });
@@ -334,7 +316,7 @@ async function repeatNullBuild(
   } finally {
     await release();
   }
-  return { exitCode: ExitCode.SUCCESS, targets: [], ctx };
+  return { exitCode: ExitCode.SUCCESS, targets: [] };
 }
 
 /**
@@ -385,43 +367,8 @@ function strategyFlags(options: BuildOptions): StrategyFlags {
   return flags;
 }
 
-function baseReporter(closing: ClosingOptions, options: BuildOptions, io: CliIO): ExecutionReporter {
-  const verboseFailures = options.getBool('verbose_failures');
-  const subcommands = options.getBool('subcommands');
-  const stream = io.stderr as { isTTY?: boolean; columns?: number };
-  const sink = { write: (text: string) => void io.stderr.write(text) };
-  if (stream.isTTY) return new TerminalReporter(sink, { verboseFailures, subcommands, ...closing, ...(stream.columns ? { columns: stream.columns } : {}) });
-  return new PlainReporter(sink, { verboseFailures, subcommands, ...closing });
-}
-
-/**
- * Bazel's `--show_result` default: the per-target block is printed only when at most this many
- * targets were requested (a `//...` build stays short).
- */
-const SHOW_RESULT = 1;
-
-/** Bazel's `Target //pkg:x up-to-date:` block of a successful build, with paths through the convenience symlinks. */
-function targetLines(graph: BuildGraph, success: boolean): string {
-  if (!success || graph.targets.length > SHOW_RESULT) return '';
-  let text = '';
-  for (const t of graph.targets) {
-    if (t.files.length === 0) {
-      text += `Target ${t.label} up-to-date (nothing to build)\n`;
-      continue;
-    }
-    text += `Target ${t.label} up-to-date:\n`;
-    for (const f of t.files) text += `  ${displayPath(f, graph.outputDirectories)}\n`;
-  }
-  return text;
-}
-
-/** `bazel-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
-export function displayPath(execPath: string, dirs: OutputDirectories): string {
-  const bin = `${dirs.bin}/`;
-  if (execPath.startsWith(bin)) return `kiln-bin/${execPath.slice(bin.length)}`;
-  const genfiles = `${dirs.genfiles}/`;
-  if (execPath.startsWith(genfiles)) return `kiln-genfiles/${execPath.slice(genfiles.length)}`;
-  return execPath;
+function reporterFlags(options: BuildOptions): { verboseFailures: boolean; subcommands: boolean } {
+  return { verboseFailures: options.getBool('verbose_failures'), subcommands: options.getBool('subcommands') };
 }
 
 /** The other repositories whose sources the actions read (`external/<name>/...`), with their directories. */

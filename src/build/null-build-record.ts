@@ -3,6 +3,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ByteReader, ByteWriter, fileStampOf, readChecksummedFile, readFileStamp, sameFileStamp, writeChecksummedFile, writeFileStamp } from '../core/index.js';
 import type { CheckedFile } from '../exec/index.js';
+import type { BuiltTarget } from './build-graph.js';
 import { BUILD_GRAPH_VERSION } from './build-graph-cache.js';
 
 /** What a repeated null build prints and does besides checking files, as the first one did. */
@@ -11,8 +12,8 @@ export interface NullBuildOutcome {
   readonly warnings: readonly string[];
   readonly analyzedTargets: number;
   readonly totalActions: number;
-  /** The `Target //x up-to-date:` block, when there is one. */
-  readonly targetLines: string;
+  /** The requested targets and their default outputs, for the closing lines. */
+  readonly targets: readonly Pick<BuiltTarget, 'label' | 'files'>[];
   /** The target configuration's output directories, for the convenience symlinks. */
   readonly bin: string;
   readonly genfiles: string;
@@ -28,7 +29,7 @@ export interface NullBuildRecord extends NullBuildOutcome {
 }
 
 /** The layout's name and number. */
-const MAGIC = 'KILNNULL\u0002';
+const MAGIC = 'KILNNULL\u0003';
 
 /**
  * The key of a command line for the record: its build graph's key, every option including the
@@ -70,11 +71,11 @@ export class NullBuildRecords {
       const warnings = strings();
       const analyzedTargets = r.uint();
       const totalActions = r.uint();
-      const targetLines = r.string();
+      const targets = Array.from({ length: r.uint() }, () => ({ label: r.string(), files: strings() }));
       const [bin, genfiles, testlogs] = strings();
       const analysisInputs = Array.from({ length: r.uint() }, () => [r.string(), r.string()] as const);
       const files = Array.from({ length: r.uint() }, () => ({ path: r.string(), stamp: readFileStamp(r) }));
-      return { key, warnings, analyzedTargets, totalActions, targetLines, bin: bin!, genfiles: genfiles!, testlogs: testlogs!, analysisInputs, files };
+      return { key, warnings, analyzedTargets, totalActions, targets, bin: bin!, genfiles: genfiles!, testlogs: testlogs!, analysisInputs, files };
     } catch {
       return undefined; // right checksum, wrong layout: the ordinary path
     }
@@ -91,7 +92,11 @@ export class NullBuildRecords {
     strings(record.warnings);
     w.uint(record.analyzedTargets);
     w.uint(record.totalActions);
-    w.string(record.targetLines);
+    w.uint(record.targets.length);
+    for (const t of record.targets) {
+      w.string(t.label);
+      strings(t.files);
+    }
     strings([record.bin, record.genfiles, record.testlogs]);
     w.uint(record.analysisInputs.length);
     for (const [id, fingerprint] of record.analysisInputs) {

@@ -5,15 +5,6 @@ import { UsageError } from '../core/index.js';
 import type { DownloadMode, RemoteExecutionOptions } from '../exec/index.js';
 import type { EndpointCredentials, RemoteEndpoint } from '../remote/index.js';
 
-/**
- * The remote half of a build from Bazel's flags: `--remote_executor`, `--remote_cache` (the
- * executor serves as the cache when only it is given), `--remote_instance_name`, the headers,
- * `--remote_timeout`, `--remote_retries`, `--remote_retry_max_delay`, `--remote_accept_cached`, `--remote_upload_local_results`,
- * `--remote_local_fallback`, `--remote_default_exec_properties`, `--remote_download_outputs` (and
- * its shorthands), the TLS files. Undefined when no
- * remote endpoint is set. The caller closes the client.
- * @throws UsageError naming the flag for a malformed value.
- */
 /** `--remote_download_minimal` and `--remote_download_toplevel` are Bazel's shorthands for `--remote_download_outputs`. */
 function downloadMode(options: BuildOptions): DownloadMode {
   if (options.getBool('remote_download_minimal')) return 'minimal';
@@ -28,6 +19,15 @@ export interface CredentialHelperContext {
   readonly warn: (message: string) => void;
 }
 
+/**
+ * The remote half of a build from Bazel's flags: `--remote_executor`, `--remote_cache` (the
+ * executor serves as the cache when only it is given), `--remote_instance_name`, the headers,
+ * `--remote_timeout`, `--remote_retries`, `--remote_retry_max_delay`, `--remote_accept_cached`, `--remote_upload_local_results`,
+ * `--remote_local_fallback`, `--remote_default_exec_properties`, `--remote_download_outputs` (and
+ * its shorthands), the TLS files. Undefined when no
+ * remote endpoint is set. The caller closes the client.
+ * @throws UsageError naming the flag for a malformed value.
+ */
 export async function remoteExecutionOptions(
   options: BuildOptions,
   cwd: string,

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
 import type { StrategyFlags } from '../exec/index.js';
-import type { TestRunReporter, TestOutputStreams } from './test-run-reporter.js';
-import { formatExecutedLine, formatTestLines, seconds, sortOutcomes, type TestOutcome } from './test-summary.js';
+import type { TestRunReporter } from './test-run-reporter.js';
+import type { TestOutcome } from './test-outcome.js';
 
 /**
  * The graph's test actions with the client's values of their `env_inherit` names (unset names are left
@@ -141,63 +141,4 @@ function brokenOutputs(actions: readonly Action[], failed: ReadonlySet<Action>):
   };
   for (const a of actions) if (isBroken(a)) for (const o of a.outputs) broken.add(o.execPath);
   return broken;
-}
-
-/** Bazel's timeout ranges (seconds) for the test size warning: a passing run outside its range is wrongly sized. */
-const TIMEOUT_RANGES: readonly (readonly [string, string, number, number])[] = [
-  ['short', 'small', 0, 60],
-  ['moderate', 'medium', 30, 300],
-  ['long', 'large', 300, 900],
-  ['eternal', 'enormous', 900, Infinity],
-];
-
-/**
- * The closing summary: `TIMEOUT`/`FLAKY` blocks on stderr, one line per test in Bazel's order, the
- * `Executed` line and the size warning on stdout.
- */
-export function printTestSummary(
-  outcomes: readonly TestOutcome[],
-  tests: readonly TestTarget[],
-  verboseTimeoutWarnings: boolean,
-  out: TestOutputStreams,
-): void {
-  const timeoutOf = new Map(tests.map((t) => [t.label, t.timeout]));
-  let wrongSize = false;
-  for (const o of outcomes) {
-    if (o.status !== 'PASSED' || o.durationsMs.length === 0) continue;
-    const maxMs = Math.max(...o.durationsMs);
-    const max = maxMs / 1000;
-    const range = TIMEOUT_RANGES.find(([name]) => name === timeoutOf.get(o.label));
-    if (!range || (max >= range[2] && max <= range[3])) continue;
-    wrongSize = true;
-    if (verboseTimeoutWarnings) {
-      const fit = TIMEOUT_RANGES.find(([, , lo, hi]) => max >= lo && max <= hi) ?? TIMEOUT_RANGES[0]!;
-      out.stderr(
-        `WARNING: ${o.label}: Test execution time (${seconds(maxMs)} excluding execution overhead) outside of range for ${range[0].toUpperCase()} tests. Consider setting timeout="${fit[0]}" or size="${fit[1]}".\n`,
-      );
-    }
-  }
-  let text = '';
-  for (const o of sortOutcomes(outcomes)) text += formatTestLines(o);
-  text += `\n${formatExecutedLine(outcomes)}\n`;
-  if (wrongSize && !verboseTimeoutWarnings) {
-    text += 'There were tests whose specified size is too big. Use the --test_verbose_timeout_warnings command line option to see which ones these are.\n';
-  }
-  out.stdout(text);
-}
-
-/**
- * Bazel's `TIMEOUT: //x (Summary)`, `FLAKY: //x (Summary)` and (for a test with more than one failed
- * log) `FAILED: //x (Summary)` blocks, printed before the closing lines: the summaries its UI
- * event handler finds new (testSummaryProvidesNewInformation).
- */
-export function summaryBlocks(outcomes: readonly TestOutcome[]): string {
-  let text = '';
-  for (const o of outcomes) {
-    const news = o.status === 'TIMEOUT' || o.status === 'FLAKY' || (o.status === 'FAILED' && o.failedLogs.length > 1);
-    if (!news) continue;
-    text += `${o.status}: ${o.label} (Summary)\n`;
-    for (const log of o.failedLogs) text += `      ${log}\n`;
-  }
-  return text;
 }

@@ -1,19 +1,16 @@
-import { readFileSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
 import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessEnd, ProcessKind } from '../exec/index.js';
+import type { BuildUi } from './events.js';
 import { readRunResult, type RunResult } from './test-results.js';
 import { completeTimedOutRun } from './timed-out-run.js';
 
 export type TestOutputMode = 'summary' | 'errors' | 'all' | 'streamed';
 
-/** Where the reporter writes: Bazel prints test logs and the summary on stdout, the rest on stderr. */
-export interface TestOutputStreams {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
+/** Where the reporter says what it saw: the command line's printer. */
+export type TestRunListener = Pick<BuildUi, 'testRunFinished' | 'testOutput'>;
 
 /** One finished attempt of one run. */
 interface AttemptRecord {
@@ -27,9 +24,10 @@ interface AttemptRecord {
 
 /**
  * Watches a `kiln test` execution: records how each test action ended (result, from a cache or
- * not), prints Bazel's `FAIL: //x (see log)` lines and, per --test_output, the logs of finished
- * tests; every other event goes to the build's reporter. The build's closing lines are held back
- * until `finish`, so flaky attempts can run first and the closing line can count failed tests.
+ * not) and tells the listener of each finished run, which prints Bazel's `FAIL: //x (see log)` line
+ * and, per --test_output, the log; every other event goes to the build's reporter. The build's
+ * closing lines are held back until `finish`, so flaky attempts can run first and the closing line
+ * can count failed tests.
  */
 export class TestRunReporter implements ExecutionReporter {
   private readonly runOf = new Map<Action, TestRun>();
@@ -43,7 +41,7 @@ export class TestRunReporter implements ExecutionReporter {
     tests: readonly TestTarget[],
     private readonly execRoot: string,
     private readonly mode: TestOutputMode,
-    private readonly out: TestOutputStreams,
+    private readonly listener: TestRunListener,
     /** Attempts a failing run gets (`--flaky_test_attempts`): a run tried again has its log moved first. */
     private readonly attemptsFor: (flaky: boolean) => number = () => 1,
   ) {
@@ -72,7 +70,7 @@ export class TestRunReporter implements ExecutionReporter {
     const decoder = new StringDecoder('utf8');
     return (chunk) => {
       const text = decoder.write(chunk);
-      if (text !== '') this.interject(() => this.out.stdout(text));
+      if (text !== '') this.interject(() => this.listener.testOutput(text));
     };
   }
   actionFailed(failure: ActionFailure): void {
@@ -105,18 +103,21 @@ export class TestRunReporter implements ExecutionReporter {
     this.interject(() => this.report(run, action, list, result, logPath));
   }
 
-  /** Bazel's lines for a finished run: FAIL with the log, and the log itself per --test_output. */
+  /** What Bazel prints for a finished run: FAIL with the log, and the log itself per --test_output. */
   private report(run: TestRun, action: Action, list: readonly AttemptRecord[], result: RunResult, logPath: string): void {
     const name = action.progressMessage.replace(/^Testing /, '');
     const retried = list.length < this.attemptsFor(this.targetOf.get(action)!.flaky);
     const shownLog = retried ? join(this.execRoot, run.logDir, 'test_attempts', `attempt_${list.length}.log`) : logPath;
-    if (result.status === 'FAILED') this.out.stderr(`FAIL: ${name} (see ${shownLog})\n`);
     const failed = result.status !== 'PASSED';
-    // As Bazel, --test_output=all shows a cached result's log too.
-    if (this.mode === 'all' || (this.mode === 'errors' && failed)) {
-      this.out.stderr(`INFO: From Testing ${name}:\n`);
-      this.out.stdout(`==================== Test output for ${name}:\n${logBody(logPath)}${'='.repeat(80)}\n`);
-    }
+    this.listener.testRunFinished({
+      name,
+      failed,
+      timedOut: result.status === 'TIMEOUT',
+      shownLog,
+      logPath,
+      // As Bazel, --test_output=all shows a cached result's log too.
+      printLog: this.mode === 'all' || (this.mode === 'errors' && failed),
+    });
   }
 
   /** Holds the closing lines back (see `finish`). */
@@ -144,18 +145,4 @@ function merge(a: ExecutionSummary, b: ExecutionSummary): ExecutionSummary {
     ran += v;
   }
   return { success: a.success && b.success, totalActions: a.totalActions + ran, processes, failures: [...a.failures, ...b.failures] };
-}
-
-/** A test log without the header the setup script writes (up to the line of dashes), as Bazel prints it. */
-function logBody(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-  const marker = '\n-----------------------------------------------------------------------------\n';
-  const at = text.indexOf(marker);
-  const body = at < 0 ? text : text.slice(at + marker.length);
-  return body === '' || body.endsWith('\n') ? body : `${body}\n`;
 }

@@ -1,22 +1,7 @@
+import type { TestTarget } from '../analysis/index.js';
+import type { TestOutcome } from '../build/index.js';
 import { Label } from '../loading/index.js';
-
-/** One test target's outcome, as the closing summary reports it. */
-export interface TestOutcome {
-  readonly label: string;
-  readonly status: 'PASSED' | 'FAILED' | 'TIMEOUT' | 'FLAKY' | 'NO STATUS' | 'FAILED TO BUILD';
-  /** Every attempt of every run (shards, runs_per_test, retries), in whole milliseconds as Bazel keeps them. */
-  readonly durationsMs: readonly number[];
-  /** All runs came from a cache. */
-  readonly cached: boolean;
-  /** How many attempts (of every run) there were, and how many of them failed. */
-  readonly attempts?: { readonly failed: number; readonly total: number };
-  /** Absolute paths of the logs of every failed attempt (a retried attempt's log, a failed run's test.log). */
-  readonly failedLogs: readonly string[];
-  /** Whether the test ran in this command (not cached, not failed to build, not skipped). */
-  readonly executed: boolean;
-  /** A run ran on a remote executor: a failure then counts as failing remotely, as in Bazel's summary. */
-  readonly ranRemotely?: boolean;
-}
+import type { CliIO } from './io.js';
 
 /**
  * Bazel's per-test line (TestSummaryPrinter.print): the label padded so that the status ends the
@@ -114,4 +99,58 @@ export function sortOutcomes(outcomes: readonly TestOutcome[]): TestOutcome[] {
     return 0;
   };
   return [...outcomes].sort((a, b) => cachedFirst(a) - cachedFirst(b) || STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || compareLabels(a.label, b.label));
+}
+
+/** Bazel's timeout ranges (seconds) for the test size warning: a passing run outside its range is wrongly sized. */
+const TIMEOUT_RANGES: readonly (readonly [string, string, number, number])[] = [
+  ['short', 'small', 0, 60],
+  ['moderate', 'medium', 30, 300],
+  ['long', 'large', 300, 900],
+  ['eternal', 'enormous', 900, Infinity],
+];
+
+/**
+ * The closing summary: `TIMEOUT`/`FLAKY` blocks on stderr, one line per test in Bazel's order, the
+ * `Executed` line and the size warning on stdout.
+ */
+export function printTestSummary(outcomes: readonly TestOutcome[], tests: readonly TestTarget[], verboseTimeoutWarnings: boolean, io: CliIO): void {
+  const timeoutOf = new Map(tests.map((t) => [t.label, t.timeout]));
+  let wrongSize = false;
+  for (const o of outcomes) {
+    if (o.status !== 'PASSED' || o.durationsMs.length === 0) continue;
+    const maxMs = Math.max(...o.durationsMs);
+    const max = maxMs / 1000;
+    const range = TIMEOUT_RANGES.find(([name]) => name === timeoutOf.get(o.label));
+    if (!range || (max >= range[2] && max <= range[3])) continue;
+    wrongSize = true;
+    if (verboseTimeoutWarnings) {
+      const fit = TIMEOUT_RANGES.find(([, , lo, hi]) => max >= lo && max <= hi) ?? TIMEOUT_RANGES[0]!;
+      io.stderr.write(
+        `WARNING: ${o.label}: Test execution time (${seconds(maxMs)} excluding execution overhead) outside of range for ${range[0].toUpperCase()} tests. Consider setting timeout="${fit[0]}" or size="${fit[1]}".\n`,
+      );
+    }
+  }
+  let text = '';
+  for (const o of sortOutcomes(outcomes)) text += formatTestLines(o);
+  text += `\n${formatExecutedLine(outcomes)}\n`;
+  if (wrongSize && !verboseTimeoutWarnings) {
+    text += 'There were tests whose specified size is too big. Use the --test_verbose_timeout_warnings command line option to see which ones these are.\n';
+  }
+  io.stdout.write(text);
+}
+
+/**
+ * Bazel's `TIMEOUT: //x (Summary)`, `FLAKY: //x (Summary)` and (for a test with more than one failed
+ * log) `FAILED: //x (Summary)` blocks, printed before the closing lines: the summaries its UI
+ * event handler finds new (testSummaryProvidesNewInformation).
+ */
+export function summaryBlocks(outcomes: readonly TestOutcome[]): string {
+  let text = '';
+  for (const o of outcomes) {
+    const news = o.status === 'TIMEOUT' || o.status === 'FLAKY' || (o.status === 'FAILED' && o.failedLogs.length > 1);
+    if (!news) continue;
+    text += `${o.status}: ${o.label} (Summary)\n`;
+    for (const log of o.failedLogs) text += `      ${log}\n`;
+  }
+  return text;
 }

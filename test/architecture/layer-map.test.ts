@@ -6,6 +6,9 @@ describe('layer map checker', () => {
   const allowed = allowedDependencies();
   it.each([
     ['src/cli', 'src/core', true],
+    ['src/cli', 'src/build', true],
+    ['src/build', 'src/cli', false],
+    ['src/exec', 'src/build', false],
     ['src/exec', 'src/starlark', true],
     ['src/analysis', 'src/loading', true],
     ['src/starlark', 'src/loading', false],

@@ -14,8 +14,10 @@ export const DIRECT_DEPENDENCIES: Readonly<Record<string, readonly string[]>> = 
   'src/analysis': ['src/query', 'src/docgen', 'src/actions'],
   'src/remote': ['src/core', 'src/actions'],
   'src/exec': ['src/analysis', 'src/remote'],
+  // The build tool (Bazel's lib/buildtool): loading, analysis, execution and test runs for a request.
+  'src/build': ['src/exec'],
   // The CLI is the top: `kiln scheduler`, `kiln executor` and `kiln cluster up` start those mains.
-  'src/cli': ['src/exec', 'scheduler', 'executor'],
+  'src/cli': ['src/build', 'scheduler', 'executor'],
   // The scheduler and the executor never import each other; they meet only in proto/kiln/worker/v1.
   scheduler: ['src/core', 'src/remote'],
   executor: ['src/core', 'src/remote'],
@@ -31,6 +33,8 @@ export const LAYERS_WITH_SINGLE_ENTRY = Object.keys(DIRECT_DEPENDENCIES).filter(
  */
 export const EXTRA_ENTRIES: Readonly<Record<string, readonly string[]>> = {
   'src/core': ['src/core/sandbox/index.ts', 'src/core/blobstore/index.ts', 'src/core/health/index.ts'],
+  // Opening a workspace and its output base, which commands that build nothing (query, clean) need alone.
+  'src/build': ['src/build/workspace/index.ts'],
 };
 
 export function allowedDependencies(): Map<string, Set<string>> {

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BuildGraphCache, type BuildGraph, type BuildGraphKey } from '../../src/cli/build-graph-cache.js';
+import { BuildGraphCache, type BuildGraph, type BuildGraphKey } from '../../src/build/index.js';
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));

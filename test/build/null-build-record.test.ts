@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { filesUnchanged, nullBuildKey, NullBuildRecords, type NullBuildRecord } from '../../src/cli/null-build-record.js';
+import { filesUnchanged, nullBuildKey, NullBuildRecords, type NullBuildRecord } from '../../src/build/index.js';
 import { fileStampOf } from '../../src/core/index.js';
 
 const dirs: string[] = [];
@@ -21,7 +21,7 @@ function recordOf(execRoot: string, paths: string[], key = 'k'): NullBuildRecord
     warnings: ['WARNING: w\n'],
     analyzedTargets: 3,
     totalActions: 7,
-    targetLines: 'Target //a:b up-to-date:\n  kiln-bin/a/b\n',
+    targets: [{ label: '//a:b', files: ['bazel-out/k8-fastbuild/bin/a/b'] }],
     bin: 'bazel-out/k8-fastbuild/bin',
     genfiles: 'bazel-out/k8-fastbuild/bin',
     testlogs: 'bazel-out/k8-fastbuild/testlogs',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localTestStrategies } from '../../src/cli/test-phase.js';
+import { localTestStrategies } from '../../src/build/test-phase.js';
 
 describe('localTestStrategies (--test_output=streamed)', () => {
   it('keeps the test actions off remote execution, keeping the local strategies the flags list', () => {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Action } from '../../src/actions/index.js';
-import { readRunResult } from '../../src/cli/test-results.js';
-import { completeTimedOutRun } from '../../src/cli/timed-out-run.js';
+import { readRunResult } from '../../src/build/index.js';
+import { completeTimedOutRun } from '../../src/build/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {

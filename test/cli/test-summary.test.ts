@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatExecutedLine, formatStats, formatTestLines, seconds, sortOutcomes, type TestOutcome } from '../../src/cli/test-summary.js';
+import type { TestOutcome } from '../../src/build/index.js';
+import { formatExecutedLine, formatStats, formatTestLines, seconds, sortOutcomes } from '../../src/cli/test-summary.js';
 
 const outcome = (label: string, status: TestOutcome['status'], extra: Partial<TestOutcome> = {}): TestOutcome => ({
   label,

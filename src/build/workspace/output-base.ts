@@ -1,7 +1,7 @@
 import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { isProcessAlive, nodeCrypto } from '../core/index.js';
-import { CONVENIENCE_SYMLINKS } from '../loading/index.js';
+import { isProcessAlive, nodeCrypto } from '../../core/index.js';
+import { CONVENIENCE_SYMLINKS } from '../../loading/index.js';
 
 /** Where one workspace's build state lives, outside the source tree. */
 export interface OutputLayout {

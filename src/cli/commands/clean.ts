@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { ExitCode } from '../../core/index.js';
 import { openWorkspace, printError } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
-import { lockOutputBase, removeConvenienceSymlinks } from '../output-base.js';
+import { lockOutputBase, removeConvenienceSymlinks } from '../../build/workspace/index.js';
 
 /**
  * `kiln clean`: removes every build output (the execroot with `bazel-out/`) and the caches that

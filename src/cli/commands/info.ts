@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { LoadedTargetGraph, parseBuildOptions } from '../../analysis/index.js';
+import { parseBuildOptions } from '../../analysis/index.js';
 import { ExitCode, isKilnError, UsageError } from '../../core/index.js';
 import { OUTPUT_DIR_NAME } from '../../exec/index.js';
-import { configurationsFor } from '../analysis-phase.js';
+import { targetOutputDirectories } from '../../build/index.js';
 import { openWorkspace, printError } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 import { applyRcFiles } from '../rc-file.js';
@@ -29,16 +29,15 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     }
     throw e;
   }
-  let target;
+  let dirs;
   try {
-    target = configurationsFor(new LoadedTargetGraph(ctx.loader), parsed.options).target;
+    dirs = targetOutputDirectories(ctx, parsed.options);
   } catch (e) {
     if (!isKilnError(e)) throw e;
     printError(io, e.message, e.pos);
     return ExitCode.BUILD_FAILURE;
   }
   const { execRoot, outputBase, workspaceRoot } = ctx.layout;
-  const dirs = target.outputDirectories;
   const values = new Map<string, string>([
     ['kiln-bin', join(execRoot, dirs.bin)],
     ['kiln-genfiles', join(execRoot, dirs.genfiles)],

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ExitCode } from '../../core/index.js';
-import { displayPath, runBuild } from '../build-pipeline.js';
+import { runBuildCommand } from '../build-command.js';
+import { displayPath } from '../build-printer.js';
 import { printError } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 
@@ -26,7 +27,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   const buildArgs = dashes < 0 ? args : args.slice(0, dashes);
   const programArgs = dashes < 0 ? [] : args.slice(dashes + 1);
   // As in Bazel, the first word that is not a flag is the target; later words go to the program.
-  const built = await runBuild(buildArgs, io, 'run');
+  const built = await runBuildCommand(buildArgs, io, 'run');
   if (built.exitCode !== ExitCode.SUCCESS) return built.exitCode;
   const target = built.targets[0]!;
   const ctx = built.ctx!;

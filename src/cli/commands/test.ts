@@ -1,4 +1,4 @@
-import { runBuild } from '../build-pipeline.js';
+import { runBuildCommand } from '../build-command.js';
 import type { CliIO } from '../io.js';
 
 /**
@@ -7,5 +7,5 @@ import type { CliIO } from '../io.js';
  * failed, 4 no test found).
  */
 export async function main(args: string[], io: CliIO): Promise<number> {
-  return (await runBuild(args, io, 'test')).exitCode;
+  return (await runBuildCommand(args, io, 'test')).exitCode;
 }

@@ -1,0 +1,66 @@
+import { parseBuildOptions, type BuildOptions } from '../analysis/index.js';
+import { runBuild, type BuildResult, type WorkspaceContext } from '../build/index.js';
+import { ExitCode, UsageError } from '../core/index.js';
+import { buildPrinter } from './build-printer.js';
+import type { CliIO } from './io.js';
+import { applyRcFiles } from './rc-file.js';
+import { InterruptedBySigint } from './sigint-breakable.js';
+import { printTestSummary } from './test-summary.js';
+import { openWorkspace, printError } from './workspace-context.js';
+
+/** A finished build with the workspace it ran in (`kiln run` starts the program there). */
+export interface BuildCommandResult extends BuildResult {
+  readonly ctx?: WorkspaceContext;
+}
+
+/**
+ * `kiln build`, `kiln test` and the build half of `kiln run` on the command line: the workspace, rc
+ * files and flags, then the build tool, whose events are printed as they come, then the test summary.
+ */
+export async function runBuildCommand(args: readonly string[], io: CliIO, command: 'build' | 'run' | 'test'): Promise<BuildCommandResult> {
+  const startedAt = performance.now();
+  const opened = openWorkspace(io, command, args);
+  if (typeof opened === 'string') {
+    printError(io, opened);
+    return { exitCode: ExitCode.COMMAND_LINE_ERROR, targets: [] };
+  }
+  const { ctx } = opened;
+  let options: BuildOptions;
+  let patterns: readonly string[];
+  try {
+    let warnings: readonly string[];
+    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, opened.rest, ctx.workspace.root, io.env.HOME)));
+    for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    printError(io, e.message);
+    return { exitCode: ExitCode.COMMAND_LINE_ERROR, targets: [] };
+  }
+  const result = await runBuild(
+    {
+      command,
+      workspace: ctx,
+      options,
+      patterns,
+      cwd: io.cwd,
+      env: io.env,
+      toolVersion: io.version ?? 'unknown',
+      startedAt,
+      ...(io.interrupted === undefined ? {} : { interrupted: io.interrupted }),
+      interruptibly: (work) => {
+        try {
+          return { value: io.runInterruptibly ? io.runInterruptibly(work) : work() };
+        } catch (e) {
+          if (e instanceof InterruptedBySigint) return 'interrupted';
+          throw e;
+        }
+      },
+    },
+    buildPrinter(io),
+  );
+  if (result.tests) {
+    if (result.tests.targets.length > 0) printTestSummary(result.tests.outcomes, result.tests.targets, options.getBool('test_verbose_timeout_warnings'), io);
+    else printError(io, 'No test targets were found, yet testing was requested');
+  }
+  return { ...result, ctx };
+}

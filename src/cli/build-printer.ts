@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import type { OutputDirectories } from '../analysis/index.js';
+import type { BuildEvent, BuildUi, ClosingReport, TestRunFinished } from '../build/index.js';
+import { formatPosition } from '../core/index.js';
+import { PlainReporter, TerminalReporter, type ClosingOptions, type ExecutionReporter } from '../exec/index.js';
+import type { CliIO } from './io.js';
+import { summaryBlocks } from './test-summary.js';
+
+/** A build event in Bazel's words, or nothing for an event Bazel does not print. */
+export function formatBuildEvent(event: BuildEvent): string {
+  const at = (pos: { file: string; line: number; col: number } | undefined) => (pos ? `${formatPosition(pos)}: ` : '');
+  switch (event.kind) {
+    case 'error':
+      return `ERROR: ${at(event.pos)}${event.message}\n`;
+    case 'warning':
+      return `WARNING: ${at(event.pos)}${event.message}\n`;
+    case 'info':
+      return `INFO: ${event.message}\n`;
+    case 'debug':
+      return `DEBUG: ${event.where === undefined ? '' : `${event.where}: `}${event.message}\n`;
+    case 'no-patterns':
+      return `WARNING: Usage: kiln ${event.command} <options> <targets>.\nInvoke \`kiln help ${event.command}\` for full description of usage and options.\n`;
+    case 'analyzed': {
+      const counts = `${plural(event.packagesLoaded, 'package')} loaded, ${plural(event.targetsConfigured, 'target')} configured`;
+      return `INFO: Analyzed ${plural(event.targets, 'target')} (${counts}).\nINFO: Found ${foundTargets(event.targets, event.tests)}...\n`;
+    }
+    case 'waiting-for-lock':
+      return `Another command (pid=${event.pid}) is using the output base ${event.outputBase}. Waiting for it to complete...\n`;
+    case 'nothing-executed':
+      return 'INFO: Build completed successfully, 0 total actions\n';
+    case 'build-failed':
+      return 'FAILED: Build did NOT complete successfully\n';
+  }
+}
+
+function plural(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}
+
+/** `3 targets`; for `kiln test`, `2 test targets` or `1 target and 0 test targets` (the others). */
+function foundTargets(n: number, tests: number | undefined): string {
+  if (tests === undefined) return plural(n, 'target');
+  const others = n - tests;
+  return others > 0 ? `${plural(others, 'target')} and ${plural(tests, 'test target')}` : plural(tests, 'test target');
+}
+
+/**
+ * Bazel's `--show_result` default: the per-target block is printed only when at most this many
+ * targets were requested (a `//...` build stays short).
+ */
+const SHOW_RESULT = 1;
+
+/** Bazel's `Target //pkg:x up-to-date:` block of a successful build, with paths through the convenience symlinks. */
+function targetLines(report: ClosingReport): string {
+  if (!report.success || report.targets.length > SHOW_RESULT) return '';
+  let text = '';
+  for (const t of report.targets) {
+    if (t.files.length === 0) {
+      text += `Target ${t.label} up-to-date (nothing to build)\n`;
+      continue;
+    }
+    text += `Target ${t.label} up-to-date:\n`;
+    for (const f of t.files) text += `  ${displayPath(f, report.outputDirectories)}\n`;
+  }
+  return text;
+}
+
+/** `bazel-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
+export function displayPath(execPath: string, dirs: Pick<OutputDirectories, 'bin' | 'genfiles'>): string {
+  const bin = `${dirs.bin}/`;
+  if (execPath.startsWith(bin)) return `kiln-bin/${execPath.slice(bin.length)}`;
+  const genfiles = `${dirs.genfiles}/`;
+  if (execPath.startsWith(genfiles)) return `kiln-genfiles/${execPath.slice(genfiles.length)}`;
+  return execPath;
+}
+
+/** A test log without the header the setup script writes (up to the line of dashes), as Bazel prints it. */
+function logBody(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+  const marker = '\n-----------------------------------------------------------------------------\n';
+  const at = text.indexOf(marker);
+  const body = at < 0 ? text : text.slice(at + marker.length);
+  return body === '' || body.endsWith('\n') ? body : `${body}\n`;
+}
+
+/**
+ * The command line's face for `build`, `test` and `run`: events on stderr, the terminal reporter on
+ * a terminal (plain lines otherwise), test logs on stdout, as Bazel prints them.
+ */
+export function buildPrinter(io: CliIO): BuildUi {
+  return {
+    event: (event) => void io.stderr.write(formatBuildEvent(event)),
+    executionReporter(closing: ClosingOptions, flags): ExecutionReporter {
+      const stream = io.stderr as { isTTY?: boolean; columns?: number };
+      const sink = { write: (text: string) => void io.stderr.write(text) };
+      if (stream.isTTY) return new TerminalReporter(sink, { ...flags, ...closing, ...(stream.columns ? { columns: stream.columns } : {}) });
+      return new PlainReporter(sink, { ...flags, ...closing });
+    },
+    // As Bazel: the test summary's blocks, then the requested targets, then the elapsed time.
+    closingLines: (report) =>
+      (report.testOutcomes ? summaryBlocks(report.testOutcomes) : '') +
+      targetLines(report) +
+      `INFO: Elapsed time: ${((performance.now() - report.startedAt) / 1000).toFixed(3)}s\n`,
+    testRunFinished(run: TestRunFinished) {
+      if (run.failed && !run.timedOut) io.stderr.write(`FAIL: ${run.name} (see ${run.shownLog})\n`);
+      if (run.printLog) {
+        io.stderr.write(`INFO: From Testing ${run.name}:\n`);
+        io.stdout.write(`==================== Test output for ${run.name}:\n${logBody(run.logPath)}${'='.repeat(80)}\n`);
+      }
+    },
+    testOutput: (text) => void io.stdout.write(text),
+  };
+}
