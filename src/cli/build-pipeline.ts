@@ -94,7 +94,7 @@ async function buildWith(
   let attemptsFor: (flaky: boolean) => number = () => 1;
   try {
     let warnings: readonly string[];
-    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, opened.rest, ctx.workspace.root, io.env.HOME)));
+    ({ options, residue: patterns, warnings } = parseBuildOptions(await applyRcFiles(command, opened.rest, ctx.workspace.root, io)));
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
     strategies = strategyFlags(options);
     remote = await remoteExecutionOptions(options, io.cwd, io.version ?? 'unknown', {
