@@ -15,7 +15,7 @@ const INHERITS: Readonly<Record<string, readonly string[]>> = {
   aquery: ['build'],
   info: ['build'],
   clean: ['build'],
-  'print_action': ['build'],
+  print_action: ['build'],
   'mobile-install': ['build'],
   coverage: ['build', 'test'],
   fetch: ['build', 'test'],

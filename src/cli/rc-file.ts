@@ -83,7 +83,8 @@ export function readStartupAndRcFiles(
   // Only the command line chooses rc files (rc files may not: Can't specify ... in the .bazelrc file).
   const selection = resolveStartupOptions(commandLine, io.cwd);
   const rcOptions: RcOption[] = [];
-  for (const path of rcFilePaths(selection, workspaceRoot, io.env)) for (const o of readRcFile(path, { workspaceRoot, cwd: io.cwd, env: io.env })) rcOptions.push(o);
+  for (const path of rcFilePaths(selection, workspaceRoot, io.env))
+    for (const o of readRcFile(path, { workspaceRoot, cwd: io.cwd, env: io.env })) rcOptions.push(o);
   const startupLines = [...rcOptions.filter((o) => o.command === 'startup'), ...rcOptions.filter((o) => o.command === `startup:${platform}`)];
   const startup = resolveStartupOptions([...startupFlagsFromRc(startupLines), ...commandLine], io.cwd);
   return { startup, rcOptions };
@@ -97,7 +98,7 @@ export function readStartupAndRcFiles(
  */
 export function rcFilePaths(startup: StartupOptions, workspaceRoot: string | undefined, env: Readonly<Record<string, string | undefined>>): string[] {
   if (startup.ignoreAllRcFiles) return [];
-  const optional: string[] = [];
+  const paths: string[] = [];
   const candidates: { path: string; required: boolean }[] = [];
   const systemRc = env.KILN_SYSTEM_BAZELRC ?? SYSTEM_BAZELRC;
   if (startup.systemRc && systemRc !== '') candidates.push({ path: systemRc, required: false });
@@ -116,9 +117,9 @@ export function rcFilePaths(startup: StartupOptions, workspaceRoot: string | und
     const real = canonical(path);
     if (seen.has(real)) continue;
     seen.add(real);
-    optional.push(path);
+    paths.push(path);
   }
-  return optional;
+  return paths;
 }
 
 /**
@@ -128,7 +129,10 @@ export function rcFilePaths(startup: StartupOptions, workspaceRoot: string | und
  * bases out — for the command to take as `--output_base`. Undefined output base: Kiln's default.
  * @throws UsageError
  */
-export function startupForCommand(commandLine: readonly StartupFlag[], io: Pick<CliIO, 'env' | 'cwd'>): { startup: StartupOptions; outputBase: string | undefined } {
+export function startupForCommand(
+  commandLine: readonly StartupFlag[],
+  io: Pick<CliIO, 'env' | 'cwd'>,
+): { startup: StartupOptions; outputBase: string | undefined } {
   const workspaceRoot = findWorkspaceRoot(io.cwd);
   const { startup } = readStartupAndRcFiles(commandLine, workspaceRoot, io);
   let outputBase = startup.outputBase;

@@ -26,7 +26,11 @@ function server(unary: boolean): StartupDefinition {
 
 /** Bazel's startup options (src/main/cpp/startup_options.cc and bazel_startup_options.cc), by name. */
 export const STARTUP_OPTIONS: Readonly<Record<string, StartupDefinition>> = {
-  output_base: { kind: 'layout', unary: true, help: "the output base (everything Kiln keeps for the workspace); default: ~/.cache/kiln/<md5 of the workspace's path>" },
+  output_base: {
+    kind: 'layout',
+    unary: true,
+    help: "the output base (everything Kiln keeps for the workspace); default: ~/.cache/kiln/<md5 of the workspace's path>",
+  },
   output_user_root: { kind: 'layout', unary: true, help: "the directory output bases go under: <root>/<md5 of the workspace's path>" },
   bazelrc: { kind: 'rc', unary: true, commandLineOnly: true, help: 'reads this rc file after the default ones (repeatable; /dev/null ignores the later ones)' },
   system_rc: { kind: 'rc', unary: false, commandLineOnly: true, help: 'reads the system rc file, /etc/bazel.bazelrc (default on)' },
@@ -149,7 +153,9 @@ export function startupFlag(text: string, source: string | undefined, line: numb
   }
   if (def === undefined || (def.unary && value === undefined)) return fail(`Unknown startup option: '${text}'.\n${HELP_HINT}`);
   if (def.commandLineOnly && source !== undefined) {
-    fail(name === 'bazelrc' || name === 'ignore_all_rc_files' ? `Can't specify ${written} in the .bazelrc file.` : `Can't specify ${written} in .bazelrc file.`);
+    fail(
+      name === 'bazelrc' || name === 'ignore_all_rc_files' ? `Can't specify ${written} in the .bazelrc file.` : `Can't specify ${written} in .bazelrc file.`,
+    );
   }
   if (def.kind === 'unsupported') fail(`${written}: this startup option is not supported by Kiln (${def.help})`);
   if (name === 'io_nice_level' && !(isInt32(value!) && Number(value) <= 7)) fail(`Invalid argument to --io_nice_level: '${value}'. Must not exceed 7.`);

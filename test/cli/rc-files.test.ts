@@ -74,7 +74,15 @@ describe('which rc files, in which order', () => {
       'ws/.bazelrc': 'test --test_output=errors\nbuild --jobs=2 # a comment\n# build --ignored\ncommon --keep_going\n',
       'home/.bazelrc': 'common --nokeep_going\nbuild --jobs=3\n',
     });
-    expect(await apply('test', ['--jobs=4', '//t'])).toEqual(['--keep_going', '--nokeep_going', '--jobs=2', '--jobs=3', '--test_output=errors', '--jobs=4', '//t']);
+    expect(await apply('test', ['--jobs=4', '//t'])).toEqual([
+      '--keep_going',
+      '--nokeep_going',
+      '--jobs=2',
+      '--jobs=3',
+      '--test_output=errors',
+      '--jobs=4',
+      '//t',
+    ]);
     expect(await apply('build')).toEqual(['--keep_going', '--nokeep_going', '--jobs=2', '--jobs=3']);
     // run, info and clean inherit build (Bazel's @Command annotations); query only common and query.
     expect(await apply('run')).toEqual(['--keep_going', '--nokeep_going', '--jobs=2', '--jobs=3']);
@@ -138,8 +146,16 @@ describe('--config', () => {
     ['build --config=nope', 'build', "Config value 'nope' is not defined in any .rc file"],
     // test:only is not a definition build can use.
     ['test:only --jobs=1\nbuild --config=only', 'build', "Config value 'only' is not defined in any .rc file"],
-    ['build:a --config=b\nbuild:b --config=c\nbuild:c --config=a\nbuild --config=a', 'build', 'Config expansion has a cycle: config value a expands to itself, see inheritance chain [a, b, c]'],
-    ['build:a --config b\nbuild --config=a', 'build', 'the definition of config a expands to another config that either has no value or is not in the form --config=value'],
+    [
+      'build:a --config=b\nbuild:b --config=c\nbuild:c --config=a\nbuild --config=a',
+      'build',
+      'Config expansion has a cycle: config value a expands to itself, see inheritance chain [a, b, c]',
+    ],
+    [
+      'build:a --config b\nbuild --config=a',
+      'build',
+      'the definition of config a expands to another config that either has no value or is not in the form --config=value',
+    ],
   ])('%j is a usage error with Bazel wording', async (rc, command, message) => {
     const { apply } = setup({ 'ws/.bazelrc': `${rc}\n` });
     await expect(apply(command)).rejects.toThrow(message);
@@ -192,7 +208,8 @@ describe('common and always', () => {
 describe('--announce_rc', () => {
   it("prints Bazel's INFO lines: each file's options per command, ignored common options, config definitions, startup options", async () => {
     const { ws, base, apply, stderr } = setup({
-      'ws/.bazelrc': 'startup --max_idle_secs=5 --batch\ncommon --output=label --keep_going\nbuild --jobs=2\nbuild:ci --define=ci=1\nimport %workspace%/more.rc\n',
+      'ws/.bazelrc':
+        'startup --max_idle_secs=5 --batch\ncommon --output=label --keep_going\nbuild --jobs=2\nbuild:ci --define=ci=1\nimport %workspace%/more.rc\n',
       'ws/more.rc': 'build --define=more=1\n',
       'home/.bazelrc': 'common --announce_rc\n',
     });

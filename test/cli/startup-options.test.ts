@@ -22,7 +22,10 @@ describe('splitCommandLine', () => {
 
   it.each([
     [['--no_such', 'build'], "Unknown startup option: '--no_such'.\n  For more info, run 'kiln help startup_options'."],
-    [['--output_base'], "Startup option '--output_base' expects a value.\nUsage: '--output_base=somevalue' or '--output_base somevalue'.\n  For more info, run 'kiln help startup_options'."],
+    [
+      ['--output_base'],
+      "Startup option '--output_base' expects a value.\nUsage: '--output_base=somevalue' or '--output_base somevalue'.\n  For more info, run 'kiln help startup_options'.",
+    ],
     [['--batch=1', 'build'], "In argument '--batch=1': option '--batch' does not take a value."],
     [['--nobatch=0', 'build'], "In argument '--nobatch=0': option '--nobatch' does not take a value."],
     [['--io_nice_level=8', 'build'], "Invalid argument to --io_nice_level: '8'. Must not exceed 7."],
@@ -36,12 +39,28 @@ describe('splitCommandLine', () => {
 
 describe('resolveStartupOptions', () => {
   it('later occurrences win; --bazelrc repeats, and /dev/null ignores the later ones; paths are absolute', () => {
-    const flags = ['--nohome_rc', '--home_rc', '--nosystem_rc', '--bazelrc=a.rc', '--bazelrc=/b.rc', '--bazelrc=/dev/null', '--bazelrc=c.rc', '--output_user_root=r'];
+    const flags = [
+      '--nohome_rc',
+      '--home_rc',
+      '--nosystem_rc',
+      '--bazelrc=a.rc',
+      '--bazelrc=/b.rc',
+      '--bazelrc=/dev/null',
+      '--bazelrc=c.rc',
+      '--output_user_root=r',
+    ];
     const startup = resolveStartupOptions(
       flags.map((f) => startupFlag(f, undefined, undefined)),
       '/cwd',
     );
-    expect(startup).toMatchObject({ homeRc: true, systemRc: false, workspaceRc: true, bazelrcs: ['/cwd/a.rc', '/b.rc'], outputUserRoot: '/cwd/r', outputBase: undefined });
+    expect(startup).toMatchObject({
+      homeRc: true,
+      systemRc: false,
+      workspaceRc: true,
+      bazelrcs: ['/cwd/a.rc', '/b.rc'],
+      outputUserRoot: '/cwd/r',
+      outputBase: undefined,
+    });
   });
 });
 
@@ -49,7 +68,12 @@ describe('resolveStartupOptions', () => {
 function workspace(files: Record<string, string> = {}) {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'kiln-startup-')));
   dirs.push(base);
-  const all: Record<string, string> = { 'ws/WORKSPACE': '', 'ws/pkg/BUILD': 'filegroup(name = "a", srcs = ["a.txt"])\nfilegroup(name = "b", srcs = [":a"])\n', 'ws/pkg/a.txt': 'a\n', ...files };
+  const all: Record<string, string> = {
+    'ws/WORKSPACE': '',
+    'ws/pkg/BUILD': 'filegroup(name = "a", srcs = ["a.txt"])\nfilegroup(name = "b", srcs = [":a"])\n',
+    'ws/pkg/a.txt': 'a\n',
+    ...files,
+  };
   mkdirSync(join(base, 'home'));
   for (const [p, text] of Object.entries(all)) {
     mkdirSync(dirname(join(base, p)), { recursive: true });
@@ -89,7 +113,16 @@ describe('startup options through kiln', () => {
 
   it('the server and JVM options are accepted and do nothing; --announce_rc says so, one INFO line each', async () => {
     const { kiln, base, md5 } = workspace();
-    const flags = ['--batch', '--max_idle_secs=3', '--host_jvm_args=-Xmx1g', '--host_jvm_args', '-Xss2m', '--host_jvm_debug', '--noblock_for_lock', '--io_nice_level=3'];
+    const flags = [
+      '--batch',
+      '--max_idle_secs=3',
+      '--host_jvm_args=-Xmx1g',
+      '--host_jvm_args',
+      '-Xss2m',
+      '--host_jvm_debug',
+      '--noblock_for_lock',
+      '--io_nice_level=3',
+    ];
     const quiet = await kiln([...flags, 'info', 'output_base']);
     expect(quiet).toEqual({ code: 0, stdout: `${base}/cache/kiln/${md5}\n`, stderr: '' });
     const announced = await kiln([...flags, 'info', '--announce_rc', 'output_base']);
