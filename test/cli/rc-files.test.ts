@@ -230,6 +230,19 @@ describe('--announce_rc', () => {
     );
   });
 
+  it("notes the common options a config's expansion skips, after the definitions, as ConfigExpander does", async () => {
+    const { ws, apply, stderr } = setup({ 'ws/.bazelrc': 'common:x --output=build --keep_going\nbuild:x --jobs=1\n' });
+    expect(await apply('build', ['--announce_rc', '--config=x'])).toEqual(['--keep_going', '--jobs=1']);
+    expect(stderr()).toBe(
+      [
+        `INFO: Found applicable config definition common:x in file ${ws}/.bazelrc: --output=build --keep_going`,
+        `INFO: Found applicable config definition build:x in file ${ws}/.bazelrc: --jobs=1`,
+        "INFO: Ignored as unsupported by 'build': --output=build",
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('prints nothing without --announce_rc (or with --noannounce_rc last)', async () => {
     const { apply, stderr } = setup({ 'ws/.bazelrc': 'build --announce_rc --jobs=2\n' });
     expect(await apply('build', ['--noannounce_rc'])).toEqual(['--jobs=2']);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
-import { resolveStartupOptions, splitCommandLine, startupFlag } from '../../src/cli/startup-options.js';
+import { resolveStartupOptions, splitCommandLine, startupFlag, startupFlagsFromRc } from '../../src/cli/startup-options.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -34,6 +34,17 @@ describe('splitCommandLine', () => {
     [['--digest_function=BLAKE3', 'build'], '--digest_function: this startup option is not supported by Kiln (Kiln hashes with SHA-256 only)'],
   ])('%j is an error in Bazel words', (argv, message) => {
     expect(() => splitCommandLine(argv)).toThrow(message);
+  });
+});
+
+describe('startupFlagsFromRc', () => {
+  it("reads startup lines' words as ProcessArgs does: a unary option without = takes the next word; each flag keeps its file and line", () => {
+    const words = ['--output_user_root', '/r', '--nobatch', '--max_idle_secs=4'].map((option, i) => ({ option, source: '/ws/.bazelrc', line: i + 1 }));
+    expect(startupFlagsFromRc(words).map((f) => [f.text, f.line])).toEqual([
+      ['--output_user_root=/r', 1],
+      ['--nobatch', 3],
+      ['--max_idle_secs=4', 4],
+    ]);
   });
 });
 
