@@ -29,7 +29,7 @@ export async function runBuildCommand(args: readonly string[], io: CliIO, comman
   let patterns: readonly string[];
   try {
     let warnings: readonly string[];
-    ({ options, residue: patterns, warnings } = parseBuildOptions(applyRcFiles(command, opened.rest, ctx.workspace.root, io.env.HOME)));
+    ({ options, residue: patterns, warnings } = parseBuildOptions(await applyRcFiles(command, opened.rest, ctx.workspace.root, io)));
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;

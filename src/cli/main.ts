@@ -1,6 +1,7 @@
-import { ExitCode, isKilnError } from '../core/index.js';
+import { ExitCode, isKilnError, UsageError } from '../core/index.js';
 import { COMMANDS } from './command-table.js';
 import type { CliIO } from './io.js';
+import { splitCommandLine, startupOptionsHelp, type SplitCommandLine, type StartupFlag } from './startup-options.js';
 
 const USAGE = `Usage: kiln <command> <options> ...
 
@@ -10,39 +11,47 @@ Available commands:
 function helpText(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length)) + 2;
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`);
-  return `${USAGE}${lines.join('\n')}\n  ${'help'.padEnd(width)}Prints help for commands.\n  ${'version'.padEnd(width)}Prints version information.\n`;
+  return `${USAGE}${lines.join('\n')}\n  ${'help'.padEnd(width)}Prints help for commands ('kiln help startup_options' for the startup options).\n  ${'version'.padEnd(width)}Prints version information.\n`;
 }
 
-/** Startup options Kiln knows, given before the command as in Bazel; the command itself parses them. */
-const STARTUP_OPTIONS = ['--output_base'];
+/**
+ * The commands that read a workspace and its rc files: each gets the startup options main.ts read
+ * (rc files chosen, the output base) as arguments after its name, which `openWorkspace` and
+ * `applyRcFiles` take out again. The other commands (servers, `starlark`) have no workspace: the
+ * startup options are accepted and have nothing to change there, except `--output_base`, handed on as before.
+ */
+const WORKSPACE_COMMANDS = new Set(['build', 'test', 'run', 'info', 'clean', 'query']);
 
 /**
  * Bazel takes startup options before the command (`bazel --output_base=X build`); Kiln has no
- * server to start, so each is handed to the command, which also takes it after its name.
+ * server to start, so they are read here (with the rc files' `startup` lines) and handed to the
+ * command: the output base they give as `--output_base`, the rest as written.
  */
-function moveStartupOptions(argv: readonly string[]): string[] | { readonly unknown: string } {
-  const startup: string[] = [];
-  let i = 0;
-  for (; i < argv.length && argv[i]!.startsWith('--') && argv[i] !== '--help' && argv[i] !== '--version'; i++) {
-    const a = argv[i]!;
-    const name = a.split('=', 1)[0]!;
-    if (!STARTUP_OPTIONS.includes(name)) return { unknown: a };
-    startup.push(a);
-    if (!a.includes('=') && i + 1 < argv.length) startup.push(argv[++i]!);
-  }
-  if (startup.length === 0) return [...argv];
-  const [command, ...rest] = argv.slice(i);
-  return command === undefined ? [] : [command, ...startup, ...rest];
+async function commandArguments(name: string, startup: readonly StartupFlag[], rest: readonly string[], io: CliIO): Promise<string[]> {
+  if (!WORKSPACE_COMMANDS.has(name)) return [...startup.filter((f) => f.name === 'output_base').map((f) => f.text), ...rest];
+  const { startupForCommand } = await import('./rc-file.js');
+  const { outputBase } = startupForCommand(startup, io);
+  const given = startup.some((f) => f.name === 'output_base');
+  const handed = startup.filter((f) => f.name !== 'output_user_root').map((f) => f.text);
+  if (!given && outputBase !== undefined) handed.push(`--output_base=${outputBase}`);
+  return [...handed, ...rest];
 }
 
 /** Runs one Kiln command line and returns its exit code. Never throws. */
 export async function runCli(argv: string[], io: CliIO, version: string): Promise<number> {
-  const args = moveStartupOptions(argv);
-  if (!Array.isArray(args)) {
-    io.stderr.write(`ERROR: Unknown startup option: '${args.unknown}'. Kiln's startup options: ${STARTUP_OPTIONS.join(', ')}.\n`);
+  let split: SplitCommandLine;
+  try {
+    split = splitCommandLine(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr.write(`ERROR: ${e.message}\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  const [name, ...rest] = args;
+  const { command: name, rest } = split;
+  if (name === 'help' && rest[0] === 'startup_options') {
+    io.stdout.write(startupOptionsHelp());
+    return ExitCode.SUCCESS;
+  }
   if (name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) {
     const { commandHelp } = await import('./command-help.js');
     io.stdout.write(commandHelp(rest[0], COMMANDS[rest[0]]!.summary));
@@ -66,8 +75,16 @@ export async function runCli(argv: string[], io: CliIO, version: string): Promis
     return ExitCode.COMMAND_LINE_ERROR;
   }
   try {
+    let args: string[];
+    try {
+      args = await commandArguments(name, split.startup, rest, io);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      io.stderr.write(`ERROR: ${e.message}\n`);
+      return ExitCode.COMMAND_LINE_ERROR;
+    }
     const { main } = await entry.load();
-    return await main(rest, { ...io, version });
+    return await main(args, { ...io, version });
   } catch (e) {
     if (isKilnError(e)) {
       io.stderr.write(`ERROR: ${e.format()}\n`);

@@ -1,119 +1,168 @@
-import { readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
-import { UsageError } from '../core/index.js';
+import { join } from 'node:path';
+import { nodeCrypto, UsageError } from '../core/index.js';
+import { findWorkspaceRoot } from '../loading/index.js';
+import type { CliIO } from './io.js';
+import { expandRcOptions, type SupportsOption } from './rc-expansion.js';
+import { canonical, readRcFile, readText, type RcOption } from './rc-file-reader.js';
+import {
+  isStartupOptionWord,
+  resolveStartupOptions,
+  startupAnnouncements,
+  startupFlag,
+  startupFlagsFromRc,
+  type StartupFlag,
+  type StartupOptions,
+} from './startup-options.js';
 
-/** One option line of an rc file: `build --x`, `build:name --y`, `common --z`. */
-interface RcLine {
-  readonly command: string;
-  readonly config: string | undefined;
-  readonly words: readonly string[];
+/** Bazel's system rc file on Unix (BAZEL_SYSTEM_BAZELRC_PATH); `KILN_SYSTEM_BAZELRC` names another (tests: a temp file, or empty for none). */
+export const SYSTEM_BAZELRC = '/etc/bazel.bazelrc';
+
+/** What rc handling reads from a command's IO. */
+export type RcIO = Pick<CliIO, 'env' | 'cwd' | 'stderr'>;
+
+export interface RcSettings {
+  /** Replaces the command's own option parsers (tests). */
+  readonly supportsOption?: SupportsOption;
+  /** `linux`, `macos`, ... (default: this host's, as Bazel names it). */
+  readonly platform?: string;
 }
 
-/**
- * Commands whose options a command also takes from rc files, most general first (Bazel's
- * inheritance: `run` and `test` take `build` lines; `info` too, for its per-configuration keys).
- */
-const INHERITS: Readonly<Record<string, readonly string[]>> = {
-  build: ['common', 'build'],
-  run: ['common', 'build', 'run'],
-  test: ['common', 'build', 'test'],
-  info: ['common', 'build', 'info'],
-  clean: ['common', 'build', 'clean'],
-  query: ['common', 'query'],
-};
+/** The commands whose options come from the build option parser (Bazel: they inherit `build`). */
+const BUILD_LIKE = ['build', 'test', 'run', 'coverage', 'cquery', 'aquery', 'info', 'clean', 'fetch', 'print_action', 'mobile-install'];
+/** Kiln's commands that take Bazel options (a `common` option none of them knows is an error). */
+const OPTION_COMMANDS = ['build', 'test', 'run', 'info', 'clean', 'query'];
 
 /**
- * Reads Bazel-syntax rc files — `%workspace%/.kilnrc`, then `$HOME/.kilnrc` (later wins) — with
- * `import` / `try-import`, and returns the command line with their options in front and every
- * `--config=name` replaced by the `command:name` lines of the commands `command` inherits from.
- * @throws UsageError for an undefined config, a config cycle, or a missing `import`ed file.
+ * Applies the rc files to one command's arguments, as Bazel does: the startup options main.ts
+ * handed on (`--bazelrc`, `--nohome_rc`, ...) choose the files, which are read in Bazel's order —
+ * the system rc, `%workspace%/.bazelrc`, `$HOME/.bazelrc`, `$BAZELRC`, each `--bazelrc` — then Kiln's
+ * own `%workspace%/.kilnrc` and `$HOME/.kilnrc`; their lines for the command and the commands it
+ * inherits come before the command line, and every `--config` is expanded in place
+ * (rc-expansion.ts). With `--announce_rc` each file's options and each config's definition are
+ * printed to stderr as Bazel's `INFO:` lines.
+ * @throws UsageError naming the file and line at fault
  */
-export function applyRcFiles(command: string, args: readonly string[], workspaceRoot: string, home: string | undefined): string[] {
-  const lines: RcLine[] = [];
-  for (const file of [join(workspaceRoot, '.kilnrc'), ...(home ? [join(home, '.kilnrc')] : [])]) readRcFile(file, workspaceRoot, lines, true, new Set());
-  const chain = INHERITS[command] ?? ['common', command];
-  const linesOf = (config: string | undefined) => chain.flatMap((c) => lines.filter((l) => l.command === c && l.config === config)).flatMap((l) => l.words);
-
-  const expand = (words: readonly string[], seen: readonly string[]): string[] => {
-    const out: string[] = [];
-    for (let i = 0; i < words.length; i++) {
-      const w = words[i]!;
-      if (w === '--') {
-        for (const rest of words.slice(i)) out.push(rest);
-        break;
-      }
-      let name: string | undefined;
-      if (w.startsWith('--config=')) name = w.slice('--config='.length);
-      else if (w === '--config') {
-        name = words[++i];
-        if (name === undefined) throw new UsageError('Expected value after --config');
-      }
-      if (name === undefined) {
-        out.push(w);
-        continue;
-      }
-      if (seen.includes(name)) throw new UsageError(`Config expansion has a cycle: ${[...seen, name].map((n) => `--config=${n}`).join(' -> ')}`);
-      if (!lines.some((l) => l.config === name && chain.includes(l.command))) {
-        throw new UsageError(`Config value '${name}' is not defined in any .rc file`);
-      }
-      for (const expanded of expand(linesOf(name), [...seen, name])) out.push(expanded);
+export async function applyRcFiles(command: string, args: readonly string[], workspaceRoot: string, io: RcIO, settings: RcSettings = {}): Promise<string[]> {
+  const commandLine: StartupFlag[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      for (const r of args.slice(i)) rest.push(r);
+      break;
     }
-    return out;
-  };
-  return [...expand(linesOf(undefined), []), ...expand(args, [])];
+    if (isStartupOptionWord(a)) commandLine.push(startupFlag(a, undefined, undefined));
+    else rest.push(a);
+  }
+  const { startup, rcOptions } = readStartupAndRcFiles(commandLine, workspaceRoot, io, settings.platform ?? hostPlatformName());
+  const supportsOption = settings.supportsOption ?? (await optionSupport(command, rcOptions));
+  const expansion = expandRcOptions(command, rcOptions, rest, {
+    supportsOption,
+    allCommands: OPTION_COMMANDS,
+    platform: settings.platform ?? hostPlatformName(),
+  });
+  for (const warning of expansion.warnings) io.stderr.write(`WARNING: ${warning}\n`);
+  if (expansion.announce) {
+    for (const line of [...startupAnnouncements(startup.flags), ...expansion.notes]) io.stderr.write(`INFO: ${line}\n`);
+  }
+  return expansion.args;
 }
 
-function readRcFile(path: string, workspaceRoot: string, into: RcLine[], optional: boolean, importing: Set<string>): void {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    if (optional) return;
-    throw new UsageError(`Error while reading rc file: ${path} does not exist`);
-  }
-  if (importing.has(path)) throw new UsageError(`Import loop detected: ${[...importing, path].join(' -> ')}`);
-  importing.add(path);
-  // A trailing backslash continues a line, as in Bazel's rc files.
-  for (const [index, line] of text
-    .replace(/\\\r?\n/g, ' ')
-    .split(/\r?\n/)
-    .entries()) {
-    const words = tokenize(line, path, index + 1);
-    if (words.length === 0) continue;
-    const [head, ...rest] = words as [string, ...string[]];
-    if (head === 'import' || head === 'try-import') {
-      if (rest.length !== 1) throw new UsageError(`${path}:${index + 1}: '${head}' takes exactly one file`);
-      const named = rest[0]!.replace('%workspace%', workspaceRoot);
-      readRcFile(isAbsolute(named) ? named : join(dirname(path), named), workspaceRoot, into, head === 'try-import', importing);
+/**
+ * The startup options in effect (rc files' `startup` and `startup:<platform>` lines, then the
+ * command line's) and every rc file's options, read once. main.ts calls it before the command
+ * runs, for the output base; `applyRcFiles` for the command's options.
+ * @throws UsageError
+ */
+export function readStartupAndRcFiles(
+  commandLine: readonly StartupFlag[],
+  workspaceRoot: string | undefined,
+  io: Pick<CliIO, 'env' | 'cwd'>,
+  platform: string = hostPlatformName(),
+): { startup: StartupOptions; rcOptions: RcOption[] } {
+  // Only the command line chooses rc files (rc files may not: Can't specify ... in the .bazelrc file).
+  const selection = resolveStartupOptions(commandLine, io.cwd);
+  const rcOptions: RcOption[] = [];
+  for (const path of rcFilePaths(selection, workspaceRoot, io.env))
+    for (const o of readRcFile(path, { workspaceRoot, cwd: io.cwd, env: io.env })) rcOptions.push(o);
+  const startupLines = [...rcOptions.filter((o) => o.command === 'startup'), ...rcOptions.filter((o) => o.command === `startup:${platform}`)];
+  const startup = resolveStartupOptions([...startupFlagsFromRc(startupLines), ...commandLine], io.cwd);
+  return { startup, rcOptions };
+}
+
+/**
+ * The rc files to read, in order, each once (by real path; a missing optional one left out):
+ * Bazel's family, then Kiln's `.kilnrc` files for Kiln-only settings, which the same
+ * `--noworkspace_rc` / `--nohome_rc` switch off.
+ * @throws UsageError for a `$BAZELRC` or `--bazelrc` file that cannot be read (Bazel's words)
+ */
+export function rcFilePaths(startup: StartupOptions, workspaceRoot: string | undefined, env: Readonly<Record<string, string | undefined>>): string[] {
+  if (startup.ignoreAllRcFiles) return [];
+  const paths: string[] = [];
+  const candidates: { path: string; required: boolean }[] = [];
+  const systemRc = env.KILN_SYSTEM_BAZELRC ?? SYSTEM_BAZELRC;
+  if (startup.systemRc && systemRc !== '') candidates.push({ path: systemRc, required: false });
+  if (startup.workspaceRc && workspaceRoot !== undefined) candidates.push({ path: join(workspaceRoot, '.bazelrc'), required: false });
+  if (startup.homeRc && env.HOME) candidates.push({ path: join(env.HOME, '.bazelrc'), required: false });
+  for (const path of (env.BAZELRC ?? '').split(',').filter((p) => p !== '')) candidates.push({ path, required: true });
+  for (const path of startup.bazelrcs) candidates.push({ path, required: true });
+  if (startup.workspaceRc && workspaceRoot !== undefined) candidates.push({ path: join(workspaceRoot, '.kilnrc'), required: false });
+  if (startup.homeRc && env.HOME) candidates.push({ path: join(env.HOME, '.kilnrc'), required: false });
+  const seen = new Set<string>();
+  for (const { path, required } of candidates) {
+    if (readText(path) === undefined) {
+      if (required) throw new UsageError(`Error: Unable to read .bazelrc file '${path}'.`);
       continue;
     }
-    const colon = head.indexOf(':');
-    into.push({ command: colon < 0 ? head : head.slice(0, colon), config: colon < 0 ? undefined : head.slice(colon + 1), words: rest });
+    const real = canonical(path);
+    if (seen.has(real)) continue;
+    seen.add(real);
+    paths.push(path);
   }
-  importing.delete(path);
+  return paths;
 }
 
-/** Splits a line into words: whitespace separates, quotes group, `#` starts a comment. */
-function tokenize(line: string, path: string, lineNumber: number): string[] {
-  const words: string[] = [];
-  let word: string | undefined;
-  let quote: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote) {
-      if (c === quote) quote = undefined;
-      else if (c === '\\' && quote === '"' && i + 1 < line.length) word += line[++i]!;
-      else word += c;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-      word ??= '';
-    } else if (/\s/.test(c)) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else if (c === '#' && word === undefined) break;
-    else word = (word ?? '') + c;
+/**
+ * Reads the startup options before the command runs (main.ts): rc files chosen by the command
+ * line's startup options, their `startup` lines, and the output base those give —
+ * `--output_base`, else `<--output_user_root>/<md5 of the workspace path>` as Bazel lays output
+ * bases out — for the command to take as `--output_base`. Undefined output base: Kiln's default.
+ * @throws UsageError
+ */
+export function startupForCommand(
+  commandLine: readonly StartupFlag[],
+  io: Pick<CliIO, 'env' | 'cwd'>,
+): { startup: StartupOptions; outputBase: string | undefined } {
+  const workspaceRoot = findWorkspaceRoot(io.cwd);
+  const { startup } = readStartupAndRcFiles(commandLine, workspaceRoot, io);
+  let outputBase = startup.outputBase;
+  if (outputBase === undefined && startup.outputUserRoot !== undefined && workspaceRoot !== undefined) {
+    outputBase = join(startup.outputUserRoot, nodeCrypto().createHash('md5').update(workspaceRoot).digest('hex'));
   }
-  if (quote) throw new UsageError(`${path}:${lineNumber}: unterminated quotation`);
-  if (word !== undefined) words.push(word);
-  return words;
+  return { startup, outputBase };
+}
+
+/** Bazel's name for this host's platform config (ConfigExpander.getPlatformName). */
+export function hostPlatformName(platform: NodeJS.Platform = process.platform): string {
+  const names: Partial<Record<NodeJS.Platform, string>> = { linux: 'linux', darwin: 'macos', win32: 'windows', freebsd: 'freebsd', openbsd: 'openbsd' };
+  return names[platform] ?? platform;
+}
+
+/**
+ * The command's own option parser as the `supportsOption` predicate, loaded when needed: `query`
+ * must not load analysis (node:crypto and more) unless a `common` line holds an option query does
+ * not know, which then has to be known to some other command.
+ */
+async function optionSupport(command: string, rcOptions: readonly RcOption[]): Promise<SupportsOption> {
+  const query = command === 'query' ? (await import('./query-option-support.js')).supportsQueryOption : undefined;
+  const commonWords = rcOptions.filter((o) => o.command === 'common' || o.command.startsWith('common:')).map((o) => o.option);
+  const needsBuild = command !== 'query' || commonWords.some((w) => w.startsWith('-') && !query!(w));
+  const build = needsBuild ? (await import('./build-option-support.js')).supportsBuildOption : undefined;
+  const queryForOthers = command === 'query' ? query : commonWords.length > 0 ? (await import('./query-option-support.js')).supportsQueryOption : undefined;
+  return (cmd, word) => {
+    if (cmd === 'query') return queryForOthers?.(word) ?? false;
+    if (cmd === 'clean' && /^--(no)?(expunge|async)$|^--expunge_async$/.test(word)) return true;
+    if (BUILD_LIKE.includes(cmd)) return build?.(word) ?? false;
+    return false;
+  };
 }

@@ -15,11 +15,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ALLOWED_NAMES: Readonly<Record<string, readonly string[]>> = {
   'src/analysis': ['parseBuildOptions', 'BUILD_OPTIONS', 'formatDuration'],
   'src/exec': ['PlainReporter', 'TerminalReporter', 'OUTPUT_DIR_NAME'],
-  'src/loading': ['Label'],
+  // The workspace root names `%workspace%` in rc files before any workspace is opened.
+  'src/loading': ['Label', 'findWorkspaceRoot'],
   'src/skyframe': [],
   'src/actions': [],
   'src/remote': [],
-  'src/query': [],
+  'src/query': ['parseQueryOptions'],
   'src/starlark': [],
 };
 

@@ -1,9 +1,10 @@
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ExitCode } from '../../core/index.js';
+import { ExitCode, UsageError } from '../../core/index.js';
 import { openWorkspace, printError } from '../workspace-context.js';
 import type { CliIO } from '../io.js';
 import { lockOutputBase, removeConvenienceSymlinks } from '../../build/workspace/index.js';
+import { applyRcFiles } from '../rc-file.js';
 
 /**
  * `kiln clean`: removes every build output (the execroot with `bazel-out/`) and the caches that
@@ -18,18 +19,22 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   }
   const { ctx } = opened;
   let expunge = false;
-  for (const a of opened.rest) {
-    if (a === '--expunge') expunge = true;
-    else if (a === '--noexpunge') expunge = false;
-    else if (a === '--async' || a === '--noasync')
-      continue; // Kiln always cleans synchronously.
-    else if (a.startsWith('-')) {
-      printError(io, `Unrecognized option: ${a}`);
-      return ExitCode.COMMAND_LINE_ERROR;
-    } else {
-      printError(io, `'clean' takes no arguments, got '${a}'`);
-      return ExitCode.COMMAND_LINE_ERROR;
+  // As Bazel's CleanCommand, clean inherits build's options (and its rc lines); they change nothing here but must parse.
+  const buildWords: string[] = [];
+  try {
+    for (const a of await applyRcFiles('clean', opened.rest, ctx.workspace.root, io)) {
+      if (a === '--expunge') expunge = true;
+      else if (a === '--noexpunge') expunge = false;
+      else if (a === '--async' || a === '--noasync')
+        continue; // Kiln always cleans synchronously.
+      else buildWords.push(a);
     }
+    const residue = buildWords.length === 0 ? [] : (await import('../../analysis/index.js')).parseBuildOptions(buildWords).residue;
+    if (residue.length > 0) throw new UsageError(`'clean' takes no arguments, got '${residue[0]}'`);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    printError(io, e.message);
+    return ExitCode.COMMAND_LINE_ERROR;
   }
   const { outputBase, execRoot } = ctx.layout;
   io.stderr.write(

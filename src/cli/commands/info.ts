@@ -21,7 +21,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   const { ctx } = opened;
   let parsed;
   try {
-    parsed = parseBuildOptions(applyRcFiles('info', opened.rest, ctx.workspace.root, io.env.HOME));
+    parsed = parseBuildOptions(await applyRcFiles('info', opened.rest, ctx.workspace.root, io));
   } catch (e) {
     if (e instanceof UsageError) {
       printError(io, e.message);

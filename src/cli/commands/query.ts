@@ -11,6 +11,7 @@ import {
 } from '../../query/index.js';
 import { interruptibly, type CliIO } from '../io.js';
 import { InterruptedBySigint } from '../sigint-breakable.js';
+import { applyRcFiles } from '../rc-file.js';
 import { openWorkspace, printError as printErrorTo } from '../workspace-context.js';
 
 /** The longest query `--query_file` may hold: 64 MiB, far above real ones (a `set()` of 100,000 labels is about 5 MB). */
@@ -53,7 +54,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   const { loader } = ctx;
   let inv: QueryInvocation;
   try {
-    inv = parseArgs(opened.rest, io.cwd);
+    inv = parseArgs(await applyRcFiles('query', opened.rest, ctx.workspace.root, io), io.cwd);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     printError(e.message);
