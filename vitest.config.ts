@@ -8,6 +8,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
+    // Hermetic rc files: no test reads the machine's /etc/bazel.bazelrc (Kiln, and each kiln it starts with this environment).
+    env: { KILN_SYSTEM_BAZELRC: '' },
     hookTimeout: 120_000,
   },
 });
