@@ -73,6 +73,12 @@ interface Node {
   readonly deps: Map<string, string>;
   /** A persisted value's fingerprint (of its encoding); undefined for others and for errors. */
   fingerprint?: string;
+  /**
+   * A persisted family's value that could not be stored (its codec refused it, or it failed), or one
+   * that read such a value: what depends on it cannot be stored either, since reusing a dependent
+   * would skip the computation of what it read.
+   */
+  unstorable?: boolean;
   done: boolean;
 }
 
@@ -133,6 +139,16 @@ export class Evaluator {
     }
   }
 
+  /** The fingerprint of `key`'s persisted value, evaluating it; undefined when it has none (an error, a value not stored). */
+  fingerprintOf(key: SkyKey): string | undefined {
+    try {
+      this.evaluate(key);
+    } catch {
+      return undefined;
+    }
+    return this.nodes.get(key.id)?.fingerprint;
+  }
+
   /** Inputs `key` depended on, transitively (after it was evaluated). */
   inputsOf(key: SkyKey): ReadonlyMap<string, string> | undefined {
     return this.nodes.get(key.id)?.inputs;
@@ -189,14 +205,17 @@ export class Evaluator {
       this.stats.computed++;
     } catch (e) {
       node.error = e ?? new Error(`skyframe: ${node.key.id} failed`);
+      if (fn.persist) node.unstorable = true;
       return;
     }
     if (!fn.persist) return;
+    if (node.unstorable) return;
     let data: Uint8Array;
     try {
       data = fn.persist.encode(node.value);
     } catch {
-      return; // a value the codec cannot store is only not cached; the run has it
+      node.unstorable = true; // a value the codec cannot store is only not cached; the run has it
+      return;
     }
     node.fingerprint = fingerprintOf(data);
     if (stored && fingerprintOf(stored.data) === node.fingerprint) this.stats.recomputedUnchanged++;
@@ -245,6 +264,10 @@ export class Evaluator {
 /** Records that `parent` read `child`: a persisted value by fingerprint, anything else by what it read. */
 function addDependency(parent: Node, child: Node): void {
   for (const [id, fp] of child.inputs) parent.inputs.set(id, fp);
+  if (child.unstorable) {
+    parent.unstorable = true;
+    return;
+  }
   if (child.fingerprint !== undefined) {
     parent.deps.set(child.key.id, child.fingerprint);
     return;
