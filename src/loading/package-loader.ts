@@ -6,31 +6,26 @@ import {
   EvalError,
   execResolvedFile,
   isUniversal,
-  jsonModule,
   parseFile,
   walk,
   resolveFile,
   StarlarkError,
   StarlarkStaticErrors,
   StarlarkSyntaxError,
-  structBuiltin,
   Thread,
   type ModuleGlobals,
   type Value,
 } from '../starlark/index.js';
 import type * as ast from '../starlark/index.js';
 import { BUILTIN_REPOSITORIES } from './builtin-repos.js';
-import { BUILDER_KEY, declareStarlarkRule, nativeModule, packageFn, packageFunctions, selectBuiltin } from './build-builtins.js';
-import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
+import { BUILDER_KEY, nativeModule, packageFunctions } from './build-builtins.js';
+import { StarlarkRuleFunction } from './bzl-builtins.js';
+import { bzlLoadAllowed, bzlNotVisibleMessage, PUBLIC_BZL, startBzlInit, type BzlVisibility } from './bzl-visibility.js';
 import type { BzlModule } from './bzl-module.js';
 import { InputStampCache } from './input-stamp-cache.js';
 import { exportGlobals } from './export-globals.js';
-import { moduleExtensionBuiltin, tagClassBuiltin } from './module-extension.js';
-import { repositoryRuleBuiltin } from './repository-rule.js';
-import { aspectBuiltin } from './starlark-aspect.js';
-import { macroBuiltin } from './symbolic-macro.js';
-import { depsetBuiltin } from './depset.js';
-import { BUILTIN_PROVIDERS, coverageCommonModule, Provider, providerBuiltin } from './provider.js';
+import { buildPredeclared, bzlPredeclared } from './predeclared.js';
+import { Provider } from './provider.js';
 import { Label, type PackageContext } from './label.js';
 import { packageId, type Package, type PackageError } from './package.js';
 import { decodePackage, encodePackage } from './package-codec.js';
@@ -120,6 +115,8 @@ export class PackageLoader {
   private readonly bzlModulesByPath = new Map<string, BzlModule>();
   /** Providers exported by the .bzl files evaluated in this run, by `//pkg:defs.bzl%Name`. */
   private readonly starlarkProviders = new Map<string, Provider>();
+  /** The load visibility each .bzl evaluated in this run declared, by label. */
+  private readonly bzlVisibility = new Map<string, BzlVisibility>();
 
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
@@ -127,14 +124,7 @@ export class PackageLoader {
     this.workspace.excludeDirectory(this.outputBase);
     const ruleClasses = [...NATIVE_RULE_CLASSES.values(), ...BUILD_SETTING_RULE_CLASSES.values()];
     this.nativeFunctions = packageFunctions(ruleClasses);
-    this.buildPredeclared = new Map<string, Value>([
-      ...this.nativeFunctions,
-      ['package', packageFn],
-      ['select', selectBuiltin],
-      ['struct', structBuiltin],
-      ['depset', depsetBuiltin],
-      ['json', jsonModule()],
-    ]);
+    this.buildPredeclared = buildPredeclared(this.nativeFunctions);
     this.nativeFunctions.set('package_group', this.nativeFunctions.get('package_group')!);
     // biome-ignore lint/suspicious/noExplicitAny: one map holds functions of different value types
     const functions = new Map<string, SkyFunction<any>>([
@@ -394,14 +384,18 @@ export class PackageLoader {
     if (!label.name.endsWith('.bzl') && !label.name.endsWith('.scl')) {
       throw new StarlarkError("The label must reference a file with extension '.bzl'");
     }
+    let globals: ModuleGlobals;
     try {
-      return env.get<ModuleGlobals>(`bzl:${label}`);
+      globals = env.get<ModuleGlobals>(`bzl:${label}`);
     } catch (e) {
       if (e instanceof CycleError) {
         throw new StarlarkError(`cycle detected in extension files: ${e.path.map((k) => k.slice(4)).join(' -> ')}`, { cause: e });
       }
       throw e;
     }
+    // Load visibility (Bazel's BzlLoadFunction): the loaded file's `visibility()` against the loading file's package.
+    if (!bzlLoadAllowed(this.bzlVisibility.get(label.toString()) ?? PUBLIC_BZL, label, from)) throw new StarlarkError(bzlNotVisibleMessage(label, from));
+    return globals;
   }
 
   private computeBzl(labelText: string, env: Environment): ModuleGlobals {
@@ -441,28 +435,12 @@ export class PackageLoader {
       load: (_t, module) => this.loadModule(module, context, env),
       print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.callSyntax(0)?.pos, this.displayPath(label.repo, relPath))}: ${msg}`),
     });
-    const predeclared = new Map<string, Value>([
-      ['native', nativeModule(this.nativeFunctions)],
-      ['struct', structBuiltin],
-      ['depset', depsetBuiltin],
-      ['provider', providerBuiltin],
-      ['rule', ruleBuiltin(declareStarlarkRule)],
-      ['aspect', aspectBuiltin],
-      ['macro', macroBuiltin],
-      ['repository_rule', repositoryRuleBuiltin],
-      ['module_extension', moduleExtensionBuiltin(label.toString())],
-      ['tag_class', tagClassBuiltin],
-      ['attr', attrModule(context)],
-      ['config', configModule],
-      ['coverage_common', coverageCommonModule],
-      ...BUILTIN_PROVIDERS,
-      ['select', selectBuiltin],
-      ['json', jsonModule()],
-      ['Label', labelBuiltin(context)],
-    ]);
+    const predeclared = bzlPredeclared(context, label.toString(), nativeModule(this.nativeFunctions));
+    const init = startBzlInit(thread);
     const file = parseFile(source, this.displayPath(label.repo, relPath));
     resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
     const globals = execResolvedFile(thread, file, predeclared);
+    this.bzlVisibility.set(label.toString(), init.visibility());
     exportGlobals(globals, label.toString());
     const module: BzlModule = { label: label.toString(), displayPath: file.path, source, file, globals };
     this.bzlModules.set(module.label, module);
