@@ -344,8 +344,9 @@ export class PackageLoader {
     const builder = new PackageBuilder(ws, repo, pkg, displayPath);
     const errors: PackageError[] = [];
     const context: PackageContext = { repo, pkg };
+    let parsed: ast.File | undefined;
     const thread = new Thread(`BUILD ${packageId(repo, pkg)}`, {
-      load: (_t, module) => this.loadModule(module, context, env),
+      load: (_t, module) => this.loadModule(module, context, env, parsed),
       print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(runningStatement(t)?.pos, displayPath)}: ${msg}`),
     });
     thread.locals.set(BUILDER_KEY, builder);
@@ -357,6 +358,7 @@ export class PackageLoader {
         throw new PackageEvaluationStopped();
       }
       const file = parseFile(source, displayPath);
+      parsed = file;
       const restricted = buildDialectErrors(file);
       if (restricted.length > 0) {
         for (const e of restricted) errors.push(e);
@@ -373,8 +375,8 @@ export class PackageLoader {
     return { repo, pkg, buildFile: displayPath, targets: builder.targets, errors, defaults: builder.defaults };
   }
 
-  /** The load() hook: resolves the module label against the loading file's package. */
-  private loadModule(module: string, from: PackageContext, env: Environment): ModuleGlobals {
+  /** The load() hook: resolves the module label against the loading file's package (`file`, the loading file's syntax). */
+  private loadModule(module: string, from: PackageContext, env: Environment, file: ast.File | undefined): ModuleGlobals {
     let label: Label;
     try {
       label = Label.parse(module, from);
@@ -394,7 +396,12 @@ export class PackageLoader {
       throw e;
     }
     // Load visibility (Bazel's BzlLoadFunction): the loaded file's `visibility()` against the loading file's package.
-    if (!bzlLoadAllowed(this.bzlVisibility.get(label.toString()) ?? PUBLIC_BZL, label, from)) throw new StarlarkError(bzlNotVisibleMessage(label, from));
+    if (!bzlLoadAllowed(this.bzlVisibility.get(label.toString()) ?? PUBLIC_BZL, label, from)) {
+      // Bazel's message as it is, at the load statement (not as a failure to load the module).
+      const load = file?.stmts.find((st): st is ast.LoadStmt => st.kind === 'LoadStmt' && st.module.value === module);
+      if (!load) throw new StarlarkError(bzlNotVisibleMessage(label, from));
+      throw new EvalError(bzlNotVisibleMessage(label, from), load.module.pos, [{ name: '<toplevel>', pos: load.module.pos }]);
+    }
     return globals;
   }
 
@@ -431,13 +438,15 @@ export class PackageLoader {
     if (source === undefined) throw new StarlarkError(`no such file '${this.displayPath(label.repo, relPath)}'`);
     if (source === TOO_LARGE) throw new StarlarkError(tooLargeMessage(this.displayPath(label.repo, relPath)));
     const context: PackageContext = { repo: label.repo, pkg: label.pkg };
+    let parsed: ast.File | undefined;
     const thread = new Thread(`load ${label}`, {
-      load: (_t, module) => this.loadModule(module, context, env),
+      load: (_t, module) => this.loadModule(module, context, env, parsed),
       print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.callSyntax(0)?.pos, this.displayPath(label.repo, relPath))}: ${msg}`),
     });
     const predeclared = bzlPredeclared(context, label.toString(), nativeModule(this.nativeFunctions));
     const init = startBzlInit(thread);
     const file = parseFile(source, this.displayPath(label.repo, relPath));
+    parsed = file;
     resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
     const globals = execResolvedFile(thread, file, predeclared);
     this.bzlVisibility.set(label.toString(), init.visibility());
