@@ -145,8 +145,9 @@ const packageFn = new Builtin('package', (thread, args, kwargs) => {
         b.defaults.visibility = strings('package', k, v).map((s) => labelString(s, b));
         break;
       case 'default_testonly':
-        if (typeof v !== 'boolean') throw new StarlarkError('package: for parameter default_testonly: want bool');
-        b.defaults.testonly = v;
+        // Bazel's boolean attribute type takes 0 and 1 too (skylib's tests write `default_testonly = 1`).
+        if (typeof v !== 'boolean' && v !== 0 && v !== 1) throw new StarlarkError('package: for parameter default_testonly: want bool');
+        b.defaults.testonly = v === true || v === 1;
         break;
       case 'default_deprecation':
         if (typeof v !== 'string') throw new StarlarkError('package: for parameter default_deprecation: want string');

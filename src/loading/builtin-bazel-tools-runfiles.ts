@@ -38,17 +38,27 @@ if [[ ! -d "\${RUNFILES_DIR:-/dev/null}" && ! -f "\${RUNFILES_MANIFEST_FILE:-/de
   fi
 fi
 
-# A manifest's second column may be an exec path (Kiln keeps manifests machine-independent):
-# it is then relative to the execroot, the directory above bazel-out/ that holds the manifest.
+# A manifest's second column may be relative (Kiln writes exec paths, so manifests are the same on
+# every machine): then the file is the entry's own path in the runfiles tree beside the manifest
+# (<dir>/MANIFEST, <x>.runfiles_manifest beside <x>.runfiles), else the exec path under a directory
+# above the manifest (the execroot, which holds bazel-out/).
 _rlocation_absolute() {
-  local target="$1"
+  local key="$1" target="$2"
   if [[ "$target" == /* ]]; then
     echo "$target"
     return 0
   fi
-  local manifest_dir
-  manifest_dir="$(cd "$(dirname "$RUNFILES_MANIFEST_FILE")" && pwd)"
-  local probe="$manifest_dir"
+  local tree=""
+  case "$RUNFILES_MANIFEST_FILE" in
+    */MANIFEST) tree="\${RUNFILES_MANIFEST_FILE%/MANIFEST}" ;;
+    *.runfiles_manifest) tree="\${RUNFILES_MANIFEST_FILE%_manifest}" ;;
+  esac
+  if [[ -n "$tree" && -e "$tree/$key" ]]; then
+    echo "$(cd "$(dirname "$tree/$key")" && pwd)/$(basename "$key")"
+    return 0
+  fi
+  local probe
+  probe="$(cd "$(dirname "$RUNFILES_MANIFEST_FILE")" && pwd)"
   while [[ "$probe" != "/" && -n "$probe" ]]; do
     if [[ -e "$probe/$target" ]]; then
       echo "$probe/$target"
@@ -75,14 +85,14 @@ _rlocation_manifest_entry() {
 _rlocation_from_manifest() {
   local path="$1" value prefix
   if value="$(_rlocation_manifest_entry "$path")"; then
-    _rlocation_absolute "$value"
+    _rlocation_absolute "$path" "$value"
     return 0
   fi
   prefix="$path"
   while [[ "$prefix" == */* ]]; do
     prefix="\${prefix%/*}"
     if value="$(_rlocation_manifest_entry "$prefix")"; then
-      echo "$(_rlocation_absolute "$value")\${path#"$prefix"}"
+      echo "$(_rlocation_absolute "$prefix" "$value")\${path#"$prefix"}"
       return 0
     fi
   done

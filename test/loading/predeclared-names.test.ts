@@ -265,4 +265,13 @@ describe('predeclared names', () => {
     const empty = loadFixture({ 'pkg/BUILD': 'x = subpackages(include = ["nothing*"])\n' }).pkg;
     expect(errorsOf(empty)).toEqual(["pkg/BUILD:1:16: subpackages pattern 'nothing*' didn't match anything, but allow_empty is set to False"]);
   });
+
+  it("package(default_testonly = 1) takes an int for the bool, as Bazel does (bazel-skylib 1.0.3's tests write it)", () => {
+    const { pkg } = loadFixture({ 'pkg/BUILD': 'package(default_testonly = 1)\n' });
+    expect(errorsOf(pkg)).toEqual([]);
+    expect(pkg.defaults.testonly).toBe(true);
+    expect(errorsOf(loadFixture({ 'pkg/BUILD': 'package(default_testonly = 2)\n' }).pkg)).toEqual([
+      'pkg/BUILD:1:8: package: for parameter default_testonly: want bool',
+    ]);
+  });
 });
