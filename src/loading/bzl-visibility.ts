@@ -1,11 +1,12 @@
 import { Builtin, None, StarList, StarTuple, StarlarkError, typeName, unpackArgs, type Thread, type Value } from '../starlark/index.js';
-import { validatePackageName, type Label, type PackageContext } from './label.js';
+import { Label, type PackageContext } from './label.js';
 import { packageId } from './package.js';
 
-/** A package spec of a `visibility()` list, in the repository of the .bzl that declares it. */
+/** A package spec of a `visibility()` list: a package of a repository (`//pkg` is in the .bzl's own). */
 interface PackageSpec {
+  readonly repo: string;
   readonly pkg: string;
-  /** `//pkg/...`: the package and everything below it (`//...`: every package of the repository). */
+  /** `//pkg/...` or `//pkg:__subpackages__`: the package and everything below it (`//...`: every package of the repository). */
   readonly subpackages: boolean;
 }
 
@@ -18,47 +19,66 @@ export const PUBLIC_BZL: BzlVisibility = { kind: 'public' };
 const BZL_INIT_KEY = 'kiln.bzl-init';
 
 interface BzlInit {
+  /** The repository of the .bzl file: package specs without one are in it. */
+  readonly repo: string;
   visibility: BzlVisibility | undefined;
 }
 
 /** Marks `thread` as initialising a .bzl file; `visibility()` records into what this returns. */
-export function startBzlInit(thread: Thread): { readonly visibility: () => BzlVisibility } {
-  const init: BzlInit = { visibility: undefined };
+export function startBzlInit(thread: Thread, repo: string): { readonly visibility: () => BzlVisibility } {
+  const init: BzlInit = { repo, visibility: undefined };
   thread.locals.set(BZL_INIT_KEY, init);
   return { visibility: () => init.visibility ?? PUBLIC_BZL };
 }
 
-function packageSpec(raw: string): PackageSpec {
-  if (raw.startsWith('-')) throw new StarlarkError('Cannot use negative package patterns here');
-  if (!raw.startsWith('//')) throw new StarlarkError(`invalid package name '${raw}': must start with '//'`);
-  let pkg = raw.slice(2);
-  let subpackages = false;
-  if (pkg === '...') {
-    pkg = '';
-    subpackages = true;
-  } else if (pkg.endsWith('/...')) {
-    pkg = pkg.slice(0, -4);
-    subpackages = true;
+/** Present-day Bazel's PackageSpecification.fromStringForBzlVisibility, in the repository `repo` of the .bzl file. */
+function packageSpec(raw: string, repo: string): PackageSpec | 'public' | 'private' {
+  if (raw === 'public' || raw === 'private') return raw;
+  if (raw.startsWith('-')) {
+    const rest = raw.slice(1);
+    if (rest === 'public' || rest === 'private') throw new StarlarkError(`Cannot negate "${rest}" package specification`);
+    throw new StarlarkError('Cannot use negative package patterns here');
   }
-  const problem = validatePackageName(pkg);
-  if (problem !== null) throw new StarlarkError(`invalid package name '${raw}': ${problem}`);
-  return { pkg, subpackages };
+  if (!raw.startsWith('//') && !raw.startsWith('@')) {
+    throw new StarlarkError(`invalid package name '${raw}': must start with '//', '@', or be 'public' or 'private'`);
+  }
+  const context = { repo, pkg: '' };
+  // `//pkg:__pkg__` and `//pkg:__subpackages__`, as in a package_group.
+  if (raw.includes(':')) {
+    try {
+      const l = Label.parse(raw, context);
+      if (l.name === '__pkg__' || l.name === '__subpackages__') return { repo: l.repo, pkg: l.pkg, subpackages: l.name === '__subpackages__' };
+    } catch {
+      // Not a label: parsed as a package path below, which reports it.
+    }
+  }
+  const subpackages = raw.endsWith('/...');
+  // `//...` and `@repo//...` leave `//` and `@repo//`: the repository's root package.
+  const path = !subpackages ? raw : raw.endsWith('//...') ? raw.slice(0, -3) : raw.slice(0, -4);
+  try {
+    const l = Label.parse(`${path}:__pkg__`, context);
+    return { repo: l.repo, pkg: l.pkg, subpackages };
+  } catch (e) {
+    throw new StarlarkError(`invalid package name '${raw}': ${(e as Error).message}`, { cause: e });
+  }
 }
 
-function parseVisibility(v: Value): BzlVisibility {
-  if (typeof v === 'string') {
-    if (v === 'public') return PUBLIC_BZL;
-    if (v === 'private') return { kind: 'private' };
-    return { kind: 'packages', specs: [packageSpec(v)] };
-  }
-  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`Invalid visibility: got '${typeName(v)}', want string or list of strings`);
+function parseVisibility(v: Value, repo: string): BzlVisibility {
+  let values: string[];
+  if (typeof v === 'string') values = [v];
+  else if (v instanceof StarList || v instanceof StarTuple) {
+    values = v.elems.map((e, i) => {
+      if (typeof e !== 'string') throw new StarlarkError(`at index ${i} of visibility list, got element of type ${typeName(e)}, want string`);
+      return e;
+    });
+  } else throw new StarlarkError(`Invalid visibility: got '${typeName(v)}', want string or list of strings`);
   const specs: PackageSpec[] = [];
   let isPublic = false;
-  v.elems.forEach((e, i) => {
-    if (typeof e !== 'string') throw new StarlarkError(`at index ${i} of visibility list, got element of type ${typeName(e)}, want string`);
-    if (e === 'public') isPublic = true;
-    else if (e !== 'private') specs.push(packageSpec(e));
-  });
+  for (const raw of values) {
+    const spec = packageSpec(raw, repo);
+    if (spec === 'public') isPublic = true;
+    else if (spec !== 'private') specs.push(spec);
+  }
   return isPublic ? PUBLIC_BZL : specs.length === 0 ? { kind: 'private' } : { kind: 'packages', specs };
 }
 
@@ -68,9 +88,9 @@ export const visibilityBuiltin = new Builtin('visibility', (thread, args, kwargs
   const init = thread.locals.get(BZL_INIT_KEY) as BzlInit | undefined;
   if (!init) throw new StarlarkError('load visibility may only be set during .bzl initialization');
   // The builtin's caller must be the module's top level, the thread's only frame.
-  if (thread.depth !== 1) throw new StarlarkError('load visibility may only be set at the top level');
+  if (thread.depth !== 1) throw new StarlarkError('load visibility may only be set at the top level, not inside a function');
   if (init.visibility !== undefined) throw new StarlarkError('load visibility may not be set more than once');
-  init.visibility = parseVisibility(value!);
+  init.visibility = parseVisibility(value!, init.repo);
   return None;
 });
 
@@ -83,9 +103,8 @@ export function bzlLoadAllowed(visibility: BzlVisibility, loaded: Label, from: P
     case 'private':
       return false;
     case 'packages':
-      return (
-        loaded.repo === from.repo &&
-        visibility.specs.some((s) => (s.subpackages ? s.pkg === '' || from.pkg === s.pkg || from.pkg.startsWith(`${s.pkg}/`) : from.pkg === s.pkg))
+      return visibility.specs.some(
+        (s) => s.repo === from.repo && (s.subpackages ? s.pkg === '' || from.pkg === s.pkg || from.pkg.startsWith(`${s.pkg}/`) : from.pkg === s.pkg),
       );
   }
 }

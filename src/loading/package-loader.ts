@@ -444,7 +444,7 @@ export class PackageLoader {
       print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.callSyntax(0)?.pos, this.displayPath(label.repo, relPath))}: ${msg}`),
     });
     const predeclared = bzlPredeclared(context, label.toString(), nativeModule(this.nativeFunctions));
-    const init = startBzlInit(thread);
+    const init = startBzlInit(thread, label.repo);
     const file = parseFile(source, this.displayPath(label.repo, relPath));
     parsed = file;
     resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);

@@ -35,6 +35,11 @@ describe('load visibility (visibility() in .bzl files)', () => {
       ['visibility(["public", "//c"])', 'a', true],
       ['visibility(["private", "//a"])', 'a', true],
       ['visibility(["private", "//c"])', 'a', false],
+      // Present-day Bazel's package_group forms.
+      ['visibility(["//a:__pkg__"])', 'a', true],
+      ['visibility(["//a:__pkg__"])', 'a/sub', false],
+      ['visibility(["//a:__subpackages__"])', 'a/sub', true],
+      ['visibility(["@//a"])', 'a', true],
     ];
     for (const [decl, from, allowed] of rows) {
       expect({ decl, from, errors: loadA(decl, from) }).toEqual({
@@ -73,6 +78,22 @@ describe('load visibility (visibility() in .bzl files)', () => {
     ]);
   });
 
+  it('names other repositories with @repo//', () => {
+    const files = {
+      WORKSPACE: 'local_repository(name = "repo", path = "repo")\n',
+      'b/BUILD': '',
+      'b/lib.bzl': 'visibility(["@repo//pkg"])\nX = 1\n',
+      'repo/WORKSPACE': '',
+      'repo/pkg/BUILD': 'load("@//b:lib.bzl", "X")\n',
+      'repo/other/BUILD': 'load("@//b:lib.bzl", "X")\n',
+    };
+    const { loader } = loadFixture(files, 'b');
+    expect(errorsOf(loader.loadPackage('repo', 'pkg'))).toEqual([]);
+    expect(errorsOf(loader.loadPackage('repo', 'other'))).toEqual([
+      "external/repo/other/BUILD:1:6: Starlark file //b:lib.bzl is not visible for loading from package @repo//other. Check the file's `visibility()` declaration.",
+    ]);
+  });
+
   it('applies package specs in the repository of the .bzl file', () => {
     const { pkg } = loadFixture(
       {
@@ -91,11 +112,15 @@ describe('load visibility (visibility() in .bzl files)', () => {
 
   it('rejects what Bazel rejects: a second call, a call inside a function, bad values, negation, other repositories', () => {
     expect(loadA('visibility("public")\nvisibility("public")')).toEqual(['b/lib.bzl:2:11: load visibility may not be set more than once']);
-    expect(loadA('def helper():\n    visibility("public")\nhelper()')).toEqual(['b/lib.bzl:2:15: load visibility may only be set at the top level']);
+    expect(loadA('def helper():\n    visibility("public")\nhelper()')).toEqual([
+      'b/lib.bzl:2:15: load visibility may only be set at the top level, not inside a function',
+    ]);
     expect(loadA('visibility(123)')).toEqual(["b/lib.bzl:1:11: Invalid visibility: got 'int', want string or list of strings"]);
     expect(loadA('visibility(["//a", 123])')).toEqual(['b/lib.bzl:1:11: at index 1 of visibility list, got element of type int, want string']);
-    expect(loadA('visibility(["@repo//b"])')).toEqual(["b/lib.bzl:1:11: invalid package name '@repo//b': must start with '//'"]);
+    expect(loadA('visibility(["a"])')).toEqual(["b/lib.bzl:1:11: invalid package name 'a': must start with '//', '@', or be 'public' or 'private'"]);
     expect(loadA('visibility(["-//a"])')).toEqual(['b/lib.bzl:1:11: Cannot use negative package patterns here']);
+    expect(loadA('visibility(["-public"])')).toEqual(['b/lib.bzl:1:11: Cannot negate "public" package specification']);
+    expect(loadA('visibility(["//a:b:c"])')[0]).toMatch(/^b\/lib\.bzl:1:11: invalid package name '\/\/a:b:c': /);
     // BUILD files have no visibility().
     expect(errorsOf(loadFixture({ 'pkg/BUILD': 'visibility("public")\n' }).pkg)).toEqual(['pkg/BUILD:1:1: undefined: visibility']);
   });
