@@ -301,6 +301,9 @@ export const BAZEL_TOOLS_FILES: Readonly<Record<string, string>> = {
   'tools/build_defs/repo/utils.bzl': UTILS_BZL,
   'tools/build_defs/cc/BUILD': `${PUBLIC}\nexports_files(["action_names.bzl"])\n`,
   'tools/build_defs/cc/action_names.bzl': actionNamesBzl(),
+  'tools/allowlists/BUILD': `${PUBLIC}`,
+  // What Starlark rules with transitions name as `_allowlist_function_transition` (everyone may use them).
+  'tools/allowlists/function_transition_allowlist/BUILD': 'package_group(\n    name = "function_transition_allowlist",\n    packages = ["//..."],\n)\n',
   'src/BUILD': `${PUBLIC}`,
   'src/conditions/BUILD': conditionsBuild(),
 };

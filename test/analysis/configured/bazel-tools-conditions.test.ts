@@ -23,6 +23,18 @@ genrule(
     }) + " > $@",
 )
 sh_binary(name = "tool", srcs = ["tool.sh"], deps = ["@bazel_tools//tools/bash/runfiles"])
+load(":defs.bzl", "with_transition")
+with_transition(name = "tr")
+`,
+  'a/defs.bzl': `
+def _impl(ctx):
+    return []
+_t = transition(implementation = lambda settings, attr: {}, inputs = [], outputs = [])
+with_transition = rule(
+    implementation = _impl,
+    cfg = _t,
+    attrs = {"_allowlist_function_transition": attr.label(default = "@bazel_tools//tools/allowlists/function_transition_allowlist")},
+)
 `,
   'a/tool.sh': '',
 };
@@ -41,5 +53,9 @@ describe('@bazel_tools in analysis', () => {
   it('the Bash runfiles library joins the runfiles of what depends on it', () => {
     const bin = analyzer().analyzeTopLevel('//a:tool');
     expect(bin.runfiles.map((f) => f.artifact.execPath)).toContain('external/bazel_tools/tools/bash/runfiles/runfiles.bash');
+  });
+
+  it('a rule may name the function transition allowlist, a package group, in its _allowlist_function_transition attribute', () => {
+    expect(analyzer().analyzeTopLevel('//a:tr').files).toEqual([]);
   });
 });
