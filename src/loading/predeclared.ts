@@ -22,8 +22,8 @@ import { unsupportedEntries } from './unsupported.js';
  * builtins' exported_toplevels) that Kiln does not honour yet. Each resolves and loads; a module's
  * fields are placeholders too; calling one fails with "X is not supported by Kiln".
  */
-const UNSUPPORTED_BZL_MODULES = ['apple_common', 'cc_common', 'java_common', 'proto', 'proto_common_do_not_use', 'py_internal', 'android_common'];
-const UNSUPPORTED_BZL_FUNCTIONS = ['configuration_field', 'cc_proto_aspect', 'materializer_rule'];
+const UNSUPPORTED_BZL_MODULES = ['apple_common', 'cc_common', 'java_common', 'proto', 'proto_common_do_not_use', 'android_common'];
+const UNSUPPORTED_BZL_FUNCTIONS = ['configuration_field', 'cc_proto_aspect'];
 const UNSUPPORTED_BZL_PROVIDERS = [
   'Actions',
   'CcInfo',
@@ -33,17 +33,12 @@ const UNSUPPORTED_BZL_PROVIDERS = [
   'DebugPackageInfo',
   'JavaInfo',
   'JavaPluginInfo',
-  'JavaRuntimeInfo',
-  'JavaToolchainInfo',
   'PackageSpecificationInfo',
   'ProguardSpecProvider',
   'ProtoInfo',
   'PyInfo',
   'PyRuntimeInfo',
-  'PyCcLinkParamsProvider',
   'AndroidIdeInfo',
-  'ObjcProvider',
-  'AppleDynamicFrameworkInfo',
 ];
 
 /** Every name Kiln binds in a .bzl file that is only a placeholder (for tests and documentation). */
