@@ -55,6 +55,9 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   constraint_setting: () => ({ files: [], runfiles: [] }),
   constraint_value: () => ({ files: [], runfiles: [] }),
   platform: () => ({ files: [], runfiles: [] }),
+  // Data for toolchain resolution, which reads the targets themselves.
+  toolchain_type: () => ({ files: [], runfiles: [] }),
+  toolchain: () => ({ files: [], runfiles: [] }),
   test_suite: () => ({ files: [], runfiles: [] }),
 };
 

@@ -25,6 +25,7 @@ genrule(
 sh_binary(name = "tool", srcs = ["tool.sh"], deps = ["@bazel_tools//tools/bash/runfiles"])
 load(":defs.bzl", "with_transition")
 with_transition(name = "tr")
+toolchain(name = "tc", toolchain_type = "@bazel_tools//tools/sh:toolchain_type", toolchain = ":tool", exec_compatible_with = ["@platforms//os:linux"])
 `,
   'a/defs.bzl': `
 def _impl(ctx):
@@ -57,5 +58,10 @@ describe('@bazel_tools in analysis', () => {
 
   it('a rule may name the function transition allowlist, a package group, in its _allowlist_function_transition attribute', () => {
     expect(analyzer().analyzeTopLevel('//a:tr').files).toEqual([]);
+  });
+
+  it('toolchain_type and toolchain targets analyse to no files (toolchain resolution reads them)', () => {
+    expect(analyzer().analyzeTopLevel('@bazel_tools//tools/sh:toolchain_type').files).toEqual([]);
+    expect(analyzer().analyzeTopLevel('//a:tc').files).toEqual([]);
   });
 });
