@@ -7,19 +7,25 @@ import {
   StarModule,
   StarTuple,
   StarlarkError,
+  typeName,
   unpackArgs,
   type Kwargs,
   type Thread,
   type Value,
 } from '../starlark/index.js';
-import { glob, GlobError } from './glob.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { glob, GlobError, globPatternMatches } from './glob.js';
 import { Label } from './label.js';
 import type { PackageBuilder } from './package-builder.js';
 import type { AttrValue, PlainAttrValue } from './rules/attribute.js';
 import type { RuleClass } from './rules/rule-class.js';
 import { makeSelect, SelectorList } from './select.js';
 import type { GeneratorInfo, Target } from './target.js';
+import { StarLabel } from './starlark-label.js';
 import { runningStatement } from './top-level-statement.js';
+import { unsupportedEntries } from './unsupported.js';
+import { readWorkspaceName } from './workspace.js';
 
 /** Thread-local keys the BUILD-file environment uses. */
 export const BUILDER_KEY = 'kiln.package';
@@ -139,8 +145,9 @@ const packageFn = new Builtin('package', (thread, args, kwargs) => {
         b.defaults.visibility = strings('package', k, v).map((s) => labelString(s, b));
         break;
       case 'default_testonly':
-        if (typeof v !== 'boolean') throw new StarlarkError('package: for parameter default_testonly: want bool');
-        b.defaults.testonly = v;
+        // Bazel's boolean attribute type takes 0 and 1 too (skylib's tests write `default_testonly = 1`).
+        if (typeof v !== 'boolean' && v !== 0 && v !== 1) throw new StarlarkError('package: for parameter default_testonly: want bool');
+        b.defaults.testonly = v === true || v === 1;
         break;
       case 'default_deprecation':
         if (typeof v !== 'string') throw new StarlarkError('package: for parameter default_deprecation: want string');
@@ -184,6 +191,54 @@ const packageGroup = new Builtin('package_group', (thread, args, kwargs) => {
     includes: strings('package_group', 'includes', includes).map((s) => labelString(s, b)),
   });
   return None;
+});
+
+/** `package_relative_label(input)`: a string parsed relative to the package being built; a Label unchanged. */
+const packageRelativeLabel = new Builtin('package_relative_label', (thread, args, kwargs) => {
+  const b = builderOf(thread, 'package_relative_label');
+  const [input] = unpackArgs('package_relative_label', args, kwargs, ['input']);
+  if (input instanceof StarLabel) return input;
+  if (typeof input !== 'string') throw new StarlarkError(`package_relative_label: for parameter input: got ${typeName(input!)}, want string or Label`);
+  try {
+    return new StarLabel(Label.parse(input, b.context));
+  } catch (e) {
+    throw new StarlarkError(`invalid label in package_relative_label: ${(e as Error).message}`, { cause: e });
+  }
+});
+
+/** `module_name()`: the module of the package's repository (MODULE.bazel's `module(name = ...)`), else None. */
+const moduleName = new Builtin('module_name', (thread, args, kwargs) => {
+  const b = builderOf(thread, 'module_name');
+  unpackArgs('module_name', args, kwargs, []);
+  if (!existsSync(join(b.workspace.root, 'MODULE.bazel'))) return None;
+  return readWorkspaceName(b.workspace.root) || (b.repo === '' ? None : b.repo);
+});
+
+/** `module_version()`: Kiln resolves no module versions, so None, as Bazel answers for a repository without one. */
+const moduleVersion = new Builtin('module_version', (thread, args, kwargs) => {
+  builderOf(thread, 'module_version');
+  unpackArgs('module_version', args, kwargs, []);
+  return None;
+});
+
+/**
+ * `subpackages(include, exclude = [], allow_empty = False)`: the packages directly below this one
+ * (no package between), as paths relative to it, that match `include` and not `exclude`.
+ */
+const subpackagesFn = new Builtin('subpackages', (thread, args, kwargs) => {
+  const b = builderOf(thread, 'subpackages');
+  const [include, exclude, allowEmpty] = unpackArgs('subpackages', args, kwargs, ['include', 'exclude?', 'allow_empty?']);
+  if (allowEmpty !== undefined && typeof allowEmpty !== 'boolean') throw new StarlarkError('subpackages: for parameter allow_empty: want bool');
+  const inc = strings('subpackages', 'include', include);
+  const exc = strings('subpackages', 'exclude', exclude);
+  const below = b.workspace.packagesUnder(b.pkg).filter((p) => p !== b.pkg);
+  const prefix = b.pkg === '' ? '' : `${b.pkg}/`;
+  const direct = below.filter((p) => !below.some((q) => q !== p && p.startsWith(`${q}/`))).map((p) => p.slice(prefix.length));
+  const out = direct.filter((p) => inc.some((g) => globPatternMatches(g, p)) && !exc.some((g) => globPatternMatches(g, p)));
+  if (out.length === 0 && allowEmpty !== true) {
+    throw new StarlarkError(`subpackages pattern '${inc.join("', '")}' didn't match anything, but allow_empty is set to False`);
+  }
+  return new StarList(out);
 });
 
 const packageName = new Builtin('package_name', (thread) => builderOf(thread, 'package_name').pkg);
@@ -233,11 +288,82 @@ const existingRules = new Builtin('existing_rules', (thread) => {
   return d;
 });
 
+/**
+ * Native rules and BUILD functions of present-day Bazel that Kiln does not honour yet: each exists,
+ * so BUILD files and macros that mention one load, and calling one fails, saying so.
+ */
+export const UNSUPPORTED_PACKAGE_FUNCTIONS: readonly string[] = [
+  'environment_group',
+  'environment',
+  'action_listener',
+  'extra_action',
+  'config_feature_flag',
+  'cc_binary',
+  'cc_import',
+  'cc_library',
+  'cc_test',
+  'cc_shared_library',
+  'cc_static_library',
+  'cc_toolchain',
+  'cc_toolchain_alias',
+  'cc_toolchain_suite',
+  'cc_libc_top_alias',
+  'cc_host_toolchain_alias',
+  'cc_proto_library',
+  'fdo_prefetch_hints',
+  'fdo_profile',
+  'memprof_profile',
+  'propeller_optimize',
+  'java_binary',
+  'java_import',
+  'java_library',
+  'java_lite_proto_library',
+  'java_package_configuration',
+  'java_plugin',
+  'java_proto_library',
+  'java_runtime',
+  'java_test',
+  'java_toolchain',
+  'proto_library',
+  'proto_lang_toolchain',
+  'py_binary',
+  'py_library',
+  'py_runtime',
+  'py_test',
+  'objc_import',
+  'objc_library',
+  'available_xcodes',
+  'xcode_config',
+  'xcode_config_alias',
+  'xcode_version',
+  'android_binary',
+  'android_library',
+  'android_local_test',
+  'android_sdk',
+  'android_tools_defaults_jar',
+  'aar_import',
+];
+
 /** Functions shared by BUILD files and the `native` module. */
 export function packageFunctions(ruleClasses: Iterable<RuleClass>): Map<string, Value> {
   const m = new Map<string, Value>();
   for (const rc of ruleClasses) m.set(rc.name, ruleFunction(rc));
-  for (const f of [globBuiltin, exportsFiles, packageGroup, existingRule, existingRules, packageName, repositoryName, licensesFn]) m.set(f.name, f);
+  for (const f of [
+    globBuiltin,
+    exportsFiles,
+    packageGroup,
+    existingRule,
+    existingRules,
+    packageName,
+    repositoryName,
+    licensesFn,
+    packageRelativeLabel,
+    moduleName,
+    moduleVersion,
+    subpackagesFn,
+  ])
+    m.set(f.name, f);
+  for (const [name, v] of unsupportedEntries(UNSUPPORTED_PACKAGE_FUNCTIONS, 'function')) if (!m.has(name)) m.set(name, v);
   return m;
 }
 

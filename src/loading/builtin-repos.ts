@@ -1,8 +1,9 @@
+import { BAZEL_TOOLS_FILES } from './builtin-bazel-tools.js';
 import { BAZEL_SKYLIB_FILES } from './builtin-skylib.js';
 
 /**
  * Repositories Kiln provides itself so real workspaces load unchanged: `@platforms` (the standard
- * os and cpu constraints) and `@bazel_skylib` (builtin-skylib.ts).
+ * os and cpu constraints), `@bazel_skylib` (builtin-skylib.ts) and `@bazel_tools` (builtin-bazel-tools.ts).
  */
 
 const OS = [
@@ -75,4 +76,5 @@ export const BUILTIN_REPOSITORIES: ReadonlyMap<string, Readonly<Record<string, s
     },
   ],
   ['bazel_skylib', BAZEL_SKYLIB_FILES],
+  ['bazel_tools', BAZEL_TOOLS_FILES],
 ]);

@@ -18,6 +18,7 @@ import type { PackageContext } from './label.js';
 import { Provider } from './provider.js';
 import { attr as attrSpec, type AttrType, type AttributeSpec, type PlainAttrValue, type StarlarkAttributeOptions } from './rules/attribute.js';
 import { ConversionError, convertAttribute } from './rules/convert.js';
+import { StarlarkTransition } from './starlark-transition.js';
 import { defineRuleClass, WITH_EXEC, type BuildSettingSpec, type RuleClass } from './rules/rule-class.js';
 
 /** `attr.string(...)` and friends: an attribute schema waiting for its name. */
@@ -73,6 +74,8 @@ class ConfigTransition extends StarObject {
 function cfgOf(fn: string, v: Value | undefined): 'exec' | 'target' {
   if (v === undefined || v === None) return 'target';
   if (v instanceof ConfigTransition) return v.cfg;
+  // A Starlark transition is kept on the attribute (`transition`); analysis applies it over the target configuration.
+  if (v instanceof StarlarkTransition) return 'target';
   if (v === 'exec' || v === 'host') return 'exec';
   if (v === 'target') return 'target';
   throw new StarlarkError(`${fn}: cfg must be either 'target', 'exec' or 'host', got ${typeof v === 'string' ? `'${v}'` : typeName(v)}`);
@@ -146,6 +149,7 @@ function attrFunction(fn: string, type: AttrType, params: readonly string[], con
       singleFile: single !== undefined,
       executable,
       cfg: cfgOf(name, arg('cfg')),
+      ...(arg('cfg') instanceof StarlarkTransition ? { transition: arg('cfg') as StarlarkTransition } : {}),
       providers: providerSets(name, arg('providers')),
       allowEmpty: flag('allow_empty') ?? true,
     };

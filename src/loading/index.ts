@@ -21,7 +21,29 @@ export { StarLabel } from './starlark-label.js';
 export { expandTestSuites, suiteTagFilter, splitTagFilter, type TestSuiteGraph, type TestSuiteError } from './test-suite-expansion.js';
 export { PackageTestSuiteGraph, isTestRuleClass, ruleStringList, type LoadedTarget } from './package-test-suite-graph.js';
 export { Depset, depsetOf, type DepsetOrder } from './depset.js';
-export { Provider, ProviderInstance, DEFAULT_INFO, OUTPUT_GROUP_INFO, INSTRUMENTED_FILES_INFO } from './provider.js';
+export {
+  Provider,
+  ProviderInstance,
+  DEFAULT_INFO,
+  OUTPUT_GROUP_INFO,
+  INSTRUMENTED_FILES_INFO,
+  RUN_ENVIRONMENT_INFO,
+  ANALYSIS_TEST_RESULT_INFO,
+  ANALYSIS_FAILURE_INFO,
+} from './provider.js';
+export {
+  TOOLCHAIN_INFO,
+  TEMPLATE_VARIABLE_INFO,
+  CONSTRAINT_SETTING_INFO,
+  CONSTRAINT_VALUE_INFO,
+  PLATFORM_INFO,
+  ToolchainTypeRequirement,
+} from './platform-common.js';
+export { EXECUTION_INFO } from './testing-module.js';
+export { StarlarkTransition } from './starlark-transition.js';
+export { ExecGroup, Subrule } from './exec-group.js';
+export { UnsupportedValue } from './unsupported.js';
+export type { BzlVisibility } from './bzl-visibility.js';
 export { StarlarkRuleFunction } from './bzl-builtins.js';
 export { implicitOutputName } from './package-builder.js';
 export type { StarlarkRuleInfo, BuildSettingSpec } from './rules/rule-class.js';

@@ -6,31 +6,26 @@ import {
   EvalError,
   execResolvedFile,
   isUniversal,
-  jsonModule,
   parseFile,
   walk,
   resolveFile,
   StarlarkError,
   StarlarkStaticErrors,
   StarlarkSyntaxError,
-  structBuiltin,
   Thread,
   type ModuleGlobals,
   type Value,
 } from '../starlark/index.js';
 import type * as ast from '../starlark/index.js';
 import { BUILTIN_REPOSITORIES } from './builtin-repos.js';
-import { BUILDER_KEY, declareStarlarkRule, nativeModule, packageFn, packageFunctions, selectBuiltin } from './build-builtins.js';
-import { attrModule, configModule, ruleBuiltin, StarlarkRuleFunction } from './bzl-builtins.js';
+import { BUILDER_KEY, nativeModule, packageFunctions } from './build-builtins.js';
+import { StarlarkRuleFunction } from './bzl-builtins.js';
+import { bzlLoadAllowed, bzlNotVisibleMessage, PUBLIC_BZL, startBzlInit, type BzlVisibility } from './bzl-visibility.js';
 import type { BzlModule } from './bzl-module.js';
 import { InputStampCache } from './input-stamp-cache.js';
 import { exportGlobals } from './export-globals.js';
-import { moduleExtensionBuiltin, tagClassBuiltin } from './module-extension.js';
-import { repositoryRuleBuiltin } from './repository-rule.js';
-import { aspectBuiltin } from './starlark-aspect.js';
-import { macroBuiltin } from './symbolic-macro.js';
-import { depsetBuiltin } from './depset.js';
-import { BUILTIN_PROVIDERS, coverageCommonModule, Provider, providerBuiltin } from './provider.js';
+import { buildPredeclared, bzlPredeclared } from './predeclared.js';
+import { Provider } from './provider.js';
 import { Label, type PackageContext } from './label.js';
 import { packageId, type Package, type PackageError } from './package.js';
 import { decodePackage, encodePackage } from './package-codec.js';
@@ -138,6 +133,8 @@ export class PackageLoader {
   private readonly bzlModulesByPath = new Map<string, BzlModule>();
   /** Providers exported by the .bzl files evaluated in this run, by `//pkg:defs.bzl%Name`. */
   private readonly starlarkProviders = new Map<string, Provider>();
+  /** The load visibility each .bzl evaluated in this run declared, by label. */
+  private readonly bzlVisibility = new Map<string, BzlVisibility>();
 
   constructor(private readonly options: PackageLoaderOptions) {
     this.workspace = options.workspace;
@@ -145,14 +142,7 @@ export class PackageLoader {
     this.workspace.excludeDirectory(this.outputBase);
     const ruleClasses = [...NATIVE_RULE_CLASSES.values(), ...BUILD_SETTING_RULE_CLASSES.values()];
     this.nativeFunctions = packageFunctions(ruleClasses);
-    this.buildPredeclared = new Map<string, Value>([
-      ...this.nativeFunctions,
-      ['package', packageFn],
-      ['select', selectBuiltin],
-      ['struct', structBuiltin],
-      ['depset', depsetBuiltin],
-      ['json', jsonModule()],
-    ]);
+    this.buildPredeclared = buildPredeclared(this.nativeFunctions);
     this.nativeFunctions.set('package_group', this.nativeFunctions.get('package_group')!);
     const functions = [
       skyFunction(PACKAGE, { compute: (id, env) => this.computePackage(id, env), persist: { encode: encodePackage, decode: decodePackage } }),
@@ -365,8 +355,9 @@ export class PackageLoader {
     const builder = new PackageBuilder(ws, repo, pkg, displayPath);
     const errors: PackageError[] = [];
     const context: PackageContext = { repo, pkg };
+    let parsed: ast.File | undefined;
     const thread = new Thread(`BUILD ${packageId(repo, pkg)}`, {
-      load: (_t, module) => this.loadModule(module, context, env),
+      load: (_t, module) => this.loadModule(module, context, env, parsed),
       print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(runningStatement(t)?.pos, displayPath)}: ${msg}`),
     });
     thread.locals.set(BUILDER_KEY, builder);
@@ -378,6 +369,7 @@ export class PackageLoader {
         throw new PackageEvaluationStopped();
       }
       const file = parseFile(source, displayPath);
+      parsed = file;
       const restricted = buildDialectErrors(file);
       if (restricted.length > 0) {
         for (const e of restricted) errors.push(e);
@@ -394,8 +386,8 @@ export class PackageLoader {
     return { repo, pkg, buildFile: displayPath, targets: builder.targets, errors, defaults: builder.defaults };
   }
 
-  /** The load() hook: resolves the module label against the loading file's package. */
-  private loadModule(module: string, from: PackageContext, env: Environment): ModuleGlobals {
+  /** The load() hook: resolves the module label against the loading file's package (`file`, the loading file's syntax). */
+  private loadModule(module: string, from: PackageContext, env: Environment, file: ast.File | undefined): ModuleGlobals {
     let label: Label;
     try {
       label = Label.parse(module, from);
@@ -405,14 +397,23 @@ export class PackageLoader {
     if (!label.name.endsWith('.bzl') && !label.name.endsWith('.scl')) {
       throw new StarlarkError("The label must reference a file with extension '.bzl'");
     }
+    let globals: ModuleGlobals;
     try {
-      return env.get(BZL_MODULE.key(label));
+      globals = env.get(BZL_MODULE.key(label));
     } catch (e) {
       if (e instanceof CycleError) {
         throw new StarlarkError(`cycle detected in extension files: ${e.path.map((k) => String(k.argument)).join(' -> ')}`, { cause: e });
       }
       throw e;
     }
+    // Load visibility (Bazel's BzlLoadFunction): the loaded file's `visibility()` against the loading file's package.
+    if (!bzlLoadAllowed(this.bzlVisibility.get(label.toString()) ?? PUBLIC_BZL, label, from)) {
+      // Bazel's message as it is, at the load statement (not as a failure to load the module).
+      const load = file?.stmts.find((st): st is ast.LoadStmt => st.kind === 'LoadStmt' && st.module.value === module);
+      if (!load) throw new StarlarkError(bzlNotVisibleMessage(label, from));
+      throw new EvalError(bzlNotVisibleMessage(label, from), load.module.pos, [{ name: '<toplevel>', pos: load.module.pos }]);
+    }
+    return globals;
   }
 
   private computeBzl(label: Label, env: Environment): ModuleGlobals {
@@ -447,32 +448,18 @@ export class PackageLoader {
     if (source === undefined) throw new StarlarkError(`no such file '${this.displayPath(label.repo, relPath)}'`);
     if (source === TOO_LARGE) throw new StarlarkError(tooLargeMessage(this.displayPath(label.repo, relPath)));
     const context: PackageContext = { repo: label.repo, pkg: label.pkg };
+    let parsed: ast.File | undefined;
     const thread = new Thread(`load ${label}`, {
-      load: (_t, module) => this.loadModule(module, context, env),
+      load: (_t, module) => this.loadModule(module, context, env, parsed),
       print: (t, msg) => this.options.onEvent?.('DEBUG', `${formatPos(t.callSyntax(0)?.pos, this.displayPath(label.repo, relPath))}: ${msg}`),
     });
-    const predeclared = new Map<string, Value>([
-      ['native', nativeModule(this.nativeFunctions)],
-      ['struct', structBuiltin],
-      ['depset', depsetBuiltin],
-      ['provider', providerBuiltin],
-      ['rule', ruleBuiltin(declareStarlarkRule)],
-      ['aspect', aspectBuiltin],
-      ['macro', macroBuiltin],
-      ['repository_rule', repositoryRuleBuiltin],
-      ['module_extension', moduleExtensionBuiltin(label.toString())],
-      ['tag_class', tagClassBuiltin],
-      ['attr', attrModule(context)],
-      ['config', configModule],
-      ['coverage_common', coverageCommonModule],
-      ...BUILTIN_PROVIDERS,
-      ['select', selectBuiltin],
-      ['json', jsonModule()],
-      ['Label', labelBuiltin(context)],
-    ]);
+    const predeclared = bzlPredeclared(context, label.toString(), nativeModule(this.nativeFunctions));
+    const init = startBzlInit(thread, label.repo);
     const file = parseFile(source, this.displayPath(label.repo, relPath));
+    parsed = file;
     resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
     const globals = execResolvedFile(thread, file, predeclared);
+    this.bzlVisibility.set(label.toString(), init.visibility());
     exportGlobals(globals, label.toString());
     const module: BzlModule = { label: label.toString(), displayPath: file.path, source, file, globals };
     this.bzlModules.set(module.label, module);

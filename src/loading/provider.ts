@@ -145,7 +145,7 @@ export const providerBuiltin = new Builtin('provider', (_t, args, kwargs) => {
 });
 
 /** Bazel's parameter type error: `in call to DefaultInfo(), parameter 'files' got value of type 'list', want 'depset or NoneType'`. */
-function wantType(provider: string, param: string, v: Value, ok: boolean, want: string): void {
+export function wantType(provider: string, param: string, v: Value, ok: boolean, want: string): void {
   if (!ok) throw new StarlarkError(`in call to ${provider}(), parameter '${param}' got value of type '${typeName(v)}', want '${want}'`);
 }
 
@@ -153,7 +153,7 @@ function wantType(provider: string, param: string, v: Value, ok: boolean, want: 
  * A built-in provider whose fields are checked when it is made (DefaultInfo's `files` must be a
  * depset...). `check` validates one field; unknown fields are rejected as for `provider(fields)`.
  */
-class BuiltinProvider extends Provider {
+export class BuiltinProvider extends Provider {
   constructor(
     name: string,
     fields: readonly string[] | undefined,
@@ -195,11 +195,61 @@ export const OUTPUT_GROUP_INFO = new (class extends BuiltinProvider {
 /** Accepted so coverage-aware rules load and run; Kiln does not collect coverage from it. */
 export const INSTRUMENTED_FILES_INFO = new BuiltinProvider('InstrumentedFilesInfo', undefined);
 
+function isStringDict(v: Value): boolean {
+  return v instanceof StarDict && [...v.iterate()].every((k) => typeof k === 'string' && typeof v.get(k) === 'string');
+}
+
+function isStringSequence(v: Value): boolean {
+  return (v instanceof StarList || v instanceof StarTuple) && v.elems.every((e) => typeof e === 'string');
+}
+
+/**
+ * `RunEnvironmentInfo(environment = {}, inherited_environment = [])`: the environment `bazel run` and
+ * `bazel test` give an executable or test rule's program. Both fields are always present.
+ */
+export const RUN_ENVIRONMENT_INFO = new (class extends BuiltinProvider {
+  override instantiate(args: Value[], kwargs: Kwargs | null): ProviderInstance {
+    const [environment, inherited] = unpackArgs('RunEnvironmentInfo', args, kwargs, ['environment?', 'inherited_environment?']);
+    const env = environment === undefined || environment === None ? new StarDict() : environment;
+    const inh = inherited === undefined || inherited === None ? new StarList([]) : inherited;
+    wantType('RunEnvironmentInfo', 'environment', env, isStringDict(env), 'dict of strings');
+    wantType('RunEnvironmentInfo', 'inherited_environment', inh, isStringSequence(inh), 'sequence of strings');
+    return new ProviderInstance(this, [
+      ['environment', env],
+      ['inherited_environment', inh],
+    ]);
+  }
+})('RunEnvironmentInfo', ['environment', 'inherited_environment']);
+
+/** `AnalysisTestResultInfo(success, message)`: what an analysis test rule returns. */
+export const ANALYSIS_TEST_RESULT_INFO = new (class extends BuiltinProvider {
+  override instantiate(args: Value[], kwargs: Kwargs | null): ProviderInstance {
+    const [success, message] = unpackArgs('AnalysisTestResultInfo', args, kwargs, ['success', 'message']);
+    wantType('AnalysisTestResultInfo', 'success', success!, typeof success === 'boolean', 'bool');
+    wantType('AnalysisTestResultInfo', 'message', message!, typeof message === 'string', 'string');
+    return new ProviderInstance(this, [
+      ['success', success!],
+      ['message', message!],
+    ]);
+  }
+})('AnalysisTestResultInfo', ['success', 'message']);
+
+/**
+ * `AnalysisFailureInfo`: `causes`, a depset of AnalysisFailure values (each with `label` and `message`),
+ * what a target that failed analysis carries under `--allow_analysis_failures`.
+ */
+export const ANALYSIS_FAILURE_INFO = new BuiltinProvider('AnalysisFailureInfo', ['causes'], (name, v) => {
+  if (name === 'causes') wantType('AnalysisFailureInfo', name, v, v instanceof Depset, 'depset');
+});
+
 /** The providers every .bzl file sees by name. */
 export const BUILTIN_PROVIDERS: ReadonlyMap<string, Provider> = new Map<string, Provider>([
   ['DefaultInfo', DEFAULT_INFO],
   ['OutputGroupInfo', OUTPUT_GROUP_INFO],
   ['InstrumentedFilesInfo', INSTRUMENTED_FILES_INFO],
+  ['RunEnvironmentInfo', RUN_ENVIRONMENT_INFO],
+  ['AnalysisTestResultInfo', ANALYSIS_TEST_RESULT_INFO],
+  ['AnalysisFailureInfo', ANALYSIS_FAILURE_INFO],
 ]);
 
 /** `coverage_common.instrumented_files_info(ctx, ...)`: accepted; Kiln collects no coverage, so it carries nothing. */

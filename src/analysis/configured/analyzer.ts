@@ -55,6 +55,9 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   constraint_setting: () => ({ files: [], runfiles: [] }),
   constraint_value: () => ({ files: [], runfiles: [] }),
   platform: () => ({ files: [], runfiles: [] }),
+  // Data for toolchain resolution, which reads the targets themselves.
+  toolchain_type: () => ({ files: [], runfiles: [] }),
+  toolchain: () => ({ files: [], runfiles: [] }),
   test_suite: () => ({ files: [], runfiles: [] }),
 };
 
@@ -430,7 +433,8 @@ export class Analyzer {
     if (typeof deprecation === 'string' && deprecation !== '' && !fromDeprecated && packageKeyOf(dep.label) !== packageKeyOf(from.label)) {
       this.options.warn?.(`target '${from.label}' depends on deprecated target '${dep.label}': ${deprecation}`, from.location);
     }
-    if (dep.kindName === 'package group') {
+    // An allowlist attribute (`_allowlist_function_transition`, Bazel's `$allowlist_*`) names a package group.
+    if (dep.kindName === 'package group' && !/^[_$]allowlist_/.test(attribute)) {
       throw ctx.error(attribute, `package group '${dep.label}' is misplaced here (they are only allowed in the visibility attribute)`);
     }
     const checkVisibility = ctx.config.options.getBool('check_visibility');

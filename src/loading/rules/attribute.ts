@@ -5,6 +5,7 @@
  */
 
 import type { SelectorList } from '../select.js';
+import type { StarlarkTransition } from '../starlark-transition.js';
 
 export type AttrType =
   | 'label'
@@ -78,6 +79,8 @@ export interface StarlarkAttributeOptions {
   readonly executable: boolean;
   /** Configuration of the dependency. */
   readonly cfg: 'target' | 'exec';
+  /** A Starlark transition given as `cfg` (`transition()`, `analysis_test_transition()`), which analysis applies. */
+  readonly transition?: StarlarkTransition;
   /** Alternatives of provider sets the dependency must have (provider keys and names). */
   readonly providers: readonly (readonly { readonly key: string; readonly name: string }[])[];
   readonly allowEmpty: boolean;

@@ -131,6 +131,25 @@ const platform = defineRuleClass('platform', {
   ],
 });
 
+/** `toolchain_type(name)`: a label toolchains are registered for and rules ask for. */
+const toolchainType = defineRuleClass('toolchain_type', {
+  common: WITH_LICENSES,
+  attributes: [attr('no_match_error', 'string', { configurable: false })],
+});
+
+/** `toolchain(name, toolchain_type, toolchain, ...)`: which target implements a toolchain type, and where it applies. */
+const toolchain = defineRuleClass('toolchain', {
+  common: WITH_LICENSES.filter((a) => a !== 'target_compatible_with'),
+  attributes: [
+    attr('toolchain_type', 'label', { mandatory: true, configurable: false }),
+    attr('toolchain', 'label', { mandatory: true }),
+    attr('exec_compatible_with', 'label_list', { configurable: false }),
+    attr('target_compatible_with', 'label_list', { configurable: false }),
+    attr('target_settings', 'label_list', { configurable: false }),
+    attr('use_target_platform_constraints', 'bool', { configurable: false }),
+  ],
+});
+
 // Declaration order is the order `query --output=build` prints (Bazel 2.1.0: deps, data, srcs).
 const SH_COMMON = [attr('deps', 'label_list'), attr('data', 'label_list'), attr('srcs', 'label_list')];
 const SH_RUNNABLE = [
@@ -195,6 +214,8 @@ export const NATIVE_RULE_CLASSES: ReadonlyMap<string, RuleClass> = new Map(
     constraintSetting,
     constraintValue,
     platform,
+    toolchainType,
+    toolchain,
     shBinary,
     shTest,
     shLibrary,
