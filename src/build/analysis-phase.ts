@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import {
   Analyzer,
+  IncrementalAnalysis,
   bindUserFlagValues,
   createConfigurations,
   currentHost,
@@ -21,7 +22,7 @@ import {
   type TestSettings,
   type TestTarget,
 } from '../analysis/index.js';
-import { ExitCode, isKilnError, KilnError, UsageError, type Position } from '../core/index.js';
+import { codeStamp, ExitCode, isKilnError, KilnError, UsageError, type Position } from '../core/index.js';
 import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache } from './build-graph-cache.js';
 import type { BuildGraph } from './build-graph.js';
@@ -45,6 +46,9 @@ type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean
 
 /** An error-free graph also says what its loading and analysis read and the warnings they printed. */
 export type AnalyzedBuild = AnalysisOutcome & { readonly analysisInputs?: readonly (readonly [string, string])[]; readonly warnings?: readonly string[] };
+
+/** Stored configured targets are valid only for the Kiln build that wrote them (see codeStamp). */
+const CONFIGURED_TARGETS_VERSION = `kiln-configured-targets-1:${codeStamp(import.meta.url)}`;
 
 /** The key of a command line's build graph: equal keys and unchanged inputs, equal graph. */
 export function buildGraphKeyOf(ctx: WorkspaceContext, request: Omit<AnalysisRequest, 'clientEnv'>): string {
@@ -178,15 +182,29 @@ function loadAndAnalyze(
 
   // Analysis.
   let analyzer: Analyzer;
+  let incremental: IncrementalAnalysis;
   let outputDirectories: BuildGraph['outputDirectories'];
   try {
     const configurations = configurationsFor(graph, request.options);
     outputDirectories = configurations.target.outputDirectories;
+    incremental = new IncrementalAnalysis(
+      ctx.loader,
+      graph,
+      configurations,
+      join(ctx.layout.outputBase, 'analysis', 'configured.bin'),
+      `${CONFIGURED_TARGETS_VERSION}:${ctx.workspace.name}`,
+      {
+        warn,
+        debug: (message, where) => events({ kind: 'debug', message, where }),
+      },
+    );
+    const memo = incremental;
     analyzer = new Analyzer(graph, {
       configurations,
       buildSettings: (label) => graph.buildSetting(label),
       packageLoader: ctx.loader,
-      warn,
+      memo,
+      warn: (message, pos) => memo.warn(message, pos),
       workspaceName: ctx.workspace.name || '__main__',
       workspaceStatus: {
         stable: new Map([
@@ -196,7 +214,7 @@ function loadAndAnalyze(
         ]),
         volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))]]),
       },
-      debug: (message, where) => events({ kind: 'debug', message, where }),
+      debug: (message, where) => memo.debug(message, where),
     });
   } catch (e) {
     if (!isKilnError(e)) throw e;
@@ -217,6 +235,8 @@ function loadAndAnalyze(
       events({ kind: 'warning', message: `errors encountered while analyzing target '${t.label}': it will not be built` });
     }
   }
+  // What was analysed without error is kept for the next command, even when another target failed.
+  incremental.flush();
   if (analysisFailed && !keepGoing) {
     printError('Analysis of target(s) failed; build aborted');
     return { failed: ExitCode.BUILD_FAILURE };

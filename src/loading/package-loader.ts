@@ -195,7 +195,42 @@ export class PackageLoader {
   loadPackage(repo: string, pkg: string): Package {
     const key = PACKAGE.key({ repo, pkg });
     this.loadedPackages.add(key.id);
+    this.packageObserver?.(repo, pkg);
     return this.evaluator.evaluate(key);
+  }
+
+  /**
+   * Told of every package a caller asks for: analysis records what each configured target read
+   * (genquery loads its scope's packages through the loader itself).
+   */
+  packageObserver: ((repo: string, pkg: string) => void) | undefined;
+
+  /**
+   * The fingerprint of a package's value (of its stored encoding), loading the package: equal
+   * fingerprints, equal packages, whatever else changed in its files (a comment). `!` for a package
+   * that does not load, or that this loader does not store.
+   */
+  packageFingerprint(repo: string, pkg: string): string {
+    return this.evaluator.fingerprintOf(PACKAGE.key({ repo, pkg })) ?? '!';
+  }
+
+  /**
+   * What a .bzl module read, with the modules it loads (files and listings, as `inputsUnchanged`
+   * checks them), evaluating it when this run has not: what depends on its rules and providers.
+   */
+  bzlInputs(label: string): ReadonlyMap<string, string> {
+    const key = BZL_MODULE.key(Label.parse(label));
+    try {
+      this.evaluator.evaluate(key);
+    } catch {
+      // A module that fails still read its files; a dependent that got this far records them.
+    }
+    return this.evaluator.inputsOf(key) ?? new Map();
+  }
+
+  /** An input's fingerprint now: the ids `trackInputs` and `bzlInputs` report. */
+  inputFingerprint(id: string): string {
+    return this.fingerprintNow(id);
   }
 
   /**

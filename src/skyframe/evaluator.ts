@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { KilnError } from '../core/index.js';
+import { KilnError, nodeCrypto } from '../core/index.js';
 import type { SkyFamily, SkyKey } from './keys.js';
 
 /** A dependency cycle among keys; `path` starts and ends at the same key. */
@@ -71,7 +70,8 @@ interface Node {
   readonly ownInputs: Map<string, string>;
   /** ...and the persisted dependencies, with their values' fingerprints. */
   readonly deps: Map<string, string>;
-  /** A persisted value's fingerprint (of its encoding); undefined for others and for errors. */
+  /** A persisted value's encoding, whose fingerprint is taken when first asked for (see fingerprintOfNode). */
+  encoded?: Uint8Array | undefined;
   fingerprint?: string;
   /**
    * A persisted family's value that could not be stored (its codec refused it, or it failed), or one
@@ -90,8 +90,18 @@ export interface EvaluationStats {
   recomputedUnchanged: number;
 }
 
+/** A persisted value's fingerprint, hashed once, when something first compares it (a query that only reuses packages hashes none). */
+function fingerprintOfNode(node: Node): string | undefined {
+  if (node.fingerprint === undefined && node.encoded !== undefined) {
+    node.fingerprint = fingerprintOf(node.encoded);
+    node.encoded = undefined;
+  }
+  return node.fingerprint;
+}
+
 function fingerprintOf(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('base64url').slice(0, 27);
+  // node:crypto is loaded on first use: a query that reuses nothing persisted never loads it.
+  return nodeCrypto().createHash('sha256').update(data).digest('base64url').slice(0, 27);
 }
 
 /**
@@ -146,7 +156,8 @@ export class Evaluator {
     } catch {
       return undefined;
     }
-    return this.nodes.get(key.id)?.fingerprint;
+    const node = this.nodes.get(key.id);
+    return node && fingerprintOfNode(node);
   }
 
   /** Inputs `key` depended on, transitively (after it was evaluated). */
@@ -217,8 +228,8 @@ export class Evaluator {
       node.unstorable = true; // a value the codec cannot store is only not cached; the run has it
       return;
     }
-    node.fingerprint = fingerprintOf(data);
-    if (stored && fingerprintOf(stored.data) === node.fingerprint) this.stats.recomputedUnchanged++;
+    node.encoded = data;
+    if (stored && fingerprintOf(stored.data) === fingerprintOfNode(node)) this.stats.recomputedUnchanged++;
     this.store?.set(node.key.id, { inputs: [...node.ownInputs], deps: [...node.deps], data });
   }
 
@@ -238,7 +249,7 @@ export class Evaluator {
       } catch {
         return false; // a cycle through the stored graph: compute, and let the computation say so
       }
-      if (dep.fingerprint !== fp) return false;
+      if (fingerprintOfNode(dep) !== fp) return false;
       deps.push(dep);
     }
     try {
@@ -251,7 +262,7 @@ export class Evaluator {
       node.ownInputs.set(id, fp);
     }
     for (const dep of deps) addDependency(node, dep);
-    node.fingerprint = fingerprintOf(entry.data);
+    node.encoded = entry.data;
     return true;
   }
 
@@ -268,8 +279,9 @@ function addDependency(parent: Node, child: Node): void {
     parent.unstorable = true;
     return;
   }
-  if (child.fingerprint !== undefined) {
-    parent.deps.set(child.key.id, child.fingerprint);
+  const fingerprint = fingerprintOfNode(child);
+  if (fingerprint !== undefined) {
+    parent.deps.set(child.key.id, fingerprint);
     return;
   }
   for (const [id, fp] of child.ownInputs) parent.ownInputs.set(id, fp);

@@ -36,6 +36,27 @@ export interface AnalyzerOptions {
   readonly debug?: (message: string, where: string) => void;
   /** Loads packages for genquery, which runs a query over its scope during analysis. */
   readonly packageLoader?: PackageLoader;
+  /**
+   * Where configured targets may come from besides computing them: incremental analysis, which
+   * keeps them in the output base and reuses those whose inputs did not change.
+   */
+  readonly memo?: ConfiguredTargetMemo;
+}
+
+/** What a memo may ask of the analyzer it serves. */
+export interface AnalyzerHooks {
+  /** Analyses (label, configuration) now, its dependencies through the memo. */
+  compute(label: string, config: BuildConfiguration): ConfiguredTarget;
+  /** Takes a configured target the memo reused as if analysed in this run. */
+  adopt(ct: ConfiguredTarget): void;
+}
+
+/** A source of configured targets that has the analyzer compute one only when it must. */
+export interface ConfiguredTargetMemo {
+  attach(analyzer: AnalyzerHooks): void;
+  configured(label: string, config: BuildConfiguration): ConfiguredTarget;
+  /** The configured target being computed read something that changes every build (the workspace status): never reuse it. */
+  readVolatile(): void;
 }
 
 type RuleImplementation = (ctx: RuleContext) => RuleResult;
@@ -88,11 +109,14 @@ export class Analyzer {
   private readonly inProgress: { readonly label: string; readonly configId: string }[] = [];
   /** Made when a rule first asks for `ctx.info_file` or `ctx.version_file`. */
   private status: WorkspaceStatus | undefined;
+  private computedCount = 0;
 
   constructor(
     private readonly graph: TargetGraph,
     private readonly options: AnalyzerOptions,
-  ) {}
+  ) {
+    options.memo?.attach({ compute: (label, config) => this.compute(label, config), adopt: (ct) => this.adopt(ct) });
+  }
 
   /** Analyses a target named on the command line: an incompatible one is an error. */
   analyzeTopLevel(label: string): ConfiguredTarget {
@@ -112,11 +136,38 @@ export class Analyzer {
   }
 
   analyze(label: string, config: BuildConfiguration): ConfiguredTarget {
-    let done = this.done.get(config.id);
-    if (!done) this.done.set(config.id, (done = new Map()));
+    const done = this.doneIn(config);
     const cached = done.get(label);
     if (cached === IN_PROGRESS) throw this.cycleError(this.inProgress.findIndex((p) => p.label === label && p.configId === config.id));
-    if (cached) return cached;
+    const { memo } = this.options;
+    // Through the memo even when known: a dependent being computed records the dependency there.
+    if (memo) return memo.configured(label, config);
+    return cached ?? this.compute(label, config);
+  }
+
+  /**
+   * Takes a configured target the memo reused (decoded from the output base) as if analysed in this
+   * run: its dependents see it, and its actions are the build's. Idempotent.
+   */
+  adopt(ct: ConfiguredTarget): void {
+    const done = this.doneIn(ct.config);
+    if (done.get(ct.label) !== undefined) return;
+    done.set(ct.label, ct);
+    this.completed.push(ct);
+  }
+
+  private doneIn(config: BuildConfiguration): Map<string, ConfiguredTarget | typeof IN_PROGRESS> {
+    let done = this.done.get(config.id);
+    if (!done) this.done.set(config.id, (done = new Map()));
+    return done;
+  }
+
+  /** Analyses one (label, configuration) now, its dependencies through `analyze`. */
+  private compute(label: string, config: BuildConfiguration): ConfiguredTarget {
+    const done = this.doneIn(config);
+    const known = done.get(label);
+    if (known === IN_PROGRESS) throw this.cycleError(this.inProgress.findIndex((p) => p.label === label && p.configId === config.id));
+    if (known) return known;
     const target = this.graph.target(label);
     if (!target) throw new KilnError(`no such target '${label}'`);
     done.set(label, IN_PROGRESS);
@@ -125,6 +176,7 @@ export class Analyzer {
       const result = this.analyzeTarget(target, config);
       done.set(label, result);
       this.completed.push(result);
+      this.computedCount++;
       return result;
     } finally {
       this.inProgress.pop();
@@ -150,9 +202,9 @@ export class Analyzer {
     return new KilnError(message, target?.location);
   }
 
-  /** How many (target, configuration) pairs were analysed: Bazel's "targets configured". */
+  /** How many (target, configuration) pairs were analysed in this run (not reused): Bazel's "targets configured". */
   get configuredCount(): number {
-    return this.completed.length;
+    return this.computedCount;
   }
 
   /** Every action registered by the targets analysed so far. */
@@ -296,6 +348,7 @@ export class Analyzer {
         ...(def ? { buildSettingValue: buildSettingStarlarkValue(userFlagValue(def, ctx.config.options.userFlags.get(target.label))) } : {}),
         debug: (message, where) => this.options.debug?.(message, where),
         workspaceStatus: () => {
+          this.options.memo?.readVolatile();
           const root = ctx.config.outputDirectories.root;
           this.status ??= workspaceStatus(
             root.slice(0, root.lastIndexOf('/')),

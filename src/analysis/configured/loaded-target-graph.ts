@@ -13,6 +13,12 @@ import {
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 
+/** Told of what analysis reads from the loaded world: the packages, and the .bzl modules (by label). */
+export interface TargetGraphReads {
+  package(repo: string, pkg: string): void;
+  bzl(label: string): void;
+}
+
 /**
  * The loaded world as analysis reads it: packages are loaded on first use through loading's
  * PackageLoader and their targets mapped to {@link AnalysisTarget} (canonical labels added).
@@ -20,22 +26,27 @@ import type { AnalysisTarget, TargetGraph } from './configured-target.js';
  */
 export class LoadedTargetGraph implements TargetGraph {
   private readonly packages = new Map<string, Package>();
-  private readonly targets = new Map<string, AnalysisTarget | undefined>();
+  private readonly targets = new Map<string, { readonly target: AnalysisTarget | undefined; readonly repo: string; readonly pkg: string }>();
+  /** Told of every read, cached or not (incremental analysis records what each configured target read). */
+  readObserver: TargetGraphReads | undefined;
 
   constructor(private readonly loader: PackageLoader) {}
 
   target(label: string): AnalysisTarget | undefined {
     const known = this.targets.get(label);
-    if (known !== undefined || this.targets.has(label)) return known;
-    const { repo, name } = Label.parse(label);
-    const pkg = this.packageOf(label);
+    if (known !== undefined) {
+      this.readObserver?.package(known.repo, known.pkg);
+      return known.target;
+    }
+    const { repo, pkg: pkgName, name } = Label.parse(label);
+    const pkg = this.load(repo, pkgName);
     const loaded = pkg.targets.get(name);
     if (loaded && pkg.errors.length > 0) {
       const first = pkg.errors[0]!;
       throw new KilnError(`Target '${label}' contains an error and its package is in error: ${first.message}`, first.pos);
     }
     const mapped = loaded === undefined ? undefined : toAnalysisTarget(loaded, repo, pkg.pkg);
-    this.targets.set(label, mapped);
+    this.targets.set(label, { target: mapped, repo, pkg: pkgName });
     return mapped;
   }
 
@@ -48,18 +59,23 @@ export class LoadedTargetGraph implements TargetGraph {
   }
 
   starlarkRule(key: string): StarlarkRuleFunction | undefined {
+    this.readObserver?.bzl(key.slice(0, key.lastIndexOf('%')));
     return this.loader.starlarkRule(key);
   }
 
   bzlModule(label: string): BzlModule {
+    this.readObserver?.bzl(label);
     return this.loader.bzlModule(label);
   }
 
   bzlModuleAt(displayPath: string): BzlModule | undefined {
-    return this.loader.bzlModuleAt(displayPath);
+    const module = this.loader.bzlModuleAt(displayPath);
+    if (module) this.readObserver?.bzl(module.label);
+    return module;
   }
 
   starlarkProvider(key: string): Provider | undefined {
+    this.readObserver?.bzl(key.slice(0, key.lastIndexOf('%')));
     try {
       return this.loader.starlarkProvider(key);
     } catch {
@@ -118,6 +134,7 @@ export class LoadedTargetGraph implements TargetGraph {
   }
 
   private load(repo: string, pkg: string): Package {
+    this.readObserver?.package(repo, pkg);
     const key = packageId(repo, pkg);
     let p = this.packages.get(key);
     if (!p) {
