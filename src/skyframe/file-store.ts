@@ -1,8 +1,11 @@
 import { ByteReader, ByteWriter, readChecksummedFile, writeChecksummedFile } from '../core/index.js';
 import type { PersistedEntry, PersistentStore } from './evaluator.js';
 
+/** Writes an entry may go unused before it is dropped (see FileStore). */
+const DEFAULT_RETAIN_RUNS = 8;
+
 /** The layout's name and number. */
-const MAGIC = 'KILNSTOR\u0003';
+const MAGIC = 'KILNSTOR\u0004';
 
 /**
  * A PersistentStore in one binary file (checksummed, replaced atomically: see checksummed-file.ts),
@@ -12,20 +15,36 @@ const MAGIC = 'KILNSTOR\u0003';
  * asked for, and its data is a view of the file that the caller decodes once the inputs check out,
  * so a run pays for the entries it uses. Entries kept from the file are written back byte for byte.
  * A file from another version, a damaged one, or none at all is an empty store.
+ *
+ * The file stays bounded: it counts the writes (`run`), and each entry keeps the last run that set or
+ * read it; an entry nobody used in `retainRuns` writes (a deleted target, an old configuration) is
+ * left out of the next one. An entry only read is refreshed once it is half that old, so a store that
+ * serves every command without changing is not rewritten by each.
  */
 export class FileStore implements PersistentStore {
   private file: StoreFile | undefined;
   /** Entries set in this run (they win over the file's). */
   private readonly fresh = new Map<string, PersistedEntry>();
+  /** Keys of the file read in this run. */
+  private readonly used = new Set<string>();
   private dirty = false;
 
   constructor(
     private readonly path: string,
     private readonly version: string,
+    private readonly retainRuns = DEFAULT_RETAIN_RUNS,
   ) {}
 
   get(key: string): PersistedEntry | undefined {
-    return this.fresh.get(key) ?? this.stored().entry(key);
+    const fresh = this.fresh.get(key);
+    if (fresh) return fresh;
+    const file = this.stored();
+    const entry = file.entry(key);
+    if (entry) {
+      this.used.add(key);
+      if (file.run - file.lastUsed(key) >= this.retainRuns / 2) this.dirty = true;
+    }
+    return entry;
   }
 
   set(key: string, entry: PersistedEntry): void {
@@ -38,12 +57,15 @@ export class FileStore implements PersistentStore {
     if (!this.dirty) return;
     const pairs = new PairTable();
     const old = this.stored();
-    const keys = [...old.keys()].filter((k) => !this.fresh.has(k));
+    const run = old.run + 1;
+    const lastUsed = (k: string) => (this.used.has(k) ? run : old.lastUsed(k));
+    const keys = [...old.keys()].filter((k) => !this.fresh.has(k) && run - lastUsed(k) <= this.retainRuns);
     // Each entry's data goes out as its own part: records are never copied into one big buffer.
     const parts: Uint8Array[] = [];
-    const entry = (key: string, inputs: readonly number[], deps: readonly number[], data: Uint8Array) => {
+    const entry = (key: string, used: number, inputs: readonly number[], deps: readonly number[], data: Uint8Array) => {
       const w = new ByteWriter(key.length + 64);
       w.string(key);
+      w.uint(used);
       for (const list of [inputs, deps]) {
         w.uint(list.length);
         for (const i of list) w.uint(i);
@@ -54,18 +76,22 @@ export class FileStore implements PersistentStore {
     for (const key of keys) {
       const { inputs, deps, data } = old.raw(key);
       const reindex = (list: readonly number[]) => list.map((i) => pairs.index(old.pair(i)));
-      entry(key, reindex(inputs), reindex(deps), data);
+      entry(key, lastUsed(key), reindex(inputs), reindex(deps), data);
     }
     for (const [key, { inputs, deps, data }] of this.fresh) {
       const index = (list: readonly (readonly [string, string])[]) => list.map((p) => pairs.index(p));
-      entry(key, index(inputs), index(deps), data);
+      entry(key, run, index(inputs), index(deps), data);
     }
     const head = new ByteWriter(1 << 16);
     head.string(this.version);
+    head.uint(run);
     pairs.write(head);
     head.uint(keys.length + this.fresh.size);
     writeChecksummedFile(this.path, MAGIC, [head.finish(), ...parts]);
     this.dirty = false;
+    this.file = undefined;
+    this.fresh.clear();
+    this.used.clear();
   }
 
   private stored(): StoreFile {
@@ -105,14 +131,21 @@ class StoreFile {
 
   private constructor(
     private readonly bytes: Buffer,
+    /** How many times the file was written. */
+    readonly run: number,
     private readonly pairOffsets: readonly number[],
-    private readonly entryOffsets: ReadonlyMap<string, number>,
+    /** Where each entry's record starts (after its key), and the last run that used it. */
+    private readonly entryOffsets: ReadonlyMap<string, { readonly at: number; readonly used: number }>,
   ) {
     this.pairs = new Array(pairOffsets.length);
   }
 
   static empty(): StoreFile {
-    return new StoreFile(Buffer.alloc(0), [], new Map());
+    return new StoreFile(Buffer.alloc(0), 0, [], new Map());
+  }
+
+  lastUsed(key: string): number {
+    return this.entryOffsets.get(key)?.used ?? 0;
   }
 
   static open(path: string, version: string): StoreFile {
@@ -121,20 +154,22 @@ class StoreFile {
     try {
       const r = new ByteReader(bytes);
       if (r.string() !== version) return StoreFile.empty();
+      const run = r.uint();
       const pairOffsets: number[] = [];
       for (let n = r.uint(); n > 0; n--) {
         pairOffsets.push(r.pos);
         r.skipString();
         r.skipString();
       }
-      const entryOffsets = new Map<string, number>();
+      const entryOffsets = new Map<string, { at: number; used: number }>();
       for (let n = r.uint(); n > 0; n--) {
         const key = r.string();
-        entryOffsets.set(key, r.pos);
+        const used = r.uint();
+        entryOffsets.set(key, { at: r.pos, used });
         for (let list = 0; list < 2; list++) for (let i = r.uint(); i > 0; i--) if (r.uint() >= pairOffsets.length) return StoreFile.empty();
         r.skip(r.uint());
       }
-      return new StoreFile(bytes, pairOffsets, entryOffsets);
+      return new StoreFile(bytes, run, pairOffsets, entryOffsets);
     } catch {
       return StoreFile.empty(); // checksum right but layout wrong: written by a broken build
     }
@@ -156,7 +191,7 @@ class StoreFile {
 
   /** An entry's pair indices (inputs, persisted dependencies) and data, undecoded. */
   raw(key: string): { inputs: number[]; deps: number[]; data: Buffer } {
-    const r = new ByteReader(this.bytes, this.entryOffsets.get(key)!);
+    const r = new ByteReader(this.bytes, this.entryOffsets.get(key)!.at);
     const list = () => Array.from({ length: r.uint() }, () => r.uint());
     const inputs = list();
     return { inputs, deps: list(), data: r.bytes(r.uint()) };

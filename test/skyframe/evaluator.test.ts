@@ -307,6 +307,36 @@ describe('FileStore', () => {
     expect(s3.get('d')).toBeUndefined();
   });
 
+  it('drops an entry nobody used for retainRuns writes, keeps one that is read, and refreshes it before it ages out', () => {
+    const path = storePath();
+    const open = () => new FileStore(path, 'v1', 4);
+    const first = open();
+    first.set('read', { inputs: [], deps: [], data: data('r') });
+    first.set('idle', { inputs: [], deps: [], data: data('i') });
+    first.flush();
+    for (let run = 2; run <= 8; run++) {
+      const s = open();
+      expect(text(s.get('read'))?.data).toBe('r');
+      s.set(`churn${run}`, { inputs: [], deps: [], data: data(String(run)) });
+      s.flush();
+    }
+    const last = open();
+    expect(text(last.get('read'))?.data).toBe('r');
+    expect(last.get('idle')).toBeUndefined(); // unused for more than 4 writes
+    expect(last.get('churn2')).toBeUndefined();
+    expect(text(last.get('churn8'))?.data).toBe('8');
+    // Only read, never set: the store is rewritten once the entry is half the retention old.
+    const path2 = storePath();
+    const a = new FileStore(path2, 'v1', 4);
+    a.set('k', { inputs: [], deps: [], data: data('k') });
+    a.flush();
+    for (let i = 0; i < 10; i++) {
+      const b = new FileStore(path2, 'v1', 4);
+      expect(text(b.get('k'))?.data).toBe('k');
+      b.flush();
+    }
+  });
+
   it('writes nothing when nothing was set', () => {
     const path = storePath();
     const s = new FileStore(path, 'v1');
