@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Genrule actions per package; the workspace has PACKAGES * ACTIONS_PER_PACKAGE + 1 (the tool). */
+/** Genrule actions per package (a tenth of the packages have one more, from the macro): PACKAGES * 11.1 + 2 in all (the tool twice). */
 export const ACTIONS_PER_PACKAGE = 11;
 
 function write(root, path, text) {
@@ -127,11 +127,26 @@ filegroup(
 `;
 }
 
+/** The macro a tenth of the packages load (bench/build/edits.mjs edits it); `word` is what its genrule says. */
+export function macroBzl(word) {
+  return `def stamp(name):\n    native.genrule(name = name, outs = [name + ".txt"], cmd = "echo ${word} > $@")\n`;
+}
+
+/** The actions of a build of the whole workspace: the genrules, the macro's in every tenth package, the tool twice (target and exec). */
+export function actionCount(packages) {
+  return packages * ACTIONS_PER_PACKAGE + Math.ceil(packages / 10) + 2;
+}
+
+/** Packages that load //tools:macros.bzl: every tenth. */
+export const loadsMacro = (i) => i % 10 === 0;
+
 export function generateWorkspace(root, packages) {
   write(root, 'WORKSPACE', 'workspace(name = "build_bench")\n');
   write(root, 'tools/BUILD', TOOLS_BUILD);
+  write(root, 'tools/macros.bzl', macroBzl('stamped'));
   for (let i = 0; i < packages; i++) {
-    write(root, `${packagePath(i)}/BUILD`, packageBuild(i));
+    const macro = loadsMacro(i) ? 'load("//tools:macros.bzl", "stamp")\n\nstamp(name = "stamp")\n\n' : '';
+    write(root, `${packagePath(i)}/BUILD`, macro + packageBuild(i));
     write(root, leafSource(i), `input of package ${i}\n`);
   }
 }

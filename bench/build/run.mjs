@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt, parseBuildBenchFlags, secs } from '../common/build-bench.mjs';
 import { bazelServerPeakRssMb, measure } from '../common/measure.mjs';
-import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from './generate.mjs';
+import { actionCount, generateWorkspace, leafSource } from './generate.mjs';
 import { nativeSandboxFloorMs, spawnFloorMs } from './spawn-floor.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -31,7 +31,7 @@ for (const size of flags.sizes) {
     const ws = join(dir, 'ws');
     generateWorkspace(ws, size);
     // Every genrule once in the target configuration, the tool once more in the exec configuration.
-    const actions = size * ACTIONS_PER_PACKAGE + 2;
+    const actions = actionCount(size);
     const jobs = `--jobs=${flags.jobs}`;
     const floor = await spawnFloorMs(actions, flags.jobs);
     const bwrapFloor = bwrap

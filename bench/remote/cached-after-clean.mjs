@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
 import { processCpuS } from '../common/cpu.mjs';
 import { measure } from '../common/measure.mjs';
-import { ACTIONS_PER_PACKAGE, generateWorkspace } from '../build/generate.mjs';
+import { actionCount, generateWorkspace } from '../build/generate.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const flags = { packages: 1000, rounds: 3, jobs: 8, kiln: [], state: undefined, cpuProf: undefined };
@@ -57,7 +57,7 @@ let cluster;
 try {
   const template = join(state, `template-${flags.packages}`);
   if (!existsSync(template)) generateWorkspace(template, flags.packages);
-  const actions = flags.packages * ACTIONS_PER_PACKAGE + 2;
+  const actions = actionCount(flags.packages);
   console.log(`${flags.packages} packages (${actions} actions), --jobs=${flags.jobs}, ${flags.rounds} round(s) of ${flags.kiln.join(' vs ')}`);
   const kiln = (k, ws, args) => measure([k, ...args], ws, { env: { ...process.env, HOME: join(ws, '.home') } });
   const checkout = (ws) => {

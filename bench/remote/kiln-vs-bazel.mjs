@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
 import { descendantsCpuS, machineCpu, processCpuS } from '../common/cpu.mjs';
 import { defaultBazel, measure } from '../common/measure.mjs';
-import { ACTIONS_PER_PACKAGE, generateWorkspace, leafSource } from '../build/generate.mjs';
+import { actionCount, generateWorkspace, leafSource } from '../build/generate.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const flags = {
@@ -83,7 +83,7 @@ try {
   };
   const kilnCluster = await cluster('kiln');
   const bazelCluster = flags.bazel === 'none' ? undefined : await cluster('bazel');
-  const actions = flags.packages * ACTIONS_PER_PACKAGE + 2;
+  const actions = actionCount(flags.packages);
   console.log(`${flags.packages} packages (${actions} actions), ${flags.executors} ${flags.runner} executor(s) per cluster, --jobs=${flags.jobs}`);
 
   // Kiln: a HOME per checkout, so each has its own output base.

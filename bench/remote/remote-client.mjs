@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startKilnCluster, stopKilnCluster } from '../common/kiln-cluster.mjs';
 import { defaultBazel, measure } from '../common/measure.mjs';
-import { ACTIONS_PER_PACKAGE, generateWorkspace } from '../build/generate.mjs';
+import { actionCount, generateWorkspace } from '../build/generate.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const flags = { packages: 1000, mode: 'cache', executors: 1, runner: 'local', bazel: defaultBazel(REPO), kiln: join(REPO, 'bin/kiln') };
@@ -45,7 +45,7 @@ try {
   const bazel = (...args) => measure([flags.bazel, `--output_base=${join(dir, 'bazel-ob')}`, '--batch', ...args], ws);
   const common = ['--symlink_prefix=/', remoteFlag, '--remote_timeout=120'];
   console.log(
-    `${flags.packages} packages (${flags.packages * ACTIONS_PER_PACKAGE + 2} actions), ${flags.mode === 'cache' ? 'remote cache' : `remote execution, ${flags.executors} ${flags.runner} executor(s)`} at ${cluster.endpoint}`,
+    `${flags.packages} packages (${actionCount(flags.packages)} actions), ${flags.mode === 'cache' ? 'remote cache' : `remote execution, ${flags.executors} ${flags.runner} executor(s)`} at ${cluster.endpoint}`,
   );
   const cold = bazel('build', ...common, '//...');
   console.log(`  bazel cold      ${(cold.ms / 1000).toFixed(1)} s wall, ${cold.rssMb.toFixed(0)} MB (${processes(cold)})`);

@@ -23,6 +23,7 @@ import {
   type TestTarget,
 } from '../analysis/index.js';
 import { codeStamp, ExitCode, isKilnError, KilnError, UsageError, type Position } from '../core/index.js';
+import type { PackageRecord } from '../loading/index.js';
 import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache } from './build-graph-cache.js';
 import type { BuildGraph } from './build-graph.js';
@@ -45,7 +46,12 @@ export interface AnalysisRequest {
 type AnalysisOutcome = { readonly graph: BuildGraph; readonly hadErrors: boolean } | { readonly failed: number };
 
 /** An error-free graph also says what its loading and analysis read and the warnings they printed. */
-export type AnalyzedBuild = AnalysisOutcome & { readonly analysisInputs?: readonly (readonly [string, string])[]; readonly warnings?: readonly string[] };
+export type AnalyzedBuild = AnalysisOutcome & {
+  readonly analysisInputs?: readonly (readonly [string, string])[];
+  /** The packages loaded, with their values' fingerprints (see PackageLoader.inputsEquivalent). */
+  readonly analysisPackages?: readonly PackageRecord[];
+  readonly warnings?: readonly string[];
+};
 
 /** Stored configured targets are valid only for the Kiln build that wrote them (see codeStamp). */
 const CONFIGURED_TARGETS_VERSION = `kiln-configured-targets-1:${codeStamp(import.meta.url)}`;
@@ -74,11 +80,23 @@ export function buildGraphKeyOf(ctx: WorkspaceContext, request: Omit<AnalysisReq
 export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, events: BuildEventSink): AnalyzedBuild {
   const cache = new BuildGraphCache(join(ctx.layout.outputBase, 'analysis'));
   const key = buildGraphKeyOf(ctx, request);
-  const cached = cache.lookup(key, (inputs) => ctx.loader.inputsUnchanged(inputs));
+  let equivalent = false;
+  const cached = cache.lookup(key, (inputs, packages) => {
+    if (ctx.loader.inputsUnchanged(inputs)) return true;
+    equivalent = ctx.loader.inputsEquivalent(inputs, packages);
+    return equivalent;
+  });
   if (cached) {
     for (const message of cached.warnings) events({ kind: 'warning', message });
     events(analyzedEvent(cached.graph.targets.length, 0, 0, cached.graph.tests?.length));
-    return { graph: cached.graph, hadErrors: false, analysisInputs: cached.inputs, warnings: cached.warnings };
+    let inputs = cached.inputs;
+    if (equivalent) {
+      // The graph holds; what it was read from changed (a comment): stored again with the files as they are now.
+      inputs = ctx.loader.refreshed(cached.inputs);
+      ctx.loader.flush();
+      cache.store(key, inputs, cached.graph, cached.warnings, cached.packages);
+    }
+    return { graph: cached.graph, hadErrors: false, analysisInputs: inputs, analysisPackages: cached.packages, warnings: cached.warnings };
   }
   const warnings: string[] = [];
   const warn = (message: string, pos: Position) => {
@@ -89,8 +107,9 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, ev
   // Loading is over: persist the package cache so the next command skips unchanged BUILD files.
   ctx.loader.flush();
   if (!('graph' in outcome) || outcome.hadErrors) return outcome;
-  cache.store(key, inputs, outcome.graph, warnings);
-  return { ...outcome, analysisInputs: [...inputs], warnings };
+  const packages = ctx.loader.loadedPackageRecords();
+  cache.store(key, inputs, outcome.graph, warnings, packages);
+  return { ...outcome, analysisInputs: [...inputs], analysisPackages: packages, warnings };
 }
 
 /**

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync,
 import { dirname, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type { TestSettings } from '../analysis/index.js';
+import type { PackageRecord } from '../loading/index.js';
 import type { BuildGraph } from './build-graph.js';
 import { codeStamp } from '../core/index.js';
 
@@ -28,6 +29,16 @@ interface Entry {
   readonly graph: BuildGraph;
   /** Warnings analysis printed: shown again when the graph is reused. */
   readonly warnings: readonly string[];
+  /** The packages loading loaded, with their values' fingerprints (an edit that changes none keeps the graph). */
+  readonly packages: readonly PackageRecord[];
+}
+
+/** A stored graph as `lookup` gives it. */
+export interface CachedBuildGraph {
+  readonly graph: BuildGraph;
+  readonly warnings: readonly string[];
+  readonly inputs: readonly (readonly [string, string])[];
+  readonly packages: readonly PackageRecord[];
 }
 
 /** Entries kept: one per distinct command line in use, the least recently written go first. */
@@ -40,7 +51,8 @@ export const BUILD_GRAPH_VERSION = `kiln-build-graph-1:${codeStamp(import.meta.u
  * The analysis cache that makes a null build or a rebuild after a source edit skip loading and
  * analysis: the build graph of a command line, stored in the output base with every input its
  * loading and analysis read (BUILD and .bzl files by content, directory listings), and reused
- * while each of them is unchanged. It stands in for the warm analysis cache of Bazel's server.
+ * while each of them is unchanged, or while the only ones that changed are BUILD files whose
+ * packages came out equal (a comment that moves no target). It stands in for the warm analysis cache of Bazel's server.
  */
 export class BuildGraphCache {
   constructor(private readonly dir: string) {}
@@ -49,24 +61,24 @@ export class BuildGraphCache {
     return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
   }
 
-  /** The stored graph for `key` if `inputsUnchanged` accepts its inputs, with its warnings and those inputs. */
+  /** The stored graph for `key` if `stillValid` accepts its inputs and packages, with its warnings, inputs and packages. */
   lookup(
     key: string,
-    inputsUnchanged: (inputs: readonly (readonly [string, string])[]) => boolean,
-  ): { graph: BuildGraph; warnings: readonly string[]; inputs: readonly (readonly [string, string])[] } | undefined {
+    stillValid: (inputs: readonly (readonly [string, string])[], packages: readonly PackageRecord[]) => boolean,
+  ): CachedBuildGraph | undefined {
     let entry: Entry;
     try {
       entry = deserialize(readFileSync(this.pathOf(key))) as Entry;
     } catch {
       return undefined; // absent or unreadable: analyze
     }
-    if (entry.version !== BUILD_GRAPH_VERSION || entry.key !== key || !inputsUnchanged(entry.inputs)) return undefined;
-    return { graph: entry.graph, warnings: entry.warnings, inputs: entry.inputs };
+    if (entry.version !== BUILD_GRAPH_VERSION || entry.key !== key || !stillValid(entry.inputs, entry.packages)) return undefined;
+    return { graph: entry.graph, warnings: entry.warnings, inputs: entry.inputs, packages: entry.packages };
   }
 
   /** Stores a graph whose loading and analysis had no error. Written atomically; failures only cost reuse. */
-  store(key: string, inputs: ReadonlyMap<string, string>, graph: BuildGraph, warnings: readonly string[]): void {
-    const entry: Entry = { version: BUILD_GRAPH_VERSION, key, inputs: [...inputs], graph, warnings };
+  store(key: string, inputs: Iterable<readonly [string, string]>, graph: BuildGraph, warnings: readonly string[], packages: readonly PackageRecord[]): void {
+    const entry: Entry = { version: BUILD_GRAPH_VERSION, key, inputs: [...inputs], graph, warnings, packages };
     const path = this.pathOf(key);
     const tmp = `${path}.${process.pid}.tmp`;
     try {

@@ -22,7 +22,7 @@ import { remoteExecutionOptions } from './remote-options.js';
 import { analyzeBuild, analyzedEvent, buildGraphKeyOf, type AnalyzedBuild } from './analysis-phase.js';
 import type { BuiltTarget } from './build-graph.js';
 import type { BuildUi, ClosingReport } from './events.js';
-import { filesUnchanged, nullBuildKey, NullBuildRecords } from './null-build-record.js';
+import { filesUnchanged, nullBuildKey, NullBuildRecords, type NullBuildRecord } from './null-build-record.js';
 import { lockOutputBase, updateConvenienceSymlinks } from './workspace/index.js';
 import { whyDirectoryIsUnusable } from './workspace/index.js';
 import type { WorkspaceContext } from './workspace/index.js';
@@ -264,6 +264,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
         genfiles: dirs.genfiles,
         testlogs: dirs.testlogs,
         analysisInputs: analysis.analysisInputs,
+        analysisPackages: analysis.analysisPackages ?? [],
         files: summary.checkedFiles,
       });
     }
@@ -288,9 +289,14 @@ async function repeatNullBuild(records: NullBuildRecords, key: string, request: 
   const { workspace: ctx } = request;
   const record = records.read(key);
   if (!record) return undefined;
+  let refreshed: NullBuildRecord | undefined;
   if (!ctx.loader.inputsUnchanged(record.analysisInputs)) {
-    records.discard();
-    return undefined;
+    // A BUILD edit that changed no package's value (a comment at its end) is still a null build.
+    if (!ctx.loader.inputsEquivalent(record.analysisInputs, record.analysisPackages)) {
+      records.discard();
+      return undefined;
+    }
+    refreshed = { ...record, analysisInputs: ctx.loader.refreshed(record.analysisInputs) };
   }
   const abort = new AbortController();
   void request.interrupted?.then(() => abort.abort());
@@ -304,6 +310,10 @@ async function repeatNullBuild(records: NullBuildRecords, key: string, request: 
     if (!filesUnchanged(record, ctx.layout.execRoot)) {
       records.discard();
       return undefined;
+    }
+    if (refreshed) {
+      records.write(refreshed);
+      ctx.loader.flush();
     }
     for (const message of record.warnings) ui.event({ kind: 'warning', message });
     ui.event(analyzedEvent(record.analyzedTargets, 0, 0));

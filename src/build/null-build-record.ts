@@ -3,6 +3,7 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ByteReader, ByteWriter, fileStampOf, readChecksummedFile, readFileStamp, sameFileStamp, writeChecksummedFile, writeFileStamp } from '../core/index.js';
 import type { CheckedFile } from '../exec/index.js';
+import type { PackageRecord } from '../loading/index.js';
 import type { BuiltTarget } from './build-graph.js';
 import { BUILD_GRAPH_VERSION } from './build-graph-cache.js';
 
@@ -25,11 +26,13 @@ export interface NullBuildRecord extends NullBuildOutcome {
   readonly key: string;
   /** What loading and analysis read, as the build graph cache keeps it: `[input id, fingerprint]`. */
   readonly analysisInputs: readonly (readonly [string, string])[];
+  /** The packages loaded, with their values' fingerprints: a BUILD edit that changes none keeps the record. */
+  readonly analysisPackages: readonly PackageRecord[];
   readonly files: readonly CheckedFile[];
 }
 
 /** The layout's name and number. */
-const MAGIC = 'KILNNULL\u0003';
+const MAGIC = 'KILNNULL\u0004';
 
 /**
  * The key of a command line for the record: its build graph's key, every option including the
@@ -74,8 +77,21 @@ export class NullBuildRecords {
       const targets = Array.from({ length: r.uint() }, () => ({ label: r.string(), files: strings() }));
       const [bin, genfiles, testlogs] = strings();
       const analysisInputs = Array.from({ length: r.uint() }, () => [r.string(), r.string()] as const);
+      const analysisPackages = Array.from({ length: r.uint() }, () => ({ repo: r.string(), pkg: r.string(), buildFile: r.string(), fingerprint: r.string() }));
       const files = Array.from({ length: r.uint() }, () => ({ path: r.string(), stamp: readFileStamp(r) }));
-      return { key, warnings, analyzedTargets, totalActions, targets, bin: bin!, genfiles: genfiles!, testlogs: testlogs!, analysisInputs, files };
+      return {
+        key,
+        warnings,
+        analyzedTargets,
+        totalActions,
+        targets,
+        bin: bin!,
+        genfiles: genfiles!,
+        testlogs: testlogs!,
+        analysisInputs,
+        analysisPackages,
+        files,
+      };
     } catch {
       return undefined; // right checksum, wrong layout: the ordinary path
     }
@@ -103,6 +119,8 @@ export class NullBuildRecords {
       w.string(id);
       w.string(fingerprint);
     }
+    w.uint(record.analysisPackages.length);
+    for (const p of record.analysisPackages) for (const text of [p.repo, p.pkg, p.buildFile, p.fingerprint]) w.string(text);
     w.uint(record.files.length);
     for (const { path, stamp } of record.files) {
       w.string(path);

@@ -3,7 +3,7 @@ export { Label, LabelSyntaxError, MAIN_REPO, validatePackageName, validateTarget
 export { Workspace, findWorkspaceRoot, readWorkspaceName, NoWorkspaceError, BUILD_FILE_NAMES, CONVENIENCE_SYMLINKS } from './workspace.js';
 export { DirectoryLister, EntryKind, type DirEntry } from './directory-lister.js';
 export { glob, checkGlobPattern, globPatternMatches, GlobError, type GlobOptions, type GlobContext } from './glob.js';
-export { PackageLoader, NoSuchPackageError, type PackageLoaderOptions } from './package-loader.js';
+export { PackageLoader, NoSuchPackageError, type PackageLoaderOptions, type PackageRecord } from './package-loader.js';
 export { packageId, type Package, type PackageError } from './package.js';
 export { LoadingError, type PackageDefaults } from './package-builder.js';
 export { targetKind, type Target, type RuleTarget, type SourceFileTarget, type GeneratedFileTarget, type PackageGroupTarget } from './target.js';

@@ -96,6 +96,14 @@ interface PackageIdentifier {
   readonly pkg: string;
 }
 
+/** A package loaded in a run: where its BUILD file is (as an input id) and its value's fingerprint. */
+export interface PackageRecord {
+  readonly repo: string;
+  readonly pkg: string;
+  readonly buildFile: string;
+  readonly fingerprint: string;
+}
+
 /** Package values: the targets of one BUILD file, persisted in the package cache. */
 const PACKAGE = new SkyFamily<PackageIdentifier, Package>('package', {
   encode: ({ repo, pkg }) => packageId(repo, pkg),
@@ -123,7 +131,7 @@ export class PackageLoader {
   private readonly repos = new Map<string, Workspace>();
   private localRepositories: Map<string, string> | undefined;
   private readonly oracleCache = new Map<string, string>();
-  private readonly loadedPackages = new Set<string>();
+  private readonly loadedPackages = new Map<string, PackageIdentifier>();
   private readonly buildPredeclared: Map<string, Value>;
   private readonly nativeFunctions: Map<string, Value>;
   /** Starlark rules of the .bzl files evaluated in this run, by `//pkg:defs.bzl%name`. */
@@ -194,7 +202,7 @@ export class PackageLoader {
   /** Loads one package. A package with errors is returned with its errors (as Bazel keeps them). */
   loadPackage(repo: string, pkg: string): Package {
     const key = PACKAGE.key({ repo, pkg });
-    this.loadedPackages.add(key.id);
+    this.loadedPackages.set(key.id, key.argument);
     this.packageObserver?.(repo, pkg);
     return this.evaluator.evaluate(key);
   }
@@ -303,6 +311,50 @@ export class PackageLoader {
     } finally {
       lister.observer = previousObserver;
     }
+  }
+
+  /**
+   * The packages loaded in this run, each with the input id of its BUILD file and its value's
+   * fingerprint: what `inputsEquivalent` needs to see through an edit that changes no package.
+   */
+  loadedPackageRecords(): PackageRecord[] {
+    const records: PackageRecord[] = [];
+    for (const { repo, pkg } of this.loadedPackages.values()) {
+      const ws = this.repository(repo);
+      const buildName = ws.buildFileOf(pkg);
+      if (buildName === undefined) continue;
+      records.push({
+        repo,
+        pkg,
+        buildFile: `file:${join(ws.root, pkg === '' ? buildName : `${pkg}/${buildName}`)}`,
+        fingerprint: this.packageFingerprint(repo, pkg),
+      });
+    }
+    return records;
+  }
+
+  /**
+   * Whether a result derived from `inputs` still holds: every input is unchanged, or the only ones
+   * that changed are BUILD files of `packages` whose values came out equal (a comment that moves no
+   * target). Loads those packages to tell.
+   */
+  inputsEquivalent(inputs: Iterable<readonly [string, string]>, packages: readonly PackageRecord[]): boolean {
+    let byBuildFile: Map<string, PackageRecord> | undefined;
+    const affected = new Set<PackageRecord>();
+    for (const [id, fp] of inputs) {
+      if (this.fingerprintNow(id) === fp) continue;
+      byBuildFile ??= new Map(packages.map((p) => [p.buildFile, p]));
+      const record = byBuildFile.get(id);
+      if (!record) return false;
+      affected.add(record);
+    }
+    for (const p of affected) if (this.packageFingerprint(p.repo, p.pkg) !== p.fingerprint) return false;
+    return true;
+  }
+
+  /** The inputs' fingerprints now (after `inputsEquivalent` accepted them). */
+  refreshed(inputs: Iterable<readonly [string, string]>): [string, string][] {
+    return [...inputs].map(([id]) => [id, this.fingerprintNow(id)]);
   }
 
   /** Whether every input (as trackInputs returned them) still has the same fingerprint. */

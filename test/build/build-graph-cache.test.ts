@@ -52,11 +52,12 @@ describe('BuildGraphCache', () => {
   it('gives back the stored graph and warnings while the inputs are unchanged', () => {
     const cache = new BuildGraphCache(cacheDir());
     const key = BuildGraphCache.key(KEY);
-    cache.store(key, new Map([['file:/w/a/BUILD', 'h1']]), GRAPH, ['WARNING: w\n']);
-    let asked: readonly (readonly [string, string])[] = [];
-    const hit = cache.lookup(key, (inputs) => ((asked = inputs), true));
-    expect(hit).toEqual({ graph: GRAPH, warnings: ['WARNING: w\n'], inputs: [['file:/w/a/BUILD', 'h1']] });
-    expect(asked).toEqual([['file:/w/a/BUILD', 'h1']]);
+    const packages = [{ repo: '', pkg: 'a', buildFile: 'file:/w/a/BUILD', fingerprint: 'p1' }];
+    cache.store(key, new Map([['file:/w/a/BUILD', 'h1']]), GRAPH, ['WARNING: w\n'], packages);
+    let asked: unknown[] = [];
+    const hit = cache.lookup(key, (inputs, recorded) => ((asked = [inputs, recorded]), true));
+    expect(hit).toEqual({ graph: GRAPH, warnings: ['WARNING: w\n'], inputs: [['file:/w/a/BUILD', 'h1']], packages });
+    expect(asked).toEqual([[['file:/w/a/BUILD', 'h1']], packages]);
     expect(cache.lookup(key, () => false)).toBeUndefined();
     expect(cache.lookup(BuildGraphCache.key({ ...KEY, options: '--define="a=1"' }), () => true)).toBeUndefined();
   });
@@ -79,14 +80,14 @@ describe('BuildGraphCache', () => {
     const dir = cacheDir();
     const cache = new BuildGraphCache(dir);
     const key = BuildGraphCache.key(KEY);
-    cache.store(key, new Map(), GRAPH, []);
+    cache.store(key, new Map(), GRAPH, [], []);
     writeFileSync(join(dir, `${key}.v8`), 'not a graph');
     expect(cache.lookup(key, () => true)).toBeUndefined();
 
     const plainFile = join(cacheDir(), '..', 'plain');
     writeFileSync(plainFile, '');
     const blocked = join(plainFile, 'analysis'); // below a file: mkdir fails
-    new BuildGraphCache(blocked).store(key, new Map(), GRAPH, []);
+    new BuildGraphCache(blocked).store(key, new Map(), GRAPH, [], []);
     expect(new BuildGraphCache(blocked).lookup(key, () => true)).toBeUndefined();
     expect(readdirSync(dir)).toEqual([`${key}.v8`]);
   });

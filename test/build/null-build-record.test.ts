@@ -29,6 +29,7 @@ function recordOf(execRoot: string, paths: string[], key = 'k'): NullBuildRecord
       ['file:a/BUILD', 'f1'],
       ['dir:a', 'f2'],
     ],
+    analysisPackages: [{ repo: '', pkg: 'a', buildFile: 'file:a/BUILD', fingerprint: 'p1' }],
     files: paths.map((path) => ({ path, stamp: fileStampOf(statSync(join(execRoot, path))) })),
   };
 }

@@ -15,7 +15,7 @@ import { runOn, startMultihostCluster, type ClientRun, type MultihostCluster } f
 // port that leaves a host over TLS with bearer tokens. (Bazel 2.1.0 cannot be
 // a client of a cluster with auth on: it sends --remote_header on GetActionResult and later calls but
 // not on its first, GetCapabilities, and has no --tls_client_certificate.)
-// The generated workspace of bench/build/ at 100 packages (1,102 actions): about 70 s on two shared
+// The generated workspace of bench/build/ at 100 packages (1,112 actions): about 70 s on two shared
 // cores. bench/multihost/ runs the same hosts and times the builds.
 const PACKAGES = 100;
 // 11 genrules per package, and the shared tool twice: in the exec configuration and, as part of //..., the target's.
