@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { googleBuild, systemClock, type Clock } from '../../src/core/index.js';
 import type { ServiceRegistration } from '../grpc-server.js';
 import type { ServiceContext } from '../service-context.js';
+import { BuildEventFiles } from './build-event-files.js';
 import { BuildEventQueries } from './build-event-queries.js';
 import { buildEventService } from './build-event-service.js';
 import { BuildEventStore } from './build-event-store.js';
@@ -17,9 +18,17 @@ export interface BuildEventServer {
 
 export const BUILD_EVENT_SERVICE_NAME = 'google.devtools.build.v1.PublishBuildEvent';
 
-/** Opens the store of `config` and the service that fills it. */
+/** Opens the store of `config` (reading back what its `path` holds) and the service that fills it. */
 export async function openBuildEventServer(config: BuildEventsConfig, ctx: ServiceContext, clock: Clock = systemClock): Promise<BuildEventServer> {
-  const store = new BuildEventStore(config, undefined, ctx.config.limits.retryAfterMs);
+  let store: BuildEventStore;
+  if (config.path) {
+    const { files, invocations } = BuildEventFiles.open(config.path, ctx.log);
+    store = new BuildEventStore(config, files, ctx.config.limits.retryAfterMs);
+    for (const invocation of invocations) store.restore(invocation);
+    if (invocations.length > 0) ctx.log.info(`build events: ${store.size} invocations read back from ${config.path}`);
+  } else {
+    store = new BuildEventStore(config, undefined, ctx.config.limits.retryAfterMs);
+  }
   return {
     registration: {
       name: BUILD_EVENT_SERVICE_NAME,

@@ -48,9 +48,7 @@ export function buildEventService(ctx: ServiceContext, store: BuildEventStore, c
           const invocation = store.get(invocationId);
           if (invocation && invocation.instance === instance) {
             const result = event.invocationAttemptFinished.invocationStatus?.result ?? googleBuild.BuildStatus_Result.UNKNOWN_STATUS;
-            invocation.attemptResult = googleBuild.BuildStatus_Result[result] ?? String(result);
-            // The attempt is over: a stream that never finished will not now.
-            if (!invocation.streamFinished && invocation.openStreams === 0) invocation.markPartial();
+            store.attemptFinished(invocation, googleBuild.BuildStatus_Result[result] ?? String(result));
           }
         }
         return {};

@@ -117,6 +117,13 @@ export class BuildEventStore {
     if (this.invocations.get(invocation.id) === invocation) this.journal?.statusChanged(invocation);
   }
 
+  /** The lifecycle's InvocationAttemptFinished: its result is noted, and a stream that never finished will not now. */
+  attemptFinished(invocation: Invocation, result: string): void {
+    invocation.attemptResult = result;
+    if (!invocation.streamFinished && invocation.openStreams === 0) invocation.markPartial();
+    this.journal?.statusChanged(invocation);
+  }
+
   get(invocationId: string): Invocation | undefined {
     return this.invocations.get(invocationId);
   }

@@ -67,7 +67,14 @@ export class Invocation {
   private readonly targets = new Map<string, Mutable<InvocationTarget>>();
   private finished?: buildEventStream.BuildFinished;
 
-  constructor(invocationId: string, buildId: string, instance: string, nowMs: number) {
+  constructor(
+    invocationId: string,
+    buildId: string,
+    instance: string,
+    /** When the server first heard of it. */
+    readonly createdMs: number,
+  ) {
+    const nowMs = createdMs;
     this.summary = {
       invocationId,
       buildId,
@@ -88,6 +95,10 @@ export class Invocation {
 
   get id(): string {
     return this.summary.invocationId;
+  }
+
+  get buildId(): string {
+    return this.summary.buildId;
   }
 
   get instance(): string {

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -354,6 +354,52 @@ describe('Build Event Service limits', () => {
     expect(() => parse({ maxEvents: 1 })).toThrow(/buildEvents.*maxEvents/);
     expect(() => parse({ maxBytesPerInvocation: 100, maxTotalBytes: 10 })).toThrow(/buildEvents\.maxTotalBytes: must be at least/);
     expect(parseCacheServerConfig({}, 'c.json', '/').buildEvents).toBeUndefined();
+  });
+});
+
+describe('Build Event Service on disk (buildEvents.path)', () => {
+  let dir: string;
+  let server: CacheServer | undefined;
+  let c: googleBuild.PublishBuildEventClient | undefined;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kiln-bes-disk-'));
+  });
+
+  afterAll(async () => {
+    c?.close();
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps invocations across a restart: events.bep is what --build_event_binary_file writes; a cut stream comes back partial', async () => {
+    server = await start({ path: 'bes', maxInvocations: 3 }, {}, dir);
+    c = client(server);
+    await publishAll(c, 'whole');
+    const cut = new Publisher(c);
+    cut.send(...RECORDED.slice(0, 4).map((b, i) => bazelEvent('cut', i + 1, b)));
+    await until(() => cut.acks.length === 4, 'four acks');
+    // The server goes away with the stream open.
+    c.close();
+    await server.close();
+    expect(
+      readFileSync(join(dir, 'bes', 'whole', 'events.bep')).equals(
+        readFileSync(new URL('../../core/proto/fixtures/bazel-2.1.0-genrule-build.bep', import.meta.url)),
+      ),
+    ).toBe(true);
+    // A crash mid-append leaves a record cut short: it is left out.
+    appendFileSync(join(dir, 'bes', 'cut', 'events.bep'), Buffer.from([0x90, 0x03, 1, 2, 3]));
+
+    server = await start({ path: 'bes', maxInvocations: 3 }, {}, dir);
+    c = client(server);
+    const statuses = Object.fromEntries(server.buildEvents!.list(EVERYONE).map((s) => [s.invocationId, [s.status, s.eventCount]]));
+    expect(statuses).toEqual({ whole: ['succeeded', RECORDED.length], cut: ['partial', 4] });
+    expect(server.buildEvents!.get(EVERYONE, 'whole')!.targets.map((t) => t.label)).toEqual(['//:hello', '//:twice']);
+    // Retention applies to what was read back too, files included.
+    await publishAll(c, 'third');
+    await publishAll(c, 'fourth');
+    expect(server.buildEvents!.list(EVERYONE).map((s) => s.invocationId)).toEqual(['fourth', 'third', 'cut']);
+    expect(readdirSync(join(dir, 'bes')).sort()).toEqual(['cut', 'fourth', 'third']);
   });
 });
 
