@@ -175,3 +175,31 @@ describe("a real Bazel 2.1.0 build's event stream", () => {
     expect(inner.started!.command).toBe('build');
   });
 });
+
+describe("a real Bazel 4.2.3 test run's event stream", () => {
+  // fixtures/bazel-4.2.3-sh-test.bep: `bazel test //...` (../shared/reference-bazel/bazel4) of a genrule
+  // and two sh_tests, `passes` and `fails`, written with --build_event_binary_file.
+  const raw = delimited(readFileSync(new URL('./fixtures/bazel-4.2.3-sh-test.bep', import.meta.url)));
+  const events = raw.map((bytes) => buildEventStream.BuildEvent.decode(bytes));
+
+  it('decodes whole, and every event encodes back to the bytes Bazel wrote', () => {
+    raw.forEach((bytes, i) => expect(buildEventStream.BuildEvent.encode(events[i]!).equals(bytes), `event ${i}`).toBe(true));
+    expect(events[0]!.started?.command).toBe('test');
+  });
+
+  it('has each test result with its log, the test summaries and the exit code', () => {
+    const results = events.filter((e) => e.testResult).map((e) => [e.id!.testResult!.label, buildEventStream.TestStatus[e.testResult!.status]]);
+    expect(results.sort()).toEqual([
+      ['//:fails', 'FAILED'],
+      ['//:passes', 'PASSED'],
+    ]);
+    const failed = events.find((e) => e.id?.testResult?.label === '//:fails')!.testResult!;
+    expect(failed.testActionOutput.map((f) => f.name)).toContain('test.log');
+    const summaries = events.filter((e) => e.testSummary).map((e) => [e.id!.testSummary!.label, buildEventStream.TestStatus[e.testSummary!.overallStatus]]);
+    expect(summaries.sort()).toEqual([
+      ['//:fails', 'FAILED'],
+      ['//:passes', 'PASSED'],
+    ]);
+    expect(events.find((e) => e.finished)!.finished!.exitCode).toMatchObject({ name: 'TESTS_FAILED', code: 3 });
+  });
+});

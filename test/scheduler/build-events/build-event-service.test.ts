@@ -12,9 +12,12 @@ import { until } from '../../setup/until.js';
 // sent (test/core/proto/fixtures/bazel-2.1.0-genrule-build.bep) as --bes_backend sends it: lifecycle
 // events, then one stream of OrderedBuildEvents numbered from 1, ending with component_stream_finished.
 
-/** The BEP events of the recording, each as Bazel encoded it. */
-function recordedEvents(): Buffer[] {
-  const bytes = readFileSync(new URL('../../core/proto/fixtures/bazel-2.1.0-genrule-build.bep', import.meta.url));
+/**
+ * The BEP events of a recording, each as Bazel encoded it: Bazel 2.1.0's `bazel build //...` of two
+ * genrules, or Bazel 4.2.3's `bazel test //...` of a genrule and two sh_tests (`passes`, `fails`).
+ */
+function recordedEvents(name = 'bazel-2.1.0-genrule-build.bep'): Buffer[] {
+  const bytes = readFileSync(new URL(`../../core/proto/fixtures/${name}`, import.meta.url));
   const out: Buffer[] = [];
   let pos = 0;
   while (pos < bytes.length) {
@@ -111,9 +114,15 @@ function lifecycle(
 }
 
 /** Publishes the whole recording under `invocationId` and waits for the stream to end. */
-async function publishAll(c: googleBuild.PublishBuildEventClient, invocationId: string, projectId = '', metadata?: grpc.Metadata): Promise<Publisher> {
+async function publishAll(
+  c: googleBuild.PublishBuildEventClient,
+  invocationId: string,
+  projectId = '',
+  metadata?: grpc.Metadata,
+  events = RECORDED,
+): Promise<Publisher> {
   const p = new Publisher(c, metadata);
-  p.send(...RECORDED.map((bytes, i) => bazelEvent(invocationId, i + 1, bytes, projectId)), finishEvent(invocationId, RECORDED.length + 1, projectId));
+  p.send(...events.map((bytes, i) => bazelEvent(invocationId, i + 1, bytes, projectId)), finishEvent(invocationId, events.length + 1, projectId));
   await p.close();
   return p;
 }
@@ -191,6 +200,22 @@ describe('Build Event Service', () => {
     expect(queries.events(EVERYONE, INVOCATION, RECORDED.length - 1)![0]!.lastMessage).toBe(true);
     expect(queries.list(EVERYONE, { pattern: '...', user: 'ROO', status: 'succeeded' })).toHaveLength(1);
     expect(queries.list(EVERYONE, { status: 'failed' })).toHaveLength(0);
+  });
+
+  it("lists a Bazel 4.2.3 `bazel test` with its tests' statuses, failed by its exit code", async () => {
+    server = await start({});
+    c = client(server);
+    const events = recordedEvents('bazel-4.2.3-sh-test.bep');
+    const id = buildEventStream.BuildEvent.decode(events[0]!).started!.uuid;
+    expect((await publishAll(c, id, '', undefined, events)).status?.code).toBe(grpc.status.OK);
+    const details = server.buildEvents!.get(EVERYONE, id)!;
+    expect(details.summary).toMatchObject({ status: 'failed', command: 'test', patterns: ['//...'], exitCode: 'TESTS_FAILED', eventCount: events.length });
+    expect(details.targets).toEqual([
+      { label: '//:fails', kind: 'sh_test rule', success: true, testStatus: 'FAILED' },
+      { label: '//:hello', kind: 'genrule rule', success: true },
+      { label: '//:passes', kind: 'sh_test rule', success: true, testStatus: 'PASSED' },
+    ]);
+    expect(server.buildEvents!.list(EVERYONE, { status: 'failed', command: 'test' })).toHaveLength(1);
   });
 
   it('acks a retransmitted event again without storing it twice; a gap is FAILED_PRECONDITION', async () => {
