@@ -5,7 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildEventStream, googleBuild } from '../../../src/core/index.js';
-import { EVERYONE, invocationViewer, newToken, parseCacheServerConfig, startCacheServer, type CacheServer } from '../../../scheduler/index.js';
+import {
+  EVERYONE,
+  invocationViewer,
+  newToken,
+  parseCacheServerConfig,
+  parseStorageNodeConfig,
+  startCacheServer,
+  type CacheServer,
+} from '../../../scheduler/index.js';
 import { until } from '../../setup/until.js';
 
 // The Build Event Service on the cluster's port, driven by a gRPC client replaying what Bazel 2.1.0
@@ -379,6 +387,9 @@ describe('Build Event Service limits', () => {
     expect(() => parse({ maxEvents: 1 })).toThrow(/buildEvents.*maxEvents/);
     expect(() => parse({ maxBytesPerInvocation: 100, maxTotalBytes: 10 })).toThrow(/buildEvents\.maxTotalBytes: must be at least/);
     expect(parseCacheServerConfig({}, 'c.json', '/').buildEvents).toBeUndefined();
+    expect(() => parseStorageNodeConfig({ storage: { kind: 'memory' }, buildEvents: {} }, 'storage.json', '/')).toThrow(
+      /storage\.json: buildEvents: a storage node serves no build events/,
+    );
   });
 });
 
