@@ -1,4 +1,4 @@
-import { buildEventStream, msFromTimestamp } from '../../src/core/index.js';
+import { buildEventStream, msFromTimestamp, type wellKnown } from '../../src/core/index.js';
 
 /**
  * Where an invocation stands. `running`: its event stream has not finished (a stream is open, or none
@@ -155,7 +155,7 @@ export class Invocation {
       s.command = e.started.command;
       s.buildToolVersion = e.started.buildToolVersion;
       s.workspaceDirectory = e.started.workspaceDirectory;
-      const ms = e.started.startTime ? msFromTimestamp(e.started.startTime) : e.started.startTimeMillis;
+      const ms = timeMs(e.started.startTime, e.started.startTimeMillis);
       if (ms > 0) s.startTimeMs = ms;
     }
     if (e.id?.pattern && s.patterns.length === 0) s.patterns = [...e.id.pattern.pattern];
@@ -174,11 +174,23 @@ export class Invocation {
     }
     if (e.finished) {
       this.finished = e.finished;
-      const ms = e.finished.finishTime ? msFromTimestamp(e.finished.finishTime) : e.finished.finishTimeMillis;
+      const ms = timeMs(e.finished.finishTime, e.finished.finishTimeMillis);
       if (ms > 0) s.finishTimeMs = ms;
       if (e.finished.exitCode) s.exitCode = e.finished.exitCode.name;
     }
   }
+}
+
+/** A time of the BEP: the Timestamp of present-day Bazel, else the older milliseconds field; 0 when neither is usable. */
+function timeMs(timestamp: wellKnown.Timestamp | null | undefined, millis: number): number {
+  if (timestamp) {
+    try {
+      return msFromTimestamp(timestamp);
+    } catch {
+      return 0;
+    }
+  }
+  return Number.isSafeInteger(millis) ? millis : 0;
 }
 
 /** A BuildFinished's verdict: its exit code when it has one (Bazel 0.25 on), else the older overall_success. */
