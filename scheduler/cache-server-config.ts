@@ -2,6 +2,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { inConfigFile, readInteger, readNonEmptyString, readObject, readOneOf, readString, throwConfigError, type ConfigFail } from '../src/core/index.js';
 import { backendsOf, mapBackends, parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/blobstore/index.js';
 import { parseRemoteEndpoint } from '../src/remote/index.js';
+import { parseBuildEventsConfig, type BuildEventsConfig } from './build-events/build-events-config.js';
 import { FAST_CDC_MAX_AVERAGE_BYTES, FAST_CDC_MIN_AVERAGE_BYTES } from './fast-cdc-2020.js';
 import { instanceNameProblem } from './instance-name.js';
 import { parseSecurityConfig, type SecurityConfig } from './security/security-config.js';
@@ -49,6 +50,8 @@ export interface CacheServerConfig {
   readonly security: SecurityConfig;
   /** A plaintext port serving only grpc.health.v1.Health (Kubernetes' grpc probe speaks no TLS); none when absent. */
   readonly healthPort?: number;
+  /** The Build Event Service on the port and its bounds (`buildEvents`); not served when absent. */
+  readonly buildEvents?: BuildEventsConfig;
 }
 
 export const DEFAULT_LIMITS: CacheServerLimits = {
@@ -119,7 +122,19 @@ export interface ConfigOverrides {
 }
 
 /** The top-level fields of a cache server's config (every role that serves CAS/AC reads them). */
-export const CACHE_SERVER_SECTIONS = ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'tls', 'auth', 'healthPort'] as const;
+export const CACHE_SERVER_SECTIONS = [
+  'host',
+  'port',
+  'instanceNames',
+  'storage',
+  'instances',
+  'limits',
+  'chunking',
+  'tls',
+  'auth',
+  'healthPort',
+  'buildEvents',
+] as const;
 
 /**
  * Validates a parsed JSON config file and applies command-line overrides.
@@ -221,7 +236,17 @@ export function parseCacheServerSections(
   }
   const security = parseSecurityConfig(obj['tls'], obj['auth'], names, baseDir, fail);
   const healthPort = optionalInteger(obj['healthPort'], 'healthPort', 0, 65535, fail);
-  return { host, port, instances, limits, chunking, security, ...(healthPort === undefined ? {} : { healthPort }) };
+  const buildEvents = obj['buildEvents'] === undefined ? undefined : parseBuildEventsConfig(obj['buildEvents'], baseDir, fail);
+  return {
+    host,
+    port,
+    instances,
+    limits,
+    chunking,
+    security,
+    ...(healthPort === undefined ? {} : { healthPort }),
+    ...(buildEvents === undefined ? {} : { buildEvents }),
+  };
 }
 
 function parseStorage(value: unknown, baseDir: string, fail: ConfigFail): StorageShorthand {

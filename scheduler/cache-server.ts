@@ -11,6 +11,7 @@ import {
   type HealthPort,
 } from '../src/core/health/index.js';
 import { actionCacheService } from './action-cache-service.js';
+import { openBuildEventServer, type BuildEventQueries } from './build-events/index.js';
 import { byteStreamService } from './byte-stream-service.js';
 import type { CacheServerConfig } from './cache-server-config.js';
 import { capabilitiesService, type ExecutionCapabilitiesSource } from './capabilities-service.js';
@@ -36,6 +37,8 @@ export interface CacheServer {
   readonly health: HealthStatus;
   /** The plaintext port that serves only the health service (config `healthPort`), for Kubernetes' probes. */
   readonly healthPort?: number;
+  /** The invocations the Build Event Service keeps (config `buildEvents`); absent when it is not served. */
+  readonly buildEvents?: BuildEventQueries;
   /** Stops serving and discards unfinished uploads. */
   close(): Promise<void>;
 }
@@ -80,7 +83,12 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
   const ctx = await createCacheContext(config, options.log);
   const sessions = new UploadSessions(config.limits.uploadIdleTimeoutMs);
   const health = new HealthStatus();
-  const served = [...cacheServices(ctx, sessions, options.executionCapabilities), ...(options.extraServices?.(ctx) ?? [])];
+  const buildEvents = config.buildEvents ? await openBuildEventServer(config.buildEvents, ctx).catch(closing(ctx)) : undefined;
+  const served = [
+    ...cacheServices(ctx, sessions, options.executionCapabilities),
+    ...(buildEvents ? [buildEvents.registration] : []),
+    ...(options.extraServices?.(ctx) ?? []),
+  ];
   const services = [...served, { name: HEALTH_SERVICE_NAME, definition: healthServiceDefinition, implementation: healthService(health) }];
   let server;
   let security: PortSecurity | undefined;
@@ -93,6 +101,7 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
   } catch (e) {
     await server?.stop(0);
     security?.close();
+    await buildEvents?.close();
     await sessions.closeAll();
     ctx.instances.close();
     throw e;
@@ -110,14 +119,24 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     services: services.map((s) => s.name),
     health,
     ...(healthPort ? { healthPort: healthPort.port } : {}),
+    ...(buildEvents ? { buildEvents: buildEvents.queries } : {}),
     close: async () => {
       // Probes see NOT_SERVING (and watches end) before the port stops taking calls.
       health.shutdown();
       await running.stop();
       await healthPort?.close();
       secured.close();
+      await buildEvents?.close();
       await sessions.closeAll();
       ctx.instances.close();
     },
+  };
+}
+
+/** Closes the stores of `ctx`, then rethrows: for a failure after they opened. */
+function closing(ctx: ServiceContext): (e: unknown) => never {
+  return (e) => {
+    ctx.instances.close();
+    throw e;
   };
 }

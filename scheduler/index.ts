@@ -32,3 +32,15 @@ export {
   type SchedulerConfig,
   type PropertyMatch,
 } from './execution/index.js';
+export {
+  BuildEventQueries,
+  EVERYONE,
+  invocationViewer,
+  type BuildEventsConfig,
+  type InvocationDetails,
+  type InvocationFilter,
+  type InvocationStatus,
+  type InvocationSummary,
+  type InvocationTarget,
+  type InvocationViewer,
+} from './build-events/index.js';

@@ -33,6 +33,12 @@ export async function runCacheServer(
     `limits: batch ${l.maxBatchTotalSizeBytes} bytes, ${l.maxConcurrentRequests} concurrent requests, ${l.maxInFlightBytes} bytes in flight; ` +
       `compressors: zstd; SplitBlob/SpliceBlob: FastCDC 2020, average chunk ${config.chunking.avgChunkSizeBytes} bytes`,
   );
+  const be = config.buildEvents;
+  if (be) {
+    out.log.info(
+      `build events: --bes_backend=${server.endpoint}; up to ${be.maxInvocations} invocations, ${be.maxTotalBytes} bytes, ${be.path ? `in ${be.path}` : 'in memory'}`,
+    );
+  }
   await started?.(server);
   await interrupted;
   out.log.info('interrupted: shutting down');

@@ -17,6 +17,7 @@ export function parseStorageNodeSections(value: unknown, baseDir: string, overri
   for (const key of ['execution', 'executor']) {
     if (fields[key] !== undefined) throwConfigError(key, "a storage node runs no actions (this section belongs to 'kiln scheduler')");
   }
+  if (fields['buildEvents'] !== undefined) throwConfigError('buildEvents', "a storage node serves no build events (this section belongs to 'kiln scheduler')");
   const config = parseCacheServerSections(value, baseDir, overrides);
   // Checked last, so that a mistake in the sections given is the one reported.
   if (fields['storage'] === undefined && fields['instances'] === undefined && overrides.storageDir === undefined) {

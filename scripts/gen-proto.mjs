@@ -1,5 +1,6 @@
 // Generates proto/gen/ from the .proto files we author under proto/ plus the google/* protos of the
-// google-proto-files package. Run by `npm run gen:proto` (and `npm run build`).
+// google-proto-files package (googleapis' files as published: google.bytestream, google.longrunning,
+// google.rpc, google.devtools.build.v1 for the Build Event Service). Run by `npm run gen:proto` (and `npm run build`).
 //
 // Output (TypeScript, compiled by tsc with the rest of the code):
 //   proto/gen/descriptor.ts           the pruned JSON descriptor of every type we use
@@ -28,6 +29,8 @@ const GOOGLE_DIR = dirname(dirname(dirname(require.resolve('google-proto-files/g
 /** google/* files we depend on beyond what our own protos import. */
 const GOOGLE_FILES = [
   'google/bytestream/bytestream.proto',
+  // The Build Event Service (Bazel's --bes_backend), as googleapis publishes it.
+  'google/devtools/build/v1/publish_build_event.proto',
   'google/longrunning/operations.proto',
   'google/rpc/status.proto',
   'google/rpc/code.proto',
@@ -40,7 +43,7 @@ const GOOGLE_FILES = [
 ];
 
 /** Packages whose every type and service is generated; other types only when referenced. */
-const WHOLE_PACKAGES = ['google.bytestream', 'google.longrunning', 'google.rpc'];
+const WHOLE_PACKAGES = ['google.bytestream', 'google.devtools.build.v1', 'google.longrunning', 'google.rpc'];
 const WELL_KNOWN = [
   'google.protobuf.Any',
   'google.protobuf.Duration',
@@ -241,6 +244,8 @@ class ModuleWriter {
     this.imports = new Set();
     this.lines = [];
     this.hasServices = false;
+    // A package of enums only (Bazel's `options`) imports nothing from the runtime.
+    this.hasMessages = false;
   }
   ref(obj, init) {
     const pkg = packageOf(obj);
@@ -266,7 +271,7 @@ class ModuleWriter {
     const head = [HEADER];
     if (this.hasServices) head.push(`import type * as grpc from '@grpc/grpc-js';`);
     const runtime = this.hasServices ? 'messageCodec, grpcMethod, type MessageCodec' : 'messageCodec, type MessageCodec';
-    head.push(`import { ${runtime} } from '${rel(here, join(GEN_DIR, 'runtime.js'))}';`);
+    if (this.hasMessages || this.hasServices) head.push(`import { ${runtime} } from '${rel(here, join(GEN_DIR, 'runtime.js'))}';`);
     for (const pkg of [...this.imports].sort()) {
       head.push(`import * as ${pkgAlias(pkg)} from '${rel(here, join(pkgDir(pkg), 'index.js'))}';`);
     }
@@ -292,6 +297,7 @@ function emitEnum(w, e) {
 }
 
 function emitType(w, t) {
+  w.hasMessages = true;
   const name = localName(t);
   const decoded = `\`${fullName(t)}\` as decoded: absent scalars read as their defaults, absent messages as null.`;
   for (const l of doc('', t.comment, decoded)) w.emit(l);

@@ -3,19 +3,23 @@ import { parseReadResourceName, parseWriteResourceName } from '../resource-name.
 import type { Role } from './security-config.js';
 
 /** What an RPC does, as far as authorisation goes. */
-export type Permission = 'read' | 'write-cas' | 'write-action-cache' | 'execute' | 'work' | 'administer';
+export type Permission = 'read' | 'write-cas' | 'write-action-cache' | 'execute' | 'work' | 'administer' | 'publish-build-events';
 
 /**
  * Each role's permissions. An executor client uploads inputs and runs actions, but its results reach
  * the action cache only through the cluster's own executors: writing the action cache directly
  * (UpdateActionResult) is `cache-writer`'s alone, so a developer's machine cannot poison it.
+ * Publishing build events (Bazel's `--bes_backend`) stores what the client sent, so it needs a role
+ * that writes: `cache-writer` (CI) and `executor-client` (developers who build on the cluster), not
+ * `cache-reader` (read-only) nor `worker` (executors run actions, not builds). Reading invocations is
+ * `read` on their instance, as reading the cache is.
  */
 export const ROLE_PERMISSIONS: Readonly<Record<Role, readonly Permission[]>> = {
   'cache-reader': ['read'],
-  'cache-writer': ['read', 'write-cas', 'write-action-cache'],
-  'executor-client': ['read', 'write-cas', 'execute'],
+  'cache-writer': ['read', 'write-cas', 'write-action-cache', 'publish-build-events'],
+  'executor-client': ['read', 'write-cas', 'execute', 'publish-build-events'],
   worker: ['read', 'write-cas', 'work'],
-  admin: ['read', 'write-cas', 'write-action-cache', 'execute', 'work', 'administer'],
+  admin: ['read', 'write-cas', 'write-action-cache', 'execute', 'work', 'administer', 'publish-build-events'],
 };
 
 /** An RPC's permission and the instance its request names (undefined: the name says none that could exist). */
@@ -25,6 +29,8 @@ interface RpcRule {
 }
 
 const byInstanceName = (request: Record<string, unknown>) => (typeof request['instanceName'] === 'string' ? request['instanceName'] : undefined);
+/** The Build Event Service names the instance in `project_id` (Bazel's `--bes_instance_name`). */
+const byProjectId = (request: Record<string, unknown>) => (typeof request['projectId'] === 'string' ? request['projectId'] : undefined);
 const byOperationName = (request: Record<string, unknown>) => (typeof request['name'] === 'string' ? instanceOfOperationName(request['name']) : undefined);
 /** Resource names go through the ByteStream service's own parser; one it refuses names no instance. */
 const byResourceName = (parse: (name: string) => { instanceName: string }) => (request: Record<string, unknown>) => {
@@ -62,6 +68,9 @@ const RULES: ReadonlyMap<string, RpcRule> = new Map([
   // Lists the operations of every instance.
   ['/google.longrunning.Operations/ListOperations', rule('administer', () => undefined)],
   ['/kiln.worker.v1.WorkerService/Synchronize', rule('work', byInstanceName)],
+  // A stream's later requests must name the instance its first did (build-event-service.ts).
+  ['/google.devtools.build.v1.PublishBuildEvent/PublishLifecycleEvent', rule('publish-build-events', byProjectId)],
+  ['/google.devtools.build.v1.PublishBuildEvent/PublishBuildToolEventStream', rule('publish-build-events', byProjectId)],
 ]);
 
 const UNLISTED: RpcRule = rule('administer', () => undefined);

@@ -11,6 +11,9 @@ export * as wellKnown from '../../proto/gen/google/protobuf/index.js';
 export * as kilnWorker from '../../proto/gen/kiln/worker/v1/index.js';
 export * as blazeQuery from '../../proto/gen/blaze_query/index.js';
 export * as grpcHealth from '../../proto/gen/grpc/health/v1/index.js';
+// The Build Event Service (google.devtools.build.v1) and Bazel's Build Event Protocol it carries.
+export * as googleBuild from '../../proto/gen/google/devtools/build/v1/index.js';
+export * as buildEventStream from '../../proto/gen/build_event_stream/index.js';
 export {
   asBuffer,
   packAny,
