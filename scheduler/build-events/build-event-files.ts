@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildEventStream } from '../../src/core/index.js';
+import { buildEventStream, delimitedMessages, delimitedRecord } from '../../src/core/index.js';
 import type { ServerLog } from '../service-context.js';
 import type { InvocationJournal } from './build-event-store.js';
 import { Invocation } from './invocation.js';
@@ -57,7 +57,7 @@ export class BuildEventFiles implements InvocationJournal {
   }
 
   appended(invocation: Invocation, bytes: Buffer): void {
-    appendFileSync(join(this.dir, invocation.id, 'events.bep'), Buffer.concat([varint(bytes.length), bytes]));
+    appendFileSync(join(this.dir, invocation.id, 'events.bep'), delimitedRecord(bytes));
   }
 
   statusChanged(invocation: Invocation): void {
@@ -93,43 +93,11 @@ export class BuildEventFiles implements InvocationJournal {
     const file = JSON.parse(text) as InvocationFile;
     if (file.invocationId !== name) throw new Error(`invocation.json names ${JSON.stringify(file.invocationId)}`);
     const invocation = new Invocation(file.invocationId, file.buildId, file.instance, file.createdMs);
-    for (const bytes of delimited(readFileSync(join(folder, 'events.bep')))) invocation.add(bytes, buildEventStream.BuildEvent.decode(bytes));
+    for (const bytes of delimitedMessages(readFileSync(join(folder, 'events.bep')))) invocation.add(bytes, buildEventStream.BuildEvent.decode(bytes));
     invocation.nextSequence = invocation.events.length + 1;
     if (file.attemptResult !== undefined) invocation.attemptResult = file.attemptResult;
     invocation.streamOpened();
     invocation.streamClosed(file.streamFinished);
     return invocation;
   }
-}
-
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
-  return Buffer.from(out);
-}
-
-/** The complete records of a varint-delimited file; a last one cut short (a crash mid-append) is left out. */
-function delimited(bytes: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  let pos = 0;
-  while (pos < bytes.length) {
-    let length = 0;
-    let shift = 0;
-    let at = pos;
-    for (;;) {
-      if (at >= bytes.length || shift > 35) return out;
-      const b = bytes[at++]!;
-      length += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (b < 0x80) break;
-    }
-    if (at + length > bytes.length) return out;
-    out.push(Buffer.from(bytes.subarray(at, at + length)));
-    pos = at + length;
-  }
-  return out;
 }

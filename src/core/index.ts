@@ -73,3 +73,4 @@ export {
 } from './digest/reapi-encoders.js';
 export { ZstdCompressor, ZstdDecompressor, zstdCompress, zstdDecompressBounded } from './zstd-stream.js';
 export { readTextUpTo } from './bounded-read.js';
+export { delimitedMessages, delimitedRecord } from './delimited-messages.js';

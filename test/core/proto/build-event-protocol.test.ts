@@ -3,6 +3,7 @@ import type protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { buildEventStream, googleBuild } from '../../../src/core/proto.js';
 import { protoRoot } from '../../../proto/gen/runtime.js';
+import { delimitedMessages } from '../../../src/core/delimited-messages.js';
 
 /**
  * The Build Event Protocol protos (proto/bazel/, Bazel's build_event_stream and what it imports) and
@@ -82,27 +83,8 @@ describe('Build Event Protocol and Build Event Service protos against the upstre
   });
 });
 
-/** The messages of a varint-delimited stream (Bazel's --build_event_binary_file). */
-function delimited(bytes: Buffer): Buffer[] {
-  const out: Buffer[] = [];
-  let pos = 0;
-  while (pos < bytes.length) {
-    let length = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[pos++]!;
-      length += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (b < 0x80) break;
-    }
-    out.push(bytes.subarray(pos, pos + length));
-    pos += length;
-  }
-  return out;
-}
-
 describe("a real Bazel 2.1.0 build's event stream", () => {
-  const raw = delimited(readFileSync(new URL('./fixtures/bazel-2.1.0-genrule-build.bep', import.meta.url)));
+  const raw = delimitedMessages(readFileSync(new URL('./fixtures/bazel-2.1.0-genrule-build.bep', import.meta.url)));
   const events = raw.map((bytes) => buildEventStream.BuildEvent.decode(bytes));
 
   it('decodes whole, and every event encodes back to the bytes Bazel wrote', () => {
@@ -179,7 +161,7 @@ describe("a real Bazel 2.1.0 build's event stream", () => {
 describe("a real Bazel 4.2.3 test run's event stream", () => {
   // fixtures/bazel-4.2.3-sh-test.bep: `bazel test //...` (../shared/reference-bazel/bazel4) of a genrule
   // and two sh_tests, `passes` and `fails`, written with --build_event_binary_file.
-  const raw = delimited(readFileSync(new URL('./fixtures/bazel-4.2.3-sh-test.bep', import.meta.url)));
+  const raw = delimitedMessages(readFileSync(new URL('./fixtures/bazel-4.2.3-sh-test.bep', import.meta.url)));
   const events = raw.map((bytes) => buildEventStream.BuildEvent.decode(bytes));
 
   it('decodes whole, and every event encodes back to the bytes Bazel wrote', () => {

@@ -4,7 +4,7 @@ import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildEventStream, googleBuild } from '../../../src/core/index.js';
+import { buildEventStream, delimitedMessages, googleBuild } from '../../../src/core/index.js';
 import {
   EVERYONE,
   invocationViewer,
@@ -25,22 +25,7 @@ import { until } from '../../setup/until.js';
  * genrules, or Bazel 4.2.3's `bazel test //...` of a genrule and two sh_tests (`passes`, `fails`).
  */
 function recordedEvents(name = 'bazel-2.1.0-genrule-build.bep'): Buffer[] {
-  const bytes = readFileSync(new URL(`../../core/proto/fixtures/${name}`, import.meta.url));
-  const out: Buffer[] = [];
-  let pos = 0;
-  while (pos < bytes.length) {
-    let length = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[pos++]!;
-      length += (b & 0x7f) * 2 ** shift;
-      shift += 7;
-      if (b < 0x80) break;
-    }
-    out.push(bytes.subarray(pos, pos + length));
-    pos += length;
-  }
-  return out;
+  return delimitedMessages(readFileSync(new URL(`../../core/proto/fixtures/${name}`, import.meta.url)));
 }
 const RECORDED = recordedEvents();
 const INVOCATION = buildEventStream.BuildEvent.decode(RECORDED[0]!).started!.uuid;
