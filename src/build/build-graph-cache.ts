@@ -41,8 +41,12 @@ export interface CachedBuildGraph {
   readonly packages: readonly PackageRecord[];
 }
 
-/** Entries kept: one per distinct command line in use, the least recently written go first. */
-const MAX_ENTRIES = 8;
+/**
+ * Entries kept: one per distinct command line in use (build and test, say), the least recently
+ * written go first. Few: each is the whole graph (about 11 MB at 1,000 packages), and a command line
+ * not among them still reuses every configured target it can (IncrementalAnalysis).
+ */
+const MAX_ENTRIES = 3;
 
 /** Entries are valid only for the Kiln build that wrote them (see codeStamp). */
 export const BUILD_GRAPH_VERSION = `kiln-build-graph-1:${codeStamp(import.meta.url)}`;
