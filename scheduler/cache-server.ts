@@ -37,6 +37,8 @@ export interface CacheServer {
   readonly health: HealthStatus;
   /** The plaintext port that serves only the health service (config `healthPort`), for Kubernetes' probes. */
   readonly healthPort?: number;
+  /** The service accounts' token endpoint (`token_uri` of their key files), when configured. */
+  readonly tokenEndpoint?: string;
   /** The invocations the Build Event Service keeps (config `buildEvents`); absent when it is not served. */
   readonly buildEvents?: BuildEventQueries;
   /** Stops serving and discards unfinished uploads. */
@@ -119,6 +121,7 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     services: services.map((s) => s.name),
     health,
     ...(healthPort ? { healthPort: healthPort.port } : {}),
+    ...(secured.tokenEndpoint ? { tokenEndpoint: secured.tokenEndpoint.url } : {}),
     ...(buildEvents ? { buildEvents: buildEvents.queries } : {}),
     close: async () => {
       // Probes see NOT_SERVING (and watches end) before the port stops taking calls.

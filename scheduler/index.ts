@@ -19,6 +19,7 @@ export { HIGH_API_VERSION, LOW_API_VERSION, type ExecutionCapabilitiesSource } f
 export { FastCdc2020Chunker, type FastCdc2020Options } from './fast-cdc-2020.js';
 export { RESERVED_INSTANCE_SEGMENTS, instanceNameProblem } from './instance-name.js';
 export { newToken } from './security/token-file.js';
+export { newServiceAccount } from './security/service-account-tokens.js';
 export { ROLES, type Role, type SecurityConfig, type AuthConfig, type ServerTlsConfig } from './security/security-config.js';
 export { parseReadResourceName, parseWriteResourceName } from './resource-name.js';
 export {

@@ -24,6 +24,7 @@ export async function runCacheServer(
   out.stdout(`${server.endpoint}\n`);
   out.log.info(`kiln cache server listening on ${server.endpoint}`);
   out.log.info(`services: ${server.services.join(', ')}`);
+  if (server.tokenEndpoint) out.log.info(`service account token endpoint: ${server.tokenEndpoint}`);
   for (const instance of config.instances) {
     const name = instance.name === '' ? '"" (default)' : JSON.stringify(instance.name);
     out.log.info(`instance ${name}: CAS ${describeStorage(instance.cas)}; action cache ${describeStorage(instance.actionCache)}`);

@@ -4,6 +4,7 @@ import { authorizationInterceptor } from './authorization-interceptor.js';
 import { RoleGrants } from './role-grants.js';
 import { EVERY_INSTANCE, type SecurityConfig } from './security-config.js';
 import { ReloadingServerTls } from './server-tls.js';
+import { IssuedTokens, openTokenEndpoint, type TokenEndpoint } from './service-account-tokens.js';
 import { BearerTokens, tokenSha256 } from './token-file.js';
 
 /** A name no token file line can have: the cluster's own executors, when `kiln cluster up` starts them. */
@@ -18,6 +19,8 @@ export interface PortSecurity {
   reloadTls(): Promise<boolean>;
   /** Reads the token file again (it is also watched). */
   reloadTokens(): Promise<boolean>;
+  /** The service accounts' token endpoint, when configured. */
+  readonly tokenEndpoint?: TokenEndpoint;
   close(): void;
 }
 
@@ -30,12 +33,17 @@ export async function openPortSecurity(config: SecurityConfig, log: ServerLog, c
   const tls = config.tls ? await ReloadingServerTls.open(config.tls, log) : undefined;
   let tokens: BearerTokens | undefined;
   const interceptors: grpc.ServerInterceptor[] = [];
+  let tokenEndpoint: TokenEndpoint | undefined;
   if (config.auth.kind === 'on') {
     const internal = clusterExecutorToken ? [{ sha256: tokenSha256(clusterExecutorToken), name: CLUSTER_EXECUTORS }] : [];
+    const endpointConfig = config.auth.tokenEndpoint;
+    const issued = endpointConfig ? new IssuedTokens() : undefined;
     try {
-      tokens = await BearerTokens.open(config.auth.tokenFile ?? '', log, internal);
+      tokens = await BearerTokens.open(config.auth.tokenFile ?? '', log, internal, issued);
+      if (endpointConfig && issued) tokenEndpoint = await openTokenEndpoint(endpointConfig, issued, config.tls, log);
     } catch (e) {
       tls?.close();
+      tokens?.close();
       throw e;
     }
     const own = clusterExecutorToken ? [{ principal: `token:${CLUSTER_EXECUTORS}`, instance: EVERY_INSTANCE, role: 'worker' as const }] : [];
@@ -48,9 +56,11 @@ export async function openPortSecurity(config: SecurityConfig, log: ServerLog, c
     interceptors,
     reloadTls: async () => (tls ? tls.reload() : false),
     reloadTokens: async () => (tokens ? tokens.reload() : false),
+    ...(tokenEndpoint ? { tokenEndpoint } : {}),
     close: () => {
       tls?.close();
       tokens?.close();
+      void tokenEndpoint?.close();
     },
   };
 }

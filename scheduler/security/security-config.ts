@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { fieldPath, readBoolean, readNonEmptyString, readObject, readOneOf, type ConfigFail } from '../../src/core/index.js';
+import { fieldPath, readBoolean, readInteger, readNonEmptyString, readObject, readOneOf, type ConfigFail } from '../../src/core/index.js';
+import type { TokenEndpointConfig } from './service-account-tokens.js';
 
 /** What a credential may do on an instance (DESIGN.md §3, "Security of the cluster"). */
 export const ROLES = ['cache-reader', 'cache-writer', 'executor-client', 'worker', 'admin'] as const;
@@ -36,6 +37,8 @@ export type AuthConfig =
       /** `SHA256HEX NAME` lines, reloaded when the file changes. */
       readonly tokenFile?: string;
       readonly grants: readonly RoleGrant[];
+      /** Service accounts and the endpoint that trades their signed assertions for access tokens. */
+      readonly tokenEndpoint?: TokenEndpointConfig;
     };
 
 export interface SecurityConfig {
@@ -70,10 +73,11 @@ export function parseSecurityConfig(
 ): SecurityConfig {
   const tls = tlsValue === undefined ? undefined : parseTls(tlsValue, baseDir, fail);
   if (authValue === undefined) return { ...(tls ? { tls } : {}), auth: { kind: 'off' } };
-  const a = readObject(authValue, 'auth', ['tokenFile', 'roles'], fail);
+  const a = readObject(authValue, 'auth', ['tokenFile', 'roles', 'serviceAccounts', 'tokenEndpoint'], fail);
   const tokenFile = a['tokenFile'] === undefined ? undefined : resolve(baseDir, readNonEmptyString(a['tokenFile'], 'auth.tokenFile', fail));
-  if (tokenFile === undefined && tls?.clientCa === undefined) {
-    fail('auth', 'needs "tokenFile" or "tls.clientCa": without either, no credential could be checked');
+  const tokenEndpoint = parseTokenEndpoint(a['serviceAccounts'], a['tokenEndpoint'], baseDir, fail);
+  if (tokenFile === undefined && tls?.clientCa === undefined && tokenEndpoint === undefined) {
+    fail('auth', 'needs "tokenFile", "serviceAccounts" or "tls.clientCa": without any, no credential could be checked');
   }
   const grants: RoleGrant[] = [];
   const roles = readObject(a['roles'] ?? {}, 'auth.roles', undefined, fail);
@@ -92,7 +96,39 @@ export function parseSecurityConfig(
       list.forEach((role, i) => grants.push({ principal, instance, role: readOneOf(role, Array.isArray(value) ? fieldPath(at, i) : at, ROLES, fail) }));
     }
   }
-  return { ...(tls ? { tls } : {}), auth: { kind: 'on', ...(tokenFile ? { tokenFile } : {}), grants } };
+  return { ...(tls ? { tls } : {}), auth: { kind: 'on', ...(tokenFile ? { tokenFile } : {}), grants, ...(tokenEndpoint ? { tokenEndpoint } : {}) } };
+}
+
+/**
+ * `"serviceAccounts": { "ci": { "email": "ci@kiln.example", "publicKey": "ci.pub.pem" } }` with
+ * `"tokenEndpoint": { "host": "0.0.0.0", "port": 8981, "url": "http://sched:8981/token", "plaintext": true }`:
+ * both or neither. An access token of account NAME acts as the token NAME (`token:NAME` grants).
+ */
+function parseTokenEndpoint(accountsValue: unknown, endpointValue: unknown, baseDir: string, fail: ConfigFail): TokenEndpointConfig | undefined {
+  if (accountsValue === undefined && endpointValue === undefined) return undefined;
+  if (accountsValue === undefined) fail('auth.serviceAccounts', 'needed with "auth.tokenEndpoint": the accounts whose assertions it takes');
+  if (endpointValue === undefined) fail('auth.tokenEndpoint', 'needed with "auth.serviceAccounts": where their assertions are traded for tokens');
+  const e = readObject(endpointValue, 'auth.tokenEndpoint', ['host', 'port', 'url', 'plaintext'], fail);
+  const url = e['url'] === undefined ? undefined : readNonEmptyString(e['url'], 'auth.tokenEndpoint.url', fail);
+  if (url !== undefined && !/^https?:\/\/[^/]+\/\S*$/.test(url))
+    fail('auth.tokenEndpoint.url', 'expected the http:// or https:// URL clients name as token_uri');
+  const accounts = Object.entries(readObject(accountsValue, 'auth.serviceAccounts', undefined, fail)).map(([name, value]) => {
+    const at = `auth.serviceAccounts[${JSON.stringify(name)}]`;
+    const acc = readObject(value, at, ['email', 'publicKey'], fail);
+    return {
+      name,
+      email: readNonEmptyString(acc['email'], fieldPath(at, 'email'), fail),
+      publicKey: resolve(baseDir, readNonEmptyString(acc['publicKey'], fieldPath(at, 'publicKey'), fail)),
+    };
+  });
+  if (accounts.length === 0) fail('auth.serviceAccounts', 'expected at least one account');
+  return {
+    host: e['host'] === undefined ? '127.0.0.1' : readNonEmptyString(e['host'], 'auth.tokenEndpoint.host', fail),
+    port: e['port'] === undefined ? 0 : readInteger(e['port'], 'auth.tokenEndpoint.port', 0, 65535, fail),
+    ...(url === undefined ? {} : { url }),
+    plaintext: e['plaintext'] === undefined ? false : readBoolean(e['plaintext'], 'auth.tokenEndpoint.plaintext', fail),
+    accounts,
+  };
 }
 
 function parseTls(value: unknown, baseDir: string, fail: ConfigFail): ServerTlsConfig {

@@ -57,13 +57,20 @@ export class BearerTokens {
     private readonly log: ServerLog,
     /** Tokens the server made itself (its own executors'), kept across reloads. */
     private readonly internal: readonly TokenEntry[],
+    /** Access tokens the token endpoint issued to service accounts. */
+    private readonly issued?: { nameOf(token: string): string | undefined },
   ) {
     this.stopWatching = file === '' ? () => undefined : watchFiles([file], () => void this.reload());
   }
 
   /** @param file '' for no file (only `internal` tokens) */
-  static async open(file: string, log: ServerLog, internal: readonly TokenEntry[] = []): Promise<BearerTokens> {
-    return new BearerTokens(file, file === '' ? [] : await readTokenFile(file), log, internal);
+  static async open(
+    file: string,
+    log: ServerLog,
+    internal: readonly TokenEntry[] = [],
+    issued?: { nameOf(token: string): string | undefined },
+  ): Promise<BearerTokens> {
+    return new BearerTokens(file, file === '' ? [] : await readTokenFile(file), log, internal, issued);
   }
 
   /** The name of the token's holder, or undefined for a token that is not in the file. */
@@ -73,7 +80,7 @@ export class BearerTokens {
     for (const entry of [...this.internal, ...this.entries]) {
       if (timingSafeEqual(entry.sha256, presented) && name === undefined) name = entry.name;
     }
-    return name;
+    return name ?? this.issued?.nameOf(token);
   }
 
   /** @returns whether the file was read (it may not have changed) */

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { newToken } from '../../scheduler/index.js';
+import { newServiceAccount, newToken } from '../../scheduler/index.js';
 import { issueCertificate, makeCa } from '../scheduler/security/test-certificates.js';
 import type { TestHost, TestNetwork } from '../setup/test-network.js';
 
@@ -121,6 +121,11 @@ export interface MultihostCluster {
   readonly ca: string;
   /** Bearer tokens by role: `developer` (cache-reader, executor-client), `ci` (cache-writer, executor-client), `reader` (cache-reader). */
   readonly tokens: { readonly developer: string; readonly ci: string; readonly reader: string };
+  /**
+   * The key file of service account `bazel-ci` (cache-writer, executor-client), for Bazel 2.1.0's
+   * `--google_credentials`: its token_uri is the scheduler's token endpoint on A.
+   */
+  readonly serviceAccountKey: string;
   readonly scheduler: HostProcess;
   /** The storage nodes, `storage-1` and `storage-2`. */
   readonly storage: ReadonlyMap<string, HostProcess>;
@@ -157,6 +162,10 @@ export async function startMultihostCluster(options: MultihostClusterOptions): P
   const worker = newToken('executors');
   writeFileSync(join(dir, 'tokens.txt'), [developer, ci, reader, worker].map((t) => `${t.line}\n`).join(''));
   writeFileSync(join(dir, 'worker-token.txt'), `${worker.token}\n`);
+  const tokenPort = 8981;
+  const account = newServiceAccount('bazel-ci', 'bazel-ci@kiln.test', `http://${schedulerHost.address}:${tokenPort}/token`);
+  writeFileSync(join(dir, 'bazel-ci.json'), account.keyFile);
+  writeFileSync(join(dir, 'bazel-ci.pub.pem'), account.publicKeyPem);
   const servers: HostProcess[] = [];
   const stop = async () => {
     for (const s of servers.reverse()) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGINT');
@@ -200,7 +209,11 @@ export async function startMultihostCluster(options: MultihostClusterOptions): P
         tls: { certificate: 'scheduler.pem', key: 'scheduler.key' },
         auth: {
           tokenFile: 'tokens.txt',
+          serviceAccounts: { 'bazel-ci': { email: 'bazel-ci@kiln.test', publicKey: 'bazel-ci.pub.pem' } },
+          // Plain HTTP: Bazel's JVM trusts only its own CA store for it; the hosts' link is the test's own.
+          tokenEndpoint: { host: schedulerHost.address, port: tokenPort, plaintext: true },
           roles: {
+            'token:bazel-ci': { '*': ['cache-writer', 'executor-client'] },
             'token:developer': { '*': ['cache-reader', 'executor-client'] },
             'token:ci': { '*': ['cache-writer', 'executor-client'] },
             'token:reader': { '*': 'cache-reader' },
@@ -245,6 +258,7 @@ export async function startMultihostCluster(options: MultihostClusterOptions): P
       endpoint,
       ca: ca.ca,
       tokens: { developer: developer.token, ci: ci.token, reader: reader.token },
+      serviceAccountKey: join(dir, 'bazel-ci.json'),
       scheduler,
       storage,
       restartStorage,

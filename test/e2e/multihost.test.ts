@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { opensslAvailable } from '../scheduler/security/test-certificates.js';
 import { needTool } from '../setup/need-tool.js';
 import { TestNetwork, networkNamespacesAvailable } from '../setup/test-network.js';
+import { BAZEL_2, BAZEL_2_MISSING } from '../setup/bazel-2.js';
 import { bytesBelow } from './e2e-workspace.js';
 import { runOn, startMultihostCluster, type ClientRun, type MultihostCluster } from './multihost-cluster.js';
 // @ts-expect-error: a benchmark script (plain JavaScript, no types); its action count is the one the build prints
@@ -31,6 +32,7 @@ const ready = [
   needTool('root', namespaces.root, 'run the tests as root: the hosts are network namespaces (ip netns add)'),
   opensslAvailable(),
   needTool('the built kiln (dist/)', existsSync(join(REPO, 'dist/bundle/kiln.js')), 'npm run build'),
+  needTool('Bazel 2.1.0', BAZEL_2 !== '', BAZEL_2_MISSING),
 ].every(Boolean);
 
 describe.skipIf(!ready)('a secured cluster across four hosts (network namespaces)', () => {
@@ -158,5 +160,53 @@ describe.skipIf(!ready)('a secured cluster across four hosts (network namespaces
     const afterWriter = await kilnOnD(changed(checkout()), readOnly);
     expectOk(afterWriter);
     expect(afterWriter.output).toMatch(new RegExp(`INFO: ${ACTIONS} processes: ${ACTIONS} remote cache hit\\.`));
+  });
+
+  it('Bazel 2.1.0 on D, authenticated by a service account, uploads its results and a second Bazel checkout gets 100% remote cache hits', {
+    timeout: 300_000,
+  }, async () => {
+    // Bazel 2.1.0 sends no --remote_header on ByteStream; --google_credentials puts an access token
+    // from the cluster's token endpoint on every call instead.
+    const bazelOnD = (where: { ws: string; home: string }) =>
+      runOn(
+        network!,
+        network!.host('d'),
+        BAZEL_2,
+        [
+          `--output_user_root=${join(where.home, '..', 'bazel-root')}`,
+          '--batch',
+          'build',
+          '--noshow_progress',
+          '--color=no',
+          '--symlink_prefix=/',
+          '--spawn_strategy=local',
+          '--jobs=8',
+          `--remote_cache=${cluster!.endpoint}`,
+          `--tls_certificate=${cluster!.ca}`,
+          `--google_credentials=${cluster!.serviceAccountKey}`,
+          '//...',
+        ],
+        where.ws,
+        where.home,
+      );
+    const first = await bazelOnD(checkout());
+    expectOk(first);
+    expect(first.output).not.toMatch(/Remote Cache|UNAUTHENTICATED|PERMISSION_DENIED/);
+    const second = checkout();
+    const hits = await bazelOnD(second);
+    expectOk(hits);
+    const counted = /INFO: (\d+) processes: (\d+) remote cache hit\./.exec(hits.output);
+    expect(counted, hits.output).not.toBeNull();
+    expect(Number(counted![2])).toBe(Number(counted![1]));
+    expect(Number(counted![1])).toBeGreaterThan(PACKAGES * 11);
+    // Its outputs are Kiln's, byte for byte.
+    const outputBases = join(second.home, '..', 'bazel-root');
+    const bin = readdirSync(outputBases)
+      .map((d) => join(outputBases, d, 'execroot', 'build_bench', 'bazel-out', 'k8-fastbuild', 'bin'))
+      .find((d) => existsSync(d));
+    expect(bin).toBeDefined();
+    const bazelOutputs = bytesBelow(bin!);
+    expect(bazelOutputs.size).toBeGreaterThan(PACKAGES * 11);
+    for (const [path, bytes] of bazelOutputs) expect(reference.get(path), path).toEqual(bytes);
   });
 });

@@ -1,9 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, ExitCode, isStatusError, parseConfigText, UsageError } from '../../core/index.js';
-import { createExecutionServer, newToken, parseSchedulerRoleConfig, runCacheServer, type ConfigOverrides } from '../../../scheduler/index.js';
+import {
+  createExecutionServer,
+  newServiceAccount,
+  newToken,
+  parseSchedulerRoleConfig,
+  runCacheServer,
+  type ConfigOverrides,
+} from '../../../scheduler/index.js';
 import {
   DEFAULT_CACHE_BYTES,
   RESOURCE_LIMIT_KEYS,
@@ -25,6 +33,7 @@ import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
 const USAGE = `Usage: kiln cluster up [options]
        kiln cluster token NAME
+       kiln cluster service-account NAME EMAIL TOKEN_URI DIR
 
 Starts Kiln's REAPI cluster in the foreground until interrupted (Ctrl-C): the cache server, the
 scheduler (Execution and Operations APIs, worker protocol) and N executors, all on loopback. Prints
@@ -55,6 +64,11 @@ Without "tls" and "auth" the port is plain and every call is served: keep it on 
 
 'kiln cluster token NAME' prints a new random token (line 1, for its holder) and the line to add to
 the token file of "auth" (line 2: its SHA-256 and NAME; the file never holds the token itself).
+
+'kiln cluster service-account NAME EMAIL TOKEN_URI DIR' makes a service account for clients that
+cannot send a header on every call (Bazel 2.1.0: --google_credentials=DIR/NAME.json): writes its key
+file DIR/NAME.json (private: give it to the client only) and DIR/NAME.pub.pem, and prints the
+"auth.serviceAccounts" entry; its access tokens act as the token NAME ("token:NAME" roles).
 `;
 
 interface ClusterUpArgs {
@@ -138,11 +152,34 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     return sub === undefined ? ExitCode.COMMAND_LINE_ERROR : ExitCode.SUCCESS;
   }
   if (sub === 'token') return printNewToken(rest, io);
+  if (sub === 'service-account') return writeServiceAccount(rest, io);
   if (sub !== 'up') {
-    io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up' or 'token'). Try 'kiln cluster help'.\n`);
+    io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up', 'token' or 'service-account'). Try 'kiln cluster help'.\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   return serveCluster(rest, io, USAGE, 'cluster');
+}
+
+/** `kiln cluster service-account NAME EMAIL TOKEN_URI DIR`: a key file for the client, the public key for the config. */
+function writeServiceAccount(args: string[], io: CliIO): number {
+  if (args.length !== 4) {
+    io.stderr.write(`ERROR: expected NAME EMAIL TOKEN_URI DIR\n${USAGE}`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
+  const [name, email, tokenUri, dir] = args as [string, string, string, string];
+  try {
+    const { keyFile, publicKeyPem } = newServiceAccount(name, email, tokenUri);
+    const out = resolve(io.cwd, dir);
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, `${name}.json`), keyFile, { mode: 0o600, flag: 'wx' });
+    writeFileSync(join(out, `${name}.pub.pem`), publicKeyPem, { flag: 'wx' });
+    io.stdout.write(`${JSON.stringify({ [name]: { email, publicKey: join(out, `${name}.pub.pem`) } })}\n`);
+    return ExitCode.SUCCESS;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    io.stderr.write(`ERROR: ${code === 'EEXIST' ? `${dir} already holds a key of ${name}; not overwritten` : (e as Error).message}\n`);
+    return ExitCode.COMMAND_LINE_ERROR;
+  }
 }
 
 /** `kiln cluster token NAME`: a new token and its token file line. */
