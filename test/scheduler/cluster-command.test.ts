@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,5 +100,25 @@ describe('kiln cluster up', () => {
     const f = fakeIO(dir);
     expect(await main(['up', '--config', 'bad.json'], f.io)).toBe(2);
     expect(f.err()).toMatch(message);
+  });
+});
+
+describe('kiln cluster service-account', () => {
+  it('writes a private key file (mode 600) and the public key, prints the config entry, and never overwrites', async () => {
+    const f = fakeIO(dir);
+    expect(await main(['service-account', 'ci', 'ci@kiln.test', 'http://sched:8981/token', 'keys'], f.io)).toBe(0);
+    const keyFile = JSON.parse(await readFile(join(dir, 'keys', 'ci.json'), 'utf8'));
+    expect(keyFile).toMatchObject({ type: 'service_account', client_email: 'ci@kiln.test', token_uri: 'http://sched:8981/token' });
+    expect(keyFile.private_key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect((await stat(join(dir, 'keys', 'ci.json'))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(dir, 'keys', 'ci.pub.pem'), 'utf8')).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    expect(JSON.parse(f.out())).toEqual({ ci: { email: 'ci@kiln.test', publicKey: join(dir, 'keys', 'ci.pub.pem') } });
+
+    const again = fakeIO(dir);
+    expect(await main(['service-account', 'ci', 'ci@kiln.test', 'http://sched:8981/token', 'keys'], again.io)).toBe(2);
+    expect(again.err()).toContain('already holds a key of ci; not overwritten');
+    const bad = fakeIO(dir);
+    expect(await main(['service-account', '../x', 'e', 'http://s/token', 'keys'], bad.io)).toBe(2);
+    expect(bad.err()).toContain("letters, digits, '.', '_' and '-' only");
   });
 });
