@@ -251,7 +251,11 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       return buildFailed();
     }
     const dirs = graph.outputDirectories;
-    await updateConvenienceSymlinks(layout, { bin: dirs.bin, genfiles: dirs.genfiles, testlogs: dirs.testlogs, outputRoot: OUTPUT_DIR_NAME });
+    await updateConvenienceSymlinks(
+      layout,
+      { bin: dirs.bin, genfiles: dirs.genfiles, testlogs: dirs.testlogs, outputRoot: OUTPUT_DIR_NAME },
+      options.getString('symlink_prefix'),
+    );
     // checkedFiles says the build succeeded with every result recorded; analysis must have had no error either.
     if (nullBuilds && recordKey && summary.checkedFiles && !earlierErrors && analysis.analysisInputs) {
       nullBuilds.write({
@@ -322,7 +326,11 @@ async function repeatNullBuild(records: NullBuildRecords, key: string, request: 
     const processes = Object.fromEntries(PROCESS_KIND_ORDER.map((kind) => [kind, 0])) as ExecutionSummary['processes'];
     reporter.buildStarted(record.totalActions);
     reporter.buildFinished({ success: true, totalActions: record.totalActions, processes, failures: [] });
-    await updateConvenienceSymlinks(ctx.layout, { bin: record.bin, genfiles: record.genfiles, testlogs: record.testlogs, outputRoot: OUTPUT_DIR_NAME });
+    await updateConvenienceSymlinks(
+      ctx.layout,
+      { bin: record.bin, genfiles: record.genfiles, testlogs: record.testlogs, outputRoot: OUTPUT_DIR_NAME },
+      request.options.getString('symlink_prefix'),
+    );
   } finally {
     await release();
   }

@@ -1,7 +1,7 @@
 import { parseBuildOptions, type BuildOptions } from '../analysis/index.js';
 import { runBuild, type BuildResult, type WorkspaceContext } from '../build/index.js';
 import { ExitCode, UsageError } from '../core/index.js';
-import { buildPrinter } from './build-printer.js';
+import { buildPrinter, type PrinterOptions } from './build-printer.js';
 import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { InterruptedBySigint } from './sigint-breakable.js';
@@ -11,6 +11,8 @@ import { openWorkspace, printError } from './workspace-context.js';
 /** A finished build with the workspace it ran in (`kiln run` starts the program there). */
 export interface BuildCommandResult extends BuildResult {
   readonly ctx?: WorkspaceContext;
+  /** `--symlink_prefix`, for paths shown after the build (`kiln run`'s command line). */
+  readonly symlinkPrefix?: string;
 }
 
 /**
@@ -56,11 +58,20 @@ export async function runBuildCommand(args: readonly string[], io: CliIO, comman
         }
       },
     },
-    buildPrinter(io),
+    buildPrinter(io, printerOptionsOf(options)),
   );
   if (result.tests) {
     if (result.tests.targets.length > 0) printTestSummary(result.tests.outcomes, result.tests.targets, options.getBool('test_verbose_timeout_warnings'), io);
     else printError(io, 'No test targets were found, yet testing was requested');
   }
-  return { ...result, ctx };
+  return { ...result, ctx, symlinkPrefix: options.getString('symlink_prefix') };
+}
+
+/** The printer's flags among the parsed options. */
+function printerOptionsOf(options: BuildOptions): PrinterOptions {
+  return {
+    showResult: options.getInt('show_result'),
+    symlinkPrefix: options.getString('symlink_prefix'),
+    curses: options.getString('curses') as PrinterOptions['curses'],
+  };
 }

@@ -44,15 +44,21 @@ function foundTargets(n: number, tests: number | undefined): string {
   return others > 0 ? `${plural(others, 'target')} and ${plural(tests, 'test target')}` : plural(tests, 'test target');
 }
 
-/**
- * Bazel's `--show_result` default: the per-target block is printed only when at most this many
- * targets were requested (a `//...` build stays short).
- */
-const SHOW_RESULT = 1;
+/** How the printer says things: Bazel's flags of the command line's face. */
+export interface PrinterOptions {
+  /** `--show_result`: the per-target block only when at most this many targets were requested (Bazel's default 1). */
+  readonly showResult: number;
+  /** `--symlink_prefix`: output paths are shown through the convenience symlinks it names (`/`: none). */
+  readonly symlinkPrefix: string;
+  /** `--curses`: the live, rewriting progress (`auto`: on a terminal). */
+  readonly curses: 'yes' | 'no' | 'auto';
+}
+
+const DEFAULT_PRINTER_OPTIONS: PrinterOptions = { showResult: 1, symlinkPrefix: 'kiln-', curses: 'auto' };
 
 /** Bazel's `Target //pkg:x up-to-date:` block of a successful build, with paths through the convenience symlinks. */
-function targetLines(report: ClosingReport): string {
-  if (!report.success || report.targets.length > SHOW_RESULT) return '';
+function targetLines(report: ClosingReport, options: PrinterOptions): string {
+  if (!report.success || report.targets.length > options.showResult) return '';
   let text = '';
   for (const t of report.targets) {
     if (t.files.length === 0) {
@@ -60,17 +66,18 @@ function targetLines(report: ClosingReport): string {
       continue;
     }
     text += `Target ${t.label} up-to-date:\n`;
-    for (const f of t.files) text += `  ${displayPath(f, report.outputDirectories)}\n`;
+    for (const f of t.files) text += `  ${displayPath(f, report.outputDirectories, options.symlinkPrefix)}\n`;
   }
   return text;
 }
 
-/** `bazel-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink). */
-export function displayPath(execPath: string, dirs: Pick<OutputDirectories, 'bin' | 'genfiles'>): string {
+/** `bazel-out/k8-fastbuild/bin/pkg/x` → `kiln-bin/pkg/x` (the path through the convenience symlink of `prefix`; `/`: the path itself). */
+export function displayPath(execPath: string, dirs: Pick<OutputDirectories, 'bin' | 'genfiles'>, prefix = DEFAULT_PRINTER_OPTIONS.symlinkPrefix): string {
+  if (prefix === '/') return execPath;
   const bin = `${dirs.bin}/`;
-  if (execPath.startsWith(bin)) return `kiln-bin/${execPath.slice(bin.length)}`;
+  if (execPath.startsWith(bin)) return `${prefix}bin/${execPath.slice(bin.length)}`;
   const genfiles = `${dirs.genfiles}/`;
-  if (execPath.startsWith(genfiles)) return `kiln-genfiles/${execPath.slice(genfiles.length)}`;
+  if (execPath.startsWith(genfiles)) return `${prefix}genfiles/${execPath.slice(genfiles.length)}`;
   return execPath;
 }
 
@@ -92,19 +99,20 @@ function logBody(path: string): string {
  * The command line's face for `build`, `test` and `run`: events on stderr, the terminal reporter on
  * a terminal (plain lines otherwise), test logs on stdout, as Bazel prints them.
  */
-export function buildPrinter(io: CliIO): BuildUi {
+export function buildPrinter(io: CliIO, options: PrinterOptions = DEFAULT_PRINTER_OPTIONS): BuildUi {
   return {
     event: (event) => void io.stderr.write(formatBuildEvent(event)),
     executionReporter(closing: ClosingOptions, flags): ExecutionReporter {
       const stream = io.stderr as { isTTY?: boolean; columns?: number };
       const sink = { write: (text: string) => void io.stderr.write(text) };
-      if (stream.isTTY) return new TerminalReporter(sink, { ...flags, ...closing, ...(stream.columns ? { columns: stream.columns } : {}) });
+      const live = options.curses === 'yes' || (options.curses === 'auto' && stream.isTTY === true);
+      if (live) return new TerminalReporter(sink, { ...flags, ...closing, ...(stream.columns ? { columns: stream.columns } : {}) });
       return new PlainReporter(sink, { ...flags, ...closing });
     },
     // As Bazel: the test summary's blocks, then the requested targets, then the elapsed time.
     closingLines: (report) =>
       (report.testOutcomes ? summaryBlocks(report.testOutcomes) : '') +
-      targetLines(report) +
+      targetLines(report, options) +
       `INFO: Elapsed time: ${((performance.now() - report.startedAt) / 1000).toFixed(3)}s\n`,
     testRunFinished(run: TestRunFinished) {
       if (run.failed && !run.timedOut) io.stderr.write(`FAIL: ${run.name} (see ${run.shownLog})\n`);

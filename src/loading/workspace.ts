@@ -68,8 +68,11 @@ function isSkippedTopLevel(name: string): boolean {
   return name.startsWith('kiln-') || name.startsWith('bazel-') || name === '.git';
 }
 
-/** The convenience symlinks Kiln keeps in the workspace root (DESIGN.md, output layout). */
-export const CONVENIENCE_SYMLINKS = ['kiln-bin', 'kiln-genfiles', 'kiln-out', 'kiln-testlogs'] as const;
+/** What the convenience symlinks in the workspace root point at, after their prefix (`--symlink_prefix`, `kiln-` by default). */
+export const CONVENIENCE_SYMLINKS = ['bin', 'genfiles', 'out', 'testlogs'] as const;
+
+/** The convenience symlinks of Kiln's and Bazel's default prefixes, which no glob sees. */
+const HIDDEN_LINKS: ReadonlySet<string> = new Set(['kiln-', 'bazel-'].flatMap((prefix) => CONVENIENCE_SYMLINKS.map((name) => `${prefix}${name}`)));
 
 /** A workspace on disk: its root, its name, and package lookups over a shared directory lister. */
 export class Workspace {
@@ -84,7 +87,7 @@ export class Workspace {
   ) {
     this.ignored = readBazelIgnore(root);
     // Bazel's globs follow its bazel-* links into the output tree (bazelbuild/bazel#6350); Kiln's are no source.
-    lister.hideEntries(root, (e) => e.symlink && (CONVENIENCE_SYMLINKS as readonly string[]).includes(e.name));
+    lister.hideEntries(root, (e) => e.symlink && HIDDEN_LINKS.has(e.name));
   }
 
   static discover(cwd: string, lister?: DirectoryLister): Workspace {

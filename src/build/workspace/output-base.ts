@@ -1,5 +1,5 @@
 import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { isProcessAlive, nodeCrypto } from '../../core/index.js';
 import { CONVENIENCE_SYMLINKS } from '../../loading/index.js';
 
@@ -33,19 +33,27 @@ export function outputLayout(
   return { workspaceRoot, outputBase, execRoot: join(outputBase, 'execroot', workspaceName || '__main__') };
 }
 
-/** Points `kiln-bin` & co. at the target configuration's directories; replaces stale links. */
+/** Kiln's `--symlink_prefix`; `/` makes none (as Bazel's). */
+export const DEFAULT_SYMLINK_PREFIX = 'kiln-';
+
+/**
+ * Points `<prefix>bin` & co. (`kiln-bin` by default; `bazel-bin` with `--symlink_prefix=bazel-`) at
+ * the target configuration's directories; replaces stale links. `/` makes none.
+ */
 export async function updateConvenienceSymlinks(
   layout: OutputLayout,
   dirs: { readonly bin: string; readonly genfiles: string; readonly testlogs: string; readonly outputRoot: string },
+  prefix = DEFAULT_SYMLINK_PREFIX,
 ): Promise<void> {
+  if (prefix === '/') return;
   const wanted: Record<(typeof CONVENIENCE_SYMLINKS)[number], string> = {
-    'kiln-bin': dirs.bin,
-    'kiln-genfiles': dirs.genfiles,
-    'kiln-out': dirs.outputRoot,
-    'kiln-testlogs': dirs.testlogs,
+    bin: dirs.bin,
+    genfiles: dirs.genfiles,
+    out: dirs.outputRoot,
+    testlogs: dirs.testlogs,
   };
   for (const name of CONVENIENCE_SYMLINKS) {
-    const link = join(layout.workspaceRoot, name);
+    const link = join(layout.workspaceRoot, `${prefix}${name}`);
     const target = join(layout.execRoot, wanted[name]);
     const current = await lstat(link).catch(() => undefined);
     if (current) {
@@ -54,14 +62,16 @@ export async function updateConvenienceSymlinks(
       if ((await readlink(link)) === target) continue;
       await rm(link, { force: true });
     }
+    await mkdir(dirname(link), { recursive: true });
     await symlink(target, link);
   }
 }
 
-/** Removes the convenience symlinks (only symlinks: a real file of that name is the user's). */
-export async function removeConvenienceSymlinks(workspaceRoot: string): Promise<void> {
+/** Removes the convenience symlinks of `prefix` (only symlinks: a real file of that name is the user's). */
+export async function removeConvenienceSymlinks(workspaceRoot: string, prefix = DEFAULT_SYMLINK_PREFIX): Promise<void> {
+  if (prefix === '/') return;
   for (const name of CONVENIENCE_SYMLINKS) {
-    const link = join(workspaceRoot, name);
+    const link = join(workspaceRoot, `${prefix}${name}`);
     const current = await lstat(link).catch(() => undefined);
     if (current?.isSymbolicLink()) await rm(link, { force: true });
   }

@@ -52,7 +52,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     BUILD_WORKING_DIRECTORY: io.cwd,
   };
   for (const name of RUNFILES_VARIABLES) delete env[name];
-  io.stderr.write(`INFO: Running command line: ${[displayPath(executable, built.outputDirectories!), ...commandLine].join(' ')}\n`);
+  io.stderr.write(`INFO: Running command line: ${[displayPath(executable, built.outputDirectories!, built.symlinkPrefix), ...commandLine].join(' ')}\n`);
   return runProgram(path, commandLine, cwd, env, io);
 }
 
