@@ -14,7 +14,7 @@ import {
 } from '../src/core/index.js';
 import { BuildDirectories, prepareOutputParents } from './build-directory.js';
 import { isRemoteCallError } from '../src/remote/index.js';
-import type { CasClient } from './cas-client.js';
+import type { ExecutorCas } from './cas-client.js';
 import type { Runner } from './runners/runner.js';
 import type { FileCache, InputHandOut } from './file-cache.js';
 import { materializeInputRoot } from './input-root.js';
@@ -33,7 +33,7 @@ const MESSAGE_CHARS = 1000;
 const OUTPUT_MEMORY_BYTES = 1024 * 1024;
 
 export interface BuildExecutorOptions {
-  readonly cas: CasClient;
+  readonly cas: ExecutorCas;
   readonly fileCache: FileCache;
   readonly runner: Runner;
   /** Build directories are made here; on the same file system as the file cache (hard links). */

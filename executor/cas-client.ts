@@ -25,6 +25,18 @@ export interface CasClientOptions {
   readonly retries?: number;
 }
 
+/** The CAS an executor reads inputs from and writes outputs to: the scheduler's (CasClient) or the storage's own (StorageCas). */
+export interface ExecutorCas {
+  /** Reads several blobs; a missing one fails the whole with NOT_FOUND naming it. */
+  getMany(digests: readonly Digest[]): Promise<Map<string, Buffer>>;
+  get(digest: Digest): Promise<Buffer>;
+  /** Streams a blob into a new file at `path` (created exclusively), checked against its digest. */
+  download(digest: Digest, path: string): Promise<void>;
+  /** Uploads the blobs the CAS lacks; `load` supplies a blob's bytes when it must be sent. */
+  uploadMissing(digests: readonly Digest[], load: (digest: Digest) => Promise<Buffer>): Promise<void>;
+  close(): void;
+}
+
 /**
  * The executor's view of the scheduler's CAS, through Kiln's one REAPI client (src/remote): limits
  * from GetCapabilities, small reads batched, large blobs streamed to their files and checked against
@@ -32,7 +44,7 @@ export interface CasClientOptions {
  * (a missing blob is NOT_FOUND). The executor runs for days, so the client remembers no upload: the
  * CAS may have evicted since what it sent an hour ago, and FindMissingBlobs is asked each time.
  */
-export class CasClient {
+export class CasClient implements ExecutorCas {
   private readonly client: RemoteClient;
 
   constructor(options: CasClientOptions) {

@@ -10,6 +10,7 @@ import {
   throwConfigError,
   type ConfigFail,
 } from '../src/core/index.js';
+import { parseBlobAccessConfig, type BlobAccessConfig } from '../src/core/blobstore/index.js';
 import { RESOURCE_LIMIT_KEYS } from './runners/resource-limits.js';
 
 /** How the executor connects to a secured scheduler: PEM files and a file holding its token. */
@@ -34,6 +35,9 @@ export const EXECUTOR_CONFIG_KEYS = [
 
 export type ExecutorConfigKey = (typeof EXECUTOR_CONFIG_KEYS)[number];
 
+/** Keys only a config file sets (an object has no flag form): where the executor reads inputs and writes outputs instead of through the scheduler. */
+const FILE_ONLY_KEYS = ['storage'] as const;
+
 /** What an executor config file sets; absent keys are left to the flags and the defaults. */
 export interface ExecutorConfigFile {
   readonly scheduler?: string;
@@ -49,6 +53,8 @@ export interface ExecutorConfigFile {
   readonly image?: string;
   readonly 'health-port'?: number;
   readonly 'drain-timeout'?: number;
+  /** The cluster's CAS as a BlobAccess config (the scheduler instance's `cas`: storage nodes, mirrored or sharded). */
+  readonly storage?: BlobAccessConfig;
   readonly 'tls-ca'?: string;
   readonly 'tls-certificate'?: string;
   readonly 'tls-key'?: string;
@@ -63,7 +69,7 @@ export interface ExecutorConfigFile {
  * `platform[1]: expected ...`).
  */
 export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwConfigError): ExecutorConfigFile {
-  const obj = readObject(value, '', EXECUTOR_CONFIG_KEYS, fail);
+  const obj = readObject(value, '', [...EXECUTOR_CONFIG_KEYS, ...FILE_ONLY_KEYS], fail);
   const limits: Record<string, string | number> = {};
   for (const key of RESOURCE_LIMIT_KEYS) {
     const v = obj[key];
@@ -89,6 +95,7 @@ export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwC
   read('image', (v, p) => readNonEmptyString(v, p, fail));
   read('health-port', (v, p) => readPort(v, p, fail));
   read('drain-timeout', (v, p) => readInteger(v, p, 0, 24 * 3600, fail));
+  read('storage', (v, p) => parseBlobAccessConfig(v as BlobAccessConfig, p));
   for (const key of SCHEDULER_CREDENTIAL_KEYS) read(key, (v, p) => readNonEmptyString(v, p, fail));
   return file;
 }

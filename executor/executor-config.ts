@@ -1,3 +1,4 @@
+import type { BlobAccessConfig } from '../src/core/blobstore/index.js';
 import type { ResourceLimitPolicy } from './runners/resource-limits.js';
 import type { PlatformProperty } from './runners/runner.js';
 import type { SchedulerCredentials } from './scheduler-connection.js';
@@ -36,6 +37,8 @@ export interface ExecutorConfig {
   readonly healthPort?: number;
   /** On SIGTERM/SIGINT, how long running actions may finish (taking no new work) before they are aborted; 0: abort at once. */
   readonly drainTimeoutMs?: number;
+  /** Where inputs are read and outputs written, instead of through the scheduler's CAS (its file's `storage`). */
+  readonly storage?: BlobAccessConfig;
   /** Where the health port listens: every interface by default (the kubelet probes the pod's address). */
   readonly healthHost?: string;
 }

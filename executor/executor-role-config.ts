@@ -65,6 +65,7 @@ export function resolveExecutorConfig(inputs: ExecutorRoleInputs): ExecutorConfi
     ...(pick('image') === undefined ? {} : { defaultImage: String(pick('image')) }),
     ...(pick('health-port') === undefined ? {} : { healthPort: port('health-port', pick('health-port')) }),
     ...(pick('drain-timeout') === undefined ? {} : { drainTimeoutMs: integer('drain-timeout', pick('drain-timeout'), 0) * 1000 }),
+    ...(file.storage ? { storage: file.storage } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { digestKey, InvalidArgumentError, parseDigest, reapi, type Digest } from '../src/core/index.js';
-import type { CasClient } from './cas-client.js';
+import type { ExecutorCas } from './cas-client.js';
 import { checkEntryName } from './directory-handle.js';
 import type { FileCache, InputHandOut } from './file-cache.js';
 
@@ -33,7 +33,7 @@ function checkNames(directory: reapi.Directory, path: string): void {
  * synchronous calls: each is one short system call, and a thread-pool round trip per entry cost the
  * cluster's process more than the calls themselves (9% of its CPU on a cold build).
  */
-export async function materializeInputRoot(cas: CasClient, cache: FileCache, rootDigest: Digest, dir: string, handOut: InputHandOut = 'link'): Promise<void> {
+export async function materializeInputRoot(cas: ExecutorCas, cache: FileCache, rootDigest: Digest, dir: string, handOut: InputHandOut = 'link'): Promise<void> {
   let level: { digest: Digest; path: string; relative: string }[] = [{ digest: rootDigest, path: dir, relative: '' }];
   while (level.length > 0) {
     const blobs = await cas.getMany(level.map((l) => l.digest));

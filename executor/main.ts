@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { HealthStatus, openHealthPort, ServingStatus } from '../src/core/health/index.js';
 import type { kilnWorker } from '../src/core/index.js';
 import { BuildExecutor } from './build-executor.js';
-import { CasClient } from './cas-client.js';
+import { CasClient, type ExecutorCas } from './cas-client.js';
+import { StorageCas } from './storage-cas.js';
 import type { ExecutorConfig } from './executor-config.js';
 import { FileCache } from './file-cache.js';
 import { DockerRunner } from './runners/docker-runner.js';
@@ -95,7 +96,9 @@ export async function startExecutor(
   const buildRoot = join(config.workDirectory, 'build');
   await mkdir(buildRoot, { recursive: true });
   await removeStaleBuildDirectories(buildRoot, log);
-  const cas = new CasClient({ scheduler: config.scheduler, instanceName: config.instanceName, credentials: config.credentials, workerName: config.name });
+  const cas: ExecutorCas = config.storage
+    ? await StorageCas.open(config.storage)
+    : new CasClient({ scheduler: config.scheduler, instanceName: config.instanceName, credentials: config.credentials, workerName: config.name });
   const fileCache = await FileCache.open(join(config.workDirectory, 'cache'), config.cacheBytes, (d, p) => cas.download(d, p));
   const executor = new BuildExecutor({ cas, fileCache, runner: chosen, buildRoot, workerName: config.name });
   const platform = config.platform.some((p) => p.name === 'OSFamily') ? config.platform : [{ name: 'OSFamily', value: 'linux' }, ...config.platform];

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { digestKey, digestOf, encodeMessage, reapi, type Digest } from '../src/core/index.js';
-import type { CasClient } from './cas-client.js';
+import type { ExecutorCas } from './cas-client.js';
 import { DirectoryHandle, openDirectoryBeneath, openParentBeneath } from './directory-handle.js';
 
 /** Blobs to upload: their bytes are read only if the CAS lacks them. */
@@ -12,7 +12,7 @@ class UploadSet {
     this.sources.set(digestKey(digest), { digest, load: async () => data });
   }
 
-  async upload(cas: CasClient): Promise<void> {
+  async upload(cas: ExecutorCas): Promise<void> {
     await cas.uploadMissing(
       [...this.sources.values()].map((s) => s.digest),
       (d) => this.sources.get(digestKey(d))!.load(),
@@ -73,7 +73,7 @@ async function treeOf(
  * are uploaded from memory or their spill files. Every referenced blob ends up in the CAS.
  */
 export async function collectOutputs(
-  cas: CasClient,
+  cas: ExecutorCas,
   buildDirectory: string,
   command: reapi.Command,
   streams: { stdout: CapturedStream; stderr: CapturedStream },

@@ -9,7 +9,7 @@ import {
 } from '../src/core/blobstore/index.js';
 import type { InstanceStorageConfig } from './cache-server-config.js';
 import { checkInstanceName, quotedName } from './instance-name.js';
-import { RemoteStorage } from './remote-storage.js';
+import { RemoteStorage } from '../src/remote/index.js';
 
 /** The stores behind one instance name. */
 interface InstanceStorage {

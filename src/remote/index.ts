@@ -21,3 +21,4 @@ export {
   type CredentialHelperOptions,
 } from './credential-helper.js';
 export { RemoteBlobAccess, type RemoteBlobAccessOptions } from './remote-blob-access.js';
+export { RemoteStorage } from './remote-storage.js';

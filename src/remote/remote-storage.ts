@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { BlobAccessConfigError, type BlobAccess, type GrpcBlobAccessConfig } from '../src/core/blobstore/index.js';
-import { parseRemoteEndpoint, RemoteBlobAccess } from '../src/remote/index.js';
+import { BlobAccessConfigError, type BlobAccess, type GrpcBlobAccessConfig } from '../core/blobstore/index.js';
+import { RemoteBlobAccess } from './remote-blob-access.js';
+import { parseRemoteEndpoint } from './remote-endpoint.js';
 
 /** Deadline of a call to a storage node, and the idle bound of its streams. */
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -8,7 +9,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_RETRIES = 2;
 
 /**
- * The `grpc` backends of a server's storage (its `connectRemote` dependency): storage nodes reached
+ * The `grpc` backends of a server's or an executor's storage (their `connectRemote` dependency): storage nodes reached
  * with Kiln's REAPI client, each opened once here and closed with `close`.
  */
 export class RemoteStorage {
