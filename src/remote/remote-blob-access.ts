@@ -32,8 +32,8 @@ export interface RemoteBlobAccessOptions {
   /** `cas`: ContentAddressableStorage + ByteStream; `ac`: ActionCache (values are serialized ActionResults). */
   readonly keyspace: 'cas' | 'ac';
   readonly tls?: TlsFiles;
-  /** Sent as `authorization: Bearer TOKEN` on every call. */
-  readonly token?: string;
+  /** Sent as `authorization: Bearer TOKEN` on every call; a function is asked each time (a token file read again when it changes). */
+  readonly token?: string | (() => string);
   /** Deadline of each unary call, idle bound of each stream. */
   readonly timeoutMs: number;
   /** Retries of a retryable failure (UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED, DEADLINE_EXCEEDED). */
@@ -203,7 +203,8 @@ export class RemoteBlobAccess implements BlobAccess {
 
   private metadata(): grpc.Metadata {
     const metadata = new grpc.Metadata();
-    if (this.options.token !== undefined) metadata.set('authorization', `Bearer ${this.options.token}`);
+    const { token } = this.options;
+    if (token !== undefined) metadata.set('authorization', `Bearer ${typeof token === 'function' ? token() : token}`);
     return metadata;
   }
 }

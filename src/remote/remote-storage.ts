@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { BlobAccessConfigError, type BlobAccess, type GrpcBlobAccessConfig } from '../core/blobstore/index.js';
 import { RemoteBlobAccess } from './remote-blob-access.js';
 import { parseRemoteEndpoint } from './remote-endpoint.js';
@@ -28,7 +28,7 @@ export class RemoteStorage {
       }
     };
     const endpoint = field('endpoint', () => parseRemoteEndpoint(config.endpoint, 'endpoint'));
-    const token = config.tokenFile === undefined ? undefined : field('tokenFile', () => readToken(config.tokenFile!));
+    const token = config.tokenFile === undefined ? undefined : field('tokenFile', () => tokenFileReader(config.tokenFile!));
     const tls = config.tls ?? {};
     // The TLS files are read here: a missing one is this field's mistake.
     const remote = field(
@@ -54,6 +54,38 @@ export class RemoteStorage {
 
   close(): void {
     for (const remote of this.opened.splice(0)) remote.close();
+  }
+}
+
+/**
+ * The token of a token file, read again when the file changes (its size or mtime: one stat per call),
+ * so a node's token is rotated without a restart. A file that becomes unreadable or invalid keeps
+ * the last good token (the node then says whether it still takes it).
+ * @throws Error when the file cannot be read now
+ */
+function tokenFileReader(path: string): () => string {
+  let token = readToken(path);
+  let stamp = stampOf(path);
+  return () => {
+    const now = stampOf(path);
+    if (now !== stamp) {
+      try {
+        token = readToken(path);
+        stamp = now;
+      } catch {
+        // keep the last good token
+      }
+    }
+    return token;
+  };
+}
+
+function stampOf(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.size}:${st.mtimeMs}:${st.ino}`;
+  } catch {
+    return '';
   }
 }
 

@@ -253,6 +253,17 @@ describe('a storage node with auth on', () => {
       const refused = await new Promise<grpc.ServiceError | null>((resolve) => b.cas.FindMissingBlobs({ blobDigests: [x.digest] }, (err) => resolve(err)));
       expect(refused?.code).toBe(grpc.status.INTERNAL);
       expect(refused?.details).toMatch(/refused this server's credentials/);
+
+      // The node's token rotated: the node takes the new one (its token file reloads), and the front
+      // sends it from its own token file, read again when it changes, without a restart of either.
+      const rotated = newToken('front');
+      await writeFile(join(dir, 'tokens.txt'), `${rotated.line}\n`);
+      expect(await node.security.reloadTokens()).toBe(true);
+      const y = blob('after the rotation');
+      const old = await new Promise<grpc.ServiceError | null>((resolve) => a.cas.FindMissingBlobs({ blobDigests: [y.digest] }, (err) => resolve(err)));
+      expect(old?.code).toBe(grpc.status.INTERNAL); // the front still sends the old token
+      await writeFile(join(dir, 'front-token'), `${rotated.token}\n`);
+      expect(await missingOn(a, [y.digest])).toEqual([digestKey(y.digest)]);
     } finally {
       a.close();
       b.close();
