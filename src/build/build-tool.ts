@@ -4,6 +4,7 @@ import type { BuildOptions, OutputDirectories, TestSettings, TestTarget } from '
 import { ExitCode, isKilnError, UsageError, type Position } from '../core/index.js';
 import {
   ActionSpawners,
+  buildActionEnvironment,
   executeActions,
   mayUseSandbox,
   OUTPUT_DIR_NAME,
@@ -207,6 +208,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       execRoot: layout.execRoot,
       outputBase: layout.outputBase,
       clientEnv: request.env,
+      actionEnv: buildActionEnvironment(request.env, options.getList('action_env'), options.getBool('incompatible_strict_action_env')),
       ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
       keepGoing,
       ...(options.getString('disk_cache') ? { diskCache: resolve(request.cwd, options.getString('disk_cache')) } : {}),

@@ -5,12 +5,37 @@ export const DEFAULT_ACTION_PATH = '/bin:/usr/bin:/usr/local/bin';
 
 /**
  * The environment an action's key is computed from and its process sees (before TMPDIR, which names
- * a per-run directory and so stays out of the key): the action's own variables plus the client's
- * PATH. Nothing else of the client's environment leaks in (HOME, credentials, locale), so results do
- * not depend on who builds; a change of PATH changes every key and re-runs the actions, as in Bazel.
+ * a per-run directory and so stays out of the key): the variables every action of the build gets
+ * (`base`: by default the client's PATH; see buildActionEnvironment), then the action's own.
+ * Nothing else of the client's environment leaks in (HOME, credentials, locale), so results do not
+ * depend on who builds; a change of PATH changes every key and re-runs the actions, as in Bazel.
  */
-export function actionEnvironment(action: Action, clientEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
-  const env: Record<string, string> = { PATH: clientEnv.PATH || DEFAULT_ACTION_PATH };
+export function actionEnvironment(action: Action, base: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = { ...base };
   for (const [name, value] of Object.entries(action.env)) env[name] = value;
+  return env;
+}
+
+/**
+ * What every action of a build gets, as Bazel's flags make it: PATH (the client's, or with
+ * `--incompatible_strict_action_env` the fixed default), then each `--action_env`: `NAME=VALUE`
+ * sets it, a bare `NAME` takes the client's value (and is left out when the client has none); a later
+ * flag for a name wins.
+ */
+export function buildActionEnvironment(
+  clientEnv: Readonly<Record<string, string | undefined>>,
+  actionEnvFlags: readonly string[] = [],
+  strict = false,
+): Record<string, string> {
+  const env: Record<string, string> = { PATH: (strict ? undefined : clientEnv.PATH) || DEFAULT_ACTION_PATH };
+  for (const flag of actionEnvFlags) {
+    const eq = flag.indexOf('=');
+    if (eq > 0) env[flag.slice(0, eq)] = flag.slice(eq + 1);
+    else {
+      const value = clientEnv[flag];
+      if (value === undefined) delete env[flag];
+      else env[flag] = value;
+    }
+  }
   return env;
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { computeActionKey, localActionKey, type Action, type ActionKey, type Artifact, type InputEntry, type ProducedOutput } from '../actions/index.js';
 import { isKilnError } from '../core/index.js';
 import type { ProcessResult } from '../core/sandbox/index.js';
-import { actionEnvironment } from './action-environment.js';
+import { actionEnvironment, buildActionEnvironment } from './action-environment.js';
 import type { ActionSpawners, SandboxAvailability } from './action-spawners.js';
 import { scriptedCommand } from './command-script.js';
 import { deleteDeclaredOutputs, digestDeclaredOutputs, missingOutputsMessage } from './declared-outputs.js';
@@ -39,6 +39,8 @@ interface SandboxChoice {
  * actions share: failures, process counts, and the digests of outputs produced so far.
  */
 export class ActionRunner {
+  /** What every action gets besides its own variables (PATH, --action_env). */
+  private readonly baseEnvironment: Readonly<Record<string, string>>;
   readonly failures: ActionFailure[] = [];
   readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
   /** Outputs produced or verified in this build (digests, trees' contents), so dependents need not stat them. */
@@ -69,6 +71,7 @@ export class ActionRunner {
     /** The remote strategy's class, loaded with the remote half of execution (remote-parts.ts). */
     remoteStrategy: typeof RemoteStrategy | undefined,
   ) {
+    this.baseEnvironment = options.actionEnv ?? buildActionEnvironment(options.clientEnv);
     this.local = new LocalStrategy(spawners.local);
     const remote = options.remote;
     if (remote?.client.executorEndpoint && remoteOutputs && remoteStrategy) {
@@ -111,7 +114,7 @@ export class ActionRunner {
     const inputs = await this.digestInputs(declared);
     if (typeof inputs === 'string') return this.fail({ action: declared, message: inputs });
     const action = this.withTreesExpanded(declared);
-    const env = actionEnvironment(action, this.options.clientEnv);
+    const env = actionEnvironment(action, this.baseEnvironment);
     let key: ActionKey | undefined;
     // The target's exec_properties over --remote_default_exec_properties, as Bazel merges them.
     const platform = { ...this.options.remote?.defaultExecProperties, ...action.execProperties };

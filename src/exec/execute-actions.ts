@@ -37,6 +37,8 @@ export interface ExecutionOptions {
   readonly outputBase: string;
   /** The client's environment: PATH is taken from it, nothing else. */
   readonly clientEnv: Readonly<Record<string, string | undefined>>;
+  /** What every action gets besides its own variables (buildActionEnvironment); default: the client's PATH. */
+  readonly actionEnv?: Readonly<Record<string, string>>;
   /** `--jobs`: processes at once; the number of cores by default. */
   readonly jobs?: number;
   /** `--keep_going`: after a failure, go on with every action that does not depend on it. */

@@ -34,7 +34,7 @@ export {
   mayUseSandbox,
   chooseStrategy,
 } from './strategy-selection.js';
-export { actionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js';
+export { actionEnvironment, buildActionEnvironment, DEFAULT_ACTION_PATH } from './action-environment.js';
 export { FileDigestCache } from './file-digest-cache.js';
 export type { CheckedFile } from './checked-files.js';
 export { LocalActionCache } from './local-action-cache.js';

@@ -109,7 +109,6 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   bool('incompatible_merge_genfiles_directory', true, 'genfiles is the same directory as bin.'),
   str('host_javabase', '', 'Label of the Java runtime of the exec configuration ($(JAVA), $(JAVABASE)).'),
   str('javabase', '', 'Label of the Java runtime of the target configuration.'),
-  notImplemented(repeatable('action_env', 'NAME=VALUE (or NAME, inherited) in the environment of actions.'), 'warning', NO_EFFECT),
   repeatable('output_groups', 'Output groups to build besides the default one.', 'comma'),
   bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
   bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
@@ -178,6 +177,9 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     str('tls_client_certificate', '', 'PEM file of the client certificate (with --tls_client_key).'),
     str('tls_client_key', '', 'PEM file of the client key (with --tls_client_certificate).'),
     bool('verbose_failures', false, 'Print the full command line of failing actions.'),
+    repeatable('action_env', "NAME=VALUE, or NAME to take the client's value, in the environment of every action (and its key)."),
+    notImplemented(repeatable('host_action_env', 'NAME=VALUE (or NAME) for actions of the exec configuration.'), 'warning', NO_EFFECT),
+    bool('incompatible_strict_action_env', false, "Actions get a fixed PATH (/bin:/usr/bin:/usr/local/bin), not the client's."),
     str('symlink_prefix', 'kiln-', "Prefix of the convenience symlinks (kiln-bin...): 'bazel-' gives Bazel's names, '/' none."),
     { name: 'show_result', type: 'int', default: 1, min: 0, help: 'Print the outputs of each target when at most this many targets were requested.' },
     {
