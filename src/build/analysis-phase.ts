@@ -28,6 +28,7 @@ import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../quer
 import { BuildGraphCache } from './build-graph-cache.js';
 import type { BuildGraph } from './build-graph.js';
 import { warningText, type BuildEvent, type BuildEventSink } from './events.js';
+import type { CustomWorkspaceStatus } from './workspace-status-command.js';
 import type { WorkspaceContext } from './workspace/index.js';
 import { selectTests } from './test-selection.js';
 
@@ -40,6 +41,8 @@ export interface AnalysisRequest {
   readonly keepGoing: boolean;
   /** The client's environment (BUILD_USER for stamping). */
   readonly clientEnv: Readonly<Record<string, string | undefined>>;
+  /** What `--workspace_status_command` printed, over Kiln's own status keys. */
+  readonly customStatus?: CustomWorkspaceStatus;
 }
 
 /** The graph to execute; `hadErrors` when loading or analysis failed under --keep_going. */
@@ -68,6 +71,8 @@ export function buildGraphKeyOf(ctx: WorkspaceContext, request: Omit<AnalysisReq
     ignoredDirectories: [...ctx.workspace.ignored].sort(),
     host: { platform: host.platform, arch: host.arch },
     ...(request.testSettings ? { testSettings: request.testSettings } : {}),
+    // Stamped actions read the stable status: a change re-analyses. A volatile one alone does not (Bazel's rule).
+    ...(request.customStatus ? { stableStatus: [...request.customStatus.stable] } : {}),
   });
 }
 
@@ -230,8 +235,9 @@ function loadAndAnalyze(
           ['BUILD_EMBED_LABEL', ''],
           ['BUILD_HOST', hostname()],
           ['BUILD_USER', request.clientEnv.USER ?? userInfo().username],
+          ...(request.customStatus?.stable ?? []),
         ]),
-        volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))]]),
+        volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))], ...(request.customStatus?.volatile ?? [])]),
       },
       debug: (message, where) => memo.debug(message, where),
     });

@@ -20,6 +20,8 @@ export interface BuildGraphKey {
   readonly host: { readonly platform: string; readonly arch: string };
   /** `kiln test`: the test settings, with the client's values of inherited `--test_env` names. */
   readonly testSettings?: TestSettings;
+  /** The `STABLE_*` keys `--workspace_status_command` printed. */
+  readonly stableStatus?: readonly (readonly [string, string])[];
 }
 
 interface Entry {

@@ -29,6 +29,7 @@ import { whyDirectoryIsUnusable } from './workspace/index.js';
 import type { WorkspaceContext } from './workspace/index.js';
 import { clearAttemptLogs, localTestStrategies, retryFailedRuns, STREAMED_OUTPUT_WARNING, testOutcomes, withInheritedEnv } from './test-phase.js';
 import type { TestOutcome } from './test-outcome.js';
+import { runWorkspaceStatusCommand, type CustomWorkspaceStatus } from './workspace-status-command.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
 
@@ -125,10 +126,28 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     }
   }
   const keepGoing = options.getBool('keep_going');
+  let customStatus: CustomWorkspaceStatus | undefined;
+  const statusCommand = options.getString('workspace_status_command');
+  if (statusCommand !== '') {
+    try {
+      customStatus = runWorkspaceStatusCommand(statusCommand, ctx.workspace.root, request.env);
+    } catch (e) {
+      if (!isKilnError(e)) throw e;
+      printError(e.message);
+      events({ kind: 'build-failed' });
+      return fail(ExitCode.BUILD_FAILURE);
+    }
+  }
   // `kiln build` repeated with nothing changed: the last null build's record answers it (null-build-record.ts).
   const nullBuilds =
     command === 'build' && !remote && patterns.length > 0 && options.getBool('build') ? new NullBuildRecords(ctx.layout.outputBase) : undefined;
-  const recordKey = nullBuilds && nullBuildKey(buildGraphKeyOf(ctx, { command, patterns, options, keepGoing }), options.fullFingerprint(), request.env.PATH);
+  const recordKey =
+    nullBuilds &&
+    nullBuildKey(
+      buildGraphKeyOf(ctx, { command, patterns, options, keepGoing, ...(customStatus ? { customStatus } : {}) }),
+      options.fullFingerprint(),
+      request.env.PATH,
+    );
   if (nullBuilds && recordKey) {
     const repeated = await repeatNullBuild(nullBuilds, recordKey, request, ui);
     if (repeated) return repeated;
@@ -140,7 +159,15 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     return { exitCode, targets: [] };
   };
 
-  const analysisRequest = { command, patterns, options, keepGoing, clientEnv: request.env, ...(testSettings ? { testSettings } : {}) };
+  const analysisRequest = {
+    command,
+    patterns,
+    options,
+    keepGoing,
+    clientEnv: request.env,
+    ...(testSettings ? { testSettings } : {}),
+    ...(customStatus ? { customStatus } : {}),
+  };
   const analyzed = request.interruptibly(() => analyzeBuild(ctx, analysisRequest, events));
   if (analyzed === 'interrupted') {
     printError('build interrupted');

@@ -180,6 +180,11 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     repeatable('action_env', "NAME=VALUE, or NAME to take the client's value, in the environment of every action (and its key)."),
     notImplemented(repeatable('host_action_env', 'NAME=VALUE (or NAME) for actions of the exec configuration.'), 'warning', NO_EFFECT),
     bool('incompatible_strict_action_env', false, "Actions get a fixed PATH (/bin:/usr/bin:/usr/local/bin), not the client's."),
+    str(
+      'workspace_status_command',
+      '',
+      'A program run at the start of each build whose KEY VALUE lines stamp builds (STABLE_* keys stable, the rest volatile).',
+    ),
     str('symlink_prefix', 'kiln-', "Prefix of the convenience symlinks (kiln-bin...): 'bazel-' gives Bazel's names, '/' none."),
     { name: 'show_result', type: 'int', default: 1, min: 0, help: 'Print the outputs of each target when at most this many targets were requested.' },
     {
