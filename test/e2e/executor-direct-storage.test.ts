@@ -6,7 +6,7 @@ import { main as executorMain } from '../../src/cli/commands/executor.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { connect, must } from '../scheduler/cache-server-fixture.js';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
-import { startKilnCluster, startKilnStorage } from './kiln-cluster.js';
+import { mirroredStorageConfig, startKilnCluster, startKilnStorage } from './kiln-cluster.js';
 
 // An executor whose config names the cluster's storage ("storage": the same BlobAccess config as the
 // scheduler's instance CAS) reads its inputs from and writes its outputs to the storage nodes
@@ -32,17 +32,7 @@ describe('an executor that reads and writes the storage nodes itself', () => {
     const nodeA = await startKilnStorage(['--storage', join(dir, 'a')]);
     const nodeB = await startKilnStorage(['--storage', join(dir, 'b')]);
     const node = (endpoint: string, keyspace: 'cas' | 'ac') => ({ kind: 'grpc', endpoint, keyspace, retries: 0 });
-    writeFileSync(
-      join(dir, 'scheduler.json'),
-      JSON.stringify({
-        instances: {
-          '': {
-            cas: { kind: 'mirrored', a: node(nodeA.endpoint, 'cas'), b: node(nodeB.endpoint, 'cas') },
-            actionCache: { kind: 'completeness-checking', backend: { kind: 'mirrored', a: node(nodeA.endpoint, 'ac'), b: node(nodeB.endpoint, 'ac') } },
-          },
-        },
-      }),
-    );
+    writeFileSync(join(dir, 'scheduler.json'), JSON.stringify(mirroredStorageConfig(nodeA.endpoint, nodeB.endpoint)));
     const cluster = await startKilnCluster(['--executors', '0', '--config', join(dir, 'scheduler.json')]);
     writeFileSync(
       join(dir, 'executor.json'),

@@ -78,3 +78,16 @@ async function startKilnServer(
   onTestFinished(() => cluster.stop());
   return cluster;
 }
+
+/** A scheduler config whose CAS and action cache mirror two storage nodes (as deploy/compose's does). */
+export function mirroredStorageConfig(a: string, b: string): object {
+  const node = (endpoint: string, keyspace: 'cas' | 'ac') => ({ kind: 'grpc', endpoint, keyspace, retries: 0 });
+  return {
+    instances: {
+      '': {
+        cas: { kind: 'mirrored', a: node(a, 'cas'), b: node(b, 'cas') },
+        actionCache: { kind: 'completeness-checking', backend: { kind: 'mirrored', a: node(a, 'ac'), b: node(b, 'ac') } },
+      },
+    },
+  };
+}

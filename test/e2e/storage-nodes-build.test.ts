@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
-import { startKilnCluster, startKilnStorage } from './kiln-cluster.js';
+import { mirroredStorageConfig, startKilnCluster, startKilnStorage } from './kiln-cluster.js';
 
 const WORKSPACE = {
   'MODULE.bazel': 'module(name = "mirrored")\n',
@@ -22,18 +22,7 @@ describe('kiln build against a scheduler whose CAS and action cache mirror two k
     const dir = tempDir();
     const nodeA = await startKilnStorage(['--storage', join(dir, 'a')]);
     const nodeB = await startKilnStorage(['--storage', join(dir, 'b')]);
-    const node = (endpoint: string, keyspace: 'cas' | 'ac') => ({ kind: 'grpc', endpoint, keyspace, retries: 0 });
-    writeFileSync(
-      join(dir, 'scheduler.json'),
-      JSON.stringify({
-        instances: {
-          '': {
-            cas: { kind: 'mirrored', a: node(nodeA.endpoint, 'cas'), b: node(nodeB.endpoint, 'cas') },
-            actionCache: { kind: 'completeness-checking', backend: { kind: 'mirrored', a: node(nodeA.endpoint, 'ac'), b: node(nodeB.endpoint, 'ac') } },
-          },
-        },
-      }),
-    );
+    writeFileSync(join(dir, 'scheduler.json'), JSON.stringify(mirroredStorageConfig(nodeA.endpoint, nodeB.endpoint)));
     const cluster = await startKilnCluster(['--executors', '1', '--runner', 'local', '--config', join(dir, 'scheduler.json')]);
     expect(cluster.log()).toContain('mirrored(a: grpc');
     const flags = [`--remote_executor=${cluster.endpoint}`, '//pkg:both'];
