@@ -49,6 +49,8 @@ export interface CacheServerConfig {
   readonly security: SecurityConfig;
   /** A plaintext port serving only grpc.health.v1.Health (Kubernetes' grpc probe speaks no TLS); none when absent. */
   readonly healthPort?: number;
+  /** A plaintext HTTP port serving Prometheus metrics at /metrics; none when absent (0: a free port). */
+  readonly metricsPort?: number;
 }
 
 export const DEFAULT_LIMITS: CacheServerLimits = {
@@ -119,7 +121,19 @@ export interface ConfigOverrides {
 }
 
 /** The top-level fields of a cache server's config (every role that serves CAS/AC reads them). */
-export const CACHE_SERVER_SECTIONS = ['host', 'port', 'instanceNames', 'storage', 'instances', 'limits', 'chunking', 'tls', 'auth', 'healthPort'] as const;
+export const CACHE_SERVER_SECTIONS = [
+  'host',
+  'port',
+  'instanceNames',
+  'storage',
+  'instances',
+  'limits',
+  'chunking',
+  'tls',
+  'auth',
+  'healthPort',
+  'metricsPort',
+] as const;
 
 /**
  * Validates a parsed JSON config file and applies command-line overrides.
@@ -221,7 +235,17 @@ export function parseCacheServerSections(
   }
   const security = parseSecurityConfig(obj['tls'], obj['auth'], names, baseDir, fail);
   const healthPort = optionalInteger(obj['healthPort'], 'healthPort', 0, 65535, fail);
-  return { host, port, instances, limits, chunking, security, ...(healthPort === undefined ? {} : { healthPort }) };
+  const metricsPort = optionalInteger(obj['metricsPort'], 'metricsPort', 0, 65535, fail);
+  return {
+    host,
+    port,
+    instances,
+    limits,
+    chunking,
+    security,
+    ...(healthPort === undefined ? {} : { healthPort }),
+    ...(metricsPort === undefined ? {} : { metricsPort }),
+  };
 }
 
 function parseStorage(value: unknown, baseDir: string, fail: ConfigFail): StorageShorthand {

@@ -2,6 +2,8 @@ import { InvalidArgumentError, reapi } from '../src/core/index.js';
 import {
   backendsOf,
   createBlobAccess,
+  MetricsBlobAccess,
+  type BlobAccessMetrics,
   VerifyingBlobAccess,
   type BlobAccess,
   type BlobAccessConfig,
@@ -37,16 +39,20 @@ export class StorageInstances {
    * `verifying` layer gets one on the outside (unless all its storage is remote: see verifiesContent), so
    * no unverified blob ever enters or leaves the server. `grpc` backends connect to their storage nodes.
    */
-  static async open(configs: readonly InstanceStorageConfig[], logger?: BlobAccessLogger): Promise<StorageInstances> {
+  static async open(configs: readonly InstanceStorageConfig[], logger?: BlobAccessLogger, metrics?: BlobAccessMetrics): Promise<StorageInstances> {
     const byName = new Map<string, InstanceStorage>();
     const remote = new RemoteStorage();
     try {
       for (const config of configs) {
         const where = config.name === '' ? 'instance ""' : `instance ${JSON.stringify(config.name)}`;
-        const deps = { ...(logger ? { logger } : {}), connectRemote: remote.connect };
-        const built = await createBlobAccess(config.cas, deps, `${where}.cas`);
-        const cas = verifiesContent(config.cas) ? built : new VerifyingBlobAccess(built, deps);
-        const actionCache = await createBlobAccess(config.actionCache, { ...deps, contentAddressableStorage: cas }, `${where}.actionCache`);
+        const deps = { ...(logger ? { logger } : {}), ...(metrics ? { metrics } : {}), connectRemote: remote.connect };
+        const built = await createBlobAccess(config.cas, { ...deps, storage: 'cas' }, `${where}.cas`);
+        const verified = verifiesContent(config.cas) ? built : new VerifyingBlobAccess(built, deps);
+        // The whole stack as the services see it (backend "instance"): its lookups are the hits and misses clients
+        // see (the action cache's completeness check reads the CAS beneath it, so it is not counted there).
+        const cas = metrics ? new MetricsBlobAccess(verified, metrics, 'instance', 'cas') : verified;
+        const stack = await createBlobAccess(config.actionCache, { ...deps, storage: 'ac', contentAddressableStorage: verified }, `${where}.actionCache`);
+        const actionCache = metrics ? new MetricsBlobAccess(stack, metrics, 'instance', 'ac') : stack;
         byName.set(config.name, { name: config.name, cas, actionCache, checkActionResultReferences: config.checkActionResultReferences ?? true });
       }
     } catch (e) {

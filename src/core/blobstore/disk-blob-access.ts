@@ -31,6 +31,8 @@ export interface DiskBlobAccessOptions {
   /** fsync each file before it becomes visible: survives power loss, costs a disk flush per blob. */
   readonly sync?: boolean;
   readonly logger?: BlobAccessLogger;
+  /** Hears of each blob deleted to stay within the budget, with the bytes it was charged (metrics). */
+  readonly onEvict?: (blobs: number, bytes: number) => void;
 }
 
 interface Entry {
@@ -304,6 +306,7 @@ export class DiskBlobAccess implements BlobAccess {
       if (this.usedBytes + this.reservedBytes <= this.options.maxBytes) return;
       if (hash === keep) continue;
       this.forget(hash, entry);
+      this.options.onEvict?.(1, entry.usage);
       void this.removeFile(hash);
     }
   }
