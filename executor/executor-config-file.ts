@@ -27,6 +27,7 @@ export const EXECUTOR_CONFIG_KEYS = [
   'name',
   'image',
   'health-port',
+  'metrics-port',
   'drain-timeout',
   ...SCHEDULER_CREDENTIAL_KEYS,
   ...RESOURCE_LIMIT_KEYS,
@@ -48,6 +49,7 @@ export interface ExecutorConfigFile {
   /** The docker runner's default image. */
   readonly image?: string;
   readonly 'health-port'?: number;
+  readonly 'metrics-port'?: number;
   readonly 'drain-timeout'?: number;
   readonly 'tls-ca'?: string;
   readonly 'tls-certificate'?: string;
@@ -88,6 +90,7 @@ export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwC
   read('name', (v, p) => readNonEmptyString(v, p, fail));
   read('image', (v, p) => readNonEmptyString(v, p, fail));
   read('health-port', (v, p) => readPort(v, p, fail));
+  read('metrics-port', (v, p) => readPort(v, p, fail));
   read('drain-timeout', (v, p) => readInteger(v, p, 0, 24 * 3600, fail));
   for (const key of SCHEDULER_CREDENTIAL_KEYS) read(key, (v, p) => readNonEmptyString(v, p, fail));
   return file;

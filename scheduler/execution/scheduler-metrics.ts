@@ -1,14 +1,6 @@
-import { googleRpc, type reapi, type Clock } from '../../src/core/index.js';
-import { Counter, familiesOf, Gauge, Histogram, STAGE_BUCKETS, type Registry } from '../../src/core/metrics/index.js';
+import type { Clock } from '../../src/core/index.js';
+import { actionStageSeconds, Counter, familiesOf, Gauge, Histogram, outcomeOf, STAGE_BUCKETS, type Registry } from '../../src/core/metrics/index.js';
 import type { ExecutionScheduler, SchedulerObserver } from './execution-scheduler.js';
-
-type Stamp = { seconds?: number | null | undefined; nanos?: number | null | undefined } | null | undefined;
-
-/** Seconds since the epoch of a Timestamp; undefined when unset. */
-function secondsOf(t: Stamp): number | undefined {
-  if (!t) return undefined;
-  return (t.seconds ?? 0) + (t.nanos ?? 0) / 1e9;
-}
 
 /** A queue key (platform-rules.ts: JSON of the relevant [name, value] pairs) as a label: `OSFamily=linux,cores=4`. */
 export function platformLabel(platformKey: string): string {
@@ -17,15 +9,6 @@ export function platformLabel(platformKey: string): string {
   } catch {
     return platformKey;
   }
-}
-
-/** The outcome label of an ExecuteResponse: success, failure (non-zero exit), cancelled, timeout or error. */
-export function outcomeOf(response: reapi.ExecuteResponseInit): string {
-  const code = response.status?.code ?? googleRpc.Code.OK;
-  if (code === googleRpc.Code.CANCELLED) return 'cancelled';
-  if (code === googleRpc.Code.DEADLINE_EXCEEDED) return 'timeout';
-  if (code !== googleRpc.Code.OK) return 'error';
-  return (response.result?.exitCode ?? 0) === 0 ? 'success' : 'failure';
 }
 
 interface SchedulerFamilies {
@@ -116,20 +99,11 @@ function familiesOfScheduler(registry: Registry): SchedulerFamilies {
 /** The observer that feeds `registry`'s scheduler families; pass it to the ExecutionScheduler. */
 export function schedulerObserver(registry: Registry): SchedulerObserver {
   const f = familiesOfScheduler(registry);
-  const stage = (name: string, start: Stamp, end: Stamp) => {
-    const a = secondsOf(start);
-    const b = secondsOf(end);
-    if (a !== undefined && b !== undefined && b >= a) f.stages.observe({ stage: name }, b - a);
-  };
   return {
     operationFinished: (response) => f.actions.inc({ outcome: outcomeOf(response), cache_result: response.cachedResult ? 'hit' : 'miss' }),
     executionAssigned: (_platformKey, queuedMs) => f.stages.observe({ stage: 'queued' }, Math.max(0, queuedMs) / 1000),
     executionReported: (response) => {
-      const m = response.result?.executionMetadata;
-      if (!m) return;
-      stage('input_fetch', m.inputFetchStartTimestamp, m.inputFetchCompletedTimestamp);
-      stage('execution', m.executionStartTimestamp, m.executionCompletedTimestamp);
-      stage('output_upload', m.outputUploadStartTimestamp, m.outputUploadCompletedTimestamp);
+      for (const [stage, seconds] of actionStageSeconds(response)) f.stages.observe({ stage }, seconds);
     },
   };
 }

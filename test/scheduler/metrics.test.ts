@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startExecutor } from '../../executor/index.js';
 import { googleRpc } from '../../src/core/index.js';
 import { newMetricsRegistry, openMetricsPort } from '../../src/core/metrics/index.js';
 import { execute, shCommand as sh, startClusterForTest } from './execution/cluster-fixture.js';
@@ -70,6 +74,43 @@ describe('Prometheus metrics of the scheduler (scraped over HTTP and parsed)', (
     expect(outcome.response?.result?.exitCode).toBe(3);
     const samples = await scrape(cluster.server.metricsUrl!);
     expect(valueOf(samples, 'kiln_scheduler_actions_total', { outcome: 'failure', cache_result: 'miss' })).toBe(1);
+  });
+});
+
+describe("an executor's metrics port", () => {
+  it('counts the actions it runs and shows none in flight once they are done', async () => {
+    const cluster = await startClusterForTest();
+    const dir = await mkdtemp(join(tmpdir(), 'kiln-executor-metrics-'));
+    // A root executor's sandboxed actions run as nobody, which must reach their build directories.
+    await chmod(dir, 0o711);
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const executor = await startExecutor(
+      {
+        scheduler: cluster.server.endpoint,
+        instanceName: '',
+        name: 'scraped',
+        slots: 1,
+        runner: 'local',
+        workDirectory: join(dir, 'work'),
+        cacheBytes: 1 << 20,
+        platform: [],
+        metricsPort: 0,
+        healthHost: '127.0.0.1',
+      },
+      () => undefined,
+    );
+    onTestFinished(() => executor.stop());
+    const url = executor.metricsUrl!;
+    expect(valueOf(await scrape(url), 'kiln_executor_actions_total')).toBe(0);
+    expect(valueOf(await scrape(url), 'kiln_executor_actions_in_flight', { worker: 'scraped' })).toBe(0);
+    const actionDigest = await cluster.action({ ...sh('echo hi > out.txt'), outputPaths: ['out.txt'] });
+    const outcome = await execute(cluster, { instanceName: '', actionDigest });
+    expect(outcome.response?.result?.exitCode).toBe(0);
+    const samples = await scrape(url);
+    expect(valueOf(samples, 'kiln_executor_actions_total', { worker: 'scraped', outcome: 'success' })).toBe(1);
+    expect(valueOf(samples, 'kiln_executor_actions_in_flight', { worker: 'scraped' })).toBe(0);
+    expect(valueOf(samples, 'kiln_executor_action_stage_duration_seconds_count', { worker: 'scraped', stage: 'execution' })).toBe(1);
+    expect(valueOf(samples, 'kiln_process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 });
 

@@ -281,6 +281,9 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
               ...(defaultImage ? { defaultImage } : {}),
             },
             (m) => log.warn(m),
+            undefined,
+            undefined,
+            metrics,
           );
           executors.push(running);
           void running.refused.then((reason) => log.warn(reason));

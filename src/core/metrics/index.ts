@@ -2,3 +2,4 @@
 export { Counter, Gauge, Histogram, Registry } from 'prom-client';
 export { openMetricsPort, type MetricsPort } from './metrics-port.js';
 export { DURATION_BUCKETS, familiesOf, newMetricsRegistry, secondsSince, STAGE_BUCKETS } from './metric-families.js';
+export { actionStageSeconds, outcomeOf } from './action-outcome.js';
