@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { digestKey, durationFromMs, googleRpc, kilnWorker, NotFoundError, reapi, timestampFromMs, type Clock, type Digest } from '../../src/core/index.js';
+import {
+  digestKey,
+  durationFromMs,
+  googleRpc,
+  kilnWorker,
+  NotFoundError,
+  reapi,
+  ResourceExhaustedError,
+  timestampFromMs,
+  type Clock,
+  type Digest,
+} from '../../src/core/index.js';
 import type { ValidatedAction } from './action-validator.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { operationName } from './operation-name.js';
@@ -181,6 +192,25 @@ export class ExecutionScheduler {
     const op = new OperationRecord(name, instanceName, actionDigest);
     this.operations.set(name, op);
     return op.snapshot();
+  }
+
+  /**
+   * Refuses an action its platform's queue has no room for (`maxQueuedActionsPerPlatform`), before an
+   * operation exists: one that would join an identical action in flight always has room.
+   * @throws ResourceExhaustedError with `queueFullRetryAfterMs` for RetryInfo
+   */
+  checkQueueRoom(instanceName: string, validated: ValidatedAction, doNotCache: boolean): void {
+    const max = this.config.maxQueuedActionsPerPlatform;
+    if (max === 0) return;
+    if (!doNotCache && this.inFlight.has(`${instanceName}\n${digestKey(validated.actionDigest)}`)) return;
+    const key = this.rules.queueKey(validated.platform);
+    const queued = this.queue.lengthOf(key);
+    if (queued < max) return;
+    const platform = validated.platform.map((p) => `${p.name}=${p.value}`).join(',') || '(empty platform)';
+    throw new ResourceExhaustedError(
+      `the queue of platform ${quotedName(platform)} is full (${queued} actions queued, limit ${max}); retry later`,
+      this.config.queueFullRetryAfterMs,
+    );
   }
 
   /** Queues the operation's action, or joins the identical cacheable one already in flight. */
