@@ -35,6 +35,8 @@ export interface CacheServerLimits {
   readonly uploadIdleTimeoutMs: number;
   /** Directories per GetTree response when the client asks for page_size 0. */
   readonly defaultTreePageSize: number;
+  /** How long a disk store keeps a blob from eviction once a client was told it exists or stored it (a build's lifetime). */
+  readonly pinTtlMs: number;
 }
 
 export interface CacheServerConfig {
@@ -64,6 +66,7 @@ export const DEFAULT_LIMITS: CacheServerLimits = {
   maxInlineBytes: 1024 * 1024,
   uploadIdleTimeoutMs: 10 * 60 * 1000,
   defaultTreePageSize: 1000,
+  pinTtlMs: 60 * 60 * 1000,
 };
 
 const DEFAULT_MEMORY_BYTES = 1024 * 1024 * 1024;

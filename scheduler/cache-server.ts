@@ -65,7 +65,7 @@ const STORAGE_OPS = 64;
 /** Opens the storage of every instance and the services that serve it. */
 export async function createCacheContext(config: CacheServerConfig, log: ServerLog, metrics?: Registry): Promise<ServiceContext> {
   const logger: BlobAccessLogger = { warn: (m) => log.warn(m) };
-  const instances = await StorageInstances.open(config.instances, logger, metrics ? BlobAccessMetrics.of(metrics) : undefined);
+  const instances = await StorageInstances.open(config.instances, logger, metrics ? BlobAccessMetrics.of(metrics) : undefined, config.limits.pinTtlMs);
   return { instances, config, log, limiter: new InFlightLimiter(config.limits), storageOps: new ConcurrencyLimit(STORAGE_OPS) };
 }
 

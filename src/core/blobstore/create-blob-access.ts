@@ -6,6 +6,7 @@ import { ChecksummingBlobAccess } from './checksumming-blob-access.js';
 import { CompletenessCheckingBlobAccess } from './completeness-checking-blob-access.js';
 import { DiskBlobAccess } from './disk-blob-access.js';
 import { ExistenceCachingBlobAccess } from './existence-caching-blob-access.js';
+import type { BlobPins } from './blob-pins.js';
 import { MemoryBlobAccess } from './memory-blob-access.js';
 import { MetricsBlobAccess, type BlobAccessMetrics, type StorageLabel } from './metrics-blob-access.js';
 import { MirroredBlobAccess } from './mirrored-blob-access.js';
@@ -29,6 +30,8 @@ export interface BlobAccessDeps {
   readonly metrics?: BlobAccessMetrics;
   /** The keyspace the stack serves, for the metrics' `storage` label; a disk or block store's own keyspace by default. */
   readonly storage?: StorageLabel;
+  /** Blobs disk stores must not evict (BlobPins); the server pins what it told clients exist. */
+  readonly pins?: BlobPins;
 }
 
 /**
@@ -76,6 +79,7 @@ async function build(valid: BlobAccessConfig, deps: BuildDeps, where: string): P
         sync: valid.sync ?? false,
         ...(deps.logger ? { logger: deps.logger } : {}),
         ...(deps.onEvict ? { onEvict: deps.onEvict } : {}),
+        ...(deps.pins ? { pins: deps.pins } : {}),
       });
     case 'blocks':
       return BlockBlobAccess.open({
