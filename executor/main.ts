@@ -97,7 +97,13 @@ export async function startExecutor(
   // loop runs; not once the scheduler refused this executor (it takes no work then).
   const health = new HealthStatus();
   const healthPort = config.healthPort === undefined ? undefined : await openHealthPort(config.healthHost ?? '0.0.0.0', config.healthPort, health);
-  const metricsPort = config.metricsPort === undefined ? undefined : await openMetricsPort(config.healthHost ?? '0.0.0.0', config.metricsPort, registry);
+  let metricsPort;
+  try {
+    metricsPort = config.metricsPort === undefined ? undefined : await openMetricsPort(config.healthHost ?? '0.0.0.0', config.metricsPort, registry);
+  } catch (e) {
+    await healthPort?.close();
+    throw e;
+  }
   const channel = schedulerChannel(config.scheduler, config.credentials);
   const chosen = runner ?? (await createRunner(config, log));
   const buildRoot = join(config.workDirectory, 'build');
