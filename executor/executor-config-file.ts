@@ -28,6 +28,7 @@ export const EXECUTOR_CONFIG_KEYS = [
   'name',
   'image',
   'health-port',
+  'metrics-port',
   'drain-timeout',
   ...SCHEDULER_CREDENTIAL_KEYS,
   ...RESOURCE_LIMIT_KEYS,
@@ -52,6 +53,7 @@ export interface ExecutorConfigFile {
   /** The docker runner's default image. */
   readonly image?: string;
   readonly 'health-port'?: number;
+  readonly 'metrics-port'?: number;
   readonly 'drain-timeout'?: number;
   /** The cluster's CAS as a BlobAccess config (the scheduler instance's `cas`: storage nodes, mirrored or sharded). */
   readonly storage?: BlobAccessConfig;
@@ -94,6 +96,7 @@ export function readExecutorConfigFile(value: unknown, fail: ConfigFail = throwC
   read('name', (v, p) => readNonEmptyString(v, p, fail));
   read('image', (v, p) => readNonEmptyString(v, p, fail));
   read('health-port', (v, p) => readPort(v, p, fail));
+  read('metrics-port', (v, p) => readPort(v, p, fail));
   read('drain-timeout', (v, p) => readInteger(v, p, 0, 24 * 3600, fail));
   read('storage', (v, p) => parseBlobAccessConfig(v as BlobAccessConfig, p));
   for (const key of SCHEDULER_CREDENTIAL_KEYS) read(key, (v, p) => readNonEmptyString(v, p, fail));

@@ -41,6 +41,8 @@ export interface ExecutorConfig {
   readonly storage?: BlobAccessConfig;
   /** Where the health port listens: every interface by default (the kubelet probes the pod's address). */
   readonly healthHost?: string;
+  /** A plaintext HTTP port serving Prometheus metrics at /metrics (on healthHost's interfaces); 0 picks a free one; none when absent. */
+  readonly metricsPort?: number;
 }
 
 export const DEFAULT_CACHE_BYTES = 8 * 1024 * 1024 * 1024;

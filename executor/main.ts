@@ -3,10 +3,12 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { HealthStatus, openHealthPort, ServingStatus } from '../src/core/health/index.js';
 import type { kilnWorker } from '../src/core/index.js';
+import { newMetricsRegistry, openMetricsPort, type Registry } from '../src/core/metrics/index.js';
 import { BuildExecutor } from './build-executor.js';
 import { CasClient, type ExecutorCas } from './cas-client.js';
 import { StorageCas } from './storage-cas.js';
 import type { ExecutorConfig } from './executor-config.js';
+import { measuredExecutor } from './executor-metrics.js';
 import { FileCache } from './file-cache.js';
 import { DockerRunner } from './runners/docker-runner.js';
 import { LocalRunner } from './runners/local-runner.js';
@@ -23,6 +25,8 @@ export interface RunningExecutor {
   readonly refused: Promise<string>;
   /** The health port's number (config `healthPort`), when it has one. */
   readonly healthPort?: number;
+  /** `http://HOST:PORT/metrics` (config `metricsPort`), when it has one. */
+  readonly metricsUrl?: string;
   /**
    * Takes no more work (the health port says NOT_SERVING) and resolves once the running actions
    * have finished and been reported. Call `stop` after it, or instead of it to abort them.
@@ -86,11 +90,21 @@ export async function startExecutor(
   log: (message: string) => void,
   runner?: Runner,
   started?: (assignment: kilnWorker.Assignment) => void,
+  /** The registry for this executor's metrics (`kiln cluster up`: the server's); its own when absent. */
+  metrics?: Registry,
 ): Promise<RunningExecutor> {
+  const registry = metrics ?? newMetricsRegistry({ processMetrics: config.metricsPort !== undefined });
   // First, so a port already taken fails before anything is started. Serving from the moment the
   // loop runs; not once the scheduler refused this executor (it takes no work then).
   const health = new HealthStatus();
   const healthPort = config.healthPort === undefined ? undefined : await openHealthPort(config.healthHost ?? '0.0.0.0', config.healthPort, health);
+  let metricsPort;
+  try {
+    metricsPort = config.metricsPort === undefined ? undefined : await openMetricsPort(config.healthHost ?? '0.0.0.0', config.metricsPort, registry);
+  } catch (e) {
+    await healthPort?.close();
+    throw e;
+  }
   const channel = schedulerChannel(config.scheduler, config.credentials);
   const chosen = runner ?? (await createRunner(config, log));
   const buildRoot = join(config.workDirectory, 'build');
@@ -110,7 +124,7 @@ export async function startExecutor(
     displayName: config.name,
     platform,
     slots: config.slots,
-    executor,
+    executor: measuredExecutor(executor, registry, config.name),
     log,
     refused: refuse,
     ...(started ? { started } : {}),
@@ -124,6 +138,7 @@ export async function startExecutor(
     limits: chosen.enforcesLimits ?? false,
     refused,
     ...(healthPort ? { healthPort: healthPort.port } : {}),
+    ...(metricsPort ? { metricsUrl: metricsPort.url } : {}),
     drain: () => {
       health.set('', ServingStatus.NOT_SERVING);
       return loop.drain();
@@ -131,6 +146,7 @@ export async function startExecutor(
     stop: async () => {
       health.shutdown();
       await healthPort?.close();
+      await metricsPort?.close();
       // Running actions are aborted: their processes or containers are killed and removed, and
       // their build directories too, before the runner's close removes anything still left.
       await loop.stop();

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { kilnWorker, msFromDuration } from '../src/core/index.js';
-import type { BuildExecutor } from './build-executor.js';
+import type { ActionExecutor } from './executor-metrics.js';
 import { isRefusal, type SchedulerChannel } from './scheduler-connection.js';
 import type { PlatformProperty } from './runners/runner.js';
 
@@ -12,7 +12,7 @@ export interface SynchronizeLoopOptions {
   readonly displayName: string;
   readonly platform: readonly PlatformProperty[];
   readonly slots: number;
-  readonly executor: BuildExecutor;
+  readonly executor: ActionExecutor;
   /** Where problems talking to the scheduler are reported. */
   readonly log: (message: string) => void;
   /** Told of each assignment as its task starts (the operator's log line that an action runs here). */

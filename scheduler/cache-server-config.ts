@@ -36,6 +36,8 @@ export interface CacheServerLimits {
   readonly uploadIdleTimeoutMs: number;
   /** Directories per GetTree response when the client asks for page_size 0. */
   readonly defaultTreePageSize: number;
+  /** How long a disk store keeps a blob from eviction once a client was told it exists or stored it (a build's lifetime). */
+  readonly pinTtlMs: number;
 }
 
 export interface CacheServerConfig {
@@ -52,6 +54,8 @@ export interface CacheServerConfig {
   readonly healthPort?: number;
   /** The Build Event Service on the port and its bounds (`buildEvents`); not served when absent. */
   readonly buildEvents?: BuildEventsConfig;
+  /** A plaintext HTTP port serving Prometheus metrics at /metrics; none when absent (0: a free port). */
+  readonly metricsPort?: number;
 }
 
 export const DEFAULT_LIMITS: CacheServerLimits = {
@@ -65,6 +69,7 @@ export const DEFAULT_LIMITS: CacheServerLimits = {
   maxInlineBytes: 1024 * 1024,
   uploadIdleTimeoutMs: 10 * 60 * 1000,
   defaultTreePageSize: 1000,
+  pinTtlMs: 60 * 60 * 1000,
 };
 
 const DEFAULT_MEMORY_BYTES = 1024 * 1024 * 1024;
@@ -134,6 +139,7 @@ export const CACHE_SERVER_SECTIONS = [
   'auth',
   'healthPort',
   'buildEvents',
+  'metricsPort',
 ] as const;
 
 /**
@@ -237,6 +243,7 @@ export function parseCacheServerSections(
   const security = parseSecurityConfig(obj['tls'], obj['auth'], names, baseDir, fail);
   const healthPort = optionalInteger(obj['healthPort'], 'healthPort', 0, 65535, fail);
   const buildEvents = obj['buildEvents'] === undefined ? undefined : parseBuildEventsConfig(obj['buildEvents'], baseDir, fail);
+  const metricsPort = optionalInteger(obj['metricsPort'], 'metricsPort', 0, 65535, fail);
   return {
     host,
     port,
@@ -246,6 +253,7 @@ export function parseCacheServerSections(
     security,
     ...(healthPort === undefined ? {} : { healthPort }),
     ...(buildEvents === undefined ? {} : { buildEvents }),
+    ...(metricsPort === undefined ? {} : { metricsPort }),
   };
 }
 

@@ -10,12 +10,15 @@ import {
   ServingStatus,
   type HealthPort,
 } from '../src/core/health/index.js';
+import { BlobAccessMetrics } from '../src/core/blobstore/index.js';
+import { newMetricsRegistry, openMetricsPort, type MetricsPort, type Registry } from '../src/core/metrics/index.js';
 import { actionCacheService } from './action-cache-service.js';
 import { openBuildEventServer, type BuildEventQueries } from './build-events/index.js';
 import { byteStreamService } from './byte-stream-service.js';
 import type { CacheServerConfig } from './cache-server-config.js';
 import { capabilitiesService, type ExecutionCapabilitiesSource } from './capabilities-service.js';
 import { contentAddressableStorageService } from './content-addressable-storage-service.js';
+import { grpcMetricsInterceptor } from './grpc-metrics.js';
 import { grpcServerOptions, startGrpcServer, type ServiceRegistration } from './grpc-server.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { InFlightLimiter } from './in-flight-limiter.js';
@@ -41,6 +44,10 @@ export interface CacheServer {
   readonly tokenEndpoint?: string;
   /** The invocations the Build Event Service keeps (config `buildEvents`); absent when it is not served. */
   readonly buildEvents?: BuildEventQueries;
+  /** The registry the server's metrics go to (blob stores, gRPC calls, and whatever `extraServices` add). */
+  readonly metrics: Registry;
+  /** `http://HOST:PORT/metrics` when config `metricsPort` is set. */
+  readonly metricsUrl?: string;
   /** Stops serving and discards unfinished uploads. */
   close(): Promise<void>;
 }
@@ -53,15 +60,17 @@ export interface CacheServerOptions {
   readonly executionCapabilities?: ExecutionCapabilitiesSource;
   /** With auth on: a token of the server's own executors (`kiln cluster up`), with the worker role everywhere. */
   readonly clusterExecutorToken?: string;
+  /** The registry for the server's metrics (shared with the execution half and in-process executors); a new one by default. */
+  readonly metrics?: Registry;
 }
 
 /** Blob operations of batch RPCs running at once, server-wide: well below the usual 1024 open files. */
 const STORAGE_OPS = 64;
 
 /** Opens the storage of every instance and the services that serve it. */
-export async function createCacheContext(config: CacheServerConfig, log: ServerLog): Promise<ServiceContext> {
+export async function createCacheContext(config: CacheServerConfig, log: ServerLog, metrics?: Registry): Promise<ServiceContext> {
   const logger: BlobAccessLogger = { warn: (m) => log.warn(m) };
-  const instances = await StorageInstances.open(config.instances, logger);
+  const instances = await StorageInstances.open(config.instances, logger, metrics ? BlobAccessMetrics.of(metrics) : undefined, config.limits.pinTtlMs);
   return { instances, config, log, limiter: new InFlightLimiter(config.limits), storageOps: new ConcurrencyLimit(STORAGE_OPS) };
 }
 
@@ -82,7 +91,9 @@ export function cacheServices(ctx: ServiceContext, sessions: UploadSessions, exe
 
 /** Starts the REAPI cache server: Capabilities, CAS, ActionCache and ByteStream on one port. */
 export async function startCacheServer(config: CacheServerConfig, options: CacheServerOptions): Promise<CacheServer> {
-  const ctx = await createCacheContext(config, options.log);
+  // Process metrics (CPU, memory, event loop) only where someone can scrape them.
+  const metrics = options.metrics ?? newMetricsRegistry({ processMetrics: config.metricsPort !== undefined });
+  const ctx = await createCacheContext(config, options.log, metrics);
   const sessions = new UploadSessions(config.limits.uploadIdleTimeoutMs);
   const health = new HealthStatus();
   const buildEvents = config.buildEvents ? await openBuildEventServer(config.buildEvents, ctx).catch(closing(ctx)) : undefined;
@@ -95,13 +106,17 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
   let server;
   let security: PortSecurity | undefined;
   let healthPort: HealthPort | undefined;
+  let metricsPort: MetricsPort | undefined;
   try {
     security = await openPortSecurity(config.security, options.log, options.clusterExecutorToken);
-    const serverOptions = { ...grpcServerOptions(config.limits.maxBatchTotalSizeBytes), interceptors: security.interceptors };
+    const interceptors = [grpcMetricsInterceptor(metrics), ...security.interceptors];
+    const serverOptions = { ...grpcServerOptions(config.limits.maxBatchTotalSizeBytes), interceptors };
     server = await startGrpcServer(config.host, config.port, services, serverOptions, security.credentials);
     if (config.healthPort !== undefined) healthPort = await openHealthPort(config.host, config.healthPort, health);
+    if (config.metricsPort !== undefined) metricsPort = await openMetricsPort(config.host, config.metricsPort, metrics);
   } catch (e) {
     await server?.stop(0);
+    await healthPort?.close();
     security?.close();
     await buildEvents?.close();
     await sessions.closeAll();
@@ -123,11 +138,14 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     ...(healthPort ? { healthPort: healthPort.port } : {}),
     ...(secured.tokenEndpoint ? { tokenEndpoint: secured.tokenEndpoint.url } : {}),
     ...(buildEvents ? { buildEvents: buildEvents.queries } : {}),
+    metrics,
+    ...(metricsPort ? { metricsUrl: metricsPort.url } : {}),
     close: async () => {
       // Probes see NOT_SERVING (and watches end) before the port stops taking calls.
       health.shutdown();
       await running.stop();
       await healthPort?.close();
+      await metricsPort?.close();
       secured.close();
       await buildEvents?.close();
       await sessions.closeAll();

@@ -22,6 +22,7 @@ export async function runCacheServer(
   const { started, ...serverOptions } = options;
   const server = await startCacheServer(config, { ...serverOptions, log: out.log });
   out.stdout(`${server.endpoint}\n`);
+  if (server.metricsUrl) out.stdout(`${server.metricsUrl}\n`);
   out.log.info(`kiln cache server listening on ${server.endpoint}`);
   out.log.info(`services: ${server.services.join(', ')}`);
   if (server.tokenEndpoint) out.log.info(`service account token endpoint: ${server.tokenEndpoint}`);

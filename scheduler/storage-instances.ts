@@ -1,7 +1,11 @@
-import { InvalidArgumentError, reapi } from '../src/core/index.js';
+import { InvalidArgumentError, reapi, systemClock } from '../src/core/index.js';
 import {
   backendsOf,
   createBlobAccess,
+  BlobPins,
+  MetricsBlobAccess,
+  PinningBlobAccess,
+  type BlobAccessMetrics,
   VerifyingBlobAccess,
   type BlobAccess,
   type BlobAccessConfig,
@@ -10,6 +14,9 @@ import {
 import type { InstanceStorageConfig } from './cache-server-config.js';
 import { checkInstanceName, quotedName } from './instance-name.js';
 import { RemoteStorage } from '../src/remote/index.js';
+
+/** How long a blob a client was told exists (or stored) is kept from eviction: longer than a build. */
+export const DEFAULT_PIN_TTL_MS = 60 * 60 * 1000;
 
 /** The stores behind one instance name. */
 interface InstanceStorage {
@@ -37,16 +44,27 @@ export class StorageInstances {
    * `verifying` layer gets one on the outside (unless all its storage is remote: see verifiesContent), so
    * no unverified blob ever enters or leaves the server. `grpc` backends connect to their storage nodes.
    */
-  static async open(configs: readonly InstanceStorageConfig[], logger?: BlobAccessLogger): Promise<StorageInstances> {
+  static async open(
+    configs: readonly InstanceStorageConfig[],
+    logger?: BlobAccessLogger,
+    metrics?: BlobAccessMetrics,
+    pinTtlMs = DEFAULT_PIN_TTL_MS,
+  ): Promise<StorageInstances> {
     const byName = new Map<string, InstanceStorage>();
     const remote = new RemoteStorage();
     try {
       for (const config of configs) {
         const where = config.name === '' ? 'instance ""' : `instance ${JSON.stringify(config.name)}`;
-        const deps = { ...(logger ? { logger } : {}), connectRemote: remote.connect };
-        const built = await createBlobAccess(config.cas, deps, `${where}.cas`);
-        const cas = verifiesContent(config.cas) ? built : new VerifyingBlobAccess(built, deps);
-        const actionCache = await createBlobAccess(config.actionCache, { ...deps, contentAddressableStorage: cas }, `${where}.actionCache`);
+        const deps = { ...(logger ? { logger } : {}), ...(metrics ? { metrics } : {}), connectRemote: remote.connect };
+        // What clients were told exists, and what was just stored, stays for a build's lifetime (see PinningBlobAccess).
+        const pins = new BlobPins(systemClock, pinTtlMs);
+        const built = await createBlobAccess(config.cas, { ...deps, storage: 'cas', pins }, `${where}.cas`);
+        const verified = new PinningBlobAccess(verifiesContent(config.cas) ? built : new VerifyingBlobAccess(built, deps), pins);
+        // The whole stack as the services see it (backend "instance"): its lookups are the hits and misses clients
+        // see (the action cache's completeness check reads the CAS beneath it, so it is not counted there).
+        const cas = metrics ? new MetricsBlobAccess(verified, metrics, 'instance', 'cas') : verified;
+        const stack = await createBlobAccess(config.actionCache, { ...deps, storage: 'ac', contentAddressableStorage: verified }, `${where}.actionCache`);
+        const actionCache = metrics ? new MetricsBlobAccess(stack, metrics, 'instance', 'ac') : stack;
         byName.set(config.name, { name: config.name, cas, actionCache, checkActionResultReferences: config.checkActionResultReferences ?? true });
       }
     } catch (e) {

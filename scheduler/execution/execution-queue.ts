@@ -112,6 +112,11 @@ export class ExecutionQueue<T> {
     return item;
   }
 
+  /** Items queued for one platform. */
+  lengthOf(platformKey: string): number {
+    return this.queues.get(platformKey)?.size ?? 0;
+  }
+
   get size(): number {
     let n = 0;
     for (const q of this.queues.values()) n += q.size;

@@ -1,5 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { digestKey, durationFromMs, googleRpc, kilnWorker, NotFoundError, reapi, timestampFromMs, type Clock, type Digest } from '../../src/core/index.js';
+import {
+  digestKey,
+  durationFromMs,
+  googleRpc,
+  kilnWorker,
+  NotFoundError,
+  reapi,
+  ResourceExhaustedError,
+  timestampFromMs,
+  type Clock,
+  type Digest,
+} from '../../src/core/index.js';
 import type { ValidatedAction } from './action-validator.js';
 import { ExecutionQueue } from './execution-queue.js';
 import { operationName } from './operation-name.js';
@@ -99,6 +110,31 @@ export interface SynchronizeOutcome {
   readonly mayHold: boolean;
 }
 
+/** What the scheduler tells its metrics (scheduler-metrics.ts); every hook is optional and synchronous. */
+export interface SchedulerObserver {
+  /** An operation (an Execute call) ended with `response` (`cachedResult` says whether the action cache answered it). */
+  operationFinished?(response: reapi.ExecuteResponseInit): void;
+  /** An execution was handed to an executor `queuedMs` after it was first queued. */
+  executionAssigned?(platformKey: string, queuedMs: number): void;
+  /** An executor reported an execution complete with `response` (its ExecutedActionMetadata has the stage times). */
+  executionReported?(response: reapi.ExecuteResponseInit): void;
+}
+
+/** One platform queue as metrics see it. */
+export interface QueueSnapshot {
+  readonly platformKey: string;
+  readonly length: number;
+  /** When its longest-waiting execution was first queued. */
+  readonly oldestQueuedAt: number;
+}
+
+/** One executor as metrics see it. */
+export interface ExecutorSnapshot {
+  readonly name: string;
+  readonly slots: number;
+  readonly running: number;
+}
+
 /** A completed task whose result the worker service may write to the action cache. */
 interface TaskIdentity {
   readonly instanceName: string;
@@ -125,8 +161,27 @@ export class ExecutionScheduler {
     readonly config: SchedulerConfig,
     private readonly clock: Clock,
     private readonly newId: () => string = randomUUID,
+    private readonly observer: SchedulerObserver = {},
   ) {
     this.rules = new PlatformRules(config.platformRules);
+  }
+
+  /** The queues that hold work, with their length and the age of their oldest execution. */
+  queues(): QueueSnapshot[] {
+    const byKey = new Map<string, { length: number; oldestQueuedAt: number }>();
+    for (const execution of this.queue.items()) {
+      const q = byKey.get(execution.platformKey);
+      if (q) {
+        q.length++;
+        q.oldestQueuedAt = Math.min(q.oldestQueuedAt, execution.queuedAt);
+      } else byKey.set(execution.platformKey, { length: 1, oldestQueuedAt: execution.queuedAt });
+    }
+    return [...byKey].map(([platformKey, q]) => ({ platformKey, ...q }));
+  }
+
+  /** The live executors: slots announced (0 while draining) and tasks running. */
+  executorStates(): ExecutorSnapshot[] {
+    return [...this.executors.values()].map((e) => ({ name: e.displayName || e.id, slots: e.slots, running: e.tasks.size }));
   }
 
   // ---- Execution API side ----
@@ -137,6 +192,25 @@ export class ExecutionScheduler {
     const op = new OperationRecord(name, instanceName, actionDigest);
     this.operations.set(name, op);
     return op.snapshot();
+  }
+
+  /**
+   * Refuses an action its platform's queue has no room for (`maxQueuedActionsPerPlatform`), before an
+   * operation exists: one that would join an identical action in flight always has room.
+   * @throws ResourceExhaustedError with `queueFullRetryAfterMs` for RetryInfo
+   */
+  checkQueueRoom(instanceName: string, validated: ValidatedAction, doNotCache: boolean): void {
+    const max = this.config.maxQueuedActionsPerPlatform;
+    if (max === 0) return;
+    if (!doNotCache && this.inFlight.has(`${instanceName}\n${digestKey(validated.actionDigest)}`)) return;
+    const key = this.rules.queueKey(validated.platform);
+    const queued = this.queue.lengthOf(key);
+    if (queued < max) return;
+    const platform = validated.platform.map((p) => `${p.name}=${p.value}`).join(',') || '(empty platform)';
+    throw new ResourceExhaustedError(
+      `the queue of platform ${quotedName(platform)} is full (${queued} actions queued, limit ${max}); retry later`,
+      this.config.queueFullRetryAfterMs,
+    );
   }
 
   /** Queues the operation's action, or joins the identical cacheable one already in flight. */
@@ -244,7 +318,9 @@ export class ExecutionScheduler {
       }
       if (report.stage === kilnWorker.TaskStage.COMPLETED) {
         executor.tasks.delete(report.taskId);
-        this.completeExecution(execution, report.response ?? { status: { code: Code.INTERNAL, message: 'the executor reported no result' } });
+        const response = report.response ?? { status: { code: Code.INTERNAL, message: 'the executor reported no result' } };
+        if (execution.state !== 'done') this.observer.executionReported?.(response);
+        this.completeExecution(execution, response);
       } else {
         for (const op of execution.operations) this.setStage(op, Stage.EXECUTING);
       }
@@ -361,6 +437,7 @@ export class ExecutionScheduler {
     op.response = response;
     op.completedAt = this.clock.now();
     op.abandonedAt = undefined;
+    this.observer.operationFinished?.(response);
     const execution = op.execution;
     op.execution = undefined;
     if (execution) {
@@ -508,6 +585,7 @@ export class ExecutionScheduler {
       execution.state = 'running';
       execution.attempts++;
       execution.task = { id: taskId, executorId: executor.id, assignedAt: now };
+      this.observer.executionAssigned?.(execution.platformKey, now - execution.queuedAt);
       this.running.add(execution);
       executor.tasks.set(taskId, execution);
       const first = execution.operations.values().next().value as OperationRecord | undefined;

@@ -2,7 +2,9 @@ import { kilnWorker, longrunning, reapi, systemClock, type Clock } from '../../s
 import type { ExecutionCapabilitiesSource } from '../capabilities-service.js';
 import type { ServiceRegistration } from '../grpc-server.js';
 import type { ServiceContext } from '../service-context.js';
+import type { Registry } from '../../src/core/metrics/index.js';
 import { ExecutionScheduler } from './execution-scheduler.js';
+import { schedulerObserver, watchScheduler } from './scheduler-metrics.js';
 import { executionService } from './execution-service.js';
 import { operationsService } from './operations-service.js';
 import { DEFAULT_SCHEDULER_CONFIG, type SchedulerConfig } from './scheduler-config.js';
@@ -13,6 +15,8 @@ export interface ExecutionServerOptions {
   readonly clock?: Clock;
   /** How often deadlines are applied; 200 ms by default. */
   readonly tickMs?: number;
+  /** Where the scheduler's metrics go (queues, workers, actions, stage times); the server's registry (CacheServerOptions.metrics). */
+  readonly metrics?: Registry;
 }
 
 /** The execution half of the REAPI server, to be put on the cache server's port. */
@@ -27,7 +31,10 @@ export interface ExecutionServer {
 }
 
 export function createExecutionServer(options: ExecutionServerOptions = {}): ExecutionServer {
-  const scheduler = new ExecutionScheduler({ ...DEFAULT_SCHEDULER_CONFIG, ...options.config }, options.clock ?? systemClock);
+  const clock = options.clock ?? systemClock;
+  const metrics = options.metrics;
+  const scheduler = new ExecutionScheduler({ ...DEFAULT_SCHEDULER_CONFIG, ...options.config }, clock, undefined, metrics ? schedulerObserver(metrics) : {});
+  const unwatch = metrics ? watchScheduler(metrics, scheduler, clock) : () => {};
   const timer = setInterval(() => scheduler.tick(), options.tickMs ?? 200);
   timer.unref();
   const registration = (name: string, definition: object, implementation: object): ServiceRegistration => ({
@@ -49,6 +56,9 @@ export function createExecutionServer(options: ExecutionServerOptions = {}): Exe
       executionPriorityCapabilities: { priorities: [{ minPriority: -(2 ** 31), maxPriority: 2 ** 31 - 1 }] },
       supportedNodeProperties: [],
     }),
-    close: () => clearInterval(timer),
+    close: () => {
+      clearInterval(timer);
+      unwatch();
+    },
   };
 }

@@ -127,6 +127,7 @@ export function executionService(ctx: ServiceContext, scheduler: ExecutionSchedu
           return;
         }
         const validated = await validateAction(instance.cas, actionDigest, scheduler.config, actionBytes);
+        scheduler.checkQueueRoom(request.instanceName, validated, validated.action.doNotCache);
         const op: OperationState = scheduler.begin(request.instanceName, actionDigest);
         streamOperation(scheduler, op.name, call, { delayMs: scheduler.config.stageUpdateDelayMs });
         if (call.cancelled) {

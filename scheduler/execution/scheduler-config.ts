@@ -30,6 +30,10 @@ export interface SchedulerConfig {
    * still shows its stages. 0 sends every change at once.
    */
   readonly stageUpdateDelayMs: number;
+  /** Most actions queued per platform; Execute beyond it is RESOURCE_EXHAUSTED with RetryInfo. 0: no bound. */
+  readonly maxQueuedActionsPerPlatform: number;
+  /** The RetryInfo delay sent with a full queue's RESOURCE_EXHAUSTED. */
+  readonly queueFullRetryAfterMs: number;
   /** Matching rule per platform property name; others match exactly. */
   readonly platformRules: Readonly<Record<string, PropertyMatch>>;
 }
@@ -46,6 +50,8 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
   maxTimeoutMs: 60 * 60_000,
   executionGraceMs: 30_000,
   stageUpdateDelayMs: 100,
+  maxQueuedActionsPerPlatform: 0,
+  queueFullRetryAfterMs: 1000,
   platformRules: {},
 };
 
@@ -60,6 +66,7 @@ const DURATION_KEYS = [
   'maxTimeoutMs',
   'executionGraceMs',
   'stageUpdateDelayMs',
+  'queueFullRetryAfterMs',
 ] as const;
 
 /**
@@ -69,7 +76,7 @@ const DURATION_KEYS = [
  */
 export function parseSchedulerConfig(value: unknown, fail: ConfigFail): SchedulerConfig {
   if (value === undefined) return DEFAULT_SCHEDULER_CONFIG;
-  const obj = readObject(value, 'execution', [...DURATION_KEYS, 'maxRetries', 'platformRules'], fail);
+  const obj = readObject(value, 'execution', [...DURATION_KEYS, 'maxRetries', 'maxQueuedActionsPerPlatform', 'platformRules'], fail);
   const out: { -readonly [K in keyof SchedulerConfig]: SchedulerConfig[K] } = { ...DEFAULT_SCHEDULER_CONFIG };
   for (const [key, v] of Object.entries(obj)) {
     const field = fieldPath('execution', key);
@@ -78,7 +85,7 @@ export function parseSchedulerConfig(value: unknown, fail: ConfigFail): Schedule
       for (const [name, rule] of Object.entries(rules)) readOneOf(rule, fieldPath(field, name), ['exact', 'minimum', 'ignore'] as const, fail);
       out.platformRules = rules as Record<string, PropertyMatch>;
     } else {
-      out[key as (typeof DURATION_KEYS)[number] | 'maxRetries'] = readNonNegativeInteger(v, field, fail);
+      out[key as (typeof DURATION_KEYS)[number] | 'maxRetries' | 'maxQueuedActionsPerPlatform'] = readNonNegativeInteger(v, field, fail);
     }
   }
   if (out.maxSynchronizeWaitMs >= out.heartbeatIntervalMs) fail('execution.maxSynchronizeWaitMs', 'must be below heartbeatIntervalMs');

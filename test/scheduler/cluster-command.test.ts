@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/commands/cluster.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { blob, connect, must } from './cache-server-fixture.js';
+import { scrape, valueOf } from './metrics-fixture.js';
+import { until } from '../setup/until.js';
 
 /** An in-memory CliIO whose interrupt the test triggers, and a promise for the first stdout line. */
 function fakeIO(cwd: string) {
@@ -49,6 +51,28 @@ describe('kiln cluster up', () => {
     expect(f.err()).toContain('ContentAddressableStorage');
     expect(f.err()).toContain(`blocks ${join(dir, 'store')}/cas-blocks`);
     expect(f.err()).toContain('shutting down');
+  });
+
+  it('prints the metrics URL after its endpoint line with "metricsPort", and its executors report there', async () => {
+    await writeFile(join(dir, 'metrics.json'), JSON.stringify({ metricsPort: 0 }));
+    const f = fakeIO(dir);
+    const exit = main(['up', '--config', 'metrics.json', '--executors', '1', '--slots', '1', '--runner', 'local'], f.io);
+    try {
+      await until(() => f.out().split('\n').length >= 3, 'two stdout lines');
+      const [endpoint, url] = f.out().split('\n');
+      expect(endpoint).toMatch(/^grpc:\/\/127\.0\.0\.1:\d+$/);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      await until(async () => valueOf(await scrape(url!), 'kiln_scheduler_workers', { state: 'idle' }) === 1, 'the executor registered');
+      const samples = await scrape(url!);
+      expect(valueOf(samples, 'kiln_executor_actions_in_flight', { worker: 'executor-0' })).toBe(0);
+      // Its first Synchronize is held (a long poll): started, not yet handled.
+      expect(valueOf(samples, 'kiln_grpc_server_started_total', { grpc_service: 'kiln.worker.v1.WorkerService', grpc_method: 'Synchronize' })).toBeGreaterThan(
+        0,
+      );
+    } finally {
+      f.interrupt();
+    }
+    expect(await exit).toBe(0);
   });
 
   it('reads a JSON config with instance names and limits', async () => {

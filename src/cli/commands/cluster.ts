@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError, ExitCode, isStatusError, parseConfigText, UsageError } from '../../core/index.js';
+import { newMetricsRegistry } from '../../core/metrics/index.js';
 import {
   createExecutionServer,
   newServiceAccount,
@@ -271,7 +272,9 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
       return ExitCode.BUILD_FAILURE;
     }
   }
-  const execution = createExecutionServer({ config: schedulerConfig });
+  // One registry for the server, its scheduler and the executors started here: one /metrics for the cluster.
+  const metrics = newMetricsRegistry({ processMetrics: config.metricsPort !== undefined });
+  const execution = createExecutionServer({ config: schedulerConfig, metrics });
   // With auth on, the executors started here hold a token made for them, unless the config gives them credentials.
   const ownToken = config.security.auth.kind === 'on' && parsed.executors > 0 ? randomBytes(32).toString('base64url') : undefined;
   if (ownToken && executorCredentials.token === undefined && executorCredentials.tlsCertificate === undefined) {
@@ -289,6 +292,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
     await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, interrupted, {
       extraServices: (ctx) => execution.services(ctx),
       executionCapabilities: execution.capabilities,
+      metrics,
       ...(ownToken ? { clusterExecutorToken: ownToken } : {}),
       started: async (server) => {
         if (parsed.executors === 0) return;
@@ -314,6 +318,9 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
               ...(defaultImage ? { defaultImage } : {}),
             },
             (m) => log.warn(m),
+            undefined,
+            undefined,
+            metrics,
           );
           executors.push(running);
           void running.refused.then((reason) => log.warn(reason));

@@ -45,6 +45,7 @@ Options:
                        how far an action may raise its limits with the platform properties max-mem,
                        max-pids and max-cores (default: the limits above, so actions may only lower them)
   --health-port N      serve gRPC health checking (grpc.health.v1.Health, plaintext, all interfaces)
+  --metrics-port N     serve Prometheus metrics at http://HOST:N/metrics (plaintext, all interfaces)
                        on port N: SERVING while the executor takes work, for Kubernetes' grpc probe
   --drain-timeout S    on SIGTERM or Ctrl-C, take no more work and let running actions finish for up
                        to S seconds before aborting them (default 0: abort at once; the scheduler
@@ -153,6 +154,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     return ExitCode.BUILD_FAILURE;
   }
   io.stderr.write(`INFO: executor ${config.name} (${running.runner}, ${config.slots} slot(s)) working for ${config.scheduler}\n`);
+  if (running.metricsUrl) io.stderr.write(`INFO: metrics at ${running.metricsUrl}\n`);
   io.stderr.write(
     `INFO: ${running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs'}\n`,
   );

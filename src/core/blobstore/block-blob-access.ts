@@ -27,6 +27,8 @@ export interface BlockBlobAccessOptions {
   /** fsync each write batch and each finished upload before it becomes visible. Default false. */
   readonly sync?: boolean;
   readonly logger?: BlobAccessLogger;
+  /** Hears of each block deleted to stay within the budget: its blobs and the bytes it was charged (metrics). */
+  readonly onEvict?: (blobs: number, bytes: number) => void;
 }
 
 /**
@@ -260,7 +262,10 @@ export class BlockBlobAccess implements BlobAccess {
         continue;
       }
       this.blocks.splice(i, 1);
+      const blobs = block.keys.size;
+      const bytes = charge(block.size);
       this.dropBlock(block);
+      this.options.onEvict?.(blobs, bytes);
     }
   }
 

@@ -6,7 +6,9 @@ import { ChecksummingBlobAccess } from './checksumming-blob-access.js';
 import { CompletenessCheckingBlobAccess } from './completeness-checking-blob-access.js';
 import { DiskBlobAccess } from './disk-blob-access.js';
 import { ExistenceCachingBlobAccess } from './existence-caching-blob-access.js';
+import type { BlobPins } from './blob-pins.js';
 import { MemoryBlobAccess } from './memory-blob-access.js';
+import { MetricsBlobAccess, type BlobAccessMetrics, type StorageLabel } from './metrics-blob-access.js';
 import { MirroredBlobAccess } from './mirrored-blob-access.js';
 import { ShardingBlobAccess } from './sharding-blob-access.js';
 import { VerifyingBlobAccess } from './verifying-blob-access.js';
@@ -24,6 +26,12 @@ export interface BlobAccessDeps {
    * passes it in). `where` is the config's field path, for errors.
    */
   readonly connectRemote?: (config: GrpcBlobAccessConfig, where: string) => Promise<BlobAccess>;
+  /** Every layer built is measured (MetricsBlobAccess, backend = its kind), its size and evictions reported. */
+  readonly metrics?: BlobAccessMetrics;
+  /** The keyspace the stack serves, for the metrics' `storage` label; a disk or block store's own keyspace by default. */
+  readonly storage?: StorageLabel;
+  /** Blobs disk stores must not evict (BlobPins); the server pins what it told clients exist. */
+  readonly pins?: BlobPins;
 }
 
 /**
@@ -34,9 +42,35 @@ export interface BlobAccessDeps {
  */
 export async function createBlobAccess(config: BlobAccessConfig, deps: BlobAccessDeps = {}, where = 'storage'): Promise<BlobAccess> {
   const valid = parseBlobAccessConfig(config, where);
+  const metrics = deps.metrics;
+  if (!metrics) return build(valid, deps, where);
+  const storage: StorageLabel = deps.storage ?? ('keyspace' in valid && valid.keyspace === 'ac' ? 'ac' : 'cas');
+  const labels = { backend: valid.kind, storage };
+  const built = await build(
+    valid,
+    {
+      ...deps,
+      storage,
+      onEvict: (blobs, bytes) => {
+        metrics.evictions.inc(labels, blobs);
+        metrics.evictedBytes.inc(labels, bytes);
+      },
+    },
+    where,
+  );
+  metrics.watchSize(built, valid.kind, storage);
+  return new MetricsBlobAccess(built, metrics, valid.kind, storage);
+}
+
+/** What build passes to the bounded stores it opens. */
+interface BuildDeps extends BlobAccessDeps {
+  readonly onEvict?: (blobs: number, bytes: number) => void;
+}
+
+async function build(valid: BlobAccessConfig, deps: BuildDeps, where: string): Promise<BlobAccess> {
   switch (valid.kind) {
     case 'memory':
-      return new MemoryBlobAccess({ maxBytes: valid.maxBytes });
+      return new MemoryBlobAccess({ maxBytes: valid.maxBytes, ...(deps.onEvict ? { onEvict: deps.onEvict } : {}) });
     case 'disk':
       return DiskBlobAccess.open({
         path: valid.path,
@@ -44,6 +78,8 @@ export async function createBlobAccess(config: BlobAccessConfig, deps: BlobAcces
         keyspace: valid.keyspace ?? 'cas',
         sync: valid.sync ?? false,
         ...(deps.logger ? { logger: deps.logger } : {}),
+        ...(deps.onEvict ? { onEvict: deps.onEvict } : {}),
+        ...(deps.pins ? { pins: deps.pins } : {}),
       });
     case 'blocks':
       return BlockBlobAccess.open({
@@ -53,6 +89,7 @@ export async function createBlobAccess(config: BlobAccessConfig, deps: BlobAcces
         sync: valid.sync ?? false,
         ...(valid.blockSizeBytes !== undefined ? { blockSizeBytes: valid.blockSizeBytes } : {}),
         ...(deps.logger ? { logger: deps.logger } : {}),
+        ...(deps.onEvict ? { onEvict: deps.onEvict } : {}),
       });
     case 'verifying':
       return new VerifyingBlobAccess(await createBlobAccess(valid.backend, deps, `${where}.backend`), {

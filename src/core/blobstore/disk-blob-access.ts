@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { digestKey, type Digest } from '../digest/digest.js';
 import { InternalError, NotFoundError, ResourceExhaustedError, StatusError } from '../status-error.js';
 import type { BlobAccess, BlobAccessLogger, BlobRead, BlobWriter, ReadRange } from './blob-access.js';
+import type { BlobPins } from './blob-pins.js';
 import { resolveRange } from './read-range.js';
 
 /** File systems allocate whole blocks; charging by block makes the budget match real disk use. */
@@ -31,6 +32,13 @@ export interface DiskBlobAccessOptions {
   /** fsync each file before it becomes visible: survives power loss, costs a disk flush per blob. */
   readonly sync?: boolean;
   readonly logger?: BlobAccessLogger;
+  /** Hears of each blob deleted to stay within the budget, with the bytes it was charged (metrics). */
+  readonly onEvict?: (blobs: number, bytes: number) => void;
+  /**
+   * Blobs never evicted while pinned. When only pinned blobs are left the store stays over its
+   * budget until their pins end (the next write evicts them then): a blob a client relies on wins.
+   */
+  readonly pins?: BlobPins;
 }
 
 interface Entry {
@@ -298,12 +306,13 @@ export class DiskBlobAccess implements BlobAccess {
     await rename(temp, final);
   }
 
-  /** Deletes least recently used blobs until the budget holds; never the blob just stored. */
+  /** Deletes least recently used blobs until the budget holds; never the blob just stored, nor a pinned one. */
   private evict(keep?: string): void {
     for (const [hash, entry] of this.index) {
       if (this.usedBytes + this.reservedBytes <= this.options.maxBytes) return;
-      if (hash === keep) continue;
+      if (hash === keep || this.options.pins?.isPinned(hash)) continue;
       this.forget(hash, entry);
+      this.options.onEvict?.(1, entry.usage);
       void this.removeFile(hash);
     }
   }

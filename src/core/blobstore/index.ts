@@ -41,3 +41,6 @@ export {
   parseBlobAccessConfig,
 } from './blob-access-config.js';
 export { createBlobAccess, type BlobAccessDeps } from './create-blob-access.js';
+export { BlobAccessMetrics, MetricsBlobAccess, grpcCodeLabel, type StorageLabel } from './metrics-blob-access.js';
+export { BlobPins } from './blob-pins.js';
+export { PinningBlobAccess } from './pinning-blob-access.js';

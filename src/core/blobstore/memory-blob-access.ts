@@ -11,6 +11,8 @@ const ENTRY_OVERHEAD_BYTES = 128;
 export interface MemoryBlobAccessOptions {
   /** Budget for blob bytes plus a small per-entry overhead; least recently used blobs go first. */
   readonly maxBytes: number;
+  /** Hears of each blob dropped to stay within the budget, with the bytes it was charged (metrics). */
+  readonly onEvict?: (blobs: number, bytes: number) => void;
 }
 
 /** Blobs in process memory, evicted least-recently-used by bytes. Keys are `hash/size`. */
@@ -21,6 +23,9 @@ export class MemoryBlobAccess implements BlobAccess {
     this.cache = new LRUCache<string, Buffer>({
       maxSize: options.maxBytes,
       sizeCalculation: (data) => data.length + ENTRY_OVERHEAD_BYTES,
+      ...(options.onEvict
+        ? { dispose: (data: Buffer, _key: string, reason: string) => reason === 'evict' && options.onEvict?.(1, data.length + ENTRY_OVERHEAD_BYTES) }
+        : {}),
     });
   }
 

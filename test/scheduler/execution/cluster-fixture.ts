@@ -9,6 +9,7 @@ import { createExecutionServer, type ExecutionServer, type SchedulerConfig } fro
 import { BuildExecutor, CasClient, FileCache, SynchronizeLoop, schedulerChannel } from '../../../executor/index.js';
 import { LocalRunner } from '../../../executor/runners/local-runner.js';
 import type { Runner } from '../../../executor/runners/runner.js';
+import { newMetricsRegistry } from '../../../src/core/metrics/index.js';
 import { connect, must, type Clients } from '../cache-server-fixture.js';
 
 /** A cache server with the execution services on an ephemeral loopback port, and executors to add. */
@@ -32,20 +33,27 @@ export interface TestCluster extends Clients {
 
 /** Every stage change is streamed at once unless a test sets `stageUpdateDelayMs` (it tests coalescing). */
 /** A cluster for the running test only: stopped when the test ends, passed or failed. */
-export async function startClusterForTest(config: Partial<SchedulerConfig> = {}): Promise<TestCluster> {
-  const cluster = await startTestCluster(config);
+export async function startClusterForTest(config: Partial<SchedulerConfig> = {}, options: TestClusterOptions = {}): Promise<TestCluster> {
+  const cluster = await startTestCluster(config, options);
   onTestFinished(() => cluster.stop());
   return cluster;
 }
 
-export async function startTestCluster(config: Partial<SchedulerConfig> = {}): Promise<TestCluster> {
+export interface TestClusterOptions {
+  /** Serve Prometheus metrics on an ephemeral port (`server.metricsUrl`), the scheduler's included. */
+  readonly metrics?: boolean;
+}
+
+export async function startTestCluster(config: Partial<SchedulerConfig> = {}, options: TestClusterOptions = {}): Promise<TestCluster> {
   const work = await mkdtemp(join(tmpdir(), 'kiln-cluster-test-'));
   // A root executor's sandboxed actions run as nobody, which must reach their build directories.
   await chmod(work, 0o711);
   const start = async (port: number) => {
-    const execution = createExecutionServer({ config: { stageUpdateDelayMs: 0, ...config }, tickMs: 50 });
-    const cacheConfig = parseCacheServerConfig({}, 'test config', process.cwd(), { host: '127.0.0.1', port });
+    const metrics = options.metrics ? newMetricsRegistry({ processMetrics: false }) : undefined;
+    const execution = createExecutionServer({ config: { stageUpdateDelayMs: 0, ...config }, tickMs: 50, ...(metrics ? { metrics } : {}) });
+    const cacheConfig = parseCacheServerConfig(options.metrics ? { metricsPort: 0 } : {}, 'test config', process.cwd(), { host: '127.0.0.1', port });
     const server = await startCacheServer(cacheConfig, {
+      ...(metrics ? { metrics } : {}),
       log: { info: () => undefined, warn: () => undefined },
       extraServices: (ctx) => execution.services(ctx),
       executionCapabilities: execution.capabilities,

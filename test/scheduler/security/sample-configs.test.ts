@@ -37,7 +37,7 @@ describe('the secured sample configs under deploy/secured', () => {
     expect(bad({ auth: { tokenFile: 't', roles: { 'token:a': { '*': ['cache-reader', 'boss'] } } } })).toThrow(
       /auth\.roles\["token:a"\]\["\*"\]\[1\]: expected one of/,
     );
-    expect(bad({ auth: { roles: {} } })).toThrow(/x\.json: auth: needs "tokenFile" or "tls.clientCa"/);
+    expect(bad({ auth: { roles: {} } })).toThrow(/x\.json: auth: needs "tokenFile", "serviceAccounts" or "tls.clientCa"/);
     expect(bad({ tls: { certificate: 'a.pem' } })).toThrow(/x\.json: tls\.key: expected a non-empty string/);
     expect(bad({ auth: { tokenFile: 't', roles: { alice: {} } } })).toThrow(/auth\.roles\["alice"\]: expected a principal/);
   });
