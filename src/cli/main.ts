@@ -20,7 +20,7 @@ function helpText(): string {
  * `applyRcFiles` take out again. The other commands (servers, `starlark`) have no workspace: the
  * startup options are accepted and have nothing to change there, except `--output_base`, handed on as before.
  */
-const WORKSPACE_COMMANDS = new Set(['build', 'test', 'run', 'info', 'clean', 'query']);
+const WORKSPACE_COMMANDS = new Set(['build', 'test', 'run', 'info', 'clean', 'query', 'cquery', 'aquery']);
 
 /**
  * Bazel takes startup options before the command (`bazel --output_base=X build`); Kiln has no
