@@ -114,14 +114,26 @@ export class ConfiguredGraph {
   readonly nodes = new Map<string, ConfiguredNode>();
   private readonly byLabel = new Map<string, ConfiguredNode[]>();
 
-  constructor(memo: EdgeRecordingMemo, loadedTarget: (label: string) => QueryTarget | undefined) {
-    const nodeOfRaw = new Map<string, ConfiguredNode>();
-    for (const [raw, ct] of memo.targets) {
+  private readonly nodeOfRaw = new Map<string, ConfiguredNode>();
+  private readonly edgesDone = new Set<string>();
+
+  constructor(
+    private readonly memo: EdgeRecordingMemo,
+    private readonly loadedTarget: (label: string) => QueryTarget | undefined,
+  ) {
+    this.refresh();
+  }
+
+  /** Takes in what the memo recorded since: configured targets analysed on demand (cquery's config()). */
+  refresh(): void {
+    const { nodeOfRaw } = this;
+    for (const [raw, ct] of this.memo.targets) {
+      if (nodeOfRaw.has(raw)) continue;
       const source = ct.target.kind === 'source';
       const key = `${ct.label} (${source ? 'null' : ct.config.id})`;
       let node = this.nodes.get(key);
       if (!node) {
-        const loaded = loadedTarget(ct.label);
+        const loaded = this.loadedTarget(ct.label);
         if (!loaded) continue;
         node = { key, label: ct.label, configured: ct, config: source ? undefined : ct.config, loaded, deps: [] };
         this.nodes.set(key, node);
@@ -131,9 +143,11 @@ export class ConfiguredGraph {
       }
       nodeOfRaw.set(raw, node);
     }
-    for (const [raw, children] of memo.edges) {
+    for (const [raw, children] of this.memo.edges) {
+      if (this.edgesDone.has(raw)) continue;
       const from = nodeOfRaw.get(raw);
       if (!from) continue;
+      this.edgesDone.add(raw);
       const rule = from.loaded.target.kind === 'rule' ? from.loaded.target : undefined;
       const written = rule ? explicitAttributes(rule) : undefined;
       const seen = new Set(from.deps.map((e) => e.to));

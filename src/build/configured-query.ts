@@ -130,11 +130,12 @@ export function configuredTargetsFor(ctx: WorkspaceContext, request: ConfiguredQ
   if (targets.hadErrors && !query.keepGoing) return { failed: ExitCode.BUILD_FAILURE };
 
   let configurations: ConfigurationPair;
+  let analyzer: Analyzer;
   const memo = new EdgeRecordingMemo();
   let analysisFailed = false;
   try {
     configurations = configurationsFor(loaded, options);
-    const analyzer = new Analyzer(loaded, {
+    analyzer = new Analyzer(loaded, {
       configurations,
       buildSettings: (label) => loaded.buildSetting(label),
       packageLoader: ctx.loader,
@@ -171,7 +172,17 @@ export function configuredTargetsFor(ctx: WorkspaceContext, request: ConfiguredQ
 
   const packageEnv = new PackageQueryEnvironment(targets, { offset: ctx.offset });
   const graph = new ConfiguredGraph(memo, (label) => targets.peekTarget(Label.parse(label)) ?? targets.getTarget(Label.parse(label)));
-  const env = new ConfiguredQueryEnvironment(graph, packageEnv, configurations, query);
+  // config() of a target the universe holds in another configuration only: analysed on demand, as Bazel's is.
+  const configure = (label: string, kind: 'target' | 'exec'): void => {
+    try {
+      analyzer.analyze(label, configurations[kind]);
+    } catch (e) {
+      if (!isKilnError(e)) throw e;
+      return;
+    }
+    graph.refresh();
+  };
+  const env = new ConfiguredQueryEnvironment(graph, packageEnv, configurations, query, configure);
   let result: ConfiguredNode[];
   try {
     result = [...evaluateQuery(expr, env, request.command === 'aquery' ? ACTION_QUERY_FUNCTIONS : CONFIGURED_QUERY_FUNCTIONS).values()];
@@ -181,8 +192,9 @@ export function configuredTargetsFor(ctx: WorkspaceContext, request: ConfiguredQ
       return { failed: ExitCode.ANALYSIS_FAILURE };
     }
     if (!isKilnError(e)) throw e;
-    onError(`Evaluation of query "${request.expression}" failed: ${e.message}`, e.pos);
-    return { failed: ExitCode.ANALYSIS_FAILURE };
+    // Bazel's words and exit code: the query runs after analysis, as part of the build.
+    onError(`Error doing post analysis query: Evaluation failed: ${e.message}`, e.pos);
+    return { failed: ExitCode.BUILD_FAILURE };
   }
   return {
     targets: result,
@@ -206,6 +218,7 @@ export class ConfiguredQueryEnvironment implements QueryEnvironment<ConfiguredNo
     private readonly packages: PackageQueryEnvironment,
     private readonly configurations: ConfigurationPair,
     private readonly options: Pick<ConfiguredQueryOptions, 'implicitDeps' | 'toolDeps'>,
+    private readonly configure: (label: string, kind: 'target' | 'exec') => void = () => {},
   ) {}
 
   keyOf(t: ConfiguredNode): string {
@@ -297,14 +310,22 @@ export class ConfiguredQueryEnvironment implements QueryEnvironment<ConfiguredNo
 
   inConfiguration(t: ConfiguredNode, config: string): ConfiguredNode | undefined {
     const instances = this.graph.instances(t.label);
+    const named = (kind: 'target' | 'exec'): ConfiguredNode | undefined => {
+      const id = this.configurations[kind].id;
+      const find = () => this.graph.instances(t.label).find((n) => n.config?.id === id) ?? this.sourceAmong(this.graph.instances(t.label));
+      const found = find();
+      if (found) return found;
+      this.configure(t.label, kind);
+      return find();
+    };
     switch (config) {
       case 'null':
         return instances.find((n) => n.config === undefined);
       case 'target':
-        return instances.find((n) => n.config?.id === this.configurations.target.id) ?? this.sourceAmong(instances);
+        return named('target');
       case 'host':
       case 'exec':
-        return instances.find((n) => n.config?.id === this.configurations.exec.id) ?? this.sourceAmong(instances);
+        return named('exec');
       default:
         return instances.find((n) => n.config !== undefined && config.length > 0 && n.config.id.startsWith(config));
     }

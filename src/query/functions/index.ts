@@ -1,3 +1,4 @@
+import { QueryEvaluationError } from '../target-loader.js';
 import { ACTION_FILTER_FUNCTIONS } from './action-filter-functions.js';
 import { allpathsFunction } from './allpaths-function.js';
 import { allrdepsFunction } from './allrdeps-function.js';
@@ -54,14 +55,28 @@ export const GENQUERY_FUNCTIONS: ReadonlyMap<string, QueryFunction> = new Map(
 );
 
 /**
- * The functions of cquery: query's, less those that read the loaded packages rather than the
- * configured graph (buildfiles, loadfiles, rbuildfiles, siblings, visible; allrdeps is Sky Query's),
- * as Bazel's ConfiguredTargetQueryEnvironment offers them, plus `config()`.
+ * A function of query that reads the loaded packages rather than the configured graph: cquery
+ * parses it and fails when it runs, in Bazel's words.
+ */
+function notConfigured(fn: QueryFunction): QueryFunction {
+  return {
+    ...fn,
+    evaluate: () => {
+      throw new QueryEvaluationError(`${fn.name}() doesn't make sense for the configured target graph`);
+    },
+  };
+}
+
+/**
+ * The functions of cquery (Bazel's ConfiguredTargetQueryEnvironment): query's, plus `config()`;
+ * buildfiles, loadfiles, rbuildfiles, siblings and visible read packages, not configured targets,
+ * and fail when evaluated.
  */
 export const CONFIGURED_QUERY_FUNCTIONS: ReadonlyMap<string, QueryFunction> = new Map([
-  ...[...QUERY_FUNCTIONS].filter(
-    ([name]) => ![allrdepsFunction, buildfilesFunction, loadfilesFunction, rbuildfilesFunction, siblingsFunction, visibleFunction].some((f) => f.name === name),
-  ),
+  ...[...QUERY_FUNCTIONS].map(([name, fn]): [string, QueryFunction] => [
+    name,
+    [buildfilesFunction, loadfilesFunction, rbuildfilesFunction, siblingsFunction, visibleFunction].includes(fn) ? notConfigured(fn) : fn,
+  ]),
   [configFunction.name, configFunction],
 ]);
 
