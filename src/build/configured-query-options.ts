@@ -32,7 +32,9 @@ export interface ConfiguredQueryOptions {
 }
 
 function str(name: string, def: string, help: string, allowed?: readonly string[]): OptionDefinition {
-  return allowed ? { name, type: 'string', default: def, help, allowed: { values: allowed, describe: `${name} value` } } : { name, type: 'string', default: def, help };
+  return allowed
+    ? { name, type: 'string', default: def, help, allowed: { values: allowed, describe: `${name} value` } }
+    : { name, type: 'string', default: def, help };
 }
 
 function bool(name: string, def: boolean, help: string): OptionDefinition {
@@ -41,7 +43,14 @@ function bool(name: string, def: boolean, help: string): OptionDefinition {
 
 /** The options both commands share; `output` is per command. */
 const SHARED: readonly OptionDefinition[] = [
-  { name: 'universe_scope', type: 'list', default: [], allowMultiple: false, converter: 'comma', help: 'The target patterns whose configured closure the query searches; the expression\'s own patterns when empty.' },
+  {
+    name: 'universe_scope',
+    type: 'list',
+    default: [],
+    allowMultiple: false,
+    converter: 'comma',
+    help: "The target patterns whose configured closure the query searches; the expression's own patterns when empty.",
+  },
   bool('implicit_deps', true, 'Follow dependencies the BUILD file did not write (attribute defaults).'),
   bool('tool_deps', true, 'Follow dependencies into the exec configuration (tools).'),
   str('query_file', '', 'Read the query from this file instead of the command line.'),

@@ -1,5 +1,5 @@
 import { TargetValue, type BuildConfiguration } from '../analysis/index.js';
-import { analysisV2, blazeQuery, KilnError, protoJson, protoText } from '../core/index.js';
+import { analysisV2, type blazeQuery, KilnError, protoJson, protoText } from '../core/index.js';
 import {
   DEFAULT_INFO,
   NATIVE_RULE_CLASSES,
@@ -150,7 +150,7 @@ function buildText(node: ConfiguredNode, answer: ConfiguredQueryAnswer): string 
     out += `  ${n} = ${plain(resolvedValue(r.attrs.get(n)!, node, answer), type?.includes('dict') === true)},\n`;
   }
   out += ')\n';
-  const name = node.label.slice(node.label.lastIndexOf(':') + 1);
+  const name = node.loaded.label.name;
   out += `# Rule ${name} instantiated at (most recent call last):\n#   ${location} in <toplevel>\n\n`;
   return out;
 }

@@ -36,7 +36,8 @@ const BUILD_OPTION_COMMANDS = new Set([...BUILDING_COMMANDS, 'cquery', 'aquery',
  * `own` are the command's options besides the build options (cquery's and aquery's).
  */
 export function commandHelp(command: string, summary: string, own: readonly OptionDefinition[] = []): string {
-  const usage = COMMAND_USAGE[command] ?? (BUILDING_COMMANDS.has(command) ? `Usage: kiln ${command} <options> <targets>` : `Usage: kiln ${command} <options> ...`);
+  const usage =
+    COMMAND_USAGE[command] ?? (BUILDING_COMMANDS.has(command) ? `Usage: kiln ${command} <options> <targets>` : `Usage: kiln ${command} <options> ...`);
   let text = `${usage}\n\n${summary}\n`;
   const notes = COMMAND_NOTES[command];
   if (notes) text += `\n${notes}`;

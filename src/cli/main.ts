@@ -54,7 +54,7 @@ export async function runCli(argv: string[], io: CliIO, version: string): Promis
   }
   if (name === 'help' && rest[0] === 'version') {
     io.stdout.write(
-      'Usage: kiln version [--gnu_format]\n\nPrints version information in Bazel\'s format (Build label, Build target, Build time, Build timestamp);\n--gnu_format prints `kiln <version>`.\n',
+      "Usage: kiln version [--gnu_format]\n\nPrints version information in Bazel's format (Build label, Build target, Build time, Build timestamp);\n--gnu_format prints `kiln <version>`.\n",
     );
     return ExitCode.SUCCESS;
   }

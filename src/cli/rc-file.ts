@@ -160,9 +160,7 @@ async function optionSupport(command: string, rcOptions: readonly RcOption[]): P
   const build = needsBuild ? (await import('./build-option-support.js')).supportsBuildOption : undefined;
   const queryForOthers = command === 'query' ? query : commonWords.length > 0 ? (await import('./query-option-support.js')).supportsQueryOption : undefined;
   const configured =
-    command === 'cquery' || command === 'aquery'
-      ? (await import('./configured-query-option-support.js')).supportsConfiguredQueryOption
-      : undefined;
+    command === 'cquery' || command === 'aquery' ? (await import('./configured-query-option-support.js')).supportsConfiguredQueryOption : undefined;
   return (cmd, word) => {
     if (cmd === 'query') return queryForOthers?.(word) ?? false;
     if (cmd === 'cquery' || cmd === 'aquery') return configured?.(cmd, word) ?? build?.(word) ?? false;

@@ -21,7 +21,8 @@ export function versionCommand(args: readonly string[], io: CliIO, version: stri
   for (const a of args) {
     if (a === '--gnu_format' || a === '--gnu_format=true' || a === '--gnu_format=yes' || a === '--gnu_format=1') gnu = true;
     else if (a === '--nognu_format' || a === '--gnu_format=false' || a === '--gnu_format=no' || a === '--gnu_format=0') gnu = false;
-    else if (a.startsWith('--output_base') || a.startsWith('--bazelrc') || /^--(no)?(system|workspace|home)_rc$/.test(a) || a === '--ignore_all_rc_files') continue;
+    else if (a.startsWith('--output_base') || a.startsWith('--bazelrc') || /^--(no)?(system|workspace|home)_rc$/.test(a) || a === '--ignore_all_rc_files')
+      continue;
     else {
       io.stderr.write(a.startsWith('-') ? `ERROR: Unrecognized option: ${a}\n` : `ERROR: The version command does not take arguments; got '${a}'\n`);
       return ExitCode.COMMAND_LINE_ERROR;

@@ -59,7 +59,7 @@ describe('kiln info', () => {
     expect(two.stdout).toMatch(/^bazel-genfiles: .*\/bazel-out\/k8-fastbuild\/bin\npackage_path: %workspace%\n$/);
   });
 
-  it("a key Kiln has no value for (java-home: no JVM) is an unknown key, as Bazel reports one: exit 2", async () => {
+  it('a key Kiln has no value for (java-home: no JVM) is an unknown key, as Bazel reports one: exit 2', async () => {
     // Bazel 4.2.3: `bazel info nonsense` prints `ERROR: unknown key(s): 'nonsense'` and exits 2; its
     // java-home is its JVM's. Kiln has no JVM, so java-home is unknown here, with a line saying why.
     const ws = new E2eWorkspace(FILES);
@@ -107,7 +107,8 @@ describe('kiln help for these commands', () => {
       expect(help.stdout).not.toContain(`kiln ${command} --help`);
     }
     const cquery = (await ws.kiln(['help', 'cquery'])).stdout;
-    for (const option of ['--output', '--transitions', '--starlark:expr', '--universe_scope', '--[no]implicit_deps', '--compilation_mode']) expect(cquery).toContain(`  ${option} `);
+    for (const option of ['--output', '--transitions', '--starlark:expr', '--universe_scope', '--[no]implicit_deps', '--compilation_mode'])
+      expect(cquery).toContain(`  ${option} `);
     const aquery = (await ws.kiln(['help', 'aquery'])).stdout;
     expect(aquery).toContain('mnemonic(regex, expr)');
     expect(aquery).toContain('  --[no]include_commandline ');
@@ -118,7 +119,11 @@ describe('kiln help for these commands', () => {
     ] as const) {
       const own = text.slice(text.indexOf(`Options of ${command}:`), text.indexOf('Build options:'));
       for (const m of own.matchAll(/^ {2}--(\[no\])?([\w:]+) /gm)) {
-        const run = await ws.kiln([command, '//pkg:fg', `--${m[2]}${m[1] ? '' : m[2] === 'transitions' ? '=lite' : m[2] === 'output' ? (command === 'cquery' ? '=label' : '=text') : m[2] === 'query_file' ? '=' : m[2] === 'universe_scope' ? '=//pkg:fg' : '=str(target.label)'}`]);
+        const run = await ws.kiln([
+          command,
+          '//pkg:fg',
+          `--${m[2]}${m[1] ? '' : m[2] === 'transitions' ? '=lite' : m[2] === 'output' ? (command === 'cquery' ? '=label' : '=text') : m[2] === 'query_file' ? '=' : m[2] === 'universe_scope' ? '=//pkg:fg' : '=str(target.label)'}`,
+        ]);
         expect(run.code, `${command} --${m[2]}: ${run.stderr}`).not.toBe(2);
       }
     }

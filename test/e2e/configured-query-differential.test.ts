@@ -28,7 +28,9 @@ function roles(text: string): string[] {
 }
 
 /** The fields of aquery's text output both tools print (Bazel 4.2.3 has no `Execution platform`, present-day Bazel and Kiln do). */
-function actionFields(text: string): Record<string, string>[] {
+function actionFields(
+  text: string,
+): { header: string; mnemonic: string; target: string; configuration: string; outputs: string; inputs: string; command: string }[] {
   return text
     .split(/\n(?=action ')/)
     .filter((block) => block.startsWith('action '))
@@ -79,7 +81,15 @@ interface JsonAction {
 function resolvedActions(json: string): JsonAction[] {
   const c = JSON.parse(json) as {
     artifacts: { id: number; pathFragmentId: number }[];
-    actions: { targetId: number; mnemonic: string; configurationId: number; arguments: string[]; inputDepSetIds?: number[]; outputIds: number[]; primaryOutputId: number }[];
+    actions: {
+      targetId: number;
+      mnemonic: string;
+      configurationId: number;
+      arguments: string[];
+      inputDepSetIds?: number[];
+      outputIds: number[];
+      primaryOutputId: number;
+    }[];
     targets: { id: number; label: string }[];
     depSetOfFiles: { id: number; directArtifactIds?: number[]; transitiveDepSetIds?: number[] }[];
     configuration: { id: number; mnemonic: string }[];
@@ -134,7 +144,11 @@ describe('cquery and aquery against Bazel 4.2.3', () => {
     const run = await ws.kiln(['cquery', '//pkg:gen', '--output=build', '-c', 'opt']);
     expect(run.code).toBe(0);
     // The rule's column is loading's (Kiln records the call's first column, Bazel its opening parenthesis): left out here.
-    const normal = (s: string, root: string) => s.split(root).join('ROOT').replace(/BUILD:(\d+):\d+/g, 'BUILD:$1:C');
+    const normal = (s: string, root: string) =>
+      s
+        .split(root)
+        .join('ROOT')
+        .replace(/BUILD:(\d+):\d+/g, 'BUILD:$1:C');
     expect(normal(run.stdout, ws.root)).toBe(normal(recorded('cquery-build-opt.txt'), RECORDED_ROOT));
   });
 
@@ -146,7 +160,14 @@ describe('cquery and aquery against Bazel 4.2.3', () => {
     const edges = (text: string) => [...text.matchAll(/^ {2}(\w+)#([^#]+)#.*$/gm)].map((m) => `${m[1]}#${m[2]}`).sort();
     expect(edges(run.stdout)).toEqual(edges(recorded('cquery-transitions-lite.txt')));
     expect(run.stdout).toContain('tools#//pkg:tool#ExecutionTransition -> ');
-    expect(roles(run.stdout.split('\n').filter((l) => !l.startsWith(' ')).join('\n'))).toEqual(
+    expect(
+      roles(
+        run.stdout
+          .split('\n')
+          .filter((l) => !l.startsWith(' '))
+          .join('\n'),
+      ),
+    ).toEqual(
       roles(
         recorded('cquery-transitions-lite.txt')
           .split('\n')
@@ -156,7 +177,7 @@ describe('cquery and aquery against Bazel 4.2.3', () => {
     );
   });
 
-  it("config(//pkg:tool, target) gives the tool in the target configuration", async () => {
+  it('config(//pkg:tool, target) gives the tool in the target configuration', async () => {
     const run = await workspace().kiln(['cquery', 'config(//pkg:tool, target)']);
     expect(run.code).toBe(0);
     expect(roles(run.stdout)).toEqual(roles(recorded('cquery-config-target.txt')));
@@ -180,7 +201,11 @@ describe('cquery and aquery against Bazel 4.2.3', () => {
       mine.forEach((m, i) => {
         const t = theirs[i]!;
         expect({ ...m, inputs: '' }).toEqual({ ...t, inputs: '' });
-        expect(execDirectories(m.inputs).sort()).toEqual(execDirectories(t.inputs).filter((p) => !bazelOnlyInput(p)).sort());
+        expect(execDirectories(m.inputs).sort()).toEqual(
+          execDirectories(t.inputs)
+            .filter((p) => !bazelOnlyInput(p))
+            .sort(),
+        );
       });
       // Present-day Bazel's lines, which 4.2.3 lacks.
       expect(run.stdout).toMatch(/^ {2}Execution platform: @local_config_platform\/\/:host$/m);

@@ -43,7 +43,7 @@ genrule(name = "gen", outs = ["gen.txt"], cmd = "echo hi > $@")
 };
 
 describe('kiln cquery', () => {
-  it('follows implicit dependencies (a Starlark rule\'s _tool, in the exec configuration) unless --noimplicit_deps', async () => {
+  it("follows implicit dependencies (a Starlark rule's _tool, in the exec configuration) unless --noimplicit_deps", async () => {
     const ws = new E2eWorkspace(FILES);
     const all = await ws.kiln(['cquery', 'deps(//pkg:c)']);
     expect(all.code).toBe(0);
@@ -76,7 +76,9 @@ describe('kiln cquery', () => {
     expect((await ws.kiln(['cquery', 'config(//pkg:a.txt, null)', '--universe_scope=//pkg:c'])).stdout).toBe('//pkg:a.txt (null)\n');
     const none = await ws.kiln(['cquery', 'config(//pkg:c, 0000000)']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain("ERROR: Error doing post analysis query: Evaluation failed: No target (in) the expression given to config() could be found in the '0000000' configuration");
+    expect(none.stderr).toContain(
+      "ERROR: Error doing post analysis query: Evaluation failed: No target (in) the expression given to config() could be found in the '0000000' configuration",
+    );
   });
 
   it('-c opt changes the configuration, its id, and the select() branch --output=build shows; rc files apply (cquery inherits build)', async () => {
@@ -102,7 +104,13 @@ describe('kiln cquery', () => {
     expect(label).toMatchObject({ code: 0, stdout: '//pkg:c c\n' });
     const keys = await ws.kiln(['cquery', '//pkg:c', '--output=starlark', '--starlark:expr=sorted(providers(target).keys())']);
     expect(keys.stdout).toBe('["//pkg:defs.bzl%MyInfo", "DefaultInfo"]\n');
-    const files = await ws.kiln(['cquery', 'deps(//pkg:c, 1) - //pkg:opt', '--noimplicit_deps', '--output=starlark', '--starlark:expr=[f.basename for f in target.files.to_list()]']);
+    const files = await ws.kiln([
+      'cquery',
+      'deps(//pkg:c, 1) - //pkg:opt',
+      '--noimplicit_deps',
+      '--output=starlark',
+      '--starlark:expr=[f.basename for f in target.files.to_list()]',
+    ]);
     expect(files.stdout.trim().split('\n').sort()).toEqual(['["a.txt"]', '["c.out"]', '["gen.txt"]']);
     const bad = await ws.kiln(['cquery', '//pkg:c', '--output=starlark', '--starlark:expr=target.nope']);
     expect(bad.code).not.toBe(0);
@@ -115,7 +123,10 @@ describe('kiln cquery', () => {
     expect(lite.code).toBe(0);
     expect(lite.stdout).toMatch(/^ {2}srcs#\/\/pkg:gen#NoTransition -> [0-9a-f]{7}$/m);
     const json = await ws.kiln(['cquery', 'deps(//pkg:c)', '--output=jsonproto']);
-    const result = JSON.parse(json.stdout) as { results: { target: { rule?: { name: string }; sourceFile?: { name: string } }; configurationId?: number }[]; configurations: { id: number; isTool?: boolean; mnemonic: string }[] };
+    const result = JSON.parse(json.stdout) as {
+      results: { target: { rule?: { name: string }; sourceFile?: { name: string } }; configurationId?: number }[];
+      configurations: { id: number; isTool?: boolean; mnemonic: string }[];
+    };
     expect(result.results.map((r) => r.target.rule?.name ?? r.target.sourceFile?.name)).toContain('//pkg:c');
     expect(result.configurations.some((c) => c.isTool === true)).toBe(true);
     expect(result.results.find((r) => r.target.sourceFile)?.configurationId).toBeUndefined();
@@ -124,12 +135,17 @@ describe('kiln cquery', () => {
     expect(text.stdout).toContain('  configuration_id: 1\n');
   });
 
-  it('errors in Bazel\'s words and exit codes', async () => {
+  it("errors in Bazel's words and exit codes", async () => {
     const ws = new E2eWorkspace(FILES);
-    expect(await ws.kiln(['cquery', 'deps('])).toMatchObject({ code: 2, stderr: expect.stringContaining("ERROR: Error while parsing 'deps(': premature end of input") });
+    expect(await ws.kiln(['cquery', 'deps('])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("ERROR: Error while parsing 'deps(': premature end of input"),
+    });
     expect(await ws.kiln(['cquery', '//pkg:c', '--output=xml'])).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("ERROR: Invalid output format 'xml'. Valid values are: label, label_kind, build, transitions, jsonproto, textproto, starlark"),
+      stderr: expect.stringContaining(
+        "ERROR: Invalid output format 'xml'. Valid values are: label, label_kind, build, transitions, jsonproto, textproto, starlark",
+      ),
     });
     expect(await ws.kiln(['cquery', '//pkg:c', '--output=transitions'])).toMatchObject({
       code: 2,
