@@ -12,8 +12,8 @@ import { E2eWorkspace, filesBelow } from './e2e-workspace.js';
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/configured-query');
 const RECORDED_ROOT = '/tmp/cq-ref/ws';
 
-function recorded(name: string): string {
-  return readFileSync(join(FIXTURES, 'bazel-4.2.3', name), 'utf8');
+function recorded(name: string, bazel = 'bazel-4.2.3'): string {
+  return readFileSync(join(FIXTURES, bazel, name), 'utf8');
 }
 
 /**
@@ -228,6 +228,20 @@ describe('cquery and aquery against Bazel 4.2.3', () => {
         expect(fix(m.inputs)).toEqual(fix(theirs[i]!.inputs.filter((p) => !bazelOnlyInput(p))));
       });
     }
+  });
+
+  it('Bazel 2.1.0 agrees on the configured targets, the rule as BUILD text and the action', async () => {
+    const ws = workspace();
+    const deps = await ws.kiln(['cquery', 'deps(//pkg:fg)', '--noimplicit_deps']);
+    expect(roles(deps.stdout)).toEqual(roles(recorded('cquery-deps-noimplicit.txt', 'bazel-2.1.0')));
+    // 2.1.0 prints no `instantiated at` lines (present-day Bazel and 4.2.3 do).
+    const build = await ws.kiln(['cquery', '//pkg:gen', '--output=build', '-c', 'opt']);
+    const withoutStack = build.stdout.replace(/# Rule gen instantiated at[^\n]*\n#[^\n]*\n/, '');
+    expect(withoutStack.split(ws.root).join('ROOT')).toBe(recorded('cquery-build-opt.txt', 'bazel-2.1.0').split(RECORDED_ROOT).join('ROOT'));
+    const action = await ws.kiln(['aquery', '//pkg:gen']);
+    const [mine] = actionFields(action.stdout);
+    const [theirs] = actionFields(recorded('aquery-gen.txt', 'bazel-2.1.0'));
+    expect({ ...mine, inputs: '' }).toEqual({ ...theirs, inputs: '' });
   });
 
   it('an aquery filter that matches nothing prints nothing and succeeds', async () => {
