@@ -22,8 +22,17 @@ export function configuredLabel(node: ConfiguredNode): string {
   return `${node.label} (${shortConfigurationId(node)})`;
 }
 
-/** cquery's output in the format the options name (Bazel's cquery output formatters). */
-export function formatCqueryResult(answer: ConfiguredQueryAnswer, options: ConfiguredQueryOptions): string | Uint8Array {
+/**
+ * cquery's output in the format the options name (Bazel's cquery output formatters). `onError`
+ * receives what could not be printed for a target (a failing `--starlark:expr`), the rest is printed.
+ */
+export function formatCqueryResult(
+  answer: ConfiguredQueryAnswer,
+  options: ConfiguredQueryOptions,
+  onError: (message: string) => void = (message) => {
+    throw new KilnError(message);
+  },
+): string | Uint8Array {
   const nodes = answer.targets;
   switch (options.output) {
     case 'label':
@@ -39,7 +48,7 @@ export function formatCqueryResult(answer: ConfiguredQueryAnswer, options: Confi
     case 'textproto':
       return protoText(analysisV2.CqueryResult, cqueryResult(answer));
     case 'starlark':
-      return starlarkOutput(nodes, options.starlarkExpr);
+      return starlarkOutput(nodes, options.starlarkExpr, onError);
     default:
       throw new KilnError(`Invalid output format '${options.output}'`);
   }
@@ -203,8 +212,9 @@ const providersBuiltin = new Builtin('providers', (_thread, args) => {
 /**
  * `--output=starlark`: the `--starlark:expr` expression evaluated for each target by Kiln's Starlark
  * interpreter, with `target` bound to it (and `providers`), printed with str() (a string as it is).
+ * A syntax error in the expression throws; an evaluation error is reported per target.
  */
-function starlarkOutput(nodes: readonly ConfiguredNode[], expression: string): string {
+function starlarkOutput(nodes: readonly ConfiguredNode[], expression: string, onError: (message: string) => void): string {
   const resultName = '__cquery_result';
   const names = ['target', 'providers'];
   const file = parseFile(`${resultName} = (${expression})\n`, '<--starlark:expr>');
@@ -215,8 +225,15 @@ function starlarkOutput(nodes: readonly ConfiguredNode[], expression: string): s
       ['target', starlarkTargetValue(node)],
       ['providers', providersBuiltin],
     ]);
-    const globals = execResolvedFile(new Thread('cquery'), file, predeclared);
-    const value = globals.get(resultName)!;
+    let value: Value;
+    try {
+      value = execResolvedFile(new Thread('cquery'), file, predeclared).get(resultName)!;
+    } catch (e) {
+      if (!(e instanceof KilnError)) throw e;
+      // Bazel's StarlarkOutputFormatterCallback: the error for this target, and on with the others.
+      onError(`Starlark evaluation error for ${node.label}: ${e.message}`);
+      continue;
+    }
     out += `${str(value)}\n`;
   }
   return out;

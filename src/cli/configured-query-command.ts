@@ -70,11 +70,19 @@ export async function runConfiguredQuery(command: ConfiguredQueryCommand, args: 
         onWarning: (message, pos) => io.stderr.write(`WARNING: ${pos ? `${pos.file}:${pos.line}:${pos.col}: ` : ''}${message}\n`),
       });
       if ('failed' in outcome) return outcome;
-      const output = command === 'cquery' ? formatCqueryResult(outcome, line.query) : formatAqueryResult(outcome, line.query);
-      return { output, empty: outcome.targets.length === 0, hadErrors: outcome.hadErrors };
+      let outputErrors = false;
+      const output =
+        command === 'cquery'
+          ? formatCqueryResult(outcome, line.query, (message) => {
+              outputErrors = true;
+              printError(message);
+            })
+          : formatAqueryResult(outcome, line.query);
+      return { output, empty: outcome.targets.length === 0, hadErrors: outcome.hadErrors, outputErrors };
     });
     if ('failed' in printed) return printed.failed;
     io.stdout.write(printed.output);
+    if (printed.outputErrors) return ExitCode.BUILD_FAILURE;
     if (printed.hadErrors) io.stderr.write('WARNING: --keep_going specified, ignoring errors.  Results may be inaccurate\n');
     if (printed.empty) io.stderr.write('INFO: Empty results\n');
     return printed.hadErrors ? ExitCode.PARTIAL_ANALYSIS_FAILURE : ExitCode.SUCCESS;

@@ -112,9 +112,17 @@ describe('kiln cquery', () => {
       '--starlark:expr=[f.basename for f in target.files.to_list()]',
     ]);
     expect(files.stdout.trim().split('\n').sort()).toEqual(['["a.txt"]', '["c.out"]', '["gen.txt"]']);
-    const bad = await ws.kiln(['cquery', '//pkg:c', '--output=starlark', '--starlark:expr=target.nope']);
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain('nope');
+    const bad = await ws.kiln([
+      'cquery',
+      '//pkg:c + //pkg:a.txt',
+      '--output=starlark',
+      '--starlark:expr=target.files if target.label.name == "a.txt" else target.nope',
+    ]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toBe('depset([<source file pkg/a.txt>])\n');
+    expect(bad.stderr).toContain('ERROR: Starlark evaluation error for //pkg:c: Target has no .nope field or method');
+    // A malformed expression stops the output (Kiln's choice, not checked against Bazel: a query that cannot be evaluated, 7).
+    expect(await ws.kiln(['cquery', '//pkg:c', '--output=starlark', '--starlark:expr=target.'])).toMatchObject({ code: 7 });
   });
 
   it('--output=transitions and the proto outputs', async () => {
