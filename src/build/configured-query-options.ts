@@ -22,6 +22,9 @@ export interface ConfiguredQueryOptions {
   readonly output: string;
   readonly transitions: 'none' | 'lite' | 'full';
   readonly starlarkExpr: string;
+  /** `--starlark:file`: a file defining `format(target)`, called for each target (its text is read by the caller into starlarkFileText). */
+  readonly starlarkFile: string | undefined;
+  readonly starlarkFileText?: string;
   readonly universeScope: readonly string[];
   readonly implicitDeps: boolean;
   readonly toolDeps: boolean;
@@ -61,6 +64,7 @@ const CQUERY_DEFINITIONS: readonly OptionDefinition[] = [
   str('output', 'label', `The output format: ${CQUERY_OUTPUTS.join(', ')}.`),
   str('transitions', 'none', 'With --output=transitions: how much of each configuration transition to print.', ['none', 'lite', 'full']),
   str('starlark:expr', 'str(target.label)', "With --output=starlark: the Starlark expression printed for each target, with 'target' bound to it."),
+  str('starlark:file', '', 'With --output=starlark: a Starlark file defining format(target), whose result is printed for each target.'),
 ];
 
 const AQUERY_DEFINITIONS: readonly OptionDefinition[] = [
@@ -112,6 +116,7 @@ export function parseConfiguredQueryCommandLine(command: ConfiguredQueryCommand,
     output,
     transitions: (command === 'cquery' ? all.getString('transitions') : 'none') as ConfiguredQueryOptions['transitions'],
     starlarkExpr: command === 'cquery' ? all.getString('starlark:expr') : '',
+    starlarkFile: command === 'cquery' ? all.getString('starlark:file') || undefined : undefined,
     universeScope,
     implicitDeps: all.getBool('implicit_deps'),
     toolDeps: all.getBool('tool_deps'),
@@ -124,6 +129,7 @@ export function parseConfiguredQueryCommandLine(command: ConfiguredQueryCommand,
   if (command === 'cquery' && output === 'transitions' && query.transitions === 'none') {
     throw new UsageError("Instead of using --output=transitions, set the --transitions flag explicitly to 'lite' or 'full'");
   }
+  if (query.starlarkFile !== undefined && all.isSet('starlark:expr')) throw new UsageError('You can only specify one of --starlark:expr or --starlark:file');
   return { options, query, residue: parsed.residue, warnings: parsed.warnings };
 }
 

@@ -11,7 +11,20 @@ import {
   type PlainAttrValue,
 } from '../loading/index.js';
 import { targetMessage, type OutputEnvironment } from '../query/index.js';
-import { Builtin, execResolvedFile, parseFile, resolveFile, StarDict, str, StarlarkError, Thread, UNIVERSAL, type Value } from '../starlark/index.js';
+import {
+  Builtin,
+  execResolvedFile,
+  None,
+  parseFile,
+  resolveFile,
+  StarCallable,
+  StarDict,
+  str,
+  StarlarkError,
+  Thread,
+  UNIVERSAL,
+  type Value,
+} from '../starlark/index.js';
 import { shortConfigurationId, type ConfiguredEdge, type ConfiguredNode } from './configured-graph.js';
 import type { ConfiguredQueryAnswer } from './configured-query.js';
 import { starlarkTargetValue } from './configured-query.js';
@@ -48,7 +61,7 @@ export function formatCqueryResult(
     case 'textproto':
       return protoText(analysisV2.CqueryResult, cqueryResult(answer));
     case 'starlark':
-      return starlarkOutput(nodes, options.starlarkExpr, onError);
+      return starlarkOutput(nodes, options, onError);
     default:
       throw new KilnError(`Invalid output format '${options.output}'`);
   }
@@ -214,16 +227,27 @@ const providersBuiltin = new Builtin('providers', (_thread, args) => {
  * interpreter, with `target` bound to it (and `providers`), printed with str() (a string as it is).
  * A syntax error in the expression throws; an evaluation error is reported per target.
  */
-function starlarkOutput(nodes: readonly ConfiguredNode[], expression: string, onError: (message: string) => void): string {
+function starlarkOutput(nodes: readonly ConfiguredNode[], options: ConfiguredQueryOptions, onError: (message: string) => void): string {
   const resultName = '__cquery_result';
   const names = ['target', 'providers'];
-  const file = parseFile(`${resultName} = (${expression})\n`, '<--starlark:expr>');
-  resolveFile(file, {}, new Set(names), UNIVERSAL);
+  const fromFile = options.starlarkFileText !== undefined;
+  // With --starlark:file, its module defines format(target); the expression calls it.
+  let format: Value | undefined;
+  if (fromFile) {
+    const module = parseFile(options.starlarkFileText!, options.starlarkFile ?? '<--starlark:file>');
+    resolveFile(module, {}, new Set(['providers']), UNIVERSAL);
+    const globals = execResolvedFile(new Thread('cquery'), module, new Map<string, Value>([['providers', providersBuiltin]]));
+    format = globals.get('format');
+    if (!(format instanceof StarCallable)) throw new KilnError(`${options.starlarkFile}: the file must define a function 'format(target)'`);
+  }
+  const file = parseFile(`${resultName} = (${fromFile ? '__format(target)' : options.starlarkExpr})\n`, fromFile ? '<--starlark:file>' : '<--starlark:expr>');
+  resolveFile(file, {}, new Set([...names, '__format']), UNIVERSAL);
   let out = '';
   for (const node of nodes) {
     const predeclared = new Map<string, Value>([
       ['target', starlarkTargetValue(node)],
       ['providers', providersBuiltin],
+      ['__format', format ?? None],
     ]);
     let value: Value;
     try {

@@ -58,13 +58,29 @@ export async function runConfiguredQuery(command: ConfiguredQueryCommand, args: 
     return ExitCode.COMMAND_LINE_ERROR;
   }
   for (const warning of line.warnings) io.stderr.write(`WARNING: ${warning}\n`);
+  let query = line.query;
+  if (query.starlarkFile !== undefined) {
+    const path = resolve(io.cwd, query.starlarkFile);
+    let text: string | undefined;
+    let problem = 'larger than 64 MiB';
+    try {
+      text = readTextUpTo(path, MAX_QUERY_FILE_BYTES);
+    } catch (e) {
+      problem = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    }
+    if (text === undefined) {
+      printError(`--starlark:file=${query.starlarkFile}: cannot read ${path}: ${problem}`);
+      return ExitCode.COMMAND_LINE_ERROR;
+    }
+    query = { ...query, starlarkFileText: text };
+  }
   try {
     const printed = interruptibly(io, () => {
       const outcome = configuredTargetsFor(ctx, {
         command,
         expression,
         options: line.options,
-        query: line.query,
+        query,
         clientEnv: io.env,
         onError: printError,
         onWarning: (message, pos) => io.stderr.write(`WARNING: ${pos ? `${pos.file}:${pos.line}:${pos.col}: ` : ''}${message}\n`),
@@ -73,11 +89,11 @@ export async function runConfiguredQuery(command: ConfiguredQueryCommand, args: 
       let outputErrors = false;
       const output =
         command === 'cquery'
-          ? formatCqueryResult(outcome, line.query, (message) => {
+          ? formatCqueryResult(outcome, query, (message) => {
               outputErrors = true;
               printError(message);
             })
-          : formatAqueryResult(outcome, line.query);
+          : formatAqueryResult(outcome, query);
       return { output, empty: outcome.targets.length === 0, hadErrors: outcome.hadErrors, outputErrors };
     });
     if ('failed' in printed) return printed.failed;

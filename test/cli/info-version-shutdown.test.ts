@@ -112,7 +112,7 @@ describe('kiln help for these commands', () => {
     const aquery = (await ws.kiln(['help', 'aquery'])).stdout;
     expect(aquery).toContain('mnemonic(regex, expr)');
     expect(aquery).toContain('  --[no]include_commandline ');
-    // Every option help names is accepted by the command (not an exit 2).
+    // Every option help names is accepted by the command (not an exit 2; --starlark:file wants a file that exists).
     for (const [command, text] of [
       ['cquery', cquery],
       ['aquery', aquery],
@@ -124,7 +124,8 @@ describe('kiln help for these commands', () => {
           '//pkg:fg',
           `--${m[2]}${m[1] ? '' : m[2] === 'transitions' ? '=lite' : m[2] === 'output' ? (command === 'cquery' ? '=label' : '=text') : m[2] === 'query_file' ? '=' : m[2] === 'universe_scope' ? '=//pkg:fg' : '=str(target.label)'}`,
         ]);
-        expect(run.code, `${command} --${m[2]}: ${run.stderr}`).not.toBe(2);
+        expect(run.stderr, `${command} --${m[2]}`).not.toContain('Unrecognized option');
+        if (m[2] !== 'starlark:file') expect(run.code, `${command} --${m[2]}: ${run.stderr}`).not.toBe(2);
       }
     }
   });

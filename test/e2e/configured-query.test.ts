@@ -121,6 +121,13 @@ describe('kiln cquery', () => {
     expect(bad.code).toBe(1);
     expect(bad.stdout).toBe('depset([<source file pkg/a.txt>])\n');
     expect(bad.stderr).toContain('ERROR: Starlark evaluation error for //pkg:c: Target has no .nope field or method');
+    ws.write({ 'fmt.star': 'def format(target):\n    return "%s has %d files" % (target.label.name, len(target.files.to_list()))\n' });
+    expect(await ws.kiln(['cquery', '//pkg:c', '--output=starlark', '--starlark:file=fmt.star'])).toMatchObject({ code: 0, stdout: 'c has 1 files\n' });
+    expect(await ws.kiln(['cquery', '//pkg:c', '--output=starlark', '--starlark:file=fmt.star', '--starlark:expr=1'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('You can only specify one of --starlark:expr or --starlark:file'),
+    });
+    expect((await ws.kiln(['cquery', '//pkg:c', '--output=starlark', '--starlark:file=none.star'])).code).toBe(2);
     // A malformed expression stops the output (Kiln's choice, not checked against Bazel: a query that cannot be evaluated, 7).
     expect(await ws.kiln(['cquery', '//pkg:c', '--output=starlark', '--starlark:expr=target.'])).toMatchObject({ code: 7 });
   });
