@@ -12,8 +12,8 @@ import { parseTargetPattern, TargetPatternError } from '../query/index.js';
 
 export type ConfiguredQueryCommand = 'cquery' | 'aquery';
 
-/** cquery's output formats (Bazel's CqueryOptions.outputFormat); `graph` and `proto` are left out. */
-export const CQUERY_OUTPUTS = ['label', 'label_kind', 'build', 'transitions', 'jsonproto', 'textproto', 'starlark'] as const;
+/** cquery's output formats (Bazel's CqueryOptions.outputFormat); `graph` and `streamed_proto` are left out. */
+export const CQUERY_OUTPUTS = ['label', 'label_kind', 'build', 'transitions', 'proto', 'jsonproto', 'textproto', 'starlark'] as const;
 /** aquery's (Bazel's AqueryOptions): the text listing, the summary and analysis_v2's ActionGraphContainer. */
 export const AQUERY_OUTPUTS = ['text', 'summary', 'jsonproto', 'textproto', 'proto'] as const;
 

@@ -56,6 +56,8 @@ export function formatCqueryResult(
       return nodes.map((n) => transitionsText(n, options.transitions === 'full', options)).join('');
     case 'build':
       return nodes.map((n) => buildText(n, answer)).join('');
+    case 'proto':
+      return analysisV2.CqueryResult.encode(cqueryResult(answer));
     case 'jsonproto':
       return `${protoJson(analysisV2.CqueryResult, cqueryResult(answer))}\n`;
     case 'textproto':

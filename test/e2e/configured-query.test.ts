@@ -42,6 +42,23 @@ genrule(name = "gen", outs = ["gen.txt"], cmd = "echo hi > $@")
   'pkg/a.txt': 'a\n',
 };
 
+/** Runs the CLI keeping stdout's bytes as written (the workspace helper keeps text). */
+async function binaryRun(ws: E2eWorkspace, args: string[]): Promise<{ code: number; bytes: Buffer }> {
+  const chunks: Buffer[] = [];
+  const code = await runCli(
+    args,
+    {
+      stdout: { write: (c) => chunks.push(Buffer.from(c)) > 0 },
+      stderr: { write: () => true },
+      cwd: ws.root,
+      env: { HOME: ws.home, PATH: process.env.PATH },
+      interrupted: new Promise<void>(() => {}),
+    },
+    'e2e',
+  );
+  return { code, bytes: Buffer.concat(chunks) };
+}
+
 describe('kiln cquery', () => {
   it("follows implicit dependencies (a Starlark rule's _tool, in the exec configuration) unless --noimplicit_deps", async () => {
     const ws = new E2eWorkspace(FILES);
@@ -145,6 +162,12 @@ describe('kiln cquery', () => {
     expect(result.results.map((r) => r.target.rule?.name ?? r.target.sourceFile?.name)).toContain('//pkg:c');
     expect(result.configurations.some((c) => c.isTool === true)).toBe(true);
     expect(result.results.find((r) => r.target.sourceFile)?.configurationId).toBeUndefined();
+    const proto = await binaryRun(ws, ['cquery', 'deps(//pkg:c)', '--output=proto']);
+    expect(proto.code).toBe(0);
+    const decoded = analysisV2.CqueryResult.decode(proto.bytes);
+    expect(decoded.results.map((r) => r.target?.rule?.name ?? r.target?.sourceFile?.name)).toEqual(
+      result.results.map((r) => r.target.rule?.name ?? r.target.sourceFile?.name),
+    );
     const text = await ws.kiln(['cquery', '//pkg:c', '--output=textproto']);
     expect(text.stdout).toMatch(/^results \{\n {2}target \{\n {4}type: RULE\n/);
     expect(text.stdout).toContain('  configuration_id: 1\n');
@@ -159,7 +182,7 @@ describe('kiln cquery', () => {
     expect(await ws.kiln(['cquery', '//pkg:c', '--output=xml'])).toMatchObject({
       code: 2,
       stderr: expect.stringContaining(
-        "ERROR: Invalid output format 'xml'. Valid values are: label, label_kind, build, transitions, jsonproto, textproto, starlark",
+        "ERROR: Invalid output format 'xml'. Valid values are: label, label_kind, build, transitions, proto, jsonproto, textproto, starlark",
       ),
     });
     expect(await ws.kiln(['cquery', '//pkg:c', '--output=transitions'])).toMatchObject({
@@ -214,22 +237,10 @@ describe('kiln aquery', () => {
     expect(summary.stdout).toBe(
       '2 total actions.\n\nMnemonics:\n  Genrule: 1\n  MyConcat: 1\n\nConfigurations:\n  k8-fastbuild: 2\n\nExecution Platforms:\n  @local_config_platform//:host: 2\n\n',
     );
-    // Binary output: the bytes as written (the workspace helper keeps text).
-    const chunks: Buffer[] = [];
-    const code = await runCli(
-      ['aquery', '//pkg:c', '--output=proto'],
-      {
-        stdout: { write: (c) => chunks.push(Buffer.from(c)) > 0 },
-        stderr: { write: () => true },
-        cwd: ws.root,
-        env: { HOME: ws.home, PATH: process.env.PATH },
-        interrupted: new Promise<void>(() => {}),
-      },
-      'e2e',
-    );
-    expect(code).toBe(0);
+    const proto = await binaryRun(ws, ['aquery', '//pkg:c', '--output=proto']);
+    expect(proto.code).toBe(0);
     const json = await ws.kiln(['aquery', '//pkg:c', '--output=jsonproto']);
-    const decoded = analysisV2.ActionGraphContainer.decode(Buffer.concat(chunks));
+    const decoded = analysisV2.ActionGraphContainer.decode(proto.bytes);
     const parsed = JSON.parse(json.stdout) as { actions: { mnemonic: string; actionKey: string }[] };
     expect(decoded.actions.map((a) => a.mnemonic)).toEqual(['MyConcat']);
     expect(parsed.actions[0]!.actionKey).toBe(decoded.actions[0]!.actionKey);
