@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 const argv = process.argv.slice(2);
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === 'version')) {
+if (argv.length === 1 && argv[0] === '--version') {
   process.stdout.write(`kiln ${version}\n`);
 } else {
   const { runCli, processCliIO, startSigtermRelay } = await import('../dist/bundle/kiln.js');

@@ -84,6 +84,8 @@ export { isVisible } from './configured/visibility.js';
 export { platformDeclarationsFrom, constraintValueOf } from './configured/platform-declarations.js';
 export { LoadedTargetGraph } from './configured/loaded-target-graph.js';
 export { IncrementalAnalysis, type AnalysisEventSinks } from './configured/incremental-analysis.js';
+// The Starlark view of a configured target (cquery's --output=starlark binds it to `target`).
+export { TargetValue, defaultInfoOf } from './starlark/target-value.js';
 // Tests: the runfiles tree and the test actions of a test rule (README.md).
 export { programOf, runfilesTree, runfilesPath, type RunfilesTree } from './rules/runfiles-tree.js';
 export { testTargetOf, TEST_TIMEOUTS, type TestSettings, type TestTarget, type TestRun } from './rules/test-runs.js';

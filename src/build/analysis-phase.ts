@@ -122,7 +122,7 @@ export function analyzeBuild(ctx: WorkspaceContext, request: AnalysisRequest, ev
  * as its value (`--//pkg:flag value`), and every flag must name a build setting and carry a value
  * of its type. Returns the options and patterns to use, or the problem in Bazel's words.
  */
-function bindUserFlags(graph: LoadedTargetGraph, request: AnalysisRequest): { options: BuildOptions; patterns: readonly string[] } | KilnError {
+export function bindUserFlags(graph: LoadedTargetGraph, request: AnalysisRequest): { options: BuildOptions; patterns: readonly string[] } | KilnError {
   if (request.options.userFlags.size === 0) return { options: request.options, patterns: request.patterns };
   const typeOf = (label: string) => {
     try {

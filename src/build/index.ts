@@ -12,3 +12,20 @@ export { testOutcomes, retryFailedRuns, withInheritedEnv, clearAttemptLogs } fro
 export { TestRunReporter, type TestOutputMode, type TestRunListener } from './test-run-reporter.js';
 export { readRunResult, type RunResult } from './test-results.js';
 export { completeTimedOutRun } from './timed-out-run.js';
+// cquery and aquery: the configured graph of a universe, queried; the results formatted as Bazel prints them.
+export {
+  configuredTargetsFor,
+  type ConfiguredQueryRequest,
+  type ConfiguredQueryAnswer,
+  type ConfiguredQueryOutcome,
+} from './configured-query.js';
+export {
+  parseConfiguredQueryCommandLine,
+  configuredQueryOptionDefinitions,
+  type ConfiguredQueryCommand,
+  type ConfiguredQueryOptions,
+  type ConfiguredQueryCommandLine,
+} from './configured-query-options.js';
+export type { ConfiguredNode, ConfiguredEdge } from './configured-graph.js';
+export { formatCqueryResult, configuredLabel } from './configured-query-output.js';
+export { formatAqueryResult, analysisActionKey, actionGraphContainer, shellEscape } from './action-graph-output.js';

@@ -20,7 +20,7 @@ function helpText(): string {
  * `applyRcFiles` take out again. The other commands (servers, `starlark`) have no workspace: the
  * startup options are accepted and have nothing to change there, except `--output_base`, handed on as before.
  */
-const WORKSPACE_COMMANDS = new Set(['build', 'test', 'run', 'info', 'clean', 'query']);
+const WORKSPACE_COMMANDS = new Set(['build', 'test', 'run', 'info', 'clean', 'query', 'cquery', 'aquery']);
 
 /**
  * Bazel takes startup options before the command (`bazel --output_base=X build`); Kiln has no
@@ -52,9 +52,17 @@ export async function runCli(argv: string[], io: CliIO, version: string): Promis
     io.stdout.write(startupOptionsHelp());
     return ExitCode.SUCCESS;
   }
+  if (name === 'help' && rest[0] === 'version') {
+    io.stdout.write(
+      "Usage: kiln version [--gnu_format]\n\nPrints version information in Bazel's format (Build label, Build target, Build time, Build timestamp);\n--gnu_format prints `kiln <version>`.\n",
+    );
+    return ExitCode.SUCCESS;
+  }
   if (name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) {
     const { commandHelp } = await import('./command-help.js');
-    io.stdout.write(commandHelp(rest[0], COMMANDS[rest[0]]!.summary));
+    const command = rest[0];
+    const own = command === 'cquery' || command === 'aquery' ? (await import('../build/index.js')).configuredQueryOptionDefinitions(command) : [];
+    io.stdout.write(commandHelp(command, COMMANDS[command]!.summary, own));
     return ExitCode.SUCCESS;
   }
   if (name === 'help' && rest[0] !== undefined) {
@@ -65,9 +73,13 @@ export async function runCli(argv: string[], io: CliIO, version: string): Promis
     io.stdout.write(helpText());
     return name === undefined ? ExitCode.COMMAND_LINE_ERROR : ExitCode.SUCCESS;
   }
-  if (name === 'version' || name === '--version') {
+  if (name === '--version') {
     io.stdout.write(`kiln ${version}\n`);
     return ExitCode.SUCCESS;
+  }
+  if (name === 'version') {
+    const { versionCommand } = await import('./version-command.js');
+    return versionCommand(rest, io, version);
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {

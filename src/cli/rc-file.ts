@@ -30,7 +30,7 @@ export interface RcSettings {
 /** The commands whose options come from the build option parser (Bazel: they inherit `build`). */
 const BUILD_LIKE = ['build', 'test', 'run', 'coverage', 'cquery', 'aquery', 'info', 'clean', 'fetch', 'print_action', 'mobile-install'];
 /** Kiln's commands that take Bazel options (a `common` option none of them knows is an error). */
-const OPTION_COMMANDS = ['build', 'test', 'run', 'info', 'clean', 'query'];
+const OPTION_COMMANDS = ['build', 'test', 'run', 'info', 'clean', 'query', 'cquery', 'aquery'];
 
 /**
  * Applies the rc files to one command's arguments, as Bazel does: the startup options main.ts
@@ -159,8 +159,11 @@ async function optionSupport(command: string, rcOptions: readonly RcOption[]): P
   const needsBuild = command !== 'query' || commonWords.some((w) => w.startsWith('-') && !query!(w));
   const build = needsBuild ? (await import('./build-option-support.js')).supportsBuildOption : undefined;
   const queryForOthers = command === 'query' ? query : commonWords.length > 0 ? (await import('./query-option-support.js')).supportsQueryOption : undefined;
+  const configured =
+    command === 'cquery' || command === 'aquery' ? (await import('./configured-query-option-support.js')).supportsConfiguredQueryOption : undefined;
   return (cmd, word) => {
     if (cmd === 'query') return queryForOthers?.(word) ?? false;
+    if (cmd === 'cquery' || cmd === 'aquery') return configured?.(cmd, word) ?? build?.(word) ?? false;
     if (cmd === 'clean' && /^--(no)?(expunge|async)$|^--expunge_async$/.test(word)) return true;
     if (BUILD_LIKE.includes(cmd)) return build?.(word) ?? false;
     return false;

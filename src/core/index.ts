@@ -8,6 +8,7 @@ export { writeChecksummedFile, readChecksummedFile } from './checksummed-file.js
 export { shellQuote } from './shell-quote.js';
 export { ExitCode } from './exit-codes.js';
 export * from './proto.js';
+export { protoJson, protoText } from './proto-formats.js';
 export { durationFromMs, timestampFromMs, msFromDuration, msFromTimestamp } from './proto-time.js';
 export { type Clock, systemClock } from './clock.js';
 export { type FileStamp, RACY_WINDOW_MS, fileStampOf, sameFileStamp, isRacilyStamped, writeFileStamp, readFileStamp } from './file-stamp.js';

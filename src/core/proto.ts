@@ -14,6 +14,8 @@ export * as grpcHealth from '../../proto/gen/grpc/health/v1/index.js';
 // The Build Event Service (google.devtools.build.v1) and Bazel's Build Event Protocol it carries.
 export * as googleBuild from '../../proto/gen/google/devtools/build/v1/index.js';
 export * as buildEventStream from '../../proto/gen/build_event_stream/index.js';
+// Bazel's analysis_v2.proto: aquery's action graph and cquery's proto results.
+export * as analysisV2 from '../../proto/gen/analysis/index.js';
 export {
   asBuffer,
   packAny,

@@ -8,7 +8,17 @@ export { resolveTargetPatterns, resolveTargetPattern, isWildcardPattern, type Re
 export type { QueryEnvironment, TargetSet, AttributeView } from './query-environment.js';
 export { PackageQueryEnvironment, type PackageQueryOptions } from './package-query-environment.js';
 export { evaluateQuery } from './query-evaluator.js';
-export { QUERY_FUNCTIONS, type QueryFunction, type ArgumentType } from './functions/index.js';
+export {
+  QUERY_FUNCTIONS,
+  CONFIGURED_QUERY_FUNCTIONS,
+  ACTION_QUERY_FUNCTIONS,
+  actionFiltersOf,
+  type ActionFilter,
+  type ActionFilterKind,
+  type ConfigurationLookup,
+  type QueryFunction,
+  type ArgumentType,
+} from './functions/index.js';
 export { OUTPUT_FORMATTERS, targetMessage, type OutputFormatter, type OutputEnvironment, type OrderOutput } from './output/index.js';
 export { formatQueryResult, type QueryOutputOptions, type ResultGraphSource } from './query-output.js';
 export { ScopedQueryEnvironment, ScopeViolationError } from './scoped-query-environment.js';
