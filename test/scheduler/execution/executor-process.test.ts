@@ -206,6 +206,7 @@ describe.skipIf(!haveBuild)('kiln executor --runner local (a process of its own)
       return false;
     };
     await until(started, 'the action to start');
+    await until(() => running() > 0, 'the action to start its sleep');
     first.child.kill('SIGKILL');
     await first.exited;
     expect(await readdir(join(work, 'build'))).not.toEqual([]);
@@ -213,7 +214,9 @@ describe.skipIf(!haveBuild)('kiln executor --runner local (a process of its own)
     const second = await startExecutorProcess(cluster, 'local', work);
     expect(second.stderr()).toMatch(/removed \d+ build directory\(ies\) and file\(s\) left in .*build by an executor that was killed/);
     await until(started, 'the requeued action to start');
-    // The killed executor's run of the action is over: only the requeued one runs.
+    // Its shell writes `started` just before it starts the sleep: wait for that process, then the
+    // killed executor's run of the action is over and only the requeued one runs.
+    await until(() => running() > 0, 'the requeued action to start its sleep');
     expect(running()).toBe(1);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
