@@ -3,6 +3,8 @@ import {
   BUILD_SETTING_RULE_CLASSES,
   Label,
   packageId,
+  readRegistrations,
+  type Registrations,
   type BzlModule,
   type Package,
   type PackageLoader,
@@ -30,7 +32,31 @@ export class LoadedTargetGraph implements TargetGraph {
   /** Told of every read, cached or not (incremental analysis records what each configured target read). */
   readObserver: TargetGraphReads | undefined;
 
+  private registered: Registrations | undefined;
+
   constructor(private readonly loader: PackageLoader) {}
+
+  registrations(): Registrations {
+    this.registered ??= readRegistrations(this.loader.workspace.root);
+    return this.registered;
+  }
+
+  rulesMatching(pattern: string): { readonly labels: readonly string[]; readonly explicit: boolean } {
+    const m = /^(?:@([^/]*))?\/\/([^:]*)(?::(.*))?$/.exec(pattern);
+    const [repo, pkgPart, namePart] = m ? [m[1] ?? '', m[2]!, m[3]] : ['', '', undefined];
+    const recursive = pkgPart === '...' || pkgPart.endsWith('/...');
+    const wildcard = namePart === 'all' || namePart === '*' || namePart === 'all-targets';
+    if (!m || (!recursive && !wildcard)) return { labels: [Label.parse(pattern).toString()], explicit: true };
+    const base = recursive ? pkgPart.slice(0, -3).replace(/\/$/, '') : pkgPart;
+    const packages = recursive ? this.loader.repository(repo).packagesUnder(base) : [base];
+    const labels: string[] = [];
+    for (const pkg of packages) {
+      for (const t of this.load(repo, pkg).targets.values()) {
+        if (t.kind === 'rule') labels.push(`${repo === '' ? '' : `@${repo}`}//${pkg}:${t.name}`);
+      }
+    }
+    return { labels, explicit: false };
+  }
 
   target(label: string): AnalysisTarget | undefined {
     const known = this.targets.get(label);

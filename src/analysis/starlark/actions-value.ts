@@ -15,6 +15,7 @@ import {
 } from '../../starlark/index.js';
 import {
   executionRequirementsFromTags,
+  execPropertiesOf,
   inProcessAction,
   type Action,
   type Artifact,
@@ -33,6 +34,8 @@ interface ActionOwner {
   readonly location: Action['location'];
   /** Output root for declared files (bin, or genfiles with `output_to_genfiles`). */
   readonly root: string;
+  /** Platform properties of the rule's spawned actions (execution platform's, then the target's `exec_properties`). */
+  readonly execProperties?: readonly (readonly [string, string])[];
 }
 
 const SIGNATURES: Readonly<Record<string, string>> = {
@@ -304,6 +307,7 @@ export class ActionsValue extends StarObject {
       outputs: outputs.map((o) => o.artifact as DerivedArtifact),
       executionRequirements: requirements.length === 0 ? [] : executionRequirementsFromTags(requirements),
       executableOutputs: false,
+      ...execPropertiesOf(this.registry.owner.execProperties ?? []),
     };
     this.registry.register(args.length === 0 ? action : withArguments(action, head, args));
   }

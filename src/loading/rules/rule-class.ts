@@ -36,6 +36,10 @@ export interface StarlarkRuleInfo {
   readonly buildSetting?: BuildSettingSpec;
   /** `provides`: provider names the implementation promises to return. */
   readonly provides: readonly string[];
+  /** `toolchains`: toolchain types (canonical labels) the implementation reads from `ctx.toolchains`. */
+  readonly toolchains?: readonly { readonly type: string; readonly mandatory: boolean }[];
+  /** `exec_compatible_with` of the rule: constraint values (canonical labels) its execution platform must have. */
+  readonly execCompatibleWith?: readonly string[];
 }
 
 /** Attributes every rule shares, by name; each rule picks the subset Bazel gives it. */
