@@ -118,7 +118,10 @@ export function resolveToolchains(input: ToolchainResolutionInput): ToolchainRes
       }
       const targetMismatch = mismatches(toolchain.targetConstraints, input.targetPlatform);
       if (targetMismatch.length > 0) {
-        trace.add(TOOLCHAIN_LEVEL, `Rejected toolchain ${toolchain.implementation}${mismatchText(targetMismatch, input.targetPlatform)}`);
+        trace.add(
+          TOOLCHAIN_LEVEL,
+          `Rejected toolchain ${toolchain.implementation}${mismatchText(targetMismatch, (setting) => platformValue(input.targetPlatform, setting))}`,
+        );
         continue;
       }
       trace.add(TOOLCHAIN_LEVEL, `Toolchain ${toolchain.implementation} is compatible with target platform, searching for execution platforms:`);
@@ -130,7 +133,10 @@ export function resolveToolchains(input: ToolchainResolutionInput): ToolchainRes
         }
         const execMismatch = mismatches(toolchain.execConstraints, platform);
         if (execMismatch.length > 0) {
-          trace.add(EXEC_LEVEL, `Incompatible execution platform ${platform.label}${mismatchText(execMismatch, platform)}`);
+          trace.add(
+            EXEC_LEVEL,
+            `Incompatible execution platform ${platform.label}${mismatchText(execMismatch, (setting) => platformValue(platform, setting))}`,
+          );
           done = false;
           continue;
         }
@@ -196,9 +202,9 @@ export function resolveToolchains(input: ToolchainResolutionInput): ToolchainRes
 }
 
 /** `; mismatching values: a, b; missing: s` of a rejected toolchain or platform, as Bazel words it. */
-function mismatchText(mismatch: readonly ConstraintValue[], platform: Platform): string {
-  const values = mismatch.filter((cv) => platform.constraints.has(cv.setting)).map((cv) => nameOf(cv.label));
-  const missing = mismatch.filter((cv) => !platform.constraints.has(cv.setting)).map((cv) => nameOf(cv.setting));
+function mismatchText(mismatch: readonly ConstraintValue[], valueOf: (setting: string) => string | undefined): string {
+  const values = mismatch.filter((cv) => valueOf(cv.setting) !== undefined).map((cv) => nameOf(cv.label));
+  const missing = mismatch.filter((cv) => valueOf(cv.setting) === undefined).map((cv) => nameOf(cv.setting));
   return `${values.length > 0 ? `; mismatching values: ${values.join(', ')}` : ''}${missing.length > 0 ? `; missing: ${missing.join(', ')}` : ''}`;
 }
 
