@@ -1,4 +1,5 @@
 import { KilnError } from '../../core/index.js';
+import { Label } from '../../loading/index.js';
 import type { ConstraintValue, Platform } from './platform.js';
 
 /** A `toolchain(...)` target as resolution reads it (Bazel's DeclaredToolchainInfo). */
@@ -69,7 +70,7 @@ class Trace {
 }
 
 function nameOf(label: string): string {
-  return label.slice(label.lastIndexOf(':') + 1);
+  return Label.parse(label).name;
 }
 
 /**

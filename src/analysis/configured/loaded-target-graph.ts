@@ -12,6 +12,7 @@ import {
   type StarlarkRuleFunction,
   type Target,
 } from '../../loading/index.js';
+import { parseTargetPattern } from '../../query/index.js';
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 
@@ -42,13 +43,10 @@ export class LoadedTargetGraph implements TargetGraph {
   }
 
   rulesMatching(pattern: string): { readonly labels: readonly string[]; readonly explicit: boolean } {
-    const m = /^(?:@([^/]*))?\/\/([^:]*)(?::(.*))?$/.exec(pattern);
-    const [repo, pkgPart, namePart] = m ? [m[1] ?? '', m[2]!, m[3]] : ['', '', undefined];
-    const recursive = pkgPart === '...' || pkgPart.endsWith('/...');
-    const wildcard = namePart === 'all' || namePart === '*' || namePart === 'all-targets';
-    if (!m || (!recursive && !wildcard)) return { labels: [Label.parse(pattern).toString()], explicit: true };
-    const base = recursive ? pkgPart.slice(0, -3).replace(/\/$/, '') : pkgPart;
-    const packages = recursive ? this.loader.repository(repo).packagesUnder(base) : [base];
+    const parsed = parseTargetPattern(pattern);
+    if (parsed.kind === 'single') return { labels: [parsed.label.toString()], explicit: true };
+    const { repo } = parsed;
+    const packages = parsed.kind === 'beneath' ? this.loader.repository(repo).packagesUnder(parsed.dir) : [parsed.pkg];
     const labels: string[] = [];
     for (const pkg of packages) {
       for (const t of this.load(repo, pkg).targets.values()) {
