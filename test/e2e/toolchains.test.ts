@@ -6,12 +6,13 @@ const LOCAL = '--spawn_strategy=local';
 // Toolchains without exec constraints, so that the host machine running the test does not matter.
 const FILES: Record<string, string> = {
   'MODULE.bazel': 'module(name = "tcmod")\nregister_toolchains("//tc:all", dev_dependency = True)\n',
-  WORKSPACE: 'register_execution_platforms("//plat:remote")  # a comment: register_toolchains("//nowhere:x")\n',
+  WORKSPACE: 'register_execution_platforms("//remote:all")  # a comment: register_toolchains("//nowhere:x")\n',
   'plat/BUILD': `
 constraint_setting(name = "pool")
-constraint_value(name = "big", constraint_setting = ":pool")
-platform(name = "remote", constraint_values = [":big"], exec_properties = {"Pool": "big"})
+constraint_value(name = "big", constraint_setting = ":pool", visibility = ["//visibility:public"])
 `,
+  // The platform's own package: only toolchain resolution reads it for //a:g.
+  'remote/BUILD': 'platform(name = "remote", constraint_values = ["//plat:big"], exec_properties = {"Pool": "big"})\n',
   'rules/BUILD': 'toolchain_type(name = "cc_type", visibility = ["//visibility:public"])\ntoolchain_type(name = "none_type")\n',
   'rules/defs.bzl': `
 def _tc_impl(ctx):
@@ -37,6 +38,7 @@ load("//rules:defs.bzl", "uses", "uses_none")
 uses(name = "u")
 uses_none(name = "missing")
 genrule(name = "g", outs = ["g.txt"], cmd = "echo built > $@", exec_compatible_with = ["//plat:big"])
+genrule(name = "g2", outs = ["g2.txt"], cmd = "echo built > $@", exec_compatible_with = ["//plat:big"])
 `,
 };
 
@@ -52,14 +54,15 @@ describe('kiln build with toolchains and execution platforms', () => {
     expect(ws.read('kiln-bin/a/u.txt')).toBe('cc-two\n');
   });
 
-  it("an edit of the execution platform's exec_properties runs a cached genrule's action again", async () => {
+  it("an edit of the execution platform's exec_properties runs cached genrules' actions again", async () => {
+    // The platforms are read once per build (during //a:g's analysis); //a:g2 records them as read too.
     const ws = new E2eWorkspace(FILES);
-    expect((await ws.kiln(['build', LOCAL, '//a:g'])).executed).toEqual(['//a:g']);
-    expect((await ws.kiln(['build', LOCAL, '//a:g'])).executed).toEqual([]);
-    ws.write({ 'plat/BUILD': FILES['plat/BUILD']!.replace('{"Pool": "big"}', '{"Pool": "huge"}') });
-    const edited = await ws.kiln(['build', LOCAL, '//a:g']);
+    expect((await ws.kiln(['build', LOCAL, '//a:g', '//a:g2'])).executed).toEqual(['//a:g', '//a:g2']);
+    expect((await ws.kiln(['build', LOCAL, '//a:g', '//a:g2'])).executed).toEqual([]);
+    ws.write({ 'remote/BUILD': FILES['remote/BUILD']!.replace('{"Pool": "big"}', '{"Pool": "huge"}') });
+    const edited = await ws.kiln(['build', LOCAL, '//a:g', '//a:g2']);
     expect(edited.code, edited.stderr).toBe(0);
-    expect(edited.executed).toEqual(['//a:g']);
+    expect(edited.executed).toEqual(['//a:g', '//a:g2']);
   });
 
   it("no matching toolchain: Bazel's error at the target, exit code 1", async () => {
@@ -78,7 +81,7 @@ describe('kiln build with toolchains and execution platforms', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain('INFO: ToolchainResolution: Performing resolution of //rules:cc_type for target platform');
     expect(run.stderr).toContain('      ToolchainResolution:   Toolchain //tc:impl is compatible with target platform, searching for execution platforms:');
-    expect(run.stderr).toMatch(/Selected execution platform \/\/plat:remote, type \/\/rules:cc_type -> toolchain \/\/tc:impl/);
+    expect(run.stderr).toMatch(/Selected execution platform \/\/remote:remote, type \/\/rules:cc_type -> toolchain \/\/tc:impl/);
     expect(run.stderr).not.toMatch(/extra_toolchains.*no effect/);
   });
 });

@@ -33,13 +33,14 @@ export interface ToolchainResolverHooks {
  */
 export class ToolchainResolver {
   private readonly registries = new Map<string, ToolchainRegistry>();
+  private readonly debugFilters = new Map<string, (label: string) => boolean>();
 
   constructor(
     private readonly graph: TargetGraph,
     private readonly hooks: ToolchainResolverHooks,
   ) {}
 
-  /** Resolves `requests` for `target` in `config`; `execPlatform` is the configuration's own (host) execution platform. */
+  /** Resolves `requests` for `target` in `config`; `hostPlatform` is the configuration's own (host) execution platform, the last candidate. */
   resolve(
     target: RuleAnalysisTarget,
     config: BuildConfiguration,
@@ -54,7 +55,9 @@ export class ToolchainResolver {
       if (!value) throw ruleError(target, 'exec_compatible_with', `'${label}' does not have mandatory providers: 'ConstraintValueInfo'`);
       return value;
     });
-    const debugFilter = toolchainDebugFilter([config.options.getString('toolchain_resolution_debug')]);
+    const debugOption = config.options.getString('toolchain_resolution_debug');
+    let debugFilter = this.debugFilters.get(debugOption);
+    if (!debugFilter) this.debugFilters.set(debugOption, (debugFilter = toolchainDebugFilter([debugOption])));
     const debugTarget = debugFilter(target.label);
     // No choice to make: the first execution platform (the host one unless others are registered).
     if (requests.length === 0 && execConstraints.length === 0 && !debugTarget) {
