@@ -15,6 +15,7 @@ import {
   type Value,
 } from '../starlark/index.js';
 import { Label, type PackageContext } from './label.js';
+import { ExecGroup } from './exec-group.js';
 import { ToolchainTypeRequirement } from './platform-common.js';
 import { StarLabel } from './starlark-label.js';
 import { Provider } from './provider.js';
@@ -239,6 +240,15 @@ export interface StarlarkRuleOptions {
   readonly toolchains: readonly ToolchainRequest[];
   /** `exec_compatible_with`: constraint values every execution platform of the rule's targets must have. */
   readonly execCompatibleWith: readonly string[];
+  /** `exec_groups`: named execution groups, each with its own toolchains and execution platform. */
+  readonly execGroups: readonly ExecGroupSpec[];
+}
+
+/** One entry of `rule(exec_groups = {...})`, labels canonical. */
+export interface ExecGroupSpec {
+  readonly name: string;
+  readonly toolchains: readonly ToolchainRequest[];
+  readonly execCompatibleWith: readonly string[];
 }
 
 /** One entry of `rule(toolchains = [...])`: a toolchain type label, or `config_common.toolchain_type(...)`. */
@@ -284,6 +294,7 @@ export class StarlarkRuleFunction extends StarCallable {
         provides: this.options.provides.map((p) => p.name),
         toolchains: this.options.toolchains,
         execCompatibleWith: this.options.execCompatibleWith,
+        execGroups: this.options.execGroups,
         ...(this.options.buildSetting ? { buildSetting: this.options.buildSetting } : {}),
       },
     };
@@ -388,6 +399,26 @@ function implicitOutputsOf(outputs: Value | undefined): [string, string][] {
   return out;
 }
 
+const EXEC_GROUP_NAME = /^[a-z_][a-z0-9_-]*$/;
+
+/** `rule(exec_groups = {"name": exec_group(...)})`. */
+function execGroupsOf(v: Value | undefined, context: PackageContext | undefined): ExecGroupSpec[] {
+  if (v === undefined || v === None) return [];
+  if (!(v instanceof StarDict)) throw new StarlarkError(`rule: for parameter exec_groups: got ${typeName(v)}, want dict or None`);
+  return [...v.iterate()].map((name) => {
+    const group = v.get(name);
+    if (typeof name !== 'string' || !EXEC_GROUP_NAME.test(name)) throw new StarlarkError(`Exec group name '${String(name)}' is not a valid name.`);
+    if (!(group instanceof ExecGroup)) throw new StarlarkError(`rule: for parameter exec_groups: got ${typeName(group!)} for '${name}', want ExecGroup`);
+    return {
+      name,
+      toolchains: labelSequence(new StarList([...group.toolchains]), 'exec_groups', context).map((t) =>
+        typeof t === 'string' ? { type: t, mandatory: true } : t,
+      ),
+      execCompatibleWith: labelSequence(new StarList([...group.execCompatibleWith]), 'exec_groups', context).map((t) => (typeof t === 'string' ? t : t.type)),
+    };
+  });
+}
+
 /** A `rule()` parameter that lists labels (strings relative to the .bzl's package, Labels, toolchain types). */
 function labelSequence(v: Value | undefined, param: string, context: PackageContext | undefined): (string | ToolchainRequest)[] {
   if (v === undefined || v === None) return [];
@@ -441,6 +472,7 @@ export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwar
         outputToGenfiles: bool('output_to_genfiles'),
         toolchains: labelSequence(arg('toolchains'), 'toolchains', context).map((t) => (typeof t === 'string' ? { type: t, mandatory: true } : t)),
         execCompatibleWith: labelSequence(arg('exec_compatible_with'), 'exec_compatible_with', context).map((t) => (typeof t === 'string' ? t : t.type)),
+        execGroups: execGroupsOf(arg('exec_groups'), context),
         ...(setting instanceof BuildSettingDescriptor ? { buildSetting: setting.spec } : {}),
       },
       declare,

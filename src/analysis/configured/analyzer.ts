@@ -290,7 +290,10 @@ export class Analyzer {
       const unmet = this.unmetConstraint(ctx);
       if (unmet !== undefined) throw new Incompatible([`${target.label}   <-- target platform (${config.platform.label}) didn't satisfy constraint ${unmet}`]);
       // Resolution errors (no toolchain, no execution platform) are the target's even when it reads neither.
-      if (target.ruleDefinition !== undefined || target.ruleClass === 'genrule') ctx.toolchainContext();
+      if (target.ruleDefinition !== undefined || target.ruleClass === 'genrule') {
+        ctx.toolchainContext();
+        for (const name of ctx.execGroupNames) ctx.execGroupContext(name);
+      }
       result = impl(ctx);
     } catch (e) {
       if (!(e instanceof Incompatible)) throw e;
@@ -441,6 +444,9 @@ export class Analyzer {
     };
     let outputPaths: OutputPaths | undefined;
     let toolchainContext: ToolchainContext | undefined;
+    const rule = target.ruleDefinition !== undefined ? this.graph.starlarkRule?.(target.ruleDefinition)?.ruleClass?.starlark : undefined;
+    const execGroups = new Map((rule?.execGroups ?? []).map((g) => [g.name, g]));
+    const execGroupContexts = new Map<string, ToolchainContext>();
     const ctx: RuleContext = {
       target,
       config,
@@ -453,10 +459,32 @@ export class Analyzer {
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),
       toolchainContext: () => (toolchainContext ??= this.resolveToolchains(target, config, ctx)),
-      execProperties: () => [
-        ...ctx.toolchainContext().executionPlatform.execProperties,
-        ...ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true),
-      ],
+      execGroupNames: [...execGroups.keys()],
+      execGroupContext: (name) => {
+        const group = execGroups.get(name);
+        if (!group) return undefined;
+        let context = execGroupContexts.get(name);
+        if (!context) {
+          const own = ctx.attr<readonly (readonly [string, readonly string[]])[]>('exec_group_compatible_with', [], false).find(([n]) => n === name)?.[1] ?? [];
+          const constraints = [...group.execCompatibleWith, ...own.map((raw) => ctx.canonicalize(raw) ?? raw)];
+          context = this.toolchainResolver.resolve(target, config, this.hostPlatformOf(config), group.toolchains, constraints);
+          execGroupContexts.set(name, context);
+        }
+        return context;
+      },
+      execProperties: (group) => {
+        const platform = (group === undefined ? ctx.toolchainContext() : ctx.execGroupContext(group))!.executionPlatform;
+        const own = ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true);
+        const groupOf = (key: string) => {
+          const dot = key.indexOf('.');
+          return dot > 0 && execGroups.has(key.slice(0, dot)) ? key.slice(0, dot) : undefined;
+        };
+        return [
+          ...platform.execProperties,
+          ...own.filter(([k]) => groupOf(k) === undefined),
+          ...(group === undefined ? [] : own.filter(([k]) => groupOf(k) === group).map(([k, v]) => [k.slice(group.length + 1), v] as const)),
+        ];
+      },
       outputFile: (name, toBindir) => {
         const dirs = config.outputDirectories;
         const root = toBindir ? dirs.bin : dirs.genfiles;
@@ -500,8 +528,12 @@ export class Analyzer {
       ...(info?.execCompatibleWith ?? []),
       ...ctx.attr<readonly string[]>('exec_compatible_with', [], false).map((raw) => ctx.canonicalize(raw) ?? raw),
     ];
-    const hostPlatform = (config.isExec ? config : this.options.configurations.exec).platform;
-    return this.toolchainResolver.resolve(target, config, hostPlatform, info?.toolchains ?? [], execConstraints);
+    return this.toolchainResolver.resolve(target, config, this.hostPlatformOf(config), info?.toolchains ?? [], execConstraints);
+  }
+
+  /** The last execution platform candidate: the exec configuration's (the host platform, or --host_platform). */
+  private hostPlatformOf(config: BuildConfiguration) {
+    return (config.isExec ? config : this.options.configurations.exec).platform;
   }
 
   /** The first target_compatible_with constraint value the configuration's platform lacks. */

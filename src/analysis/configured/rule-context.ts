@@ -38,8 +38,16 @@ export interface RuleContext {
    * of the types its rule asks for.
    */
   toolchainContext(): ToolchainContext;
-  /** The platform properties of the target's actions: the execution platform's `exec_properties`, then the target's own. */
-  execProperties(): readonly (readonly [string, string])[];
+  /** The resolution of one of the rule's `exec_groups` (made on first use); undefined for a name the rule does not declare. */
+  execGroupContext(name: string): ToolchainContext | undefined;
+  /** The names of the rule's `exec_groups`, in declaration order. */
+  readonly execGroupNames: readonly string[];
+  /**
+   * The platform properties of the target's actions (of exec group `group`, else the default one):
+   * the execution platform's `exec_properties`, then the target's own, where `group.NAME` entries
+   * belong to that group alone.
+   */
+  execProperties(group?: string): readonly (readonly [string, string])[];
 }
 
 /** What toolchain resolution chose for one configured target. */

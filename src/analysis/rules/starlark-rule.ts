@@ -55,7 +55,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     ruleClass: ruleClass.name,
     location: rc.target.location,
     root: rule.options.outputToGenfiles ? dirs.genfiles : dirs.bin,
-    execProperties: rc.execProperties(),
+    execProperties: (group) => (group === undefined || rc.execGroupNames.includes(group) ? rc.execProperties(group) : undefined),
   });
   const ctx = new CtxValue(rc, {
     rule,

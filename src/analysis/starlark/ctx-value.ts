@@ -28,7 +28,7 @@ import {
   type Value,
 } from '../../starlark/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
-import type { RuleContext } from '../configured/rule-context.js';
+import type { RuleContext, ToolchainContext } from '../configured/rule-context.js';
 import { siblingLabel, targetNameOf } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
 import { ExpansionFailure, expandLocations, type LocationEntry } from '../expansion/location-expander.js';
@@ -177,6 +177,7 @@ const CTX_MEMBERS = [
   'configuration',
   'coverage_instrumented',
   'disabled_features',
+  'exec_groups',
   'executable',
   'expand_location',
   'expand_make_variables',
@@ -415,7 +416,9 @@ export class CtxValue extends StarObject {
         return this.members.get(name);
       }
       case 'toolchains':
-        return this.remember(name, new ToolchainsValue(this.rc));
+        return this.remember(name, new ToolchainsValue(this.rc, () => this.rc.toolchainContext()));
+      case 'exec_groups':
+        return this.remember(name, new ExecGroupsValue(this.rc));
       case 'target_platform_has_constraint':
         return this.remember(
           name,
@@ -625,7 +628,10 @@ class AttrsValue extends StarObject {
  * that resolved to nothing.
  */
 class ToolchainsValue extends StarObject {
-  constructor(private readonly rc: RuleContext) {
+  constructor(
+    private readonly rc: RuleContext,
+    private readonly context: () => ToolchainContext,
+  ) {
     super();
   }
   get type(): string {
@@ -638,7 +644,7 @@ class ToolchainsValue extends StarObject {
   }
   getIndex(key: Value): Value {
     const type = this.typeOf(key);
-    const { toolchains } = this.rc.toolchainContext();
+    const { toolchains } = this.context();
     if (!toolchains.has(type)) {
       throw new StarlarkError(
         `In ${this.rc.target.label}, toolchain type ${type} was requested but only types [${[...toolchains.keys()].join(', ')}] are configured`,
@@ -652,9 +658,36 @@ class ToolchainsValue extends StarObject {
   }
   override binary(op: string, other: Value, side: 'left' | 'right'): Value | undefined {
     if (op !== 'in' || side !== 'right') return undefined;
-    return this.rc.toolchainContext().toolchains.has(this.typeOf(other));
+    return this.context().toolchains.has(this.typeOf(other));
   }
   repr(): string {
-    return `<toolchain_context.resolved_labels: ${[...this.rc.toolchainContext().toolchains.keys()].join(', ')}>`;
+    return `<toolchain_context.resolved_labels: ${[...this.context().toolchains.keys()].join(', ')}>`;
+  }
+}
+
+/** `ctx.exec_groups`: the rule's exec groups by name, each with its own `toolchains`. */
+class ExecGroupsValue extends StarObject {
+  constructor(private readonly rc: RuleContext) {
+    super();
+  }
+  get type(): string {
+    return 'ExecGroupCollection';
+  }
+  getIndex(key: Value): Value {
+    if (typeof key !== 'string') throw new StarlarkError(`Exec groups only support indexing by exec group name, got ${typeName(key)} instead`);
+    const context = this.rc.execGroupContext(key);
+    if (!context) {
+      throw new StarlarkError(
+        `In ${this.rc.target.label}, unrecognized exec group '${key}' requested. Available exec groups: [${this.rc.execGroupNames.join(', ')}]`,
+      );
+    }
+    return new StarStruct([['toolchains', new ToolchainsValue(this.rc, () => context)]]);
+  }
+  override binary(op: string, other: Value, side: 'left' | 'right'): Value | undefined {
+    if (op !== 'in' || side !== 'right') return undefined;
+    return typeof other === 'string' && this.rc.execGroupNames.includes(other);
+  }
+  repr(): string {
+    return `<exec_groups: ${this.rc.execGroupNames.join(', ')}>`;
   }
 }

@@ -69,6 +69,23 @@ def _vars_impl(ctx):
     return [platform_common.TemplateVariableInfo({"CC": ctx.attr.cc})]
 
 make_vars = rule(implementation = _vars_impl, attrs = {"cc": attr.string()})
+
+def _grouped_impl(ctx):
+    lint = ctx.exec_groups["link"].toolchains["//rules:linter_type"]
+    a = ctx.actions.declare_file(ctx.label.name + ".a")
+    b = ctx.actions.declare_file(ctx.label.name + ".b")
+    ctx.actions.run_shell(outputs = [a], command = "echo %s > %s" % (ctx.toolchains["//rules:compiler_type"].name, a.path))
+    ctx.actions.run_shell(outputs = [b], command = "echo %s > %s" % (lint.name, b.path), exec_group = "link")
+    if ctx.attr.bad_group:
+        ctx.exec_groups["nope"]
+    return [DefaultInfo(files = depset([a, b]))]
+
+grouped = rule(
+    implementation = _grouped_impl,
+    toolchains = ["//rules:compiler_type"],
+    exec_groups = {"link": exec_group(toolchains = ["//rules:linter_type"], exec_compatible_with = ["@platforms//cpu:x86_64"])},
+    attrs = {"bad_group": attr.bool()},
+)
 `,
   'tc/BUILD': `
 load("//rules:defs.bzl", "fake_toolchain")
@@ -105,7 +122,9 @@ toolchain(name = "lint", toolchain_type = "//rules:linter_type", toolchain = ":l
 filegroup(name = "not_a_toolchain")
 `,
   'a/BUILD': `
-load("//rules:defs.bzl", "has_osx", "make_vars", "uses", "uses_missing")
+load("//rules:defs.bzl", "grouped", "has_osx", "make_vars", "uses", "uses_missing")
+grouped(name = "grp", exec_properties = {"Pool": "all", "link.Pool": "linkpool"})
+grouped(name = "bad_grp", bad_group = True)
 uses(name = "u")
 uses(name = "u_x86", exec_compatible_with = ["@platforms//cpu:x86_64"], exec_properties = {"Pool": "big"})
 uses_missing(name = "missing")
@@ -228,6 +247,18 @@ describe('toolchain resolution', () => {
     };
     expect(content([])).toBe('osx=False');
     expect(content(['--platforms=//plat:target_osx'])).toBe('osx=True');
+  });
+
+  it('exec groups: their own toolchains and execution platform; `group.NAME` exec_properties belong to the group', () => {
+    const actions = analyzerFor(['--extra_toolchains=//extra:lint']).analyzer.analyzeTopLevel('//a:grp').actions;
+    expect(actions.map((a) => a.argv.join(' ').replace(/ > .*/, ''))).toEqual(['/bin/bash -c echo gcc-on-arm', '/bin/bash -c echo lint']);
+    expect(actions[0]!.execProperties).toEqual({ 'container-image': 'docker://arm', Pool: 'all' });
+    expect(actions[1]!.execProperties).toEqual({ 'container-image': 'docker://x86', Pool: 'linkpool' });
+    // The group's mandatory linter type has no toolchain without --extra_toolchains.
+    expect(errorOf(() => analyzerFor([]).analyzer.analyzeTopLevel('//a:grp'))).toContain('No matching toolchains found for types //rules:linter_type.');
+    expect(errorOf(() => analyzerFor(['--extra_toolchains=//extra:lint']).analyzer.analyzeTopLevel('//a:bad_grp'))).toContain(
+      "In //a:bad_grp, unrecognized exec group 'nope' requested. Available exec groups: [link]",
+    );
   });
 
   it('--toolchain_resolution_debug prints Bazel-style lines for matching types', () => {
