@@ -240,6 +240,7 @@ function loadAndAnalyze(
         volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))], ...(request.customStatus?.volatile ?? [])]),
       },
       debug: (message, where) => memo.debug(message, where),
+      info: (message) => events({ kind: 'info', message }),
     });
   } catch (e) {
     if (!isKilnError(e)) throw e;

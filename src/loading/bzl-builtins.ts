@@ -14,7 +14,10 @@ import {
   type Thread,
   type Value,
 } from '../starlark/index.js';
-import type { PackageContext } from './label.js';
+import { Label, type PackageContext } from './label.js';
+import { ExecGroup } from './exec-group.js';
+import { ToolchainTypeRequirement } from './platform-common.js';
+import { StarLabel } from './starlark-label.js';
 import { Provider } from './provider.js';
 import { attr as attrSpec, type AttrType, type AttributeSpec, type PlainAttrValue, type StarlarkAttributeOptions } from './rules/attribute.js';
 import { ConversionError, convertAttribute } from './rules/convert.js';
@@ -233,6 +236,25 @@ export interface StarlarkRuleOptions {
   readonly provides: readonly { readonly key: string; readonly name: string }[];
   readonly buildSetting?: BuildSettingSpec;
   readonly outputToGenfiles: boolean;
+  /** `toolchains`: the toolchain types the rule asks for (canonical labels), each mandatory or not. */
+  readonly toolchains: readonly ToolchainRequest[];
+  /** `exec_compatible_with`: constraint values every execution platform of the rule's targets must have. */
+  readonly execCompatibleWith: readonly string[];
+  /** `exec_groups`: named execution groups, each with its own toolchains and execution platform. */
+  readonly execGroups: readonly ExecGroupSpec[];
+}
+
+/** One entry of `rule(exec_groups = {...})`, labels canonical. */
+export interface ExecGroupSpec {
+  readonly name: string;
+  readonly toolchains: readonly ToolchainRequest[];
+  readonly execCompatibleWith: readonly string[];
+}
+
+/** One entry of `rule(toolchains = [...])`: a toolchain type label, or `config_common.toolchain_type(...)`. */
+export interface ToolchainRequest {
+  readonly type: string;
+  readonly mandatory: boolean;
 }
 
 /** The value of `rule(...)`: exported under a global name, then callable from BUILD threads. */
@@ -270,6 +292,9 @@ export class StarlarkRuleFunction extends StarCallable {
         doc: this.options.doc,
         implicitOutputs: this.options.implicitOutputs,
         provides: this.options.provides.map((p) => p.name),
+        toolchains: this.options.toolchains,
+        execCompatibleWith: this.options.execCompatibleWith,
+        execGroups: this.options.execGroups,
         ...(this.options.buildSetting ? { buildSetting: this.options.buildSetting } : {}),
       },
     };
@@ -374,8 +399,44 @@ function implicitOutputsOf(outputs: Value | undefined): [string, string][] {
   return out;
 }
 
+const EXEC_GROUP_NAME = /^[a-z_][a-z0-9_-]*$/;
+
+/** `rule(exec_groups = {"name": exec_group(...)})`. */
+function execGroupsOf(v: Value | undefined, context: PackageContext | undefined): ExecGroupSpec[] {
+  if (v === undefined || v === None) return [];
+  if (!(v instanceof StarDict)) throw new StarlarkError(`rule: for parameter exec_groups: got ${typeName(v)}, want dict or None`);
+  return [...v.iterate()].map((name) => {
+    const group = v.get(name);
+    if (typeof name !== 'string' || !EXEC_GROUP_NAME.test(name)) throw new StarlarkError(`Exec group name '${String(name)}' is not a valid name.`);
+    if (!(group instanceof ExecGroup)) throw new StarlarkError(`rule: for parameter exec_groups: got ${typeName(group!)} for '${name}', want ExecGroup`);
+    return {
+      name,
+      toolchains: labelSequence(new StarList([...group.toolchains]), 'exec_groups', context).map((t) =>
+        typeof t === 'string' ? { type: t, mandatory: true } : t,
+      ),
+      execCompatibleWith: labelSequence(new StarList([...group.execCompatibleWith]), 'exec_groups', context).map((t) => (typeof t === 'string' ? t : t.type)),
+    };
+  });
+}
+
+/** A `rule()` parameter that lists labels (strings relative to the .bzl's package, Labels, toolchain types). */
+function labelSequence(v: Value | undefined, param: string, context: PackageContext | undefined): (string | ToolchainRequest)[] {
+  if (v === undefined || v === None) return [];
+  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`rule: for parameter ${param}: got ${typeName(v)}, want sequence`);
+  return v.elems.map((e) => {
+    if (e instanceof ToolchainTypeRequirement) return { type: e.toolchainType.toString(), mandatory: e.mandatory };
+    if (e instanceof StarLabel) return e.label.toString();
+    if (typeof e !== 'string') throw new StarlarkError(`rule: for parameter ${param}: got ${typeName(e)} element, want string or Label`);
+    try {
+      return Label.parse(e, context).toString();
+    } catch (err) {
+      throw new StarlarkError(`rule: for parameter ${param}: ${(err as Error).message}`, { cause: err });
+    }
+  });
+}
+
 /** `rule(implementation, test, attrs, outputs, executable, ..., doc, provides, build_setting, ...)`. */
-export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwargs: Kwargs | null) => void): Builtin {
+export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwargs: Kwargs | null) => void, context?: PackageContext): Builtin {
   return new Builtin('rule', (_t, args, kwargs) => {
     if (args.length > 1) throw new StarlarkError(`rule: got ${args.length} positional arguments, want at most 1`);
     const got = unpackArgs('rule', args, kwargs, RULE_PARAMS);
@@ -409,6 +470,9 @@ export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwar
         implicitOutputs: implicitOutputsOf(arg('outputs')),
         provides: (provides?.elems ?? []).map((p) => providerRef('rule', p)),
         outputToGenfiles: bool('output_to_genfiles'),
+        toolchains: labelSequence(arg('toolchains'), 'toolchains', context).map((t) => (typeof t === 'string' ? { type: t, mandatory: true } : t)),
+        execCompatibleWith: labelSequence(arg('exec_compatible_with'), 'exec_compatible_with', context).map((t) => (typeof t === 'string' ? t : t.type)),
+        execGroups: execGroupsOf(arg('exec_groups'), context),
         ...(setting instanceof BuildSettingDescriptor ? { buildSetting: setting.spec } : {}),
       },
       declare,

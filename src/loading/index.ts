@@ -1,6 +1,15 @@
 /** Loading: workspaces, labels, packages, glob, load(), rule classes (attribute schemas). */
 export { Label, LabelSyntaxError, MAIN_REPO, validatePackageName, validateTargetName, type PackageContext } from './label.js';
-export { Workspace, findWorkspaceRoot, readWorkspaceName, NoWorkspaceError, BUILD_FILE_NAMES, CONVENIENCE_SYMLINKS } from './workspace.js';
+export {
+  Workspace,
+  findWorkspaceRoot,
+  readWorkspaceName,
+  readRegistrations,
+  type Registrations,
+  NoWorkspaceError,
+  BUILD_FILE_NAMES,
+  CONVENIENCE_SYMLINKS,
+} from './workspace.js';
 export { DirectoryLister, EntryKind, type DirEntry } from './directory-lister.js';
 export { glob, checkGlobPattern, globPatternMatches, GlobError, type GlobOptions, type GlobContext } from './glob.js';
 export { PackageLoader, NoSuchPackageError, type PackageLoaderOptions, type PackageRecord } from './package-loader.js';

@@ -59,7 +59,7 @@ export function bzlPredeclared(context: PackageContext, bzlLabel: string, native
     ['struct', structBuiltin],
     ['depset', depsetBuiltin],
     ['provider', providerBuiltin],
-    ['rule', ruleBuiltin(declareStarlarkRule)],
+    ['rule', ruleBuiltin(declareStarlarkRule, context)],
     ['aspect', aspectBuiltin],
     ['macro', macroBuiltin],
     ['repository_rule', repositoryRuleBuiltin],

@@ -63,6 +63,38 @@ export function readLocalRepositories(root: string): Map<string, string> {
   return repos;
 }
 
+/** What the root module and WORKSPACE register for toolchain resolution: target patterns, in order. */
+export interface Registrations {
+  readonly toolchains: readonly string[];
+  readonly executionPlatforms: readonly string[];
+}
+
+/**
+ * `register_toolchains(...)` and `register_execution_platforms(...)` of the main repository: MODULE.bazel's
+ * first (the root module's registrations come before the WORKSPACE suffix's, as in Bazel), then
+ * WORKSPACE(.bazel)'s, each call's string arguments in order (keyword arguments such as
+ * `dev_dependency = True` are skipped). Patterns (`//tc:all`, `//tc/...`) stay as written.
+ */
+export function readRegistrations(root: string): Registrations {
+  const toolchains: string[] = [];
+  const executionPlatforms: string[] = [];
+  const scan = (file: string) => {
+    const path = join(root, file);
+    if (!existsSync(path)) return;
+    const text = readFileSync(path, 'utf8').replace(/#[^\n]*/g, '');
+    for (const call of text.matchAll(/(?:^|\n)\s*(register_toolchains|register_execution_platforms)\s*\(([^)]*)\)/g)) {
+      const out = call[1] === 'register_toolchains' ? toolchains : executionPlatforms;
+      for (const arg of call[2]!.split(',')) {
+        const literal = /^\s*["']([^"']*)["']\s*$/.exec(arg);
+        if (literal) out.push(literal[1]!);
+      }
+    }
+  };
+  scan('MODULE.bazel');
+  scan(existsSync(join(root, 'WORKSPACE.bazel')) ? 'WORKSPACE.bazel' : 'WORKSPACE');
+  return { toolchains, executionPlatforms };
+}
+
 /** Directories a `//...` walk never enters: convenience symlinks and output trees. */
 function isSkippedTopLevel(name: string): boolean {
   return name.startsWith('kiln-') || name.startsWith('bazel-') || name === '.git';

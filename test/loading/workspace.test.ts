@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Label } from '../../src/loading/label.js';
-import { findWorkspaceRoot, readWorkspaceName, Workspace } from '../../src/loading/workspace.js';
+import { findWorkspaceRoot, readRegistrations, readWorkspaceName, Workspace } from '../../src/loading/workspace.js';
 import { workspaceFixture } from './fixture.js';
 
 describe('workspace discovery', () => {
@@ -71,5 +71,32 @@ describe('package lookup', () => {
       "Label '//:a/x' is invalid because 'a' is a subpackage; perhaps you meant to put the colon here: '//a:x'?",
     );
     expect(ws.subpackageCrossing(Label.parse('//a/b:c/file.txt'))).toBeNull();
+  });
+});
+
+describe('toolchain and execution platform registrations', () => {
+  it("reads MODULE.bazel's, then WORKSPACE's, in order; keyword arguments and comments are skipped", () => {
+    const root = workspaceFixture({
+      'MODULE.bazel': 'module(name = "m")\nregister_toolchains("//tc:all", "@r//x/...", dev_dependency = True)\nregister_execution_platforms("//p:a")\n',
+      WORKSPACE: [
+        '# register_toolchains("//commented:out")',
+        'register_toolchains(',
+        '    "//ws:one",  # trailing comment',
+        "    '//ws:two',",
+        ')',
+        'register_execution_platforms("//p:b", "//p:c")',
+        '',
+      ].join('\n'),
+    });
+    expect(readRegistrations(root)).toEqual({
+      toolchains: ['//tc:all', '@r//x/...', '//ws:one', '//ws:two'],
+      executionPlatforms: ['//p:a', '//p:b', '//p:c'],
+    });
+    expect(
+      readRegistrations(workspaceFixture({ 'WORKSPACE.bazel': 'register_toolchains("//a:b")\n', WORKSPACE: 'register_toolchains("//ignored:x")\n' })),
+    ).toEqual({
+      toolchains: ['//a:b'],
+      executionPlatforms: [],
+    });
   });
 });

@@ -1,5 +1,13 @@
 import { KilnError, type Position } from '../../core/index.js';
-import { BUILD_SETTING_RULE_CLASSES, type PackageLoader } from '../../loading/index.js';
+import {
+  BUILD_SETTING_RULE_CLASSES,
+  CONSTRAINT_SETTING_INFO,
+  CONSTRAINT_VALUE_INFO,
+  Label,
+  ProviderInstance,
+  StarLabel,
+  type PackageLoader,
+} from '../../loading/index.js';
 import type { BuildConfiguration, ConfigurationPair } from '../config/build-configuration.js';
 import type { BuildSettingLookup, ConfigMatch } from '../config/config-matching.js';
 import { resolveSelect } from '../config/select.js';
@@ -14,9 +22,10 @@ import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
 import { analyzeStarlarkRule } from '../rules/starlark-rule.js';
 import { workspaceStatus, type WorkspaceStatus, type WorkspaceStatusValues } from '../starlark/workspace-status.js';
 import { userFlagValue, type BuildSettingValue } from '../options/user-defined-flag.js';
-import { StarList, type Value } from '../../starlark/index.js';
+import { None, StarList, type Value } from '../../starlark/index.js';
 import type { AnalysisTarget, ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from './configured-target.js';
-import { ruleError, type RuleContext } from './rule-context.js';
+import { ruleError, type RuleContext, type ToolchainContext } from './rule-context.js';
+import { ToolchainResolver } from './toolchain-context.js';
 import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, siblingLabel, sourceExecPath, targetNameOf } from './target-paths.js';
 import { constraintValueOf } from './platform-declarations.js';
 import { isVisible } from './visibility.js';
@@ -34,6 +43,8 @@ export interface AnalyzerOptions {
   readonly workspaceStatus?: WorkspaceStatusValues;
   /** `print()` of rule implementations, with where it was called (`file:line:col`). */
   readonly debug?: (message: string, where: string) => void;
+  /** Informational messages (`--toolchain_resolution_debug`), printed as Bazel's `INFO: ` lines. */
+  readonly info?: (message: string) => void;
   /** Loads packages for genquery, which runs a query over its scope during analysis. */
   readonly packageLoader?: PackageLoader;
   /**
@@ -74,7 +85,7 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   sh_binary: analyzeShExecutable,
   sh_test: analyzeShExecutable,
   constraint_setting: () => ({ files: [], runfiles: [] }),
-  constraint_value: () => ({ files: [], runfiles: [] }),
+  constraint_value: constraintValueProviders,
   platform: () => ({ files: [], runfiles: [] }),
   // Data for toolchain resolution, which reads the targets themselves.
   toolchain_type: () => ({ files: [], runfiles: [] }),
@@ -110,11 +121,16 @@ export class Analyzer {
   /** Made when a rule first asks for `ctx.info_file` or `ctx.version_file`. */
   private status: WorkspaceStatus | undefined;
   private computedCount = 0;
+  private readonly toolchainResolver: ToolchainResolver;
 
   constructor(
     private readonly graph: TargetGraph,
     private readonly options: AnalyzerOptions,
   ) {
+    this.toolchainResolver = new ToolchainResolver(graph, {
+      analyze: (label, config) => this.analyze(label, config),
+      info: (message) => options.info?.(message),
+    });
     options.memo?.attach({ compute: (label, config) => this.compute(label, config), adopt: (ct) => this.adopt(ct) });
   }
 
@@ -273,6 +289,11 @@ export class Analyzer {
     try {
       const unmet = this.unmetConstraint(ctx);
       if (unmet !== undefined) throw new Incompatible([`${target.label}   <-- target platform (${config.platform.label}) didn't satisfy constraint ${unmet}`]);
+      // Resolution errors (no toolchain, no execution platform) are the target's even when it reads neither.
+      if (target.ruleDefinition !== undefined || target.ruleClass === 'genrule') {
+        ctx.toolchainContext();
+        for (const name of ctx.execGroupNames) ctx.execGroupContext(name);
+      }
       result = impl(ctx);
     } catch (e) {
       if (!(e instanceof Incompatible)) throw e;
@@ -422,6 +443,10 @@ export class Analyzer {
       );
     };
     let outputPaths: OutputPaths | undefined;
+    let toolchainContext: ToolchainContext | undefined;
+    const rule = target.ruleDefinition !== undefined ? this.graph.starlarkRule?.(target.ruleDefinition)?.ruleClass?.starlark : undefined;
+    const execGroups = new Map((rule?.execGroups ?? []).map((g) => [g.name, g]));
+    const execGroupContexts = new Map<string, ToolchainContext>();
     const ctx: RuleContext = {
       target,
       config,
@@ -433,6 +458,33 @@ export class Analyzer {
       attr,
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),
+      toolchainContext: () => (toolchainContext ??= this.resolveToolchains(target, config, ctx)),
+      execGroupNames: [...execGroups.keys()],
+      execGroupContext: (name) => {
+        const group = execGroups.get(name);
+        if (!group) return undefined;
+        let context = execGroupContexts.get(name);
+        if (!context) {
+          const own = ctx.attr<readonly (readonly [string, readonly string[]])[]>('exec_group_compatible_with', [], false).find(([n]) => n === name)?.[1] ?? [];
+          const constraints = [...group.execCompatibleWith, ...own.map((raw) => ctx.canonicalize(raw) ?? raw)];
+          context = this.toolchainResolver.resolve(target, config, this.hostPlatformOf(config), group.toolchains, constraints);
+          execGroupContexts.set(name, context);
+        }
+        return context;
+      },
+      execProperties: (group) => {
+        const platform = (group === undefined ? ctx.toolchainContext() : ctx.execGroupContext(group))!.executionPlatform;
+        const own = ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true);
+        const groupOf = (key: string) => {
+          const dot = key.indexOf('.');
+          return dot > 0 && execGroups.has(key.slice(0, dot)) ? key.slice(0, dot) : undefined;
+        };
+        return [
+          ...platform.execProperties,
+          ...own.filter(([k]) => groupOf(k) === undefined),
+          ...(group === undefined ? [] : own.filter(([k]) => groupOf(k) === group).map(([k, v]) => [k.slice(group.length + 1), v] as const)),
+        ];
+      },
       outputFile: (name, toBindir) => {
         const dirs = config.outputDirectories;
         const root = toBindir ? dirs.bin : dirs.genfiles;
@@ -464,6 +516,24 @@ export class Analyzer {
       },
     };
     return ctx;
+  }
+
+  /**
+   * Toolchain resolution for a rule target: the types its rule asks for (`rule(toolchains = ...)`), its
+   * execution platform narrowed by the rule's and the target's `exec_compatible_with`.
+   */
+  private resolveToolchains(target: RuleAnalysisTarget, config: BuildConfiguration, ctx: RuleContext): ToolchainContext {
+    const info = target.ruleDefinition !== undefined ? this.graph.starlarkRule?.(target.ruleDefinition)?.ruleClass?.starlark : undefined;
+    const execConstraints = [
+      ...(info?.execCompatibleWith ?? []),
+      ...ctx.attr<readonly string[]>('exec_compatible_with', [], false).map((raw) => ctx.canonicalize(raw) ?? raw),
+    ];
+    return this.toolchainResolver.resolve(target, config, this.hostPlatformOf(config), info?.toolchains ?? [], execConstraints);
+  }
+
+  /** The last execution platform candidate: the exec configuration's (the host platform, or --host_platform). */
+  private hostPlatformOf(config: BuildConfiguration) {
+    return (config.isExec ? config : this.options.configurations.exec).platform;
   }
 
   /** The first target_compatible_with constraint value the configuration's platform lacks. */
@@ -528,6 +598,22 @@ interface OutputPaths {
 function outputPathsOf(label: string, dirs: BuildConfiguration['outputDirectories']): OutputPaths {
   const somePath = rootPathOf(siblingLabel(label, '_'));
   return { binDir: packageOutputDir(dirs.bin, label), genfilesDir: packageOutputDir(dirs.genfiles, label), rootPrefix: somePath.slice(0, -1) };
+}
+
+/** constraint_value: ConstraintValueInfo (`label`, `constraint`: the setting's ConstraintSettingInfo), for `ctx.target_platform_has_constraint`. */
+function constraintValueProviders(ctx: RuleContext): RuleResult {
+  const raw = ctx.attr<string>('constraint_setting', '', false);
+  const setting = ctx.canonicalize(raw) ?? raw;
+  const settingInfo = new ProviderInstance(CONSTRAINT_SETTING_INFO, [
+    ['label', new StarLabel(Label.parse(setting))],
+    ['default_constraint_value', None],
+    ['has_default_constraint_value', false],
+  ]);
+  const info = new ProviderInstance(CONSTRAINT_VALUE_INFO, [
+    ['label', new StarLabel(Label.parse(ctx.target.label))],
+    ['constraint', settingInfo],
+  ]);
+  return { files: [], runfiles: [], providers: new Map([[CONSTRAINT_VALUE_INFO.key, info]]) };
 }
 
 /** A build setting's value as `ctx.build_setting_value` gives it. */

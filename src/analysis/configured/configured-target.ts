@@ -61,6 +61,13 @@ export interface TargetGraph {
   bzlModuleAt?(displayPath: string): BzlModule | undefined;
   /** A provider exported by a .bzl file, by `//pkg:defs.bzl%Name`. */
   starlarkProvider?(key: string): Provider | undefined;
+  /** `register_toolchains` / `register_execution_platforms` of MODULE.bazel and WORKSPACE, as written. */
+  registrations?(): { readonly toolchains: readonly string[]; readonly executionPlatforms: readonly string[] };
+  /**
+   * The rule targets a registration's target pattern names, in package then declaration order:
+   * `//pkg:all` (`:*`, `:all-targets`), `//pkg/...` (`//pkg/...:all`), or one label (`explicit`).
+   */
+  rulesMatching?(pattern: string): { readonly labels: readonly string[]; readonly explicit: boolean };
 }
 
 /** Files and their runfiles-relative path. */

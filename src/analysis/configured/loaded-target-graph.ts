@@ -3,6 +3,8 @@ import {
   BUILD_SETTING_RULE_CLASSES,
   Label,
   packageId,
+  readRegistrations,
+  type Registrations,
   type BzlModule,
   type Package,
   type PackageLoader,
@@ -10,6 +12,7 @@ import {
   type StarlarkRuleFunction,
   type Target,
 } from '../../loading/index.js';
+import { parseTargetPattern } from '../../query/index.js';
 import type { BuildSettingDefinition, BuildSettingType } from '../options/user-defined-flag.js';
 import type { AnalysisTarget, TargetGraph } from './configured-target.js';
 
@@ -30,7 +33,28 @@ export class LoadedTargetGraph implements TargetGraph {
   /** Told of every read, cached or not (incremental analysis records what each configured target read). */
   readObserver: TargetGraphReads | undefined;
 
+  private registered: Registrations | undefined;
+
   constructor(private readonly loader: PackageLoader) {}
+
+  registrations(): Registrations {
+    this.registered ??= readRegistrations(this.loader.workspace.root);
+    return this.registered;
+  }
+
+  rulesMatching(pattern: string): { readonly labels: readonly string[]; readonly explicit: boolean } {
+    const parsed = parseTargetPattern(pattern);
+    if (parsed.kind === 'single') return { labels: [parsed.label.toString()], explicit: true };
+    const { repo } = parsed;
+    const packages = parsed.kind === 'beneath' ? this.loader.repository(repo).packagesUnder(parsed.dir) : [parsed.pkg];
+    const labels: string[] = [];
+    for (const pkg of packages) {
+      for (const t of this.load(repo, pkg).targets.values()) {
+        if (t.kind === 'rule') labels.push(`${repo === '' ? '' : `@${repo}`}//${pkg}:${t.name}`);
+      }
+    }
+    return { labels, explicit: false };
+  }
 
   target(label: string): AnalysisTarget | undefined {
     const known = this.targets.get(label);

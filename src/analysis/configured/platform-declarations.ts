@@ -41,9 +41,16 @@ function dictEntries(value: unknown): (readonly [string, string])[] {
   return value.filter((e): e is [string, string] => Array.isArray(e) && typeof e[0] === 'string' && typeof e[1] === 'string');
 }
 
-/** The constraint value behind a label, or undefined when the label is not a constraint_value. */
-export function constraintValueOf(graph: TargetGraph, label: string): ConstraintValue | undefined {
+/**
+ * The constraint value behind a label (through aliases, as `@platforms//os:osx` is one), or undefined
+ * when the label is not a constraint_value.
+ */
+export function constraintValueOf(graph: TargetGraph, label: string, depth = 0): ConstraintValue | undefined {
   const t: AnalysisTarget | undefined = graph.target(label);
+  if (t?.kind === 'rule' && t.ruleClass === 'alias' && depth < 16) {
+    const actual = t.attrs.get('actual');
+    return typeof actual === 'string' ? constraintValueOf(graph, canonicalizeIn(label, actual) ?? actual, depth + 1) : undefined;
+  }
   if (t?.kind !== 'rule' || t.ruleClass !== 'constraint_value') return undefined;
   const setting = t.attrs.get('constraint_setting');
   if (typeof setting !== 'string') return undefined;

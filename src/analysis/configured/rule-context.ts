@@ -2,6 +2,7 @@ import { KilnError } from '../../core/index.js';
 import type { PackageLoader } from '../../loading/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { BuildSettingLookup } from '../config/config-matching.js';
+import type { Platform } from '../config/platform.js';
 import type { JavaRuntimeVariables } from '../expansion/genrule-command.js';
 import type { ConfiguredTarget, FileEntry, RuleAnalysisTarget } from './configured-target.js';
 
@@ -32,6 +33,28 @@ export interface RuleContext {
   /** Source or derived file of an output of this rule. */
   outputFile(name: string, toBindir: boolean): FileEntry;
   error(attribute: string | undefined, message: string): RuleError;
+  /**
+   * The target's toolchain resolution (made on first use): its execution platform and the toolchains
+   * of the types its rule asks for.
+   */
+  toolchainContext(): ToolchainContext;
+  /** The resolution of one of the rule's `exec_groups` (made on first use); undefined for a name the rule does not declare. */
+  execGroupContext(name: string): ToolchainContext | undefined;
+  /** The names of the rule's `exec_groups`, in declaration order. */
+  readonly execGroupNames: readonly string[];
+  /**
+   * The platform properties of the target's actions (of exec group `group`, else the default one):
+   * the execution platform's `exec_properties`, then the target's own, where `group.NAME` entries
+   * belong to that group alone.
+   */
+  execProperties(group?: string): readonly (readonly [string, string])[];
+}
+
+/** What toolchain resolution chose for one configured target. */
+export interface ToolchainContext {
+  readonly executionPlatform: Platform;
+  /** Requested toolchain type → the resolved toolchain's target (its `toolchain` attribute); undefined for an optional type without one. */
+  readonly toolchains: ReadonlyMap<string, ConfiguredTarget | undefined>;
 }
 
 export function ruleError(target: RuleAnalysisTarget, attribute: string | undefined, message: string): RuleError {

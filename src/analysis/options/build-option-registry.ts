@@ -96,8 +96,13 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   repeatable('ios_multi_cpus', 'Comma-separated architectures for ios_application.', 'comma'),
   { name: 'platforms', type: 'list', default: [], allowMultiple: false, converter: 'comma', help: 'Labels of the target platforms.' },
   str('host_platform', '', 'Label of the host (exec) platform; empty means the detected host platform.'),
-  notImplemented(repeatable('extra_execution_platforms', 'Execution platforms available besides the host platform.', 'comma'), 'warning', NO_EFFECT),
-  notImplemented(repeatable('extra_toolchains', 'Toolchains considered before those registered in the WORKSPACE.', 'comma'), 'warning', NO_EFFECT),
+  repeatable('extra_execution_platforms', 'Execution platforms considered before those registered in the WORKSPACE and the host platform.', 'comma'),
+  repeatable('extra_toolchains', 'Toolchains considered before those registered in the WORKSPACE.', 'comma'),
+  str(
+    'toolchain_resolution_debug',
+    '-.*',
+    'Print toolchain resolution for toolchain types and targets matching these comma-separated regular expressions (a leading - excludes).',
+  ),
   bool('stamp', false, 'Stamp binaries with the date, user name, host name and workspace status.'),
   {
     name: 'strip',

@@ -77,7 +77,7 @@ export function analyzeGenrule(ctx: RuleContext): RuleResult {
     outputs: outs.map((f) => f.artifact as DerivedArtifact),
     executionRequirements: executionRequirementsFromTags(local ? [...tags, 'local'] : tags),
     executableOutputs: executable,
-    ...execPropertiesOf([...ctx.execConfig.platform.execProperties, ...ctx.attr<readonly (readonly [string, string])[]>('exec_properties', [], true)]),
+    ...execPropertiesOf(ctx.execProperties()),
   };
   return { files: outs, runfiles: executable ? outs : [], actions: [action] };
 }

@@ -1,7 +1,16 @@
 import { formatPosition, KilnError, type Position } from '../../core/index.js';
 import type { Action } from '../../actions/index.js';
-import { DEFAULT_INFO, type Depset, depsetOf, OUTPUT_GROUP_INFO, ProviderInstance, type RuleClass, type StarlarkRuleFunction } from '../../loading/index.js';
-import { EvalError, None, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
+import {
+  DEFAULT_INFO,
+  type Depset,
+  depsetOf,
+  OUTPUT_GROUP_INFO,
+  ProviderInstance,
+  type RuleClass,
+  type StarlarkRuleFunction,
+  TEMPLATE_VARIABLE_INFO,
+} from '../../loading/index.js';
+import { EvalError, None, StarDict, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { ActionRegistry } from '../starlark/actions-value.js';
@@ -46,6 +55,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     ruleClass: ruleClass.name,
     location: rc.target.location,
     root: rule.options.outputToGenfiles ? dirs.genfiles : dirs.bin,
+    execProperties: (group) => (group === undefined || rc.execGroupNames.includes(group) ? rc.execProperties(group) : undefined),
   });
   const ctx = new CtxValue(rc, {
     rule,
@@ -163,7 +173,11 @@ function interpret(
     ...(executable ? ([['executable', executable]] as [string, Value][]) : []),
   ]);
   byKey.set(DEFAULT_INFO.key, normalized);
+  // TemplateVariableInfo: Make variables for rules that list this target in `toolchains` (genrule).
+  const vars = byKey.get(TEMPLATE_VARIABLE_INFO.key)?.field('variables');
+  const templateVariables = vars instanceof StarDict ? new Map([...vars.iterate()].map((k) => [k as string, vars.get(k) as string])) : undefined;
   return {
+    ...(templateVariables ? { templateVariables } : {}),
     files,
     runfiles,
     outputGroups,

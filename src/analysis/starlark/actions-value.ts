@@ -15,6 +15,7 @@ import {
 } from '../../starlark/index.js';
 import {
   executionRequirementsFromTags,
+  execPropertiesOf,
   inProcessAction,
   type Action,
   type Artifact,
@@ -33,6 +34,11 @@ interface ActionOwner {
   readonly location: Action['location'];
   /** Output root for declared files (bin, or genfiles with `output_to_genfiles`). */
   readonly root: string;
+  /**
+   * Platform properties of the rule's spawned actions (execution platform's, then the target's
+   * `exec_properties`), of the default exec group or of a named one (undefined: not a group of the rule).
+   */
+  readonly execProperties?: (group?: string) => readonly (readonly [string, string])[] | undefined;
 }
 
 const SIGNATURES: Readonly<Record<string, string>> = {
@@ -293,6 +299,12 @@ export class ActionsValue extends StarObject {
     const requirements = stringDict(method, 'execution_requirements', kwargs.get('execution_requirements')).map(([k]) => k);
     const env = Object.fromEntries(stringDict(method, 'env', kwargs.get('env')));
     const name = typeof mnemonic === 'string' ? mnemonic : defaultMnemonic;
+    const group = kwargs.get('exec_group');
+    if (isSet(group) && typeof group !== 'string') throw wrongType(method, 'exec_group', 'string or NoneType');
+    const platform = this.registry.owner.execProperties?.(isSet(group) ? group : undefined) ?? [];
+    if (isSet(group) && !this.registry.owner.execProperties?.(group)) {
+      throw new StarlarkError(`Action declared for non-existent exec group '${group}'.`);
+    }
     const action: Action = {
       owner: this.registry.owner.label,
       ...(this.registry.owner.location ? { location: this.registry.owner.location } : {}),
@@ -304,6 +316,7 @@ export class ActionsValue extends StarObject {
       outputs: outputs.map((o) => o.artifact as DerivedArtifact),
       executionRequirements: requirements.length === 0 ? [] : executionRequirementsFromTags(requirements),
       executableOutputs: false,
+      ...execPropertiesOf(platform),
     };
     this.registry.register(args.length === 0 ? action : withArguments(action, head, args));
   }

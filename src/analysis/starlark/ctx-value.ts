@@ -1,4 +1,7 @@
 import {
+  CONSTRAINT_VALUE_INFO,
+  ProviderInstance,
+  TOOLCHAIN_INFO,
   SelectorList,
   Label,
   StarLabel,
@@ -25,7 +28,7 @@ import {
   type Value,
 } from '../../starlark/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
-import type { RuleContext } from '../configured/rule-context.js';
+import type { RuleContext, ToolchainContext } from '../configured/rule-context.js';
 import { siblingLabel, targetNameOf } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
 import { ExpansionFailure, expandLocations, type LocationEntry } from '../expansion/location-expander.js';
@@ -174,6 +177,7 @@ const CTX_MEMBERS = [
   'configuration',
   'coverage_instrumented',
   'disabled_features',
+  'exec_groups',
   'executable',
   'expand_location',
   'expand_make_variables',
@@ -186,6 +190,7 @@ const CTX_MEMBERS = [
   'label',
   'outputs',
   'runfiles',
+  'target_platform_has_constraint',
   'toolchains',
   'var',
   'version_file',
@@ -411,7 +416,28 @@ export class CtxValue extends StarObject {
         return this.members.get(name);
       }
       case 'toolchains':
-        return dictOf([]);
+        return this.remember(name, new ToolchainsValue(this.rc, () => this.rc.toolchainContext()));
+      case 'exec_groups':
+        return this.remember(name, new ExecGroupsValue(this.rc));
+      case 'target_platform_has_constraint':
+        return this.remember(
+          name,
+          new Builtin('target_platform_has_constraint', (_t, args, kwargs) => {
+            const [value] = unpackArgs('target_platform_has_constraint', args, kwargs, ['constraintValue']);
+            const setting = value instanceof ProviderInstance ? value.field('constraint') : undefined;
+            const label = value instanceof ProviderInstance ? value.field('label') : undefined;
+            const settingLabel = setting instanceof ProviderInstance ? setting.field('label') : undefined;
+            if (
+              value instanceof ProviderInstance &&
+              value.provider.key === CONSTRAINT_VALUE_INFO.key &&
+              label instanceof StarLabel &&
+              settingLabel instanceof StarLabel
+            ) {
+              return this.rc.config.platform.has({ label: label.label.toString(), setting: settingLabel.label.toString() });
+            }
+            throw new StarlarkError(`target_platform_has_constraint: for parameter constraintValue: got ${typeName(value!)}, want ConstraintValueInfo`);
+          }),
+        );
       case 'runfiles':
       case 'expand_location':
       case 'expand_make_variables':
@@ -593,5 +619,75 @@ class AttrsValue extends StarObject {
   }
   repr(path: ReprPath): string {
     return `struct(${this.names.map((n) => `${n} = ${repr(this.fieldOf(n)!, path)}`).join(', ')})`;
+  }
+}
+
+/**
+ * `ctx.toolchains`: the resolved toolchains by type (a label string, relative to the target's
+ * package, or a Label): the `ToolchainInfo` of the toolchain's target, None for an optional type
+ * that resolved to nothing.
+ */
+class ToolchainsValue extends StarObject {
+  constructor(
+    private readonly rc: RuleContext,
+    private readonly context: () => ToolchainContext,
+  ) {
+    super();
+  }
+  get type(): string {
+    return 'ToolchainContext';
+  }
+  private typeOf(key: Value): string {
+    if (key instanceof StarLabel) return key.label.toString();
+    if (typeof key === 'string') return this.rc.canonicalize(key) ?? key;
+    throw new StarlarkError(`Toolchains only supports indexing by toolchain type, got ${typeName(key)} instead`);
+  }
+  getIndex(key: Value): Value {
+    const type = this.typeOf(key);
+    const { toolchains } = this.context();
+    if (!toolchains.has(type)) {
+      throw new StarlarkError(
+        `In ${this.rc.target.label}, toolchain type ${type} was requested but only types [${[...toolchains.keys()].join(', ')}] are configured`,
+      );
+    }
+    const ct = toolchains.get(type);
+    if (!ct) return None;
+    const info = ct.providers?.get(TOOLCHAIN_INFO.key);
+    if (!info) throw new StarlarkError(`toolchain ${ct.label} of type ${type} does not provide ToolchainInfo`);
+    return info;
+  }
+  override binary(op: string, other: Value, side: 'left' | 'right'): Value | undefined {
+    if (op !== 'in' || side !== 'right') return undefined;
+    return this.context().toolchains.has(this.typeOf(other));
+  }
+  repr(): string {
+    return `<toolchain_context.resolved_labels: ${[...this.context().toolchains.keys()].join(', ')}>`;
+  }
+}
+
+/** `ctx.exec_groups`: the rule's exec groups by name, each with its own `toolchains`. */
+class ExecGroupsValue extends StarObject {
+  constructor(private readonly rc: RuleContext) {
+    super();
+  }
+  get type(): string {
+    return 'ExecGroupCollection';
+  }
+  getIndex(key: Value): Value {
+    if (typeof key !== 'string') throw new StarlarkError(`Exec groups only support indexing by exec group name, got ${typeName(key)} instead`);
+    const context = this.rc.execGroupContext(key);
+    if (!context) {
+      throw new StarlarkError(
+        `In ${this.rc.target.label}, unrecognized exec group '${key}' requested. Available exec groups: [${this.rc.execGroupNames.join(', ')}]`,
+      );
+    }
+    return new StarStruct([['toolchains', new ToolchainsValue(this.rc, () => context)]]);
+  }
+  override binary(op: string, other: Value, side: 'left' | 'right'): Value | undefined {
+    if (op !== 'in' || side !== 'right') return undefined;
+    return typeof other === 'string' && this.rc.execGroupNames.includes(other);
+  }
+  repr(): string {
+    return `<exec_groups: ${this.rc.execGroupNames.join(', ')}>`;
   }
 }

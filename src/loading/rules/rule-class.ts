@@ -36,6 +36,16 @@ export interface StarlarkRuleInfo {
   readonly buildSetting?: BuildSettingSpec;
   /** `provides`: provider names the implementation promises to return. */
   readonly provides: readonly string[];
+  /** `toolchains`: toolchain types (canonical labels) the implementation reads from `ctx.toolchains`. */
+  readonly toolchains?: readonly { readonly type: string; readonly mandatory: boolean }[];
+  /** `exec_compatible_with` of the rule: constraint values (canonical labels) its execution platform must have. */
+  readonly execCompatibleWith?: readonly string[];
+  /** `exec_groups`: named groups, each resolved to its own execution platform and toolchains. */
+  readonly execGroups?: readonly {
+    readonly name: string;
+    readonly toolchains: readonly { readonly type: string; readonly mandatory: boolean }[];
+    readonly execCompatibleWith: readonly string[];
+  }[];
 }
 
 /** Attributes every rule shares, by name; each rule picks the subset Bazel gives it. */
