@@ -1,4 +1,5 @@
 import { hostname, userInfo } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import {
@@ -22,7 +23,7 @@ import {
   type TestSettings,
   type TestTarget,
 } from '../analysis/index.js';
-import { codeStamp, ExitCode, isKilnError, KilnError, UsageError, type Position } from '../core/index.js';
+import { codeStamp, ExitCode, isKilnError, KilnError, nodeCrypto, UsageError, type Position } from '../core/index.js';
 import type { PackageRecord } from '../loading/index.js';
 import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache } from './build-graph-cache.js';
@@ -59,10 +60,30 @@ export type AnalyzedBuild = AnalysisOutcome & {
 /** Stored configured targets are valid only for the Kiln build that wrote them (see codeStamp). */
 const CONFIGURED_TARGETS_VERSION = `kiln-configured-targets-1:${codeStamp(import.meta.url)}`;
 
+/**
+ * The contents of the workspace's own files (MODULE.bazel, WORKSPACE.bazel, WORKSPACE): toolchain and
+ * platform registrations and local repositories are read from them outside the package graph, so
+ * what depends on them is keyed by them whole (they change rarely).
+ */
+function workspaceFilesFingerprint(root: string): string {
+  const hash = nodeCrypto().createHash('sha256');
+  for (const name of ['MODULE.bazel', 'WORKSPACE.bazel', 'WORKSPACE']) {
+    let text: string | undefined;
+    try {
+      text = readFileSync(join(root, name), 'utf8');
+    } catch {
+      text = undefined;
+    }
+    hash.update(`${name}\u0000${text === undefined ? '-' : `+${text}`}\u0000`);
+  }
+  return hash.digest('hex');
+}
+
 /** The key of a command line's build graph: equal keys and unchanged inputs, equal graph. */
 export function buildGraphKeyOf(ctx: WorkspaceContext, request: Omit<AnalysisRequest, 'clientEnv'>): string {
   const host = currentHost();
   return BuildGraphCache.key({
+    workspaceFiles: workspaceFilesFingerprint(ctx.workspace.root),
     command: request.command,
     patterns: request.patterns,
     offset: ctx.offset,
@@ -216,7 +237,7 @@ function loadAndAnalyze(
       graph,
       configurations,
       join(ctx.layout.outputBase, 'analysis', 'configured.bin'),
-      `${CONFIGURED_TARGETS_VERSION}:${ctx.workspace.name}`,
+      `${CONFIGURED_TARGETS_VERSION}:${ctx.workspace.name}:${workspaceFilesFingerprint(ctx.workspace.root)}`,
       {
         warn,
         debug: (message, where) => events({ kind: 'debug', message, where }),

@@ -9,6 +9,8 @@ import { codeStamp } from '../core/index.js';
 
 /** What the graph's analysis depended on besides its inputs: equal keys, equal graph. */
 export interface BuildGraphKey {
+  /** The workspace's own files' contents (registrations and repositories are read from them outside the graph). */
+  readonly workspaceFiles?: string;
   readonly command: string;
   readonly patterns: readonly string[];
   /** The working directory inside the workspace (relative patterns). */

@@ -54,6 +54,21 @@ describe('kiln build with toolchains and execution platforms', () => {
     expect(ws.read('kiln-bin/a/u.txt')).toBe('cc-two\n');
   });
 
+  it('an edit of the registrations in MODULE.bazel reaches the users of the toolchain, even with everything cached', async () => {
+    const ws = new E2eWorkspace({
+      ...FILES,
+      'tc/BUILD': `${FILES['tc/BUILD']}\nfake_toolchain(name = "impl2", tool_name = "cc-other")\ntoolchain(name = "cc2", toolchain_type = "//rules:cc_type", toolchain = ":impl2")\n`,
+      'MODULE.bazel': 'module(name = "tcmod")\nregister_toolchains("//tc:cc")\n',
+    });
+    expect((await ws.kiln(['build', LOCAL, '//a:u'])).code).toBe(0);
+    expect(ws.read('kiln-bin/a/u.txt')).toBe('cc-one\n');
+    // Registrations are read from MODULE.bazel outside the package graph: the stored graph and configured targets are keyed by it.
+    ws.write({ 'MODULE.bazel': 'module(name = "tcmod")\nregister_toolchains("//tc:cc2", "//tc:cc")\n' });
+    const again = await ws.kiln(['build', LOCAL, '//a:u']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(ws.read('kiln-bin/a/u.txt')).toBe('cc-other\n');
+  });
+
   it("an edit of the execution platform's exec_properties runs cached genrules' actions again", async () => {
     // The platforms are read once per build (during //a:g's analysis); //a:g2 records them as read too.
     const ws = new E2eWorkspace(FILES);
