@@ -1,4 +1,3 @@
-import { hostname, userInfo } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
@@ -29,7 +28,7 @@ import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../quer
 import { BuildGraphCache } from './build-graph-cache.js';
 import type { BuildGraph } from './build-graph.js';
 import { warningText, type BuildEvent, type BuildEventSink } from './events.js';
-import type { CustomWorkspaceStatus } from './workspace-status-command.js';
+import { workspaceStatusValues, type CustomWorkspaceStatus } from './workspace-status-command.js';
 import type { WorkspaceContext } from './workspace/index.js';
 import { selectTests } from './test-selection.js';
 
@@ -251,15 +250,7 @@ function loadAndAnalyze(
       memo,
       warn: (message, pos) => memo.warn(message, pos),
       workspaceName: ctx.workspace.name || '__main__',
-      workspaceStatus: {
-        stable: new Map([
-          ['BUILD_EMBED_LABEL', ''],
-          ['BUILD_HOST', hostname()],
-          ['BUILD_USER', request.clientEnv.USER ?? userInfo().username],
-          ...(request.customStatus?.stable ?? []),
-        ]),
-        volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))], ...(request.customStatus?.volatile ?? [])]),
-      },
+      workspaceStatus: workspaceStatusValues(request.clientEnv, request.customStatus),
       debug: (message, where) => memo.debug(message, where),
       info: (message) => events({ kind: 'info', message }),
     });

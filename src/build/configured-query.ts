@@ -1,4 +1,4 @@
-import { hostname, userInfo } from 'node:os';
+import { workspaceStatusValues } from './workspace-status-command.js';
 import { Analyzer, LoadedTargetGraph, TargetValue, type BuildOptions, type ConfigurationPair } from '../analysis/index.js';
 import { ExitCode, isKilnError, KilnError, UsageError, type Position } from '../core/index.js';
 import {
@@ -142,14 +142,7 @@ export function configuredTargetsFor(ctx: WorkspaceContext, request: ConfiguredQ
       memo,
       warn: (message, pos) => request.onWarning(message, pos),
       workspaceName: ctx.workspace.name || '__main__',
-      workspaceStatus: {
-        stable: new Map([
-          ['BUILD_EMBED_LABEL', ''],
-          ['BUILD_HOST', hostname()],
-          ['BUILD_USER', request.clientEnv.USER ?? userInfo().username],
-        ]),
-        volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))]]),
-      },
+      workspaceStatus: workspaceStatusValues(request.clientEnv),
     });
     analyzeUniverse(analyzer, universe, (label, e) => {
       if (!isKilnError(e)) throw e;

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { hostname, userInfo } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { KilnError } from '../core/index.js';
 
@@ -47,4 +48,18 @@ export function runWorkspaceStatusCommand(
     (key.startsWith('STABLE_') ? stable : volatile).set(key, value);
   }
   return { stable, volatile };
+}
+
+/**
+ * The workspace status a build stamps with: Bazel's own keys (BUILD_EMBED_LABEL, BUILD_HOST,
+ * BUILD_USER stable; BUILD_TIMESTAMP volatile), then what `--workspace_status_command` printed.
+ */
+export function workspaceStatusValues(
+  clientEnv: Readonly<Record<string, string | undefined>>,
+  custom?: CustomWorkspaceStatus,
+): { stable: Map<string, string>; volatile: Map<string, string> } {
+  return {
+    stable: new Map([['BUILD_EMBED_LABEL', ''], ['BUILD_HOST', hostname()], ['BUILD_USER', clientEnv.USER ?? userInfo().username], ...(custom?.stable ?? [])]),
+    volatile: new Map([['BUILD_TIMESTAMP', String(Math.floor(Date.now() / 1000))], ...(custom?.volatile ?? [])]),
+  };
 }
