@@ -208,7 +208,11 @@ async function answer(
     const { token, expiresIn } = issued.issue(name);
     return reply(200, { access_token: token, token_type: 'Bearer', expires_in: expiresIn });
   } catch (e) {
-    if (!(e instanceof InvalidGrant)) throw e;
+    // Called without await: an unexpected error is answered here, never left to crash the server.
+    if (!(e instanceof InvalidGrant)) {
+      log.warn(`token endpoint: ${(e as Error).message}`);
+      return reply(500, { error: 'server_error' });
+    }
     log.warn(`token endpoint: refused an assertion: ${e.message}`);
     return reply(400, { error: 'invalid_grant', error_description: e.message });
   }

@@ -64,7 +64,19 @@ const CONFIGURED_TARGETS_VERSION = `kiln-configured-targets-1:${codeStamp(import
  * platform registrations and local repositories are read from them outside the package graph, so
  * what depends on them is keyed by them whole (they change rarely).
  */
-function workspaceFilesFingerprint(root: string): string {
+function workspaceFilesFingerprint(ctx: WorkspaceContext): string {
+  let known = workspaceFilesFingerprints.get(ctx);
+  if (known === undefined) {
+    known = hashWorkspaceFiles(ctx.workspace.root);
+    workspaceFilesFingerprints.set(ctx, known);
+  }
+  return known;
+}
+
+/** Read once per command: the null-build key, the graph's key and the configured targets' store all use it. */
+const workspaceFilesFingerprints = new WeakMap<WorkspaceContext, string>();
+
+function hashWorkspaceFiles(root: string): string {
   const hash = nodeCrypto().createHash('sha256');
   for (const name of ['MODULE.bazel', 'WORKSPACE.bazel', 'WORKSPACE']) {
     let text: string | undefined;
@@ -82,7 +94,7 @@ function workspaceFilesFingerprint(root: string): string {
 export function buildGraphKeyOf(ctx: WorkspaceContext, request: Omit<AnalysisRequest, 'clientEnv'>): string {
   const host = currentHost();
   return BuildGraphCache.key({
-    workspaceFiles: workspaceFilesFingerprint(ctx.workspace.root),
+    workspaceFiles: workspaceFilesFingerprint(ctx),
     command: request.command,
     patterns: request.patterns,
     offset: ctx.offset,
@@ -236,22 +248,21 @@ function loadAndAnalyze(
       graph,
       configurations,
       join(ctx.layout.outputBase, 'analysis', 'configured.bin'),
-      `${CONFIGURED_TARGETS_VERSION}:${ctx.workspace.name}:${workspaceFilesFingerprint(ctx.workspace.root)}`,
+      `${CONFIGURED_TARGETS_VERSION}:${ctx.workspace.name}:${workspaceFilesFingerprint(ctx)}`,
       {
         warn,
         debug: (message, where) => events({ kind: 'debug', message, where }),
       },
     );
-    const memo = incremental;
     analyzer = new Analyzer(graph, {
       configurations,
       buildSettings: (label) => graph.buildSetting(label),
       packageLoader: ctx.loader,
-      memo,
-      warn: (message, pos) => memo.warn(message, pos),
+      memo: incremental,
+      warn: (message, pos) => incremental.warn(message, pos),
       workspaceName: ctx.workspace.name || '__main__',
       workspaceStatus: workspaceStatusValues(request.clientEnv, request.customStatus),
-      debug: (message, where) => memo.debug(message, where),
+      debug: (message, where) => incremental.debug(message, where),
       info: (message) => events({ kind: 'info', message }),
     });
   } catch (e) {
