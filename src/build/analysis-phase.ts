@@ -214,6 +214,8 @@ function loadAndAnalyze(
     // test_suites stand for their tests; `kiln test` runs those that pass the test filters.
     try {
       const selection = selectTests(ctx.loader, requested, {
+        buildTagFilters: request.options.getList('build_tag_filters'),
+        runsTests: request.command === 'test',
         tagFilters: request.options.getList('test_tag_filters'),
         sizeFilters: request.options.getList('test_size_filters'),
         buildTestsOnly: request.options.getBool('build_tests_only'),

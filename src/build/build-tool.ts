@@ -24,14 +24,14 @@ import { analyzeBuild, analyzedEvent, buildGraphKeyOf, type AnalyzedBuild } from
 import type { BuiltTarget } from './build-graph.js';
 import type { BuildUi, ClosingReport } from './events.js';
 import { filesUnchanged, nullBuildKey, NullBuildRecords, type NullBuildRecord } from './null-build-record.js';
-import { lockOutputBase, updateConvenienceSymlinks } from './workspace/index.js';
+import { lockOutputBase, updateConvenienceSymlinks, type ConvenienceSymlinkOptions } from './workspace/index.js';
 import { whyDirectoryIsUnusable } from './workspace/index.js';
 import type { WorkspaceContext } from './workspace/index.js';
 import { clearAttemptLogs, localTestStrategies, retryFailedRuns, STREAMED_OUTPUT_WARNING, testOutcomes, withInheritedEnv } from './test-phase.js';
 import type { TestOutcome } from './test-outcome.js';
 import { runWorkspaceStatusCommand, type CustomWorkspaceStatus } from './workspace-status-command.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
-import { flakyAttemptsFrom, testSettingsFrom } from './test-settings.js';
+import { flakyAttemptsFrom, runUnderWords, testSettingsFrom } from './test-settings.js';
 
 /** One `kiln build`, `kiln test` or the build half of `kiln run`, as the command line asks for it. */
 export interface BuildRequest {
@@ -104,6 +104,8 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       attemptsFor = flakyAttemptsFrom(options);
       if (options.getString('test_output') === 'streamed') events({ kind: 'warning', message: STREAMED_OUTPUT_WARNING });
     }
+    if (command === 'run') runUnderWords(options.getString('run_under'));
+    checkSandboxPaths(options);
   } catch (e) {
     if (e instanceof UsageError) {
       printError(e.message);
@@ -237,6 +239,8 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       clientEnv: request.env,
       actionEnv: buildActionEnvironment(request.env, options.getList('action_env'), options.getBool('incompatible_strict_action_env')),
       ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
+      ...(options.getInt('local_test_jobs') > 0 ? { localTestJobs: options.getInt('local_test_jobs') } : {}),
+      sandboxPaths: { writable: options.getList('sandbox_writable_path'), tmpfs: options.getList('sandbox_tmpfs_path') },
       keepGoing,
       ...(options.getString('disk_cache') ? { diskCache: resolve(request.cwd, options.getString('disk_cache')) } : {}),
       strategies: streamed ? localTestStrategies(strategies) : strategies,
@@ -283,7 +287,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     await updateConvenienceSymlinks(
       layout,
       { bin: dirs.bin, genfiles: dirs.genfiles, testlogs: dirs.testlogs, outputRoot: OUTPUT_DIR_NAME },
-      options.getString('symlink_prefix'),
+      symlinkOptionsOf(options),
     );
     // checkedFiles says the build succeeded with every result recorded; analysis must have had no error either.
     if (nullBuilds && recordKey && summary.checkedFiles && !earlierErrors && analysis.analysisInputs) {
@@ -358,7 +362,7 @@ async function repeatNullBuild(records: NullBuildRecords, key: string, request: 
     await updateConvenienceSymlinks(
       ctx.layout,
       { bin: record.bin, genfiles: record.genfiles, testlogs: record.testlogs, outputRoot: OUTPUT_DIR_NAME },
-      request.options.getString('symlink_prefix'),
+      symlinkOptionsOf(request.options),
     );
   } finally {
     await release();
@@ -429,4 +433,19 @@ function externalRepositoriesOf(actions: readonly Action[], ctx: WorkspaceContex
     }
   }
   return repos;
+}
+
+/** The convenience symlinks' flags. */
+function symlinkOptionsOf(options: BuildOptions): ConvenienceSymlinkOptions {
+  return { prefix: options.getString('symlink_prefix'), genfiles: !options.getBool('incompatible_skip_genfiles_symlink') };
+}
+
+/** `--sandbox_writable_path` and `--sandbox_tmpfs_path` name absolute paths (Bazel's check); throws UsageError. */
+function checkSandboxPaths(options: BuildOptions): void {
+  for (const name of ['sandbox_writable_path', 'sandbox_tmpfs_path']) {
+    for (const path of options.getList(name)) {
+      if (!path.startsWith('/')) throw new UsageError(`While parsing option --${name}=${path}: must be an absolute path`);
+      if (path === '/') throw new UsageError(`While parsing option --${name}=${path}: cannot be the root directory`);
+    }
+  }
 }

@@ -8,6 +8,7 @@ export { NullBuildRecords, nullBuildKey, filesUnchanged, type NullBuildRecord } 
 export { targetOutputDirectories } from './analysis-phase.js';
 export * from './workspace/index.js';
 export type { TestOutcome } from './test-outcome.js';
+export { readTestCases, type TestCase, type TestCases } from './test-cases.js';
 export { testOutcomes, retryFailedRuns, withInheritedEnv, clearAttemptLogs } from './test-phase.js';
 export { TestRunReporter, type TestOutputMode, type TestRunListener } from './test-run-reporter.js';
 export { readRunResult, type RunResult } from './test-results.js';

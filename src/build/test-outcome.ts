@@ -10,6 +10,8 @@ export interface TestOutcome {
   readonly attempts?: { readonly failed: number; readonly total: number };
   /** Absolute paths of the logs of every failed attempt (a retried attempt's log, a failed run's test.log). */
   readonly failedLogs: readonly string[];
+  /** The test.xml of each run's final attempt (its test cases, for `--test_summary=detailed`). */
+  readonly xmlPaths: readonly string[];
   /** Whether the test ran in this command (not cached, not failed to build, not skipped). */
   readonly executed: boolean;
   /** A run ran on a remote executor: a failure then counts as failing remotely, as in Bazel's summary. */

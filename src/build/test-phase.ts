@@ -1,5 +1,5 @@
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
 import type { StrategyFlags } from '../exec/index.js';
@@ -98,7 +98,15 @@ export function testOutcomes(tests: readonly TestTarget[], reporter: TestRunRepo
     const tries = t.runs.map((r) => reporter.attempts.get(r) ?? []);
     if (tries.some((a) => a.length === 0)) {
       const failedToBuild = t.runs.some((r) => r.action.inputs.some((i) => broken.has(i.execPath)) || reporter.failedActions.has(r.action));
-      return { label: t.label, status: failedToBuild ? 'FAILED TO BUILD' : 'NO STATUS', durationsMs: [], cached: false, failedLogs: [], executed: false };
+      return {
+        label: t.label,
+        status: failedToBuild ? 'FAILED TO BUILD' : 'NO STATUS',
+        durationsMs: [],
+        cached: false,
+        failedLogs: [],
+        xmlPaths: [],
+        executed: false,
+      };
     }
     const all = tries.flat();
     const executed = all.some((a) => !a.cached);
@@ -114,9 +122,10 @@ export function testOutcomes(tests: readonly TestTarget[], reporter: TestRunRepo
       executed,
     };
     const finals = tries.map((a) => a[a.length - 1]!);
-    if (finals.every((f) => f.result.status === 'PASSED')) return { ...common, status: failedAttempts.length === 0 ? 'PASSED' : 'FLAKY' };
+    const withCases = { ...common, xmlPaths: finals.map((f) => join(dirname(f.logPath), 'test.xml')) };
+    if (finals.every((f) => f.result.status === 'PASSED')) return { ...withCases, status: failedAttempts.length === 0 ? 'PASSED' : 'FLAKY' };
     const status = finals.some((f) => f.result.status === 'TIMEOUT') ? 'TIMEOUT' : 'FAILED';
-    return { ...common, status, ranRemotely: all.some((a) => a.remote) };
+    return { ...withCases, status, ranRemotely: all.some((a) => a.remote) };
   });
 }
 

@@ -8,8 +8,12 @@ interface NamedTarget {
   readonly fromWildcard: boolean;
 }
 
-/** `--test_tag_filters`, `--test_size_filters`, `--build_tests_only`. */
+/** `--build_tag_filters`, `--test_tag_filters`, `--test_size_filters`, `--build_tests_only`. */
 interface TestFilters {
+  /** Applied to the named targets (a test_suite by its own tags, not its members'), as Bazel's target pattern phase does. */
+  readonly buildTagFilters: readonly string[];
+  /** `kiln test`: the tests selected to run are built even when the build tag filters drop them. */
+  readonly runsTests: boolean;
   readonly tagFilters: readonly string[];
   readonly sizeFilters: readonly string[];
   readonly buildTestsOnly: boolean;
@@ -42,6 +46,8 @@ export function checkSizeFilters(filters: readonly string[]): void {
  * phase does: a test is run when it has one of the positive `--test_tag_filters` (if any) and none of
  * the negative ones, and its size passes `--test_size_filters` the same way. Filtered-out tests are
  * still built unless `--build_tests_only`, which also drops every named target that is not a test.
+ * `--build_tag_filters` drops named rules by their tags (files always pass); the tests `kiln test`
+ * runs are built whatever it says (Bazel merges the tests to run back into the targets to build).
  */
 export function selectTests(loader: PackageLoader, named: readonly NamedTarget[], filters: TestFilters): TestSelection {
   const graph = new PackageTestSuiteGraph(loader);
@@ -50,10 +56,12 @@ export function selectTests(loader: PackageLoader, named: readonly NamedTarget[]
   const errors: { message: string; suite: LoadedTarget }[] = [];
   const tagFilter = anyOfFilter(filters.tagFilters);
   const sizeFilter = anyOfFilter(filters.sizeFilters);
+  const buildTagFilter = anyOfFilter(filters.buildTagFilters);
   for (const n of named) {
     const t = graph.target(Label.parse(n.label));
+    const buildable = t.target.kind !== 'rule' || buildTagFilter(graph.tagsOf(t));
     if (!graph.isTestRule(t) && !graph.isTestSuite(t)) {
-      if (!filters.buildTestsOnly) build.set(n.label, n);
+      if (!filters.buildTestsOnly && buildable) build.set(n.label, n);
       continue;
     }
     const expanded = expandTestSuites([t], graph);
@@ -62,7 +70,8 @@ export function selectTests(loader: PackageLoader, named: readonly NamedTarget[]
       const label = graph.labelOf(test);
       const selected = tagFilter(graph.tagsOf(test)) && sizeFilter([graph.sizeOf(test)]);
       if (selected) tests.add(label);
-      if ((selected || !filters.buildTestsOnly) && !build.has(label)) build.set(label, { label, fromWildcard: n.fromWildcard });
+      const built = filters.buildTestsOnly ? selected : buildable || (selected && filters.runsTests);
+      if (built && !build.has(label)) build.set(label, { label, fromWildcard: n.fromWildcard });
     }
   }
   return { build: [...build.values()], tests: [...tests], errors };

@@ -1,4 +1,4 @@
-import type { BuildOptions, TestSettings } from '../analysis/index.js';
+import { tokenize, type BuildOptions, type TestSettings } from '../analysis/index.js';
 import { UsageError } from '../core/index.js';
 import { checkSizeFilters } from './test-selection.js';
 
@@ -38,7 +38,22 @@ export function testSettingsFrom(options: BuildOptions, clientEnv: Readonly<Reco
     shardingDisabled: options.getString('test_sharding_strategy') === 'disabled' || options.getString('test_output') === 'streamed',
     cacheResults: cache === 'yes' || cache === 'no' ? cache : 'auto',
     workspaceName: workspaceName || '__main__',
+    runUnder: runUnderWords(options.getString('run_under')),
   };
+}
+
+/**
+ * `--run_under=COMMAND`: its words (Bazel's RunUnderConverter: a command and its options, split as
+ * a shell would). The label form (`--run_under=//tools:wrapper`, built and run from its runfiles) is
+ * not supported by Kiln yet: an error rather than running the test under nothing.
+ */
+export function runUnderWords(value: string): readonly string[] {
+  if (value === '') return [];
+  if (value.startsWith('//') || value.startsWith('@') || value.startsWith(':'))
+    throw new UsageError(`--run_under=${value}: a target as --run_under is not supported by Kiln yet; give a command`);
+  const words = tokenize(value);
+  if (words.length === 0) throw new UsageError(`While parsing option --run_under=${value}: Empty command`);
+  return words;
 }
 
 /** `--flaky_test_attempts`: `default` (3 for flaky = True tests, 1 otherwise) or a positive count. */

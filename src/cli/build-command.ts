@@ -5,7 +5,8 @@ import { buildPrinter, type PrinterOptions } from './build-printer.js';
 import type { CliIO } from './io.js';
 import { applyRcFiles } from './rc-file.js';
 import { InterruptedBySigint } from './sigint-breakable.js';
-import { printTestSummary } from './test-summary.js';
+import { targetPatternsOf } from './target-pattern-file.js';
+import { printTestSummary, type TestSummaryFormat } from './test-summary.js';
 import { openWorkspace, printError } from './workspace-context.js';
 
 /** A finished build with the workspace it ran in (`kiln run` starts the program there). */
@@ -13,6 +14,8 @@ export interface BuildCommandResult extends BuildResult {
   readonly ctx?: WorkspaceContext;
   /** `--symlink_prefix`, for paths shown after the build (`kiln run`'s command line). */
   readonly symlinkPrefix?: string;
+  /** `--run_under`, as written (`kiln run` runs the program under it through bash, as Bazel does). */
+  readonly runUnder?: string;
 }
 
 /**
@@ -31,7 +34,9 @@ export async function runBuildCommand(args: readonly string[], io: CliIO, comman
   let patterns: readonly string[];
   try {
     let warnings: readonly string[];
-    ({ options, residue: patterns, warnings } = parseBuildOptions(await applyRcFiles(command, opened.rest, ctx.workspace.root, io)));
+    let residue: readonly string[];
+    ({ options, residue, warnings } = parseBuildOptions(await applyRcFiles(command, opened.rest, ctx.workspace.root, io)));
+    patterns = targetPatternsOf(residue, options.getString('target_pattern_file'), io.cwd);
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -61,10 +66,16 @@ export async function runBuildCommand(args: readonly string[], io: CliIO, comman
     buildPrinter(io, printerOptionsOf(options)),
   );
   if (result.tests) {
-    if (result.tests.targets.length > 0) printTestSummary(result.tests.outcomes, result.tests.targets, options.getBool('test_verbose_timeout_warnings'), io);
+    if (result.tests.targets.length > 0)
+      printTestSummary(
+        result.tests.outcomes,
+        result.tests.targets,
+        { verboseTimeoutWarnings: options.getBool('test_verbose_timeout_warnings'), format: options.getString('test_summary') as TestSummaryFormat },
+        io,
+      );
     else printError(io, 'No test targets were found, yet testing was requested');
   }
-  return { ...result, ctx, symlinkPrefix: options.getString('symlink_prefix') };
+  return { ...result, ctx, symlinkPrefix: options.getString('symlink_prefix'), runUnder: options.getString('run_under') };
 }
 
 /** The printer's flags among the parsed options. */

@@ -1,7 +1,13 @@
 import type { TestTarget } from '../analysis/index.js';
-import type { TestOutcome } from '../build/index.js';
+import { readTestCases, type TestCase, type TestOutcome } from '../build/index.js';
 import { Label } from '../loading/index.js';
 import type { CliIO } from './io.js';
+
+/** `--test_summary`: which tests the closing summary lists, and whether it lists their test cases. */
+export type TestSummaryFormat = 'short' | 'terse' | 'detailed' | 'testcase' | 'none';
+
+/** Bazel's NUM_FAILED_TO_BUILD: more tests that failed to build are counted, not listed. */
+const FAILED_TO_BUILD_LISTED = 5;
 
 /**
  * Bazel's per-test line (TestSummaryPrinter.print): the label padded so that the status ends the
@@ -10,15 +16,53 @@ import type { CliIO } from './io.js';
  * TIMEOUT), the time (the longest attempt; a Stats line when there were several), then the logs of
  * the failed attempts.
  */
-export function formatTestLines(o: TestOutcome): string {
+export function formatTestLines(o: TestOutcome, cases?: readonly TestCase[]): string {
   const status = `${o.cached ? '(cached) ' : ''}${o.status}`;
   let line = `${o.label.padEnd(78 - status.length)} ${status}${attemptSummary(o)}`;
   const times = o.durationsMs;
   if (times.length > 0 && o.status !== 'NO STATUS' && o.status !== 'FAILED TO BUILD') line += ` in ${seconds(Math.max(...times))}`;
   let text = `${line}\n`;
   if (times.length > 1) text += `  ${formatStats(times)}\n`;
-  for (const log of o.failedLogs) text += `  ${log}\n`;
+  if (cases === undefined) {
+    for (const log of o.failedLogs) text += `  ${log}\n`;
+    return text;
+  }
+  // --test_summary=detailed: the test cases instead of the logs (passed ones first, as Bazel prints them).
+  for (const c of cases) if (c.status === 'PASSED') text += formatTestCase(c);
+  if (o.status === 'FAILED') {
+    const failed = cases.filter((c) => c.status === 'FAILED' || c.status === 'ERROR');
+    if (failed.length === 0) text += '    (individual test case information not available) \n';
+    for (const c of failed) text += formatTestCase(c);
+  }
   return text;
+}
+
+/** Bazel's printTestCase: `    FAILED  my.Class.name (1.5s)`, the status padded to 8. */
+function formatTestCase(c: TestCase): string {
+  return `    ${c.status.padEnd(8)}${c.className}.${c.name}${c.durationMs === undefined ? '' : ` (${seconds(c.durationMs)})`}\n`;
+}
+
+/**
+ * `Test cases: finished with 2 passing, 0 skipped and 3 failing out of 5 test cases`, for
+ * `--test_summary=detailed|testcase`, as present-day Bazel counts them: a run whose test.xml gives no
+ * test cases counts as one case of unknown outcome and adds the disclaimer. (Bazel 4.2.3 printed no
+ * skipped count.)
+ */
+export function formatTestCaseLine(outcomes: readonly TestOutcome[]): string {
+  let total = 0;
+  let failed = 0;
+  let skipped = 0;
+  let unknown = 0;
+  for (const o of outcomes) {
+    const { cases, unknownRuns } = readTestCases(o.xmlPaths);
+    total += cases.length + unknownRuns;
+    unknown += unknownRuns;
+    failed += cases.filter((c) => c.status === 'FAILED' || c.status === 'ERROR').length;
+    skipped += cases.filter((c) => c.status === 'SKIPPED').length;
+  }
+  const passing = total - failed - unknown - skipped;
+  const line = `Test cases: finished with ${passing} passing, ${skipped} skipped and ${failed} failing out of ${total} test cases`;
+  return unknown > 0 ? `${line} (some targets did not have test case information)` : line;
 }
 
 /** Bazel's getAttemptSummary: said only when there were several attempts. */
@@ -113,7 +157,13 @@ const TIMEOUT_RANGES: readonly (readonly [string, string, number, number])[] = [
  * The closing summary: `TIMEOUT`/`FLAKY` blocks on stderr, one line per test in Bazel's order, the
  * `Executed` line and the size warning on stdout.
  */
-export function printTestSummary(outcomes: readonly TestOutcome[], tests: readonly TestTarget[], verboseTimeoutWarnings: boolean, io: CliIO): void {
+export function printTestSummary(
+  outcomes: readonly TestOutcome[],
+  tests: readonly TestTarget[],
+  options: { readonly verboseTimeoutWarnings: boolean; readonly format: TestSummaryFormat },
+  io: CliIO,
+): void {
+  const { verboseTimeoutWarnings, format } = options;
   const timeoutOf = new Map(tests.map((t) => [t.label, t.timeout]));
   let wrongSize = false;
   for (const o of outcomes) {
@@ -131,7 +181,17 @@ export function printTestSummary(outcomes: readonly TestOutcome[], tests: readon
     }
   }
   let text = '';
-  for (const o of sortOutcomes(outcomes)) text += formatTestLines(o);
+  let failedToBuild = 0;
+  for (const o of format === 'none' || format === 'testcase' ? [] : sortOutcomes(outcomes)) {
+    // TerminalTestResultNotifier.printSummary: terse leaves out what passed or never ran.
+    if (format === 'terse' && (o.status === 'PASSED' || o.status === 'NO STATUS')) continue;
+    if (o.status === 'FAILED TO BUILD') {
+      if (failedToBuild === FAILED_TO_BUILD_LISTED) text += '(Skipping other failed to build tests)\n';
+      if (++failedToBuild > FAILED_TO_BUILD_LISTED) continue;
+    }
+    text += formatTestLines(o, format === 'detailed' ? readTestCases(o.xmlPaths).cases : undefined);
+  }
+  if (format === 'detailed' || format === 'testcase') text += `${formatTestCaseLine(outcomes)}\n`;
   text += `\n${formatExecutedLine(outcomes)}\n`;
   if (wrongSize && !verboseTimeoutWarnings) {
     text += 'There were tests whose specified size is too big. Use the --test_verbose_timeout_warnings command line option to see which ones these are.\n';

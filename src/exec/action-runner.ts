@@ -14,7 +14,7 @@ import type { FileDigestCache } from './file-digest-cache.js';
 import { InProcessFailure, performInProcessWork } from './in-process-work.js';
 import { LiveOutputPipe } from './live-output.js';
 import { LocalStrategy } from './local-strategy.js';
-import type { ProcessSlots } from './process-slots.js';
+import { ProcessSlots } from './process-slots.js';
 import type { RemoteOutputs } from './remote-outputs.js';
 import type { RemoteStrategy } from './remote-strategy.js';
 import { SandboxedStrategy } from './sandboxed-strategy.js';
@@ -25,6 +25,8 @@ import { chooseStrategy, dynamicBranchStrategies, mayBeSandboxed, sandboxRequest
 
 /** Thrown through a strategy when the build stopped before the action's process could start. */
 const SKIPPED = Symbol('skipped');
+/** The mnemonic of test runs (TestRunner, as Bazel names them): --local_test_jobs bounds them. */
+const TEST_MNEMONIC = 'TestRunner';
 
 /** The sandboxed strategy when this machine can sandbox, and what detection found. */
 interface SandboxChoice {
@@ -56,6 +58,8 @@ export class ActionRunner {
   private warnedSandbox = false;
   /** A process exited unsuccessfully; its failure may not be recorded yet. */
   private processFailed = false;
+  /** `--local_test_jobs`: test processes here at once, taken before a --jobs slot. */
+  private readonly testSlots: ProcessSlots | undefined;
 
   constructor(
     private readonly options: ExecutionOptions,
@@ -72,6 +76,7 @@ export class ActionRunner {
     remoteStrategy: typeof RemoteStrategy | undefined,
   ) {
     this.baseEnvironment = options.actionEnv ?? buildActionEnvironment(options.clientEnv);
+    this.testSlots = options.localTestJobs ? new ProcessSlots(options.localTestJobs) : undefined;
     this.local = new LocalStrategy(spawners.local);
     const remote = options.remote;
     if (remote?.client.executorEndpoint && remoteOutputs && remoteStrategy) {
@@ -176,7 +181,13 @@ export class ActionRunner {
       const command = formatCommand(execRoot, env, action.argv);
       const withSlot = async (start: () => Promise<ProcessResult>, how: SlotUse = {}): Promise<ProcessResult> => {
         // Remote executions take no local slot: they are bounded by the actions in flight.
-        const release = how.localSlot === false ? () => {} : await this.slots.acquire();
+        const local = how.localSlot !== false;
+        const releaseTest = local && this.testSlots && action.mnemonic === TEST_MNEMONIC ? await this.testSlots.acquire() : () => {};
+        const releaseJob = local ? await this.slots.acquire() : () => {};
+        const release = () => {
+          releaseJob();
+          releaseTest();
+        };
         try {
           if (this.stopping()) throw SKIPPED;
           this.reporter.actionStarted(action, how.runnerName ?? strategy.runnerName, command);
@@ -389,7 +400,9 @@ export class ActionRunner {
   }
 
   private sandbox(): Promise<SandboxChoice> {
-    return (this.sandboxed ??= this.spawners.sandbox().then(({ support, runner }) => ({ support, strategy: runner && new SandboxedStrategy(runner) })));
+    return (this.sandboxed ??= this.spawners
+      .sandbox()
+      .then(({ support, runner }) => ({ support, strategy: runner && new SandboxedStrategy(runner, this.options.sandboxPaths) })));
   }
 
   private count(kind: ProcessKind): void {

@@ -17,6 +17,7 @@ import { ProcessSlots } from './process-slots.js';
 import type { DownloadMode, RemoteOutputs } from './remote-outputs.js';
 import type { RemoteStrategy } from './remote-strategy.js';
 import { ScratchDirectories } from './scratch-directories.js';
+import type { SandboxPaths } from './sandboxed-strategy.js';
 import { cachePolicy, type SpawnCache } from './spawn-cache.js';
 import { SpawnCacheChain } from './spawn-cache-chain.js';
 import type { StrategyFlags } from './strategy-selection.js';
@@ -41,6 +42,8 @@ export interface ExecutionOptions {
   readonly actionEnv?: Readonly<Record<string, string>>;
   /** `--jobs`: processes at once; the number of cores by default. */
   readonly jobs?: number;
+  /** `--local_test_jobs`: test processes at once on this machine (within --jobs); unbounded beyond --jobs when absent. */
+  readonly localTestJobs?: number;
   /** `--keep_going`: after a failure, go on with every action that does not depend on it. */
   readonly keepGoing?: boolean;
   /** `--disk_cache=DIR`. */
@@ -48,6 +51,8 @@ export interface ExecutionOptions {
   readonly strategies?: StrategyFlags;
   /** Whether bubblewrap can sandbox here (the fallback of the native sandbox); detected lazily when absent. */
   readonly sandbox?: SandboxSupport;
+  /** `--sandbox_writable_path` and `--sandbox_tmpfs_path`: absolute host paths given to every sandboxed action. */
+  readonly sandboxPaths?: SandboxPaths;
   /** false: sandbox with bubblewrap even where the native sandbox runs (tests of that fallback). */
   readonly nativeSandbox?: boolean;
   /**

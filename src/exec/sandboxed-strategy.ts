@@ -1,8 +1,14 @@
-import { lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { mkdir, symlink } from 'node:fs/promises';
 import { basename, dirname, join, posix, sep } from 'node:path';
 import type { ProcessResult, ProcessRunner, SandboxTree } from '../core/sandbox/index.js';
 import { CAPTURED_OUTPUT_LIMIT_BYTES, inSlot, spawnEnv, SpawnLost, type Spawn, type SpawnStrategy } from './spawn-strategy.js';
+
+/** Host paths every sandboxed action also gets: writable binds and empty tmpfs mounts. */
+export interface SandboxPaths {
+  readonly writable?: readonly string[];
+  readonly tmpfs?: readonly string[];
+}
 
 /**
  * Where the action's execroot lies inside its sandbox. Made by the sandbox in its own memory, so
@@ -29,7 +35,11 @@ export class SandboxedStrategy implements SpawnStrategy {
   /** Output directories made in the execroot during this build: a package's actions share one. */
   private readonly madeDirectories = new Set<string>();
 
-  constructor(private readonly runner: ProcessRunner) {}
+  constructor(
+    private readonly runner: ProcessRunner,
+    /** `--sandbox_writable_path` (those that exist) and `--sandbox_tmpfs_path`, for every action. */
+    private readonly extraPaths: SandboxPaths = {},
+  ) {}
 
   async exec(spawn: Spawn): Promise<ProcessResult> {
     const { action, execRoot } = spawn;
@@ -56,6 +66,8 @@ export class SandboxedStrategy implements SpawnStrategy {
           // A named pipe accepts writes on a read-only mount: the live output pipe needs no writable one.
           readOnlyPaths: [...outermost(readable), ...(spawn.commandScript ? [spawn.commandScript] : []), ...(spawn.liveOutput ? [spawn.liveOutput] : [])],
           tree: layout.tree,
+          ...(this.extraPaths.writable?.length ? { writablePaths: this.extraPaths.writable.filter((p) => existsSync(p)) } : {}),
+          ...(this.extraPaths.tmpfs?.length ? { tmpfsPaths: this.extraPaths.tmpfs } : {}),
           stdout: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
           stderr: { kind: 'buffer', limitBytes: CAPTURED_OUTPUT_LIMIT_BYTES },
           signal: spawn.signal,

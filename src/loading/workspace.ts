@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { KilnError } from '../core/index.js';
 import { DirectoryLister, EntryKind } from './directory-lister.js';
 import type { Label } from './label.js';
@@ -119,7 +119,9 @@ export class Workspace {
   ) {
     this.ignored = readBazelIgnore(root);
     // Bazel's globs follow its bazel-* links into the output tree (bazelbuild/bazel#6350); Kiln's are no source.
-    lister.hideEntries(root, (e) => e.symlink && HIDDEN_LINKS.has(e.name));
+    // `<prefix><workspace directory's name>` points at the execroot: hidden the same way.
+    const execRootLinks = new Set(['kiln-', 'bazel-'].map((prefix) => `${prefix}${basename(root)}`));
+    lister.hideEntries(root, (e) => e.symlink && (HIDDEN_LINKS.has(e.name) || execRootLinks.has(e.name)));
   }
 
   static discover(cwd: string, lister?: DirectoryLister): Workspace {

@@ -1,5 +1,5 @@
 import { existsSync, lstatSync, readlinkSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
 
@@ -78,7 +78,12 @@ describe('kiln build', () => {
     expect(run.executed).toEqual(['//app:all', '//lib:lonely', '//lib:loud', '//lib:split', '//tools:upper']);
     // The tool ran from the exec configuration's directory, which kiln-out shows.
     expect(existsSync(join(ws.root, 'kiln-out/k8-opt-exec/bin/tools/upper.sh'))).toBe(true);
-    for (const link of ['kiln-bin', 'kiln-genfiles', 'kiln-out', 'kiln-testlogs']) expect(lstatSync(join(ws.root, link)).isSymbolicLink()).toBe(true);
+    // Present-day Bazel's links: no genfiles link (--incompatible_skip_genfiles_symlink), and one to the execroot
+    // named after the workspace directory.
+    for (const link of ['kiln-bin', 'kiln-out', 'kiln-testlogs', `kiln-${basename(ws.root)}`])
+      expect(lstatSync(join(ws.root, link)).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(ws.root, 'kiln-genfiles'))).toBe(false);
+    expect(readlinkSync(join(ws.root, `kiln-${basename(ws.root)}`))).toMatch(/\/execroot\/__main__$/);
     expect(readlinkSync(join(ws.root, 'kiln-bin'))).toMatch(/^.*\/home\/\.cache\/kiln\/[0-9a-f]{32}\/execroot\/__main__\/bazel-out\/k8-fastbuild\/bin$/);
   });
 

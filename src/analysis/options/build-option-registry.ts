@@ -115,8 +115,17 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   str('host_javabase', '', 'Label of the Java runtime of the exec configuration ($(JAVA), $(JAVABASE)).'),
   str('javabase', '', 'Label of the Java runtime of the target configuration.'),
   repeatable('output_groups', 'Output groups to build besides the default one.', 'comma'),
+  str('run_under', '', "A command (with its options) that test and run executables run under: 'valgrind --quiet' runs 'valgrind --quiet <program> <args>'."),
   bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
   bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
+  {
+    name: 'build_tag_filters',
+    type: 'list',
+    default: [],
+    allowMultiple: false,
+    converter: 'comma',
+    help: 'Only requested targets with a positive tag and none of the -tags are built (tests that kiln test runs always are).',
+  },
   notImplemented(bool('build_runfile_links', true, 'Create runfiles symlink trees.'), 'warning', NO_EFFECT),
   // Execution: read by execution only.
   ...executionOnly([
@@ -132,6 +141,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
       hostResources: true,
       help: 'Concurrent jobs: an integer from 1 to 5000, or auto (one per host CPU), HOST_CPUS or HOST_RAM optionally followed by [-|*]<float>.',
     },
+    str('target_pattern_file', '', 'Read the target patterns from this file, one per line (# starts a comment), instead of the command line.'),
     bool('keep_going', false, 'Continue after an error as far as possible.', 'k'),
     str('spawn_strategy', '', 'Default strategy of actions: local, standalone, sandboxed, remote, worker.'),
     repeatable('strategy', 'Mnemonic=strategy for one kind of action (or a bare strategy for all).'),
@@ -190,6 +200,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
       '',
       'A program run at the start of each build whose KEY VALUE lines stamp builds (STABLE_* keys stable, the rest volatile).',
     ),
+    bool('incompatible_skip_genfiles_symlink', true, "Make no <prefix>genfiles convenience symlink (present-day Bazel's default)."),
     str('symlink_prefix', 'kiln-', "Prefix of the convenience symlinks (kiln-bin...): 'bazel-' gives Bazel's names, '/' none."),
     { name: 'show_result', type: 'int', default: 1, min: 0, help: 'Print the outputs of each target when at most this many targets were requested.' },
     {
@@ -210,8 +221,8 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     bool('build', true, 'Run actions (--nobuild stops after analysis).'),
     notImplemented(bool('sandbox_debug', false, 'Keep sandbox directories after the action ends.'), 'warning', NO_EFFECT),
     bool('sandbox_fallback', true, "Kiln: run unsandboxed when the host has no sandbox (Bazel's legacy local fallback)."),
-    notImplemented(repeatable('sandbox_writable_path', 'Extra writable path inside the sandbox.'), 'error', NO_EFFECT),
-    notImplemented(repeatable('sandbox_tmpfs_path', 'Path mounted as an empty tmpfs inside the sandbox.'), 'error', NO_EFFECT),
+    repeatable('sandbox_writable_path', 'An existing host directory (absolute path) writable inside every sandboxed action.'),
+    repeatable('sandbox_tmpfs_path', 'An absolute path mounted as an empty, writable tmpfs inside every sandboxed action.'),
   ]),
   ...TEST_OPTION_DEFINITIONS,
 ];

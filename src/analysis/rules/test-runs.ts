@@ -28,6 +28,8 @@ export interface TestSettings {
   readonly cacheResults: 'auto' | 'yes' | 'no';
   /** The main repository's name: the runfiles tree's top directory and TEST_WORKSPACE. */
   readonly workspaceName: string;
+  /** `--run_under`'s command and options: the words the test binary runs under. */
+  readonly runUnder?: readonly string[];
 }
 
 /** One run of one shard of a test: one action, its log directory. */
@@ -92,6 +94,7 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
   const reuseResults = settings.cacheResults === 'yes' || (settings.cacheResults === 'auto' && runs === 1 && !tags.includes('external'));
   if (!reuseResults) requirements.add('no-cache');
 
+  const runUnder = settings.runUnder ?? [];
   const testRuns: TestRun[] = [];
   for (let shard = 0; shard < Math.max(1, shardCount); shard++) {
     for (let run = 0; run < runs; run++) {
@@ -121,7 +124,7 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
         location: target.location,
         mnemonic: 'TestRunner',
         progressMessage: `Testing ${ct.label}${describeRun(shardCount, shard, runs, run)}`,
-        argv: ['/bin/bash', '-c', TEST_SETUP_SCRIPT, 'kiln-test-setup', logDir, String(timeoutSeconds), ...args],
+        argv: ['/bin/bash', '-c', TEST_SETUP_SCRIPT, 'kiln-test-setup', logDir, String(timeoutSeconds), String(runUnder.length), ...runUnder, ...args],
         env,
         inputs: tree.files,
         outputs: [output('test.log'), output('test.xml'), output('test.outputs/outputs.zip'), output('test.status')],

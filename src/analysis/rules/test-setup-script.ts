@@ -1,6 +1,6 @@
 /**
  * The command every test action runs (Bazel's test-setup.sh and generate-xml.sh in one), given as
- * `/bin/bash -c TEST_SETUP_SCRIPT kiln-test-setup <log dir> <timeout seconds> [test args...]`
+ * `/bin/bash -c TEST_SETUP_SCRIPT kiln-test-setup <log dir> <timeout seconds> <n> [n run_under words...] [test args...]`
  * with the environment of the test. Everything machine-specific (absolute paths, TMPDIR) is derived
  * here at run time from the working directory, the execroot, so the action's key is the same on
  * every machine and in every strategy.
@@ -19,7 +19,9 @@
  */
 // Written with `$\{` where bash has `${` (a template literal would interpolate it); replaced below.
 export const TEST_SETUP_SCRIPT = String.raw`set -u
-logs=$1; timeout_s=$2; shift 2
+logs=$1; timeout_s=$2; under_n=$3; shift 3
+# --run_under: the command (and its options) the test binary runs under.
+run_under=("$\{@:1:under_n}"); shift "$under_n"
 root=$PWD
 dir="$root/$logs"
 log="$dir/test.log"; status="$dir/test.status"
@@ -84,7 +86,7 @@ xml_character_data() {
 now_ms; start=$ms
 if command -v timeout > /dev/null; then
   # timeout leads a process group of its own: the test and everything it starts.
-  timeout -k 15 "$timeout_s" "$program" "$@" >&3 2>&1 < /dev/null &
+  timeout -k 15 "$timeout_s" "$\{run_under[@]}" "$program" "$@" >&3 2>&1 < /dev/null &
   group=$!
   exec 3>&-
   wait "$group"
@@ -92,7 +94,7 @@ if command -v timeout > /dev/null; then
   # Whatever the test left running in its group goes with it, as Bazel ends a test's process tree.
   kill -KILL -- "-$group" 2> /dev/null
 else
-  "$program" "$@" >&3 2>&1 < /dev/null
+  "$\{run_under[@]}" "$program" "$@" >&3 2>&1 < /dev/null
   code=$?
   exec 3>&-
 fi

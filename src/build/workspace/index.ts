@@ -6,6 +6,7 @@ export {
   lockOutputBase,
   removeConvenienceSymlinks,
   updateConvenienceSymlinks,
+  type ConvenienceSymlinkOptions,
   DEFAULT_SYMLINK_PREFIX,
   type OutputLayout,
 } from './output-base.js';

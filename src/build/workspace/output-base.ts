@@ -1,5 +1,5 @@
 import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isProcessAlive, nodeCrypto } from '../../core/index.js';
 import { CONVENIENCE_SYMLINKS } from '../../loading/index.js';
 
@@ -36,32 +36,43 @@ export function outputLayout(
 /** Kiln's `--symlink_prefix`; `/` makes none (as Bazel's). */
 export const DEFAULT_SYMLINK_PREFIX = 'kiln-';
 
+/** How the convenience symlinks are named: `--symlink_prefix` and `--[no]incompatible_skip_genfiles_symlink`. */
+export interface ConvenienceSymlinkOptions {
+  readonly prefix: string;
+  /** `--noincompatible_skip_genfiles_symlink`: also `<prefix>genfiles` (present-day Bazel makes none by default). */
+  readonly genfiles?: boolean;
+}
+
 /**
  * Points `<prefix>bin` & co. (`kiln-bin` by default; `bazel-bin` with `--symlink_prefix=bazel-`) at
- * the target configuration's directories; replaces stale links. `/` makes none.
+ * the target configuration's directories, and `<prefix><workspace directory's name>` at the execroot,
+ * as Bazel does; replaces stale links, and removes a `<prefix>genfiles` link that is no longer made.
+ * `/` makes none.
  */
 export async function updateConvenienceSymlinks(
   layout: OutputLayout,
   dirs: { readonly bin: string; readonly genfiles: string; readonly testlogs: string; readonly outputRoot: string },
-  prefix = DEFAULT_SYMLINK_PREFIX,
+  options: ConvenienceSymlinkOptions = { prefix: DEFAULT_SYMLINK_PREFIX },
 ): Promise<void> {
+  const { prefix } = options;
   if (prefix === '/') return;
-  const wanted: Record<(typeof CONVENIENCE_SYMLINKS)[number], string> = {
-    bin: dirs.bin,
-    genfiles: dirs.genfiles,
-    out: dirs.outputRoot,
-    testlogs: dirs.testlogs,
+  const wanted: Record<string, string | undefined> = {
+    bin: join(layout.execRoot, dirs.bin),
+    genfiles: options.genfiles ? join(layout.execRoot, dirs.genfiles) : undefined,
+    out: join(layout.execRoot, dirs.outputRoot),
+    testlogs: join(layout.execRoot, dirs.testlogs),
+    [basename(layout.workspaceRoot)]: layout.execRoot,
   };
-  for (const name of CONVENIENCE_SYMLINKS) {
+  for (const [name, target] of Object.entries(wanted)) {
     const link = join(layout.workspaceRoot, `${prefix}${name}`);
-    const target = join(layout.execRoot, wanted[name]);
     const current = await lstat(link).catch(() => undefined);
     if (current) {
       // Never delete a real file or directory the user put there under one of our names.
       if (!current.isSymbolicLink()) continue;
-      if ((await readlink(link)) === target) continue;
+      if (target !== undefined && (await readlink(link)) === target) continue;
       await rm(link, { force: true });
     }
+    if (target === undefined) continue;
     await mkdir(dirname(link), { recursive: true });
     await symlink(target, link);
   }
@@ -70,7 +81,7 @@ export async function updateConvenienceSymlinks(
 /** Removes the convenience symlinks of `prefix` (only symlinks: a real file of that name is the user's). */
 export async function removeConvenienceSymlinks(workspaceRoot: string, prefix = DEFAULT_SYMLINK_PREFIX): Promise<void> {
   if (prefix === '/') return;
-  for (const name of CONVENIENCE_SYMLINKS) {
+  for (const name of [...CONVENIENCE_SYMLINKS, basename(workspaceRoot)]) {
     const link = join(workspaceRoot, `${prefix}${name}`);
     const current = await lstat(link).catch(() => undefined);
     if (current?.isSymbolicLink()) await rm(link, { force: true });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ExitCode } from '../../core/index.js';
+import { ExitCode, shellQuote } from '../../core/index.js';
 import { runBuildCommand } from '../build-command.js';
 import { displayPath } from '../build-printer.js';
 import { printError } from '../workspace-context.js';
@@ -52,7 +52,14 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     BUILD_WORKING_DIRECTORY: io.cwd,
   };
   for (const name of RUNFILES_VARIABLES) delete env[name];
-  io.stderr.write(`INFO: Running command line: ${[displayPath(executable, built.outputDirectories!, built.symlinkPrefix), ...commandLine].join(' ')}\n`);
+  const shown = displayPath(executable, built.outputDirectories!, built.symlinkPrefix);
+  if (built.runUnder) {
+    // Bazel's RunCommand: `/bin/bash -c '<run_under> <program> <args>'`, the program and its arguments quoted.
+    const script = (program: string) => [built.runUnder, ...[program, ...commandLine].map(shellQuote)].join(' ');
+    io.stderr.write(`INFO: Running command line: /bin/bash -c ${shellQuote(script(shown))}\n`);
+    return runProgram('/bin/bash', ['-c', script(path)], cwd, env, io);
+  }
+  io.stderr.write(`INFO: Running command line: ${[shown, ...commandLine].join(' ')}\n`);
   return runProgram(path, commandLine, cwd, env, io);
 }
 

@@ -112,6 +112,8 @@ function bubblewrapStep(step: SandboxStep): string[] {
     case 'proc':
     case 'dev':
       return [`--${step.kind}`, step.at];
+    case 'tmpfs-mount':
+      return ['--tmpfs', step.at];
   }
 }
 

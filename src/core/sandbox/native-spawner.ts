@@ -35,6 +35,7 @@ const STEP_CODES: Record<SandboxStep['kind'], string> = {
   dir: 'd',
   symlink: 'l',
   tmpfs: 't',
+  'tmpfs-mount': 'm',
   proc: 'p',
   dev: 'v',
 };

@@ -34,6 +34,8 @@ export interface ProcessSpec {
    */
   readonly writablePaths?: readonly string[];
   readonly readOnlyPaths?: readonly string[];
+  /** Sandboxing runners: absolute paths mounted as empty, private tmpfs (`--sandbox_tmpfs_path`). */
+  readonly tmpfsPaths?: readonly string[];
   /**
    * For sandboxing runners only (a plain runner refuses it): a file tree made inside the sandbox,
    * where `cwd` lies, rather than on the host. Creating and removing directories on the host costs

@@ -16,7 +16,12 @@ export type SandboxStep =
       /** It lies under a writable host mount: the runner removes it when the process ends. */
       readonly onHost?: { readonly path: string };
     }
-  | { readonly kind: 'dir' | 'tmpfs' | 'proc' | 'dev'; readonly at: string };
+  /**
+   * `tmpfs` may be a directory of the sandbox root's own memory (it is private and ends with the
+   * sandbox: /tmp); `tmpfs-mount` is a tmpfs mounted there, for paths that may lie under a
+   * read-only bind (`--sandbox_tmpfs_path`).
+   */
+  | { readonly kind: 'dir' | 'tmpfs' | 'tmpfs-mount' | 'proc' | 'dev'; readonly at: string };
 
 /** Read-only system directories: enough for bash, coreutils and dynamically linked tools. */
 const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -49,8 +54,9 @@ export function prepareSandboxEtc(dir: string): string {
  * The sandbox of one process: its own /proc, a minimal /dev and a private /tmp; the system
  * directories and a few /etc files read-only (`etcDirectory`, made by prepareSandboxEtc, is one
  * mount where binding the files one by one costs a mount each); the spec's read-only paths, then
- * its writable ones and its working directory (unless it has a tree), each at its host path; then
- * its tree. Writable binds come after read-only ones so that they win over a parent's.
+ * its writable ones and its working directory (unless it has a tree), each at its host path; its
+ * tmpfs paths; then its tree. Writable binds come after read-only ones so that they win over a
+ * parent's, and a tmpfs hides whatever was mounted at or below it.
  */
 export function sandboxSteps(spec: ProcessSpec, etcDirectory?: string): SandboxStep[] {
   const steps = [...systemSteps(etcDirectory)];
@@ -58,6 +64,7 @@ export function sandboxSteps(spec: ProcessSpec, etcDirectory?: string): SandboxS
   for (const path of [...(spec.writablePaths ?? []), ...(spec.tree ? [] : [spec.cwd])]) {
     steps.push({ kind: 'bind', from: absolute(path, 'writablePaths'), at: path });
   }
+  for (const path of spec.tmpfsPaths ?? []) steps.push({ kind: 'tmpfs-mount', at: absolute(path, 'tmpfsPaths') });
   if (spec.tree) for (const step of treeSteps(spec.tree)) steps.push(step);
   return steps;
 }

@@ -215,6 +215,11 @@ static void apply(const struct sandbox_op *op) {
     /* A directory of the root's own tmpfs is as private and as short-lived as a tmpfs of its own. */
     if (make_dirs(at, 01777) != 0 || chmod(at, 01777) != 0) fail("make the directory", at);
     break;
+  case 'm':
+    /* A tmpfs of its own: the path may lie under a read-only bind, whose directories it hides. */
+    if (make_dirs(at, 0755) != 0) fail("make the directory", at);
+    if (mount("tmpfs", at, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0) fail("mount a tmpfs at", at);
+    break;
   case 'p':
     if (make_dirs(at, 0755) != 0) fail("make the directory", at);
     if (mount("proc", at, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) fail("mount /proc at", at);
