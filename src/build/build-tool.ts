@@ -22,7 +22,7 @@ import {
 import { remoteExecutionOptions } from './remote-options.js';
 import { analyzeBuild, analyzedEvent, buildGraphKeyOf, type AnalyzedBuild } from './analysis-phase.js';
 import type { BuiltTarget } from './build-graph.js';
-import type { BuildUi, ClosingReport } from './events.js';
+import type { BuildUi, ClosingReport, ReporterFlags } from './events.js';
 import { filesUnchanged, nullBuildKey, NullBuildRecords, type NullBuildRecord } from './null-build-record.js';
 import { lockOutputBase, updateConvenienceSymlinks, type ConvenienceSymlinkOptions } from './workspace/index.js';
 import { whyDirectoryIsUnusable } from './workspace/index.js';
@@ -106,6 +106,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     }
     if (command === 'run') runUnderWords(options.getString('run_under'));
     checkSandboxPaths(options);
+    reporterFlags(options); // --output_filter checked before loading, as the other usage errors
   } catch (e) {
     if (e instanceof UsageError) {
       printError(e.message);
@@ -419,8 +420,22 @@ function strategyFlags(options: BuildOptions): StrategyFlags {
   return flags;
 }
 
-function reporterFlags(options: BuildOptions): { verboseFailures: boolean; subcommands: boolean } {
-  return { verboseFailures: options.getBool('verbose_failures'), subcommands: options.getBool('subcommands') };
+function reporterFlags(options: BuildOptions): ReporterFlags {
+  const filter = options.getString('output_filter');
+  return {
+    verboseFailures: options.getBool('verbose_failures'),
+    subcommands: options.getBool('subcommands'),
+    ...(filter !== '' ? { outputFilter: outputFilterOf(filter) } : {}),
+  };
+}
+
+/** `--output_filter`: a regular expression (Bazel's is Java's; Kiln's JavaScript's, the same for the usual `^//pkg` forms). */
+function outputFilterOf(text: string): RegExp {
+  try {
+    return new RegExp(text);
+  } catch (e) {
+    throw new UsageError(`While parsing option --output_filter=${text}: Failed to build valid regular expression: ${(e as Error).message}`);
+  }
 }
 
 /** The other repositories whose sources the actions read (`external/<name>/...`), with their directories. */

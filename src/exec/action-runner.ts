@@ -268,6 +268,10 @@ export class ActionRunner {
       if (!resultIsFailure) await cache.store({ outputs, ranAs, ...(result.remoteOutputs ? { remoteOnly: true } : {}) });
       this.count(ranAs);
       this.reporter.actionFinished(action, ranAs, { exitCode: result.exitCode ?? -1, timedOut: result.timedOut, wallTimeMs: result.wallTimeMs });
+      // A test's output is its log's; anything else's is shown, as Bazel's `INFO: From ...`.
+      if (!action.exitCodeIsResult && (result.stdout?.length || result.stderr?.length)) {
+        this.reporter.actionOutput?.(action, { stdout: result.stdout ?? Buffer.alloc(0), stderr: result.stderr ?? Buffer.alloc(0) });
+      }
       return true;
     } finally {
       this.scratch.release(scratchDir);

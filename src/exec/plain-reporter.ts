@@ -1,7 +1,9 @@
 import type { Action } from '../actions/index.js';
 import {
+  formatActionOutput,
   formatClosing,
   formatFailure,
+  type ActionOutput,
   formatSubcommand,
   type ActionFailure,
   type ClosingOptions,
@@ -28,7 +30,7 @@ export class PlainReporter implements ExecutionReporter {
 
   constructor(
     private readonly out: TextSink,
-    private readonly options: { verboseFailures?: boolean; subcommands?: boolean; flushMs?: number } & ClosingOptions = {},
+    private readonly options: { verboseFailures?: boolean; subcommands?: boolean; outputFilter?: RegExp; flushMs?: number } & ClosingOptions = {},
   ) {}
 
   buildStarted(totalActions: number): void {
@@ -48,6 +50,11 @@ export class PlainReporter implements ExecutionReporter {
   actionFailed(failure: ActionFailure): void {
     this.done++;
     this.write(formatFailure(failure, this.options.verboseFailures ?? false));
+  }
+
+  actionOutput(action: Action, output: ActionOutput): void {
+    const text = formatActionOutput(action, output, this.options.outputFilter);
+    if (text !== undefined) this.write(text);
   }
 
   warning(message: string): void {

@@ -1,8 +1,10 @@
 import type { Action } from '../actions/index.js';
 import { systemClock, type Clock } from '../core/index.js';
 import {
+  formatActionOutput,
   formatClosing,
   formatFailure,
+  type ActionOutput,
   formatSubcommand,
   type ActionFailure,
   type ClosingOptions,
@@ -16,6 +18,8 @@ export interface TerminalReporterOptions extends ClosingOptions {
   readonly verboseFailures?: boolean;
   /** `--subcommands`: print each command before it runs. */
   readonly subcommands?: boolean;
+  /** `--output_filter`: only the output of actions whose owner's label it matches is printed. */
+  readonly outputFilter?: RegExp;
   /** Measures elapsed times; injectable so tests control them. */
   readonly clock?: Clock;
   /** Redraw period for the elapsed times; 0 disables the timer (tests redraw on events only). */
@@ -86,6 +90,11 @@ export class TerminalReporter implements ExecutionReporter {
     this.running.delete(failure.action);
     this.done++;
     this.print(formatFailure(failure, this.options.verboseFailures ?? false));
+  }
+
+  actionOutput(action: Action, output: ActionOutput): void {
+    const text = formatActionOutput(action, output, this.options.outputFilter);
+    if (text !== undefined) this.print(text);
   }
 
   warning(message: string): void {

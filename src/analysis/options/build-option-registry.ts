@@ -155,6 +155,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     str('tls_client_certificate', '', 'PEM file of the client certificate (with --tls_client_key).'),
     str('tls_client_key', '', 'PEM file of the client key (with --tls_client_certificate).'),
     bool('verbose_failures', false, 'Print the full command line of failing actions.'),
+    str('output_filter', '', "Only show the output of actions (INFO: From ...) of targets whose label this regular expression matches (anywhere: '^//pkg' for a package)."),
     repeatable('action_env', "NAME=VALUE, or NAME to take the client's value, in the environment of every action (and its key)."),
     repeatable('host_action_env', 'NAME=VALUE, or NAME to take the client\'s value, in the environment of every action of the exec configuration (tools), instead of --action_env.'),
     bool('incompatible_strict_action_env', false, "Actions get a fixed PATH (/bin:/usr/bin:/usr/local/bin), not the client's."),
