@@ -422,11 +422,21 @@ function strategyFlags(options: BuildOptions): StrategyFlags {
 
 function reporterFlags(options: BuildOptions): ReporterFlags {
   const filter = options.getString('output_filter');
+  const rateLimitMs = progressRateLimitMs(options.getString('show_progress_rate_limit'));
   return {
     verboseFailures: options.getBool('verbose_failures'),
     subcommands: options.getBool('subcommands'),
     ...(filter !== '' ? { outputFilter: outputFilterOf(filter) } : {}),
+    ...(rateLimitMs > 0 ? { progressRateLimitMs: rateLimitMs } : {}),
   };
+}
+
+/** `--show_progress_rate_limit`: Bazel's double, in seconds; 0 or less keeps the reporter's own pace. */
+function progressRateLimitMs(text: string): number {
+  const seconds = Number(text);
+  if (text.trim() === '' || !Number.isFinite(seconds))
+    throw new UsageError(`While parsing option --show_progress_rate_limit=${text}: '${text}' is not a double`);
+  return seconds > 0 ? Math.round(seconds * 1000) : 0;
 }
 
 /** `--output_filter`: a regular expression (Bazel's is Java's; Kiln's JavaScript's, the same for the usual `^//pkg` forms). */

@@ -26,6 +26,8 @@ export interface TerminalReporterOptions extends ClosingOptions {
   readonly refreshMs?: number;
   /** Least time between two redraws caused by events (the timer and printed messages always redraw). */
   readonly minRedrawMs?: number;
+  /** `--show_progress_rate_limit`: overrides minRedrawMs. */
+  readonly progressRateLimitMs?: number;
   /** Terminal width; status lines are cut to it. */
   readonly columns?: number;
   /** Running actions listed under the status line. */
@@ -136,7 +138,7 @@ export class TerminalReporter implements ExecutionReporter {
 
   /** Thousands of short actions must not flood the terminal: events redraw at most every minRedrawMs. */
   private redrawSoon(): void {
-    if (this.now() - this.lastDrawAt >= (this.options.minRedrawMs ?? 100)) this.redraw();
+    if (this.now() - this.lastDrawAt >= (this.options.progressRateLimitMs ?? this.options.minRedrawMs ?? 100)) this.redraw();
   }
 
   private redraw(): void {
