@@ -29,7 +29,7 @@ export type BuildEvent =
   | { readonly kind: 'waiting-for-lock'; readonly pid: number; readonly outputBase: string }
   /** `--nobuild`: analysis only, nothing executed. */
   | { readonly kind: 'nothing-executed' }
-  /** The build failed before its closing lines (Bazel's `FAILED: Build did NOT complete successfully`). */
+  /** The build failed before its closing lines (Bazel's `ERROR: Build did NOT complete successfully`). */
   | { readonly kind: 'build-failed' };
 
 export type BuildEventSink = (event: BuildEvent) => void;

@@ -29,7 +29,7 @@ export function formatBuildEvent(event: BuildEvent): string {
     case 'nothing-executed':
       return 'INFO: Build completed successfully, 0 total actions\n';
     case 'build-failed':
-      return 'FAILED: Build did NOT complete successfully\n';
+      return 'ERROR: Build did NOT complete successfully\n';
   }
 }
 

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { computeActionKey, localActionKey, type Action, type ActionKey, type Artifact, type InputEntry, type ProducedOutput } from '../actions/index.js';
 import { isKilnError } from '../core/index.js';
 import type { ProcessResult } from '../core/sandbox/index.js';
@@ -235,10 +235,13 @@ export class ActionRunner {
       if (resultIsFailure && !action.exitCodeIsResult) {
         await deleteDeclaredOutputs(action, execRoot, this.digestCache);
         const where = result.detail ? `${command}\n(${result.detail})` : command;
+        // Present-day Bazel's words: `Executing genrule //p:x failed: (Exit 1): bash failed: error executing Genrule command (from target //p:x)`.
+        const program = basename(action.argv[0] ?? 'process');
         return this.fail({
           action,
-          message: `${action.progressMessage} failed (${exitDescription(result)})`,
+          message: `${action.progressMessage} failed: (${exitDescription(result)}): ${program} failed: error executing ${action.mnemonic} command (from target ${action.owner})`,
           command: where,
+          argv: action.argv,
           stdout: result.stdout,
           stderr: result.stderr,
         });

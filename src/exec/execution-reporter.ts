@@ -15,6 +15,11 @@ export interface ActionFailure {
   readonly message: string;
   /** The command as a shell line (`(cd /execroot && exec env - ... )`), shown with --verbose_failures. */
   readonly command?: string;
+  /**
+   * For a process that ran and failed: its argv, shown abbreviated after the message as present-day
+   * Bazel does (`... (from target //p:x) /bin/bash -c '...'`), or `command` in its place with --verbose_failures.
+   */
+  readonly argv?: readonly string[];
   /** What the process wrote, shown after the message. */
   readonly stdout?: Buffer;
   readonly stderr?: Buffer;
@@ -93,7 +98,8 @@ export function formatCompletion(summary: ExecutionSummary): string[] {
     if (failed > 0) return [`INFO: Build completed, ${failed} test${failed === 1 ? '' : 's'} FAILED, ${actions}`];
     return [`INFO: Build completed successfully, ${actions}`];
   }
-  return ['FAILED: Build did NOT complete successfully'];
+  // Present-day Bazel's words (Bazel 4 and older wrote `FAILED:`).
+  return ['ERROR: Build did NOT complete successfully'];
 }
 
 /** What a command adds to the closing lines execution prints. */
@@ -118,7 +124,8 @@ export function formatClosing(executed: ExecutionSummary, options: ClosingOption
 export function formatFailure(failure: ActionFailure, verboseFailures: boolean): string {
   const where = failure.action.location ? `${formatPosition(failure.action.location)}: ` : '';
   let text = `ERROR: ${where}${failure.message}`;
-  if (verboseFailures && failure.command) text += `\n${failure.command}`;
+  if (failure.argv && failure.command) text += verboseFailures ? ` \n${failure.command}` : ` ${abbreviatedCommand(failure.argv)}`;
+  else if (verboseFailures && failure.command) text += `\n${failure.command}`;
   text += '\n';
   for (const stream of [failure.stdout, failure.stderr]) {
     if (stream && stream.length > 0) {
@@ -150,6 +157,23 @@ export function formatActionOutput(action: Action, output: ActionOutput, outputF
     if (stream.length === 0) continue;
     const s = stream.toString('utf8');
     text += s.endsWith('\n') ? s : `${s}\n`;
+  }
+  return text;
+}
+
+/** Bazel's APPROXIMATE_MAXIMUM_MESSAGE_LENGTH of an abbreviated command. */
+const ABBREVIATED_COMMAND_LENGTH = 200;
+
+/**
+ * A command as Bazel abbreviates it in a failure's message (CommandFailureUtils' ABBREVIATED form): the
+ * shell-quoted words until the next would pass about 200 characters, then how many were left out.
+ */
+export function abbreviatedCommand(argv: readonly string[]): string {
+  let text = '';
+  for (let i = 0; i < argv.length; i++) {
+    const word = shellQuote(argv[i]!);
+    if (i > 0 && text.length + word.length > ABBREVIATED_COMMAND_LENGTH) return `${text} ... (remaining ${argv.length - i} argument(s) skipped)`;
+    text += i === 0 ? word : ` ${word}`;
   }
   return text;
 }

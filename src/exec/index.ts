@@ -18,6 +18,7 @@ export {
   formatProcessSummary,
   formatCompletion,
   formatFailure,
+  abbreviatedCommand,
   formatCommand,
   formatSubcommand,
   failedActionsExitCode,

@@ -135,7 +135,7 @@ describe('kiln build', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("ERROR: no such target '//lib:nope': target 'nope' not declared in package 'lib'");
     expect(run.executed).toEqual(['//lib:lonely']);
-    expect(run.stderr).toContain('FAILED: Build did NOT complete successfully');
+    expect(run.stderr).toContain('ERROR: Build did NOT complete successfully');
     expect(run.stderr).not.toContain('Build completed successfully');
   });
 
@@ -230,10 +230,10 @@ genrule(name = "forgets", outs = ["never.txt"], cmd = "true")
     const run = await ws.kiln(['build', LOCAL, '--keep_going', '--verbose_failures', '//pkg:all']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /ERROR: \S*pkg\/BUILD:2:\d+: Executing genrule \/\/pkg:fails failed \(Exit 3\)\n[\s\S]*broken\nTarget \/\/pkg:fails failed to build/,
+      /ERROR: \S*pkg\/BUILD:2:\d+: Executing genrule \/\/pkg:fails failed: \(Exit 3\): bash failed: error executing Genrule command \(from target \/\/pkg:fails\) \n[\s\S]*broken\nTarget \/\/pkg:fails failed to build/,
     );
     expect(run.stderr).toContain('never.txt');
-    expect(run.stderr).toContain('FAILED: Build did NOT complete successfully');
+    expect(run.stderr).toContain('ERROR: Build did NOT complete successfully');
     expect(run.stderr).toContain('exit 3');
     const bin = join(ws.root, 'kiln-bin/pkg');
     expect(existsSync(join(bin, 'f.txt'))).toBe(false);
@@ -252,7 +252,7 @@ genrule(name = "forgets", outs = ["never.txt"], cmd = "true")
     const broken = await ws.kiln(['build', LOCAL, '//pkg:x']);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/^ERROR: \S*pkg\/BUILD:2:\d+: .*undefined_name/m);
-    expect(broken.stderr).toContain('FAILED: Build did NOT complete successfully');
+    expect(broken.stderr).toContain('ERROR: Build did NOT complete successfully');
   });
 
   it('outside a workspace: exit 2 with a message', async () => {

@@ -126,7 +126,7 @@ describe('a signal stops Starlark evaluation that never ends (the built binary)'
   const looping = () =>
     new E2eWorkspace({ WORKSPACE: '', 'pkg/loop.bzl': `${ENDLESS_LOOP}print("looping")\nspin()\n`, 'pkg/BUILD': 'load(":loop.bzl", "spin")\n' });
   const commands = [
-    { args: ['build', '//pkg:all'], words: ['ERROR: build interrupted', 'FAILED: Build did NOT complete successfully'] },
+    { args: ['build', '//pkg:all'], words: ['ERROR: build interrupted', 'ERROR: Build did NOT complete successfully'] },
     { args: ['query', '//pkg:all'], words: ['ERROR: query interrupted'] },
   ];
 

@@ -228,7 +228,9 @@ describe('kiln build against kiln cluster up (REAPI)', () => {
     });
     const run = await ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '--verbose_failures', '//pkg:bad']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain('ERROR: pkg/BUILD:1:1: Executing genrule //pkg:bad failed (Exit 3)');
+    expect(run.stderr).toContain(
+      'ERROR: pkg/BUILD:1:1: Executing genrule //pkg:bad failed: (Exit 3): bash failed: error executing Genrule command (from target //pkg:bad) \n',
+    );
     expect(run.stderr).toContain('broken on the executor');
     expect(run.stderr).toMatch(new RegExp(`\\(remote operation \\S+ on ${cluster.endpoint.replace(/[.]/g, '\\.')}\\)`));
   });

@@ -45,6 +45,6 @@ describe('--workspace_status_command', () => {
     const run = await ws.kiln(['build', '--spawn_strategy=local', '--workspace_status_command=./status.sh', '//pkg:a']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('ERROR: Failed to determine workspace status: Process exited with status 3\nbroken');
-    expect(run.stderr).toContain('FAILED: Build did NOT complete successfully');
+    expect(run.stderr).toContain('ERROR: Build did NOT complete successfully');
   });
 });

@@ -104,7 +104,9 @@ describe('executeActions (local strategy)', () => {
     const kept = await build([bad, after, bad2, good], { jobs: 1, keepGoing: true });
     expect(kept.summary.success).toBe(false);
     expect(kept.summary.failures.map((f) => f.action.owner).sort()).toEqual(['//p:bad', '//q:bad2']);
-    expect(kept.summary.failures.find((f) => f.action.owner === '//q:bad2')!.message).toBe('Executing genrule //q:bad2 failed (Exit 3)');
+    expect(kept.summary.failures.find((f) => f.action.owner === '//q:bad2')!.message).toBe(
+      'Executing genrule //q:bad2 failed: (Exit 3): bash failed: error executing Genrule command (from target //q:bad2)',
+    );
     const badFailure = kept.summary.failures.find((f) => f.action.owner === '//p:bad')!;
     expect(badFailure.stderr?.toString()).toBe('boom\n');
     expect(badFailure.command).toContain('exec env - \\\n    PATH=');

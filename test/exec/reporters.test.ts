@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
+  abbreviatedCommand,
   failedActionsExitCode,
   formatCommand,
   formatFailure,
@@ -36,20 +37,28 @@ describe("Bazel's process summary", () => {
 
 describe('failures', () => {
   const action = genrule('//pkg:x', { outs: ['o'], cmd: "echo 'hi' && false" });
+  const message = 'Executing genrule //pkg:x failed: (Exit 1): bash failed: error executing Genrule command (from target //pkg:x)';
   const failure = {
     action,
-    message: 'Executing genrule //pkg:x failed (Exit 1)',
+    message,
     command: formatCommand('/ob/execroot', { PATH: '/bin' }, action.argv),
+    argv: action.argv,
     stderr: Buffer.from('oops'),
   };
 
-  it('print the location, message, stderr and target; the command only with --verbose_failures', () => {
+  // Present-day Bazel's layout (Bazel 4.2.3 wrote `error executing command`, without the mnemonic and target).
+  it('print the location, message with the abbreviated command, stderr and target; the whole command with --verbose_failures', () => {
     expect(formatFailure(failure, false)).toBe(
-      'ERROR: pkg/BUILD:1:1: Executing genrule //pkg:x failed (Exit 1)\noops\nTarget //pkg:x failed to build\nUse --verbose_failures to see the command lines of failed build steps.\n',
+      `ERROR: pkg/BUILD:1:1: ${message} /bin/bash -c 'set -euo pipefail; echo '\\''hi'\\'' && false'\noops\nTarget //pkg:x failed to build\nUse --verbose_failures to see the command lines of failed build steps.\n`,
     );
     expect(formatFailure(failure, true)).toBe(
-      "ERROR: pkg/BUILD:1:1: Executing genrule //pkg:x failed (Exit 1)\n  (cd /ob/execroot && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -euo pipefail; echo '\\''hi'\\'' && false')\noops\nTarget //pkg:x failed to build\n",
+      `ERROR: pkg/BUILD:1:1: ${message} \n  (cd /ob/execroot && \\\n  exec env - \\\n    PATH=/bin \\\n  /bin/bash -c 'set -euo pipefail; echo '\\''hi'\\'' && false')\noops\nTarget //pkg:x failed to build\n`,
     );
+  });
+
+  it('abbreviates a long command as Bazel does: the words up to about 200 characters, then how many were skipped', () => {
+    expect(abbreviatedCommand(['/bin/bash', '-c', 'x'.repeat(300)])).toBe('/bin/bash -c ... (remaining 1 argument(s) skipped)');
+    expect(abbreviatedCommand(['tool', 'a b', ''])).toBe("tool 'a b' ''");
   });
 });
 
@@ -181,7 +190,7 @@ describe('reporters', () => {
     let success: boolean | undefined;
     const p = new PlainReporter({ write: (s) => (text += s) }, { failedBeforeExecution: true, closingLines: (s) => ((success = s.success), '') });
     p.buildFinished(summary);
-    expect(text).toBe('INFO: 2 processes: 2 local.\nFAILED: Build did NOT complete successfully\n');
+    expect(text).toBe('INFO: 2 processes: 2 local.\nERROR: Build did NOT complete successfully\n');
     expect(success).toBe(false);
   });
 
