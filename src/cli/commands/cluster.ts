@@ -293,6 +293,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
       extraServices: (ctx) => execution.services(ctx),
       executionCapabilities: execution.capabilities,
       metrics,
+      scheduler: execution.scheduler,
       ...(ownToken ? { clusterExecutorToken: ownToken } : {}),
       started: async (server) => {
         if (parsed.executors === 0) return;
