@@ -3,7 +3,8 @@ import { html, type Html } from '../html.js';
 
 /** A Command: arguments, environment, working directory, outputs, platform. */
 export function commandSection(command: reapi.Command): Html {
-  const outputs = [...command.outputPaths, ...command.outputFiles, ...command.outputDirectories.map((d) => `${d}/`)];
+  // REAPI 2.1 clients send output_paths and the older fields alike (for 2.0 servers): each path once.
+  const outputs = [...new Set([...command.outputPaths, ...command.outputFiles, ...command.outputDirectories.map((d) => `${d}/`)])];
   return html`<h3>Arguments</h3><pre class="arguments">${command.arguments.join('\n')}</pre>
 <h3>Environment</h3>${
     command.environmentVariables.length > 0
