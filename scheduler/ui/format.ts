@@ -3,7 +3,10 @@ import { msFromTimestamp, type wellKnown } from '../../src/core/index.js';
 /** `2026-12-04 19:02:03 UTC`: one zone for every reader of a shared page. */
 export function formatTime(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms) || ms <= 0) return '';
-  return `${new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '')} UTC`;
+  return `${new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')} UTC`;
 }
 
 /** `850 ms`, `12.3 s`, `4 min 05 s`. */

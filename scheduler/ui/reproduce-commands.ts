@@ -22,7 +22,10 @@ export function reproduceCommands(endpoint: string, instanceName: string, comman
   if (target !== '') {
     const t = shellQuote(target);
     for (const tool of ['kiln', 'bazel']) {
-      out.push({ what: `${tool}: on the cluster again, not from its cache`, line: `${tool} build --remote_executor=${endpoint}${instance} --noremote_accept_cached ${t}` });
+      out.push({
+        what: `${tool}: on the cluster again, not from its cache`,
+        line: `${tool} build --remote_executor=${endpoint}${instance} --noremote_accept_cached ${t}`,
+      });
       out.push({
         what: `${tool}: locally, in the sandbox (the cluster as cache for everything else)`,
         line: `${tool} clean && ${tool} build --remote_cache=${endpoint}${instance} --noremote_accept_cached --spawn_strategy=sandboxed ${t}`,

@@ -76,7 +76,13 @@ export async function readMessage<T>(
 }
 
 /** Up to `limit` bytes of a blob as text, and whether it was cut; undefined when it cannot be read. */
-export async function readText(ui: UiContext, caller: UiCaller, instanceName: string, digest: Digest, limit = 64 * 1024): Promise<{ text: string; cut: boolean } | undefined> {
+export async function readText(
+  ui: UiContext,
+  caller: UiCaller,
+  instanceName: string,
+  digest: Digest,
+  limit = 64 * 1024,
+): Promise<{ text: string; cut: boolean } | undefined> {
   try {
     const instance = readableInstance(ui, caller, instanceName, 'the blob');
     if (isEmptyDigest(digest)) return { text: '', cut: false };

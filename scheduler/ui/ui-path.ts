@@ -18,7 +18,10 @@ const VIEWS: readonly BlobView[] = ['action', 'command', 'directory', 'tree', 'f
 export function parseUiPath(pathname: string): UiPath {
   let names: string[];
   try {
-    names = pathname.split('/').filter((s, i, all) => s !== '' || (i > 0 && i < all.length - 1)).map((s) => decodeURIComponent(s));
+    names = pathname
+      .split('/')
+      .filter((s, i, all) => s !== '' || (i > 0 && i < all.length - 1))
+      .map((s) => decodeURIComponent(s));
   } catch {
     throw new InvalidArgumentError('the path is not valid percent-encoding');
   }
@@ -26,7 +29,8 @@ export function parseUiPath(pathname: string): UiPath {
   if (blobs >= 0) {
     const [hash = '', size = '', view = '', ...rest] = names.slice(blobs + 1);
     const digest = parseDigestParts(hash, size, 'path');
-    if (!VIEWS.includes(view as BlobView)) throw new InvalidArgumentError(`path: expected one of ${VIEWS.join(', ')} after the digest, got ${JSON.stringify(view.slice(0, 40))}`);
+    if (!VIEWS.includes(view as BlobView))
+      throw new InvalidArgumentError(`path: expected one of ${VIEWS.join(', ')} after the digest, got ${JSON.stringify(view.slice(0, 40))}`);
     return { kind: 'blob', instanceName: names.slice(0, blobs).join('/'), digest, view: view as BlobView, rest };
   }
   if (names.length >= 2 && names.at(-2) === 'operations') return { kind: 'operation', name: names.join('/') };

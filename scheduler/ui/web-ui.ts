@@ -28,7 +28,8 @@ const MAX_FORM_BYTES = 16 * 1024;
 
 /** Every page: no script but ours, no styles but inline ones, no framing, no request elsewhere. */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
@@ -66,10 +67,17 @@ async function send(response: ServerResponse, result: PageResult, head: boolean)
   }
   if (result.kind === 'html') {
     const body = Buffer.from(result.body.text);
-    response.writeHead(result.status ?? 200, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-length': body.length }).end(head ? undefined : body);
+    response
+      .writeHead(result.status ?? 200, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-length': body.length })
+      .end(head ? undefined : body);
     return;
   }
-  response.writeHead(200, { ...SECURITY_HEADERS, 'content-type': result.contentType, 'content-disposition': result.disposition, 'content-length': result.sizeBytes });
+  response.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': result.contentType,
+    'content-disposition': result.disposition,
+    'content-length': result.sizeBytes,
+  });
   if (head) {
     response.end();
     return;
@@ -111,14 +119,19 @@ async function route(ui: UiContext, request: UiRequest): Promise<PageResult> {
   if (first === 'queue' && second === undefined) return queuePage(ui, request);
   if (first === 'operations' && second === undefined) return operationsPage(ui, request);
   if (first === 'search' && second === undefined) return searchPage(ui, request);
-  return { kind: 'html', status: 404, body: page('Not found', request.caller, html`<h1>Not found</h1><p>No page at <span class="mono">${request.url.pathname.slice(0, 200)}</span>.</p>`) };
+  return {
+    kind: 'html',
+    status: 404,
+    body: page('Not found', request.caller, html`<h1>Not found</h1><p>No page at <span class="mono">${request.url.pathname.slice(0, 200)}</span>.</p>`),
+  };
 }
 
 /** Sign in (a token checked against the token file, kept in a cookie) and sign out. */
 async function session(ui: UiAuth, request: IncomingMessage, url: URL, form: URLSearchParams, caller: UiCaller | undefined): Promise<PageResult> {
   const cookie = (value: string, maxAge: number) => `${SESSION_COOKIE}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`;
   if (url.pathname === '/logout') {
-    if (request.method !== 'POST' || !caller || !formTokenMatches(caller, form.get('form_token') ?? undefined)) return loginPage('/', 'Sign out with the button of a page.', 400);
+    if (request.method !== 'POST' || !caller || !formTokenMatches(caller, form.get('form_token') ?? undefined))
+      return loginPage('/', 'Sign out with the button of a page.', 400);
     return { kind: 'redirect', location: '/login', cookie: cookie('', 0) };
   }
   if (request.method !== 'POST') return loginPage(url.searchParams.get('next') ?? '/', undefined);
@@ -145,7 +158,9 @@ export function webUi(ui: UiContext, auth: Omit<UiAuth, 'secret'>): HttpPages {
       }
       const url = new URL(request.url ?? '/', 'http://kiln.invalid');
       if (url.pathname === '/ui/live.js') {
-        response.writeHead(200, { ...SECURITY_HEADERS, 'cache-control': 'max-age=300', 'content-type': 'text/javascript; charset=utf-8' }).end(method === 'HEAD' ? undefined : LIVE_REFRESH_SCRIPT);
+        response
+          .writeHead(200, { ...SECURITY_HEADERS, 'cache-control': 'max-age=300', 'content-type': 'text/javascript; charset=utf-8' })
+          .end(method === 'HEAD' ? undefined : LIVE_REFRESH_SCRIPT);
         return;
       }
       const form = method === 'POST' ? await readForm(request) : new URLSearchParams();
@@ -156,11 +171,23 @@ export function webUi(ui: UiContext, auth: Omit<UiAuth, 'secret'>): HttpPages {
         return;
       }
       if (!caller) {
-        await send(response, loginPage(url.pathname + url.search, 'unauthenticated' in identity ? identity.unauthenticated : undefined, 401), method === 'HEAD');
+        await send(
+          response,
+          loginPage(url.pathname + url.search, 'unauthenticated' in identity ? identity.unauthenticated : undefined, 401),
+          method === 'HEAD',
+        );
         return;
       }
       if (method === 'POST' && !formTokenMatches(caller, form.get('form_token') ?? undefined)) {
-        await send(response, { kind: 'html', status: 403, body: page('Refused', caller, html`<h1>Refused</h1><p>The form is stale or came from another site: reload the page and try again.</p>`) }, false);
+        await send(
+          response,
+          {
+            kind: 'html',
+            status: 403,
+            body: page('Refused', caller, html`<h1>Refused</h1><p>The form is stale or came from another site: reload the page and try again.</p>`),
+          },
+          false,
+        );
         return;
       }
       const uiRequest: UiRequest = { url, method, caller, form };
@@ -171,7 +198,11 @@ export function webUi(ui: UiContext, auth: Omit<UiAuth, 'secret'>): HttpPages {
         const status = grpcStatusOf(e);
         const http = HTTP_STATUS[status.code as googleRpc.Code] ?? 500;
         if (http === 500) ui.server.log.warn(`web UI: ${url.pathname.slice(0, 200)}: ${status.message}`);
-        result = { kind: 'html', status: http, body: page('Error', caller, html`<h1>${http === 404 ? 'Not found' : 'Error'}</h1><p class="error">${status.message}</p>`) };
+        result = {
+          kind: 'html',
+          status: http,
+          body: page('Error', caller, html`<h1>${http === 404 ? 'Not found' : 'Error'}</h1><p class="error">${status.message}</p>`),
+        };
       }
       await send(response, result, method === 'HEAD');
     })().catch((e: unknown) => {

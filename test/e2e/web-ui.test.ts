@@ -29,7 +29,9 @@ genrule(name = "slow", outs = ["slow.txt"], cmd = "sleep 6 && echo slow > $@")
 describe('the web UI in a browser, on a running cluster', () => {
   if (!needTool('chromium', CHROMIUM_PRESENT, CHROMIUM_MISSING)) return;
 
-  it('shows a live build, links operations and invocations both ways, finds actions by digest, reruns one, browses a Tree and downloads a file', { timeout: 240_000 }, async () => {
+  it('shows a live build, links operations and invocations both ways, finds actions by digest, reruns one, browses a Tree and downloads a file', {
+    timeout: 240_000,
+  }, async () => {
     const ws = new E2eWorkspace({ WORKSPACE: 'workspace(name = "ui")\n', 'defs.bzl': DEFS, BUILD });
     const config = join(ws.home, 'cluster.json');
     writeFileSync(config, JSON.stringify({ metricsPort: 0, buildEvents: {} }));
@@ -78,7 +80,9 @@ describe('the web UI in a browser, on a running cluster', () => {
     await page.waitForURL((url) => url.pathname === actionPath);
     expect(await page.textContent('pre.arguments')).toContain('echo hello from the cluster');
     expect(await page.textContent('.exit-code')).toBe('0');
-    expect(await page.locator('pre.reproduce').first().textContent()).toBe(`kiln build --remote_executor=${cluster.endpoint} --noremote_accept_cached //:hello`);
+    expect(await page.locator('pre.reproduce').first().textContent()).toBe(
+      `kiln build --remote_executor=${cluster.endpoint} --noremote_accept_cached //:hello`,
+    );
     await shots.take(page, 'action', true);
     // Auth is off on this cluster: everyone may rerun, as every call is served. The rerun is a new
     // operation, run by the executor (not answered from the cache), whose page follows it live.

@@ -35,7 +35,10 @@ export async function actionPage(ui: UiContext, request: UiRequest, instanceName
   } catch {
     command = undefined;
   }
-  const operations = ui.scheduler?.history.newestFirst((op) => op.instanceName === instanceName && op.actionDigest.hash === digest.hash && op.actionDigest.sizeBytes === digest.sizeBytes) ?? [];
+  const operations =
+    ui.scheduler?.history.newestFirst(
+      (op) => op.instanceName === instanceName && op.actionDigest.hash === digest.hash && op.actionDigest.sizeBytes === digest.sizeBytes,
+    ) ?? [];
   const fromCache = await cachedResult(ui, instanceName, digest);
   const latest = operations.find((op) => op.result)?.result;
   const result = fromCache ?? latest;

@@ -1,4 +1,4 @@
-import { reapi } from '../../../src/core/index.js';
+import type { reapi } from '../../../src/core/index.js';
 import { html, type Html } from '../html.js';
 import { between, formatBytes, formatDuration, formatTime, timestampMs } from '../format.js';
 import { readText, type UiContext } from '../ui-context.js';
@@ -6,7 +6,14 @@ import type { UiCaller } from '../ui-caller.js';
 import { blobUrl } from '../ui-links.js';
 
 /** stdout or stderr: inline bytes, else up to 64 KiB read from the CAS, with a link to the whole. */
-async function outputStream(ui: UiContext, caller: UiCaller, instanceName: string, name: string, raw: Buffer, digest: reapi.Digest | null | undefined): Promise<Html> {
+async function outputStream(
+  ui: UiContext,
+  caller: UiCaller,
+  instanceName: string,
+  name: string,
+  raw: Buffer,
+  digest: reapi.Digest | null | undefined,
+): Promise<Html> {
   if (raw.length > 0) return html`<h3>${name}</h3><pre class="${name}">${raw.toString('utf8')}</pre>`;
   if (!digest || Number(digest.sizeBytes) === 0) return html`<h3>${name}</h3><p class="muted">empty</p>`;
   const d = { hash: digest.hash, sizeBytes: Number(digest.sizeBytes) };
@@ -41,7 +48,8 @@ export async function actionResultSection(ui: UiContext, caller: UiCaller, insta
 <td><a href="${blobUrl(instanceName, digestOf(f.digest), 'file', [f.path.split('/').at(-1)!])}">download</a></td></tr>`,
   );
   const dirs = result.outputDirectories.map(
-    (d) => html`<tr><td class="mono">${d.path}</td><td>directory</td><td></td><td><a href="${blobUrl(instanceName, digestOf(d.treeDigest), 'tree')}">browse tree</a></td></tr>`,
+    (d) =>
+      html`<tr><td class="mono">${d.path}</td><td>directory</td><td></td><td><a href="${blobUrl(instanceName, digestOf(d.treeDigest), 'tree')}">browse tree</a></td></tr>`,
   );
   const links = [...result.outputSymlinks, ...result.outputFileSymlinks, ...result.outputDirectorySymlinks].map(
     (s) => html`<tr><td class="mono">${s.path}</td><td>symlink</td><td colspan="2" class="mono">→ ${s.target}</td></tr>`,

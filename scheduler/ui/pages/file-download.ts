@@ -16,7 +16,8 @@ export async function fileDownload(ui: UiContext, request: UiRequest, instanceNa
   const name = rest.at(-1) || digest.hash;
   const inline = request.url.searchParams.get('inline') === '1';
   const contentType = inline ? 'text/plain; charset=utf-8' : 'application/octet-stream';
-  if (isEmptyDigest(digest)) return { kind: 'blob', contentType, disposition: disposition(inline ? 'inline' : 'attachment', name), sizeBytes: 0, chunks: (async function* () {})() };
+  if (isEmptyDigest(digest))
+    return { kind: 'blob', contentType, disposition: disposition(inline ? 'inline' : 'attachment', name), sizeBytes: 0, chunks: (async function* () {})() };
   try {
     const read = await instance.cas.read(digest);
     return { kind: 'blob', contentType, disposition: disposition(inline ? 'inline' : 'attachment', name), sizeBytes: read.sizeBytes, chunks: read.chunks };

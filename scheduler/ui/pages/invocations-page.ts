@@ -30,7 +30,9 @@ export function invocationsPage(ui: UiContext, request: UiRequest): PageResult {
   const invocations: InvocationSummary[] = ui.buildEvents?.list(request.caller, filter) ?? [];
   const field = (name: string) => html`<label>${name} <input name="${name}" value="${q.get(name) ?? ''}"></label>`;
   const rows = invocations.map(
-    (i) => html`<tr class="invocation"><td><a class="mono" href="${invocationUrl(i.invocationId)}">${i.invocationId.slice(0, 8)}</a></td><td>${invocationBadge(i.status)}</td>
+    (
+      i,
+    ) => html`<tr class="invocation"><td><a class="mono" href="${invocationUrl(i.invocationId)}">${i.invocationId.slice(0, 8)}</a></td><td>${invocationBadge(i.status)}</td>
 <td>${i.command}</td><td class="mono">${i.patterns.join(' ')}</td><td>${i.user}</td><td>${i.host}</td><td>${i.buildToolVersion}</td>
 <td>${formatTime(i.startTimeMs)}</td><td>${formatDuration(i.finishTimeMs === undefined ? undefined : i.finishTimeMs - i.startTimeMs)}</td><td>${i.targetCount}</td></tr>`,
   );

@@ -4,7 +4,7 @@ import type { PageResult } from '../ui-context.js';
 
 /** A path of this site to go back to after signing in; anything else (another site, `//host`) is `/`. */
 export function localPath(next: string | null | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
 }
 
 /** The sign-in form: a token of the cluster's token file, kept in an HttpOnly cookie. */

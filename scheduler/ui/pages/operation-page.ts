@@ -13,7 +13,10 @@ export async function operationPage(ui: UiContext, request: UiRequest, name: str
   if (!op || !request.caller.mayRead(op.instanceName)) throw notFound(`operation ${name.slice(0, 120)}`);
   const m = op.metadata;
   const since = (ms: number | undefined) => (ms === undefined ? '' : formatDuration(ms - op.createdMs));
-  const status = op.status && op.status.code !== googleRpc.Code.OK ? html`<dt>status</dt><dd class="error">${googleRpc.Code[op.status.code] ?? op.status.code}: ${op.status.message}</dd>` : '';
+  const status =
+    op.status && op.status.code !== googleRpc.Code.OK
+      ? html`<dt>status</dt><dd class="error">${googleRpc.Code[op.status.code] ?? op.status.code}: ${op.status.message}</dd>`
+      : '';
   const result = op.result ? await actionResultSection(ui, request.caller, op.instanceName, op.result) : html`<p class="muted">No result yet.</p>`;
   const body = html`<h1>Operation <span class="mono">${op.name}</span> ${operationBadge(op)}</h1>
 <dl>

@@ -28,7 +28,9 @@ ${e.invocationId ? html` · invocation <a class="mono" href="${invocationUrl(e.i
     .executorDetails()
     .filter((e) => caller.mayRead(e.instanceName))
     .map(
-      (e) => html`<tr class="executor"><td>${e.name}</td><td>${e.instanceName === '' ? '""' : e.instanceName}</td><td class="mono">${e.properties.map((p) => `${p.name}=${p.value}`).join(', ')}</td>
+      (
+        e,
+      ) => html`<tr class="executor"><td>${e.name}</td><td>${e.instanceName === '' ? '""' : e.instanceName}</td><td class="mono">${e.properties.map((p) => `${p.name}=${p.value}`).join(', ')}</td>
 <td>${e.running} / ${e.slots}${e.slots === 0 ? ' (draining)' : ''}</td><td>${formatTime(e.lastSeen)}</td>
 <td>${e.tasks.length > 0 ? html`<ul class="running">${e.tasks.map((t) => execution(t, t.assignedAt ?? t.queuedAt))}</ul>` : html`<span class="muted">idle</span>`}</td></tr>`,
     );

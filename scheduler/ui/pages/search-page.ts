@@ -24,14 +24,23 @@ export async function searchPage(ui: UiContext, request: UiRequest): Promise<Pag
     const body = html`<h1>Search</h1><p class="error">${text === '' ? 'Enter an action digest.' : 'Not a digest: expected 64 hex digits, optionally /SIZE.'}</p>`;
     return { kind: 'html', status: text === '' ? 200 : 400, body: page('Search', caller, body) };
   }
-  const operations = ui.scheduler?.history.newestFirst((op) => caller.mayRead(op.instanceName) && op.actionDigest.hash === wanted.hash && (wanted.sizeBytes === undefined || op.actionDigest.sizeBytes === wanted.sizeBytes)) ?? [];
+  const operations =
+    ui.scheduler?.history.newestFirst(
+      (op) =>
+        caller.mayRead(op.instanceName) &&
+        op.actionDigest.hash === wanted.hash &&
+        (wanted.sizeBytes === undefined || op.actionDigest.sizeBytes === wanted.sizeBytes),
+    ) ?? [];
   // The candidates: the size given or those of the operations, on each instance the caller reads.
   const candidates = new Map<string, { instanceName: string; digest: Digest }>();
   const sizes = wanted.sizeBytes !== undefined ? [wanted.sizeBytes] : [...new Set(operations.map((op) => op.actionDigest.sizeBytes))];
   for (const instanceName of ui.server.instances.names.filter((n) => caller.mayRead(n))) {
     for (const sizeBytes of sizes) {
       const digest = { hash: wanted.hash, sizeBytes };
-      const missing = await ui.server.instances.get(instanceName).cas.findMissing([digest]).catch(() => [digest]);
+      const missing = await ui.server.instances
+        .get(instanceName)
+        .cas.findMissing([digest])
+        .catch(() => [digest]);
       if (missing.length === 0) candidates.set(`${instanceName}\n${sizeBytes}`, { instanceName, digest });
     }
   }

@@ -21,7 +21,10 @@ export async function treePage(ui: UiContext, request: UiRequest, instanceName: 
     if (!next) throw notFound(`${path.join('/').slice(0, 200)} in the Tree`);
     directory = next;
   }
-  const crumbs = [html`<a href="${blobUrl(instanceName, digest, 'tree')}">(root)</a>`, ...path.map((name, i) => html` / <a href="${blobUrl(instanceName, digest, 'tree', path.slice(0, i + 1))}/">${name}</a>`)];
+  const crumbs = [
+    html`<a href="${blobUrl(instanceName, digest, 'tree')}">(root)</a>`,
+    ...path.map((name, i) => html` / <a href="${blobUrl(instanceName, digest, 'tree', path.slice(0, i + 1))}/">${name}</a>`),
+  ];
   const body = html`<h1>Tree <span class="mono">${digest.hash}/${digest.sizeBytes}</span></h1>
 <p class="crumbs mono">${crumbs}</p>
 ${directoryListing(instanceName, directory, (node) => `${blobUrl(instanceName, digest, 'tree', [...path, node.name])}/`)}`;
