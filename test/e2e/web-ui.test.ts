@@ -83,7 +83,7 @@ describe('the web UI in a browser, on a running cluster', () => {
     expect(await page.locator('pre.reproduce').first().textContent()).toBe(
       `kiln build --remote_executor=${cluster.endpoint} --noremote_accept_cached //:hello`,
     );
-    await shots.take(page, 'action', true);
+    await shots.take(page, 'action');
     // Auth is off on this cluster: everyone may rerun, as every call is served. The rerun is a new
     // operation, run by the executor (not answered from the cache), whose page follows it live.
     await page.click('form.rerun button');
