@@ -43,25 +43,33 @@ function flatten(line: buildEventStream.BuildEvent['structuredCommandLine']): st
   return out;
 }
 
-export function invocationReport(events: readonly buildEventStream.BuildEvent[]): InvocationReport {
-  let original: string[] | undefined;
-  let unstructured: string[] | undefined;
-  let explicitOptions: string[] = [];
-  let allOptions: string[] = [];
-  let metrics: buildEventStream.BuildMetrics | undefined;
-  const tests: TestAttempt[] = [];
-  for (const e of events) {
-    if (e.structuredCommandLine?.commandLineLabel === 'original') original = flatten(e.structuredCommandLine);
-    if (e.unstructuredCommandLine) unstructured = e.unstructuredCommandLine.args;
+/**
+ * Reads an invocation's events into its report, event by event, so a page that follows a running
+ * build (refreshed every second) decodes only the events that came since its last look.
+ */
+export class InvocationReportBuilder {
+  /** Events read so far: the offset to ask the store for next. */
+  count = 0;
+  private original?: string[];
+  private unstructured?: string[];
+  private explicitOptions: string[] = [];
+  private allOptions: string[] = [];
+  private metrics?: buildEventStream.BuildMetrics;
+  private readonly tests: TestAttempt[] = [];
+
+  add(e: buildEventStream.BuildEvent): void {
+    this.count++;
+    if (e.structuredCommandLine?.commandLineLabel === 'original') this.original = flatten(e.structuredCommandLine);
+    if (e.unstructuredCommandLine) this.unstructured = e.unstructuredCommandLine.args;
     if (e.optionsParsed) {
-      explicitOptions = e.optionsParsed.explicitCmdLine;
-      allOptions = e.optionsParsed.cmdLine;
+      this.explicitOptions = e.optionsParsed.explicitCmdLine;
+      this.allOptions = e.optionsParsed.cmdLine;
     }
-    if (e.buildMetrics) metrics = e.buildMetrics;
+    if (e.buildMetrics) this.metrics = e.buildMetrics;
     const id = e.id?.testResult;
     const r = e.testResult;
     if (id && r) {
-      tests.push({
+      this.tests.push({
         label: id.label,
         run: id.run,
         shard: id.shard,
@@ -74,7 +82,43 @@ export function invocationReport(events: readonly buildEventStream.BuildEvent[])
       });
     }
   }
-  return { commandLine: original ?? unstructured ?? [], explicitOptions, allOptions, tests, ...(metrics ? { metrics } : {}) };
+
+  report(): InvocationReport {
+    return {
+      commandLine: this.original ?? this.unstructured ?? [],
+      explicitOptions: this.explicitOptions,
+      allOptions: this.allOptions,
+      tests: [...this.tests],
+      ...(this.metrics ? { metrics: this.metrics } : {}),
+    };
+  }
+}
+
+/** Builders of the invocations pages looked at last, at most `capacity` (the least recently used goes). */
+export class InvocationReports {
+  private readonly builders = new Map<string, InvocationReportBuilder>();
+
+  constructor(private readonly capacity = 64) {}
+
+  /**
+   * The report of `invocationId` given `newEvents(offset)`, the store's events from an offset. An
+   * invocation the store dropped and a new one of the same id start over (fewer events than read).
+   */
+  reportOf(invocationId: string, eventCount: number, newEvents: (offset: number) => readonly buildEventStream.BuildEvent[]): InvocationReport {
+    let builder = this.builders.get(invocationId);
+    if (!builder || builder.count > eventCount) builder = new InvocationReportBuilder();
+    this.builders.delete(invocationId);
+    this.builders.set(invocationId, builder);
+    while (this.builders.size > this.capacity) this.builders.delete(this.builders.keys().next().value as string);
+    for (const event of newEvents(builder.count)) builder.add(event);
+    return builder.report();
+  }
+}
+
+export function invocationReport(events: readonly buildEventStream.BuildEvent[]): InvocationReport {
+  const builder = new InvocationReportBuilder();
+  for (const e of events) builder.add(e);
+  return builder.report();
 }
 
 /** `bytestream://HOST:PORT/[INSTANCE/]blobs/HASH/SIZE`: the blob Bazel uploaded a file as. */

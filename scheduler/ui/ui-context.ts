@@ -3,6 +3,7 @@ import type { BuildEventQueries } from '../build-events/index.js';
 import type { ExecutionScheduler } from '../execution/index.js';
 import type { ServiceContext } from '../service-context.js';
 import type { Html } from './html.js';
+import type { InvocationReports } from './invocation-report.js';
 import type { UiCaller } from './ui-caller.js';
 
 /** What the pages read: the stores, the invocations, the scheduler's state. */
@@ -14,6 +15,8 @@ export interface UiContext {
   readonly scheduler?: ExecutionScheduler;
   /** The gRPC endpoint clients use (`grpc://HOST:PORT`), for the command lines the pages show. */
   readonly endpoint: string;
+  /** What the invocation pages read from BEP events so far, kept between refreshes. */
+  readonly reports: InvocationReports;
 }
 
 /** One request as a page sees it. */

@@ -4,6 +4,7 @@ import { grpcStatusOf, googleRpc, InvalidArgumentError } from '../../src/core/in
 import type { HttpPages } from '../../src/core/metrics/index.js';
 import { rerunAction } from './action-rerun.js';
 import { html } from './html.js';
+import { InvocationReports } from './invocation-report.js';
 import { page } from './layout.js';
 import { LIVE_REFRESH_SCRIPT } from './live-refresh-script.js';
 import { actionPage } from './pages/action-page.js';
@@ -147,7 +148,8 @@ async function session(ui: UiAuth, request: IncomingMessage, url: URL, form: URL
  * executors, operations, actions and the CAS, each request authenticated and authorised as the
  * gRPC port authorises calls. Everything a client sent is escaped by `html` templates.
  */
-export function webUi(ui: UiContext, auth: Omit<UiAuth, 'secret'>): HttpPages {
+export function webUi(parts: Omit<UiContext, 'reports'>, auth: Omit<UiAuth, 'secret'>): HttpPages {
+  const ui: UiContext = { ...parts, reports: new InvocationReports() };
   const uiAuth: UiAuth = { ...auth, secret: randomBytes(32) };
   return (request, response) => {
     void (async () => {

@@ -46,7 +46,9 @@ export async function invocationPage(ui: UiContext, request: UiRequest, invocati
   const operations = ui.scheduler?.history.newestFirst((op) => op.metadata.invocationId === invocationId && caller.mayRead(op.instanceName)) ?? [];
   if (!details && operations.length === 0) throw notFound(`invocation ${invocationId.slice(0, 80)}`);
   const running = details ? details.summary.status === 'running' : operations.some((op) => op.stage !== 'COMPLETED');
-  const report = invocationReport(details ? (ui.buildEvents!.events(caller, invocationId) ?? []) : []);
+  const report = details
+    ? ui.reports.reportOf(invocationId, details.summary.eventCount, (offset) => ui.buildEvents!.events(caller, invocationId, offset) ?? [])
+    : invocationReport([]);
   const s = details?.summary;
   const summary = s
     ? html`<dl>

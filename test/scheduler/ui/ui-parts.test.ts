@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { buildEventStream } from '../../../src/core/index.js';
 import { escapeHtml, html, trusted } from '../../../scheduler/ui/html.js';
-import { bytestreamBlob } from '../../../scheduler/ui/invocation-report.js';
+import { bytestreamBlob, InvocationReports, invocationReport } from '../../../scheduler/ui/invocation-report.js';
 import { parseDigestQuery } from '../../../scheduler/ui/pages/search-page.js';
 import { localPath } from '../../../scheduler/ui/pages/login-page.js';
 import { blobUrl, operationUrl } from '../../../scheduler/ui/ui-links.js';
@@ -74,5 +75,45 @@ describe('digests as users and Bazel give them', () => {
     expect(bytestreamBlob(`bytestream://127.0.0.1:4000/blobs/${HASH}/12`)).toEqual({ instanceName: '', hash: HASH, sizeBytes: 12 });
     expect(bytestreamBlob(`bytestream://host/main/x/blobs/${HASH}/0`)).toEqual({ instanceName: 'main/x', hash: HASH, sizeBytes: 0 });
     expect(bytestreamBlob('file:///tmp/test.log')).toBeUndefined();
+  });
+});
+
+describe('invocation reports', () => {
+  const event = (init: buildEventStream.BuildEventInit) => buildEventStream.BuildEvent.decode(buildEventStream.BuildEvent.encode(init));
+  const events = [
+    event({
+      structuredCommandLine: {
+        commandLineLabel: 'original',
+        sections: [{ chunkList: { chunk: ['bazel', 'test'] } }, { optionList: { option: [{ combinedForm: '--x=1' }] } }],
+      },
+    }),
+    event({ optionsParsed: { explicitCmdLine: ['--x=1'], cmdLine: ['--x=1', '--y'] } }),
+    event({
+      id: { testResult: { label: '//:t', run: 1, shard: 1, attempt: 1 } },
+      testResult: { status: buildEventStream.TestStatus.PASSED, testAttemptDurationMillis: 12, testActionOutput: [{ name: 'test.log', uri: 'file:///x' }] },
+    }),
+  ];
+
+  it('reads the command line, options and test attempts, and reads only new events on each look', () => {
+    const reports = new InvocationReports();
+    const asked: number[] = [];
+    const first = reports.reportOf('i', 2, (offset) => (asked.push(offset), events.slice(offset, 2)));
+    expect(first).toEqual({ commandLine: ['bazel', 'test', '--x=1'], explicitOptions: ['--x=1'], allOptions: ['--x=1', '--y'], tests: [] });
+    const second = reports.reportOf('i', 3, (offset) => (asked.push(offset), events.slice(offset)));
+    expect(second.tests).toEqual([
+      {
+        label: '//:t',
+        run: 1,
+        shard: 1,
+        attempt: 1,
+        status: 'PASSED',
+        durationMs: 12,
+        cachedLocally: false,
+        strategy: '',
+        outputs: [{ name: 'test.log', uri: 'file:///x' }],
+      },
+    ]);
+    expect(asked).toEqual([0, 2]);
+    expect(second).toEqual(invocationReport(events));
   });
 });

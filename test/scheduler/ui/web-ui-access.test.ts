@@ -130,6 +130,13 @@ describe('the web UI with auth on', () => {
     const queued = await (await get(location, tokens.admin.token)).text();
     expect(queued).toContain('queued');
     expect(queued).toContain('kiln web UI');
+    // No executor is connected: the rerun waits in its platform's queue, which a reader of the
+    // instance sees and a reader of another does not.
+    const queue = await (await get('/queue', tokens.reader.token)).text();
+    expect(queue).toMatch(/<td class="queued-count">1<\/td>/);
+    expect(queue).toContain(location);
+    expect(queue).toContain('No executor is connected.');
+    expect(await (await get('/queue', tokens.other.token)).text()).toContain('Nothing is queued.');
   });
 
   it('signs in with a token into an HttpOnly cookie, and only to a page of this site', async () => {
