@@ -238,6 +238,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       outputBase: layout.outputBase,
       clientEnv: request.env,
       actionEnv: buildActionEnvironment(request.env, options.getList('action_env'), options.getBool('incompatible_strict_action_env')),
+      hostActionEnv: buildActionEnvironment(request.env, options.getList('host_action_env'), options.getBool('incompatible_strict_action_env')),
       ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
       ...(options.getInt('local_test_jobs') > 0 ? { localTestJobs: options.getInt('local_test_jobs') } : {}),
       sandboxPaths: { writable: options.getList('sandbox_writable_path'), tmpfs: options.getList('sandbox_tmpfs_path') },
