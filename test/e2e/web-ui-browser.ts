@@ -15,6 +15,11 @@ const REPO = join(import.meta.dirname, '../..');
 export class Screenshots {
   readonly dir = mkdtempSync(join(tmpdir(), 'kiln-ui-screenshots-'));
 
+  constructor() {
+    // Kept after the test, for a look at what the browser showed.
+    onTestFinished(() => void process.stderr.write(`web UI screenshots: ${this.dir}\n`));
+  }
+
   /**
    * Takes a full-page screenshot as NAME.png under the temp dir; `forReadme`: also docs/ui/NAME.png,
    * written when it is missing or with KILN_UPDATE_SCREENSHOTS=1 (as golden files are refreshed), so

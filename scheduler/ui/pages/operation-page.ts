@@ -12,7 +12,7 @@ export async function operationPage(ui: UiContext, request: UiRequest, name: str
   const op = ui.scheduler?.history.get(name);
   if (!op || !request.caller.mayRead(op.instanceName)) throw notFound(`operation ${name.slice(0, 120)}`);
   const m = op.metadata;
-  const since = (ms: number | undefined) => (ms === undefined ? '' : formatDuration(ms - op.createdMs));
+  const since = (ms: number | undefined) => (ms === undefined ? '' : `+${formatDuration(ms - op.createdMs)} after receipt`);
   const status =
     op.status && op.status.code !== googleRpc.Code.OK
       ? html`<dt>status</dt><dd class="error">${googleRpc.Code[op.status.code] ?? op.status.code}: ${op.status.message}</dd>`

@@ -13,9 +13,10 @@ export type HttpPages = (request: IncomingMessage, response: ServerResponse) => 
 
 /**
  * A plaintext HTTP port that serves `registry` in Prometheus' text format on `GET /metrics`, and
- * `pages` on every other path (without them: 404 for other paths, 405 for other methods). Port 0 picks a free one. It says
- * nothing a client could not learn by using the cluster, so it needs no credentials; keep it off
- * public networks all the same (the Kubernetes manifests expose it only to the scraper).
+ * `pages` on every other path (without them: 404 for other paths, 405 for other methods). Port 0
+ * picks a free one. `/metrics` says nothing a client could not learn by using the cluster, so it
+ * needs no credentials (`pages` check their own); keep the port off public networks all the same
+ * (the Kubernetes manifests expose it only to the scraper).
  */
 export async function openMetricsPort(host: string, port: number, registry: Registry, pages?: HttpPages): Promise<MetricsPort> {
   const server: Server = createServer((request, response) => {
