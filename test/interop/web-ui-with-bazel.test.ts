@@ -79,21 +79,28 @@ describe('Bazel publishing build events to the cluster it builds on, seen in the
   };
 
   it.runIf(haveBazel4 && haveChromium)(
-    'Bazel 4.2.3: bazel test on the cluster; its invocation shows targets, the test with its log, and its operations',
+    'Bazel 4.2.3: bazel test on the cluster shows up live; its invocation shows targets, the test with its log, and its operations',
     { timeout: 600_000 },
     async () => {
       const root = join(dir, 'bazel4');
       await workspaceIn(root, true);
       cluster = await startKilnCluster(['--executors', '1', '--runner', 'local', '--config', join(dir, 'cluster.json')]);
       ui = uiUrlOf(cluster.log());
-      const run = await runBazel4(root, ['test', ...flags(['--test_output=errors']), '//...']);
+      const browser = await launchChromium();
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      // The invocations page, open before the build, shows it running, then succeeded, without a reload.
+      await page.goto(`${ui}invocations`);
+      await page.evaluate(() => Object.assign(window, { kilnMarker: 'not reloaded' }));
+      const test = runBazel4(root, ['test', ...flags(['--test_output=errors']), '//...']);
+      await page.waitForSelector('table.invocations tr.invocation .status.run', { timeout: 300_000 });
+      const run = await test;
       expect(run.code, run.output).toBe(0);
+      await page.waitForSelector('table.invocations tr.invocation .status.ok');
+      expect(await page.evaluate(() => (window as unknown as { kilnMarker?: string }).kilnMarker)).toBe('not reloaded');
       const { url, invocationId } = resultsLink(run.output);
 
       const list = await pageText(`${ui}invocations?command=test`);
       expect(list).toContain(invocationId.slice(0, 8));
-      const browser = await launchChromium();
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(url);
       await page.waitForSelector('table.targets');
       expect(await page.textContent('.invocation-status')).toContain('succeeded');
