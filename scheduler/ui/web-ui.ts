@@ -112,6 +112,7 @@ async function route(ui: UiContext, request: UiRequest): Promise<PageResult> {
         return fileDownload(ui, request, instanceName, digest, rest);
     }
   }
+  if (request.method === 'POST') throw new InvalidArgumentError('nothing to do here with POST');
   if (path.kind === 'operation') return operationPage(ui, request, path.name);
   const [first = '', second, ...more] = path.segments;
   if (first === '' && second === undefined) return { kind: 'redirect', location: '/invocations' };
