@@ -64,6 +64,7 @@ describe('the web UI in a browser, on a running cluster', () => {
     const operationPath = new URL(page.url()).pathname;
     expect(operationPath).toMatch(/^\/operations\/[0-9a-f-]{36}$/);
     expect(await page.textContent('.worker')).toBe('executor-0');
+    expect(await page.textContent('dd.command')).toContain('echo hello from the cluster');
     await shots.take(page, 'operation');
     const actionPath = new URL((await page.getAttribute('a.action-link', 'href'))!, ui).pathname;
     await page.click('a.invocation-link');

@@ -1,8 +1,8 @@
-import { googleRpc } from '../../../src/core/index.js';
+import { googleRpc, reapi } from '../../../src/core/index.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
 import { formatDuration, formatTime } from '../format.js';
-import { notFound, type PageResult, type UiContext, type UiRequest } from '../ui-context.js';
+import { notFound, readMessage, type PageResult, type UiContext, type UiRequest } from '../ui-context.js';
 import { blobUrl, invocationUrl } from '../ui-links.js';
 import { actionResultSection } from './action-result-section.js';
 import { operationBadge } from './operation-table.js';
@@ -17,10 +17,19 @@ export async function operationPage(ui: UiContext, request: UiRequest, name: str
     op.status && op.status.code !== googleRpc.Code.OK
       ? html`<dt>status</dt><dd class="error">${googleRpc.Code[op.status.code] ?? op.status.code}: ${op.status.message}</dd>`
       : '';
+  // The Action and its Command, as the CAS holds them (gone once evicted: the action page says so).
+  const action = await readMessage(ui, request.caller, op.instanceName, op.actionDigest, reapi.Action, 'the Action').catch(() => undefined);
+  const commandDigest = action?.commandDigest ? { hash: action.commandDigest.hash, sizeBytes: Number(action.commandDigest.sizeBytes) } : undefined;
+  const command = commandDigest
+    ? await readMessage(ui, request.caller, op.instanceName, commandDigest, reapi.Command, 'the Command').catch(() => undefined)
+    : undefined;
+  const inputRoot = action?.inputRootDigest ? { hash: action.inputRootDigest.hash, sizeBytes: Number(action.inputRootDigest.sizeBytes) } : undefined;
   const result = op.result ? await actionResultSection(ui, request.caller, op.instanceName, op.result) : html`<p class="muted">No result yet.</p>`;
   const body = html`<h1>Operation <span class="mono">${op.name}</span> ${operationBadge(op)}</h1>
 <dl>
 <dt>action</dt><dd><a class="action-link mono" href="${blobUrl(op.instanceName, op.actionDigest, 'action')}">${op.actionDigest.hash}/${op.actionDigest.sizeBytes}</a></dd>
+<dt>command</dt><dd class="mono command">${command ? command.arguments.join(' ').slice(0, 2000) : html`<span class="muted">not in the CAS</span>`}</dd>
+<dt>input root</dt><dd>${inputRoot ? html`<a class="mono" href="${blobUrl(op.instanceName, inputRoot, 'directory')}">${inputRoot.hash}/${inputRoot.sizeBytes}</a>` : ''}</dd>
 <dt>instance</dt><dd>${op.instanceName === '' ? '"" (default)' : op.instanceName}</dd>
 <dt>invocation</dt><dd>${m.invocationId ? html`<a class="invocation-link mono" href="${invocationUrl(m.invocationId)}">${m.invocationId}</a>` : html`<span class="muted">the client sent no tool_invocation_id</span>`}</dd>
 <dt>tool</dt><dd>${m.toolName} ${m.toolVersion}</dd>
