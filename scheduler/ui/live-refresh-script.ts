@@ -20,7 +20,7 @@ export const LIVE_REFRESH_SCRIPT = `'use strict';
     var current = document.querySelector('main');
     // Someone is filling in a form of the page: leave it alone until they are done.
     if (current && typing(current)) { schedule(current); return; }
-    fetch(location.href, { headers: { 'x-kiln-live': '1' }, credentials: 'same-origin' })
+    fetch(location.href, { credentials: 'same-origin' })
       .then(function (r) { return r.ok ? r.text() : Promise.reject(new Error(String(r.status))); })
       .then(function (text) {
         var next = new DOMParser().parseFromString(text, 'text/html').querySelector('main');

@@ -3,7 +3,7 @@ import { html, type Html } from '../html.js';
 import { page } from '../layout.js';
 import { formatDuration } from '../format.js';
 import { reproduceCommands } from '../reproduce-commands.js';
-import { readableInstance, readMessage, type PageResult, type UiContext, type UiRequest } from '../ui-context.js';
+import { readMessage, type PageResult, type UiContext, type UiRequest } from '../ui-context.js';
 import { blobUrl } from '../ui-links.js';
 import { actionResultSection } from './action-result-section.js';
 import { commandSection } from './command-section.js';
@@ -26,7 +26,6 @@ async function cachedResult(ui: UiContext, instanceName: string, digest: Digest)
 export async function actionPage(ui: UiContext, request: UiRequest, instanceName: string, digest: Digest): Promise<PageResult> {
   const caller = request.caller;
   const action = await readMessage(ui, caller, instanceName, digest, reapi.Action, 'the Action');
-  readableInstance(ui, caller, instanceName, 'the Action');
   const commandDigest = { hash: action.commandDigest?.hash ?? '', sizeBytes: Number(action.commandDigest?.sizeBytes ?? 0) };
   const inputRoot = { hash: action.inputRootDigest?.hash ?? '', sizeBytes: Number(action.inputRootDigest?.sizeBytes ?? 0) };
   let command: reapi.Command | undefined;
