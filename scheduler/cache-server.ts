@@ -22,7 +22,9 @@ import { grpcMetricsInterceptor } from './grpc-metrics.js';
 import { grpcServerOptions, startGrpcServer, type ServiceRegistration } from './grpc-server.js';
 import { ConcurrencyLimit } from './concurrency-limit.js';
 import { InFlightLimiter } from './in-flight-limiter.js';
+import type { ExecutionScheduler } from './execution/index.js';
 import { openPortSecurity, type PortSecurity } from './security/port-security.js';
+import { webUi } from './ui/index.js';
 import type { ServerLog, ServiceContext } from './service-context.js';
 import { StorageInstances } from './storage-instances.js';
 import { UploadSessions } from './upload-sessions.js';
@@ -48,6 +50,8 @@ export interface CacheServer {
   readonly metrics: Registry;
   /** `http://HOST:PORT/metrics` when config `metricsPort` is set. */
   readonly metricsUrl?: string;
+  /** `http://HOST:PORT/`, the web UI on the same HTTP port as the metrics. */
+  readonly uiUrl?: string;
   /** Stops serving and discards unfinished uploads. */
   close(): Promise<void>;
 }
@@ -62,6 +66,8 @@ export interface CacheServerOptions {
   readonly clusterExecutorToken?: string;
   /** The registry for the server's metrics (shared with the execution half and in-process executors); a new one by default. */
   readonly metrics?: Registry;
+  /** The execution half's state machine, whose queue, executors and recent operations the web UI shows. */
+  readonly scheduler?: ExecutionScheduler;
 }
 
 /** Blob operations of batch RPCs running at once, server-wide: well below the usual 1024 open files. */
@@ -113,7 +119,20 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     const serverOptions = { ...grpcServerOptions(config.limits.maxBatchTotalSizeBytes), interceptors };
     server = await startGrpcServer(config.host, config.port, services, serverOptions, security.credentials);
     if (config.healthPort !== undefined) healthPort = await openHealthPort(config.host, config.healthPort, health);
-    if (config.metricsPort !== undefined) metricsPort = await openMetricsPort(config.host, config.metricsPort, metrics);
+    if (config.metricsPort !== undefined) {
+      const scheme = security.scheme;
+      const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+      const pages = webUi(
+        {
+          server: ctx,
+          endpoint: `${scheme}://${shownHost}:${server.port}`,
+          ...(buildEvents ? { buildEvents: buildEvents.queries } : {}),
+          ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+        },
+        security.auth ? { auth: security.auth } : {},
+      );
+      metricsPort = await openMetricsPort(config.host, config.metricsPort, metrics, pages);
+    }
   } catch (e) {
     await server?.stop(0);
     await healthPort?.close();
@@ -139,7 +158,7 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     ...(secured.tokenEndpoint ? { tokenEndpoint: secured.tokenEndpoint.url } : {}),
     ...(buildEvents ? { buildEvents: buildEvents.queries } : {}),
     metrics,
-    ...(metricsPort ? { metricsUrl: metricsPort.url } : {}),
+    ...(metricsPort ? { metricsUrl: metricsPort.url, uiUrl: metricsPort.url.replace(/metrics$/, '') } : {}),
     close: async () => {
       // Probes see NOT_SERVING (and watches end) before the port stops taking calls.
       health.shutdown();

@@ -25,6 +25,7 @@ export async function runCacheServer(
   if (server.metricsUrl) out.stdout(`${server.metricsUrl}\n`);
   out.log.info(`kiln cache server listening on ${server.endpoint}`);
   out.log.info(`services: ${server.services.join(', ')}`);
+  if (server.uiUrl) out.log.info(`web UI: ${server.uiUrl} (builds link to it with --bes_results_url=${server.uiUrl}invocation/)`);
   if (server.tokenEndpoint) out.log.info(`service account token endpoint: ${server.tokenEndpoint}`);
   for (const instance of config.instances) {
     const name = instance.name === '' ? '"" (default)' : JSON.stringify(instance.name);

@@ -13,6 +13,7 @@ import {
 } from '../../src/core/index.js';
 import type { ValidatedAction } from './action-validator.js';
 import { ExecutionQueue } from './execution-queue.js';
+import { NO_METADATA, OperationHistory, type OperationMetadata, type RecordedOperation } from './operation-history.js';
 import { operationName } from './operation-name.js';
 import { PlatformRules, type PlatformProperty } from './platform-rules.js';
 import { quotedName } from '../instance-name.js';
@@ -74,6 +75,8 @@ class OperationRecord implements OperationState {
     readonly name: string,
     readonly instanceName: string,
     readonly actionDigest: Digest,
+    /** Its entry in the history of recent operations (the web UI's), kept up to date here. */
+    readonly recorded: RecordedOperation,
   ) {}
 
   snapshot(): OperationState {
@@ -135,6 +138,28 @@ export interface ExecutorSnapshot {
   readonly running: number;
 }
 
+/** An execution queued or running, as the web UI's queue page shows it. */
+export interface ExecutionSnapshot {
+  readonly instanceName: string;
+  readonly actionDigest: Digest;
+  readonly platform: readonly PlatformProperty[];
+  readonly invocationId: string;
+  /** The operations waiting for it (identical actions share one execution). */
+  readonly operationNames: readonly string[];
+  readonly queuedAt: number;
+  readonly priority: number;
+  /** Set while it runs. */
+  readonly assignedAt?: number;
+}
+
+/** One executor as the web UI shows it: what it offers and what it runs now. */
+export interface ExecutorDetails extends ExecutorSnapshot {
+  readonly instanceName: string;
+  readonly properties: readonly PlatformProperty[];
+  readonly lastSeen: number;
+  readonly tasks: readonly ExecutionSnapshot[];
+}
+
 /** A completed task whose result the worker service may write to the action cache. */
 interface TaskIdentity {
   readonly instanceName: string;
@@ -156,6 +181,8 @@ export class ExecutionScheduler {
   private readonly executors = new Map<string, ExecutorRecord>();
   private readonly running = new Set<Execution>();
   readonly rules: PlatformRules;
+  /** The recent operations with their clients' request metadata, bounded by `recentOperations`. */
+  readonly history: OperationHistory;
 
   constructor(
     readonly config: SchedulerConfig,
@@ -164,6 +191,31 @@ export class ExecutionScheduler {
     private readonly observer: SchedulerObserver = {},
   ) {
     this.rules = new PlatformRules(config.platformRules);
+    this.history = new OperationHistory(config.recentOperations);
+  }
+
+  /** The queued executions per platform key, each queue in the order it is served. */
+  queuedExecutions(): Map<string, ExecutionSnapshot[]> {
+    const out = new Map<string, ExecutionSnapshot[]>();
+    for (const execution of this.queue.items()) {
+      let list = out.get(execution.platformKey);
+      if (!list) out.set(execution.platformKey, (list = []));
+      list.push(executionSnapshot(execution));
+    }
+    return out;
+  }
+
+  /** The live executors with the executions each runs now. */
+  executorDetails(): ExecutorDetails[] {
+    return [...this.executors.values()].map((e) => ({
+      name: e.displayName || e.id,
+      slots: e.slots,
+      running: e.tasks.size,
+      instanceName: e.instanceName,
+      properties: e.properties,
+      lastSeen: e.lastSeen,
+      tasks: [...e.tasks.values()].map(executionSnapshot),
+    }));
   }
 
   /** The queues that hold work, with their length and the age of their oldest execution. */
@@ -187,10 +239,12 @@ export class ExecutionScheduler {
   // ---- Execution API side ----
 
   /** A new operation for an Execute call, in stage CACHE_CHECK; `submit` or `finishFromCache` follows. */
-  begin(instanceName: string, actionDigest: Digest): OperationState {
+  begin(instanceName: string, actionDigest: Digest, metadata: OperationMetadata = NO_METADATA): OperationState {
     const name = operationName(instanceName, this.newId());
-    const op = new OperationRecord(name, instanceName, actionDigest);
+    const recorded: RecordedOperation = { name, instanceName, actionDigest, metadata, stage: 'CACHE_CHECK', createdMs: this.clock.now(), cachedResult: false };
+    const op = new OperationRecord(name, instanceName, actionDigest, recorded);
     this.operations.set(name, op);
+    this.history.add(recorded);
     return op.snapshot();
   }
 
@@ -218,6 +272,7 @@ export class ExecutionScheduler {
     const op = this.record(name);
     if (op.done) return op.snapshot();
     const { validated } = request;
+    op.recorded.platform = validated.platform;
     const dedupKey = request.doNotCache ? undefined : `${request.instanceName}\n${digestKey(validated.actionDigest)}`;
     const existing = dedupKey === undefined ? undefined : this.inFlight.get(dedupKey);
     if (existing) {
@@ -421,6 +476,17 @@ export class ExecutionScheduler {
   private setStage(op: OperationRecord, stage: reapi.ExecutionStage_Value): void {
     if (op.done || op.stage === stage) return;
     op.stage = stage;
+    if (stage === Stage.QUEUED) {
+      op.recorded.stage = 'QUEUED';
+      op.recorded.queuedMs ??= this.clock.now();
+    } else if (stage === Stage.EXECUTING) {
+      op.recorded.stage = 'EXECUTING';
+      const task = op.execution?.task;
+      if (task) {
+        op.recorded.startedMs = task.assignedAt;
+        op.recorded.worker = this.executors.get(task.executorId)?.displayName || task.executorId;
+      }
+    }
     this.emit(op);
   }
 
@@ -437,6 +503,7 @@ export class ExecutionScheduler {
     op.response = response;
     op.completedAt = this.clock.now();
     op.abandonedAt = undefined;
+    recordCompletion(op.recorded, response, op.completedAt);
     this.observer.operationFinished?.(response);
     const execution = op.execution;
     op.execution = undefined;
@@ -604,4 +671,26 @@ export class ExecutionScheduler {
     }
     return out;
   }
+}
+
+function executionSnapshot(execution: Execution): ExecutionSnapshot {
+  return {
+    instanceName: execution.instanceName,
+    actionDigest: execution.validated.actionDigest,
+    platform: execution.validated.platform,
+    invocationId: execution.invocationId,
+    operationNames: [...execution.operations].map((op) => op.name),
+    queuedAt: execution.queuedAt,
+    priority: execution.priority,
+    ...(execution.task ? { assignedAt: execution.task.assignedAt } : {}),
+  };
+}
+
+/** Notes an operation's end in its history entry (the result decoded with defaults, as pages read it). */
+function recordCompletion(recorded: RecordedOperation, response: reapi.ExecuteResponseInit, nowMs: number): void {
+  recorded.stage = 'COMPLETED';
+  recorded.completedMs = nowMs;
+  recorded.cachedResult = response.cachedResult === true;
+  recorded.status = { code: response.status?.code ?? Code.OK, message: response.status?.message ?? '' };
+  if (response.result) recorded.result = reapi.ActionResult.decode(reapi.ActionResult.encode(response.result));
 }

@@ -6,6 +6,7 @@ import { checkDigestFunction } from '../storage-instances.js';
 import { getOrNull, validateAction } from './action-validator.js';
 import type { ExecutionScheduler, OperationState } from './execution-scheduler.js';
 import { operationMessage } from './operation-message.js';
+import { operationMetadataOf, type OperationMetadata } from './operation-history.js';
 
 export const REQUEST_METADATA_KEY = 'build.bazel.remote.execution.v2.requestmetadata-bin';
 
@@ -18,6 +19,12 @@ export function invocationIdOf(metadata: grpc.Metadata): string {
   } catch {
     return '';
   }
+}
+
+/** The call's RequestMetadata, for the history of recent operations. */
+function metadataOf(metadata: grpc.Metadata): OperationMetadata {
+  const raw = metadata.get(REQUEST_METADATA_KEY)[0];
+  return operationMetadataOf(Buffer.isBuffer(raw) ? raw : undefined);
 }
 
 /**
@@ -121,14 +128,14 @@ export function executionService(ctx: ServiceContext, scheduler: ExecutionSchedu
           ctx.log.warn(`Execute: action cache lookup of ${actionDigest.hash} failed: ${grpcStatusOf(e).message}`);
         }
         if (cached) {
-          const op = scheduler.begin(request.instanceName, actionDigest);
+          const op = scheduler.begin(request.instanceName, actionDigest, metadataOf(call.metadata));
           streamOperation(scheduler, op.name, call, { delayMs: scheduler.config.stageUpdateDelayMs });
           scheduler.finishFromCache(op.name, cached);
           return;
         }
         const validated = await validateAction(instance.cas, actionDigest, scheduler.config, actionBytes);
         scheduler.checkQueueRoom(request.instanceName, validated, validated.action.doNotCache);
-        const op: OperationState = scheduler.begin(request.instanceName, actionDigest);
+        const op: OperationState = scheduler.begin(request.instanceName, actionDigest, metadataOf(call.metadata));
         streamOperation(scheduler, op.name, call, { delayMs: scheduler.config.stageUpdateDelayMs });
         if (call.cancelled) {
           scheduler.cancel(op.name);

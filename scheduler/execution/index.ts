@@ -9,8 +9,11 @@ export {
   type OperationListener,
   type SubmitRequest,
   type SynchronizeOutcome,
+  type ExecutionSnapshot,
+  type ExecutorDetails,
 } from './execution-scheduler.js';
 export { operationMessage } from './operation-message.js';
+export { OperationHistory, operationMetadataOf, NO_METADATA, type OperationMetadata, type RecordedOperation } from './operation-history.js';
 export { executionService, REQUEST_METADATA_KEY, invocationIdOf } from './execution-service.js';
 export { operationsService } from './operations-service.js';
 export { workerService } from './worker-service.js';

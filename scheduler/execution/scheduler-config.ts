@@ -34,6 +34,8 @@ export interface SchedulerConfig {
   readonly maxQueuedActionsPerPlatform: number;
   /** The RetryInfo delay sent with a full queue's RESOURCE_EXHAUSTED. */
   readonly queueFullRetryAfterMs: number;
+  /** Operations the web UI keeps for its pages of recent operations (oldest dropped first); 0 keeps none. */
+  readonly recentOperations: number;
   /** Matching rule per platform property name; others match exactly. */
   readonly platformRules: Readonly<Record<string, PropertyMatch>>;
 }
@@ -52,6 +54,7 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
   stageUpdateDelayMs: 100,
   maxQueuedActionsPerPlatform: 0,
   queueFullRetryAfterMs: 1000,
+  recentOperations: 1000,
   platformRules: {},
 };
 
@@ -69,6 +72,8 @@ const DURATION_KEYS = [
   'queueFullRetryAfterMs',
 ] as const;
 
+const COUNT_KEYS = ['maxRetries', 'maxQueuedActionsPerPlatform', 'recentOperations'] as const;
+
 /**
  * The `execution` section of the server's JSON config: any SchedulerConfig field (times in ms,
  * `maxRetries`, `platformRules` as {"name": "exact" | "minimum" | "ignore"}). Problems are reported
@@ -76,7 +81,7 @@ const DURATION_KEYS = [
  */
 export function parseSchedulerConfig(value: unknown, fail: ConfigFail): SchedulerConfig {
   if (value === undefined) return DEFAULT_SCHEDULER_CONFIG;
-  const obj = readObject(value, 'execution', [...DURATION_KEYS, 'maxRetries', 'maxQueuedActionsPerPlatform', 'platformRules'], fail);
+  const obj = readObject(value, 'execution', [...DURATION_KEYS, ...COUNT_KEYS, 'platformRules'], fail);
   const out: { -readonly [K in keyof SchedulerConfig]: SchedulerConfig[K] } = { ...DEFAULT_SCHEDULER_CONFIG };
   for (const [key, v] of Object.entries(obj)) {
     const field = fieldPath('execution', key);
@@ -85,7 +90,7 @@ export function parseSchedulerConfig(value: unknown, fail: ConfigFail): Schedule
       for (const [name, rule] of Object.entries(rules)) readOneOf(rule, fieldPath(field, name), ['exact', 'minimum', 'ignore'] as const, fail);
       out.platformRules = rules as Record<string, PropertyMatch>;
     } else {
-      out[key as (typeof DURATION_KEYS)[number] | 'maxRetries' | 'maxQueuedActionsPerPlatform'] = readNonNegativeInteger(v, field, fail);
+      out[key as (typeof DURATION_KEYS)[number] | (typeof COUNT_KEYS)[number]] = readNonNegativeInteger(v, field, fail);
     }
   }
   if (out.maxSynchronizeWaitMs >= out.heartbeatIntervalMs) fail('execution.maxSynchronizeWaitMs', 'must be below heartbeatIntervalMs');

@@ -21,6 +21,8 @@ export interface PortSecurity {
   reloadTokens(): Promise<boolean>;
   /** The service accounts' token endpoint, when configured. */
   readonly tokenEndpoint?: TokenEndpoint;
+  /** With auth on: the tokens and grants calls are checked against, which the web UI checks its requests against too. */
+  readonly auth?: { readonly tokens: BearerTokens; readonly grants: RoleGrants };
   close(): void;
 }
 
@@ -34,6 +36,7 @@ export async function openPortSecurity(config: SecurityConfig, log: ServerLog, c
   let tokens: BearerTokens | undefined;
   const interceptors: grpc.ServerInterceptor[] = [];
   let tokenEndpoint: TokenEndpoint | undefined;
+  let auth: PortSecurity['auth'];
   if (config.auth.kind === 'on') {
     const internal = clusterExecutorToken ? [{ sha256: tokenSha256(clusterExecutorToken), name: CLUSTER_EXECUTORS }] : [];
     const endpointConfig = config.auth.tokenEndpoint;
@@ -48,7 +51,8 @@ export async function openPortSecurity(config: SecurityConfig, log: ServerLog, c
     }
     const own = clusterExecutorToken ? [{ principal: `token:${CLUSTER_EXECUTORS}`, instance: EVERY_INSTANCE, role: 'worker' as const }] : [];
     const grants = [...config.auth.grants, ...own];
-    interceptors.push(authorizationInterceptor(tokens, new RoleGrants(grants)));
+    auth = { tokens, grants: new RoleGrants(grants) };
+    interceptors.push(authorizationInterceptor(tokens, auth.grants));
   }
   return {
     scheme: tls ? 'grpcs' : 'grpc',
@@ -57,6 +61,7 @@ export async function openPortSecurity(config: SecurityConfig, log: ServerLog, c
     reloadTls: async () => (tls ? tls.reload() : false),
     reloadTokens: async () => (tokens ? tokens.reload() : false),
     ...(tokenEndpoint ? { tokenEndpoint } : {}),
+    ...(auth ? { auth } : {}),
     close: () => {
       tls?.close();
       tokens?.close();

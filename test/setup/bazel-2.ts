@@ -16,10 +16,15 @@ export interface BazelRun {
  * HOME and TMPDIR) so that a test's runs share nothing with others and leave nothing behind.
  */
 export function runBazel2(root: string, args: readonly string[]): Promise<BazelRun> {
+  return runBazelIn(root, BAZEL_2, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args]);
+}
+
+/** `bazel ARGS` in `root/ws` with HOME and TMPDIR under `root` (and `env` besides); stdout and stderr interleaved. */
+export function runBazelIn(root: string, bazel: string, args: readonly string[], env: Record<string, string> = {}): Promise<BazelRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BAZEL_2, [`--output_user_root=${join(root, 'bazel-root')}`, '--batch', ...args], {
+    const child = spawn(bazel, args, {
       cwd: join(root, 'ws'),
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), TMPDIR: join(root, 'tmp') },
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: join(root, 'home'), TMPDIR: join(root, 'tmp'), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

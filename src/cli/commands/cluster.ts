@@ -284,6 +284,7 @@ export async function serveCluster(rest: string[], io: CliIO, options: CommandOp
       extraServices: (ctx) => execution.services(ctx),
       executionCapabilities: execution.capabilities,
       metrics,
+      scheduler: execution.scheduler,
       ...(ownToken ? { clusterExecutorToken: ownToken } : {}),
       started: async (server) => {
         if (parsed.executors === 0) return;

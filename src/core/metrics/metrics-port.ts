@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
 
 export interface MetricsPort {
@@ -8,15 +8,23 @@ export interface MetricsPort {
   close(): Promise<void>;
 }
 
+/** What else the port serves (the scheduler's web UI): every request for a path other than `/metrics`. */
+export type HttpPages = (request: IncomingMessage, response: ServerResponse) => void;
+
 /**
- * A plaintext HTTP port that serves `registry` in Prometheus' text format on `GET /metrics` (and
- * nothing else: 404 for other paths, 405 for other methods). Port 0 picks a free one. It says
- * nothing a client could not learn by using the cluster, so it needs no credentials; keep it off
- * public networks all the same (the Kubernetes manifests expose it only to the scraper).
+ * A plaintext HTTP port that serves `registry` in Prometheus' text format on `GET /metrics`, and
+ * `pages` on every other path (without them: 404 for other paths, 405 for other methods). Port 0
+ * picks a free one. `/metrics` says nothing a client could not learn by using the cluster, so it
+ * needs no credentials (`pages` check their own); keep the port off public networks all the same
+ * (the Kubernetes manifests expose it only to the scraper).
  */
-export async function openMetricsPort(host: string, port: number, registry: Registry): Promise<MetricsPort> {
+export async function openMetricsPort(host: string, port: number, registry: Registry, pages?: HttpPages): Promise<MetricsPort> {
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '').split('?')[0];
+    if (path !== '/metrics' && pages) {
+      pages(request, response);
+      return;
+    }
     if (path !== '/metrics') {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found: metrics are at /metrics\n');
       return;
