@@ -29,6 +29,7 @@ import { ToolchainResolver } from './toolchain-context.js';
 import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, siblingLabel, sourceExecPath, targetNameOf } from './target-paths.js';
 import { constraintValueOf } from './platform-declarations.js';
 import { isVisible } from './visibility.js';
+import { AspectAnalyzer, type AspectMemo } from '../aspects/aspect-analyzer.js';
 
 export interface AnalyzerOptions {
   readonly configurations: ConfigurationPair;
@@ -63,7 +64,7 @@ export interface AnalyzerHooks {
 }
 
 /** A source of configured targets that has the analyzer compute one only when it must. */
-export interface ConfiguredTargetMemo {
+export interface ConfiguredTargetMemo extends Partial<AspectMemo> {
   attach(analyzer: AnalyzerHooks): void;
   configured(label: string, config: BuildConfiguration): ConfiguredTarget;
   /** The configured target being computed read something that changes every build (the workspace status): never reuse it. */
@@ -122,6 +123,8 @@ export class Analyzer {
   private status: WorkspaceStatus | undefined;
   private computedCount = 0;
   private readonly toolchainResolver: ToolchainResolver;
+  /** Aspects applied through attributes (`attr.label(aspects = ...)`) and from the command line. */
+  readonly aspects: AspectAnalyzer;
 
   constructor(
     private readonly graph: TargetGraph,
@@ -132,6 +135,16 @@ export class Analyzer {
       info: (message) => options.info?.(message),
     });
     options.memo?.attach({ compute: (label, config) => this.compute(label, config), adopt: (ct) => this.adopt(ct) });
+    const memo = options.memo;
+    this.aspects = new AspectAnalyzer({
+      graph,
+      analyze: (label, config) => this.analyze(label, config),
+      contextFor: (target, config) => this.contextFor(target, config),
+      resolveToolchains: (target, config, requests) => this.toolchainResolver.resolve(target, config, this.hostPlatformOf(config), requests, []),
+      workspaceName: options.workspaceName ?? '__main__',
+      debug: (message, where) => options.debug?.(message, where),
+      ...(memo?.aspectValue ? { memo: { aspectValue: (id, compute) => memo.aspectValue!(id, compute) } } : {}),
+    });
   }
 
   /** Analyses a target named on the command line: an incompatible one is an error. */
@@ -225,7 +238,7 @@ export class Analyzer {
 
   /** Every action registered by the targets analysed so far. */
   actions(): ConfiguredTarget['actions'] {
-    return [...this.completed.flatMap((ct) => ct.actions), ...(this.status?.actions ?? [])];
+    return [...this.completed.flatMap((ct) => ct.actions), ...this.aspects.actions(), ...(this.status?.actions ?? [])];
   }
 
   private analyzeTarget(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
@@ -459,6 +472,7 @@ export class Analyzer {
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),
       toolchainContext: () => (toolchainContext ??= this.resolveToolchains(target, config, ctx)),
+      applyAspects: (deps, aspects) => this.aspects.applyToDependencies(deps, aspects, ctx),
       execGroupNames: [...execGroups.keys()],
       execGroupContext: (name) => {
         const group = execGroups.get(name);

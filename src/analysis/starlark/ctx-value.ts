@@ -40,7 +40,7 @@ import { defaultInfoOf, executableOf, TargetValue } from './target-value.js';
 import type { WorkspaceStatus } from './workspace-status.js';
 
 /** Label attributes every rule has that name no dependency of the implementation. */
-const NON_DEPENDENCY_ATTRIBUTES = new Set([
+export const NON_DEPENDENCY_ATTRIBUTES: ReadonlySet<string> = new Set([
   'visibility',
   'compatible_with',
   'restricted_to',
@@ -53,7 +53,8 @@ const NON_DEPENDENCY_ATTRIBUTES = new Set([
 
 /** What the implementation of one Starlark rule target sees besides its analysis context. */
 interface StarlarkRuleEnvironment {
-  readonly rule: StarlarkRuleFunction;
+  /** The rule (absent for an aspect's ctx, which has a rule class of the aspect's attributes). */
+  readonly rule?: StarlarkRuleFunction;
   readonly ruleClass: RuleClass;
   readonly registry: ActionRegistry;
   /** The main repository's name (`__main__` unless the WORKSPACE names it). */
@@ -336,7 +337,8 @@ export class CtxValue extends StarObject {
   private analyzeDeps(spec: AttributeSpec): ConfiguredTarget[] {
     const options = spec.starlark!;
     const rc = this.rc;
-    const targets = rc.deps(spec.name, { exec: options.cfg === 'exec', fallback: spec.defaultValue });
+    const direct = rc.deps(spec.name, { exec: options.cfg === 'exec', fallback: spec.defaultValue });
+    const targets = options.aspects && rc.applyAspects ? rc.applyAspects(direct, options.aspects) : direct;
     if (!options.allowEmpty && targets.length === 0 && spec.type !== 'label') throw rc.error(spec.name, 'attribute must be non empty');
     const files: FileEntry[] = [];
     const allowed = options.allowFiles;
