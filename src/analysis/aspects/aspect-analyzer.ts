@@ -104,9 +104,13 @@ export class AspectAnalyzer {
   applyToDependencies(deps: readonly ConfiguredTarget[], aspects: readonly StarlarkAspect[], requester: RuleContext): ConfiguredTarget[] {
     const ruleClass = this.ruleClassOf(requester.target);
     const path = aspects.map((a) =>
-      describeAspect(a, (name) => {
-        const spec = ruleClass?.attributes.get(name);
-        return spec ? requester.attr<unknown>(name, spec.defaultValue) : undefined;
+      describeAspect(a, {
+        label: requester.target.label,
+        location: requester.target.location,
+        valueOf: (name) => {
+          const spec = ruleClass?.attributes.get(name);
+          return spec ? requester.attr<unknown>(name, spec.defaultValue) : undefined;
+        },
       }),
     );
     return deps.map((dep) => this.view(dep, path, requester.target.location));

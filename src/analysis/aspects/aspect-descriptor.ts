@@ -1,4 +1,4 @@
-import { KilnError } from '../../core/index.js';
+import { KilnError, type Position } from '../../core/index.js';
 import type { ProviderRef, StarlarkAspect } from '../../loading/index.js';
 
 /** A parameter value of an aspect: its public attributes are bool, int or string. */
@@ -17,18 +17,36 @@ export interface AspectDescriptor {
   readonly id: string;
 }
 
-/** The descriptor of `aspect` with parameters taken from `valueOf` (the requesting rule's attribute of that name). */
-export function describeAspect(aspect: StarlarkAspect, valueOf: (name: string) => unknown = () => undefined): AspectDescriptor {
+/** Who asks for an aspect with parameters: the rule target whose attributes give their values. */
+export interface AspectRequester {
+  readonly label: string;
+  readonly location: Position;
+  /** The value of the rule's attribute of that name, when it has one. */
+  valueOf(name: string): unknown;
+}
+
+/** Bazel's list of allowed values: `'a', 'b' or 'c'`. */
+function allowedList(values: readonly (string | number)[]): string {
+  const quoted = values.map((v) => `'${v}'`);
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)!}`;
+}
+
+/**
+ * The descriptor of `aspect` with parameters taken from the requesting rule's attributes of the
+ * same names (else the aspect's defaults); a value outside the parameter's `values` is Bazel's error.
+ */
+export function describeAspect(aspect: StarlarkAspect, requester?: AspectRequester): AspectDescriptor {
   const key = aspect.key;
-  if (key === undefined) throw new KilnError('Aspects should be top-level values in extension files that define them.');
+  if (key === undefined) throw new KilnError('Aspects should be top-level values in extension files that define them.', requester?.location);
   const parameters: [string, AspectParameter][] = [];
   for (const spec of aspect.attributes) {
     if (spec.name.startsWith('_')) continue;
-    const given = valueOf(spec.name);
+    const given = requester?.valueOf(spec.name);
     const value = typeof given === 'string' || typeof given === 'number' || typeof given === 'boolean' ? given : (spec.defaultValue as AspectParameter);
     if (spec.allowedValues && !spec.allowedValues.includes(value as string | number)) {
       throw new KilnError(
-        `${key}: invalid value in '${spec.name}' attribute: has to be one of ${spec.allowedValues.map((v) => `'${v}'`).join(', ')} instead of '${String(value)}'`,
+        `${requester?.label ?? key}: invalid value in '${spec.name}' attribute: has to be one of ${allowedList(spec.allowedValues)} instead of '${String(value)}'`,
+        requester?.location,
       );
     }
     parameters.push([spec.name, value]);
