@@ -58,6 +58,7 @@ const DEFAULT_PRINTER_OPTIONS: PrinterOptions = { showResult: 1, symlinkPrefix: 
 
 /** Bazel's `Target //pkg:x up-to-date:` block of a successful build, with paths through the convenience symlinks. */
 function targetLines(report: ClosingReport, options: PrinterOptions): string {
+  if (report.aspects) return aspectLines(report, report.aspects, options);
   if (!report.success || report.targets.length > options.showResult) return '';
   let text = '';
   for (const t of report.targets) {
@@ -67,6 +68,21 @@ function targetLines(report: ClosingReport, options: PrinterOptions): string {
     }
     text += `Target ${t.label} up-to-date:\n`;
     for (const f of t.files) text += `  ${displayPath(f, report.outputDirectories, options.symlinkPrefix)}\n`;
+  }
+  return text;
+}
+
+/** With `--aspects` Bazel shows the aspects instead of the targets: `Aspect //x.bzl%a of //pkg:t up-to-date:`. */
+function aspectLines(report: ClosingReport, aspects: NonNullable<ClosingReport['aspects']>, options: PrinterOptions): string {
+  if (!report.success || aspects.length > options.showResult) return '';
+  let text = '';
+  for (const a of aspects) {
+    if (a.files.length === 0) {
+      text += `Aspect ${a.aspect} of ${a.target} up-to-date (nothing to build)\n`;
+      continue;
+    }
+    text += `Aspect ${a.aspect} of ${a.target} up-to-date:\n`;
+    for (const f of a.files) text += `  ${displayPath(f, report.outputDirectories, options.symlinkPrefix)}\n`;
   }
   return text;
 }
