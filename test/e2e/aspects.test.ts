@@ -62,7 +62,7 @@ top(name = "t", deps = [":b"])
 const ASPECT = '--aspects=//pkg:defs.bzl%count_aspect';
 
 describe('kiln build with aspects', () => {
-  it('--aspects with --output_groups builds the aspect\'s outputs and prints them as Bazel does', async () => {
+  it("--aspects with --output_groups builds the aspect's outputs and prints them as Bazel does", async () => {
     const ws = new E2eWorkspace(FILES);
     const run = await ws.kiln(['build', LOCAL, ASPECT, '--output_groups=counts', '//pkg:b']);
     expect(run.code, run.stderr).toBe(0);
@@ -77,11 +77,12 @@ describe('kiln build with aspects', () => {
     expect(bare.stderr).toContain('Aspect //pkg:defs.bzl%count_aspect of //pkg:b up-to-date (nothing to build)\n');
   });
 
-  it('edits reach aspect applications: the aspect\'s .bzl, its implicit input, the graph below', async () => {
+  it("edits reach aspect applications: the aspect's .bzl, its implicit input, the graph below", async () => {
     const ws = new E2eWorkspace(FILES);
     expect((await ws.kiln(['build', LOCAL, '//pkg:t'])).code).toBe(0);
     expect(ws.read('kiln-bin/pkg/t.txt')).toBe('total 2\n');
-    ws.write({ 'pkg/BUILD': `${FILES['pkg/BUILD']}lib(name = "c", deps = [":b"])\ntop(name = "t2", deps = [":c"])\n`.replace('lib(name = "b", deps = [":a"])', 'lib(name = "b", deps = [":a", ":z"])\nlib(name = "z")') });
+    // A rule added below //pkg:b: the application on b sees it.
+    ws.write({ 'pkg/BUILD': FILES['pkg/BUILD']!.replace('lib(name = "b", deps = [":a"])', 'lib(name = "b", deps = [":a", ":z"])\nlib(name = "z")') });
     const grown = await ws.kiln(['build', LOCAL, '//pkg:t']);
     expect(grown.code, grown.stderr).toBe(0);
     expect(ws.read('kiln-bin/pkg/t.txt')).toBe('total 3\n');

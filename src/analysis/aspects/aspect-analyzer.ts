@@ -230,7 +230,12 @@ export class AspectAnalyzer {
       registry,
       workspaceName: this.host.workspaceName,
     });
-    const ctx = new AspectCtxValue(inner, rule, path.map((d) => d.key), `${descriptor.key} on ${target.label}`);
+    const ctx = new AspectCtxValue(
+      inner,
+      rule,
+      path.map((d) => d.key),
+      `${descriptor.key} on ${target.label}`,
+    );
     const thread = new Thread(`analysis of ${descriptor.key} on ${target.label}`, {
       print: (t, msg) => {
         const at = t.callSyntax(0)?.pos;
@@ -248,7 +253,10 @@ export class AspectAnalyzer {
     const providers = providersOf(returned, fail);
     for (const promised of aspect.provides) {
       if (!providers.has(promised.key)) {
-        throw new KilnError(`Aspect '${descriptor.key}', applied to '${target.label}', does not provide advertised provider '${promised.name}'`, target.location);
+        throw new KilnError(
+          `Aspect '${descriptor.key}', applied to '${target.label}', does not provide advertised provider '${promised.name}'`,
+          target.location,
+        );
       }
     }
     const problem = registry.check(config.id);
@@ -287,7 +295,8 @@ export class AspectAnalyzer {
       attr: <T>(name: string, fallback: T) => (parameters.has(name) ? (parameters.get(name) as T) : fallback),
       deps: (attribute, options = {}) => {
         const value = options.fallback;
-        const labels = typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).map((v) => (Array.isArray(v) ? v[0] : v) as string) : [];
+        const labels =
+          typeof value === 'string' ? [value] : Array.isArray(value) ? (value as unknown[]).map((v) => (Array.isArray(v) ? v[0] : v) as string) : [];
         const depConfig = options.exec ? rc.execConfig : config;
         return labels.map((label) => {
           if (!this.host.graph.target(label)) throw fail(`in ${attribute} attribute: no such target '${label}'`);

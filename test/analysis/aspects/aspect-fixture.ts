@@ -35,7 +35,9 @@ export function errorOf(fn: () => unknown): string {
 }
 
 /** The content of every file a `ctx.actions.write` action of `actions` writes, by exec path suffix. */
-export function writtenContents(actions: readonly { readonly mnemonic: string; readonly outputs: readonly { readonly execPath: string }[] }[]): Map<string, string> {
+export function writtenContents(
+  actions: readonly { readonly mnemonic: string; readonly outputs: readonly { readonly execPath: string }[] }[],
+): Map<string, string> {
   const out = new Map<string, string>();
   for (const a of actions) {
     const work = (a as { inProcess?: { content?: string } }).inProcess;

@@ -181,7 +181,9 @@ describe('aspect() checks its arguments as Bazel does', () => {
   });
 
   it('parameters are bool, int or string; implicit label attributes need a default', () => {
-    expect(bzlError('a = aspect(_impl, attrs = {"dep": attr.label()})')).toContain("Aspect parameter attribute 'dep' must have type 'bool', 'int' or 'string'.");
+    expect(bzlError('a = aspect(_impl, attrs = {"dep": attr.label()})')).toContain(
+      "Aspect parameter attribute 'dep' must have type 'bool', 'int' or 'string'.",
+    );
     expect(bzlError('a = aspect(_impl, attrs = {"_dep": attr.label()})')).toContain("Aspect attribute '_dep' has no default value.");
     expect(bzlError('a = aspect(_impl, attrs = {"p": attr.string(values = ["x"], default = "y")})')).toContain(
       "Aspect parameter attribute 'p' has a bad default value",
