@@ -198,3 +198,42 @@ describe('aspect() checks its arguments as Bazel does', () => {
     expect(bzlError('a = attr.label_list(aspects = [1])')).toContain('attr.label_list: for parameter aspects: got element of type int, want Aspect');
   });
 });
+
+describe('the merged dependency, as Bazel 4.2.3 answers on the same files', () => {
+  const MERGE = {
+    'more/defs.bzl': `
+NeedInfo = provider()
+
+def _di(target, ctx):
+    return [DefaultInfo()]
+
+di = aspect(implementation = _di)
+
+def _give(target, ctx):
+    return [NeedInfo()]
+
+give = aspect(implementation = _give)
+
+def _r(ctx):
+    return []
+
+r = rule(implementation = _r, attrs = {"deps": attr.label_list()})
+uses_di = rule(implementation = _r, attrs = {"deps": attr.label_list(aspects = [di])})
+needs = rule(implementation = _r, attrs = {"deps": attr.label_list(aspects = [give], providers = [NeedInfo])})
+`,
+    'more/BUILD': `
+load(":defs.bzl", "needs", "r", "uses_di")
+r(name = "x")
+uses_di(name = "d", deps = [":x"])
+needs(name = "n", deps = [":x"])
+`,
+  };
+
+  it('every target has a DefaultInfo: an aspect returning one gives it twice', () => {
+    expect(errorOf(() => analyzerFor(MERGE).analyzer.analyzeTopLevel('//more:d'))).toBe('Provider DefaultInfo provided twice');
+  });
+
+  it("an attribute's providers are checked with the aspects' providers merged in", () => {
+    expect(analyzerFor(MERGE).analyzer.analyzeTopLevel('//more:n').label).toBe('//more:n');
+  });
+});
