@@ -432,17 +432,17 @@ function execGroupsOf(v: Value | undefined, context: PackageContext | undefined)
 }
 
 /** A `rule()` parameter that lists labels (strings relative to the .bzl's package, Labels, toolchain types). */
-export function labelSequence(v: Value | undefined, param: string, context: PackageContext | undefined): (string | ToolchainRequest)[] {
+export function labelSequence(v: Value | undefined, param: string, context: PackageContext | undefined, fn = 'rule'): (string | ToolchainRequest)[] {
   if (v === undefined || v === None) return [];
-  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`rule: for parameter ${param}: got ${typeName(v)}, want sequence`);
+  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want sequence`);
   return v.elems.map((e) => {
     if (e instanceof ToolchainTypeRequirement) return { type: e.toolchainType.toString(), mandatory: e.mandatory };
     if (e instanceof StarLabel) return e.label.toString();
-    if (typeof e !== 'string') throw new StarlarkError(`rule: for parameter ${param}: got ${typeName(e)} element, want string or Label`);
+    if (typeof e !== 'string') throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(e)} element, want string or Label`);
     try {
       return Label.parse(e, context).toString();
     } catch (err) {
-      throw new StarlarkError(`rule: for parameter ${param}: ${(err as Error).message}`, { cause: err });
+      throw new StarlarkError(`${fn}: for parameter ${param}: ${(err as Error).message}`, { cause: err });
     }
   });
 }

@@ -157,7 +157,7 @@ export function aspectBuiltin(context: PackageContext): Builtin {
       requiredProviders: required,
       requiredAspectProviders: providerSets('aspect', arg('required_aspect_providers'), 'required_aspect_providers') ?? [],
       provides: providers,
-      toolchains: labelSequence(arg('toolchains'), 'toolchains', context).map((t) => (typeof t === 'string' ? { type: t, mandatory: true } : t)),
+      toolchains: labelSequence(arg('toolchains'), 'toolchains', context, 'aspect').map((t) => (typeof t === 'string' ? { type: t, mandatory: true } : t)),
       fragments: stringSequence('aspect', 'fragments', arg('fragments')),
       applyToGeneratingRules: applyToGeneratingRules === true,
     });
