@@ -288,11 +288,14 @@ export class AspectAnalyzer {
     fail: (message: string) => KilnError,
   ): RuleContext {
     const parameters = new Map<string, unknown>(descriptor.parameters);
+    const own = new Set(descriptor.aspect.attributes.map((a) => a.name));
     let toolchains: ToolchainContext | undefined;
     const toolchainContext = () => (toolchains ??= this.host.resolveToolchains(target, config, descriptor.aspect.definition.toolchains));
     return {
       ...rc,
-      attr: <T>(name: string, fallback: T) => (parameters.has(name) ? (parameters.get(name) as T) : fallback),
+      // The aspect's attributes are its own; the target's (features, exec_properties) stay the target's.
+      attr: <T>(name: string, fallback: T, configurable?: boolean) =>
+        parameters.has(name) ? (parameters.get(name) as T) : own.has(name) ? fallback : rc.attr(name, fallback, configurable),
       deps: (attribute, options = {}) => {
         const value = options.fallback;
         const labels =

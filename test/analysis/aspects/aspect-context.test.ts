@@ -22,6 +22,7 @@ def _lint_impl(target, ctx):
     lines = [ctx.rule.kind + " " + target.label.name + " " + ",".join([f.short_path for f in ctx.rule.files.srcs])]
     for t in getattr(ctx.rule.attr, "tools", []):
         lines.append("tool " + t.label.name + " " + t[DefaultInfo].files.to_list()[0].path)
+    lines.append("features " + ",".join(ctx.features))
     return [LintInfo(lines = lines), OutputGroupInfo(lint = depset([out]))]
 
 lint = aspect(implementation = _lint_impl, toolchains = ["//rules:lint_type"], attr_aspects = ["srcs"])
@@ -49,7 +50,7 @@ toolchain(name = "lint", toolchain_type = "//rules:lint_type", toolchain = ":imp
   'a/BUILD': `
 load("//rules:defs.bzl", "show_gen", "show_lint", "show_plain")
 sh_binary(name = "tool", srcs = ["tool.sh"])
-genrule(name = "g", srcs = ["in.txt"], outs = ["g.out"], tools = [":tool"], cmd = "$(location :tool) > $@")
+genrule(name = "g", features = ["f1", "-f2"], srcs = ["in.txt"], outs = ["g.out"], tools = [":tool"], cmd = "$(location :tool) > $@")
 show_lint(name = "s", deps = [":g"])
 show_gen(name = "gen", deps = [":g.out", "in.txt"])
 show_plain(name = "plain", deps = [":g.out"])
@@ -62,7 +63,8 @@ describe("an aspect's ctx", () => {
   it("has the toolchains of the aspect's own `toolchains`, and a native rule's attributes under ctx.rule (tools in exec)", () => {
     const { analyzer, printed } = analyzerFor(FILES);
     analyzer.analyzeTopLevel('//a:s');
-    expect(printed).toEqual(['["genrule g a/in.txt", "tool tool bazel-out/k8-opt-exec/bin/a/tool"]']);
+    // ctx.features are the target's (Bazel 4.2.3: "features f1").
+    expect(printed).toEqual(['["genrule g a/in.txt", "tool tool bazel-out/k8-opt-exec/bin/a/tool", "features f1"]']);
     expect(writtenContents(analyzer.actions()).get('a/g.lint')).toBe('lint-9 genrule');
   });
 
