@@ -318,7 +318,15 @@ function loadAndAnalyze(
       }
     }
   }
-  events(analyzedEvent(configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount, request.testSettings ? tests.length : undefined));
+  events(
+    analyzedEvent(
+      configured.length,
+      ctx.loader.packagesLoaded,
+      analyzer.configuredCount,
+      request.testSettings ? tests.length : undefined,
+      analyzer.aspects.configuredCount,
+    ),
+  );
   const testActions = tests.flatMap((t) => [t.runfilesAction, ...t.runs.map((r) => r.action)]);
   // `kiln run` starts its program beside a runfiles tree, as `bazel run` does.
   const workspaceName = ctx.workspace.name || '__main__';
@@ -369,8 +377,15 @@ function runfilesTreeToRun(ct: ConfiguredTarget, workspaceName: string): Runfile
 }
 
 /** The `analyzed` event; a reused build graph loaded and configured nothing. */
-export function analyzedEvent(targets: number, packagesLoaded: number, targetsConfigured: number, tests?: number): BuildEvent {
-  return { kind: 'analyzed', targets, packagesLoaded, targetsConfigured, ...(tests === undefined ? {} : { tests }) };
+export function analyzedEvent(targets: number, packagesLoaded: number, targetsConfigured: number, tests?: number, aspectsConfigured = 0): BuildEvent {
+  return {
+    kind: 'analyzed',
+    targets,
+    packagesLoaded,
+    targetsConfigured,
+    ...(aspectsConfigured > 0 ? { aspectsConfigured } : {}),
+    ...(tests === undefined ? {} : { tests }),
+  };
 }
 
 interface RequestedTarget {

@@ -23,6 +23,8 @@ export type BuildEvent =
       readonly targets: number;
       readonly packagesLoaded: number;
       readonly targetsConfigured: number;
+      /** Aspect applications analysed in this run (present-day Bazel: `N targets and M aspects configured`). */
+      readonly aspectsConfigured?: number;
       readonly tests?: number;
     }
   /** Another Kiln command holds the output base; this one waits. */

@@ -21,7 +21,8 @@ export function formatBuildEvent(event: BuildEvent): string {
     case 'no-patterns':
       return `WARNING: Usage: kiln ${event.command} <options> <targets>.\nInvoke \`kiln help ${event.command}\` for full description of usage and options.\n`;
     case 'analyzed': {
-      const counts = `${plural(event.packagesLoaded, 'package')} loaded, ${plural(event.targetsConfigured, 'target')} configured`;
+      const aspects = event.aspectsConfigured ? ` and ${plural(event.aspectsConfigured, 'aspect')}` : '';
+      const counts = `${plural(event.packagesLoaded, 'package')} loaded, ${plural(event.targetsConfigured, 'target')}${aspects} configured`;
       return `INFO: Analyzed ${plural(event.targets, 'target')} (${counts}).\nINFO: Found ${foundTargets(event.targets, event.tests)}...\n`;
     }
     case 'waiting-for-lock':

@@ -92,6 +92,11 @@ export class AspectAnalyzer {
 
   constructor(private readonly host: AspectHost) {}
 
+  /** How many applications were analysed in this run: Bazel's "M aspects configured". */
+  get configuredCount(): number {
+    return this.computed.length;
+  }
+
   /** The actions of every aspect applied so far. */
   actions(): Action[] {
     return this.computed.flatMap((v) => v.actions);
