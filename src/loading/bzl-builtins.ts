@@ -119,8 +119,10 @@ function allowFilesOf(fn: string, param: string, v: Value | undefined): true | r
 function aspectsParameter(fn: string, v: Value | undefined): { aspects?: readonly StarlarkAspect[] } {
   if (v === undefined || v === None) return {};
   if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter aspects: got ${typeName(v)}, want list`);
-  for (const e of v.elems) {
+  for (const [i, e] of v.elems.entries()) {
     if (!(e instanceof StarlarkAspect)) throw new StarlarkError(`${fn}: for parameter aspects: got element of type ${typeName(e)}, want Aspect`);
+    // Kiln names a global once its file is evaluated: an aspect of this same file has no key yet.
+    if (v.elems.indexOf(e) !== i) throw new StarlarkError(e.key === undefined ? 'aspect added more than once' : `aspect ${e.key} added more than once`);
   }
   return v.elems.length === 0 ? {} : { aspects: v.elems as StarlarkAspect[] };
 }

@@ -196,6 +196,13 @@ describe('aspect() checks its arguments as Bazel does', () => {
       'An aspect cannot simultaneously have required providers and apply to generating rules.',
     );
     expect(bzlError('a = attr.label_list(aspects = [1])')).toContain('attr.label_list: for parameter aspects: got element of type int, want Aspect');
+    // Bazel 4.2.3: "Error in label_list: aspect //more:defs.bzl%give added more than once"
+    const { graph } = analyzerFor({
+      'bad/BUILD': '',
+      'bad/a.bzl': 'def _impl(target, ctx):\n    return []\n\na = aspect(_impl)\n',
+      'bad/defs.bzl': 'load(":a.bzl", "a")\n\nb = attr.label_list(aspects = [a, a])\n',
+    });
+    expect(errorOf(() => graph.bzlModule('//bad:defs.bzl'))).toContain('aspect //bad:a.bzl%a added more than once');
   });
 });
 
