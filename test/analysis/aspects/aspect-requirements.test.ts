@@ -138,6 +138,13 @@ describe('which targets an aspect applies to, and what it sees', () => {
     expect(printedBy('//req:s')).toEqual(['y ["y", "x"]', 'p None']);
   });
 
+  it('from the command line too: present-day Bazel (--incompatible_top_level_aspects_require_providers, on by default) skips a top-level target that does not advertise them', () => {
+    const { analyzer, aspect } = analyzerFor(FILES);
+    const need = aspect('//req:defs.bzl%need_a');
+    expect(analyzer.aspects.applyTopLevel([need], analyzer.analyzeTopLevel('//req:p'))[0]!.value).toBeUndefined();
+    expect(analyzer.aspects.applyTopLevel([need], analyzer.analyzeTopLevel('//req:y'))[0]!.value!.providers.size).toBe(1);
+  });
+
   it('required_aspect_providers: an aspect sees an earlier one that provides them, on the same target', () => {
     expect(printedBy('//req:c')).toEqual(['y True with_a ["//req:defs.bzl%first", "//req:defs.bzl%second"]']);
     // Without required_aspect_providers it does not.
