@@ -1,4 +1,4 @@
-import { Builtin, None, StarCallable, StarList, StarObject, StarTuple, StarlarkError, typeName, unpackArgs, type Value } from '../starlark/index.js';
+import { Builtin, None, StarCallable, StarDict, StarList, StarObject, StarTuple, StarlarkError, typeName, unpackArgs, type Value } from '../starlark/index.js';
 import { BzlExport } from './bzl-export.js';
 import { optionalDoc, stringSequence } from './bzl-params.js';
 import type { PackageContext } from './label.js';
@@ -95,6 +95,9 @@ const ASPECT_PARAMS = [
   'subrules?',
 ];
 
+/** Parameters Kiln accepts only empty: honouring them would change what is applied where (never ignored). */
+const UNSUPPORTED_PARAMS = ['requires', 'propagation_predicate', 'toolchains_aspects', 'exec_compatible_with', 'exec_groups', 'subrules'];
+
 /** Parameter attributes (public ones) take their value from the requesting rule: only these types can. */
 const PARAMETER_TYPES = new Set(['bool', 'int', 'string']);
 
@@ -133,6 +136,15 @@ export function aspectBuiltin(context: PackageContext): Builtin {
     const implementation = arg('implementation')!;
     if (!(implementation instanceof StarCallable))
       throw new StarlarkError(`aspect: for parameter implementation: got ${typeName(implementation)}, want function`);
+    for (const p of UNSUPPORTED_PARAMS) {
+      const v = arg(p);
+      const empty =
+        v === undefined ||
+        v === None ||
+        ((v instanceof StarList || v instanceof StarTuple) && v.elems.length === 0) ||
+        (v instanceof StarDict && v.len() === 0);
+      if (!empty) throw new StarlarkError(`aspect(${p} = ...) is not supported by Kiln`);
+    }
     const provides = arg('provides');
     const providers = (provides instanceof StarList || provides instanceof StarTuple ? provides.elems : []).map((p) => {
       if (!(p instanceof Provider)) {

@@ -197,6 +197,16 @@ describe('aspect() checks its arguments as Bazel does', () => {
     );
   });
 
+  it('parameters Kiln does not honour yet fail when given, never ignored', () => {
+    expect(bzlError('b = aspect(_impl)\na = aspect(_impl, requires = [b])')).toContain('aspect(requires = ...) is not supported by Kiln');
+    expect(bzlError('a = aspect(_impl, exec_compatible_with = ["//x:y"])')).toContain('aspect(exec_compatible_with = ...) is not supported by Kiln');
+    const { graph } = analyzerFor({
+      'ok/BUILD': '',
+      'ok/defs.bzl': 'def _impl(target, ctx):\n    return []\n\na = aspect(_impl, requires = [], exec_groups = {})\n',
+    });
+    expect(graph.bzlModule('//ok:defs.bzl').globals.has('a')).toBe(true);
+  });
+
   it('provides holds providers; apply_to_generating_rules excludes required_providers; aspects = [...] holds aspects', () => {
     expect(bzlError('a = aspect(_impl, provides = ["x"])')).toContain("Illegal argument: element in 'provides' is of unexpected type.");
     expect(bzlError('P = provider()\na = aspect(_impl, required_providers = [P], apply_to_generating_rules = True)')).toContain(
