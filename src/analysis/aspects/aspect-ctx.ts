@@ -2,35 +2,8 @@ import { StarList, StarObject, type Value } from '../../starlark/index.js';
 import type { CtxValue } from '../starlark/ctx-value.js';
 import type { RuleView } from './rule-view.js';
 
-/** What `dir(ctx)` lists for an aspect: a rule's ctx without `outputs`, with `rule` and `aspect_ids`. */
-const ASPECT_CTX_MEMBERS = [
-  'actions',
-  'aspect_ids',
-  'attr',
-  'bin_dir',
-  'build_file_path',
-  'configuration',
-  'coverage_instrumented',
-  'disabled_features',
-  'exec_groups',
-  'executable',
-  'expand_location',
-  'expand_make_variables',
-  'features',
-  'file',
-  'files',
-  'fragments',
-  'genfiles_dir',
-  'info_file',
-  'label',
-  'rule',
-  'runfiles',
-  'target_platform_has_constraint',
-  'toolchains',
-  'var',
-  'version_file',
-  'workspace_name',
-];
+/** What a rule's ctx has that an aspect's has not. */
+const NOT_IN_ASPECT_CTX = new Set(['outputs', 'build_setting_value']);
 
 /**
  * The `ctx` of an aspect implementation: the aspect's own attributes (`ctx.attr`, `ctx.file`...),
@@ -61,16 +34,13 @@ export class AspectCtxValue extends StarObject {
         return this.rule;
       case 'aspect_ids':
         return this.ids;
-      case 'outputs':
-      case 'build_setting_value':
-        return undefined;
       default:
-        return this.inner.attr(name);
+        return NOT_IN_ASPECT_CTX.has(name) ? undefined : this.inner.attr(name);
     }
   }
 
   override attrNames(): string[] {
-    return [...ASPECT_CTX_MEMBERS];
+    return [...this.inner.attrNames().filter((n) => !NOT_IN_ASPECT_CTX.has(n)), 'aspect_ids', 'rule'].sort();
   }
 
   repr(): string {

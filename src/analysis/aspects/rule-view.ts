@@ -1,8 +1,8 @@
 import { Label, StarLabel, type AttributeSpec, type RuleClass } from '../../loading/index.js';
-import { None, StarDict, StarList, StarObject, StarStruct, repr, type ReprPath, type Value } from '../../starlark/index.js';
+import { None, StarDict, StarList, StarObject, StarStruct, type Value } from '../../starlark/index.js';
 import type { ConfiguredTarget, RuleAnalysisTarget } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
-import { NON_DEPENDENCY_ATTRIBUTES } from '../starlark/ctx-value.js';
+import { AttrsValue, NON_DEPENDENCY_ATTRIBUTES } from '../starlark/ctx-value.js';
 import { fileValueOf } from '../starlark/file-value.js';
 import { executableOf, TargetValue } from '../starlark/target-value.js';
 
@@ -137,7 +137,7 @@ export class RuleView extends StarObject {
     let v: Value | undefined;
     switch (name) {
       case 'attr':
-        v = new LazyStruct([...this.ruleClass.attributes.keys()].sort(), (n) => this.attributeValue(n));
+        v = new AttrsValue([...this.ruleClass.attributes.keys()].sort(), (n) => this.attributeValue(n));
         break;
       case 'kind':
         return this.target.ruleClass;
@@ -159,27 +159,5 @@ export class RuleView extends StarObject {
 
   repr(): string {
     return `<rule context for ${this.target.label}>`;
-  }
-}
-
-/** A struct whose fields are computed when first read (an implementation pays only for what it reads). */
-class LazyStruct extends StarObject {
-  constructor(
-    private readonly names: readonly string[],
-    private readonly fieldOf: (name: string) => Value | undefined,
-  ) {
-    super();
-  }
-  get type(): string {
-    return 'struct';
-  }
-  override attr(name: string): Value | undefined {
-    return this.fieldOf(name);
-  }
-  override attrNames(): string[] {
-    return [...this.names];
-  }
-  repr(path: ReprPath): string {
-    return `struct(${this.names.map((n) => `${n} = ${repr(this.fieldOf(n)!, path)}`).join(', ')})`;
   }
 }

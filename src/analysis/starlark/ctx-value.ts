@@ -603,7 +603,7 @@ class OutputsValue extends StarObject {
  * `ctx.attr`: a struct whose fields are resolved when first read (dependencies were analysed
  * already), so an implementation pays only for the attributes it uses.
  */
-class AttrsValue extends StarObject {
+export class AttrsValue extends StarObject {
   constructor(
     private readonly names: readonly string[],
     private readonly fieldOf: (name: string) => Value | undefined,

@@ -23,6 +23,8 @@ def _lint_impl(target, ctx):
     for t in getattr(ctx.rule.attr, "tools", []):
         lines.append("tool " + t.label.name + " " + t[DefaultInfo].files.to_list()[0].path)
     lines.append("features " + ",".join(ctx.features))
+    if "outputs" in dir(ctx) or "rule" not in dir(ctx) or "aspect_ids" not in dir(ctx) or hasattr(ctx, "outputs"):
+        fail("dir(ctx) of an aspect: " + str(dir(ctx)))
     return [LintInfo(lines = lines), OutputGroupInfo(lint = depset([out]))]
 
 lint = aspect(implementation = _lint_impl, toolchains = ["//rules:lint_type"], attr_aspects = ["srcs"])
