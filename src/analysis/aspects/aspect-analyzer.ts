@@ -9,11 +9,12 @@ import {
   type StarlarkAspect,
   type ToolchainRequest,
 } from '../../loading/index.js';
-import { EvalError, None, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
+import { EvalError, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { ConfiguredTarget, FileEntry, RuleAnalysisTarget, TargetGraph } from '../configured/configured-target.js';
 import type { RuleContext, ToolchainContext } from '../configured/rule-context.js';
 import { canonicalizeIn } from '../configured/target-paths.js';
+import { returnedValues } from '../rules/returned-values.js';
 import { uniqueFiles } from '../rules/rule-result.js';
 import { ActionRegistry } from '../starlark/actions-value.js';
 import { CtxValue } from '../starlark/ctx-value.js';
@@ -328,14 +329,8 @@ export class AspectAnalyzer {
 
 /** The providers an aspect returned: a list of provider instances, one instance, a legacy struct, or None. */
 function providersOf(returned: Value, fail: (message: string) => KilnError): Map<string, ProviderInstance> {
-  let list: readonly Value[];
-  if (returned === None) list = [];
-  else if (returned instanceof StarList || returned instanceof StarTuple) list = returned.elems;
-  else if (returned instanceof ProviderInstance) list = [returned];
-  else if (returned instanceof StarStruct) {
-    const p = returned.attr('providers');
-    list = p instanceof StarList || p instanceof StarTuple ? p.elems : [];
-  } else throw fail(`Aspect implementation should return a struct, a list, or a provider instance, but got ${typeName(returned)}`);
+  const list = returnedValues(returned);
+  if (!list) throw fail(`Aspect implementation should return a struct, a list, or a provider instance, but got ${typeName(returned)}`);
   const out = new Map<string, ProviderInstance>();
   for (const v of list) {
     if (!(v instanceof ProviderInstance)) throw fail('A return value of an aspect implementation function should be a sequence of declared providers');
