@@ -17,7 +17,7 @@ import { canonicalizeIn } from '../configured/target-paths.js';
 import { returnedValues } from '../rules/returned-values.js';
 import { uniqueFiles } from '../rules/rule-result.js';
 import { ActionRegistry } from '../starlark/actions-value.js';
-import { CtxValue } from '../starlark/ctx-value.js';
+import { CtxValue, dependenciesOf } from '../starlark/ctx-value.js';
 import { FileValue } from '../starlark/file-value.js';
 import { TargetValue } from '../starlark/target-value.js';
 import { AspectCtxValue } from './aspect-ctx.js';
@@ -218,7 +218,7 @@ export class AspectAnalyzer {
     );
     const path = pathOf(key);
     const rule = new RuleView(target, ruleClass, rc, (spec) => {
-      const deps = rc.deps(spec.name, { exec: isExecAttribute(spec), fallback: spec.defaultValue, configurable: spec.configurable, skipTestonly: true });
+      const deps = spec.starlark ? dependenciesOf(rc, spec) : rc.deps(spec.name, { exec: isExecAttribute(spec), fallback: spec.defaultValue });
       const along = path.filter((d) => propagatesAlong(d, spec.name));
       return along.length === 0 ? deps : deps.map((d) => this.view(d, along, target.location));
     });

@@ -139,7 +139,7 @@ export class Analyzer {
     this.aspects = new AspectAnalyzer({
       graph,
       analyze: (label, config) => this.analyze(label, config),
-      contextFor: (target, config) => this.contextFor(target, config),
+      contextFor: (target, config) => this.contextFor(target, config, false),
       resolveToolchains: (target, config, requests) => this.toolchainResolver.resolve(target, config, this.hostPlatformOf(config), requests, []),
       workspaceName: options.workspaceName ?? '__main__',
       debug: (message, where) => options.debug?.(message, where),
@@ -436,7 +436,8 @@ export class Analyzer {
     return { ...actual, label: target.label, target, actions: [], visibility: this.visibilityOf(target), kindName: target.ruleClass };
   }
 
-  private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration): RuleContext {
+  /** `warnEdges`: false for a second look at a rule's dependencies (an aspect's ctx.rule), whose edges warned once already. */
+  private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration, warnEdges = true): RuleContext {
     const execConfig = config.isExec ? config : this.options.configurations.exec;
     const canonicalize = (raw: string) => canonicalizeIn(target.label, raw);
     const matchCondition = (condition: string): ConfigMatch => {
@@ -524,7 +525,7 @@ export class Analyzer {
           if (label === undefined) throw ctx.error(attribute, `invalid label '${raw}'`);
           if (!this.graph.target(label)) throw ctx.error(attribute, `no such target '${label}'`);
           const dep = this.analyze(label, depConfig);
-          this.checkEdge(ctx, attribute, dep, skipTestonly);
+          this.checkEdge(ctx, attribute, dep, skipTestonly, warnEdges);
           return dep;
         });
       },
@@ -561,14 +562,14 @@ export class Analyzer {
     return undefined;
   }
 
-  private checkEdge(ctx: RuleContext, attribute: string, dep: ConfiguredTarget, skipTestonly: boolean): void {
+  private checkEdge(ctx: RuleContext, attribute: string, dep: ConfiguredTarget, skipTestonly: boolean, warn = true): void {
     const from = ctx.target;
     if (dep.incompatible) throw new Incompatible([from.label, ...dep.incompatible]);
     const deprecation = dep.target.kind === 'rule' ? dep.target.attrs.get('deprecation') : undefined;
     // Like Bazel: no warning inside one package, nor when the depending target is deprecated itself.
     const fromDeprecated = typeof from.attrs.get('deprecation') === 'string' && from.attrs.get('deprecation') !== '';
     if (typeof deprecation === 'string' && deprecation !== '' && !fromDeprecated && packageKeyOf(dep.label) !== packageKeyOf(from.label)) {
-      this.options.warn?.(`target '${from.label}' depends on deprecated target '${dep.label}': ${deprecation}`, from.location);
+      if (warn) this.options.warn?.(`target '${from.label}' depends on deprecated target '${dep.label}': ${deprecation}`, from.location);
     }
     // An allowlist attribute (`_allowlist_function_transition`, Bazel's `$allowlist_*`) names a package group.
     if (dep.kindName === 'package group' && !/^[_$]allowlist_/.test(attribute)) {

@@ -51,6 +51,14 @@ export const NON_DEPENDENCY_ATTRIBUTES: ReadonlySet<string> = new Set([
   'package_metadata',
 ]);
 
+/**
+ * The configured targets a Starlark rule's label attribute names, in the configuration its `cfg`
+ * asks for (aspects read `ctx.rule.attr` through this too, so both see the same dependencies).
+ */
+export function dependenciesOf(rc: RuleContext, spec: AttributeSpec): ConfiguredTarget[] {
+  return rc.deps(spec.name, { exec: spec.starlark?.cfg === 'exec', fallback: spec.defaultValue });
+}
+
 /** What the implementation of one Starlark rule target sees besides its analysis context. */
 interface StarlarkRuleEnvironment {
   /** The rule (absent for an aspect's ctx, which has a rule class of the aspect's attributes). */
@@ -337,7 +345,7 @@ export class CtxValue extends StarObject {
   private analyzeDeps(spec: AttributeSpec): ConfiguredTarget[] {
     const options = spec.starlark!;
     const rc = this.rc;
-    const direct = rc.deps(spec.name, { exec: options.cfg === 'exec', fallback: spec.defaultValue });
+    const direct = dependenciesOf(rc, spec);
     const targets = options.aspects && rc.applyAspects ? rc.applyAspects(direct, options.aspects) : direct;
     if (!options.allowEmpty && targets.length === 0 && spec.type !== 'label') throw rc.error(spec.name, 'attribute must be non empty');
     const files: FileEntry[] = [];

@@ -8,20 +8,26 @@ import { workspaceFixture } from '../../loading/fixture.js';
 import { newLoader } from '../../loading/load-helper.js';
 import { LINUX_X64 } from '../config/config-fixture.js';
 
-/** An analyzer over a workspace of `files`, with what `print()` said. */
+/** An analyzer over a workspace of `files`, with what `print()` said and the warnings. */
 export function analyzerFor(files: Record<string, string>, args: string[] = []) {
   const root = workspaceFixture({ WORKSPACE: '', ...files });
   const graph = new LoadedTargetGraph(newLoader(root));
   const configurations = createConfigurations(parseBuildOptions(args).options, { host: LINUX_X64, platforms: platformDeclarationsFrom(graph) });
   const printed: string[] = [];
-  const analyzer = new Analyzer(graph, { configurations, buildSettings: (l) => graph.buildSetting(l), debug: (m) => printed.push(m) });
+  const warnings: string[] = [];
+  const analyzer = new Analyzer(graph, {
+    configurations,
+    buildSettings: (l) => graph.buildSetting(l),
+    debug: (m) => printed.push(m),
+    warn: (m) => warnings.push(m),
+  });
   const aspect = (key: string) => {
     const [bzl, name] = key.split('%') as [string, string];
     const v = graph.bzlModule(bzl).globals.get(name);
     if (!(v instanceof StarlarkAspect)) throw new Error(`${key} is not an aspect`);
     return v;
   };
-  return { analyzer, graph, printed, aspect };
+  return { analyzer, graph, printed, warnings, aspect };
 }
 
 /** The message of what `fn` throws. */

@@ -118,6 +118,17 @@ describe('aspects applied through attr.label(aspects = ...)', () => {
     expect(outputs.filter((p) => p.endsWith('/a.count'))).toHaveLength(1);
   });
 
+  it("a deprecated dependency warns once, though the aspect's ctx.rule reads the rule's dependencies again", () => {
+    const files = {
+      ...FILES,
+      'old/BUILD': 'load("//pkg:defs.bzl", "lib")\nlib(name = "o", deprecation = "use //pkg:a", visibility = ["//visibility:public"])\n',
+      'pkg/BUILD': `${BUILD}\nlib(name = "uses_old", deps = ["//old:o"])\ntop(name = "t_old", deps = [":uses_old"])\n`,
+    };
+    const { analyzer, warnings } = analyzerFor(files);
+    analyzer.analyzeTopLevel('//pkg:t_old');
+    expect(warnings).toEqual(["target '//pkg:uses_old' depends on deprecated target '//old:o': use //pkg:a"]);
+  });
+
   it('an alias stands for its actual target', () => {
     const { analyzer } = analyzerFor(FILES);
     analyzer.analyzeTopLevel('//pkg:via_alias');
