@@ -197,7 +197,7 @@ function verdict(stderr: string): string[] {
   return stderr
     .split('\n')
     .filter((l) => /^(ERROR|WARNING):/.test(l) || /^INFO: (Analyzed|Build completed)/.test(l) || /^FAILED:/.test(l))
-    .map((l) => l.replace(/\(\d+ packages? loaded, \d+ targets? configured\)/, '(...)'));
+    .map((l) => l.replace(/\(\d+ packages? loaded, \d+ targets?( and \d+ aspects?)? configured\)/, '(...)'));
 }
 
 function initialModel(): Model {
@@ -262,7 +262,7 @@ describe('incremental analysis equals a clean build', () => {
 });
 
 describe('incremental analysis re-analyses what an edit changed', () => {
-  const configuredCount = (stderr: string) => Number(/(\d+) targets? configured/.exec(stderr)?.[1]);
+  const configuredCount = (stderr: string) => Number(/(\d+) targets?(?: and \d+ aspects?)? configured/.exec(stderr)?.[1]);
 
   it('a comment that moves nothing re-analyses nothing; a cmd edit re-analyses the target and those whose inputs it changed', async () => {
     const model = initialModel();
