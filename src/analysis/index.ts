@@ -82,3 +82,6 @@ export { TargetValue, defaultInfoOf } from './starlark/target-value.js';
 export { programOf, runfilesTree, runfilesPath, type RunfilesTree } from './rules/runfiles-tree.js';
 export { testTargetOf, TEST_TIMEOUTS, type TestSettings, type TestTarget, type TestRun } from './rules/test-runs.js';
 export { TEST_SETUP_SCRIPT } from './rules/test-setup-script.js';
+export { resolveCommandLineAspect, AspectResolutionError } from './aspects/command-line-aspects.js';
+export type { AspectValue } from './aspects/aspect-value.js';
+export type { AspectDescriptor } from './aspects/aspect-descriptor.js';

@@ -31,6 +31,7 @@ import { warningText, type BuildEvent, type BuildEventSink } from './events.js';
 import { workspaceStatusValues, type CustomWorkspaceStatus } from './workspace-status-command.js';
 import type { WorkspaceContext } from './workspace/index.js';
 import { selectTests } from './test-selection.js';
+import { analyzeTopLevelAspects, requestedOutputGroups } from './top-level-aspects.js';
 
 export interface AnalysisRequest {
   readonly command: 'build' | 'run' | 'test';
@@ -286,8 +287,17 @@ function loadAndAnalyze(
       events({ kind: 'warning', message: `errors encountered while analyzing target '${t.label}': it will not be built` });
     }
   }
+  const aspectValues = request.options.getList('aspects');
+  const topLevelAspects =
+    aspectValues.length === 0 || (analysisFailed && !keepGoing)
+      ? undefined
+      : analyzeTopLevelAspects(analyzer, graph, aspectValues, configured, request.options.getList('output_groups'), printError);
   // What was analysed without error is kept for the next command, even when another target failed.
   incremental.flush();
+  if (topLevelAspects?.failed) {
+    if (!keepGoing) return { failed: ExitCode.BUILD_FAILURE };
+    analysisFailed = true;
+  }
   if (analysisFailed && !keepGoing) {
     printError('Analysis of target(s) failed; build aborted');
     return { failed: ExitCode.BUILD_FAILURE };
@@ -308,7 +318,15 @@ function loadAndAnalyze(
       }
     }
   }
-  events(analyzedEvent(configured.length, ctx.loader.packagesLoaded, analyzer.configuredCount, request.testSettings ? tests.length : undefined));
+  events(
+    analyzedEvent(
+      configured.length,
+      ctx.loader.packagesLoaded,
+      analyzer.configuredCount,
+      request.testSettings ? tests.length : undefined,
+      analyzer.aspects.configuredCount,
+    ),
+  );
   const testActions = tests.flatMap((t) => [t.runfilesAction, ...t.runs.map((r) => r.action)]);
   // `kiln run` starts its program beside a runfiles tree, as `bazel run` does.
   const workspaceName = ctx.workspace.name || '__main__';
@@ -329,8 +347,12 @@ function loadAndAnalyze(
         ...(t.runEnvironment ? { runEnvironment: t.runEnvironment } : {}),
         ...(runTrees.has(t.label) ? { runfilesDir: runTrees.get(t.label)!.dir } : {}),
       })),
+      ...(topLevelAspects ? { aspects: topLevelAspects.aspects } : {}),
       actions: [...analyzer.actions(), ...extraActions],
-      requested: requestedOutputs(configured, request.command === 'run', request.options.getList('output_groups'), extraActions),
+      requested: [
+        ...requestedOutputs(configured, request.command === 'run', request.options.getList('output_groups'), extraActions),
+        ...(topLevelAspects?.aspects.flatMap((a) => a.files) ?? []),
+      ],
       outputDirectories,
       ...(request.testSettings ? { tests } : {}),
     },
@@ -355,8 +377,15 @@ function runfilesTreeToRun(ct: ConfiguredTarget, workspaceName: string): Runfile
 }
 
 /** The `analyzed` event; a reused build graph loaded and configured nothing. */
-export function analyzedEvent(targets: number, packagesLoaded: number, targetsConfigured: number, tests?: number): BuildEvent {
-  return { kind: 'analyzed', targets, packagesLoaded, targetsConfigured, ...(tests === undefined ? {} : { tests }) };
+export function analyzedEvent(targets: number, packagesLoaded: number, targetsConfigured: number, tests?: number, aspectsConfigured = 0): BuildEvent {
+  return {
+    kind: 'analyzed',
+    targets,
+    packagesLoaded,
+    targetsConfigured,
+    ...(aspectsConfigured > 0 ? { aspectsConfigured } : {}),
+    ...(tests === undefined ? {} : { tests }),
+  };
 }
 
 interface RequestedTarget {
@@ -381,17 +410,9 @@ function expandTargetPatterns(
   return { targets: resolved.map((r) => ({ label: r.target.label.toString(), fromWildcard: r.fromWildcard })), hadErrors: targets.hadErrors };
 }
 
-/**
- * The files `--output_groups` asks for: the default output group (DefaultInfo files) unless named
- * groups replace it; `+group` adds a group to the default one, `-group` takes one away.
- */
+/** The files `--output_groups` asks for (see requestedOutputGroups). */
 function filesToBuild(t: ConfiguredTarget, outputGroups: readonly string[]): FileEntry[] {
-  const relative = outputGroups.length > 0 && outputGroups.every((g) => g.startsWith('+') || g.startsWith('-'));
-  const groups = new Set(relative || outputGroups.length === 0 ? ['default'] : []);
-  for (const g of outputGroups) {
-    if (g.startsWith('-')) groups.delete(g.slice(1));
-    else groups.add(g.startsWith('+') ? g.slice(1) : g);
-  }
+  const groups = requestedOutputGroups(outputGroups);
   const seen = new Set<string>();
   const out: FileEntry[] = [];
   for (const g of groups) {

@@ -14,10 +14,20 @@ export interface BuiltTarget {
   readonly runfilesDir?: string;
 }
 
+/** An aspect applied from the command line (`--aspects`) to a requested target, with the files of its requested output groups. */
+export interface BuiltAspect {
+  /** `//pkg:x.bzl%name` */
+  readonly aspect: string;
+  readonly target: string;
+  readonly files: readonly string[];
+}
+
 /** What loading and analysis hand to execution: plain data, so a later command can reuse it whole. */
 export interface BuildGraph {
   /** The requested targets that were analyzed, in request order. */
   readonly targets: readonly BuiltTarget[];
+  /** `--aspects`: every aspect on every requested target, in order. */
+  readonly aspects?: readonly BuiltAspect[];
   /** Every action analysis registered; execution runs those `requested` needs. */
   readonly actions: readonly Action[];
   /** Exec paths the build produces: the targets' files (and runfiles for `run`), the tests' results. */

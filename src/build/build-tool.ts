@@ -223,6 +223,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     const closingReport = (success: boolean): ClosingReport => ({
       success,
       targets: graph.targets,
+      ...(graph.aspects ? { aspects: graph.aspects } : {}),
       outputDirectories: graph.outputDirectories,
       ...(tests ? { testOutcomes: outcomes } : {}),
       startedAt,
@@ -292,7 +293,8 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       symlinkOptionsOf(options),
     );
     // checkedFiles says the build succeeded with every result recorded; analysis must have had no error either.
-    if (nullBuilds && recordKey && summary.checkedFiles && !earlierErrors && analysis.analysisInputs) {
+    // The record's closing lines name targets only: a build with --aspects is not recorded.
+    if (nullBuilds && recordKey && summary.checkedFiles && !earlierErrors && analysis.analysisInputs && !graph.aspects) {
       nullBuilds.write({
         key: recordKey,
         warnings: analysis.warnings ?? [],

@@ -50,7 +50,7 @@ const AQUERY_DEFINITIONS: readonly OptionDefinition[] = [
   str('output', 'text', `The output format: ${AQUERY_OUTPUTS.join(', ')}.`),
   bool('include_commandline', true, "Print each action's command line."),
   bool('include_artifacts', true, "Print each action's inputs and outputs."),
-  bool('include_aspects', true, 'Kiln has no aspects: accepted, without effect.'),
+  bool('include_aspects', true, 'cquery lists no aspect applications yet: accepted, without effect.'),
   bool('include_param_files', false, 'Kiln writes no param files at analysis: accepted, without effect.'),
 ];
 

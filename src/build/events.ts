@@ -1,6 +1,6 @@
 import { formatPosition, type Position } from '../core/index.js';
 import type { ClosingOptions, ExecutionReporter } from '../exec/index.js';
-import type { BuiltTarget } from './build-graph.js';
+import type { BuiltAspect, BuiltTarget } from './build-graph.js';
 import type { OutputDirectories } from '../analysis/index.js';
 import type { TestOutcome } from './test-outcome.js';
 
@@ -23,6 +23,8 @@ export type BuildEvent =
       readonly targets: number;
       readonly packagesLoaded: number;
       readonly targetsConfigured: number;
+      /** Aspect applications analysed in this run (present-day Bazel: `N targets and M aspects configured`). */
+      readonly aspectsConfigured?: number;
       readonly tests?: number;
     }
   /** Another Kiln command holds the output base; this one waits. */
@@ -43,6 +45,8 @@ export function warningText(event: { readonly message: string; readonly pos?: Po
 export interface ClosingReport {
   readonly success: boolean;
   readonly targets: readonly BuiltTarget[];
+  /** `--aspects`: printed instead of the targets, as Bazel does. */
+  readonly aspects?: readonly BuiltAspect[];
   readonly outputDirectories: Pick<OutputDirectories, 'bin' | 'genfiles'>;
   /** `kiln test`: every test's outcome. */
   readonly testOutcomes?: readonly TestOutcome[];

@@ -21,7 +21,8 @@ export function formatBuildEvent(event: BuildEvent): string {
     case 'no-patterns':
       return `WARNING: Usage: kiln ${event.command} <options> <targets>.\nInvoke \`kiln help ${event.command}\` for full description of usage and options.\n`;
     case 'analyzed': {
-      const counts = `${plural(event.packagesLoaded, 'package')} loaded, ${plural(event.targetsConfigured, 'target')} configured`;
+      const aspects = event.aspectsConfigured ? ` and ${plural(event.aspectsConfigured, 'aspect')}` : '';
+      const counts = `${plural(event.packagesLoaded, 'package')} loaded, ${plural(event.targetsConfigured, 'target')}${aspects} configured`;
       return `INFO: Analyzed ${plural(event.targets, 'target')} (${counts}).\nINFO: Found ${foundTargets(event.targets, event.tests)}...\n`;
     }
     case 'waiting-for-lock':
@@ -58,6 +59,7 @@ const DEFAULT_PRINTER_OPTIONS: PrinterOptions = { showResult: 1, symlinkPrefix: 
 
 /** Bazel's `Target //pkg:x up-to-date:` block of a successful build, with paths through the convenience symlinks. */
 function targetLines(report: ClosingReport, options: PrinterOptions): string {
+  if (report.aspects) return aspectLines(report, report.aspects, options);
   if (!report.success || report.targets.length > options.showResult) return '';
   let text = '';
   for (const t of report.targets) {
@@ -67,6 +69,21 @@ function targetLines(report: ClosingReport, options: PrinterOptions): string {
     }
     text += `Target ${t.label} up-to-date:\n`;
     for (const f of t.files) text += `  ${displayPath(f, report.outputDirectories, options.symlinkPrefix)}\n`;
+  }
+  return text;
+}
+
+/** With `--aspects` Bazel shows the aspects instead of the targets: `Aspect //x.bzl%a of //pkg:t up-to-date:`. */
+function aspectLines(report: ClosingReport, aspects: NonNullable<ClosingReport['aspects']>, options: PrinterOptions): string {
+  if (!report.success || aspects.length > options.showResult) return '';
+  let text = '';
+  for (const a of aspects) {
+    if (a.files.length === 0) {
+      text += `Aspect ${a.aspect} of ${a.target} up-to-date (nothing to build)\n`;
+      continue;
+    }
+    text += `Aspect ${a.aspect} of ${a.target} up-to-date:\n`;
+    for (const f of a.files) text += `  ${displayPath(f, report.outputDirectories, options.symlinkPrefix)}\n`;
   }
   return text;
 }

@@ -21,6 +21,7 @@ import { StarLabel } from './starlark-label.js';
 import { Provider } from './provider.js';
 import { attr as attrSpec, type AttrType, type AttributeSpec, type PlainAttrValue, type StarlarkAttributeOptions } from './rules/attribute.js';
 import { ConversionError, convertAttribute } from './rules/convert.js';
+import { StarlarkAspect } from './starlark-aspect.js';
 import { StarlarkTransition } from './starlark-transition.js';
 import { defineRuleClass, WITH_EXEC, type BuildSettingSpec, type RuleClass } from './rules/rule-class.js';
 
@@ -92,9 +93,9 @@ function providerRef(fn: string, v: Value): { readonly key: string; readonly nam
 }
 
 /** `providers = [A, B]` (one set) or `[[A], [B, C]]` (alternatives). */
-function providerSets(fn: string, v: Value | undefined): StarlarkAttributeOptions['providers'] {
+export function providerSets(fn: string, v: Value | undefined, param = 'providers'): StarlarkAttributeOptions['providers'] {
   if (v === undefined || v === None) return [];
-  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter providers: got ${typeName(v)}, want list`);
+  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want list`);
   if (v.elems.length === 0) return [];
   if (v.elems.every((e) => e instanceof StarList || e instanceof StarTuple)) {
     return v.elems.map((set) => (set as StarList).elems.map((p) => providerRef(fn, p)));
@@ -112,6 +113,18 @@ function allowFilesOf(fn: string, param: string, v: Value | undefined): true | r
     });
   }
   throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want bool or sequence of strings`);
+}
+
+/** `attr.label(aspects = [...])`: the aspects applied to the attribute's dependencies. */
+function aspectsParameter(fn: string, v: Value | undefined): { aspects?: readonly StarlarkAspect[] } {
+  if (v === undefined || v === None) return {};
+  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter aspects: got ${typeName(v)}, want list`);
+  for (const [i, e] of v.elems.entries()) {
+    if (!(e instanceof StarlarkAspect)) throw new StarlarkError(`${fn}: for parameter aspects: got element of type ${typeName(e)}, want Aspect`);
+    // Kiln names a global once its file is evaluated: an aspect of this same file has no key yet.
+    if (v.elems.indexOf(e) !== i) throw new StarlarkError(e.key === undefined ? 'aspect added more than once' : `aspect ${e.key} added more than once`);
+  }
+  return v.elems.length === 0 ? {} : { aspects: v.elems as StarlarkAspect[] };
 }
 
 function attrFunction(fn: string, type: AttrType, params: readonly string[], context: PackageContext): Builtin {
@@ -155,6 +168,7 @@ function attrFunction(fn: string, type: AttrType, params: readonly string[], con
       ...(arg('cfg') instanceof StarlarkTransition ? { transition: arg('cfg') as StarlarkTransition } : {}),
       providers: providerSets(name, arg('providers')),
       allowEmpty: flag('allow_empty') ?? true,
+      ...aspectsParameter(name, arg('aspects')),
     };
     // The default is checked like any value of the type; labels are relative to the .bzl file's package.
     const defaultArg = arg('default');
@@ -420,17 +434,17 @@ function execGroupsOf(v: Value | undefined, context: PackageContext | undefined)
 }
 
 /** A `rule()` parameter that lists labels (strings relative to the .bzl's package, Labels, toolchain types). */
-function labelSequence(v: Value | undefined, param: string, context: PackageContext | undefined): (string | ToolchainRequest)[] {
+export function labelSequence(v: Value | undefined, param: string, context: PackageContext | undefined, fn = 'rule'): (string | ToolchainRequest)[] {
   if (v === undefined || v === None) return [];
-  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`rule: for parameter ${param}: got ${typeName(v)}, want sequence`);
+  if (!(v instanceof StarList || v instanceof StarTuple)) throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(v)}, want sequence`);
   return v.elems.map((e) => {
     if (e instanceof ToolchainTypeRequirement) return { type: e.toolchainType.toString(), mandatory: e.mandatory };
     if (e instanceof StarLabel) return e.label.toString();
-    if (typeof e !== 'string') throw new StarlarkError(`rule: for parameter ${param}: got ${typeName(e)} element, want string or Label`);
+    if (typeof e !== 'string') throw new StarlarkError(`${fn}: for parameter ${param}: got ${typeName(e)} element, want string or Label`);
     try {
       return Label.parse(e, context).toString();
     } catch (err) {
-      throw new StarlarkError(`rule: for parameter ${param}: ${(err as Error).message}`, { cause: err });
+      throw new StarlarkError(`${fn}: for parameter ${param}: ${(err as Error).message}`, { cause: err });
     }
   });
 }

@@ -60,7 +60,7 @@ export function bzlPredeclared(context: PackageContext, bzlLabel: string, native
     ['depset', depsetBuiltin],
     ['provider', providerBuiltin],
     ['rule', ruleBuiltin(declareStarlarkRule, context)],
-    ['aspect', aspectBuiltin],
+    ['aspect', aspectBuiltin(context)],
     ['macro', macroBuiltin],
     ['repository_rule', repositoryRuleBuiltin],
     ['module_extension', moduleExtensionBuiltin(bzlLabel)],

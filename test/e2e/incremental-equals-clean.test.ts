@@ -10,7 +10,8 @@ import { E2eWorkspace, tempDir } from './e2e-workspace.js';
  * added and removed, a macro's load added and dropped, the macro's `.bzl` edited, a select branch and
  * the `--define` it reads changed, a deprecation warning — and after every edit the build in a kept
  * output base must equal a build in a fresh one: exit code, errors and warnings, the analysis count,
- * the action count, and every output the clean build made, byte for byte.
+ * the action count, and every output the clean build made, byte for byte. The Starlark rule applies an
+ * aspect through the filegroups to the genrules, so aspect applications are edited too.
  */
 
 interface Genrule {
@@ -49,17 +50,35 @@ function render(m: Model): Record<string, string> {
     'defs/defs.bzl': `def stamp(name):
     native.genrule(name = name, outs = [name + ".txt"], cmd = "echo ${m.macroWord} > $@")
 
+CmdInfo = provider(fields = ["cmds"])
+
+# An aspect through the filegroups to the genrules that make their files: what it collects changes
+# with a cmd edit, a genrule added or removed, and the macro's .bzl.
+def _cmd_impl(target, ctx):
+    cmds = [ctx.rule.attr.cmd] if ctx.rule.kind == "genrule" else []
+    for d in getattr(ctx.rule.attr, "srcs", []):
+        if CmdInfo in d:
+            cmds += d[CmdInfo].cmds
+    return [CmdInfo(cmds = cmds)]
+
+cmd_aspect = aspect(implementation = _cmd_impl, attr_aspects = ["srcs"], apply_to_generating_rules = True)
+
 def _upper_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".up")
     ctx.actions.run_shell(inputs = ctx.files.srcs, outputs = [out], command = "cat $1 | tr a-z A-Z > $2 && echo ${m.starlarkWord} >> $2", arguments = [ctx.files.srcs[0].path, out.path])
-    return [DefaultInfo(files = depset([out]))]
+    cmds = ctx.actions.declare_file(ctx.label.name + ".cmds")
+    collected = []
+    for d in ctx.attr.srcs:
+        collected += d[CmdInfo].cmds if CmdInfo in d else []
+    ctx.actions.write(cmds, "\\n".join(sorted(collected)) + "\\n")
+    return [DefaultInfo(files = depset([out, cmds]))]
 
-upper = rule(implementation = _upper_impl, attrs = {"srcs": attr.label_list(allow_files = True)})
+upper = rule(implementation = _upper_impl, attrs = {"srcs": attr.label_list(allow_files = True, aspects = [cmd_aspect])})
 `,
   };
   for (const [name, p] of m.packages) {
     let text = '#\n'.repeat(p.headComments);
-    if (p.usesMacro) text += 'load("//defs:defs.bzl", "stamp", "upper")\n\nstamp(name = "stamped")\n\nupper(name = "loud", srcs = [":stamped"])\n\n';
+    if (p.usesMacro) text += 'load("//defs:defs.bzl", "stamp", "upper")\n\nstamp(name = "stamped")\n\nupper(name = "loud", srcs = [":stamped", ":all"])\n\n';
     for (const g of p.genrules) {
       const cmd = g.selected ? `select({"//conf:on": "echo on-${g.cmd} > $@", "//conditions:default": "echo ${g.cmd} > $@"})` : `"echo ${g.cmd} > $@"`;
       const src = g.src ? `    srcs = ["${g.src}"],\n` : '';
@@ -178,7 +197,7 @@ function verdict(stderr: string): string[] {
   return stderr
     .split('\n')
     .filter((l) => /^(ERROR|WARNING):/.test(l) || /^INFO: (Analyzed|Build completed)/.test(l) || /^FAILED:/.test(l))
-    .map((l) => l.replace(/\(\d+ packages? loaded, \d+ targets? configured\)/, '(...)'));
+    .map((l) => l.replace(/\(\d+ packages? loaded, \d+ targets?( and \d+ aspects?)? configured\)/, '(...)'));
 }
 
 function initialModel(): Model {
@@ -243,7 +262,7 @@ describe('incremental analysis equals a clean build', () => {
 });
 
 describe('incremental analysis re-analyses what an edit changed', () => {
-  const configuredCount = (stderr: string) => Number(/(\d+) targets? configured/.exec(stderr)?.[1]);
+  const configuredCount = (stderr: string) => Number(/(\d+) targets?(?: and \d+ aspects?)? configured/.exec(stderr)?.[1]);
 
   it('a comment that moves nothing re-analyses nothing; a cmd edit re-analyses the target and those whose inputs it changed', async () => {
     const model = initialModel();

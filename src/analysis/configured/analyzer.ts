@@ -29,6 +29,7 @@ import { ToolchainResolver } from './toolchain-context.js';
 import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, siblingLabel, sourceExecPath, targetNameOf } from './target-paths.js';
 import { constraintValueOf } from './platform-declarations.js';
 import { isVisible } from './visibility.js';
+import { AspectAnalyzer, type AspectMemo } from '../aspects/aspect-analyzer.js';
 
 export interface AnalyzerOptions {
   readonly configurations: ConfigurationPair;
@@ -63,7 +64,7 @@ export interface AnalyzerHooks {
 }
 
 /** A source of configured targets that has the analyzer compute one only when it must. */
-export interface ConfiguredTargetMemo {
+export interface ConfiguredTargetMemo extends Partial<AspectMemo> {
   attach(analyzer: AnalyzerHooks): void;
   configured(label: string, config: BuildConfiguration): ConfiguredTarget;
   /** The configured target being computed read something that changes every build (the workspace status): never reuse it. */
@@ -122,6 +123,8 @@ export class Analyzer {
   private status: WorkspaceStatus | undefined;
   private computedCount = 0;
   private readonly toolchainResolver: ToolchainResolver;
+  /** Aspects applied through attributes (`attr.label(aspects = ...)`) and from the command line. */
+  readonly aspects: AspectAnalyzer;
 
   constructor(
     private readonly graph: TargetGraph,
@@ -132,6 +135,16 @@ export class Analyzer {
       info: (message) => options.info?.(message),
     });
     options.memo?.attach({ compute: (label, config) => this.compute(label, config), adopt: (ct) => this.adopt(ct) });
+    const memo = options.memo;
+    this.aspects = new AspectAnalyzer({
+      graph,
+      analyze: (label, config) => this.analyze(label, config),
+      contextFor: (target, config) => this.contextFor(target, config, false),
+      resolveToolchains: (target, config, requests) => this.toolchainResolver.resolve(target, config, this.hostPlatformOf(config), requests, []),
+      workspaceName: options.workspaceName ?? '__main__',
+      debug: (message, where) => options.debug?.(message, where),
+      ...(memo?.aspectValue ? { memo: { aspectValue: (id, compute) => memo.aspectValue!(id, compute) } } : {}),
+    });
   }
 
   /** Analyses a target named on the command line: an incompatible one is an error. */
@@ -225,7 +238,7 @@ export class Analyzer {
 
   /** Every action registered by the targets analysed so far. */
   actions(): ConfiguredTarget['actions'] {
-    return [...this.completed.flatMap((ct) => ct.actions), ...(this.status?.actions ?? [])];
+    return [...this.completed.flatMap((ct) => ct.actions), ...this.aspects.actions(), ...(this.status?.actions ?? [])];
   }
 
   private analyzeTarget(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
@@ -423,7 +436,8 @@ export class Analyzer {
     return { ...actual, label: target.label, target, actions: [], visibility: this.visibilityOf(target), kindName: target.ruleClass };
   }
 
-  private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration): RuleContext {
+  /** `warnEdges`: false for a second look at a rule's dependencies (an aspect's ctx.rule), whose edges warned once already. */
+  private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration, warnEdges = true): RuleContext {
     const execConfig = config.isExec ? config : this.options.configurations.exec;
     const canonicalize = (raw: string) => canonicalizeIn(target.label, raw);
     const matchCondition = (condition: string): ConfigMatch => {
@@ -459,6 +473,7 @@ export class Analyzer {
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),
       toolchainContext: () => (toolchainContext ??= this.resolveToolchains(target, config, ctx)),
+      applyAspects: (deps, aspects) => this.aspects.applyToDependencies(deps, aspects, ctx),
       execGroupNames: [...execGroups.keys()],
       execGroupContext: (name) => {
         const group = execGroups.get(name);
@@ -510,7 +525,7 @@ export class Analyzer {
           if (label === undefined) throw ctx.error(attribute, `invalid label '${raw}'`);
           if (!this.graph.target(label)) throw ctx.error(attribute, `no such target '${label}'`);
           const dep = this.analyze(label, depConfig);
-          this.checkEdge(ctx, attribute, dep, skipTestonly);
+          this.checkEdge(ctx, attribute, dep, skipTestonly, warnEdges);
           return dep;
         });
       },
@@ -547,14 +562,14 @@ export class Analyzer {
     return undefined;
   }
 
-  private checkEdge(ctx: RuleContext, attribute: string, dep: ConfiguredTarget, skipTestonly: boolean): void {
+  private checkEdge(ctx: RuleContext, attribute: string, dep: ConfiguredTarget, skipTestonly: boolean, warn = true): void {
     const from = ctx.target;
     if (dep.incompatible) throw new Incompatible([from.label, ...dep.incompatible]);
     const deprecation = dep.target.kind === 'rule' ? dep.target.attrs.get('deprecation') : undefined;
     // Like Bazel: no warning inside one package, nor when the depending target is deprecated itself.
     const fromDeprecated = typeof from.attrs.get('deprecation') === 'string' && from.attrs.get('deprecation') !== '';
     if (typeof deprecation === 'string' && deprecation !== '' && !fromDeprecated && packageKeyOf(dep.label) !== packageKeyOf(from.label)) {
-      this.options.warn?.(`target '${from.label}' depends on deprecated target '${dep.label}': ${deprecation}`, from.location);
+      if (warn) this.options.warn?.(`target '${from.label}' depends on deprecated target '${dep.label}': ${deprecation}`, from.location);
     }
     // An allowlist attribute (`_allowlist_function_transition`, Bazel's `$allowlist_*`) names a package group.
     if (dep.kindName === 'package group' && !/^[_$]allowlist_/.test(attribute)) {

@@ -4,6 +4,7 @@ import type { PackageLoader } from '../../loading/index.js';
 import { Evaluator, FileStore, SkyFamily, skyFunction, type Environment } from '../../skyframe/index.js';
 import type { BuildConfiguration, ConfigurationPair } from '../config/build-configuration.js';
 import type { AnalyzerHooks, ConfiguredTargetMemo } from './analyzer.js';
+import type { AspectValue } from '../aspects/aspect-value.js';
 import type { ConfiguredTarget } from './configured-target.js';
 import type { LoadedTargetGraph } from './loaded-target-graph.js';
 
@@ -33,6 +34,13 @@ const CONFIGURED_TARGET = new SkyFamily<ConfiguredTargetId, ConfiguredTargetValu
     return { configId: text.slice(0, slash), label: text.slice(slash + 1) };
   },
 });
+
+/**
+ * An aspect application (aspect, the aspects it sees, target, configuration), by the id aspect
+ * analysis gives it. Not persisted (its providers are Starlark values): computed once per command,
+ * its reads recorded as a configured target's are, so a stored dependent would still be keyed by them.
+ */
+const ASPECT = new SkyFamily<string, AspectValue>('aspect', { encode: (id) => id, decode: (id) => id });
 
 /** What the computation of one configured target read outside the graph of configured targets. */
 interface Reads {
@@ -67,6 +75,8 @@ export class IncrementalAnalysis implements ConfiguredTargetMemo {
   /** The computations in progress, innermost last: reads go to the innermost. */
   private readonly frames: Reads[] = [];
   private analyzer: AnalyzerHooks | undefined;
+  /** How to compute each aspect application asked for in this command, by id. */
+  private readonly aspectComputations = new Map<string, () => AspectValue>();
   /** `package:` inputs' fingerprints, once per command (loading them is what costs). */
   private readonly packageFingerprints = new Map<string, string>();
 
@@ -87,6 +97,7 @@ export class IncrementalAnalysis implements ConfiguredTargetMemo {
           compute: (id, env) => this.computeValue(id, env),
           persist: { encode: (value) => this.encode(value), decode: (data) => this.decode(data) },
         }),
+        skyFunction(ASPECT, { compute: (id, env) => this.computeAspect(id, env) }),
       ],
       this.store,
       (id) => this.inputFingerprint(id),
@@ -127,6 +138,13 @@ export class IncrementalAnalysis implements ConfiguredTargetMemo {
     return (frame ? frame.env.get(key) : this.evaluator.evaluate(key)).ct;
   }
 
+  aspectValue(id: string, compute: () => AspectValue): AspectValue {
+    this.aspectComputations.set(id, compute);
+    const key = ASPECT.key(id);
+    const frame = this.frames.at(-1);
+    return frame ? frame.env.get(key) : this.evaluator.evaluate(key);
+  }
+
   readVolatile(): void {
     const frame = this.frames.at(-1);
     if (frame) frame.volatile = true;
@@ -145,12 +163,25 @@ export class IncrementalAnalysis implements ConfiguredTargetMemo {
     const config = this.configurations.get(id.configId);
     // A stored dependency in a configuration this command does not have: the dependent is analysed again.
     if (!config) throw new Error(`analysis: no configuration ${id.configId} for ${id.label}`);
-    if (!this.analyzer) throw new Error('analysis: incremental analysis used before an analyzer was attached');
+    const analyzer = this.analyzer;
+    if (!analyzer) throw new Error('analysis: incremental analysis used before an analyzer was attached');
+    const { value: ct, frame } = this.framed(env, () => analyzer.compute(id.label, config));
+    return { ct, events: frame.events, ...(frame.volatile ? { volatile: true } : {}) };
+  }
+
+  private computeAspect(id: string, env: Environment): AspectValue {
+    const compute = this.aspectComputations.get(id);
+    if (!compute) throw new Error(`analysis: aspect application ${id} asked for without its computation`);
+    return this.framed(env, compute).value;
+  }
+
+  /** Runs a computation in a frame of its own, then records what it read as inputs of its node. */
+  private framed<T>(env: Environment, compute: () => T): { value: T; frame: Reads } {
     const frame: Reads = { env, packages: new Set(), bzls: new Set(), events: [], volatile: false };
     this.frames.push(frame);
-    let ct: ConfiguredTarget;
+    let value: T;
     try {
-      ct = this.analyzer.compute(id.label, config);
+      value = compute();
     } finally {
       this.frames.pop();
     }
@@ -161,7 +192,7 @@ export class IncrementalAnalysis implements ConfiguredTargetMemo {
       }
       for (const label of frame.bzls) for (const [input, fp] of this.loader.bzlInputs(label)) env.recordInput(input, fp);
     });
-    return { ct, events: frame.events, ...(frame.volatile ? { volatile: true } : {}) };
+    return { value, frame };
   }
 
   /** Runs `fn` with no computation's reads recorded: what checking and decoding stored values read is nobody's input. */

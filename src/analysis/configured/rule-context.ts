@@ -1,5 +1,5 @@
 import { KilnError } from '../../core/index.js';
-import type { PackageLoader } from '../../loading/index.js';
+import type { PackageLoader, StarlarkAspect } from '../../loading/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { BuildSettingLookup } from '../config/config-matching.js';
 import type { Platform } from '../config/platform.js';
@@ -28,6 +28,8 @@ export interface RuleContext {
     attribute: string,
     options?: { readonly exec?: boolean; readonly configurable?: boolean; readonly skipTestonly?: boolean; readonly fallback?: unknown },
   ): ConfiguredTarget[];
+  /** The dependencies with `aspects` applied (`attr.label(aspects = ...)`): their providers merged in, as the rule sees them. */
+  applyAspects?(deps: readonly ConfiguredTarget[], aspects: readonly StarlarkAspect[]): ConfiguredTarget[];
   /** Makes a label written in this package canonical. */
   canonicalize(raw: string): string | undefined;
   /** Source or derived file of an output of this rule. */

@@ -78,6 +78,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   str('host_javabase', '', 'Label of the Java runtime of the exec configuration ($(JAVA), $(JAVABASE)).'),
   str('javabase', '', 'Label of the Java runtime of the target configuration.'),
   repeatable('output_groups', 'Output groups to build besides the default one.', 'comma'),
+  repeatable('aspects', 'Aspects to apply to the top-level targets, each `<label of a .bzl file>%<exported name>`.', 'comma'),
   str('run_under', '', "A command (with its options) that test and run executables run under: 'valgrind --quiet' runs 'valgrind --quiet <program> <args>'."),
   bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
   bool('build_tests_only', false, 'Build only the tests among the requested targets.'),

@@ -10,7 +10,7 @@ import {
   type StarlarkRuleFunction,
   TEMPLATE_VARIABLE_INFO,
 } from '../../loading/index.js';
-import { EvalError, None, StarDict, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
+import { EvalError, None, StarDict, StarStruct, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
 import type { FileEntry } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { ActionRegistry } from '../starlark/actions-value.js';
@@ -19,6 +19,7 @@ import { FileValue } from '../starlark/file-value.js';
 import { RunfilesValue } from '../starlark/runfiles-value.js';
 import type { WorkspaceStatus } from '../starlark/workspace-status.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
+import { returnedValues } from './returned-values.js';
 import { runEnvironmentOf } from './run-environment.js';
 
 interface StarlarkRuleAnalysis {
@@ -98,14 +99,8 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
 
 /** The providers returned: a list of provider instances, a legacy struct with `providers`, or None. */
 function providersOf(returned: Value, rc: RuleContext, rule: StarlarkRuleFunction): ProviderInstance[] {
-  let list: readonly Value[];
-  if (returned === None) list = [];
-  else if (returned instanceof StarList || returned instanceof StarTuple) list = returned.elems;
-  else if (returned instanceof ProviderInstance) list = [returned];
-  else if (returned instanceof StarStruct) {
-    const p = returned.attr('providers');
-    list = p instanceof StarList || p instanceof StarTuple ? p.elems : [];
-  } else throw rc.error(undefined, `Rule should return a struct or a list, but got ${typeName(returned)}`);
+  const list = returnedValues(returned);
+  if (!list) throw rc.error(undefined, `Rule should return a struct or a list, but got ${typeName(returned)}`);
   const out: ProviderInstance[] = [];
   const seen = new Set<string>();
   const impl = implementationPosition(rule);

@@ -40,7 +40,7 @@ import { defaultInfoOf, executableOf, TargetValue } from './target-value.js';
 import type { WorkspaceStatus } from './workspace-status.js';
 
 /** Label attributes every rule has that name no dependency of the implementation. */
-const NON_DEPENDENCY_ATTRIBUTES = new Set([
+export const NON_DEPENDENCY_ATTRIBUTES: ReadonlySet<string> = new Set([
   'visibility',
   'compatible_with',
   'restricted_to',
@@ -51,9 +51,18 @@ const NON_DEPENDENCY_ATTRIBUTES = new Set([
   'package_metadata',
 ]);
 
+/**
+ * The configured targets a Starlark rule's label attribute names, in the configuration its `cfg`
+ * asks for (aspects read `ctx.rule.attr` through this too, so both see the same dependencies).
+ */
+export function dependenciesOf(rc: RuleContext, spec: AttributeSpec): ConfiguredTarget[] {
+  return rc.deps(spec.name, { exec: spec.starlark?.cfg === 'exec', fallback: spec.defaultValue });
+}
+
 /** What the implementation of one Starlark rule target sees besides its analysis context. */
 interface StarlarkRuleEnvironment {
-  readonly rule: StarlarkRuleFunction;
+  /** The rule (absent for an aspect's ctx, which has a rule class of the aspect's attributes). */
+  readonly rule?: StarlarkRuleFunction;
   readonly ruleClass: RuleClass;
   readonly registry: ActionRegistry;
   /** The main repository's name (`__main__` unless the WORKSPACE names it). */
@@ -336,7 +345,8 @@ export class CtxValue extends StarObject {
   private analyzeDeps(spec: AttributeSpec): ConfiguredTarget[] {
     const options = spec.starlark!;
     const rc = this.rc;
-    const targets = rc.deps(spec.name, { exec: options.cfg === 'exec', fallback: spec.defaultValue });
+    const direct = dependenciesOf(rc, spec);
+    const targets = options.aspects && rc.applyAspects ? rc.applyAspects(direct, options.aspects) : direct;
     if (!options.allowEmpty && targets.length === 0 && spec.type !== 'label') throw rc.error(spec.name, 'attribute must be non empty');
     const files: FileEntry[] = [];
     const allowed = options.allowFiles;
@@ -601,7 +611,7 @@ class OutputsValue extends StarObject {
  * `ctx.attr`: a struct whose fields are resolved when first read (dependencies were analysed
  * already), so an implementation pays only for the attributes it uses.
  */
-class AttrsValue extends StarObject {
+export class AttrsValue extends StarObject {
   constructor(
     private readonly names: readonly string[],
     private readonly fieldOf: (name: string) => Value | undefined,

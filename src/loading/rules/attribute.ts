@@ -5,6 +5,7 @@
  */
 
 import type { SelectorList } from '../select.js';
+import type { StarlarkAspect } from '../starlark-aspect.js';
 import type { StarlarkTransition } from '../starlark-transition.js';
 
 export type AttrType =
@@ -84,6 +85,8 @@ export interface StarlarkAttributeOptions {
   /** Alternatives of provider sets the dependency must have (provider keys and names). */
   readonly providers: readonly (readonly { readonly key: string; readonly name: string }[])[];
   readonly allowEmpty: boolean;
+  /** `aspects = [...]`: aspects analysis applies to the dependencies (and propagates along their `attr_aspects`). */
+  readonly aspects?: readonly StarlarkAspect[];
 }
 
 /** The empty value of each type, Bazel's default when a rule declares none. */

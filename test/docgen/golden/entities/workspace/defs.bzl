@@ -52,7 +52,7 @@ def my_function(name, srcs = [], **kwargs):
 my_aspect = aspect(
     implementation = lambda target, ctx: None,
     doc = "An aspect.",
-    attr_aspects = ["deps", "_private_dep", "*"],
+    attr_aspects = ["deps", "_private_dep"],
     attrs = {
         "mode": attr.string(values = ["a", "b"], default = "a", doc = "The mode."),
         "_tool": attr.label(default = "//:BUILD"),
