@@ -29,6 +29,7 @@ import { ToolchainResolver } from './toolchain-context.js';
 import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, siblingLabel, sourceExecPath, targetNameOf } from './target-paths.js';
 import { constraintValueOf } from './platform-declarations.js';
 import { isVisible } from './visibility.js';
+import { ConfigurationTransitions } from '../transitions/configuration-transitions.js';
 
 export interface AnalyzerOptions {
   readonly configurations: ConfigurationPair;
@@ -122,6 +123,8 @@ export class Analyzer {
   private status: WorkspaceStatus | undefined;
   private computedCount = 0;
   private readonly toolchainResolver: ToolchainResolver;
+  /** Rule (`cfg`) and attribute transitions, and the configurations they make. */
+  private readonly transitions: ConfigurationTransitions;
 
   constructor(
     private readonly graph: TargetGraph,
@@ -130,6 +133,11 @@ export class Analyzer {
     this.toolchainResolver = new ToolchainResolver(graph, {
       analyze: (label, config) => this.analyze(label, config),
       info: (message) => options.info?.(message),
+    });
+    this.transitions = new ConfigurationTransitions(graph, options.configurations, {
+      ...(options.buildSettings ? { buildSettings: options.buildSettings } : {}),
+      debug: (message, where) => options.debug?.(message, where),
+      attr: (target, config) => this.contextFor(target, config).attr,
     });
     options.memo?.attach({ compute: (label, config) => this.compute(label, config), adopt: (ct) => this.adopt(ct) });
   }
@@ -151,7 +159,9 @@ export class Analyzer {
     return ct.incompatible ? undefined : ct;
   }
 
-  analyze(label: string, config: BuildConfiguration): ConfiguredTarget {
+  analyze(label: string, requested: BuildConfiguration): ConfiguredTarget {
+    // A rule's own transition (`rule(cfg = ...)`) comes first: it is part of the key, as in Bazel.
+    const config = this.transitions.incoming(label, requested);
     const done = this.doneIn(config);
     const cached = done.get(label);
     if (cached === IN_PROGRESS) throw this.cycleError(this.inProgress.findIndex((p) => p.label === label && p.configId === config.id));
@@ -424,7 +434,7 @@ export class Analyzer {
   }
 
   private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration): RuleContext {
-    const execConfig = config.isExec ? config : this.options.configurations.exec;
+    const execConfig = this.transitions.execConfiguration(config);
     const canonicalize = (raw: string) => canonicalizeIn(target.label, raw);
     const matchCondition = (condition: string): ConfigMatch => {
       const setting = this.analyze(condition, config);
@@ -458,6 +468,7 @@ export class Analyzer {
       attr,
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),
+      transition: (transition) => this.transitions.outgoing(transition, target, config, ctx),
       toolchainContext: () => (toolchainContext ??= this.resolveToolchains(target, config, ctx)),
       execGroupNames: [...execGroups.keys()],
       execGroupContext: (name) => {
@@ -503,7 +514,7 @@ export class Analyzer {
             : Array.isArray(value)
               ? (value as unknown[]).map((v) => (Array.isArray(v) ? (v[0] as string) : (v as string)))
               : [];
-        const depConfig = opts.exec ? execConfig : config;
+        const depConfig = opts.config ?? (opts.exec ? execConfig : config);
         const skipTestonly = opts.skipTestonly === true;
         return labels.map((raw) => {
           const label = canonicalize(raw);

@@ -117,6 +117,14 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   repeatable('output_groups', 'Output groups to build besides the default one.', 'comma'),
   str('run_under', '', "A command (with its options) that test and run executables run under: 'valgrind --quiet' runs 'valgrind --quiet <program> <args>'."),
   bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
+  bool(
+    'allow_analysis_failures',
+    false,
+    'A target whose analysis fails provides AnalysisFailureInfo to its dependents instead of failing the build (for analysis tests).',
+  ),
+  // Bazel's internal option (CoreOptions.evaluatingForAnalysisTest), set by analysis_test_transition only: its name
+  // has blanks, so no command line sets it, and it keeps an analysis test's configuration apart from every other.
+  bool('evaluating for analysis test', false, 'Set by analysis_test_transition: the configuration is that of an analysis test dependency.'),
   bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
   {
     name: 'build_tag_filters',

@@ -69,6 +69,8 @@ interface AttributeDeps {
   readonly spec: AttributeSpec;
   readonly targets: readonly ConfiguredTarget[];
   readonly files: readonly FileEntry[];
+  /** For an attribute with a Starlark transition (`cfg = transition(...)`): the targets of each split key. */
+  readonly split?: ReadonlyMap<string, readonly ConfiguredTarget[]>;
 }
 
 function extensionMatches(path: string, allowed: readonly string[]): boolean {
@@ -171,6 +173,7 @@ const EMPTY_STRUCT = new StarStruct([]);
 const CTX_MEMBERS = [
   'actions',
   'attr',
+  'split_attr',
   'bin_dir',
   'build_file_path',
   'build_setting_value',
@@ -314,6 +317,8 @@ export class CtxValue extends StarObject {
         }
         const targets = this.analyzeDeps(spec);
         const values = targets.map((t) => new TargetValue(t));
+        // Bazel: an attribute with a Starlark transition is a list in ctx.attr, even a label one (1:1 or split).
+        if (spec.type === 'label' && this.deps.get(spec.name)?.split) return frozenList(values);
         if (spec.type === 'label') return values[0] ?? None;
         if (spec.type === 'label_list') return frozenList(values);
         const pairs = (raw as [string, string][]) ?? [];
@@ -336,7 +341,18 @@ export class CtxValue extends StarObject {
   private analyzeDeps(spec: AttributeSpec): ConfiguredTarget[] {
     const options = spec.starlark!;
     const rc = this.rc;
-    const targets = rc.deps(spec.name, { exec: options.cfg === 'exec', fallback: spec.defaultValue });
+    const transition = options.transition;
+    let targets: ConfiguredTarget[];
+    let split: Map<string, ConfiguredTarget[]> | undefined;
+    if (transition) {
+      split = new Map();
+      for (const [key, config] of rc.transition(transition)) split.set(key, rc.deps(spec.name, { config, fallback: spec.defaultValue }));
+      targets = [...split.values()].flat();
+      // analysis_test_transition is a 1:1 transition: its attribute stays a plain one (no split_attr, a Target).
+      if (transition.kind === 'analysis_test_transition') split = undefined;
+    } else {
+      targets = rc.deps(spec.name, { exec: options.cfg === 'exec', fallback: spec.defaultValue });
+    }
     if (!options.allowEmpty && targets.length === 0 && spec.type !== 'label') throw rc.error(spec.name, 'attribute must be non empty');
     const files: FileEntry[] = [];
     const allowed = options.allowFiles;
@@ -364,7 +380,7 @@ export class CtxValue extends StarObject {
       }
       for (const file of usable) files.push(file);
     }
-    this.deps.set(spec.name, { spec, targets, files });
+    this.deps.set(spec.name, { spec, targets, files, ...(split ? { split } : {}) });
     return targets;
   }
 
@@ -386,6 +402,8 @@ export class CtxValue extends StarObject {
     switch (name) {
       case 'attr':
         return this.attrs;
+      case 'split_attr':
+        return this.remember(name, this.splitAttributes());
       case 'files':
       case 'file':
       case 'executable':
@@ -456,6 +474,27 @@ export class CtxValue extends StarObject {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * `ctx.split_attr`: for each attribute with a Starlark transition, its split keys to the target
+   * (label) or targets (label_list) in that branch, as Bazel's StarlarkRuleContext.getSplitAttr.
+   */
+  private splitAttributes(): StarStruct {
+    const fields: [string, Value][] = [];
+    for (const { spec, split } of this.deps.values()) {
+      if (!split) continue;
+      fields.push([
+        spec.name,
+        dictOf(
+          [...split].map(([key, targets]) => {
+            const values = targets.map((t) => new TargetValue(t));
+            return [key, spec.type === 'label' ? (values[0] ?? None) : frozenList(values)] as const;
+          }),
+        ),
+      ]);
+    }
+    return fields.length === 0 ? EMPTY_STRUCT : new StarStruct(fields);
   }
 
   /** Keeps a member made when first read. */
