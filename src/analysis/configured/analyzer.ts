@@ -1,6 +1,8 @@
 import { KilnError, type Position } from '../../core/index.js';
 import {
+  ANALYSIS_FAILURE_INFO,
   BUILD_SETTING_RULE_CLASSES,
+  depsetOf,
   CONSTRAINT_SETTING_INFO,
   CONSTRAINT_VALUE_INFO,
   Label,
@@ -30,6 +32,7 @@ import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, siblingLabe
 import { constraintValueOf } from './platform-declarations.js';
 import { isVisible } from './visibility.js';
 import { ConfigurationTransitions } from '../transitions/configuration-transitions.js';
+import { allowsAnalysisFailures, analysisFailureInfo, DependencyAnalysisFailed, failureCausesOf } from '../testing/analysis-failure.js';
 
 export interface AnalyzerOptions {
   readonly configurations: ConfigurationPair;
@@ -199,7 +202,7 @@ export class Analyzer {
     done.set(label, IN_PROGRESS);
     this.inProgress.push({ label, configId: config.id });
     try {
-      const result = this.analyzeTarget(target, config);
+      const result = this.analyzeOrFail(target, config);
       done.set(label, result);
       this.completed.push(result);
       this.computedCount++;
@@ -238,6 +241,39 @@ export class Analyzer {
     return [...this.completed.flatMap((ct) => ct.actions), ...(this.status?.actions ?? [])];
   }
 
+  /**
+   * Under --allow_analysis_failures a rule whose analysis fails (or whose dependency's did) is a
+   * configured target with AnalysisFailureInfo instead of an error, as Bazel's ConfiguredTargetFunction
+   * makes it, so an analysis test can assert on the failure.
+   */
+  private analyzeOrFail(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
+    try {
+      return this.analyzeTarget(target, config);
+    } catch (e) {
+      if (!(e instanceof KilnError || e instanceof DependencyAnalysisFailed) || target.kind !== 'rule') throw e;
+      if (allowsAnalysisFailures(config)) {
+        return {
+          label: target.label,
+          target,
+          config,
+          files: [],
+          runfiles: [],
+          outputGroups: new Map(),
+          visibility: this.visibilityOf(target),
+          testonly: this.testonlyOf(target),
+          kindName: target.ruleClass,
+          actions: [],
+          providers: new Map([[ANALYSIS_FAILURE_INFO.key, analysisFailureInfo(target.label, e)]]),
+        };
+      }
+      if (e instanceof DependencyAnalysisFailed) {
+        const first = e.causes.toList()[0] as { label?: string; message?: string } | undefined;
+        throw ruleError(target, undefined, `dependency '${first?.label ?? '?'}' failed analysis: ${first?.message ?? ''}`);
+      }
+      throw e;
+    }
+  }
+
   private analyzeTarget(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
     const base = { label: target.label, target, config, outputGroups: new Map(), actions: [] };
     switch (target.kind) {
@@ -261,6 +297,9 @@ export class Analyzer {
             kindName: 'generated file',
             incompatible: rule.incompatible,
           };
+        }
+        if (failureCausesOf(rule.providers)) {
+          return { ...base, files: [], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file', providers: rule.providers! };
         }
         const name = targetNameOf(target.label);
         const index = rule.target.kind === 'rule' ? rule.target.outputs.indexOf(name) : -1;
@@ -516,7 +555,7 @@ export class Analyzer {
               : [];
         const depConfig = opts.config ?? (opts.exec ? execConfig : config);
         const skipTestonly = opts.skipTestonly === true;
-        return labels.map((raw) => {
+        const deps = labels.map((raw) => {
           const label = canonicalize(raw);
           if (label === undefined) throw ctx.error(attribute, `invalid label '${raw}'`);
           if (!this.graph.target(label)) throw ctx.error(attribute, `no such target '${label}'`);
@@ -524,6 +563,10 @@ export class Analyzer {
           this.checkEdge(ctx, attribute, dep, skipTestonly);
           return dep;
         });
+        // A dependency that failed analysis fails this target too, with its causes; an analysis test reads them instead.
+        const failed = deps.map((d) => failureCausesOf(d.providers)).filter((c) => c !== undefined);
+        if (failed.length > 0 && !this.isAnalysisTest(target)) throw new DependencyAnalysisFailed(depsetOf([], failed));
+        return deps;
       },
     };
     return ctx;
@@ -581,6 +624,10 @@ export class Analyzer {
     if (!skipTestonly && dep.testonly && !this.testonlyOf(from)) {
       throw ctx.error(attribute, `non-test target '${from.label}' depends on testonly target '${dep.label}' and doesn't have testonly attribute set`);
     }
+  }
+
+  private isAnalysisTest(target: RuleAnalysisTarget): boolean {
+    return target.ruleDefinition !== undefined && this.graph.starlarkRule?.(target.ruleDefinition)?.ruleClass?.starlark?.analysisTest === true;
   }
 
   private visibilityOf(target: RuleAnalysisTarget): readonly string[] {

@@ -18,6 +18,7 @@ import { CtxValue } from '../starlark/ctx-value.js';
 import { FileValue } from '../starlark/file-value.js';
 import { RunfilesValue } from '../starlark/runfiles-value.js';
 import type { WorkspaceStatus } from '../starlark/workspace-status.js';
+import { analysisTestScript } from './analysis-test-result.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 import { runEnvironmentOf } from './run-environment.js';
 
@@ -56,6 +57,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     location: rc.target.location,
     root: rule.options.outputToGenfiles ? dirs.genfiles : dirs.bin,
     execProperties: (group) => (group === undefined || rc.execGroupNames.includes(group) ? rc.execProperties(group) : undefined),
+    ...(ruleClass.starlark?.analysisTest ? { analysisTest: true } : {}),
   });
   const ctx = new CtxValue(rc, {
     rule,
@@ -82,7 +84,9 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     throw e;
   }
   const providers = providersOf(returned, rc, rule);
-  const result = interpret(providers, ctx, rc, ruleClass, rule);
+  // An analysis test registers no action itself: Kiln writes the test script its AnalysisTestResultInfo stands for.
+  const testScript = ruleClass.starlark?.analysisTest ? analysisTestScript(rc, new Map(providers.map((p) => [p.provider.key, p]))) : undefined;
+  const result = interpret(providers, ctx, rc, ruleClass, rule, testScript && new FileValue(testScript.file, rc.target.label));
   const problem = registry.check(rc.config.id);
   if (problem !== undefined) {
     if (problem.startsWith('file ')) throw new KilnError(problem);
@@ -93,6 +97,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
   const actions = registry.actions.map((a) =>
     program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? markedExecutable(a) : a,
   );
+  if (testScript) actions.push(testScript.action);
   return { ...result, actions };
 }
 
@@ -140,6 +145,7 @@ function interpret(
   rc: RuleContext,
   ruleClass: RuleClass,
   rule: StarlarkRuleFunction,
+  testScript?: FileValue,
 ): Omit<RuleResult, 'actions'> {
   const byKey = new Map(providers.map((p) => [p.provider.key, p]));
   const info = byKey.get(DEFAULT_INFO.key);
@@ -147,7 +153,7 @@ function interpret(
     const v = info?.field(name);
     return v === undefined || v === None ? undefined : v;
   };
-  let executable = given('executable') as FileValue | undefined;
+  let executable = testScript ?? (given('executable') as FileValue | undefined);
   executable ??= ctx.executableOutput();
   if (ruleClass.executable && !executable) {
     throw rc.error(
