@@ -348,8 +348,6 @@ export class CtxValue extends StarObject {
       split = new Map();
       for (const [key, config] of rc.transition(transition)) split.set(key, rc.deps(spec.name, { config, fallback: spec.defaultValue }));
       targets = [...split.values()].flat();
-      // analysis_test_transition is a 1:1 transition: its attribute stays a plain one (no split_attr, a Target).
-      if (transition.kind === 'analysis_test_transition') split = undefined;
     } else {
       targets = rc.deps(spec.name, { exec: options.cfg === 'exec', fallback: spec.defaultValue });
     }

@@ -40,7 +40,8 @@ sides_test = rule(
 _failing = analysis_test_transition(settings = {"//command_line_option:allow_analysis_failures": "True"})
 
 def _failure_test_impl(ctx):
-    target = ctx.attr.target_under_test
+    # A list, as for every attribute with a Starlark transition (Bazel 4.2.3 and present-day Bazel alike).
+    target = ctx.attr.target_under_test[0]
     causes = target[AnalysisFailureInfo].causes.to_list() if AnalysisFailureInfo in target else []
     found = [c for c in causes if ctx.attr.contains in c.message]
     labels = sorted([str(c.label) for c in causes])
