@@ -45,8 +45,8 @@ flavored_report = rule(
 def _collect_impl(ctx):
     files = [f for d in ctx.attr.deps for f in d[DefaultInfo].files.to_list()]
     out = ctx.actions.declare_file(ctx.label.name + ".txt")
-    split = ctx.attr.split
-    lines = ["%s=%s" % (k, split[k][DefaultInfo].files.to_list()[0].path) for k in sorted(ctx.split_attr.split.keys())] if split else []
+    split = ctx.split_attr.split
+    lines = ["%s=%s" % (k, split[k][DefaultInfo].files.to_list()[0].path) for k in sorted(split.keys())]
     ctx.actions.write(out, "\\n".join([f.path for f in files] + lines + [str(type(ctx.attr.one))]))
     return [DefaultInfo(files = depset([out] + files))]
 
@@ -105,8 +105,127 @@ describe('configuration transitions', () => {
     // The untransitioned target keeps the top-level directory.
     expect(written(analyzer, '//app:plain')[0]).toBe('bazel-out/k8-fastbuild/bin/app/plain.txt: flavor=plain mode=fastbuild');
   });
+  it('analyses a split dependency once per split key, each in the directory Bazel 4.2.3 names, and resolves select() in each', () => {
+    const analyzer = analyzerFor();
+    const ct = analyzer.analyzeTopLevel('//app:all');
+    const content = (ct.actions[0]!.inProcess as { content: string }).content.split('\n');
+    // deps and one: 1:1 to opt, where compilation_mode names the directory itself (no hash); the split: one hash per flavor.
+    expect(content).toEqual([
+      'bazel-out/k8-opt/bin/app/plain.txt',
+      'chocolate=bazel-out/k8-fastbuild-ST-c3676c3bb40d/bin/app/plain.txt',
+      'vanilla=bazel-out/k8-fastbuild-ST-6084263ae57f/bin/app/plain.txt',
+      // An attribute with a Starlark transition is a list even for attr.label, as in Bazel.
+      'list',
+    ]);
+    const pick = (config: typeof ct.config) => analyzer.analyze('//app:pick', config).actions[0]!.argv.join(' ');
+    const configs = new Map([...analyzer.actions()].map((a) => [a.outputs[0]!.execPath.split('/')[1]!, a]));
+    expect([...configs.keys()].sort()).toEqual(['k8-fastbuild', 'k8-fastbuild-ST-6084263ae57f', 'k8-fastbuild-ST-c3676c3bb40d', 'k8-opt']);
+    const chocolate = analyzer.actions().find((a) => a.outputs[0]!.execPath.includes('ST-c3676c3bb40d'))!;
+    expect(pick(analyzer.analyzeTopLevel('//app:choc').config)).toContain('echo choc');
+    expect(pick(ct.config)).toContain('echo other');
+    expect(chocolate.outputs[0]!.execPath).toBe('bazel-out/k8-fastbuild-ST-c3676c3bb40d/bin/app/plain.txt');
+  });
   it('names the directory of a transitioned configuration that equals the command line without a hash', () => {
     const analyzer = analyzerFor(['--//flags:flavor=chocolate']);
     expect(analyzer.analyzeTopLevel('//app:choc').config.mnemonic).toBe('k8-fastbuild');
+  });
+});
+
+const ERRORS = `
+def _undeclared_impl(settings, attr):
+    return {"//command_line_option:compilation_mode": "opt", "//command_line_option:cpu": "arm"}
+
+undeclared = transition(implementation = _undeclared_impl, inputs = [], outputs = ["//command_line_option:compilation_mode"])
+
+def _missing_impl(settings, attr):
+    return {}
+
+def _partial_impl(settings, attr):
+    return {"//command_line_option:compilation_mode": "opt"}
+
+partial = transition(implementation = _partial_impl, inputs = [], outputs = ["//command_line_option:compilation_mode", "//command_line_option:cpu"])
+bad_input = transition(implementation = _missing_impl, inputs = ["//command_line_option:no_such_option", "//command_line_option:jobs"], outputs = [])
+on_define = transition(implementation = _missing_impl, inputs = [], outputs = ["//command_line_option:define"])
+
+def _not_setting_impl(settings, attr):
+    return {"//app:plain": "x"}
+
+not_setting = transition(implementation = _not_setting_impl, inputs = [], outputs = ["//app:plain"])
+
+def _bad_value_impl(settings, attr):
+    return {"//command_line_option:compilation_mode": "fast"}
+
+bad_value = transition(implementation = _bad_value_impl, inputs = [], outputs = ["//command_line_option:compilation_mode"])
+
+def _bad_type_impl(settings, attr):
+    return {"//flags:flavor": 3}
+
+bad_type = transition(implementation = _bad_type_impl, inputs = [], outputs = ["//flags:flavor"])
+
+def _impl(ctx):
+    return []
+
+def with_cfg(t):
+    return rule(implementation = _impl, attrs = {"dep": attr.label(cfg = t)})
+
+undeclared_rule = with_cfg(undeclared)
+partial_rule = with_cfg(partial)
+bad_input_rule = with_cfg(bad_input)
+on_define_rule = with_cfg(on_define)
+not_setting_rule = with_cfg(not_setting)
+bad_value_rule = with_cfg(bad_value)
+bad_type_rule = with_cfg(bad_type)
+`;
+
+const ERROR_FILES: Record<string, string> = {
+  ...FILES,
+  'rules/errors.bzl': ERRORS,
+  'bad/BUILD': `
+load("//rules:errors.bzl", "bad_input_rule", "bad_type_rule", "bad_value_rule", "not_setting_rule", "on_define_rule", "partial_rule", "undeclared_rule")
+undeclared_rule(name = "undeclared", dep = "//app:plain")
+partial_rule(name = "partial", dep = "//app:plain")
+bad_input_rule(name = "bad_input", dep = "//app:plain")
+on_define_rule(name = "on_define", dep = "//app:plain")
+not_setting_rule(name = "not_setting", dep = "//app:plain")
+bad_value_rule(name = "bad_value", dep = "//app:plain")
+bad_type_rule(name = "bad_type", dep = "//app:plain")
+`,
+};
+
+function errorOf(label: string): { message: string; where: string } {
+  try {
+    analyzerFor([], ERROR_FILES).analyzeTopLevel(label);
+  } catch (e) {
+    const pos = (e as { pos?: { file: string; line: number } }).pos;
+    return { message: (e as Error).message, where: pos ? `${pos.file.split('/').slice(-2).join('/')}:${pos.line}` : '' };
+  }
+  throw new Error(`no error for ${label}`);
+}
+
+describe("transition errors, in Bazel's words", () => {
+  it('reports outputs that differ from the declared ones at the implementation function', () => {
+    expect(errorOf('//bad:undeclared')).toEqual({
+      message: "invalid result from transition function: transition function returned undeclared output '//command_line_option:cpu'",
+      where: 'rules/errors.bzl:2',
+    });
+    expect(errorOf('//bad:partial').message).toBe(
+      'invalid result from transition function: transition outputs [//command_line_option:cpu] were not defined by transition function',
+    );
+  });
+  it('reports settings that are none at the transition() call', () => {
+    expect(errorOf('//bad:bad_input')).toEqual({
+      message: 'transition inputs [//command_line_option:no_such_option, //command_line_option:jobs] do not correspond to valid settings',
+      where: 'rules/errors.bzl:14',
+    });
+    expect(errorOf('//bad:on_define').message).toBe(
+      'Starlark transition on --define not supported - try using build settings (https://docs.bazel.build/skylark/config.html#user-defined-build-settings).',
+    );
+    expect(errorOf('//bad:not_setting').message).toBe("attempting to transition on '//app:plain' which is not a build setting");
+  });
+  it('converts values with the option\'s converter and the build setting\'s type', () => {
+    expect(errorOf('//bad:bad_value').message).toBe(
+      "OptionsParsingError for option 'compilation_mode': Not a valid compilation mode: 'fast' (should be fastbuild, dbg or opt)",
+    );
+    expect(errorOf('//bad:bad_type').message).toBe("expected value of type 'string' for //flags:flavor, but got 3 (int)");
   });
 });
