@@ -60,6 +60,20 @@ def _acting_test_impl(ctx):
 
 acting_test = rule(implementation = _acting_test_impl, analysis_test = True)
 
+def _writer_impl(ctx):
+    out = ctx.actions.declare_file(ctx.label.name + ".txt")
+    ctx.actions.write(out, "hello")
+    return [DefaultInfo(files = depset([out]))]
+
+writer = rule(implementation = _writer_impl)
+
+def _actions_test_impl(ctx):
+    action = ctx.attr.target_under_test.actions[0]
+    got = "%s %s %s %s" % (action.mnemonic, action.content, [f.short_path for f in action.outputs.to_list()], action.argv)
+    return [AnalysisTestResultInfo(success = True, message = got)]
+
+actions_test = rule(implementation = _actions_test_impl, analysis_test = True, attrs = {"target_under_test": attr.label()})
+
 def _silent_test_impl(ctx):
     return []
 
@@ -71,7 +85,9 @@ const FILES: Record<string, string> = {
   'rules/BUILD': '',
   'rules/defs.bzl': DEFS,
   't/BUILD': `
-load("//rules:defs.bzl", "acting_test", "failure_test", "shape", "sides_test", "silent_test", "wrap")
+load("//rules:defs.bzl", "acting_test", "actions_test", "failure_test", "shape", "sides_test", "silent_test", "wrap", "writer")
+writer(name = "hello")
+actions_test(name = "hello_actions_test", target_under_test = ":hello")
 shape(name = "triangle", sides = 3)
 shape(name = "line", sides = 2)
 wrap(name = "wrapped_line", dep = ":line")
@@ -123,6 +139,10 @@ describe('analysis tests', () => {
   });
   it('keeps the failing target an error without --allow_analysis_failures', () => {
     expect(errorOf(() => analyzerFor().analyzeTopLevel('//t:wrapped_line'))).toContain('a shape needs three sides, got 2');
+  });
+  it("reads a target's registered actions through target.actions", () => {
+    const content = script('//t:hello_actions_test').content;
+    expect(content.replace(/\\(.)/g, '$1')).toBe('echo FileWrite hello ["t/hello.txt"] None\nexit 0');
   });
   it("refuses actions and a missing AnalysisTestResultInfo in Bazel's words", () => {
     expect(errorOf(() => analyzerFor().analyzeTopLevel('//t:acting_test'))).toContain(
