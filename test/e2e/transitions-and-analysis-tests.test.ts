@@ -60,6 +60,17 @@ describe('transitions and analysis tests through the CLI', () => {
     const again = await ws.kiln(['build', LOCAL, '//app:both']);
     expect(again.code, again.stderr).toBe(0);
     expect(ws.read('kiln-bin/app/both.txt')).toContain('chocolate=bazel-out/k8-fastbuild-ST-c3676c3bb40d/bin/app/pick.txt');
+    // An edit of one branch reaches the configuration that selects it, and only that one.
+    ws.write({ 'app/BUILD': FILES['app/BUILD']!.replace('echo choc', 'echo dark chocolate') });
+    const edited = await ws.kiln(['build', LOCAL, '//app:both']);
+    expect(edited.code, edited.stderr).toBe(0);
+    expect(ws.read('kiln-out/k8-fastbuild-ST-c3676c3bb40d/bin/app/pick.txt')).toBe('dark chocolate\n');
+    expect(ws.read('kiln-out/k8-fastbuild-ST-6084263ae57f/bin/app/pick.txt')).toBe('other\n');
+    // An edit of the transition makes other configurations; the stored targets of the old ones are not reused for them.
+    ws.write({ 'rules/defs.bzl': FILES['rules/defs.bzl']!.replace('"vanilla": {"//flags:flavor": "vanilla"}', '"vanilla": {"//flags:flavor": "chocolate"}') });
+    const split = await ws.kiln(['build', LOCAL, '//app:both']);
+    expect(split.code, split.stderr).toBe(0);
+    expect(ws.read('kiln-bin/app/both.txt')).toBe('chocolate=bazel-out/k8-fastbuild-ST-c3676c3bb40d/bin/app/pick.txt\n');
   });
 
   it('kiln test passes and fails analysis tests from their AnalysisTestResultInfo', async () => {
