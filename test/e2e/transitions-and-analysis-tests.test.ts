@@ -31,9 +31,21 @@ def _check_impl(ctx):
     return [AnalysisTestResultInfo(success = ok, message = "value %s, want %s" % (ctx.attr.value, ctx.attr.want))]
 
 check_test = rule(implementation = _check_impl, analysis_test = True, attrs = {"value": attr.string(), "want": attr.string()})
+
+def _env_test_impl(ctx):
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    ctx.actions.write(script, '[ "$GREETING" = hi ] && [ "$KILN_E2E_INHERITED" = from-client ] && [ -z "$NOT_INHERITED" ]\\n', is_executable = True)
+    return [
+        DefaultInfo(executable = script),
+        RunEnvironmentInfo(environment = {"GREETING": "hi"}, inherited_environment = ["KILN_E2E_INHERITED"]),
+        testing.ExecutionInfo({"requires-network": ""}),
+    ]
+
+env_test = rule(implementation = _env_test_impl, test = True)
 `,
   'app/BUILD': `
-load("//rules:defs.bzl", "check_test", "collect")
+load("//rules:defs.bzl", "check_test", "collect", "env_test")
+env_test(name = "env_test")
 genrule(
     name = "pick",
     outs = ["pick.txt"],
@@ -80,5 +92,12 @@ describe('transitions and analysis tests through the CLI', () => {
     expect(run.stdout + run.stderr).toMatch(/\/\/app:good_test\s+PASSED/);
     expect(run.stdout + run.stderr).toMatch(/\/\/app:bad_test\s+FAILED/);
     expect(ws.read('kiln-testlogs/app/bad_test/test.log')).toContain('value a, want b');
+  });
+
+  it("gives a Starlark test RunEnvironmentInfo's environment and inherited names", async () => {
+    const ws = new E2eWorkspace(FILES);
+    const env = { KILN_E2E_INHERITED: 'from-client', NOT_INHERITED: 'x' };
+    const run = await ws.kiln(['test', LOCAL, '--test_output=errors', '//app:env_test'], ws.root, undefined, undefined, env);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
   });
 });

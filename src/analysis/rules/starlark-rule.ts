@@ -4,6 +4,8 @@ import {
   DEFAULT_INFO,
   type Depset,
   depsetOf,
+  EXECUTION_INFO,
+  RUN_ENVIRONMENT_INFO,
   OUTPUT_GROUP_INFO,
   ProviderInstance,
   type RuleClass,
@@ -11,7 +13,7 @@ import {
   TEMPLATE_VARIABLE_INFO,
 } from '../../loading/index.js';
 import { EvalError, None, StarDict, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
-import type { FileEntry } from '../configured/configured-target.js';
+import type { FileEntry, RunEnvironment } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { ActionRegistry } from '../starlark/actions-value.js';
 import { CtxValue } from '../starlark/ctx-value.js';
@@ -190,8 +192,28 @@ function interpret(
     providers: byKey,
     ...(executable ? { executable: executable.entry } : {}),
     ...(executable && (ruleClass.executable || ruleClass.isTest)
-      ? { runEnvironment: runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list') }
+      ? { runEnvironment: withReturnedEnvironment(runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list'), byKey) }
       : {}),
+  };
+}
+
+/**
+ * The run environment with what the rule returned: RunEnvironmentInfo's `environment` (over the
+ * `env` attribute) and `inherited_environment`, and a test's testing.ExecutionInfo requirements.
+ */
+function withReturnedEnvironment(run: RunEnvironment, providers: ReadonlyMap<string, ProviderInstance>): RunEnvironment {
+  const info = providers.get(RUN_ENVIRONMENT_INFO.key);
+  const execution = providers.get(EXECUTION_INFO.key)?.field('requirements');
+  const environment = info?.field('environment');
+  const inherited = info?.field('inherited_environment');
+  const env = new Map(run.env);
+  if (environment instanceof StarDict) for (const k of environment.iterate()) env.set(k as string, environment.get(k) as string);
+  const names = inherited instanceof StarList || inherited instanceof StarTuple ? (inherited.elems as string[]) : [];
+  return {
+    args: run.args,
+    env: [...env],
+    ...(names.length > 0 ? { inherited: names } : {}),
+    ...(execution instanceof StarDict ? { executionRequirements: [...execution.iterate()] as string[] } : {}),
   };
 }
 
