@@ -52,9 +52,7 @@ export class BuildConfiguration {
     this.mnemonic = `${this.cpu}-${this.compilationMode}${kind === 'exec' ? '-exec' : ''}${nameFragment ? `-${nameFragment}` : ''}`;
     // The mnemonic too: equal options reached by a transition in one build and from the command line in
     // another have different output paths, so they must not share stored configured targets.
-    this.id = createHash('sha256')
-      .update(`${kind}\n${this.cpu}\n${this.hostCpu}\n${platform.label}\n${this.mnemonic}\n${options.fingerprint()}`)
-      .digest('hex');
+    this.id = createHash('sha256').update(`${kind}\n${this.cpu}\n${this.hostCpu}\n${platform.label}\n${this.mnemonic}\n${options.fingerprint()}`).digest('hex');
     const root = `${outputRoot}/${this.mnemonic}`;
     const bin = `${root}/bin`;
     this.outputDirectories = {

@@ -299,7 +299,15 @@ export class Analyzer {
           };
         }
         if (failureCausesOf(rule.providers)) {
-          return { ...base, files: [], runfiles: [], visibility: rule.visibility, testonly: rule.testonly, kindName: 'generated file', providers: rule.providers! };
+          return {
+            ...base,
+            files: [],
+            runfiles: [],
+            visibility: rule.visibility,
+            testonly: rule.testonly,
+            kindName: 'generated file',
+            providers: rule.providers!,
+          };
         }
         const name = targetNameOf(target.label);
         const index = rule.target.kind === 'rule' ? rule.target.outputs.indexOf(name) : -1;

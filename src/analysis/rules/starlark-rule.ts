@@ -192,7 +192,12 @@ function interpret(
     providers: byKey,
     ...(executable ? { executable: executable.entry } : {}),
     ...(executable && (ruleClass.executable || ruleClass.isTest)
-      ? { runEnvironment: withReturnedEnvironment(runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list'), byKey) }
+      ? {
+          runEnvironment: withReturnedEnvironment(
+            runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list'),
+            byKey,
+          ),
+        }
       : {}),
   };
 }

@@ -73,6 +73,7 @@ function frozen(list: StarList): StarList {
 
 /** A File for an action's artifact: a derived one's short path is its path under its root. */
 function entryOf(artifact: Artifact): FileEntry {
-  const rootPath = artifact.kind === 'derived' && artifact.execPath.startsWith(`${artifact.root}/`) ? artifact.execPath.slice(artifact.root.length + 1) : artifact.execPath;
+  const rootPath =
+    artifact.kind === 'derived' && artifact.execPath.startsWith(`${artifact.root}/`) ? artifact.execPath.slice(artifact.root.length + 1) : artifact.execPath;
   return { artifact, rootPath };
 }

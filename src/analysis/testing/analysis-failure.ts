@@ -1,4 +1,4 @@
-import { KilnError } from '../../core/index.js';
+import type { KilnError } from '../../core/index.js';
 import { ANALYSIS_FAILURE_INFO, Depset, depsetOf, Label, StarLabel, type ProviderInstance } from '../../loading/index.js';
 import { StarObject, type Value } from '../../starlark/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';

@@ -29,7 +29,9 @@ export function buildSettingFromStarlark(def: BuildSettingDefinition, value: Val
     case 'string':
       if (typeof value !== 'string') throw wrong();
       if (def.allowedValues && !def.allowedValues.includes(value)) {
-        throw new TransitionValidationError(`Error setting ${def.label}: invalid value '${value}'. Allowed values are ${repr(new StarList([...def.allowedValues]))}`);
+        throw new TransitionValidationError(
+          `Error setting ${def.label}: invalid value '${value}'. Allowed values are ${repr(new StarList([...def.allowedValues]))}`,
+        );
       }
       return value;
     case 'bool':

@@ -62,9 +62,16 @@ export class ConfigurationTransitions {
       const transition = ruleClass?.starlark?.incomingTransition;
       if (ruleClass && transition) {
         const attr = this.options.attr(target, config);
-        const results = this.apply(transition, config, transitionAttributes(ruleClass, attr, (raw) => canonicalizeIn(target.label, raw)));
+        const results = this.apply(
+          transition,
+          config,
+          transitionAttributes(ruleClass, attr, (raw) => canonicalizeIn(target.label, raw)),
+        );
         if (results.size !== 1) {
-          throw new KilnError(`in ${ruleClass.name} rule ${label}: a rule's cfg transition must be a 1:1 transition, but it returned ${results.size} configurations`, target.location);
+          throw new KilnError(
+            `in ${ruleClass.name} rule ${label}: a rule's cfg transition must be a 1:1 transition, but it returned ${results.size} configurations`,
+            target.location,
+          );
         }
         result = [...results.values()][0]!;
       }

@@ -4,6 +4,7 @@ import { Analyzer } from '../../../src/analysis/configured/analyzer.js';
 import { LoadedTargetGraph } from '../../../src/analysis/configured/loaded-target-graph.js';
 import { platformDeclarationsFrom } from '../../../src/analysis/configured/platform-declarations.js';
 import { parseBuildOptions } from '../../../src/analysis/options/parse-build-options.js';
+import { testTargetOf } from '../../../src/analysis/rules/test-runs.js';
 import { workspaceFixture } from '../../loading/fixture.js';
 import { newLoader } from '../../loading/load-helper.js';
 import { LINUX_X64 } from '../config/config-fixture.js';
@@ -74,6 +75,17 @@ def _actions_test_impl(ctx):
 
 actions_test = rule(implementation = _actions_test_impl, analysis_test = True, attrs = {"target_under_test": attr.label()})
 
+def _network_test_impl(ctx):
+    script = ctx.actions.declare_file(ctx.label.name + ".sh")
+    ctx.actions.write(script, "exit 0", is_executable = True)
+    return [
+        DefaultInfo(executable = script),
+        testing.ExecutionInfo({"requires-network": "", "no-remote": ""}),
+        RunEnvironmentInfo(environment = {"A": "1"}, inherited_environment = ["HOME_DIR"]),
+    ]
+
+network_test = rule(implementation = _network_test_impl, test = True)
+
 def _silent_test_impl(ctx):
     return []
 
@@ -85,6 +97,8 @@ const FILES: Record<string, string> = {
   'rules/BUILD': '',
   'rules/defs.bzl': DEFS,
   't/BUILD': `
+load("//rules:defs.bzl", "network_test")
+network_test(name = "network_test")
 load("//rules:defs.bzl", "acting_test", "actions_test", "failure_test", "shape", "sides_test", "silent_test", "wrap", "writer")
 writer(name = "hello")
 actions_test(name = "hello_actions_test", target_under_test = ":hello")
@@ -143,6 +157,24 @@ describe('analysis tests', () => {
   it("reads a target's registered actions through target.actions", () => {
     const content = script('//t:hello_actions_test').content;
     expect(content.replace(/\\(.)/g, '$1')).toBe('echo FileWrite hello ["t/hello.txt"] None\nexit 0');
+  });
+  it("puts a test rule's testing.ExecutionInfo and RunEnvironmentInfo on its test action", () => {
+    const ct = analyzerFor().analyzeTopLevel('//t:network_test');
+    const settings = {
+      args: [],
+      env: {},
+      filter: '',
+      timeouts: [],
+      runsPerTest: 1,
+      shardingDisabled: false,
+      cacheResults: 'auto',
+      workspaceName: 'at',
+    } as const;
+    const test = testTargetOf(ct, settings);
+    const action = test.runs[0]!.action;
+    expect(action.executionRequirements).toEqual(['no-remote', 'requires-network']);
+    expect(action.env.A).toBe('1');
+    expect(test.envInherit).toEqual(['HOME_DIR']);
   });
   it("refuses actions and a missing AnalysisTestResultInfo in Bazel's words", () => {
     expect(errorOf(() => analyzerFor().analyzeTopLevel('//t:acting_test'))).toContain(

@@ -222,7 +222,7 @@ describe("transition errors, in Bazel's words", () => {
     );
     expect(errorOf('//bad:not_setting').message).toBe("attempting to transition on '//app:plain' which is not a build setting");
   });
-  it('converts values with the option\'s converter and the build setting\'s type', () => {
+  it("converts values with the option's converter and the build setting's type", () => {
     expect(errorOf('//bad:bad_value').message).toBe(
       "OptionsParsingError for option 'compilation_mode': Not a valid compilation mode: 'fast' (should be fastbuild, dbg or opt)",
     );
