@@ -135,6 +135,8 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     help: 'Only requested targets with a positive tag and none of the -tags are built (tests that kiln test runs always are).',
   },
   notImplemented(bool('build_runfile_links', true, 'Create runfiles symlink trees.'), 'warning', NO_EFFECT),
+  // A configuration option of Bazel's C++ and Apple rules; transitions set it (skylib's own analysis tests do).
+  notImplemented(str('minimum_os_version', '', 'The minimum OS version which the compilation targets.'), 'warning', NO_EFFECT),
   // Execution: read by execution only.
   ...executionOnly([
     // Bazel's rules: at least 1, at most 5000; `auto` (stored as 0) means one per host CPU.

@@ -1,3 +1,4 @@
+import { configurationFragments } from './configuration-fragments.js';
 import {
   CONSTRAINT_VALUE_INFO,
   ProviderInstance,
@@ -419,7 +420,7 @@ export class CtxValue extends StarObject {
       case 'build_setting_value':
         return this.env.buildSettingValue ?? None;
       case 'fragments':
-        return EMPTY_STRUCT;
+        return configurationFragments(this.rc.config);
       case 'build_file_path':
         return this.rc.target.location.file;
       case 'label':

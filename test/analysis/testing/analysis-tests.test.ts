@@ -86,6 +86,21 @@ def _network_test_impl(ctx):
 
 network_test = rule(implementation = _network_test_impl, test = True)
 
+OsInfo = provider(fields = ["min_os"])
+
+def _os_reader_impl(ctx):
+    return [OsInfo(min_os = ctx.fragments.cpp.minimum_os_version())]
+
+os_reader = rule(implementation = _os_reader_impl, fragments = ["cpp"])
+
+_min_os = analysis_test_transition(settings = {"//command_line_option:minimum_os_version": "1234.5678"})
+
+def _os_test_impl(ctx):
+    got = ctx.attr.target_under_test[0][OsInfo].min_os
+    return [AnalysisTestResultInfo(success = got == "1234.5678", message = "min_os=%s" % got)]
+
+os_test = rule(implementation = _os_test_impl, analysis_test = True, attrs = {"target_under_test": attr.label(cfg = _min_os)})
+
 def _silent_test_impl(ctx):
     return []
 
@@ -97,7 +112,9 @@ const FILES: Record<string, string> = {
   'rules/BUILD': '',
   'rules/defs.bzl': DEFS,
   't/BUILD': `
-load("//rules:defs.bzl", "network_test")
+load("//rules:defs.bzl", "network_test", "os_reader", "os_test")
+os_reader(name = "os_reader")
+os_test(name = "os_test", target_under_test = ":os_reader")
 network_test(name = "network_test")
 load("//rules:defs.bzl", "acting_test", "actions_test", "failure_test", "shape", "sides_test", "silent_test", "wrap", "writer")
 writer(name = "hello")
@@ -153,6 +170,9 @@ describe('analysis tests', () => {
   });
   it('keeps the failing target an error without --allow_analysis_failures', () => {
     expect(errorOf(() => analyzerFor().analyzeTopLevel('//t:wrapped_line'))).toContain('a shape needs three sides, got 2');
+  });
+  it("sets a native option for the target under test with analysis_test_transition (skylib's change_setting_test)", () => {
+    expect(script('//t:os_test').content.endsWith('exit 0')).toBe(true);
   });
   it("reads a target's registered actions through target.actions", () => {
     const content = script('//t:hello_actions_test').content;
