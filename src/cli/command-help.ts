@@ -47,7 +47,7 @@ export function commandHelp(command: string, summary: string, own: readonly Opti
     for (const def of [...own].sort((a, b) => a.name.localeCompare(b.name))) text += optionHelp(def);
   }
   text += own.length > 0 ? '\nBuild options:\n' : '\nOptions:\n';
-  const definitions = [...BUILD_OPTIONS.definitions()].sort((a, b) => a.name.localeCompare(b.name));
+  const definitions = [...BUILD_OPTIONS.definitions()].filter((d) => !d.internal).sort((a, b) => a.name.localeCompare(b.name));
   for (const def of definitions) text += optionHelp(def);
   return text;
 }

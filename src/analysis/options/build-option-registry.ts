@@ -124,7 +124,10 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   ),
   // Bazel's internal option (CoreOptions.evaluatingForAnalysisTest), set by analysis_test_transition only: its name
   // has blanks, so no command line sets it, and it keeps an analysis test's configuration apart from every other.
-  bool('evaluating for analysis test', false, 'Set by analysis_test_transition: the configuration is that of an analysis test dependency.'),
+  {
+    ...bool('evaluating for analysis test', false, 'Set by analysis_test_transition: the configuration is that of an analysis test dependency.'),
+    internal: true,
+  },
   bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
   {
     name: 'build_tag_filters',

@@ -77,6 +77,7 @@ export class BuildOptionsParser {
     }
 
     const def = this.registry.get(name);
+    if (def?.internal) throw new UsageError(`Unrecognized option: ${arg}`);
     if (def) {
       if (def.type === 'bool' && inlineValue === undefined) {
         this.set(def, true, arg);
@@ -97,7 +98,7 @@ export class BuildOptionsParser {
 
     if (name.startsWith('no')) {
       const positive = this.registry.get(name.slice(2));
-      if (positive) {
+      if (positive && !positive.internal) {
         const triState = positive.type === 'string' && positive.triState === true;
         if (positive.type !== 'bool' && !triState) throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${arg}`);
         if (inlineValue !== undefined) throw new UsageError(`Unexpected value after boolean option: ${arg}`);

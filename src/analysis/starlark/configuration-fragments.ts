@@ -16,7 +16,10 @@ export function configurationFragments(config: BuildConfiguration): StarStruct {
       new Builtin(name, (_t, args, kwargs) => (unpackArgs(name, args, kwargs, []), value())),
     ];
     const minimum = config.options.getString('minimum_os_version');
-    const cpp = new StarStruct([reader('compilation_mode', () => config.compilationMode), reader('minimum_os_version', () => (minimum === '' ? None : minimum))]);
+    const cpp = new StarStruct([
+      reader('compilation_mode', () => config.compilationMode),
+      reader('minimum_os_version', () => (minimum === '' ? None : minimum)),
+    ]);
     fragments = new StarStruct([['cpp', cpp]]);
     fragmentsByConfig.set(config, fragments);
   }

@@ -229,3 +229,10 @@ describe("transition errors, in Bazel's words", () => {
     expect(errorOf('//bad:bad_type').message).toBe("expected value of type 'string' for //flags:flavor, but got 3 (int)");
   });
 });
+
+describe('the internal option analysis_test_transition sets', () => {
+  it('is no command-line option', () => {
+    expect(() => parseBuildOptions(['--evaluating for analysis test'])).toThrow('Unrecognized option: --evaluating for analysis test');
+    expect(() => parseBuildOptions(['--noevaluating for analysis test'])).toThrow('Unrecognized option');
+  });
+});
