@@ -67,12 +67,8 @@ export class ConfigurationTransitions {
           config,
           transitionAttributes(ruleClass, attr, (raw) => canonicalizeIn(target.label, raw)),
         );
-        if (results.size !== 1) {
-          throw new KilnError(
-            `in ${ruleClass.name} rule ${label}: a rule's cfg transition must be a 1:1 transition, but it returned ${results.size} configurations`,
-            target.location,
-          );
-        }
+        // Bazel's FunctionPatchTransition, at the transition's definition.
+        if (results.size !== 1) throw new KilnError('Rule transition only allowed to return a single transitioned configuration.', transition.location);
         result = [...results.values()][0]!;
       }
     }

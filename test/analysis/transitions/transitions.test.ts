@@ -175,12 +175,20 @@ on_define_rule = with_cfg(on_define)
 not_setting_rule = with_cfg(not_setting)
 bad_value_rule = with_cfg(bad_value)
 bad_type_rule = with_cfg(bad_type)
+
+def _two_impl(settings, attr):
+    return [{"//flags:flavor": "a"}, {"//flags:flavor": "b"}]
+
+two = transition(implementation = _two_impl, inputs = [], outputs = ["//flags:flavor"])
+split_incoming = rule(implementation = _impl, cfg = two)
 `;
 
 const ERROR_FILES: Record<string, string> = {
   ...FILES,
   'rules/errors.bzl': ERRORS,
   'bad/BUILD': `
+load("//rules:errors.bzl", "split_incoming")
+split_incoming(name = "split_incoming")
 load("//rules:errors.bzl", "bad_input_rule", "bad_type_rule", "bad_value_rule", "not_setting_rule", "on_define_rule", "partial_rule", "undeclared_rule")
 undeclared_rule(name = "undeclared", dep = "//app:plain")
 partial_rule(name = "partial", dep = "//app:plain")
@@ -221,6 +229,12 @@ describe("transition errors, in Bazel's words", () => {
       'Starlark transition on --define not supported - try using build settings (https://docs.bazel.build/skylark/config.html#user-defined-build-settings).',
     );
     expect(errorOf('//bad:not_setting').message).toBe("attempting to transition on '//app:plain' which is not a build setting");
+  });
+  it('refuses a split as a rule transition', () => {
+    expect(errorOf('//bad:split_incoming')).toEqual({
+      message: 'Rule transition only allowed to return a single transitioned configuration.',
+      where: 'rules/errors.bzl:49',
+    });
   });
   it("converts values with the option's converter and the build setting's type", () => {
     expect(errorOf('//bad:bad_value').message).toBe(
