@@ -63,7 +63,10 @@ function generate(root, size, withTransition) {
 
 function kilnColdMs(ws, dir) {
   const start = process.hrtime.bigint();
-  const r = spawnSync(join(REPO, 'bin/kiln'), ['build', `--output_base=${join(dir, `ob-${Math.random()}`)}`, '--nobuild', '//...'], { cwd: ws, encoding: 'utf8' });
+  const r = spawnSync(join(REPO, 'bin/kiln'), ['build', `--output_base=${join(dir, `ob-${Math.random()}`)}`, '--nobuild', '//...'], {
+    cwd: ws,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`kiln exited ${r.status}:\n${r.stderr}`);
   const configured = /(\d+) targets? configured/.exec(r.stderr)?.[1];
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, configured };

@@ -59,7 +59,12 @@ describe('transitions and analysis tests against Bazel 4.2.3', () => {
       .sort();
     expect(`${statuses.join('\n')}\n`).toBe(RECORDED('statuses.txt'));
     const messages = TESTS.map((t) => {
-      const log = ws.read(`kiln-testlogs/t/${t.slice('//t:'.length)}/test.log`).split('\n').slice(3).join(' ').trimEnd();
+      const log = ws
+        .read(`kiln-testlogs/t/${t.slice('//t:'.length)}/test.log`)
+        .split('\n')
+        .slice(3)
+        .join(' ')
+        .trimEnd();
       return `${t}: ${log}`;
     });
     expect(`${messages.join('\n')}\n`).toBe(RECORDED('messages.txt'));

@@ -98,7 +98,7 @@ export class ConfigurationTransitions {
     const out = new Map<string, BuildConfiguration>();
     const results = applyTransition(transition, config.options, attr ?? EMPTY, this.env);
     for (const [key, options] of results) {
-      out.set(key, options === config.options ? config : this.configurations.targetConfiguration(options, transition.location));
+      out.set(key, options === config.options ? config : this.configurations.transitioned(config, options, transition.location));
     }
     return out.size > 0 ? out : new Map([[PATCH_TRANSITION_KEY, config]]);
   }

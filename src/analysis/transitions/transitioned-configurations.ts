@@ -29,8 +29,13 @@ export class TransitionedConfigurations {
     this.execs.set(pair.target, pair.exec);
   }
 
-  /** The target configuration of options a transition made; `at` is where the transition was defined. */
-  targetConfiguration(options: BuildOptions, at: Position | undefined): BuildConfiguration {
+  /**
+   * The configuration of options a transition made from `from`; `at` is where the transition was
+   * defined. A transition applied in an exec configuration (a tool's dependency) stays exec, named
+   * against the build's exec configuration.
+   */
+  transitioned(from: BuildConfiguration, options: BuildOptions, at: Position | undefined): BuildConfiguration {
+    if (from.isExec) return this.execTransitioned(options);
     const key = options.fingerprint();
     let config = this.targets.get(key);
     if (!config) {
@@ -42,6 +47,19 @@ export class TransitionedConfigurations {
         if (e instanceof UsageError) throw new KilnError(e.message, at);
         throw e;
       }
+      this.targets.set(key, config);
+    }
+    return config;
+  }
+
+  private execTransitioned(options: BuildOptions): BuildConfiguration {
+    const base = this.pair.exec;
+    if (options.fingerprint() === base.options.fingerprint()) return base;
+    const key = `exec\u0000${options.fingerprint()}`;
+    let config = this.targets.get(key);
+    if (!config) {
+      const fragment = transitionDirectoryNameFragment(options, base.options, this.buildSettings);
+      config = new BuildConfiguration('exec', options, base.platform, this.context.host, this.context.outputRoot, fragment);
       this.targets.set(key, config);
     }
     return config;

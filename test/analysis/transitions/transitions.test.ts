@@ -50,6 +50,18 @@ def _collect_impl(ctx):
     ctx.actions.write(out, "\\n".join([f.path for f in files] + lines + [str(type(ctx.attr.one))]))
     return [DefaultInfo(files = depset([out] + files))]
 
+def _tool_impl(ctx):
+    out = ctx.actions.declare_file(ctx.label.name + ".sh")
+    ctx.actions.write(out, "\\n".join([f.path for d in ctx.attr.deps for f in d[DefaultInfo].files.to_list()]), is_executable = True)
+    return [DefaultInfo(files = depset([out]), executable = out)]
+
+tool = rule(implementation = _tool_impl, executable = True, attrs = {"deps": attr.label_list(cfg = split_transition)})
+
+def _uses_tool_impl(ctx):
+    return [DefaultInfo(files = depset([ctx.executable._tool]))]
+
+uses_tool = rule(implementation = _uses_tool_impl, attrs = {"_tool": attr.label(default = "//app:tool", executable = True, cfg = "exec")})
+
 collect = rule(
     implementation = _collect_impl,
     attrs = {
@@ -70,7 +82,9 @@ config_setting(name = "is_chocolate", flag_values = {":flavor": "chocolate"})
   'rules/BUILD': '',
   'rules/defs.bzl': DEFS,
   'app/BUILD': `
-load("//rules:defs.bzl", "collect", "flavored_report", "report")
+load("//rules:defs.bzl", "collect", "flavored_report", "report", "tool", "uses_tool")
+tool(name = "tool", deps = [":plain"])
+uses_tool(name = "uses_tool")
 report(name = "plain")
 flavored_report(name = "choc", flavor = "chocolate")
 genrule(
@@ -124,6 +138,15 @@ describe('configuration transitions', () => {
     expect(pick(analyzer.analyzeTopLevel('//app:choc').config)).toContain('echo choc');
     expect(pick(ct.config)).toContain('echo other');
     expect(chocolate.outputs[0]!.execPath).toBe('bazel-out/k8-fastbuild-ST-c3676c3bb40d/bin/app/plain.txt');
+  });
+  it('keeps a transition applied in the exec configuration exec: its own exec directory with a hash', () => {
+    const analyzer = analyzerFor();
+    const [script] = analyzer.analyzeTopLevel('//app:uses_tool').files;
+    expect(script!.artifact.execPath).toBe('bazel-out/k8-opt-exec/bin/app/tool.sh');
+    const tool = analyzer.actions().find((a) => a.outputs[0]!.execPath.endsWith('/tool.sh'))!;
+    const paths = (tool.inProcess as { content: string }).content.split('\n');
+    expect(paths).toHaveLength(2);
+    for (const p of paths) expect(p).toMatch(/^bazel-out\/k8-opt-exec-ST-[0-9a-f]{12}\/bin\/app\/plain\.txt$/);
   });
   it('names the directory of a transitioned configuration that equals the command line without a hash', () => {
     const analyzer = analyzerFor(['--//flags:flavor=chocolate']);
