@@ -17,6 +17,7 @@ export async function flagsAsProto(): Promise<string> {
   for (const command of Object.keys(COMMANDS).sort()) {
     for (const group of await commandOptionGroups(command)) {
       for (const def of group.definitions) {
+        if (def.internal) continue;
         const known = flags.get(def.name);
         if (known) {
           if (!known.commands.includes(command)) known.commands.push(command);

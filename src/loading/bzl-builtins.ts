@@ -256,6 +256,10 @@ export interface StarlarkRuleOptions {
   readonly execCompatibleWith: readonly string[];
   /** `exec_groups`: named execution groups, each with its own toolchains and execution platform. */
   readonly execGroups: readonly ExecGroupSpec[];
+  /** `cfg = transition(...)`: the incoming transition. */
+  readonly incomingTransition?: StarlarkTransition;
+  readonly analysisTest?: boolean;
+  readonly starlarkTestable?: boolean;
 }
 
 /** One entry of `rule(exec_groups = {...})`, labels canonical. */
@@ -310,6 +314,9 @@ export class StarlarkRuleFunction extends StarCallable {
         execCompatibleWith: this.options.execCompatibleWith,
         execGroups: this.options.execGroups,
         ...(this.options.buildSetting ? { buildSetting: this.options.buildSetting } : {}),
+        ...(this.options.incomingTransition ? { incomingTransition: this.options.incomingTransition } : {}),
+        ...(this.options.analysisTest ? { analysisTest: true } : {}),
+        ...(this.options.starlarkTestable ? { starlarkTestable: true } : {}),
       },
     };
   }
@@ -449,6 +456,23 @@ export function labelSequence(v: Value | undefined, param: string, context: Pack
   });
 }
 
+/** `rule(cfg = ...)`: a Starlark transition, or None / "target" / `config.target()` for none. */
+function incomingTransitionOf(v: Value | undefined): StarlarkTransition | undefined {
+  if (v === undefined || v === None || v === 'target' || (v instanceof ConfigTransition && v.cfg === 'target')) return undefined;
+  if (v instanceof StarlarkTransition && v.kind !== 'analysis_test_transition') return v;
+  throw new StarlarkError(`\`cfg\` must be set to a transition object initialized by the transition() function.`);
+}
+
+/** Bazel's rule() checks of analysis_test_transition, in its words (StarlarkRuleClassFunctions). */
+function checkAnalysisTestTransitions(attributes: readonly AttributeSpec[], analysisTest: boolean): void {
+  if (analysisTest) return;
+  for (const a of attributes) {
+    if (a.starlark?.transition?.kind === 'analysis_test_transition') {
+      throw new StarlarkError('Only rule definitions with analysis_test=True may have attributes with analysis_test_transition transitions');
+    }
+  }
+}
+
 /** `rule(implementation, test, attrs, outputs, executable, ..., doc, provides, build_setting, ...)`. */
 export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwargs: Kwargs | null) => void, context?: PackageContext): Builtin {
   return new Builtin('rule', (_t, args, kwargs) => {
@@ -473,9 +497,14 @@ export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwar
     const provides = arg('provides');
     if (provides !== undefined && !(provides instanceof StarList || provides instanceof StarTuple))
       throw new StarlarkError(`rule: for parameter provides: got ${typeName(provides)}, want list`);
-    const test = bool('test');
+    const analysisTest = bool('analysis_test');
+    // An analysis test is a test rule (Bazel's RuleClassType.TEST), whether or not `test` says so.
+    const test = bool('test') || analysisTest;
+    const attributes = ruleAttributes(arg('attrs'));
+    const incoming = incomingTransitionOf(arg('cfg'));
+    checkAnalysisTestTransitions(attributes, analysisTest);
     return new StarlarkRuleFunction(
-      ruleAttributes(arg('attrs')),
+      attributes,
       {
         implementation,
         test,
@@ -488,6 +517,9 @@ export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwar
         execCompatibleWith: labelSequence(arg('exec_compatible_with'), 'exec_compatible_with', context).map((t) => (typeof t === 'string' ? t : t.type)),
         execGroups: execGroupsOf(arg('exec_groups'), context),
         ...(setting instanceof BuildSettingDescriptor ? { buildSetting: setting.spec } : {}),
+        ...(incoming ? { incomingTransition: incoming } : {}),
+        ...(analysisTest ? { analysisTest } : {}),
+        ...(bool('_skylark_testable') ? { starlarkTestable: true } : {}),
       },
       declare,
     );

@@ -1,4 +1,5 @@
-import { Builtin, None, StarCallable, StarDict, StarObject, StarlarkError, typeName, unpackArgs, type Value } from '../starlark/index.js';
+import type { Position } from '../core/index.js';
+import { Builtin, None, StarCallable, StarDict, StarObject, StarlarkError, typeName, unpackArgs, type Thread, type Value } from '../starlark/index.js';
 import { stringSequence } from './bzl-params.js';
 
 /**
@@ -14,6 +15,8 @@ export class StarlarkTransition extends StarObject {
     readonly outputs: readonly string[],
     /** `analysis_test_transition`'s settings: build setting label to its value after the transition. */
     readonly settings: readonly (readonly [string, Value])[],
+    /** Where `transition(...)` was called: Bazel reports a transition's validation errors there. */
+    readonly location?: Position,
   ) {
     super();
   }
@@ -26,11 +29,18 @@ export class StarlarkTransition extends StarObject {
 }
 
 function implementationTransition(kind: 'transition' | 'exec_transition'): Builtin {
-  return new Builtin(kind, (_t, args, kwargs) => {
+  return new Builtin(kind, (thread, args, kwargs) => {
     const [implementation, inputs, outputs] = unpackArgs(kind, args, kwargs, ['implementation', 'inputs', 'outputs']);
     if (!(implementation instanceof StarCallable))
       throw new StarlarkError(`${kind}: for parameter implementation: got ${typeName(implementation!)}, want callable`);
-    return new StarlarkTransition(kind, implementation, stringSequence(kind, 'inputs', inputs), stringSequence(kind, 'outputs', outputs), []);
+    return new StarlarkTransition(
+      kind,
+      implementation,
+      stringSequence(kind, 'inputs', inputs),
+      stringSequence(kind, 'outputs', outputs),
+      [],
+      callPosition(thread),
+    );
   });
 }
 
@@ -41,7 +51,7 @@ export const transitionBuiltin = implementationTransition('transition');
 export const execTransitionBuiltin = implementationTransition('exec_transition');
 
 /** `analysis_test_transition(settings)`: settings is a dict of build setting labels to values. */
-export const analysisTestTransitionBuiltin = new Builtin('analysis_test_transition', (_t, args, kwargs) => {
+export const analysisTestTransitionBuiltin = new Builtin('analysis_test_transition', (thread, args, kwargs) => {
   const [settings] = unpackArgs('analysis_test_transition', args, kwargs, ['settings']);
   if (!(settings instanceof StarDict)) throw new StarlarkError(`analysis_test_transition: for parameter settings: got ${typeName(settings!)}, want dict`);
   const entries: [string, Value][] = [];
@@ -55,5 +65,11 @@ export const analysisTestTransitionBuiltin = new Builtin('analysis_test_transiti
     [],
     entries.map(([k]) => k),
     entries,
+    callPosition(thread),
   );
 });
+
+/** The position of the builtin call being made (the caller's `transition(...)` expression). */
+function callPosition(thread: Thread): Position | undefined {
+  return thread.callSyntax(0)?.pos;
+}

@@ -44,10 +44,10 @@ describe('the web UI in a browser, on a running cluster', () => {
 
     // The queue page, opened before the build, shows its running action without being reloaded.
     await page.goto(`${ui}queue`);
-    await page.evaluate(() => Object.assign(window, { kilnMarker: 'not reloaded' }));
+    await page.evaluate(() => Object.assign(globalThis, { kilnMarker: 'not reloaded' }));
     const build = ws.kiln(['build', `--remote_executor=${cluster.endpoint}`, '//...']);
     await page.waitForSelector('table.executors ul.running li', { timeout: 120_000 });
-    expect(await page.evaluate(() => (window as unknown as { kilnMarker?: string }).kilnMarker)).toBe('not reloaded');
+    expect(await page.evaluate(() => (globalThis as { kilnMarker?: string }).kilnMarker)).toBe('not reloaded');
     expect(Number(await page.getAttribute('html', 'data-refreshed'))).toBeGreaterThan(0);
     await shots.take(page, 'queue', true);
     const built = await build;

@@ -90,13 +90,13 @@ describe('Bazel publishing build events to the cluster it builds on, seen in the
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       // The invocations page, open before the build, shows it running, then succeeded, without a reload.
       await page.goto(`${ui}invocations`);
-      await page.evaluate(() => Object.assign(window, { kilnMarker: 'not reloaded' }));
+      await page.evaluate(() => Object.assign(globalThis, { kilnMarker: 'not reloaded' }));
       const test = runBazel4(root, ['test', ...flags(['--test_output=errors']), '//...']);
       await page.waitForSelector('table.invocations tr.invocation .status.run', { timeout: 300_000 });
       const run = await test;
       expect(run.code, run.output).toBe(0);
       await page.waitForSelector('table.invocations tr.invocation .status.ok');
-      expect(await page.evaluate(() => (window as unknown as { kilnMarker?: string }).kilnMarker)).toBe('not reloaded');
+      expect(await page.evaluate(() => (globalThis as { kilnMarker?: string }).kilnMarker)).toBe('not reloaded');
       const { url, invocationId } = resultsLink(run.output);
 
       const list = await pageText(`${ui}invocations?command=test`);

@@ -182,6 +182,20 @@ describe('predeclared names', () => {
     expect(errorsOf(loadFixture({ 'pkg/BUILD': 'native_x = 1\n', 'pkg/a.bzl': 'def f():\n    native.java_library(name = "j")\n' }).pkg)).toEqual([]);
   });
 
+  it("refuses analysis_test_transition on a rule that is no analysis test, in Bazel's words", () => {
+    const defs = [
+      'T = analysis_test_transition(settings = {"//command_line_option:compilation_mode": "opt"})',
+      'def _impl(ctx):',
+      '    return []',
+      'plain_test = rule(implementation = _impl, test = True, attrs = {"dep": attr.label(cfg = T)})',
+      '',
+    ].join('\n');
+    const { pkg } = loadFixture({ 'pkg/BUILD': 'load(":defs.bzl", "plain_test")\n', 'pkg/defs.bzl': defs });
+    expect(errorsOf(pkg)).toEqual([
+      'pkg/defs.bzl:4:18: Only rule definitions with analysis_test=True may have attributes with analysis_test_transition transitions',
+    ]);
+  });
+
   it('honours the providers and values present-day Bazel rule sets use at load time', () => {
     const checks = [
       'def check(got, want, what):',
@@ -217,6 +231,8 @@ describe('predeclared names', () => {
       'my_test = rule(',
       '    implementation = _impl,',
       '    test = True,',
+      // Bazel rejects an analysis_test_transition on a rule that is no analysis test.
+      '    analysis_test = True,',
       '    attrs = {"dep": attr.label(cfg = T), "other": attr.label(cfg = transition(implementation = lambda s, a: {}, inputs = [], outputs = []))},',
       '    toolchains = [tt, "//tools:u"],',
       '    exec_groups = {"link": exec_group(toolchains = [tt], exec_compatible_with = ["@platforms//os:linux"])},',

@@ -218,7 +218,7 @@ export class AspectAnalyzer {
     );
     const path = pathOf(key);
     const rule = new RuleView(target, ruleClass, rc, (spec) => {
-      const deps = spec.starlark ? dependenciesOf(rc, spec) : rc.deps(spec.name, { exec: isExecAttribute(spec), fallback: spec.defaultValue });
+      const deps = spec.starlark ? dependenciesOf(rc, spec).targets : rc.deps(spec.name, { exec: isExecAttribute(spec), fallback: spec.defaultValue });
       const along = path.filter((d) => propagatesAlong(d, spec.name));
       return along.length === 0 ? deps : deps.map((d) => this.view(d, along, target.location));
     });

@@ -43,12 +43,16 @@ export class BuildConfiguration {
     readonly platform: Platform,
     host: HostEnvironment,
     outputRoot = 'bazel-out',
+    /** `ST-<hash>` for a configuration a transition made that differs from the top-level one (see transitions/). */
+    readonly nameFragment = '',
   ) {
     this.hostCpu = options.getString('host_cpu') || hostCpuName(host);
     this.cpu = options.getString('cpu') || hostCpuName(host);
     this.compilationMode = options.getString('compilation_mode');
-    this.mnemonic = `${this.cpu}-${this.compilationMode}${kind === 'exec' ? '-exec' : ''}`;
-    this.id = createHash('sha256').update(`${kind}\n${this.cpu}\n${this.hostCpu}\n${platform.label}\n${options.fingerprint()}`).digest('hex');
+    this.mnemonic = `${this.cpu}-${this.compilationMode}${kind === 'exec' ? '-exec' : ''}${nameFragment ? `-${nameFragment}` : ''}`;
+    // The mnemonic too: equal options reached by a transition in one build and from the command line in
+    // another have different output paths, so they must not share stored configured targets.
+    this.id = createHash('sha256').update(`${kind}\n${this.cpu}\n${this.hostCpu}\n${platform.label}\n${this.mnemonic}\n${options.fingerprint()}`).digest('hex');
     const root = `${outputRoot}/${this.mnemonic}`;
     const bin = `${root}/bin`;
     this.outputDirectories = {
@@ -73,6 +77,8 @@ export class BuildConfiguration {
 export interface ConfigurationPair {
   readonly target: BuildConfiguration;
   readonly exec: BuildConfiguration;
+  /** What made them: transitions make further configurations with it. */
+  readonly context?: ConfigurationContext;
 }
 
 export interface ConfigurationContext {
@@ -92,14 +98,19 @@ export interface ConfigurationContext {
  * --define and user-defined flags are kept, as Bazel 2.1's host configuration keeps them.
  */
 export function createConfigurations(options: BuildOptions, context: ConfigurationContext): ConfigurationPair {
+  const target = targetConfigurationOf(options, context);
+  const execPlatform = platformResolver(context)(options.getString('host_platform') || HOST_PLATFORM_LABEL, '--host_platform');
+  return { target, exec: execConfigurationOf(target, execPlatform, context), context };
+}
+
+/** The target configuration of `options`: its platform is the first of --platforms, else the host platform. */
+export function targetConfigurationOf(options: BuildOptions, context: ConfigurationContext, nameFragment = ''): BuildConfiguration {
   const resolve = platformResolver(context);
   const hostPlatformLabel = options.getString('host_platform') || HOST_PLATFORM_LABEL;
   const targetPlatforms = options.getList('platforms');
   // Like Bazel, only the first of several --platforms is the target platform.
   const targetPlatform = resolve(targetPlatforms[0] ?? hostPlatformLabel, '--platforms');
-  const execPlatform = resolve(hostPlatformLabel, '--host_platform');
-  const target = new BuildConfiguration('target', options, targetPlatform, context.host, context.outputRoot);
-  return { target, exec: execConfigurationOf(target, execPlatform, context) };
+  return new BuildConfiguration('target', options, targetPlatform, context.host, context.outputRoot, nameFragment);
 }
 
 /** The exec configuration of any configuration (the same for a target and an exec one). */

@@ -1,6 +1,8 @@
 import { KilnError, type Position } from '../../core/index.js';
 import {
+  ANALYSIS_FAILURE_INFO,
   BUILD_SETTING_RULE_CLASSES,
+  depsetOf,
   CONSTRAINT_SETTING_INFO,
   CONSTRAINT_VALUE_INFO,
   Label,
@@ -30,6 +32,8 @@ import { canonicalizeIn, packageKeyOf, packageOutputDir, rootPathOf, siblingLabe
 import { constraintValueOf } from './platform-declarations.js';
 import { isVisible } from './visibility.js';
 import { AspectAnalyzer, type AspectMemo } from '../aspects/aspect-analyzer.js';
+import { ConfigurationTransitions } from '../transitions/configuration-transitions.js';
+import { allowsAnalysisFailures, analysisFailureInfo, DependencyAnalysisFailed, failureCausesOf } from '../testing/analysis-failure.js';
 
 export interface AnalyzerOptions {
   readonly configurations: ConfigurationPair;
@@ -125,6 +129,8 @@ export class Analyzer {
   private readonly toolchainResolver: ToolchainResolver;
   /** Aspects applied through attributes (`attr.label(aspects = ...)`) and from the command line. */
   readonly aspects: AspectAnalyzer;
+  /** Rule (`cfg`) and attribute transitions, and the configurations they make. */
+  private readonly transitions: ConfigurationTransitions;
 
   constructor(
     private readonly graph: TargetGraph,
@@ -133,6 +139,11 @@ export class Analyzer {
     this.toolchainResolver = new ToolchainResolver(graph, {
       analyze: (label, config) => this.analyze(label, config),
       info: (message) => options.info?.(message),
+    });
+    this.transitions = new ConfigurationTransitions(graph, options.configurations, {
+      ...(options.buildSettings ? { buildSettings: options.buildSettings } : {}),
+      debug: (message, where) => options.debug?.(message, where),
+      attr: (target, config) => this.contextFor(target, config).attr,
     });
     options.memo?.attach({ compute: (label, config) => this.compute(label, config), adopt: (ct) => this.adopt(ct) });
     const memo = options.memo;
@@ -164,7 +175,9 @@ export class Analyzer {
     return ct.incompatible ? undefined : ct;
   }
 
-  analyze(label: string, config: BuildConfiguration): ConfiguredTarget {
+  analyze(label: string, requested: BuildConfiguration): ConfiguredTarget {
+    // A rule's own transition (`rule(cfg = ...)`) comes first: it is part of the key, as in Bazel.
+    const config = this.transitions.incoming(label, requested);
     const done = this.doneIn(config);
     const cached = done.get(label);
     if (cached === IN_PROGRESS) throw this.cycleError(this.inProgress.findIndex((p) => p.label === label && p.configId === config.id));
@@ -202,7 +215,7 @@ export class Analyzer {
     done.set(label, IN_PROGRESS);
     this.inProgress.push({ label, configId: config.id });
     try {
-      const result = this.analyzeTarget(target, config);
+      const result = this.analyzeOrFail(target, config);
       done.set(label, result);
       this.completed.push(result);
       this.computedCount++;
@@ -241,6 +254,39 @@ export class Analyzer {
     return [...this.completed.flatMap((ct) => ct.actions), ...this.aspects.actions(), ...(this.status?.actions ?? [])];
   }
 
+  /**
+   * Under --allow_analysis_failures a rule whose analysis fails (or whose dependency's did) is a
+   * configured target with AnalysisFailureInfo instead of an error, as Bazel's ConfiguredTargetFunction
+   * makes it, so an analysis test can assert on the failure.
+   */
+  private analyzeOrFail(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
+    try {
+      return this.analyzeTarget(target, config);
+    } catch (e) {
+      if (!(e instanceof KilnError || e instanceof DependencyAnalysisFailed) || target.kind !== 'rule') throw e;
+      if (allowsAnalysisFailures(config)) {
+        return {
+          label: target.label,
+          target,
+          config,
+          files: [],
+          runfiles: [],
+          outputGroups: new Map(),
+          visibility: this.visibilityOf(target),
+          testonly: this.testonlyOf(target),
+          kindName: target.ruleClass,
+          actions: [],
+          providers: new Map([[ANALYSIS_FAILURE_INFO.key, analysisFailureInfo(target.label, e)]]),
+        };
+      }
+      if (e instanceof DependencyAnalysisFailed) {
+        const first = e.causes.toList()[0] as { label?: string; message?: string } | undefined;
+        throw ruleError(target, undefined, `dependency '${first?.label ?? '?'}' failed analysis: ${first?.message ?? ''}`);
+      }
+      throw e;
+    }
+  }
+
   private analyzeTarget(target: AnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
     const base = { label: target.label, target, config, outputGroups: new Map(), actions: [] };
     switch (target.kind) {
@@ -263,6 +309,17 @@ export class Analyzer {
             testonly: rule.testonly,
             kindName: 'generated file',
             incompatible: rule.incompatible,
+          };
+        }
+        if (failureCausesOf(rule.providers)) {
+          return {
+            ...base,
+            files: [],
+            runfiles: [],
+            visibility: rule.visibility,
+            testonly: rule.testonly,
+            kindName: 'generated file',
+            providers: rule.providers!,
           };
         }
         const name = targetNameOf(target.label);
@@ -438,7 +495,7 @@ export class Analyzer {
 
   /** `warnEdges`: false for a second look at a rule's dependencies (an aspect's ctx.rule), whose edges warned once already. */
   private contextFor(target: RuleAnalysisTarget, config: BuildConfiguration, warnEdges = true): RuleContext {
-    const execConfig = config.isExec ? config : this.options.configurations.exec;
+    const execConfig = this.transitions.execConfiguration(config);
     const canonicalize = (raw: string) => canonicalizeIn(target.label, raw);
     const matchCondition = (condition: string): ConfigMatch => {
       const setting = this.analyze(condition, config);
@@ -472,6 +529,7 @@ export class Analyzer {
       attr,
       canonicalize,
       error: (attribute, message) => ruleError(target, attribute, message),
+      transition: (transition) => this.transitions.outgoing(transition, target, config, ctx),
       toolchainContext: () => (toolchainContext ??= this.resolveToolchains(target, config, ctx)),
       applyAspects: (deps, aspects) => this.aspects.applyToDependencies(deps, aspects, ctx),
       execGroupNames: [...execGroups.keys()],
@@ -518,9 +576,9 @@ export class Analyzer {
             : Array.isArray(value)
               ? (value as unknown[]).map((v) => (Array.isArray(v) ? (v[0] as string) : (v as string)))
               : [];
-        const depConfig = opts.exec ? execConfig : config;
+        const depConfig = opts.config ?? (opts.exec ? execConfig : config);
         const skipTestonly = opts.skipTestonly === true;
-        return labels.map((raw) => {
+        const deps = labels.map((raw) => {
           const label = canonicalize(raw);
           if (label === undefined) throw ctx.error(attribute, `invalid label '${raw}'`);
           if (!this.graph.target(label)) throw ctx.error(attribute, `no such target '${label}'`);
@@ -528,6 +586,10 @@ export class Analyzer {
           this.checkEdge(ctx, attribute, dep, skipTestonly, warnEdges);
           return dep;
         });
+        // A dependency that failed analysis fails this target too, with its causes; an analysis test reads them instead.
+        const failed = deps.map((d) => failureCausesOf(d.providers)).filter((c) => c !== undefined);
+        if (failed.length > 0 && !this.isAnalysisTest(target)) throw new DependencyAnalysisFailed(depsetOf([], failed));
+        return deps;
       },
     };
     return ctx;
@@ -585,6 +647,10 @@ export class Analyzer {
     if (!skipTestonly && dep.testonly && !this.testonlyOf(from)) {
       throw ctx.error(attribute, `non-test target '${from.label}' depends on testonly target '${dep.label}' and doesn't have testonly attribute set`);
     }
+  }
+
+  private isAnalysisTest(target: RuleAnalysisTarget): boolean {
+    return target.ruleDefinition !== undefined && this.graph.starlarkRule?.(target.ruleDefinition)?.ruleClass?.starlark?.analysisTest === true;
   }
 
   private visibilityOf(target: RuleAnalysisTarget): readonly string[] {

@@ -119,4 +119,8 @@ export interface ConfiguredTarget {
 export interface RunEnvironment {
   readonly args: readonly string[];
   readonly env: readonly (readonly [string, string])[];
+  /** RunEnvironmentInfo's `inherited_environment`: names whose values come from the client's environment. */
+  readonly inherited?: readonly string[];
+  /** A test rule's `testing.ExecutionInfo` requirements (`requires-network`, `local`...) for its test action. */
+  readonly executionRequirements?: readonly string[];
 }

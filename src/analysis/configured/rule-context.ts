@@ -1,5 +1,5 @@
 import { KilnError } from '../../core/index.js';
-import type { PackageLoader, StarlarkAspect } from '../../loading/index.js';
+import type { PackageLoader, StarlarkAspect, StarlarkTransition } from '../../loading/index.js';
 import type { BuildConfiguration } from '../config/build-configuration.js';
 import type { BuildSettingLookup } from '../config/config-matching.js';
 import type { Platform } from '../config/platform.js';
@@ -26,10 +26,19 @@ export interface RuleContext {
   /** Analyses the labels of a label or label-list attribute, checking visibility and testonly. */
   deps(
     attribute: string,
-    options?: { readonly exec?: boolean; readonly configurable?: boolean; readonly skipTestonly?: boolean; readonly fallback?: unknown },
+    options?: {
+      readonly exec?: boolean;
+      readonly configurable?: boolean;
+      readonly skipTestonly?: boolean;
+      readonly fallback?: unknown;
+      /** The configuration to analyse them in (one result of an attribute's transition). */
+      readonly config?: BuildConfiguration;
+    },
   ): ConfiguredTarget[];
   /** The dependencies with `aspects` applied (`attr.label(aspects = ...)`): their providers merged in, as the rule sees them. */
   applyAspects?(deps: readonly ConfiguredTarget[], aspects: readonly StarlarkAspect[]): ConfiguredTarget[];
+  /** The configurations an attribute's transition (`attr.label(cfg = t)`) makes from this one, by split key. */
+  transition(transition: StarlarkTransition): ReadonlyMap<string, BuildConfiguration>;
   /** Makes a label written in this package canonical. */
   canonicalize(raw: string): string | undefined;
   /** Source or derived file of an output of this rule. */

@@ -81,6 +81,17 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   repeatable('aspects', 'Aspects to apply to the top-level targets, each `<label of a .bzl file>%<exported name>`.', 'comma'),
   str('run_under', '', "A command (with its options) that test and run executables run under: 'valgrind --quiet' runs 'valgrind --quiet <program> <args>'."),
   bool('check_visibility', true, 'Report visibility errors (otherwise they are warnings).'),
+  bool(
+    'allow_analysis_failures',
+    false,
+    'A target whose analysis fails provides AnalysisFailureInfo to its dependents instead of failing the build (for analysis tests).',
+  ),
+  // Bazel's internal option (CoreOptions.evaluatingForAnalysisTest), set by analysis_test_transition only: its name
+  // has blanks, so no command line sets it, and it keeps an analysis test's configuration apart from every other.
+  {
+    ...bool('evaluating for analysis test', false, 'Set by analysis_test_transition: the configuration is that of an analysis test dependency.'),
+    internal: true,
+  },
   bool('build_tests_only', false, 'Build only the tests among the requested targets.'),
   {
     name: 'build_tag_filters',
@@ -91,6 +102,8 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     help: 'Only requested targets with a positive tag and none of the -tags are built (tests that kiln test runs always are).',
   },
   notImplemented(bool('build_runfile_links', true, 'Create runfiles symlink trees.'), 'warning', NO_EFFECT),
+  // A configuration option of Bazel's C++ and Apple rules; transitions set it (skylib's own analysis tests do).
+  notImplemented(str('minimum_os_version', '', 'The minimum OS version which the compilation targets.'), 'warning', NO_EFFECT),
   // Execution: read by execution only.
   ...executionOnly([
     // Bazel's rules: at least 1, at most 5000; `auto` (stored as 0) means one per host CPU.

@@ -16,6 +16,11 @@ export interface UserFlagSetting {
    * it as the value when the setting is not a boolean (`--//pkg:flag blue`); see bindUserFlagValues.
    */
   readonly nextResidueIndex?: number;
+  /**
+   * A value a configuration transition set (already of the setting's type): taken as it is, and
+   * allowed for settings that are not flags (`flag = False`), as Bazel's transitions may set them.
+   */
+  readonly transitioned?: readonly [unknown];
 }
 
 /**
@@ -82,6 +87,10 @@ export class BuildOptions extends OptionValues {
     }
     for (const label of [...this.userFlags.keys()].sort()) {
       const flag = this.userFlags.get(label)!;
+      if (flag.transitioned) {
+        parts.push(`--${label}:=${JSON.stringify(flag.transitioned[0])}`);
+        continue;
+      }
       parts.push(`--${flag.negated ? 'no' : ''}${label}${flag.value === undefined ? '' : `=${JSON.stringify(flag.value)}`}`);
     }
     return parts.join(' ');

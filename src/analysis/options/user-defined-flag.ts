@@ -56,6 +56,7 @@ export function convertBuildSettingText(def: BuildSettingDefinition, text: strin
  */
 export function userFlagValue(def: BuildSettingDefinition, setting: UserFlagSetting | undefined): BuildSettingValue {
   if (setting === undefined) return def.defaultValue;
+  if (setting.transitioned) return setting.transitioned[0] as BuildSettingValue;
   const written = `--${setting.negated ? 'no' : ''}${setting.label}${setting.value === undefined ? '' : `=${setting.value}`}`;
   // Bazel 2.1.0 names a Starlark flag without its dashes in these messages.
   const bare = `${setting.label}${setting.value === undefined ? '' : `=${setting.value}`}`;

@@ -4,20 +4,23 @@ import {
   DEFAULT_INFO,
   type Depset,
   depsetOf,
+  EXECUTION_INFO,
+  RUN_ENVIRONMENT_INFO,
   OUTPUT_GROUP_INFO,
   ProviderInstance,
   type RuleClass,
   type StarlarkRuleFunction,
   TEMPLATE_VARIABLE_INFO,
 } from '../../loading/index.js';
-import { EvalError, None, StarDict, StarStruct, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
-import type { FileEntry } from '../configured/configured-target.js';
+import { EvalError, None, StarDict, StarList, StarStruct, StarTuple, StarlarkError, Thread, typeName, type Value } from '../../starlark/index.js';
+import type { FileEntry, RunEnvironment } from '../configured/configured-target.js';
 import type { RuleContext } from '../configured/rule-context.js';
 import { ActionRegistry } from '../starlark/actions-value.js';
 import { CtxValue } from '../starlark/ctx-value.js';
 import { FileValue } from '../starlark/file-value.js';
 import { RunfilesValue } from '../starlark/runfiles-value.js';
 import type { WorkspaceStatus } from '../starlark/workspace-status.js';
+import { analysisTestScript } from './analysis-test-result.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 import { returnedValues } from './returned-values.js';
 import { runEnvironmentOf } from './run-environment.js';
@@ -57,6 +60,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     location: rc.target.location,
     root: rule.options.outputToGenfiles ? dirs.genfiles : dirs.bin,
     execProperties: (group) => (group === undefined || rc.execGroupNames.includes(group) ? rc.execProperties(group) : undefined),
+    ...(ruleClass.starlark?.analysisTest ? { analysisTest: true } : {}),
   });
   const ctx = new CtxValue(rc, {
     rule,
@@ -83,7 +87,9 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
     throw e;
   }
   const providers = providersOf(returned, rc, rule);
-  const result = interpret(providers, ctx, rc, ruleClass, rule);
+  // An analysis test registers no action itself: Kiln writes the test script its AnalysisTestResultInfo stands for.
+  const testScript = ruleClass.starlark?.analysisTest ? analysisTestScript(rc, new Map(providers.map((p) => [p.provider.key, p]))) : undefined;
+  const result = interpret(providers, ctx, rc, ruleClass, rule, testScript && new FileValue(testScript.file, rc.target.label));
   const problem = registry.check(rc.config.id);
   if (problem !== undefined) {
     if (problem.startsWith('file ')) throw new KilnError(problem);
@@ -94,6 +100,7 @@ export function analyzeStarlarkRule(rc: RuleContext, analysis: StarlarkRuleAnaly
   const actions = registry.actions.map((a) =>
     program !== undefined && !a.executableOutputs && a.outputs.some((o) => o.execPath === program) ? markedExecutable(a) : a,
   );
+  if (testScript) actions.push(testScript.action);
   return { ...result, actions };
 }
 
@@ -135,6 +142,7 @@ function interpret(
   rc: RuleContext,
   ruleClass: RuleClass,
   rule: StarlarkRuleFunction,
+  testScript?: FileValue,
 ): Omit<RuleResult, 'actions'> {
   const byKey = new Map(providers.map((p) => [p.provider.key, p]));
   const info = byKey.get(DEFAULT_INFO.key);
@@ -142,7 +150,7 @@ function interpret(
     const v = info?.field(name);
     return v === undefined || v === None ? undefined : v;
   };
-  let executable = given('executable') as FileValue | undefined;
+  let executable = testScript ?? (given('executable') as FileValue | undefined);
   executable ??= ctx.executableOutput();
   if (ruleClass.executable && !executable) {
     throw rc.error(
@@ -179,8 +187,33 @@ function interpret(
     providers: byKey,
     ...(executable ? { executable: executable.entry } : {}),
     ...(executable && (ruleClass.executable || ruleClass.isTest)
-      ? { runEnvironment: runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list') }
+      ? {
+          runEnvironment: withReturnedEnvironment(
+            runEnvironmentOf(rc, (a) => ruleClass.attributes.get(a)?.type === 'label_list'),
+            byKey,
+          ),
+        }
       : {}),
+  };
+}
+
+/**
+ * The run environment with what the rule returned: RunEnvironmentInfo's `environment` (over the
+ * `env` attribute) and `inherited_environment`, and a test's testing.ExecutionInfo requirements.
+ */
+function withReturnedEnvironment(run: RunEnvironment, providers: ReadonlyMap<string, ProviderInstance>): RunEnvironment {
+  const info = providers.get(RUN_ENVIRONMENT_INFO.key);
+  const execution = providers.get(EXECUTION_INFO.key)?.field('requirements');
+  const environment = info?.field('environment');
+  const inherited = info?.field('inherited_environment');
+  const env = new Map(run.env);
+  if (environment instanceof StarDict) for (const k of environment.iterate()) env.set(k as string, environment.get(k) as string);
+  const names = inherited instanceof StarList || inherited instanceof StarTuple ? (inherited.elems as string[]) : [];
+  return {
+    args: run.args,
+    env: [...env],
+    ...(names.length > 0 ? { inherited: names } : {}),
+    ...(execution instanceof StarDict ? { executionRequirements: [...execution.iterate()] as string[] } : {}),
   };
 }
 

@@ -90,6 +90,8 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
   const baseDir = `${packageOutputDir(ct.config.outputDirectories.testlogs, ct.label)}/${targetNameOf(ct.label)}`;
   const requirements = new Set<ExecutionRequirement>(executionRequirementsFromTags(tags));
   if (attr<boolean>('local', false) === true) requirements.add('local');
+  // testing.ExecutionInfo returned by a Starlark test rule.
+  for (const r of executionRequirementsFromTags(run.executionRequirements ?? [])) requirements.add(r);
   const runs = Math.max(1, settings.runsPerTest);
   const reuseResults = settings.cacheResults === 'yes' || (settings.cacheResults === 'auto' && runs === 1 && !tags.includes('external'));
   if (!reuseResults) requirements.add('no-cache');
@@ -137,7 +139,7 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
       testRuns.push({ ...(shardCount > 0 ? { shard } : {}), run, logDir, action });
     }
   }
-  const envInherit = attr<readonly string[]>('env_inherit', []);
+  const envInherit = [...attr<readonly string[]>('env_inherit', []), ...(run.inherited ?? [])];
   return { label: ct.label, size, timeout, timeoutSeconds, flaky, shardCount, tags, envInherit, runs: testRuns, runfilesAction: tree.action };
 }
 

@@ -39,6 +39,8 @@ interface ActionOwner {
    * `exec_properties`), of the default exec group or of a named one (undefined: not a group of the rule).
    */
   readonly execProperties?: (group?: string) => readonly (readonly [string, string])[] | undefined;
+  /** `rule(analysis_test = True)`: the implementation may register no action. */
+  readonly analysisTest?: boolean;
 }
 
 const SIGNATURES: Readonly<Record<string, string>> = {
@@ -119,6 +121,11 @@ export class ActionRegistry {
   }
 
   register(action: Action): void {
+    if (this.owner.analysisTest) {
+      throw new StarlarkError(
+        'implementation function of a rule with analysis_test=true may not register actions. Analysis test rules may only return success/failure information via AnalysisTestResultInfo.',
+      );
+    }
     this.actions.push(action);
     for (const o of action.outputs) {
       const list = this.producers.get(o.execPath) ?? [];

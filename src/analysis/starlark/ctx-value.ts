@@ -1,3 +1,4 @@
+import { configurationFragments } from './configuration-fragments.js';
 import {
   CONSTRAINT_VALUE_INFO,
   ProviderInstance,
@@ -55,8 +56,18 @@ export const NON_DEPENDENCY_ATTRIBUTES: ReadonlySet<string> = new Set([
  * The configured targets a Starlark rule's label attribute names, in the configuration its `cfg`
  * asks for (aspects read `ctx.rule.attr` through this too, so both see the same dependencies).
  */
-export function dependenciesOf(rc: RuleContext, spec: AttributeSpec): ConfiguredTarget[] {
-  return rc.deps(spec.name, { exec: spec.starlark?.cfg === 'exec', fallback: spec.defaultValue });
+export function dependenciesOf(rc: RuleContext, spec: AttributeSpec): AttributeDependencies {
+  const transition = spec.starlark?.transition;
+  if (!transition) return { targets: rc.deps(spec.name, { exec: spec.starlark?.cfg === 'exec', fallback: spec.defaultValue }) };
+  const split = new Map<string, ConfiguredTarget[]>();
+  for (const [key, config] of rc.transition(transition)) split.set(key, rc.deps(spec.name, { config, fallback: spec.defaultValue }));
+  return { targets: [...split.values()].flat(), split };
+}
+
+/** An attribute's dependencies; with a Starlark transition (`cfg = transition(...)`), also by split key. */
+export interface AttributeDependencies {
+  readonly targets: ConfiguredTarget[];
+  readonly split?: ReadonlyMap<string, ConfiguredTarget[]>;
 }
 
 /** What the implementation of one Starlark rule target sees besides its analysis context. */
@@ -78,6 +89,8 @@ interface AttributeDeps {
   readonly spec: AttributeSpec;
   readonly targets: readonly ConfiguredTarget[];
   readonly files: readonly FileEntry[];
+  /** For an attribute with a Starlark transition (`cfg = transition(...)`): the targets of each split key. */
+  readonly split?: ReadonlyMap<string, readonly ConfiguredTarget[]>;
 }
 
 function extensionMatches(path: string, allowed: readonly string[]): boolean {
@@ -180,6 +193,7 @@ const EMPTY_STRUCT = new StarStruct([]);
 const CTX_MEMBERS = [
   'actions',
   'attr',
+  'split_attr',
   'bin_dir',
   'build_file_path',
   'build_setting_value',
@@ -323,6 +337,8 @@ export class CtxValue extends StarObject {
         }
         const targets = this.analyzeDeps(spec);
         const values = targets.map((t) => new TargetValue(t));
+        // Bazel: an attribute with a Starlark transition is a list in ctx.attr, even a label one (1:1 or split).
+        if (spec.type === 'label' && this.deps.get(spec.name)?.split) return frozenList(values);
         if (spec.type === 'label') return values[0] ?? None;
         if (spec.type === 'label_list') return frozenList(values);
         const pairs = (raw as [string, string][]) ?? [];
@@ -346,7 +362,10 @@ export class CtxValue extends StarObject {
     const options = spec.starlark!;
     const rc = this.rc;
     const direct = dependenciesOf(rc, spec);
-    const targets = options.aspects && rc.applyAspects ? rc.applyAspects(direct, options.aspects) : direct;
+    // Aspects (`attr.label(aspects = ...)`) apply to each configuration's dependencies alike.
+    const withAspects = (deps: ConfiguredTarget[]) => (options.aspects && rc.applyAspects ? rc.applyAspects(deps, options.aspects) : deps);
+    const split = direct.split && new Map([...direct.split].map(([key, deps]) => [key, withAspects(deps)] as const));
+    const targets = split ? [...split.values()].flat() : withAspects(direct.targets);
     if (!options.allowEmpty && targets.length === 0 && spec.type !== 'label') throw rc.error(spec.name, 'attribute must be non empty');
     const files: FileEntry[] = [];
     const allowed = options.allowFiles;
@@ -374,7 +393,7 @@ export class CtxValue extends StarObject {
       }
       for (const file of usable) files.push(file);
     }
-    this.deps.set(spec.name, { spec, targets, files });
+    this.deps.set(spec.name, { spec, targets, files, ...(split ? { split } : {}) });
     return targets;
   }
 
@@ -396,6 +415,8 @@ export class CtxValue extends StarObject {
     switch (name) {
       case 'attr':
         return this.attrs;
+      case 'split_attr':
+        return this.remember(name, this.splitAttributes());
       case 'files':
       case 'file':
       case 'executable':
@@ -413,7 +434,7 @@ export class CtxValue extends StarObject {
       case 'build_setting_value':
         return this.env.buildSettingValue ?? None;
       case 'fragments':
-        return EMPTY_STRUCT;
+        return configurationFragments(this.rc.config);
       case 'build_file_path':
         return this.rc.target.location.file;
       case 'label':
@@ -466,6 +487,27 @@ export class CtxValue extends StarObject {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * `ctx.split_attr`: for each attribute with a Starlark transition, its split keys to the target
+   * (label) or targets (label_list) in that branch, as Bazel's StarlarkRuleContext.getSplitAttr.
+   */
+  private splitAttributes(): StarStruct {
+    const fields: [string, Value][] = [];
+    for (const { spec, split } of this.deps.values()) {
+      if (!split) continue;
+      fields.push([
+        spec.name,
+        dictOf(
+          [...split].map(([key, targets]) => {
+            const values = targets.map((t) => new TargetValue(t));
+            return [key, spec.type === 'label' ? (values[0] ?? None) : frozenList(values)] as const;
+          }),
+        ),
+      ]);
+    }
+    return fields.length === 0 ? EMPTY_STRUCT : new StarStruct(fields);
   }
 
   /** Keeps a member made when first read. */

@@ -1,5 +1,6 @@
+import { ActionValue } from './action-value.js';
 import { DEFAULT_INFO, depsetOf, OUTPUT_GROUP_INFO, Provider, ProviderInstance, StarLabel, Label } from '../../loading/index.js';
-import { hashValue, None, StarObject, StarStruct, StarlarkError, typeName, type Value } from '../../starlark/index.js';
+import { hashValue, None, StarList, StarObject, StarStruct, StarlarkError, typeName, type Value } from '../../starlark/index.js';
 import type { ConfiguredTarget, FileEntry } from '../configured/configured-target.js';
 import { fileValueOf } from './file-value.js';
 import { RunfilesValue } from './runfiles-value.js';
@@ -65,6 +66,18 @@ function providerOf(ct: ConfiguredTarget, provider: Provider): ProviderInstance 
   return ct.providers?.get(provider.key);
 }
 
+const actionLists = new WeakMap<ConfiguredTarget, StarList>();
+
+function actionList(ct: ConfiguredTarget): StarList {
+  let list = actionLists.get(ct);
+  if (!list) {
+    list = new StarList(ct.actions.map((a) => new ActionValue(a)));
+    list.frozen = true;
+    actionLists.set(ct, list);
+  }
+  return list;
+}
+
 /** Bazel's `Target`: a dependency as a rule implementation sees it (`dep.label`, `dep[MyInfo]`). */
 export class TargetValue extends StarObject {
   constructor(readonly configured: ConfiguredTarget) {
@@ -102,12 +115,15 @@ export class TargetValue extends StarObject {
       case 'default_runfiles':
       case 'data_runfiles':
         return info.field(name) ?? RunfilesValue.EMPTY;
+      case 'actions':
+        // The actions the target registered, for analysis tests (Bazel's RuleConfiguredTarget `actions`).
+        return this.configured.target.kind === 'rule' ? actionList(this.configured) : None;
       default:
         return undefined;
     }
   }
   override attrNames(): string[] {
-    return ['data_runfiles', 'default_runfiles', 'files', 'files_to_run', 'label'];
+    return ['actions', 'data_runfiles', 'default_runfiles', 'files', 'files_to_run', 'label'];
   }
   repr(): string {
     return `<target ${this.configured.label}>`;

@@ -36,6 +36,8 @@ interface OptionBase {
    * `reason` completes "--name ...: <reason>". Implementing the option means removing the marker.
    */
   readonly notImplemented?: { readonly severity: 'error' | 'warning'; readonly reason: string };
+  /** Set by analysis alone (a transition), never by a command line or rc file, and not listed in help (Bazel's INTERNAL options). */
+  readonly internal?: boolean;
 }
 
 export interface StringOptionDefinition extends OptionBase {

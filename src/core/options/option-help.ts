@@ -2,10 +2,11 @@ import { formatDuration, type OptionDefinition } from './option-definition.js';
 
 /**
  * The help of a table's options in Bazel's `help build` layout, sorted by name:
- * `--[no]name [-x] (type; default: "v")`, then the help on the next line.
+ * `--[no]name [-x] (type; default: "v")`, then the help on the next line. Internal options are left out.
  */
 export function optionsHelp(definitions: Iterable<OptionDefinition>): string {
   return [...definitions]
+    .filter((d) => !d.internal)
     .sort((a, b) => a.name.localeCompare(b.name))
     .map(optionHelp)
     .join('');

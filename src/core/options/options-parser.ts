@@ -91,7 +91,8 @@ export class OptionsParser {
     const name = eq < 0 ? body : body.slice(0, eq);
     const inlineValue = eq < 0 ? undefined : body.slice(eq + 1);
 
-    const def = this.registry.get(name);
+    // An internal option (set only by Kiln itself, e.g. a transition's) is unknown to the command line.
+    const def = visible(this.registry.get(name));
     if (def) {
       if (inlineValue === undefined && takesNoValue(def)) {
         this.set(def, def.type === 'bool' ? true : 'yes', arg);
@@ -109,7 +110,7 @@ export class OptionsParser {
     if (this.unregistered({ arg, name, inlineValue, next: args[i + 1], residueIndex: this.residue.length })) return i;
 
     if (name.startsWith('no')) {
-      const positive = this.registry.get(name.slice(2));
+      const positive = visible(this.registry.get(name.slice(2)));
       if (positive) {
         if (!takesNoValue(positive)) throw new UsageError(`Illegal use of 'no' prefix on non-boolean option: ${arg}`);
         if (inlineValue !== undefined) throw new UsageError(`Unexpected value after boolean option: ${arg}`);
@@ -122,7 +123,7 @@ export class OptionsParser {
 
   private parseShort(arg: string, args: readonly string[], i: number): number {
     if (arg.length !== 2) throw new UsageError(`Invalid options syntax: ${arg}`);
-    const def = this.registry.byAbbreviation(arg[1]!);
+    const def = visible(this.registry.byAbbreviation(arg[1]!));
     if (!def) throw new UsageError(`Unrecognized option: ${arg}`);
     if (takesNoValue(def)) {
       this.set(def, def.type === 'bool' ? true : 'yes', arg);
@@ -160,6 +161,10 @@ export class OptionsParser {
       this.explicit.set(def.name, value);
     }
   }
+}
+
+function visible(def: OptionDefinition | undefined): OptionDefinition | undefined {
+  return def?.internal ? undefined : def;
 }
 
 /** Booleans and tri-states: `--name` alone sets them, `--noname` clears them. */

@@ -1,5 +1,6 @@
 import { attr, type AttributeSpec } from './attribute.js';
 import type { RuleTarget } from '../target.js';
+import type { StarlarkTransition } from '../starlark-transition.js';
 
 /** What a declaration-time check may report: an attribute (or null for the rule) and a message. */
 type RuleCheck = (rule: RuleTarget, report: (attribute: string | null, message: string) => void) => void;
@@ -46,6 +47,12 @@ export interface StarlarkRuleInfo {
     readonly toolchains: readonly { readonly type: string; readonly mandatory: boolean }[];
     readonly execCompatibleWith: readonly string[];
   }[];
+  /** `cfg`: the incoming transition of the rule's targets (a Starlark transition; analysis applies it). */
+  readonly incomingTransition?: StarlarkTransition;
+  /** `analysis_test = True`: the implementation returns AnalysisTestResultInfo and registers no actions. */
+  readonly analysisTest?: boolean;
+  /** `_skylark_testable = True`: the targets carry an `Actions` provider with their actions. */
+  readonly starlarkTestable?: boolean;
 }
 
 /** Attributes every rule shares, by name; each rule picks the subset Bazel gives it. */
