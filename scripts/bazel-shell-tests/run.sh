@@ -51,17 +51,19 @@ for test in "$@"; do
   # The Bash runfiles library some of them load, Bazel's own (from the same source package).
   mkdir -p "$runfiles/bazel_tools"
   ln -s "$SOURCE/tools" "$runfiles/bazel_tools/tools"
-  # What Bazel's test runner would give a sh_test.
-  cat >"$work/rlocation.bash" <<RL
-rlocation() { local p="$runfiles/\$1"; [[ -e \$p ]] && echo "\$p" || echo "$runfiles/\$1"; }
-export -f rlocation
+  # What Bazel's test runner would give a sh_test: `rlocation` (a program on PATH; an exported
+  # function upsets bash 5's unittest.bash traps), the TEST_* variables.
+  mkdir -p "$work/bin"
+  cat >"$work/bin/rlocation" <<RL
+#!/bin/sh
+echo "$runfiles/\$1"
 RL
+  chmod +x "$work/bin/rlocation"
   log=$work/output.log
   set +e
   (
     cd "$work"
-    # shellcheck disable=SC1091
-    source "$work/rlocation.bash"
+    export PATH="$work/bin:$PATH"
     export TEST_SRCDIR=$runfiles TEST_TMPDIR=$work/tmp TEST_WORKSPACE=io_bazel \
       RUNFILES_DIR=$runfiles XML_OUTPUT_FILE=$work/test.xml TEST_UNDECLARED_OUTPUTS_DIR=$work/undeclared \
       KILN_SYSTEM_BAZELRC='' HOME=$work/home

@@ -8,6 +8,7 @@ const outcome = (label: string, status: TestOutcome['status'], extra: Partial<Te
   durationsMs: status === 'NO STATUS' || status === 'FAILED TO BUILD' ? [] : [250],
   cached: false,
   failedLogs: [],
+  xmlPaths: [],
   executed: status !== 'NO STATUS' && status !== 'FAILED TO BUILD',
   ...extra,
 });
