@@ -13,6 +13,7 @@ import {
   runfilesTree,
   testTargetOf,
   userFlagProblem,
+  type BuildConfiguration,
   type BuildOptions,
   type ConfigurationPair,
   type ConfiguredTarget,
@@ -31,6 +32,7 @@ import { warningText, type BuildEvent, type BuildEventSink } from './events.js';
 import { workspaceStatusValues, type CustomWorkspaceStatus } from './workspace-status-command.js';
 import type { WorkspaceContext } from './workspace/index.js';
 import { selectTests } from './test-selection.js';
+import type { RecordedConfiguration } from './records/index.js';
 
 export interface AnalysisRequest {
   readonly command: 'build' | 'run' | 'test';
@@ -242,9 +244,11 @@ function loadAndAnalyze(
   let analyzer: Analyzer;
   let incremental: IncrementalAnalysis;
   let outputDirectories: BuildGraph['outputDirectories'];
+  let configuration: RecordedConfiguration;
   try {
     const configurations = configurationsFor(graph, request.options);
     outputDirectories = configurations.target.outputDirectories;
+    configuration = recordedConfiguration(configurations.target);
     incremental = new IncrementalAnalysis(
       ctx.loader,
       graph,
@@ -324,6 +328,7 @@ function loadAndAnalyze(
     graph: {
       targets: configured.map((t) => ({
         label: t.label,
+        targetKind: targetKindOf(t),
         files: filesToBuild(t, request.options.getList('output_groups')).map((f) => f.artifact.execPath),
         ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
         ...(t.runEnvironment ? { runEnvironment: t.runEnvironment } : {}),
@@ -332,6 +337,7 @@ function loadAndAnalyze(
       actions: [...analyzer.actions(), ...extraActions],
       requested: requestedOutputs(configured, request.command === 'run', request.options.getList('output_groups'), extraActions),
       outputDirectories,
+      configuration,
       ...(request.testSettings ? { tests } : {}),
     },
     hadErrors: loadingFailed || analysisFailed,
@@ -422,4 +428,30 @@ function requestedOutputs(
     if (withRunfiles) for (const f of t.runfiles) requested.push(f.artifact.execPath);
   }
   return requested;
+}
+
+/** The configuration as the Build Event Protocol's `configuration` event describes it. */
+function recordedConfiguration(config: BuildConfiguration): RecordedConfiguration {
+  const dirs = config.outputDirectories;
+  return {
+    id: config.id,
+    mnemonic: config.mnemonic,
+    cpu: config.cpu,
+    platformName: config.cpu,
+    makeVariables: { COMPILATION_MODE: config.compilationMode, TARGET_CPU: config.cpu, GENDIR: dirs.genfiles, BINDIR: dirs.bin },
+  };
+}
+
+/** Bazel's target kind: `<rule class> rule`, `source file`, `generated file`, `package group`. */
+function targetKindOf(ct: ConfiguredTarget): string {
+  switch (ct.target.kind) {
+    case 'rule':
+      return `${ct.target.ruleClass} rule`;
+    case 'source':
+      return 'source file';
+    case 'generated':
+      return 'generated file';
+    default:
+      return 'package group';
+  }
 }

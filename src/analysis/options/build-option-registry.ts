@@ -223,6 +223,27 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     bool('sandbox_fallback', true, "Kiln: run unsandboxed when the host has no sandbox (Bazel's legacy local fallback)."),
     repeatable('sandbox_writable_path', 'An existing host directory (absolute path) writable inside every sandboxed action.'),
     repeatable('sandbox_tmpfs_path', 'An absolute path mounted as an empty, writable tmpfs inside every sandboxed action.'),
+    // The build's own records (src/build/records): Build Event Protocol files, the JSON trace profile, the execution log.
+    str('build_event_json_file', '', 'Write the Build Event Protocol stream to this file, one JSON object (proto3 JSON) per line.'),
+    str('build_event_binary_file', '', 'Write the Build Event Protocol stream to this file as varint-delimited BuildEvent messages.'),
+    str('build_event_text_file', '', 'Write the Build Event Protocol stream to this file in protobuf text format.'),
+    bool('build_event_publish_all_actions', false, 'Publish every executed action in the Build Event Protocol, not only failed ones.'),
+    str('invocation_id', '', 'The UUID of this invocation (Build Event Protocol, profile); a random one when empty.'),
+    str('build_request_id', '', 'An id for the build request, sent to the Build Event Service; a random one when empty.'),
+    str('profile', '', 'Write the JSON trace profile (Chrome trace event format) to this file; gzipped when the name ends with .gz.'),
+    bool('generate_json_trace_profile', true, 'Write a JSON trace profile to <output base>/command.profile.gz when --profile is not given.'),
+    str('execution_log_json_file', '', 'Write every executed spawn as a SpawnExec message (spawn.proto), one JSON object per line.'),
+    str('execution_log_binary_file', '', 'Write every executed spawn as varint-delimited SpawnExec messages (spawn.proto).'),
+    notImplemented(
+      str(
+        'execution_log_compact_file',
+        '',
+        'Write the execution log in the compact format: zstd-compressed, varint-delimited ExecLogEntry messages (spawn.proto).',
+      ),
+      'warning',
+      'Kiln writes no compact execution log yet: use --execution_log_json_file or --execution_log_binary_file',
+    ),
+    bool('execution_log_sort', true, 'Sort the JSON and binary execution logs so that two builds of the same actions compare line by line.'),
   ]),
   ...TEST_OPTION_DEFINITIONS,
 ];
