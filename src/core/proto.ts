@@ -18,6 +18,7 @@ export * as buildEventStream from '../../proto/gen/build_event_stream/index.js';
 export * as analysisV2 from '../../proto/gen/analysis/index.js';
 // Bazel's spawn.proto (package tools.protos): the execution log's SpawnExec and ExecLogEntry.
 export * as spawnLog from '../../proto/gen/tools/protos/index.js';
+export * as failureDetails from '../../proto/gen/failure_details/index.js';
 export {
   asBuffer,
   packAny,

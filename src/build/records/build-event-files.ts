@@ -60,5 +60,5 @@ export function encodeBuildEvent(event: BuildEventInit, format: BuildEventFileFo
 /** proto3's JSON mapping as Bazel's JsonFormat prints it: int64 as strings, enums by name, defaults left out. */
 function compactProtoJson(event: BuildEventInit): unknown {
   const type = buildEventStream.BuildEvent.type;
-  return type.toObject(type.fromObject(event as Record<string, unknown>), { enums: String, longs: String, json: true });
+  return type.toObject(type.fromObject(event as Record<string, unknown>), { enums: String, longs: String, bytes: String, json: true });
 }

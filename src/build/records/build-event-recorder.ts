@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildEventStream, timestampFromMs, durationFromMs } from '../../core/index.js';
+import { buildEventStream, failureDetails, timestampFromMs, durationFromMs } from '../../core/index.js';
 import type { TestTarget } from '../../analysis/index.js';
 import type { BuiltTarget } from '../build-graph.js';
 import type { TestOutcome } from '../test-outcome.js';
@@ -85,6 +85,8 @@ const EXIT_CODE_NAMES: Readonly<Record<number, string>> = {
  */
 export class BuildEventRecorder {
   private configuration: RecordedConfiguration | undefined;
+  /** Failed actions by the files they should have made: a target they broke names them as its root causes. */
+  private readonly failedActions: { record: ActionRecord; id: BuildEventIdInit }[] = [];
   private targets: readonly BuiltTarget[] = [];
   private tests = new Map<string, TestTarget>();
   private namedSets = 0;
@@ -193,6 +195,7 @@ export class BuildEventRecorder {
     const id: BuildEventIdInit = {
       actionCompleted: { primaryOutput: primary, label: action.owner, ...(this.configuration ? { configuration: { id: this.configuration.id } } : {}) },
     };
+    if (failed) this.failedActions.push({ record, id });
     this.stream.post({
       id,
       action: {
@@ -205,7 +208,7 @@ export class BuildEventRecorder {
         commandLine: [...action.argv],
         startTime: timestampFromMs(record.startMs),
         endTime: timestampFromMs(record.endMs),
-        ...(record.failure ? { failureDetail: { message: record.failure.message, spawn: { code: 1 } } } : {}),
+        ...(record.failure ? { failureDetail: spawnFailureDetail(record) } : {}),
       },
     });
   }
@@ -250,7 +253,11 @@ export class BuildEventRecorder {
     const success = end.builtTargets.has(t.label);
     const test = this.tests.get(t.label);
     const runs = end.testRuns?.get(t.label) ?? [];
-    const children: BuildEventIdInit[] = [];
+    // As Bazel: a failed target announces the failed actions among its own as its root causes.
+    const rootCauses = success
+      ? []
+      : this.failedActions.filter((f) => f.record.action.owner === t.label || f.record.action.outputs.some((o) => t.files.includes(o.execPath)));
+    const children: BuildEventIdInit[] = rootCauses.map((f) => f.id);
     if (test && success) {
       for (const run of runs) run.attempts.forEach((_a, i) => children.push(this.testResultId(t.label, run, i)));
       children.push({ testSummary: { label: t.label, configuration: { id: this.configuration!.id } } });
@@ -270,7 +277,7 @@ export class BuildEventRecorder {
             outputGroup: [{ name: 'default', fileSets }],
             ...(test ? { testTimeoutSeconds: test.timeoutSeconds, testTimeout: durationFromMs(test.timeoutSeconds * 1000) } : {}),
           }
-        : { success: false, failureDetail: { message: `building ${t.label} failed` } },
+        : { success: false, failureDetail: rootCauses[0] ? spawnFailureDetail(rootCauses[0].record) : { message: `building ${t.label} failed` } },
     });
     if (!test || !success) return;
     for (const run of runs) {
@@ -389,6 +396,16 @@ function outputFile(execPath: string, execRoot: string): FileInit {
     uri: pathToFileURL(join(execRoot, execPath)).href,
     ...(derived ? { pathPrefix: parts.slice(0, 3) } : {}),
   };
+}
+
+/** A failed spawn's FailureDetail: its message and Bazel's spawn code with the exit code. */
+function spawnFailureDetail(record: ActionRecord): failureDetails.FailureDetailInit {
+  const code = record.timedOut
+    ? failureDetails.Spawn_Code.TIMEOUT
+    : record.exitCode !== 0
+      ? failureDetails.Spawn_Code.NON_ZERO_EXIT
+      : failureDetails.Spawn_Code.EXECUTION_FAILED;
+  return { message: record.failure?.message ?? '', spawn: { code, spawnExitCode: record.exitCode } };
 }
 
 function testStatusOf(status: RecordedTestAttempt['status']): buildEventStream.TestStatus {

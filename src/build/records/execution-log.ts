@@ -125,7 +125,9 @@ export function writeExecutionLog(path: string, format: 'json' | 'binary', spawn
     return;
   }
   const type = codec.type;
-  const lines = spawns.map((s) => JSON.stringify(type.toObject(type.fromObject(s as Record<string, unknown>), { enums: String, longs: String, json: true })));
+  const lines = spawns.map((s) =>
+    JSON.stringify(type.toObject(type.fromObject(s as Record<string, unknown>), { enums: String, longs: String, bytes: String, json: true })),
+  );
   writeFileSync(path, lines.map((l) => `${l}\n`).join(''));
 }
 
