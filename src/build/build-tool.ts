@@ -86,19 +86,26 @@ export async function runBuild(request: BuildRequest, ui: BuildUi): Promise<Buil
     ui.event({ kind: 'error', message: e.message });
     return { exitCode: ExitCode.COMMAND_LINE_ERROR, targets: [] };
   }
+  if (records.resultsUrl) ui.event({ kind: 'info', message: `Streaming build results to: ${records.resultsUrl}` });
   records.started();
   const spawners = new ActionSpawners(request.env);
   const onExit: (() => void)[] = [];
   let exitCode: number = ExitCode.INTERNAL_ERROR;
+  let result: BuildResult;
   try {
-    const result = await buildWith(request, ui, spawners, onExit, records);
+    result = await buildWith(request, ui, spawners, onExit, records);
     exitCode = result.exitCode;
-    return result;
   } finally {
     await records.finish(exitCode);
     for (const close of onExit) close();
     await spawners.close();
   }
+  if (records.resultsUrl) ui.event({ kind: 'info', message: `Streaming build results to: ${records.resultsUrl}` });
+  const besFailure = records.besFailure;
+  if (!besFailure) return result;
+  // As present-day Bazel (--bes_upload_mode=wait_for_upload_complete): the upload's failure is the command's exit code.
+  ui.event({ kind: 'error', message: `The Build Event Protocol upload failed: ${besFailure.message}` });
+  return { ...result, exitCode: besFailure.transient ? ExitCode.BES_TRANSIENT_UPLOAD_ERROR : ExitCode.BES_PERSISTENT_UPLOAD_ERROR };
 }
 
 /** The build's records (Build Event Protocol, profile, execution log) as the flags ask; throws UsageError. */

@@ -137,14 +137,14 @@ describe('the build records', () => {
     const result = byKind('testResult')[0]!.testResult!;
     expect(buildEventStream.TestStatus[result.status]).toBe('PASSED');
     expect(result.testActionOutput.map((f) => f.name)).toEqual(['test.log', 'test.xml']);
-    expect(readFileSync(new URL(result.testActionOutput[0]!.uri), 'utf8')).toContain('ok');
+    expect(readFileSync(new URL(result.testActionOutput[0]!.uri!), 'utf8')).toContain('ok');
     const summary = byKind('testSummary')[0]!.testSummary!;
     expect([summary.totalRunCount, summary.runCount, summary.attemptCount, summary.shardCount]).toEqual([1, 1, 1, 1]);
     const genCompleted = byKind('completed').find((e) => e.id!.targetCompleted!.label === '//pkg:gen')!;
     const setId = genCompleted.completed!.outputGroup[0]!.fileSets[0]!.id;
     const set = byKind('namedSetOfFiles').find((e) => e.id!.namedSet!.id === setId)!.namedSetOfFiles!;
     expect(set.files.map((f) => [f.name, f.pathPrefix.join('/')])).toEqual([['pkg/gen.txt', 'bazel-out/k8-fastbuild/bin']]);
-    expect(readFileSync(new URL(set.files[0]!.uri), 'utf8')).toBe('hello\n');
+    expect(readFileSync(new URL(set.files[0]!.uri!), 'utf8')).toBe('hello\n');
     const finishedEvent = byKind('finished')[0]!.finished!;
     expect([finishedEvent.exitCode!.name, finishedEvent.exitCode!.code, finishedEvent.overallSuccess]).toEqual(['SUCCESS', 0, true]);
     expect(byKind('buildToolLogs')[0]!.buildToolLogs!.log.map((l) => l.name)).toEqual(['elapsed time', 'critical path', 'process stats', 'trace.profile.gz']);

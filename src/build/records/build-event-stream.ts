@@ -7,8 +7,8 @@ type BuildEventIdInit = buildEventStream.BuildEventIdInit;
 export interface BuildEventTransport {
   /** Called once per event, in stream order. */
   write(event: BuildEventInit): void;
-  /** After the last event: flush and release; resolves when everything is out (or given up on). */
-  close(): Promise<void>;
+  /** After the last event: flush and release; resolves when everything is out (or given up on). `exitCode`: the command's. */
+  close(exitCode?: number): Promise<void>;
 }
 
 /**
@@ -45,12 +45,12 @@ export class BuildEventStream {
   }
 
   /** The closing progress event with `last_message`, then every transport is closed. */
-  async close(): Promise<void> {
+  async close(exitCode?: number): Promise<void> {
     if (!this.closed) {
       this.emit({ ...this.progress([], true), lastMessage: true });
       this.closed = true;
     }
-    await Promise.all(this.transports.map((t) => t.close()));
+    await Promise.all(this.transports.map((t) => t.close(exitCode)));
   }
 
   /** The next progress event: it announces the one after it, unless it is the last. */

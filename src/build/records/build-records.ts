@@ -1,6 +1,8 @@
 import { resolve, join } from 'node:path';
 import type { BuildOptions, TestTarget } from '../../analysis/index.js';
-import { ExitCode } from '../../core/index.js';
+import { ExitCode, UsageError } from '../../core/index.js';
+import { BuildEventServiceClient, parseRemoteEndpoint, parseRemoteHeader } from '../../remote/index.js';
+import { BuildEventServiceTransport, type BesUploadFailure } from './build-event-service.js';
 import type { ExecutionReporter } from '../../exec/index.js';
 import type { BuiltTarget } from '../build-graph.js';
 import type { TestOutcome } from '../test-outcome.js';
@@ -65,6 +67,9 @@ export class BuildRecords {
   private analysis: RecordedAnalysis | undefined;
   private execution: RecordedExecution | undefined;
   private finished = false;
+  private readonly bes: BuildEventServiceTransport | undefined;
+  /** `--bes_results_url`: where the invocation can be seen (`INFO: Streaming build results to: ...`). */
+  readonly resultsUrl: string | undefined;
 
   /** Opens every file the flags name; throws UsageError for a bad flag or a file that cannot be created. */
   constructor(private readonly request: RecordsRequest) {
@@ -87,6 +92,10 @@ export class BuildRecords {
       if (path !== '') transports.push(new BuildEventFile(resolve(request.cwd, path), format));
     }
     transports.push(...(request.extraTransports ?? []));
+    this.bes = buildEventServiceTransport(options, request.cwd, this.invocation);
+    if (this.bes) transports.push(this.bes);
+    const resultsUrl = options.getString('bes_results_url');
+    this.resultsUrl = resultsUrl === '' ? undefined : `${resultsUrl.replace(/\/+$/, '')}/${this.invocation.invocationId}`;
     if (transports.length > 0) {
       this.stream = new BuildEventStream(transports);
       this.events = new BuildEventRecorder(this.stream, this.invocation, options.getBool('build_event_publish_all_actions'));
@@ -180,7 +189,12 @@ export class BuildRecords {
       analysis?.execRoot ?? '',
       endMs,
     );
-    await this.stream.close();
+    await this.stream.close(exitCode);
+  }
+
+  /** Why the Build Event Service upload failed, once `finish` has resolved. */
+  get besFailure(): BesUploadFailure | undefined {
+    return this.bes?.failure;
   }
 
   private writeExecutionLogs(): void {
@@ -196,4 +210,30 @@ export class BuildRecords {
     if (json !== '') writeExecutionLog(resolve(cwd, json), 'json', spawns);
     if (binary !== '') writeExecutionLog(resolve(cwd, binary), 'binary', spawns);
   }
+}
+
+/** `--bes_backend` (with `--bes_header`, `--bes_instance_name`, `--bes_timeout`, `--bes_lifecycle_events` and the TLS flags); throws UsageError. */
+function buildEventServiceTransport(options: BuildOptions, cwd: string, invocation: InvocationFacts): BuildEventServiceTransport | undefined {
+  const backend = options.getString('bes_backend');
+  if (backend === '') return undefined;
+  const endpoint = parseRemoteEndpoint(backend, '--bes_backend');
+  const headers = options.getList('bes_header').map((h) => {
+    const parsed = parseRemoteHeader(h, '--bes_header');
+    if (typeof parsed === 'string') throw new UsageError(parsed);
+    return parsed;
+  });
+  const path = (name: string) => (options.getString(name) === '' ? undefined : resolve(cwd, options.getString(name)));
+  const certificate = path('tls_certificate');
+  const clientCertificate = path('tls_client_certificate');
+  const clientKey = path('tls_client_key');
+  const client = new BuildEventServiceClient(endpoint, headers, {
+    ...(certificate ? { certificate } : {}),
+    ...(clientCertificate ? { clientCertificate } : {}),
+    ...(clientKey ? { clientKey } : {}),
+  });
+  return new BuildEventServiceTransport(
+    client,
+    { buildId: invocation.buildRequestId, invocationId: invocation.invocationId, projectId: options.getString('bes_instance_name') },
+    { lifecycleEvents: options.getBool('bes_lifecycle_events'), timeoutMs: options.getDurationMs('bes_timeout') },
+  );
 }

@@ -1,0 +1,158 @@
+import { buildEventStream, googleBuild, packAny, timestampFromMs } from '../../core/index.js';
+import { remoteCallError, type BuildEventServiceClient } from '../../remote/index.js';
+import type { BuildEventTransport } from './build-event-stream.js';
+
+type StreamRequest = googleBuild.PublishBuildToolEventStreamRequestInit;
+
+/** The ids a Build Event Service files an invocation under (`--build_request_id`, `--invocation_id`) and its instance (`--bes_instance_name`). */
+export interface BesStreamIds {
+  readonly buildId: string;
+  readonly invocationId: string;
+  readonly projectId: string;
+}
+
+/** Why the upload failed, and whether Bazel counts it transient (exit 38) or persistent (exit 45). */
+export interface BesUploadFailure {
+  readonly message: string;
+  readonly transient: boolean;
+}
+
+/** gRPC codes a retry could get past: Bazel's transient BES upload errors. */
+const TRANSIENT_CODES = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED', 'RESOURCE_EXHAUSTED', 'ABORTED', 'INTERNAL', 'UNKNOWN', 'CANCELLED']);
+
+/**
+ * The Build Event Protocol stream sent to a Build Event Service (`--bes_backend`) as Bazel's
+ * BuildEventServiceTransport sends it: with `--bes_lifecycle_events`, BuildEnqueued and
+ * InvocationAttemptStarted first; then one PublishBuildToolEventStream call carrying each event as
+ * an OrderedBuildEvent (sequence numbers from 1, `bazel_event` an Any of the BuildEvent), closed by
+ * component_stream_finished; once every event is acknowledged, InvocationAttemptFinished and
+ * BuildFinished with the command's result. A failure never throws: it is kept for `failure`, and
+ * the rest of the upload is skipped (the build goes on).
+ */
+export class BuildEventServiceTransport implements BuildEventTransport {
+  private sequence = 0;
+  private acked = 0;
+  private error: BesUploadFailure | undefined;
+  private readonly ready: Promise<void>;
+  private stream: ReturnType<BuildEventServiceClient['openToolEventStream']> | undefined;
+  private ended: Promise<void> | undefined;
+  private readonly buffered: StreamRequest[] = [];
+
+  constructor(
+    private readonly client: BuildEventServiceClient,
+    private readonly ids: BesStreamIds,
+    private readonly options: { readonly lifecycleEvents: boolean; readonly timeoutMs: number },
+  ) {
+    this.ready = (options.lifecycleEvents ? this.lifecycleStart() : Promise.resolve()).then(
+      () => this.openStream(),
+      (e: unknown) => this.fail(e),
+    );
+  }
+
+  /** The upload's failure, once `close` has resolved; undefined when every event was acknowledged. */
+  get failure(): BesUploadFailure | undefined {
+    return this.error;
+  }
+
+  write(event: buildEventStream.BuildEventInit): void {
+    if (this.error) return;
+    this.send({ bazelEvent: packAny(buildEventStream.BuildEvent, event) });
+  }
+
+  async close(exitCode = 0): Promise<void> {
+    await this.ready;
+    if (!this.error && this.stream) {
+      this.send({ componentStreamFinished: { type: googleBuild.BuildEvent_BuildComponentStreamFinished_FinishType.FINISHED } });
+      this.stream.end();
+      await this.ended;
+      if (!this.error && this.acked < this.sequence) {
+        this.error = { message: `the Build Event Service acknowledged ${this.acked} of ${this.sequence} events`, transient: true };
+      }
+      if (!this.error && this.options.lifecycleEvents) await this.lifecycleFinish(exitCode).catch((e: unknown) => this.fail(e));
+    }
+    this.client.close();
+  }
+
+  private send(event: googleBuild.BuildEventInit): void {
+    const request: StreamRequest = {
+      orderedBuildEvent: {
+        streamId: this.streamId(googleBuild.StreamId_BuildComponent.TOOL),
+        sequenceNumber: ++this.sequence,
+        event: { eventTime: timestampFromMs(Date.now()), ...event },
+      },
+      projectId: this.ids.projectId,
+    };
+    if (this.stream) this.stream.write(request);
+    else this.buffered.push(request);
+  }
+
+  private openStream(): void {
+    if (this.error) return;
+    const stream = this.client.openToolEventStream(this.options.timeoutMs);
+    this.ended = new Promise((resolve) => {
+      stream.on('data', (response: googleBuild.PublishBuildToolEventStreamResponse) => {
+        this.acked = Math.max(this.acked, response.sequenceNumber);
+      });
+      stream.on('error', (e: unknown) => {
+        this.fail(e);
+        resolve();
+      });
+      stream.on('end', () => resolve());
+    });
+    this.stream = stream;
+    for (const request of this.buffered.splice(0)) stream.write(request);
+  }
+
+  private async lifecycleStart(): Promise<void> {
+    await this.lifecycle(1, { buildEnqueued: {} }, googleBuild.StreamId_BuildComponent.CONTROLLER, false);
+    await this.lifecycle(1, { invocationAttemptStarted: { attemptNumber: 1 } }, googleBuild.StreamId_BuildComponent.CONTROLLER, true);
+  }
+
+  private async lifecycleFinish(exitCode: number): Promise<void> {
+    const status = { result: resultOf(exitCode) };
+    await this.lifecycle(2, { invocationAttemptFinished: { invocationStatus: status } }, googleBuild.StreamId_BuildComponent.CONTROLLER, true);
+    await this.lifecycle(2, { buildFinished: { status } }, googleBuild.StreamId_BuildComponent.CONTROLLER, false);
+  }
+
+  /** One lifecycle event: build-level ones name only the build, invocation-level ones the invocation too. */
+  private lifecycle(sequenceNumber: number, event: googleBuild.BuildEventInit, component: googleBuild.StreamId_BuildComponent, invocationLevel: boolean) {
+    const streamId = invocationLevel ? this.streamId(component) : { buildId: this.ids.buildId, component };
+    return this.client.publishLifecycleEvent(
+      {
+        serviceLevel: googleBuild.PublishLifecycleEventRequest_ServiceLevel.INTERACTIVE,
+        buildEvent: { streamId, sequenceNumber, event: { eventTime: timestampFromMs(Date.now()), ...event } },
+        projectId: this.ids.projectId,
+      },
+      this.options.timeoutMs,
+    );
+  }
+
+  private streamId(component: googleBuild.StreamId_BuildComponent): googleBuild.StreamIdInit {
+    return { buildId: this.ids.buildId, invocationId: this.ids.invocationId, component };
+  }
+
+  private fail(e: unknown): void {
+    if (this.error) return;
+    const error = remoteCallError(e, 'PublishBuildToolEventStream');
+    // Bazel's wording names the status, not the method: `UNAVAILABLE: ...`.
+    const message = error.message.replace(/^(PublishBuildToolEventStream|PublishLifecycleEvent): /, '');
+    this.error = { message, transient: TRANSIENT_CODES.has(error.codeName) };
+  }
+}
+
+/** The invocation's result as the Build Event Service's BuildStatus says it. */
+function resultOf(exitCode: number): googleBuild.BuildStatus_Result {
+  const R = googleBuild.BuildStatus_Result;
+  switch (exitCode) {
+    case 0:
+      return R.COMMAND_SUCCEEDED;
+    case 2:
+      return R.USER_ERROR;
+    case 8:
+      return R.CANCELLED;
+    case 37:
+      return R.SYSTEM_ERROR;
+    default:
+      return R.COMMAND_FAILED;
+  }
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EVERYONE, parseCacheServerConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
+import { delimitedMessages } from '../../src/core/index.js';
+import { E2eWorkspace } from './e2e-workspace.js';
+
+// `--bes_backend`: Kiln publishes its Build Event Protocol stream to the Build Event Service of
+// Kiln's own cluster (a cache server on loopback, started here), which files the invocation with
+// its targets and tests; a broken or refusing service fails the command with Bazel's exit codes
+// (38 transient, as Bazel 2.1.0 exits against the same server in test/interop), the build itself done.
+const files = {
+  WORKSPACE: '',
+  'pkg/BUILD': 'genrule(name = "gen", outs = ["gen.txt"], cmd = "echo hello > $@")\nsh_test(name = "t", srcs = ["t.sh"], data = [":gen"])\n',
+  'pkg/t.sh': '#!/bin/sh\necho ok\n',
+};
+
+let server: CacheServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function startServer(buildEvents: Record<string, unknown> = {}): Promise<CacheServer> {
+  const ws = new E2eWorkspace({});
+  const config = parseCacheServerConfig({ buildEvents }, 'e2e', ws.root, { host: '127.0.0.1', port: 0 });
+  server = await startCacheServer(config, { log: { info: () => undefined, warn: () => undefined } });
+  return server;
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+describe('--bes_backend', () => {
+  it('publishes the invocation with its targets and tests to the cluster', async () => {
+    const s = await startServer();
+    const ws = new E2eWorkspace(files);
+    const id = randomUUID();
+    const file = join(ws.home, 'bep.bin');
+    const run = await ws.kiln([
+      'test',
+      '--spawn_strategy=local',
+      `--bes_backend=${s.endpoint}`,
+      '--bes_results_url=http://ui.example/invocation/',
+      `--invocation_id=${id}`,
+      '--bes_header=x-team=tools',
+      `--build_event_binary_file=${file}`,
+      '//pkg:t',
+      '//pkg:gen',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    // Printed when the stream starts and again at the end, as Bazel does.
+    expect(run.stderr.split('\n').filter((l) => l === `INFO: Streaming build results to: http://ui.example/invocation/${id}`)).toHaveLength(2);
+
+    const [summary, ...others] = s.buildEvents!.list(EVERYONE);
+    expect(others).toEqual([]);
+    expect(summary).toMatchObject({
+      invocationId: id,
+      status: 'succeeded',
+      command: 'test',
+      patterns: ['//pkg:t', '//pkg:gen'],
+      exitCode: 'SUCCESS',
+      targetCount: 2,
+    });
+    const details = s.buildEvents!.get(EVERYONE, id)!;
+    expect(details.targets.map((t) => [t.label, t.kind, t.success]).sort()).toEqual([
+      ['//pkg:gen', 'genrule rule', true],
+      ['//pkg:t', 'sh_test rule', true],
+    ]);
+    expect(details.attemptResult).toBe('COMMAND_SUCCEEDED');
+    // The service holds the very stream the file holds, event for event.
+    expect(s.buildEvents!.rawEvents(EVERYONE, id)).toEqual(delimitedMessages(readFileSync(file)));
+    const events = s.buildEvents!.events(EVERYONE, id)!;
+    expect(events.find((e) => e.testSummary)?.id?.testSummary?.label).toBe('//pkg:t');
+  });
+
+  it('a service nobody answers fails the command with 38 after the build, its outputs built', async () => {
+    const ws = new E2eWorkspace(files);
+    const run = await ws.kiln(['build', '--spawn_strategy=local', `--bes_backend=grpc://127.0.0.1:${await closedPort()}`, '//pkg:gen']);
+    expect(run.code).toBe(38);
+    expect(run.stderr).toMatch(/^ERROR: The Build Event Protocol upload failed: UNAVAILABLE: /m);
+    expect(run.stderr).toContain('INFO: Build completed successfully');
+    expect(ws.read('kiln-bin/pkg/gen.txt')).toBe('hello\n');
+  });
+
+  it('a service that refuses the stream past its limit fails it with 38 and RESOURCE_EXHAUSTED, as Bazel 2.1.0 does', async () => {
+    const s = await startServer({ maxEventsPerInvocation: 5 });
+    const ws = new E2eWorkspace(files);
+    const run = await ws.kiln(['build', '--spawn_strategy=local', `--bes_backend=${s.endpoint}`, '//pkg:gen']);
+    expect(run.code).toBe(38);
+    expect(run.stderr).toMatch(/The Build Event Protocol upload failed: RESOURCE_EXHAUSTED: .*buildEvents\.maxEventsPerInvocation/);
+    expect(s.buildEvents!.list(EVERYONE)[0]).toMatchObject({ status: 'partial', eventCount: 5, command: 'build' });
+  });
+
+  it('refuses a malformed --bes_backend and --bes_header before building', async () => {
+    const ws = new E2eWorkspace(files);
+    const bad = await ws.kiln(['build', '--bes_backend=http://x:1', '//pkg:gen']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('ERROR: --bes_backend=http://x:1:');
+    const header = await ws.kiln(['build', '--bes_backend=grpc://127.0.0.1:1', '--bes_header=novalue', '//pkg:gen']);
+    expect(header.code).toBe(2);
+    expect(header.stderr).toContain('ERROR: --bes_header=novalue: expected NAME=VALUE');
+  });
+});
