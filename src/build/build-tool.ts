@@ -118,6 +118,7 @@ function openRecords(request: BuildRequest): BuildRecords {
     patterns: request.patterns,
     cwd: request.cwd,
     workspaceRoot: request.workspace.workspace.root,
+    workspaceName: request.workspace.workspace.name,
     outputBase: request.workspace.layout.outputBase,
     toolVersion: request.toolVersion,
     startTimeMs: request.startTimeMs ?? Date.now(),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { buildEventStream, delimitedMessages, spawnLog } from '../../src/core/index.js';
+import { buildEventStream, delimitedMessages, spawnLog, zstdDecompressBounded } from '../../src/core/index.js';
 import { E2eWorkspace } from './e2e-workspace.js';
 
 // The build's own records as present-day Bazel writes them: the Build Event Protocol files
@@ -106,6 +106,7 @@ describe('the build records', () => {
       `--profile=${out('trace.profile.gz')}`,
       `--execution_log_json_file=${out('exec.json')}`,
       `--execution_log_binary_file=${out('exec.bin')}`,
+      `--execution_log_compact_file=${out('exec.compact')}`,
       '//pkg:t',
       '//pkg:gen',
     ]);
@@ -202,6 +203,30 @@ describe('the build records', () => {
     // The test reads its data through its runfiles tree: the directory is listed file by file, as Bazel lists input directories.
     const data = test.inputs.filter((i) => i.path.endsWith('/pkg/gen.txt'));
     expect(data.map((i) => i.digest?.hash)).toContain(gen.actualOutputs[0]!.digest!.hash);
+
+    // The compact log: zstd, delimited ExecLogEntry messages, each referring only to entries before it.
+    const entries = delimitedMessages(zstdDecompressBounded(readFileSync(out('exec.compact')), 1 << 24, 'the compact log')).map((m) =>
+      spawnLog.ExecLogEntry.decode(m),
+    );
+    expect(entries[0]!.invocation).toMatchObject({ hashFunctionName: 'SHA-256', workspaceRunfilesDirectory: '__main__', id: started.uuid });
+    const seen = new Map<number, spawnLog.ExecLogEntry>();
+    for (const e of entries) {
+      for (const ref of [
+        ...(e.inputSet?.inputIds ?? []),
+        ...(e.spawn?.inputSetId ? [e.spawn.inputSetId] : []),
+        ...(e.spawn?.outputs ?? []).map((o) => o.outputId),
+      ]) {
+        if (ref) expect(seen.has(ref), `entry ${ref} comes before it is used`).toBe(true);
+      }
+      if (e.id) seen.set(e.id, e);
+    }
+    const genSpawn = entries.find((e) => e.spawn?.targetLabel === '//pkg:gen')!.spawn!;
+    expect([genSpawn.mnemonic, genSpawn.runner, genSpawn.exitCode]).toEqual(['Genrule', 'local', 0]);
+    expect(seen.get(genSpawn.outputs[0]!.outputId)!.file).toMatchObject({
+      path: 'bazel-out/k8-fastbuild/bin/pkg/gen.txt',
+      digest: { hash: gen.actualOutputs[0]!.digest!.hash },
+    });
+    expect(entries.filter((e) => e.spawn).length).toBe(binarySpawns.length);
   });
 
   it('reports a failed action and the target it broke as Bazel 4.2.3 does with --keep_going', async () => {

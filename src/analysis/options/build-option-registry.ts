@@ -249,14 +249,10 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     bool('generate_json_trace_profile', true, 'Write a JSON trace profile to <output base>/command.profile.gz when --profile is not given.'),
     str('execution_log_json_file', '', 'Write every executed spawn as a SpawnExec message (spawn.proto), one JSON object per line.'),
     str('execution_log_binary_file', '', 'Write every executed spawn as varint-delimited SpawnExec messages (spawn.proto).'),
-    notImplemented(
-      str(
-        'execution_log_compact_file',
-        '',
-        'Write the execution log in the compact format: zstd-compressed, varint-delimited ExecLogEntry messages (spawn.proto).',
-      ),
-      'warning',
-      'Kiln writes no compact execution log yet: use --execution_log_json_file or --execution_log_binary_file',
+    str(
+      'execution_log_compact_file',
+      '',
+      'Write the execution log in the compact format: zstd-compressed, varint-delimited ExecLogEntry messages (spawn.proto).',
     ),
     bool('execution_log_sort', true, 'Sort the JSON and binary execution logs so that two builds of the same actions compare line by line.'),
   ]),

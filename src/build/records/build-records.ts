@@ -10,7 +10,7 @@ import { ActionRecorder, type ActionRecord } from './action-records.js';
 import { BuildEventFile } from './build-event-files.js';
 import { BuildEventRecorder, type RecordedConfiguration, type RecordedTestRun } from './build-event-recorder.js';
 import { BuildEventStream, type BuildEventTransport } from './build-event-stream.js';
-import { FileDigests, sortSpawns, spawnExecOf, writeExecutionLog } from './execution-log.js';
+import { FileDigests, sortSpawns, spawnExecOf, writeCompactExecutionLog, writeExecutionLog } from './execution-log.js';
 import { invocationIdFrom, type InvocationFacts, type RecordedCommandLine } from './invocation.js';
 import { criticalPath, TraceProfileRecorder, writeTraceProfile, type ProfilePhase } from './trace-profile.js';
 
@@ -21,6 +21,8 @@ export interface RecordsRequest {
   readonly patterns: readonly string[];
   readonly cwd: string;
   readonly workspaceRoot: string;
+  /** The main repository's name (the runfiles directory of the workspace); `__main__` when empty. */
+  readonly workspaceName: string;
   readonly outputBase: string;
   readonly toolVersion: string;
   /** Milliseconds since the epoch when the command started. */
@@ -201,10 +203,20 @@ export class BuildRecords {
     const { options, cwd } = this.request;
     const json = options.getString('execution_log_json_file');
     const binary = options.getString('execution_log_binary_file');
-    if (json === '' && binary === '') return;
+    const compact = options.getString('execution_log_compact_file');
+    if (json === '' && binary === '' && compact === '') return;
     const execRoot = this.analysis?.execRoot ?? '';
     const digests = new FileDigests();
     const context = { execRoot, baseEnvironment: this.execution?.baseEnvironment ?? {} };
+    if (compact !== '') {
+      const workspaceRunfilesDirectory = this.request.workspaceName || '__main__';
+      writeCompactExecutionLog(
+        resolve(cwd, compact),
+        this.actions,
+        { ...context, invocationId: this.invocation.invocationId, workspaceRunfilesDirectory },
+        digests,
+      );
+    }
     const logged = this.actions.flatMap((r) => spawnExecOf(r, context, digests) ?? []);
     const spawns = options.getBool('execution_log_sort') ? sortSpawns(logged) : logged;
     if (json !== '') writeExecutionLog(resolve(cwd, json), 'json', spawns);

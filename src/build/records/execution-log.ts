@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { delimitedRecord, spawnLog } from '../../core/index.js';
+import { delimitedRecord, spawnLog, zstdCompress } from '../../core/index.js';
 import type { ActionRecord } from './action-records.js';
 
 type SpawnExecInit = spawnLog.SpawnExecInit;
@@ -129,6 +129,84 @@ export function writeExecutionLog(path: string, format: 'json' | 'binary', spawn
     JSON.stringify(type.toObject(type.fromObject(s as Record<string, unknown>), { enums: String, longs: String, bytes: String, json: true })),
   );
   writeFileSync(path, lines.map((l) => `${l}\n`).join(''));
+}
+
+/**
+ * `--execution_log_compact_file`, as Bazel's CompactSpawnLogContext writes it: a zstd-compressed
+ * stream of varint-delimited ExecLogEntry messages. The Invocation entry first; each file once, by
+ * id, before the entries that refer to it; each spawn's inputs as an InputSet; then the Spawn with
+ * its outputs by id (a declared output that is missing by path); Kiln's in-process symlinks as
+ * SymlinkAction entries (other in-process work is no spawn, as in Bazel).
+ */
+export function writeCompactExecutionLog(
+  path: string,
+  records: readonly ActionRecord[],
+  context: SpawnContext & { readonly invocationId: string; readonly workspaceRunfilesDirectory: string },
+  digests: FileDigests,
+): void {
+  const entries: spawnLog.ExecLogEntryInit[] = [
+    { invocation: { hashFunctionName: 'SHA-256', workspaceRunfilesDirectory: context.workspaceRunfilesDirectory, id: context.invocationId } },
+  ];
+  let nextId = 1;
+  const fileIds = new Map<string, number>();
+  const fileId = (file: FileInit): number => {
+    const known = fileIds.get(file.path!);
+    if (known !== undefined) return known;
+    const id = nextId++;
+    fileIds.set(file.path!, id);
+    const digest = file.digest ? { hash: file.digest.hash!, sizeBytes: file.digest.sizeBytes! } : undefined;
+    entries.push({ id, file: { path: file.path!, ...(digest ? { digest } : {}) } });
+    return id;
+  };
+  for (const record of records) {
+    const { action } = record;
+    if (action.inProcess?.kind === 'symlink') {
+      entries.push({
+        symlinkAction: {
+          inputPath: action.inputs[0]?.execPath ?? action.inProcess.target,
+          outputPath: action.outputs[0]!.execPath,
+          targetLabel: action.owner,
+          mnemonic: action.mnemonic,
+        },
+      });
+      continue;
+    }
+    const spawn = spawnExecOf(record, context, digests);
+    if (!spawn) continue;
+    const inputIds = (spawn.inputs ?? []).map(fileId);
+    let inputSetId = 0;
+    if (inputIds.length > 0) {
+      inputSetId = nextId++;
+      entries.push({ id: inputSetId, inputSet: { inputIds } });
+    }
+    const produced = new Map((spawn.actualOutputs ?? []).map((f) => [f.path!, f]));
+    const outputs = (spawn.listedOutputs ?? []).flatMap((listed): spawnLog.ExecLogEntry_OutputInit[] => {
+      const inside = [...produced.values()].filter((f) => f.path === listed || f.path!.startsWith(`${listed}/`));
+      return inside.length > 0 ? inside.map((f) => ({ outputId: fileId(f) })) : [{ invalidOutputPath: listed }];
+    });
+    entries.push({
+      spawn: {
+        args: spawn.commandArgs ?? [],
+        envVars: spawn.environmentVariables ?? [],
+        platform: spawn.platform ?? {},
+        ...(inputSetId ? { inputSetId } : {}),
+        outputs,
+        targetLabel: spawn.targetLabel ?? '',
+        mnemonic: spawn.mnemonic ?? '',
+        exitCode: spawn.exitCode ?? 0,
+        status: spawn.status ?? '',
+        runner: spawn.runner ?? '',
+        cacheHit: spawn.cacheHit ?? false,
+        remotable: spawn.remotable ?? false,
+        cacheable: spawn.cacheable ?? false,
+        remoteCacheable: spawn.remoteCacheable ?? false,
+        timeoutMillis: spawn.timeoutMillis ?? 0,
+        metrics: spawn.metrics ?? {},
+      },
+    });
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, zstdCompress(Buffer.concat(entries.map((e) => delimitedRecord(spawnLog.ExecLogEntry.encode(e))))));
 }
 
 function compare(a: string, b: string): number {
