@@ -196,8 +196,11 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
   }
   records.workspaceStatus(workspaceStatusValues(request.env, customStatus));
   // `kiln build` repeated with nothing changed: the last null build's record answers it (null-build-record.ts).
+  // The Build Event Protocol reports every target and file, which the null build's record does not keep.
   const nullBuilds =
-    command === 'build' && !remote && patterns.length > 0 && options.getBool('build') ? new NullBuildRecords(ctx.layout.outputBase) : undefined;
+    command === 'build' && !remote && patterns.length > 0 && options.getBool('build') && !records.streamsEvents
+      ? new NullBuildRecords(ctx.layout.outputBase)
+      : undefined;
   const recordKey =
     nullBuilds &&
     nullBuildKey(

@@ -251,6 +251,14 @@ describe('the build records', () => {
     const events = readJsonEvents(path);
     expectWellFormedStream(events);
     expect(events.filter((e) => e.payload === 'action').map((e) => [e.action!.success, e.action!.type])).toEqual([[true, 'Genrule']]);
+    // The same command again, nothing changed (a null build): still every target, completed, with its files.
+    const again = await ws.kiln(['build', '--spawn_strategy=local', '--build_event_publish_all_actions', `--build_event_json_file=${path}`, '//pkg:gen']);
+    expect(again.code, again.stderr).toBe(0);
+    const repeated = readJsonEvents(path);
+    expectWellFormedStream(repeated);
+    const completed = repeated.find((e) => e.payload === 'completed')!;
+    expect([completed.id!.targetCompleted!.label, completed.completed!.success]).toEqual(['//pkg:gen', true]);
+    expect(repeated.filter((e) => e.payload === 'aborted')).toEqual([]);
     const info = await ws.kiln(['info', 'output_base']);
     const profile = JSON.parse(gunzipSync(readFileSync(join(info.stdout.trim(), 'command.profile.gz'))).toString('utf8')) as { traceEvents: unknown[] };
     expect(profile.traceEvents.length).toBeGreaterThan(0);

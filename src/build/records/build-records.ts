@@ -112,6 +112,11 @@ export class BuildRecords {
     }
   }
 
+  /** A Build Event Protocol stream is written or sent (it needs the analysed graph, every target and file). */
+  get streamsEvents(): boolean {
+    return this.stream !== undefined;
+  }
+
   /** The start of the stream: started, the command lines, the options. */
   started(): void {
     this.events?.started();
