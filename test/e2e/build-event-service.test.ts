@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVERYONE, parseCacheServerConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
@@ -37,6 +37,47 @@ async function closedPort(): Promise<number> {
   const { port } = probe.address() as { port: number };
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+/**
+ * A loopback TCP proxy to `port` that cuts its first connection once `cutAfter` bytes went from the
+ * client to the server (a network break mid-stream); later connections pass whole.
+ */
+async function cuttingProxy(port: number, cutAfter: number): Promise<{ port: number; cuts: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let connections = 0;
+  const state = { port: 0, cuts: 0, close: async () => undefined as void };
+  const proxy = createServer((client) => {
+    const first = connections++ === 0;
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    let forwarded = 0;
+    client.on('data', (chunk: Buffer) => {
+      forwarded += chunk.length;
+      if (first && forwarded > cutAfter) {
+        state.cuts++;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      a.on('error', () => b.destroy());
+      a.on('close', () => b.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  state.port = (proxy.address() as { port: number }).port;
+  state.close = async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((resolve) => proxy.close(resolve));
+  };
+  return state;
 }
 
 describe('--bes_backend', () => {
@@ -82,10 +123,44 @@ describe('--bes_backend', () => {
     expect(events.find((e) => e.testSummary)?.id?.testSummary?.label).toBe('//pkg:t');
   });
 
+  it('sends the unacknowledged events again on a new stream when the connection breaks mid-stream, and the invocation is whole', async () => {
+    const s = await startServer();
+    const port = Number(s.endpoint.split(':').at(-1));
+    const proxy = await cuttingProxy(port, 6000);
+    try {
+      const ws = new E2eWorkspace(files);
+      const id = randomUUID();
+      const file = join(ws.home, 'bep.bin');
+      const run = await ws.kiln([
+        'test',
+        '--spawn_strategy=local',
+        `--bes_backend=grpc://127.0.0.1:${proxy.port}`,
+        '--experimental_build_event_upload_retry_minimum_delay=10ms',
+        `--invocation_id=${id}`,
+        `--build_event_binary_file=${file}`,
+        '//pkg:t',
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(proxy.cuts).toBe(1);
+      expect(s.buildEvents!.list(EVERYONE)[0]).toMatchObject({ invocationId: id, status: 'succeeded', exitCode: 'SUCCESS' });
+      expect(s.buildEvents!.rawEvents(EVERYONE, id)).toEqual(delimitedMessages(readFileSync(file)));
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('a service nobody answers fails the command with 38 after the build, its outputs built', async () => {
     const ws = new E2eWorkspace(files);
-    const run = await ws.kiln(['build', '--spawn_strategy=local', `--bes_backend=grpc://127.0.0.1:${await closedPort()}`, '//pkg:gen']);
+    const run = await ws.kiln([
+      'build',
+      '--spawn_strategy=local',
+      `--bes_backend=grpc://127.0.0.1:${await closedPort()}`,
+      '--experimental_build_event_upload_max_retries=2',
+      '--experimental_build_event_upload_retry_minimum_delay=10ms',
+      '//pkg:gen',
+    ]);
     expect(run.code).toBe(38);
+    // The lifecycle's first call is tried three times (two retries), then the upload is given up.
     expect(run.stderr).toMatch(/^ERROR: The Build Event Protocol upload failed: UNAVAILABLE: /m);
     expect(run.stderr).toContain('INFO: Build completed successfully');
     expect(ws.read('kiln-bin/pkg/gen.txt')).toBe('hello\n');
@@ -94,9 +169,18 @@ describe('--bes_backend', () => {
   it('a service that refuses the stream past its limit fails it with 38 and RESOURCE_EXHAUSTED, as Bazel 2.1.0 does', async () => {
     const s = await startServer({ maxEventsPerInvocation: 5 });
     const ws = new E2eWorkspace(files);
-    const run = await ws.kiln(['build', '--spawn_strategy=local', `--bes_backend=${s.endpoint}`, '//pkg:gen']);
+    const run = await ws.kiln([
+      'build',
+      '--spawn_strategy=local',
+      `--bes_backend=${s.endpoint}`,
+      '--experimental_build_event_upload_retry_minimum_delay=10ms',
+      '//pkg:gen',
+    ]);
     expect(run.code).toBe(38);
-    expect(run.stderr).toMatch(/The Build Event Protocol upload failed: RESOURCE_EXHAUSTED: .*buildEvents\.maxEventsPerInvocation/);
+    // RESOURCE_EXHAUSTED is transient: the unacknowledged events are sent again on new streams, refused each time.
+    expect(run.stderr).toMatch(
+      /The Build Event Protocol upload failed: All 4 retry attempts failed\. RESOURCE_EXHAUSTED: .*buildEvents\.maxEventsPerInvocation/,
+    );
     expect(s.buildEvents!.list(EVERYONE)[0]).toMatchObject({ status: 'partial', eventCount: 5, command: 'build' });
   });
 

@@ -239,6 +239,19 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
       help: 'Longest wait for the Build Event Service upload; d, h, m, s or ms, seconds when the unit is omitted; 0: no limit.',
     },
     repeatable('bes_header', 'NAME=VALUE header sent with every call to the Build Event Service.'),
+    {
+      name: 'experimental_build_event_upload_max_retries',
+      type: 'int',
+      default: 4,
+      min: 0,
+      help: 'How often the Build Event Service upload is tried again after a transient failure (the unacknowledged events are sent again).',
+    },
+    {
+      name: 'experimental_build_event_upload_retry_minimum_delay',
+      type: 'duration',
+      default: 1000,
+      help: 'The wait before the first retry of the Build Event Service upload, doubled for each later one; d, h, m, s or ms.',
+    },
     str('bes_instance_name', '', 'The instance (project_id) the Build Event Service files the invocation under.'),
     bool(
       'bes_lifecycle_events',

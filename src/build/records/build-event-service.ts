@@ -34,15 +34,27 @@ export class BuildEventServiceTransport implements BuildEventTransport {
   private acked = 0;
   private error: BesUploadFailure | undefined;
   private readonly ready: Promise<void>;
+  /** Every request not acknowledged yet, in order: what a new stream sends again after a break. */
+  private readonly unacked: StreamRequest[] = [];
   private stream: ReturnType<BuildEventServiceClient['openToolEventStream']> | undefined;
-  private ended: Promise<void> | undefined;
-  private readonly buffered: StreamRequest[] = [];
+  private closing = false;
+  private retries = 0;
+  private settle: (() => void) | undefined;
+  private readonly settled: Promise<void>;
 
   constructor(
     private readonly client: BuildEventServiceClient,
     private readonly ids: BesStreamIds,
-    private readonly options: { readonly lifecycleEvents: boolean; readonly timeoutMs: number },
+    private readonly options: {
+      readonly lifecycleEvents: boolean;
+      readonly timeoutMs: number;
+      /** `--experimental_build_event_upload_max_retries`: new streams after transient failures. */
+      readonly maxRetries: number;
+      /** `--experimental_build_event_upload_retry_minimum_delay`: the first wait, doubled for each retry. */
+      readonly retryDelayMs: number;
+    },
   ) {
+    this.settled = new Promise((resolve) => (this.settle = resolve));
     this.ready = (options.lifecycleEvents ? this.lifecycleStart() : Promise.resolve()).then(
       () => this.openStream(),
       (e: unknown) => this.fail(e),
@@ -55,19 +67,17 @@ export class BuildEventServiceTransport implements BuildEventTransport {
   }
 
   write(event: buildEventStream.BuildEventInit): void {
-    if (this.error) return;
+    if (this.error || this.closing) return;
     this.send({ bazelEvent: packAny(buildEventStream.BuildEvent, event) });
   }
 
   async close(exitCode = 0): Promise<void> {
     await this.ready;
-    if (!this.error && this.stream) {
+    if (!this.error) {
       this.send({ componentStreamFinished: { type: googleBuild.BuildEvent_BuildComponentStreamFinished_FinishType.FINISHED } });
-      this.stream.end();
-      await this.ended;
-      if (!this.error && this.acked < this.sequence) {
-        this.error = { message: `the Build Event Service acknowledged ${this.acked} of ${this.sequence} events`, transient: true };
-      }
+      this.closing = true;
+      this.stream?.end();
+      await this.settled;
       if (!this.error && this.options.lifecycleEvents) await this.lifecycleFinish(exitCode).catch((e: unknown) => this.fail(e));
     }
     this.client.close();
@@ -82,25 +92,46 @@ export class BuildEventServiceTransport implements BuildEventTransport {
       },
       projectId: this.ids.projectId,
     };
-    if (this.stream) this.stream.write(request);
-    else this.buffered.push(request);
+    this.unacked.push(request);
+    this.stream?.write(request);
   }
 
+  /** A PublishBuildToolEventStream call that sends every unacknowledged event, then what comes. */
   private openStream(): void {
     if (this.error) return;
     const stream = this.client.openToolEventStream(this.options.timeoutMs);
-    this.ended = new Promise((resolve) => {
-      stream.on('data', (response: googleBuild.PublishBuildToolEventStreamResponse) => {
-        this.acked = Math.max(this.acked, response.sequenceNumber);
-      });
-      stream.on('error', (e: unknown) => {
-        this.fail(e);
-        resolve();
-      });
-      stream.on('end', () => resolve());
+    let broken = false;
+    stream.on('data', (response: googleBuild.PublishBuildToolEventStreamResponse) => {
+      this.acked = Math.max(this.acked, response.sequenceNumber);
+      while (this.unacked.length > 0 && this.unacked[0]!.orderedBuildEvent!.sequenceNumber! <= this.acked) this.unacked.shift();
+    });
+    stream.on('error', (e: unknown) => {
+      broken = true;
+      this.broke(stream, e);
+    });
+    stream.on('end', () => {
+      if (broken) return;
+      if (this.closing && this.acked >= this.sequence) this.settle?.();
+      else this.broke(stream, new Error(`the Build Event Service closed the stream with ${this.acked} of ${this.sequence} events acknowledged`));
     });
     this.stream = stream;
-    for (const request of this.buffered.splice(0)) stream.write(request);
+    for (const request of this.unacked) stream.write(request);
+    if (this.closing) stream.end();
+  }
+
+  /** A stream broke: a transient failure opens a new one after a wait, while retries are left (Bazel's BES retries); else the upload fails. */
+  private broke(stream: ReturnType<BuildEventServiceClient['openToolEventStream']>, e: unknown): void {
+    if (this.stream !== stream || this.error) return;
+    this.stream = undefined;
+    const failure = failureOf(e);
+    if (!failure.transient || this.retries >= this.options.maxRetries) {
+      this.error = this.retries > 0 ? { ...failure, message: `All ${this.retries} retry attempts failed. ${failure.message}` } : failure;
+      this.settle?.();
+      return;
+    }
+    const delay = this.options.retryDelayMs * 2 ** this.retries;
+    this.retries++;
+    setTimeout(() => this.openStream(), delay);
   }
 
   private async lifecycleStart(): Promise<void> {
@@ -114,17 +145,22 @@ export class BuildEventServiceTransport implements BuildEventTransport {
     await this.lifecycle(2, { buildFinished: { status } }, googleBuild.StreamId_BuildComponent.CONTROLLER, false);
   }
 
-  /** One lifecycle event: build-level ones name only the build, invocation-level ones the invocation too. */
-  private lifecycle(sequenceNumber: number, event: googleBuild.BuildEventInit, component: googleBuild.StreamId_BuildComponent, invocationLevel: boolean) {
+  /** One lifecycle event, tried again after transient failures as the stream is; build-level ones name only the build. */
+  private async lifecycle(sequenceNumber: number, event: googleBuild.BuildEventInit, component: googleBuild.StreamId_BuildComponent, invocationLevel: boolean) {
     const streamId = invocationLevel ? this.streamId(component) : { buildId: this.ids.buildId, component };
-    return this.client.publishLifecycleEvent(
-      {
-        serviceLevel: googleBuild.PublishLifecycleEventRequest_ServiceLevel.INTERACTIVE,
-        buildEvent: { streamId, sequenceNumber, event: { eventTime: timestampFromMs(Date.now()), ...event } },
-        projectId: this.ids.projectId,
-      },
-      this.options.timeoutMs,
-    );
+    const request = {
+      serviceLevel: googleBuild.PublishLifecycleEventRequest_ServiceLevel.INTERACTIVE,
+      buildEvent: { streamId, sequenceNumber, event: { eventTime: timestampFromMs(Date.now()), ...event } },
+      projectId: this.ids.projectId,
+    };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.client.publishLifecycleEvent(request, this.options.timeoutMs);
+      } catch (e) {
+        if (!failureOf(e).transient || attempt >= this.options.maxRetries) throw e;
+        await new Promise((resolve) => setTimeout(resolve, this.options.retryDelayMs * 2 ** attempt));
+      }
+    }
   }
 
   private streamId(component: googleBuild.StreamId_BuildComponent): googleBuild.StreamIdInit {
@@ -133,11 +169,16 @@ export class BuildEventServiceTransport implements BuildEventTransport {
 
   private fail(e: unknown): void {
     if (this.error) return;
-    const error = remoteCallError(e, 'PublishBuildToolEventStream');
-    // Bazel's wording names the status, not the method: `UNAVAILABLE: ...`.
-    const message = error.message.replace(/^(PublishBuildToolEventStream|PublishLifecycleEvent): /, '');
-    this.error = { message, transient: TRANSIENT_CODES.has(error.codeName) };
+    this.error = failureOf(e);
+    this.settle?.();
   }
+}
+
+/** A failure in Bazel's words (`UNAVAILABLE: ...`, naming the status, not the method) and whether a retry could get past it. */
+function failureOf(e: unknown): BesUploadFailure {
+  const error = remoteCallError(e, 'PublishBuildToolEventStream');
+  const message = error.message.replace(/^(PublishBuildToolEventStream|PublishLifecycleEvent): /, '');
+  return { message, transient: TRANSIENT_CODES.has(error.codeName) };
 }
 
 /** The invocation's result as the Build Event Service's BuildStatus says it. */

@@ -251,6 +251,11 @@ function buildEventServiceTransport(options: BuildOptions, cwd: string, invocati
   return new BuildEventServiceTransport(
     client,
     { buildId: invocation.buildRequestId, invocationId: invocation.invocationId, projectId: options.getString('bes_instance_name') },
-    { lifecycleEvents: options.getBool('bes_lifecycle_events'), timeoutMs: options.getDurationMs('bes_timeout') },
+    {
+      lifecycleEvents: options.getBool('bes_lifecycle_events'),
+      timeoutMs: options.getDurationMs('bes_timeout'),
+      maxRetries: options.getInt('experimental_build_event_upload_max_retries'),
+      retryDelayMs: options.getDurationMs('experimental_build_event_upload_retry_minimum_delay'),
+    },
   );
 }
