@@ -261,7 +261,8 @@ export class BuildEventRecorder {
       : this.failedActions.filter((f) => f.record.action.owner === t.label || f.record.action.outputs.some((o) => t.files.includes(o.execPath)));
     const children: BuildEventIdInit[] = rootCauses.map((f) => f.id);
     if (test && success) {
-      for (const run of runs) run.attempts.forEach((_a, i) => children.push(this.testResultId(t.label, run, i)));
+      // As Bazel: the target announces each run's first attempt, and an attempt tried again announces the next.
+      for (const run of runs) if (run.attempts.length > 0) children.push(this.testResultId(t.label, run, 0));
       children.push({ testSummary: { label: t.label, configuration: { id: this.configuration!.id } } });
     }
     let fileSets: { id: string }[] = [];
@@ -286,6 +287,7 @@ export class BuildEventRecorder {
       run.attempts.forEach((attempt, i) => {
         this.stream.post({
           id: this.testResultId(t.label, run, i),
+          children: i + 1 < run.attempts.length ? [this.testResultId(t.label, run, i + 1)] : [],
           testResult: {
             status: testStatusOf(attempt.status),
             cachedLocally: attempt.cached && !attempt.remote,
@@ -322,7 +324,8 @@ export class BuildEventRecorder {
         totalRunCount: attempts.length,
         runCount: Math.max(1, ...runs.map((r) => r.run + 1)),
         attemptCount: Math.max(1, ...runs.map((r) => r.attempts.length)),
-        shardCount: Math.max(1, test.shardCount),
+        // 0 for a test without shards, as Bazel reports it.
+        shardCount: test.shardCount,
         passed: finals.filter((a) => a.status === 'PASSED').map(fileOf),
         failed: attempts.filter((a) => a.status !== 'PASSED').map(fileOf),
         totalNumCached: finals.filter((a) => a.cached).length,
