@@ -137,6 +137,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
   let analyzedCounts: { packagesLoaded: number; targetsConfigured: number } | undefined;
   const events: BuildUi['event'] = (event) => {
     if (event.kind === 'analyzed') analyzedCounts = event;
+    if (event.kind === 'error') records.error(event.message);
     ui.event(event);
   };
   const printError = (message: string, pos?: Position) => events({ kind: 'error', message, ...(pos ? { pos } : {}) });

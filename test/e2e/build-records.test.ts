@@ -295,6 +295,19 @@ describe('the build records', () => {
     expect([sharded.totalRunCount, sharded.runCount, sharded.shardCount, sharded.passed.length]).toEqual([4, 2, 2, 4]);
   });
 
+  it('aborts the pattern with LOADING_FAILURE and the error when a target does not exist, as Bazel 4.2.3 does', async () => {
+    const ws = new E2eWorkspace(files);
+    const path = join(ws.home, 'bep.bin');
+    const run = await ws.kiln(['build', `--build_event_binary_file=${path}`, '//pkg:nope']);
+    expect(run.code).toBe(1);
+    const events = readBinaryEvents(path);
+    expectWellFormedStream(events);
+    expect(shapeOf(events)).toEqual(fixtureShape('build-no-such-target'));
+    const aborted = events.find((e) => e.aborted)!;
+    expect(buildEventStream.Aborted_AbortReason[aborted.aborted!.reason]).toBe('LOADING_FAILURE');
+    expect(aborted.aborted!.description).toContain("no such target '//pkg:nope'");
+  });
+
   it('refuses a malformed --invocation_id as Bazel does', async () => {
     const ws = new E2eWorkspace(files);
     const run = await ws.kiln(['build', '--invocation_id=not-a-uuid', '//pkg:gen']);

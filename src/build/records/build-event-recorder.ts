@@ -53,6 +53,8 @@ export interface RecordedBuildEnd {
   /** Execution ran (otherwise announced targets are reported `aborted` with NO_BUILD). */
   readonly executed: boolean;
   readonly interrupted: boolean;
+  /** Loading or analysis failed before anything was configured: the first error, which the pattern's `aborted` carries. */
+  readonly loadingFailure?: string;
   readonly outcomes?: readonly TestOutcome[];
   readonly testRuns?: ReadonlyMap<string, readonly RecordedTestRun[]>;
   readonly metrics: { readonly actionsCreated: number; readonly actionsExecuted: number; readonly packagesLoaded: number; readonly targetsConfigured: number };
@@ -220,6 +222,9 @@ export class BuildEventRecorder {
     if (end.executed) {
       for (const t of this.targets) this.targetCompleted(t, end, execRoot);
     }
+    if (end.interrupted) this.abortUnposted(AbortReason.USER_INTERRUPTED);
+    else if (end.loadingFailure !== undefined) this.abortUnposted(AbortReason.LOADING_FAILURE, end.loadingFailure);
+    else this.abortUnposted(end.executed ? AbortReason.INCOMPLETE : AbortReason.NO_BUILD);
     this.stream.post({
       id: { buildFinished: {} },
       children: [{ buildToolLogs: {} }, { buildMetrics: {} }],
@@ -248,7 +253,6 @@ export class BuildEventRecorder {
         ),
       },
     });
-    this.abortUnposted(end.interrupted ? AbortReason.USER_INTERRUPTED : end.executed ? AbortReason.INCOMPLETE : AbortReason.NO_BUILD);
   }
 
   private targetCompleted(t: BuiltTarget, end: RecordedBuildEnd, execRoot: string): void {
@@ -347,10 +351,11 @@ export class BuildEventRecorder {
    * As Bazel's streamer when the build ends: every event announced but never posted (a target
    * that was not built, a test that never ran) is posted as `aborted`, so that no reader waits for it.
    */
-  private abortUnposted(reason: buildEventStream.Aborted_AbortReason): void {
+  private abortUnposted(reason: buildEventStream.Aborted_AbortReason, description = ''): void {
     for (const id of this.stream.pending()) {
-      if (id.progress) continue;
-      this.stream.post({ id, aborted: { reason, description: '' } });
+      // The end of the build is still to come, and progress events are the stream's own.
+      if (id.progress || id.buildFinished || id.buildMetrics || id.buildToolLogs) continue;
+      this.stream.post({ id, aborted: { reason, description } });
     }
   }
 

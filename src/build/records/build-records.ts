@@ -69,6 +69,7 @@ export class BuildRecords {
   private analysis: RecordedAnalysis | undefined;
   private execution: RecordedExecution | undefined;
   private finished = false;
+  private firstError: string | undefined;
   private readonly bes: BuildEventServiceTransport | undefined;
   /** `--bes_results_url`: where the invocation can be seen (`INFO: Streaming build results to: ...`). */
   readonly resultsUrl: string | undefined;
@@ -120,6 +121,11 @@ export class BuildRecords {
   /** The start of the stream: started, the command lines, the options. */
   started(): void {
     this.events?.started();
+  }
+
+  /** An error the command reported (the first one says why a build that configured nothing failed). */
+  error(message: string): void {
+    this.firstError ??= message;
   }
 
   phase(phase: ProfilePhase): void {
@@ -183,6 +189,7 @@ export class BuildRecords {
         builtTargets: this.execution?.builtTargets ?? new Set(),
         executed: this.execution !== undefined,
         interrupted: exitCode === ExitCode.INTERRUPTED,
+        ...(analysis === undefined && exitCode !== ExitCode.SUCCESS && this.firstError !== undefined ? { loadingFailure: this.firstError } : {}),
         ...(this.execution?.outcomes ? { outcomes: this.execution.outcomes } : {}),
         ...(this.execution?.testRuns ? { testRuns: this.execution.testRuns } : {}),
         metrics: {
