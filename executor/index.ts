@@ -21,6 +21,7 @@ export {
 export { baseImageTag, defaultImageOf, ensureBaseImage } from './base-image.js';
 export {
   EXECUTOR_CONFIG_KEYS,
+  type ExecutorConfigKey,
   SCHEDULER_CREDENTIAL_KEYS,
   readClusterExecutorSection,
   readExecutorConfigFile,

@@ -1,13 +1,5 @@
 // Build options, configurations, config_setting matching, select() and platforms (README.md).
-export {
-  type OptionValue,
-  type OptionType,
-  type OptionDefinition,
-  type ListConverter,
-  OptionValueError,
-  formatDuration,
-} from './options/option-definition.js';
-export { BuildOptionRegistry, BUILD_OPTIONS, BUILD_OPTION_DEFINITIONS } from './options/build-option-registry.js';
+export { BUILD_OPTIONS, BUILD_OPTION_DEFINITIONS } from './options/build-option-registry.js';
 export { BuildOptions, type UserFlagSetting } from './options/build-options.js';
 export { BuildOptionsParser, parseBuildOptions, bindUserFlagValues, canonicalFlagLabel, type ParsedBuildCommandLine } from './options/parse-build-options.js';
 export {

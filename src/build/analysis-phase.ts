@@ -165,7 +165,7 @@ export function bindUserFlags(graph: LoadedTargetGraph, request: AnalysisRequest
       return undefined;
     }
   };
-  const bound = bindUserFlagValues({ options: request.options, residue: [...request.patterns], warnings: [] }, typeOf);
+  const bound = bindUserFlagValues({ options: request.options, residue: [...request.patterns], occurrences: [], warnings: [] }, typeOf);
   const problem = userFlagProblem(bound.options.userFlags, { buildSetting: (label) => graph.buildSettingForFlag(label) });
   return problem ?? { options: bound.options, patterns: bound.residue };
 }

@@ -22,7 +22,7 @@ import {
 import { remoteExecutionOptions } from './remote-options.js';
 import { analyzeBuild, analyzedEvent, buildGraphKeyOf, type AnalyzedBuild } from './analysis-phase.js';
 import type { BuiltTarget } from './build-graph.js';
-import type { BuildUi, ClosingReport } from './events.js';
+import type { BuildUi, ClosingReport, ReporterFlags } from './events.js';
 import { filesUnchanged, nullBuildKey, NullBuildRecords, type NullBuildRecord } from './null-build-record.js';
 import { lockOutputBase, updateConvenienceSymlinks, type ConvenienceSymlinkOptions } from './workspace/index.js';
 import { whyDirectoryIsUnusable } from './workspace/index.js';
@@ -161,6 +161,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     }
     if (command === 'run') runUnderWords(options.getString('run_under'));
     checkSandboxPaths(options);
+    reporterFlags(options); // --output_filter checked before loading, as the other usage errors
   } catch (e) {
     if (e instanceof UsageError) {
       printError(e.message);
@@ -310,6 +311,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       outputBase: layout.outputBase,
       clientEnv: request.env,
       actionEnv: buildActionEnvironment(request.env, options.getList('action_env'), options.getBool('incompatible_strict_action_env')),
+      hostActionEnv: buildActionEnvironment(request.env, options.getList('host_action_env'), options.getBool('incompatible_strict_action_env')),
       ...(options.getInt('jobs') > 0 ? { jobs: options.getInt('jobs') } : {}),
       ...(options.getInt('local_test_jobs') > 0 ? { localTestJobs: options.getInt('local_test_jobs') } : {}),
       sandboxPaths: { writable: options.getList('sandbox_writable_path'), tmpfs: options.getList('sandbox_tmpfs_path') },
@@ -496,8 +498,32 @@ function strategyFlags(options: BuildOptions): StrategyFlags {
   return flags;
 }
 
-function reporterFlags(options: BuildOptions): { verboseFailures: boolean; subcommands: boolean } {
-  return { verboseFailures: options.getBool('verbose_failures'), subcommands: options.getBool('subcommands') };
+function reporterFlags(options: BuildOptions): ReporterFlags {
+  const filter = options.getString('output_filter');
+  const rateLimitMs = progressRateLimitMs(options.getString('show_progress_rate_limit'));
+  return {
+    verboseFailures: options.getBool('verbose_failures'),
+    subcommands: options.getBool('subcommands'),
+    ...(filter !== '' ? { outputFilter: outputFilterOf(filter) } : {}),
+    ...(rateLimitMs > 0 ? { progressRateLimitMs: rateLimitMs } : {}),
+  };
+}
+
+/** `--show_progress_rate_limit`: Bazel's double, in seconds; 0 or less keeps the reporter's own pace. */
+function progressRateLimitMs(text: string): number {
+  const seconds = Number(text);
+  if (text.trim() === '' || !Number.isFinite(seconds))
+    throw new UsageError(`While parsing option --show_progress_rate_limit=${text}: '${text}' is not a double`);
+  return seconds > 0 ? Math.round(seconds * 1000) : 0;
+}
+
+/** `--output_filter`: a regular expression (Bazel's is Java's; Kiln's JavaScript's, the same for the usual `^//pkg` forms). */
+function outputFilterOf(text: string): RegExp {
+  try {
+    return new RegExp(text);
+  } catch (e) {
+    throw new UsageError(`While parsing option --output_filter=${text}: Failed to build valid regular expression: ${(e as Error).message}`);
+  }
 }
 
 /** The other repositories whose sources the actions read (`external/<name>/...`), with their directories. */

@@ -1,14 +1,7 @@
-import {
-  BUILD_OPTION_DEFINITIONS,
-  BUILD_OPTIONS,
-  BuildOptionRegistry,
-  BuildOptions,
-  parseBuildOptions,
-  type OptionDefinition,
-  type OptionValue,
-} from '../analysis/index.js';
+import { BUILD_OPTIONS, BuildOptions, parseBuildOptions } from '../analysis/index.js';
 import { UsageError } from '../core/index.js';
-import { parseTargetPattern, TargetPatternError } from '../query/index.js';
+import type { OptionDefinition, OptionRegistry, OptionValue } from '../core/options/index.js';
+import { COMMON_QUERY_OPTION_DEFINITIONS, parseTargetPattern, TargetPatternError } from '../query/index.js';
 
 export type ConfiguredQueryCommand = 'cquery' | 'aquery';
 
@@ -44,23 +37,8 @@ function bool(name: string, def: boolean, help: string): OptionDefinition {
   return { name, type: 'bool', default: def, help };
 }
 
-/** The options both commands share; `output` is per command. */
-const SHARED: readonly OptionDefinition[] = [
-  {
-    name: 'universe_scope',
-    type: 'list',
-    default: [],
-    allowMultiple: false,
-    converter: 'comma',
-    help: "The target patterns whose configured closure the query searches; the expression's own patterns when empty.",
-  },
-  bool('implicit_deps', true, 'Follow dependencies the BUILD file did not write (attribute defaults).'),
-  bool('tool_deps', true, 'Follow dependencies into the exec configuration (tools).'),
-  str('query_file', '', 'Read the query from this file instead of the command line.'),
-];
-
 const CQUERY_DEFINITIONS: readonly OptionDefinition[] = [
-  ...SHARED,
+  ...COMMON_QUERY_OPTION_DEFINITIONS,
   str('output', 'label', `The output format: ${CQUERY_OUTPUTS.join(', ')}.`),
   str('transitions', 'none', 'With --output=transitions: how much of each configuration transition to print.', ['none', 'lite', 'full']),
   str('starlark:expr', 'str(target.label)', "With --output=starlark: the Starlark expression printed for each target, with 'target' bound to it."),
@@ -68,7 +46,7 @@ const CQUERY_DEFINITIONS: readonly OptionDefinition[] = [
 ];
 
 const AQUERY_DEFINITIONS: readonly OptionDefinition[] = [
-  ...SHARED,
+  ...COMMON_QUERY_OPTION_DEFINITIONS,
   str('output', 'text', `The output format: ${AQUERY_OUTPUTS.join(', ')}.`),
   bool('include_commandline', true, "Print each action's command line."),
   bool('include_artifacts', true, "Print each action's inputs and outputs."),
@@ -76,9 +54,9 @@ const AQUERY_DEFINITIONS: readonly OptionDefinition[] = [
   bool('include_param_files', false, 'Kiln writes no param files at analysis: accepted, without effect.'),
 ];
 
-const REGISTRIES: Readonly<Record<ConfiguredQueryCommand, BuildOptionRegistry>> = {
-  cquery: new BuildOptionRegistry([...BUILD_OPTION_DEFINITIONS, ...CQUERY_DEFINITIONS]),
-  aquery: new BuildOptionRegistry([...BUILD_OPTION_DEFINITIONS, ...AQUERY_DEFINITIONS]),
+const REGISTRIES: Readonly<Record<ConfiguredQueryCommand, OptionRegistry>> = {
+  cquery: BUILD_OPTIONS.extendedWith(CQUERY_DEFINITIONS),
+  aquery: BUILD_OPTIONS.extendedWith(AQUERY_DEFINITIONS),
 };
 
 /** A cquery or aquery command line: the build options (keying the configuration as `kiln build`'s), the query's, the expression's words. */

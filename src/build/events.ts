@@ -68,9 +68,18 @@ export interface TestRunFinished {
  * The face of the command line, which the build tool reports through: events, the execution
  * reporter of its choice (terminal or plain), the closing lines' text and the test runs' output.
  */
+/** The flags of the execution reporter: `--verbose_failures`, `--subcommands`, `--output_filter`, `--show_progress_rate_limit`. */
+export interface ReporterFlags {
+  readonly verboseFailures: boolean;
+  readonly subcommands: boolean;
+  readonly outputFilter?: RegExp;
+  /** `--show_progress_rate_limit` in milliseconds: the least time between two progress messages. */
+  readonly progressRateLimitMs?: number;
+}
+
 export interface BuildUi {
   readonly event: BuildEventSink;
-  executionReporter(closing: ClosingOptions, flags: { readonly verboseFailures: boolean; readonly subcommands: boolean }): ExecutionReporter;
+  executionReporter(closing: ClosingOptions, flags: ReporterFlags): ExecutionReporter;
   closingLines(report: ClosingReport): string;
   /** A test run finished (printed between progress lines: the caller interjects it). */
   testRunFinished(run: TestRunFinished): void;

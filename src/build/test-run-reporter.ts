@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { join } from 'node:path';
 import type { Action } from '../actions/index.js';
 import type { TestRun, TestTarget } from '../analysis/index.js';
-import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessEnd, ProcessKind } from '../exec/index.js';
+import type { ActionFailure, ActionOutput, ExecutionReporter, ExecutionSummary, ProcessEnd, ProcessKind } from '../exec/index.js';
 import type { BuildUi } from './events.js';
 import { readRunResult, type RunResult } from './test-results.js';
 import { completeTimedOutRun } from './timed-out-run.js';
@@ -86,6 +86,10 @@ export class TestRunReporter implements ExecutionReporter {
   interject(write: () => void): void {
     if (this.inner.interject) this.inner.interject(write);
     else write();
+  }
+
+  actionOutput(action: Action, output: ActionOutput): void {
+    this.inner.actionOutput?.(action, output);
   }
 
   actionFinished(action: Action, kind: ProcessKind | undefined, process?: ProcessEnd): void {

@@ -1,4 +1,5 @@
-import { BUILD_OPTIONS, formatDuration, type OptionDefinition } from '../analysis/index.js';
+import { optionsHelp } from '../core/options/index.js';
+import type { OptionGroup } from './command-options.js';
 
 /** Commands whose options are the build options (Bazel's `help build` lists the same set). */
 const BUILDING_COMMANDS = new Set(['build', 'run', 'test']);
@@ -27,53 +28,16 @@ const COMMAND_NOTES: Readonly<Record<string, string>> = {
   shutdown: 'Kiln keeps no server, so there is nothing to stop: it exits 0.\n',
 };
 
-/** Commands that take the build options (their help lists them). */
-const BUILD_OPTION_COMMANDS = new Set([...BUILDING_COMMANDS, 'cquery', 'aquery', 'info']);
-
 /**
- * `kiln help <command>`: the command's usage and, for the commands that build, every option of the
- * registry in Bazel's `help build` layout (`--[no]name [-x] (type; default: "v")` then the help);
- * `own` are the command's options besides the build options (cquery's and aquery's).
+ * `kiln help <command>`: the command's usage, notes and its option tables in Bazel's `help build`
+ * layout (`--[no]name [-x] (type; default: "v")` then the help), the same tables its parser reads.
  */
-export function commandHelp(command: string, summary: string, own: readonly OptionDefinition[] = []): string {
+export function commandHelp(command: string, summary: string, groups: readonly OptionGroup[]): string {
   const usage =
     COMMAND_USAGE[command] ?? (BUILDING_COMMANDS.has(command) ? `Usage: kiln ${command} <options> <targets>` : `Usage: kiln ${command} <options> ...`);
   let text = `${usage}\n\n${summary}\n`;
   const notes = COMMAND_NOTES[command];
   if (notes) text += `\n${notes}`;
-  if (!BUILD_OPTION_COMMANDS.has(command)) return notes ? text : `${text}\nRun 'kiln ${command} --help' for its options.\n`;
-  if (own.length > 0) {
-    text += `\nOptions of ${command}:\n`;
-    for (const def of [...own].sort((a, b) => a.name.localeCompare(b.name))) text += optionHelp(def);
-  }
-  text += own.length > 0 ? '\nBuild options:\n' : '\nOptions:\n';
-  const definitions = [...BUILD_OPTIONS.definitions()].sort((a, b) => a.name.localeCompare(b.name));
-  for (const def of definitions) text += optionHelp(def);
+  for (const group of groups) text += `\n${group.title}:\n${optionsHelp(group.definitions)}`;
   return text;
-}
-
-function optionHelp(def: OptionDefinition): string {
-  const name = def.type === 'bool' ? `--[no]${def.name}` : `--${def.name}`;
-  const abbrev = def.abbrev === undefined ? '' : ` [-${def.abbrev}]`;
-  const unimplemented = def.notImplemented
-    ? `\n    Accepted but ${def.notImplemented.severity === 'error' ? 'refused' : 'ignored'}: ${def.notImplemented.reason}.`
-    : '';
-  return `  ${name}${abbrev} (${typeDescription(def)})\n    ${def.help}${unimplemented}\n`;
-}
-
-function typeDescription(def: OptionDefinition): string {
-  switch (def.type) {
-    case 'bool':
-      return `a boolean; default: "${def.default}"`;
-    case 'int': {
-      const keyword = Object.entries(def.keywords ?? {}).find(([, v]) => v === def.default)?.[0];
-      return `an integer; default: "${keyword ?? def.default}"`;
-    }
-    case 'duration':
-      return `an immutable length of time; default: "${formatDuration(def.default)}"`;
-    case 'string':
-      return `${def.allowed ? def.allowed.values.join(', ') : 'a string'}; default: "${def.default}"`;
-    case 'list':
-      return def.allowMultiple ? 'a string; may be used multiple times' : 'comma-separated list of options';
-  }
 }

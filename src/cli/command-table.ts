@@ -1,9 +1,10 @@
+import type { CommandOptions } from './command-options.js';
 import type { CommandMain } from './io.js';
 
 interface CommandEntry {
   readonly summary: string;
   /** Loaded lazily so that `kiln --version` and `kiln help` stay fast. */
-  readonly load: () => Promise<{ main: CommandMain }>;
+  readonly load: () => Promise<{ main: CommandMain; OPTIONS?: CommandOptions }>;
 }
 
 /** Every command Kiln has, in the order `kiln help` lists them. One line per command. */

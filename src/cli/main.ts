@@ -52,6 +52,10 @@ export async function runCli(argv: string[], io: CliIO, version: string): Promis
     io.stdout.write(startupOptionsHelp());
     return ExitCode.SUCCESS;
   }
+  if (name === 'help' && rest[0] === 'flags-as-proto') {
+    io.stdout.write(await (await import('./flags-as-proto.js')).flagsAsProto());
+    return ExitCode.SUCCESS;
+  }
   if (name === 'help' && rest[0] === 'version') {
     io.stdout.write(
       "Usage: kiln version [--gnu_format]\n\nPrints version information in Bazel's format (Build label, Build target, Build time, Build timestamp);\n--gnu_format prints `kiln <version>`.\n",
@@ -60,9 +64,10 @@ export async function runCli(argv: string[], io: CliIO, version: string): Promis
   }
   if (name === 'help' && rest[0] !== undefined && Object.hasOwn(COMMANDS, rest[0])) {
     const { commandHelp } = await import('./command-help.js');
+    const { commandOptionGroups, ownCommandOptions } = await import('./command-option-groups.js');
     const command = rest[0];
-    const own = command === 'cquery' || command === 'aquery' ? (await import('../build/index.js')).configuredQueryOptionDefinitions(command) : [];
-    io.stdout.write(commandHelp(command, COMMANDS[command]!.summary, own));
+    const own = await ownCommandOptions(command);
+    io.stdout.write(own ? own.help() : commandHelp(command, COMMANDS[command]!.summary, await commandOptionGroups(command)));
     return ExitCode.SUCCESS;
   }
   if (name === 'help' && rest[0] !== undefined) {

@@ -19,6 +19,8 @@ export * as analysisV2 from '../../proto/gen/analysis/index.js';
 // Bazel's spawn.proto (package tools.protos): the execution log's SpawnExec and ExecLogEntry.
 export * as spawnLog from '../../proto/gen/tools/protos/index.js';
 export * as failureDetails from '../../proto/gen/failure_details/index.js';
+// Bazel's bazel_flags.proto: `kiln help flags-as-proto`.
+export * as bazelFlags from '../../proto/gen/bazel_flags/index.js';
 export {
   asBuffer,
   packAny,

@@ -39,3 +39,16 @@ export function buildActionEnvironment(
   }
   return env;
 }
+
+/**
+ * Whether an action belongs to an exec configuration (a tool built for the execution platform): its
+ * outputs are under a configuration directory named `<cpu>-<mode>-exec` (or `...-exec-<suffix>`, as
+ * Bazel names transitioned exec configurations). Such actions get `--host_action_env` instead of
+ * `--action_env`, as Bazel's exec transition sets the one from the other.
+ */
+export function isExecConfigurationAction(action: Action, outputRoot = 'bazel-out'): boolean {
+  const path = action.outputs[0]?.execPath;
+  if (path === undefined || !path.startsWith(`${outputRoot}/`)) return false;
+  const configurationDir = path.slice(outputRoot.length + 1).split('/', 1)[0]!;
+  return /-exec($|-)/.test(configurationDir);
+}

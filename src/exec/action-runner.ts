@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { computeActionKey, localActionKey, type Action, type ActionKey, type Artifact, type InputEntry, type ProducedOutput } from '../actions/index.js';
 import { isKilnError } from '../core/index.js';
 import type { ProcessResult } from '../core/sandbox/index.js';
-import { actionEnvironment, buildActionEnvironment } from './action-environment.js';
+import { actionEnvironment, buildActionEnvironment, isExecConfigurationAction } from './action-environment.js';
 import type { ActionSpawners, SandboxAvailability } from './action-spawners.js';
 import { scriptedCommand } from './command-script.js';
 import { deleteDeclaredOutputs, digestDeclaredOutputs, missingOutputsMessage } from './declared-outputs.js';
@@ -43,6 +43,8 @@ interface SandboxChoice {
 export class ActionRunner {
   /** What every action gets besides its own variables (PATH, --action_env). */
   private readonly baseEnvironment: Readonly<Record<string, string>>;
+  /** The exec configuration's (`--host_action_env`); the target's when not given. */
+  private readonly execBaseEnvironment: Readonly<Record<string, string>>;
   readonly failures: ActionFailure[] = [];
   readonly processes: Record<ProcessKind, number> = Object.fromEntries(PROCESS_KIND_ORDER.map((k) => [k, 0])) as Record<ProcessKind, number>;
   /** Outputs produced or verified in this build (digests, trees' contents), so dependents need not stat them. */
@@ -76,6 +78,7 @@ export class ActionRunner {
     remoteStrategy: typeof RemoteStrategy | undefined,
   ) {
     this.baseEnvironment = options.actionEnv ?? buildActionEnvironment(options.clientEnv);
+    this.execBaseEnvironment = options.hostActionEnv ?? this.baseEnvironment;
     this.testSlots = options.localTestJobs ? new ProcessSlots(options.localTestJobs) : undefined;
     this.local = new LocalStrategy(spawners.local);
     const remote = options.remote;
@@ -119,7 +122,7 @@ export class ActionRunner {
     const inputs = await this.digestInputs(declared);
     if (typeof inputs === 'string') return this.fail({ action: declared, message: inputs });
     const action = this.withTreesExpanded(declared);
-    const env = actionEnvironment(action, this.baseEnvironment);
+    const env = actionEnvironment(action, isExecConfigurationAction(action) ? this.execBaseEnvironment : this.baseEnvironment);
     let key: ActionKey | undefined;
     // The target's exec_properties over --remote_default_exec_properties, as Bazel merges them.
     const platform = { ...this.options.remote?.defaultExecProperties, ...action.execProperties };
@@ -265,6 +268,10 @@ export class ActionRunner {
       if (!resultIsFailure) await cache.store({ outputs, ranAs, ...(result.remoteOutputs ? { remoteOnly: true } : {}) });
       this.count(ranAs);
       this.reporter.actionFinished(action, ranAs, { exitCode: result.exitCode ?? -1, timedOut: result.timedOut, wallTimeMs: result.wallTimeMs });
+      // A test's output is its log's; anything else's is shown, as Bazel's `INFO: From ...`.
+      if (!action.exitCodeIsResult && (result.stdout?.length || result.stderr?.length)) {
+        this.reporter.actionOutput?.(action, { stdout: result.stdout ?? Buffer.alloc(0), stderr: result.stderr ?? Buffer.alloc(0) });
+      }
       return true;
     } finally {
       this.scratch.release(scratchDir);

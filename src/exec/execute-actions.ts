@@ -40,6 +40,8 @@ export interface ExecutionOptions {
   readonly clientEnv: Readonly<Record<string, string | undefined>>;
   /** What every action gets besides its own variables (buildActionEnvironment); default: the client's PATH. */
   readonly actionEnv?: Readonly<Record<string, string>>;
+  /** What every action of an exec configuration gets instead (`--host_action_env`); actionEnv when absent. */
+  readonly hostActionEnv?: Readonly<Record<string, string>>;
   /** `--jobs`: processes at once; the number of cores by default. */
   readonly jobs?: number;
   /** `--local_test_jobs`: test processes at once on this machine (within --jobs); unbounded beyond --jobs when absent. */

@@ -63,6 +63,8 @@ export interface ExecutionReporter {
    */
   actionFinished(action: Action, kind: ProcessKind | undefined, process?: ProcessEnd): void;
   actionFailed(failure: ActionFailure): void;
+  /** What a successful action's process wrote (not a test's: that goes to its log), printed as Bazel's `INFO: From ...:`. */
+  actionOutput?(action: Action, output: ActionOutput): void;
   warning(message: string): void;
   buildFinished(summary: ExecutionSummary): void;
   /** Writes any progress it holds back, so that what the caller writes next comes after it. */
@@ -126,6 +128,29 @@ export function formatFailure(failure: ActionFailure, verboseFailures: boolean):
   }
   text += `Target ${failure.action.owner} failed to build\n`;
   if (!verboseFailures && failure.command) text += 'Use --verbose_failures to see the command lines of failed build steps.\n';
+  return text;
+}
+
+/** The bytes a successful action's process wrote. */
+export interface ActionOutput {
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+}
+
+/**
+ * Bazel's block for the output of a successful action: `INFO: From <progress message>:` then what it
+ * wrote, stderr before stdout as Bazel 4.2.3 prints them; undefined when `--output_filter` (matched
+ * anywhere in the owner's label, as Bazel's RegexOutputFilter) hides it or there is nothing.
+ */
+export function formatActionOutput(action: Action, output: ActionOutput, outputFilter: RegExp | undefined): string | undefined {
+  if (output.stdout.length === 0 && output.stderr.length === 0) return undefined;
+  if (outputFilter && !outputFilter.test(action.owner)) return undefined;
+  let text = `INFO: From ${action.progressMessage}:\n`;
+  for (const stream of [output.stderr, output.stdout]) {
+    if (stream.length === 0) continue;
+    const s = stream.toString('utf8');
+    text += s.endsWith('\n') ? s : `${s}\n`;
+  }
   return text;
 }
 

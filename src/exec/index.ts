@@ -11,6 +11,7 @@ export {
   type ExecutionSummary,
   type ClosingOptions,
   type ActionFailure,
+  type ActionOutput,
   type ProcessKind,
   type ProcessEnd,
   PROCESS_KIND_ORDER,

@@ -1,7 +1,10 @@
 import type { Action } from '../actions/index.js';
+import { type Clock, systemClock } from '../core/index.js';
 import {
+  formatActionOutput,
   formatClosing,
   formatFailure,
+  type ActionOutput,
   formatSubcommand,
   type ActionFailure,
   type ClosingOptions,
@@ -25,10 +28,19 @@ export class PlainReporter implements ExecutionReporter {
   private done = 0;
   private pending = '';
   private timer: NodeJS.Timeout | undefined;
+  private lastProgressAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly out: TextSink,
-    private readonly options: { verboseFailures?: boolean; subcommands?: boolean; flushMs?: number } & ClosingOptions = {},
+    private readonly options: {
+      verboseFailures?: boolean;
+      subcommands?: boolean;
+      outputFilter?: RegExp;
+      /** `--show_progress_rate_limit`: progress lines closer together than this are left out. */
+      progressRateLimitMs?: number;
+      flushMs?: number;
+      clock?: Clock;
+    } & ClosingOptions = {},
   ) {}
 
   buildStarted(totalActions: number): void {
@@ -37,7 +49,12 @@ export class PlainReporter implements ExecutionReporter {
 
   actionStarted(action: Action, _runnerName: string, command: string): void {
     if (this.options.subcommands) this.pending += formatSubcommand(action, command);
-    this.pending += `[${this.done} / ${this.total}] ${action.progressMessage}\n`;
+    const now = (this.options.clock ?? systemClock).now();
+    const limit = this.options.progressRateLimitMs;
+    if (limit === undefined || now - this.lastProgressAt >= limit) {
+      this.pending += `[${this.done} / ${this.total}] ${action.progressMessage}\n`;
+      this.lastProgressAt = now;
+    }
     this.timer ??= setTimeout(() => this.flush(), this.options.flushMs ?? 100).unref();
   }
 
@@ -48,6 +65,11 @@ export class PlainReporter implements ExecutionReporter {
   actionFailed(failure: ActionFailure): void {
     this.done++;
     this.write(formatFailure(failure, this.options.verboseFailures ?? false));
+  }
+
+  actionOutput(action: Action, output: ActionOutput): void {
+    const text = formatActionOutput(action, output, this.options.outputFilter);
+    if (text !== undefined) this.write(text);
   }
 
   warning(message: string): void {

@@ -1,8 +1,10 @@
 import type { Action } from '../actions/index.js';
 import { systemClock, type Clock } from '../core/index.js';
 import {
+  formatActionOutput,
   formatClosing,
   formatFailure,
+  type ActionOutput,
   formatSubcommand,
   type ActionFailure,
   type ClosingOptions,
@@ -16,12 +18,16 @@ export interface TerminalReporterOptions extends ClosingOptions {
   readonly verboseFailures?: boolean;
   /** `--subcommands`: print each command before it runs. */
   readonly subcommands?: boolean;
+  /** `--output_filter`: only the output of actions whose owner's label it matches is printed. */
+  readonly outputFilter?: RegExp;
   /** Measures elapsed times; injectable so tests control them. */
   readonly clock?: Clock;
   /** Redraw period for the elapsed times; 0 disables the timer (tests redraw on events only). */
   readonly refreshMs?: number;
   /** Least time between two redraws caused by events (the timer and printed messages always redraw). */
   readonly minRedrawMs?: number;
+  /** `--show_progress_rate_limit`: overrides minRedrawMs. */
+  readonly progressRateLimitMs?: number;
   /** Terminal width; status lines are cut to it. */
   readonly columns?: number;
   /** Running actions listed under the status line. */
@@ -88,6 +94,11 @@ export class TerminalReporter implements ExecutionReporter {
     this.print(formatFailure(failure, this.options.verboseFailures ?? false));
   }
 
+  actionOutput(action: Action, output: ActionOutput): void {
+    const text = formatActionOutput(action, output, this.options.outputFilter);
+    if (text !== undefined) this.print(text);
+  }
+
   warning(message: string): void {
     this.print(`WARNING: ${message}\n`);
   }
@@ -127,7 +138,7 @@ export class TerminalReporter implements ExecutionReporter {
 
   /** Thousands of short actions must not flood the terminal: events redraw at most every minRedrawMs. */
   private redrawSoon(): void {
-    if (this.now() - this.lastDrawAt >= (this.options.minRedrawMs ?? 100)) this.redraw();
+    if (this.now() - this.lastDrawAt >= (this.options.progressRateLimitMs ?? this.options.minRedrawMs ?? 100)) this.redraw();
   }
 
   private redraw(): void {

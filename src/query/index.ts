@@ -24,5 +24,6 @@ export { formatQueryResult, type QueryOutputOptions, type ResultGraphSource } fr
 export { ScopedQueryEnvironment, ScopeViolationError } from './scoped-query-environment.js';
 export { orderForOutput } from './output-order.js';
 export { parseQueryOptions, defaultQueryOptions, type QueryOptionValues, type ParsedQueryOptions } from './query-options.js';
+export { QUERY_OPTION_DEFINITIONS, COMMON_QUERY_OPTION_DEFINITIONS } from './query-option-definitions.js';
 export { evaluateGenquery, type GenqueryRequest } from './genquery-evaluation.js';
 export { visibilityGrants, type PackageGroupLookup, type PackageGroupSpecs } from './target-visibility.js';

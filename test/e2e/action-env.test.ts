@@ -32,4 +32,28 @@ describe('--action_env and --incompatible_strict_action_env', () => {
     expect(strict.code, strict.stderr).toBe(0);
     expect(ws.read('kiln-bin/env.txt').trim()).toMatch(/path=\/bin:\/usr\/bin:\/usr\/local\/bin$/);
   });
+
+  // Checked against Bazel 4.2.3 on the same workspace: built-with=exec / run-with=target, then built-with=unset.
+  it('gives --host_action_env, not --action_env, to the actions of the exec configuration (tools), as Bazel does', async () => {
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      BUILD: [
+        // The tool is built in the exec configuration; it records the environment it was built with.
+        'genrule(name = "tool", outs = ["tool.sh"], cmd = "echo \\"echo built-with=$${WHO:-unset}\\" > $@", executable = True)',
+        'genrule(name = "use", outs = ["use.txt"], tools = [":tool"], cmd = "$(location :tool) > $@; echo run-with=$${WHO:-unset} >> $@")',
+        '',
+      ].join('\n'),
+    });
+    const build = (...flags: string[]) => ws.kiln(['build', '--spawn_strategy=local', ...flags, '//:use']);
+    const run = await build('--action_env=WHO=target', '--host_action_env=WHO=exec');
+    expect(run.code, run.stderr).toBe(0);
+    expect(ws.read('kiln-bin/use.txt')).toBe('built-with=exec\nrun-with=target\n');
+    // --action_env alone does not reach the tool's action.
+    expect((await build('--action_env=WHO=target')).code).toBe(0);
+    expect(ws.read('kiln-bin/use.txt')).toBe('built-with=unset\nrun-with=target\n');
+    // A changed --host_action_env re-runs the tool's action (it is in the key) and what uses it.
+    const changed = await build('--action_env=WHO=target', '--host_action_env=WHO=other');
+    expect(changed.executed).toEqual(['//:tool', '//:use']);
+    expect(ws.read('kiln-bin/use.txt')).toBe('built-with=other\nrun-with=target\n');
+  });
 });

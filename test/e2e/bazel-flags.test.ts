@@ -215,4 +215,34 @@ describe('--sandbox_writable_path and --sandbox_tmpfs_path', () => {
     expect(relative.code).toBe(2);
     expect(relative.stderr).toContain('--sandbox_tmpfs_path=tmp: must be an absolute path');
   });
+
+  // Bazel 4.2.3 on the same workspace prints, for the first build:
+  //   INFO: From Executing genrule //sub:s:\nsub-out\nINFO: From Executing genrule //:g:\nto-stderr\nto-stdout
+  // and with --output_filter='^//sub' (after a clean) only the first block; a cached action prints nothing.
+  it("prints a successful action's output as Bazel's INFO: From block, filtered by --output_filter", async () => {
+    const ws = new E2eWorkspace({
+      WORKSPACE: '',
+      BUILD: [
+        'genrule(name = "g", outs = ["g.txt"], cmd = "echo to-stdout; echo to-stderr >&2; echo x > $@")',
+        'genrule(name = "quiet", outs = ["q.txt"], cmd = "echo q > $@")',
+        '',
+      ].join('\n'),
+      'sub/BUILD': 'genrule(name = "s", outs = ["s.txt"], cmd = "echo sub-out; echo s > $@")\n',
+    });
+    const first = await ws.kiln(['build', '--spawn_strategy=local', '//...']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('INFO: From Executing genrule //:g:\nto-stderr\nto-stdout\n');
+    expect(first.stderr).toContain('INFO: From Executing genrule //sub:s:\nsub-out\n');
+    expect(first.stderr).not.toContain('//:quiet:');
+    const cached = await ws.kiln(['build', '--spawn_strategy=local', '//...']);
+    expect(cached.stderr).not.toContain('INFO: From');
+    expect((await ws.kiln(['clean'])).code).toBe(0);
+    const filtered = await ws.kiln(['build', '--spawn_strategy=local', '--output_filter=^//sub', '//...']);
+    expect(filtered.code, filtered.stderr).toBe(0);
+    expect(filtered.stderr).toContain('INFO: From Executing genrule //sub:s:\nsub-out\n');
+    expect(filtered.stderr).not.toContain('//:g:');
+    const bad = await ws.kiln(['build', '--output_filter=(', '//...']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('ERROR: While parsing option --output_filter=(: Failed to build valid regular expression');
+  });
 });

@@ -89,6 +89,29 @@ describe('reporters', () => {
     expect(writes.slice(1)).toEqual(['[0 / 3] Executing genrule //p:a\n', 'WARNING: careful\n']);
   });
 
+  it('--show_progress_rate_limit: progress lines closer together than the limit are left out', () => {
+    let text = '';
+    let now = 0;
+    const r = new PlainReporter({ write: (s) => (text += s) }, { progressRateLimitMs: 2000, clock: { now: () => now } });
+    r.buildStarted(3);
+    r.actionStarted(a, 'local', 'cmd a');
+    now = 1999;
+    r.actionStarted(b, 'local', 'cmd b');
+    now = 2000;
+    r.actionStarted(a, 'local', 'cmd a');
+    r.flush();
+    expect(text).toBe('[0 / 3] Executing genrule //p:a\n[0 / 3] Executing genrule //p:a\n');
+  });
+
+  it("a successful action's output: Bazel's INFO: From block, stderr first; --output_filter on the owner's label", () => {
+    let text = '';
+    const r = new PlainReporter({ write: (s) => (text += s) }, { outputFilter: /^\/\/p:a$/ });
+    r.actionOutput(a, { stdout: Buffer.from('out'), stderr: Buffer.from('err\n') });
+    r.actionOutput(b, { stdout: Buffer.from('hidden\n'), stderr: Buffer.alloc(0) });
+    r.actionOutput(a, { stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) });
+    expect(text).toBe('INFO: From Executing genrule //p:a:\nerr\nout\n');
+  });
+
   it('--subcommands: prints each command before it runs', () => {
     let text = '';
     const r = new PlainReporter({ write: (s) => (text += s) }, { subcommands: true });

@@ -89,11 +89,13 @@ describe('kiln cluster up', () => {
   });
 
   it.each([
-    [['up', '--executors', '2', '--runner', 'podman'], /--runner: expected local or docker, got 'podman'/],
-    [['up', '--port', 'eighty'], /--port: expected an integer/],
-    [['up', '--port', '70000'], /--port: expected an integer from 0 to 65535/],
-    [['up', '--frobnicate'], /unrecognized option: --frobnicate/],
-    [['up', '--storage'], /--storage expects a value/],
+    // The one option parser's words, as Bazel's OptionsParser says them.
+    [['up', '--executors', '2', '--runner', 'podman'], /While parsing option --runner podman: Not a valid runner: 'podman' \(should be local or docker\)/],
+    [['up', '--port', 'eighty'], /While parsing option --port eighty: 'eighty' is not an int/],
+    [['up', '--port', '70000'], /While parsing option --port 70000: Value '\(70000\)' must be at most 65535\./],
+    [['up', '--frobnicate'], /Unrecognized option: --frobnicate/],
+    [['up', '--storage'], /Expected value after --storage/],
+    [['up', '--storage='], /--storage expects a directory/],
     [['down'], /unknown cluster subcommand 'down'/],
     [['up', '--config', 'nope.json'], /--config: cannot read .*nope\.json: ENOENT/],
   ])('exits 2 for %j naming the flag', async (args, message) => {

@@ -61,7 +61,7 @@ describe('kiln storage', () => {
 
   it.each([
     [[], /^ERROR: give --config FILE/],
-    [['--executors', '1'], /^ERROR: unrecognized option: --executors/],
+    [['--executors', '1'], /^ERROR: Unrecognized option: --executors/],
     [['--config', 'missing.json'], /^ERROR: --config: cannot read .*missing\.json: ENOENT/],
     [['--config', 'bad.json'], /^ERROR: bad\.json:1:13: not valid JSON/],
     [['--config', 'execution.json'], /^ERROR: execution\.json: execution: a storage node runs no actions/],

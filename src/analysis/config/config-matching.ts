@@ -1,5 +1,5 @@
 import { KilnError } from '../../core/index.js';
-import type { OptionValue } from '../options/option-definition.js';
+import type { OptionValue } from '../../core/options/index.js';
 import { convertBuildSettingText, userFlagValue, type BuildSettingDefinition, type BuildSettingValue } from '../options/user-defined-flag.js';
 import type { BuildConfiguration } from './build-configuration.js';
 import { canonicalizeIn } from '../configured/target-paths.js';

@@ -1,6 +1,6 @@
 import { KilnError, type Position } from '../../core/index.js';
-import { BUILD_OPTIONS, type BuildOptionRegistry } from '../options/build-option-registry.js';
-import { convertOccurrence, OptionValueError, type OptionDefinition, type OptionValue } from '../options/option-definition.js';
+import { convertOccurrence, type OptionDefinition, OptionValueError, type OptionRegistry, type OptionValue } from '../../core/options/index.js';
+import { BUILD_OPTIONS } from '../options/build-option-registry.js';
 import type { ConstraintValue } from './platform.js';
 
 /**
@@ -66,7 +66,7 @@ function lastWins(entries: readonly (readonly [string, string])[] | undefined): 
  *  - keys of values are full option names; values are read by the option's converter;
  *  - define_values and `values = {"define": ...}` merge, but one define name may not be given both ways.
  */
-export function validateConfigSetting(decl: ConfigSettingDeclaration, registry: BuildOptionRegistry = BUILD_OPTIONS): ConfigSetting {
+export function validateConfigSetting(decl: ConfigSettingDeclaration, registry: OptionRegistry = BUILD_OPTIONS): ConfigSetting {
   const values = lastWins(decl.values);
   const defineValues = lastWins(decl.defineValues);
   const flagValues = lastWins(decl.flagValues);

@@ -1,42 +1,5 @@
-import type { OptionDefinition } from './option-definition.js';
+import { type OptionDefinition, OptionRegistry } from '../../core/options/index.js';
 import { TEST_OPTION_DEFINITIONS } from './test-option-definitions.js';
-
-/**
- * Every build option Kiln knows, by full name and by one-letter abbreviation. Names, defaults
- * and repeatability follow Bazel's command-line reference (bazel.build/reference/command-line-reference)
- * for the options Bazel has; `sandbox_fallback` is Kiln's own.
- */
-export class BuildOptionRegistry {
-  private readonly byName = new Map<string, OptionDefinition>();
-  private readonly byAbbrev = new Map<string, OptionDefinition>();
-
-  constructor(definitions: readonly OptionDefinition[]) {
-    for (const def of definitions) {
-      if (this.byName.has(def.name)) throw new Error(`option --${def.name} is registered twice`);
-      this.byName.set(def.name, def);
-      if (def.abbrev !== undefined) {
-        if (this.byAbbrev.has(def.abbrev)) throw new Error(`abbreviation -${def.abbrev} is registered twice`);
-        this.byAbbrev.set(def.abbrev, def);
-      }
-    }
-  }
-
-  get(name: string): OptionDefinition | undefined {
-    return this.byName.get(name);
-  }
-
-  byAbbreviation(letter: string): OptionDefinition | undefined {
-    return this.byAbbrev.get(letter);
-  }
-
-  names(): IterableIterator<string> {
-    return this.byName.keys();
-  }
-
-  definitions(): IterableIterator<OptionDefinition> {
-    return this.byName.values();
-  }
-}
 
 const COMPILATION_MODES = { values: ['fastbuild', 'dbg', 'opt'], describe: 'compilation mode' } as const;
 
@@ -192,8 +155,17 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     str('tls_client_certificate', '', 'PEM file of the client certificate (with --tls_client_key).'),
     str('tls_client_key', '', 'PEM file of the client key (with --tls_client_certificate).'),
     bool('verbose_failures', false, 'Print the full command line of failing actions.'),
+    str('show_progress_rate_limit', '-1', 'Least number of seconds between two progress messages (a decimal); -1 or 0: the default pace.'),
+    str(
+      'output_filter',
+      '',
+      "Only show the output of actions (INFO: From ...) of targets whose label this regular expression matches (anywhere: '^//pkg' for a package).",
+    ),
     repeatable('action_env', "NAME=VALUE, or NAME to take the client's value, in the environment of every action (and its key)."),
-    notImplemented(repeatable('host_action_env', 'NAME=VALUE (or NAME) for actions of the exec configuration.'), 'warning', NO_EFFECT),
+    repeatable(
+      'host_action_env',
+      "NAME=VALUE, or NAME to take the client's value, in the environment of every action of the exec configuration (tools), instead of --action_env.",
+    ),
     bool('incompatible_strict_action_env', false, "Actions get a fixed PATH (/bin:/usr/bin:/usr/local/bin), not the client's."),
     str(
       'workspace_status_command',
@@ -219,7 +191,11 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     },
     bool('subcommands', false, 'Print the full command line of each action before running it.', 's'),
     bool('build', true, 'Run actions (--nobuild stops after analysis).'),
-    notImplemented(bool('sandbox_debug', false, 'Keep sandbox directories after the action ends.'), 'warning', NO_EFFECT),
+    notImplemented(
+      bool('sandbox_debug', false, 'Keep sandbox directories after the action ends.'),
+      'warning',
+      "Kiln's sandbox builds each action's execroot in its own memory, so there is no sandbox directory to keep; a failure's message already names the command (see --verbose_failures)",
+    ),
     bool('sandbox_fallback', true, "Kiln: run unsandboxed when the host has no sandbox (Bazel's legacy local fallback)."),
     repeatable('sandbox_writable_path', 'An existing host directory (absolute path) writable inside every sandboxed action.'),
     repeatable('sandbox_tmpfs_path', 'An absolute path mounted as an empty, writable tmpfs inside every sandboxed action.'),
@@ -272,4 +248,9 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
   ...TEST_OPTION_DEFINITIONS,
 ];
 
-export const BUILD_OPTIONS = new BuildOptionRegistry(BUILD_OPTION_DEFINITIONS);
+/**
+ * Every build option Kiln knows. Names, defaults and repeatability follow Bazel's command-line
+ * reference (bazel.build/reference/command-line-reference) for the options Bazel has;
+ * `sandbox_fallback` is Kiln's own.
+ */
+export const BUILD_OPTIONS = new OptionRegistry(BUILD_OPTION_DEFINITIONS);

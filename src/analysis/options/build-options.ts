@@ -1,5 +1,4 @@
-import type { BuildOptionRegistry } from './build-option-registry.js';
-import type { OptionDefinition, OptionValue } from './option-definition.js';
+import { type OptionRegistry, type OptionValue, OptionValues, sameOptionValue } from '../../core/options/index.js';
 
 /**
  * One user-defined flag as written (`--//pkg:flag=value`, `--//pkg:flag`, `--no//pkg:flag`).
@@ -23,61 +22,15 @@ export interface UserFlagSetting {
  * The build options of one configuration: the values set explicitly (on the command line or in
  * an rc file) over the registry's defaults, plus the user-defined flags. Immutable; `with` derives.
  */
-export class BuildOptions {
+export class BuildOptions extends OptionValues {
   private fingerprintCache: string | undefined;
 
   constructor(
-    readonly registry: BuildOptionRegistry,
-    private readonly explicit: ReadonlyMap<string, OptionValue>,
+    registry: OptionRegistry,
+    explicit: ReadonlyMap<string, OptionValue>,
     readonly userFlags: ReadonlyMap<string, UserFlagSetting> = new Map(),
-  ) {}
-
-  /** The effective value: the explicit one, else the default. Throws for an unregistered name. */
-  get(name: string): OptionValue {
-    const value = this.explicit.get(name);
-    if (value !== undefined) return value;
-    return this.definition(name).default;
-  }
-
-  getString(name: string): string {
-    const v = this.get(name);
-    if (typeof v !== 'string') throw new Error(`option --${name} is not a string option`);
-    return v;
-  }
-
-  getBool(name: string): boolean {
-    const v = this.get(name);
-    if (typeof v !== 'boolean') throw new Error(`option --${name} is not a boolean option`);
-    return v;
-  }
-
-  getInt(name: string): number {
-    const v = this.get(name);
-    if (typeof v !== 'number') throw new Error(`option --${name} is not an int option`);
-    return v;
-  }
-
-  /** A duration option's value in milliseconds. */
-  getDurationMs(name: string): number {
-    if (this.definition(name).type !== 'duration') throw new Error(`option --${name} is not a duration option`);
-    return this.getInt(name);
-  }
-
-  getList(name: string): readonly string[] {
-    const v = this.get(name);
-    if (!Array.isArray(v)) throw new Error(`option --${name} is not a list option`);
-    return v as readonly string[];
-  }
-
-  /** Whether the option was given explicitly. */
-  isSet(name: string): boolean {
-    return this.explicit.has(name);
-  }
-
-  definition(name: string): OptionDefinition {
-    const def = this.registry.get(name);
-    if (!def) throw new Error(`option --${name} is not registered`);
-    return def;
+  ) {
+    super(registry, explicit);
   }
 
   /** `--define` as a map; for a repeated name the later value wins, as in Bazel. */
@@ -152,9 +105,4 @@ export class BuildOptions {
     }
     return parts.join(' ');
   }
-}
-
-export function sameOptionValue(a: OptionValue, b: OptionValue): boolean {
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
-  return a === b;
 }

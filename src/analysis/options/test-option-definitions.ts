@@ -1,4 +1,4 @@
-import type { OptionDefinition } from './option-definition.js';
+import type { OptionDefinition } from '../../core/options/index.js';
 
 /**
  * The options of `kiln test`, with Bazel's names and defaults. As in Bazel, `kiln build` accepts them

@@ -1,6 +1,6 @@
 import { KilnError, UsageError } from '../../core/index.js';
 import type { UserFlagSetting } from './build-options.js';
-import { convertBool, OptionValueError } from './option-definition.js';
+import { convertBool, OptionValueError } from '../../core/options/index.js';
 import { canonicalFlagLabel } from './parse-build-options.js';
 
 /** The kinds of Starlark build settings (`config.string`, `config.bool`, ...). */

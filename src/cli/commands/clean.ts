@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ExitCode, UsageError } from '../../core/index.js';
 import { openWorkspace, printError } from '../workspace-context.js';
+import type { OptionDefinition, OptionRegistry } from '../../core/options/index.js';
 import type { CliIO } from '../io.js';
 import { lockOutputBase, removeConvenienceSymlinks } from '../../build/workspace/index.js';
 import { applyRcFiles } from '../rc-file.js';
@@ -18,19 +19,15 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     return ExitCode.COMMAND_LINE_ERROR;
   }
   const { ctx } = opened;
-  let expunge = false;
-  // As Bazel's CleanCommand, clean inherits build's options (and its rc lines); they change nothing here but must parse.
-  const buildWords: string[] = [];
+  let expunge: boolean;
+  let symlinkPrefix: string;
   try {
-    for (const a of await applyRcFiles('clean', opened.rest, ctx.workspace.root, io)) {
-      if (a === '--expunge') expunge = true;
-      else if (a === '--noexpunge') expunge = false;
-      else if (a === '--async' || a === '--noasync')
-        continue; // Kiln always cleans synchronously.
-      else buildWords.push(a);
-    }
-    const residue = buildWords.length === 0 ? [] : (await import('../../analysis/index.js')).parseBuildOptions(buildWords).residue;
+    // As Bazel's CleanCommand, clean takes build's options (and its rc lines) besides its own.
+    const { parseBuildOptions } = await import('../../analysis/index.js');
+    const { options, residue } = parseBuildOptions(await applyRcFiles('clean', opened.rest, ctx.workspace.root, io), await cleanOptionRegistry());
     if (residue.length > 0) throw new UsageError(`'clean' takes no arguments, got '${residue[0]}'`);
+    expunge = options.getBool('expunge') || options.getBool('expunge_async');
+    symlinkPrefix = options.getString('symlink_prefix');
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     printError(io, e.message);
@@ -51,7 +48,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
   );
   if (release === undefined) return ExitCode.INTERRUPTED;
   try {
-    await removeConvenienceSymlinks(ctx.layout.workspaceRoot);
+    await removeConvenienceSymlinks(ctx.layout.workspaceRoot, symlinkPrefix);
     if (expunge) await rm(outputBase, { recursive: true, force: true });
     else {
       await rm(dirname(execRoot), { recursive: true, force: true });
@@ -61,4 +58,15 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     await release();
   }
   return ExitCode.SUCCESS;
+}
+
+/** Clean's own options (Bazel's CleanCommand.Options), after the build options. */
+export const CLEAN_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
+  { name: 'expunge', type: 'bool', default: false, help: 'Removes the entire output base (everything Kiln keeps for the workspace), not only the outputs.' },
+  { name: 'expunge_async', type: 'bool', default: false, help: "Bazel's --expunge --async: removes the entire output base (synchronously in Kiln)." },
+  { name: 'async', type: 'bool', default: false, help: "Bazel's background clean; Kiln always cleans synchronously, so it changes nothing." },
+];
+
+async function cleanOptionRegistry(): Promise<OptionRegistry> {
+  return (await import('../../analysis/index.js')).BUILD_OPTIONS.extendedWith(CLEAN_OPTION_DEFINITIONS);
 }

@@ -29,6 +29,7 @@ import {
   type SchedulerCredentials,
 } from '../../../executor/index.js';
 import { parseClusterUpConfig, type ClusterUpConfig } from '../cluster-up-config.js';
+import { CommandOptions, intOption, nonEmpty, type OptionGroup, textOption } from '../command-options.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
@@ -39,27 +40,6 @@ const USAGE = `Usage: kiln cluster up [options]
 Starts Kiln's REAPI cluster in the foreground until interrupted (Ctrl-C): the cache server, the
 scheduler (Execution and Operations APIs, worker protocol) and N executors, all on loopback. Prints
 its endpoint grpc://HOST:PORT as the first line of stdout (for --remote_cache / --remote_executor).
-
-Options:
-  --executors N    executors to start (default 0: executors may connect with 'kiln executor')
-  --runner KIND    how executors run actions: local (namespace sandbox when available) or docker
-                   (engine at DOCKER_HOST or the default socket) (default local)
-  --slots N        actions each executor runs at once (default: the number of CPUs)
-  --image NAME     the docker runner's image for actions without a container-image property
-                   (default: Kiln's base image, built once from deploy/base-image)
-  --port N         port to listen on; 0 picks a free one (default 0, or the config's)
-  --host ADDR      address to listen on (default 127.0.0.1)
-  --storage DIR    keep blobs on disk in DIR (default: in memory)
-  --memory-limit SIZE, --pids-limit N, --cpu-limit N
-                   each action's memory (512m, 1g; no swap), processes and CPUs; 0: none
-                   (default 1g, 256, 2)
-  --max-memory-limit SIZE, --max-pids-limit N, --max-cpu-limit N
-                   how far an action may raise them with the platform properties max-mem,
-                   max-pids and max-cores (default: no higher than the limits above)
-  --config FILE    JSON config: storage, limits, instance names, "tls" and "auth" (see
-                   scheduler/README.md), and an "executor" object with the limit keys above (e.g.
-                   {"memory-limit": "2g"}) and the executors' "tls-ca", "tls-certificate",
-                   "tls-key", "token-file"
 
 Without "tls" and "auth" the port is plain and every call is served: keep it on loopback.
 
@@ -85,71 +65,82 @@ interface ClusterUpArgs {
   limits: Record<string, string>;
 }
 
-const VALUE_FLAGS = new Set<string>(['executors', 'runner', 'slots', 'image', 'port', 'host', 'storage', 'config', ...RESOURCE_LIMIT_KEYS]);
+/** The options of the scheduler's server, `kiln scheduler`'s and `kiln cluster up`'s. */
+export const SERVER_OPTION_GROUP: OptionGroup = {
+  title: 'Server options',
+  definitions: [
+    intOption('port', "port to listen on; 0 picks a free one (default 0, or the config's)", 0, 65535),
+    textOption('host', 'address to listen on (default 127.0.0.1)'),
+    textOption('storage', 'keep blobs on disk in DIR (default: in memory)'),
+    textOption(
+      'config',
+      'JSON config: storage, limits, instance names, "tls" and "auth" (see scheduler/README.md), and for kiln cluster up an "executor" object with the executor options below (e.g. {"memory-limit": "2g"}) and the executors\' "tls-ca", "tls-certificate", "tls-key", "token-file"',
+    ),
+  ],
+};
 
-function parseUpArgs(args: string[]): ClusterUpArgs {
-  const parsed: ClusterUpArgs = { executors: 0, runner: 'local', limits: {} };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
-    if (!m) throw new UsageError(`unexpected argument '${arg}'`);
-    const flag = m[1]!;
-    if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unrecognized option: --${flag}`);
-    let value = m[2];
-    if (value === undefined) {
-      value = args[++i];
-      if (value === undefined) throw new UsageError(`--${flag} expects a value`);
-    }
-    switch (flag) {
-      case 'executors':
-        parsed.executors = integerFlag(flag, value, 0, 1024);
-        break;
-      case 'runner':
-        if (value !== 'local' && value !== 'docker') throw new UsageError(`--runner: expected local or docker, got '${value}'`);
-        parsed.runner = value;
-        break;
-      case 'slots':
-        parsed.slots = integerFlag(flag, value, 1, 1024);
-        break;
-      case 'image':
-        if (value === '') throw new UsageError('--image expects an image name');
-        parsed.image = value;
-        break;
-      case 'port':
-        parsed.port = integerFlag(flag, value, 0, 65535);
-        break;
-      case 'host':
-        if (value === '') throw new UsageError('--host expects an address');
-        parsed.host = value;
-        break;
-      case 'storage':
-        if (value === '') throw new UsageError('--storage expects a directory');
-        parsed.storage = value;
-        break;
-      case 'config':
-        if (value === '') throw new UsageError('--config expects a file');
-        parsed.config = value;
-        break;
-      default:
-        // A resource-limit flag, checked with the config's values.
-        parsed.limits[flag] = value;
-    }
-  }
-  return parsed;
-}
+const LIMIT_HELP: Readonly<Record<(typeof RESOURCE_LIMIT_KEYS)[number], string>> = {
+  'memory-limit': "each action's memory (512m, 1g; no swap); 0: none (default 1g)",
+  'pids-limit': "each action's processes and threads at once; 0: none (default 256)",
+  'cpu-limit': "each action's CPUs (fractions allowed); 0: none (default 2)",
+  'max-memory-limit': 'how far an action may raise its memory with the platform property max-mem (default: no higher than --memory-limit)',
+  'max-pids-limit': 'how far an action may raise its processes with the platform property max-pids (default: no higher than --pids-limit)',
+  'max-cpu-limit': 'how far an action may raise its CPUs with the platform property max-cores (default: no higher than --cpu-limit)',
+};
 
-function integerFlag(flag: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-    throw new UsageError(`--${flag}: expected an integer from ${min} to ${max}, got '${value}'`);
-  }
-  return Number(value);
+export const OPTIONS = new CommandOptions(USAGE, [
+  SERVER_OPTION_GROUP,
+  {
+    title: 'Executor options',
+    definitions: [
+      intOption('executors', "executors to start (default 0: executors may connect with 'kiln executor')", 0, 1024),
+      {
+        name: 'runner',
+        type: 'string',
+        default: 'local',
+        allowed: { values: ['local', 'docker'], describe: 'runner' },
+        help: 'how executors run actions: local (namespace sandbox when available) or docker (engine at DOCKER_HOST or the default socket)',
+      },
+      intOption('slots', 'actions each executor runs at once (default: the number of CPUs)', 1, 1024),
+      textOption(
+        'image',
+        "the docker runner's image for actions without a container-image property (default: Kiln's base image, built once from deploy/base-image)",
+      ),
+      ...RESOURCE_LIMIT_KEYS.map((key) => textOption(key, LIMIT_HELP[key])),
+    ],
+  },
+]);
+
+function parseUpArgs(options: CommandOptions, args: readonly string[]): ClusterUpArgs {
+  const parsed = options.parse(args);
+  if (parsed.residue.length > 0) throw new UsageError(`unexpected argument '${parsed.residue[0]}'`);
+  const { values } = parsed;
+  const has = (name: string) => values.registry.get(name) !== undefined && values.isSet(name);
+  const image = has('image') ? nonEmpty(parsed, 'image', 'an image name') : undefined;
+  const host = nonEmpty(parsed, 'host', 'an address');
+  const storage = nonEmpty(parsed, 'storage', 'a directory');
+  const config = nonEmpty(parsed, 'config', 'a file');
+  const limits: Record<string, string> = {};
+  // The resource-limit flags, checked with the config's values.
+  for (const key of RESOURCE_LIMIT_KEYS) if (has(key)) limits[key] = values.getString(key);
+  return {
+    executors: has('executors') ? values.getInt('executors') : 0,
+    runner: has('runner') ? (values.getString('runner') as 'local' | 'docker') : 'local',
+    ...(has('slots') ? { slots: values.getInt('slots') } : {}),
+    ...(image !== undefined ? { image } : {}),
+    ...(values.isSet('port') ? { port: values.getInt('port') } : {}),
+    ...(host !== undefined ? { host } : {}),
+    ...(storage !== undefined ? { storage } : {}),
+    ...(config !== undefined ? { config } : {}),
+    limits,
+  };
 }
 
 /** `kiln cluster up`: cache server, scheduler and executors in one process. */
 export async function main(args: string[], io: CliIO): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === undefined || sub === 'help' || sub === '--help' || sub === '-h') {
-    io.stdout.write(USAGE);
+    io.stdout.write(OPTIONS.help());
     return sub === undefined ? ExitCode.COMMAND_LINE_ERROR : ExitCode.SUCCESS;
   }
   if (sub === 'token') return printNewToken(rest, io);
@@ -158,13 +149,13 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stderr.write(`ERROR: unknown cluster subcommand '${sub}' (expected 'up', 'token' or 'service-account'). Try 'kiln cluster help'.\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  return serveCluster(rest, io, USAGE, 'cluster');
+  return serveCluster(rest, io, OPTIONS, 'cluster');
 }
 
 /** `kiln cluster service-account NAME EMAIL TOKEN_URI DIR`: a key file for the client, the public key for the config. */
 function writeServiceAccount(args: string[], io: CliIO): number {
   if (args.length !== 4) {
-    io.stderr.write(`ERROR: expected NAME EMAIL TOKEN_URI DIR\n${USAGE}`);
+    io.stderr.write(`ERROR: expected NAME EMAIL TOKEN_URI DIR\n${OPTIONS.help()}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   const [name, email, tokenUri, dir] = args as [string, string, string, string];
@@ -186,7 +177,7 @@ function writeServiceAccount(args: string[], io: CliIO): number {
 /** `kiln cluster token NAME`: a new token and its token file line. */
 function printNewToken(args: string[], io: CliIO): number {
   if (args.length !== 1) {
-    io.stderr.write(`ERROR: expected one NAME, the token holder's name in the token file\n${USAGE}`);
+    io.stderr.write(`ERROR: expected one NAME, the token holder's name in the token file\n${OPTIONS.help()}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   try {
@@ -201,13 +192,13 @@ function printNewToken(args: string[], io: CliIO): number {
 }
 
 /** Runs the server (and executors) of `kiln cluster up` and `kiln scheduler`. */
-export async function serveCluster(rest: string[], io: CliIO, usage: string, role: 'cluster' | 'scheduler'): Promise<number> {
+export async function serveCluster(rest: string[], io: CliIO, options: CommandOptions, role: 'cluster' | 'scheduler'): Promise<number> {
   let parsed: ClusterUpArgs;
   try {
-    parsed = parseUpArgs(rest);
+    parsed = parseUpArgs(options, rest);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`ERROR: ${e.message}\n${usage}`);
+    io.stderr.write(`ERROR: ${e.message}\n${options.help()}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
 

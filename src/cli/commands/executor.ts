@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ConfigError, ExitCode, isStatusError, parseConfigText, UsageError } from '../../core/index.js';
 import {
-  EXECUTOR_CONFIG_KEYS,
   describeResourceLimitPolicy,
   defaultImageOf,
   readExecutorConfigFile,
@@ -12,8 +11,10 @@ import {
   startExecutor,
   type ExecutorConfig,
   type ExecutorConfigFile,
+  type ExecutorConfigKey,
   type RunningExecutor,
 } from '../../../executor/index.js';
+import { CommandOptions, givenTexts, repeatedOption, textOption } from '../command-options.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
@@ -22,55 +23,58 @@ const USAGE = `Usage: kiln executor --scheduler grpc[s]://HOST:PORT [options]
 Runs one executor in the foreground until interrupted (Ctrl-C): it connects to the scheduler,
 announces its platform and slots, and runs the actions it is assigned.
 
-Options:
-  --scheduler URL      the scheduler's endpoint, as printed by 'kiln scheduler' (required); grpcs:// is TLS
-  --tls-ca FILE        PEM CA the scheduler's certificate must chain to (default: the system's roots)
-  --tls-certificate FILE, --tls-key FILE
-                       PEM client certificate and key for mutual TLS
-  --token-file FILE    a file holding this executor's token, sent as "authorization: Bearer TOKEN"
-                       (a secured scheduler refuses an executor without the worker role)
-  --runner KIND        local (namespace sandbox when available) or docker (default local)
-  --slots N            actions run at once (default: the number of CPUs)
-  --platform NAME=VAL  a platform property to announce (repeatable); OSFamily=linux is implied
-  --instance NAME      the REAPI instance name to serve (default "")
-  --work-dir DIR       file cache and build directories (default: one under the temp dir, removed on stop)
-  --cache-size BYTES   bound of the local file cache (default 8 GiB)
-  --name NAME          shown in logs and ExecutedActionMetadata.worker (default: the host name)
-  --image NAME         the docker runner's image for actions without a container-image property
-                       (default: Kiln's base image, built once from deploy/base-image)
-  --memory-limit SIZE  memory of each action, no swap (1073741824, 512m, 1g; 0: none) (default 1g)
-  --pids-limit N       processes and threads of each action at once (0: none) (default 256)
-  --cpu-limit N        CPUs' worth of time of each action (fractions allowed; 0: none) (default 2)
-  --max-memory-limit SIZE, --max-pids-limit N, --max-cpu-limit N
-                       how far an action may raise its limits with the platform properties max-mem,
-                       max-pids and max-cores (default: the limits above, so actions may only lower them)
-  --health-port N      serve gRPC health checking (grpc.health.v1.Health, plaintext, all interfaces)
-  --metrics-port N     serve Prometheus metrics at http://HOST:N/metrics (plaintext, all interfaces)
-                       on port N: SERVING while the executor takes work, for Kubernetes' grpc probe
-  --drain-timeout S    on SIGTERM or Ctrl-C, take no more work and let running actions finish for up
-                       to S seconds before aborting them (default 0: abort at once; the scheduler
-                       retries aborted actions elsewhere); a second signal aborts at once
-  --config FILE        JSON object with any of the keys above (flags win)
-
 The docker runner enforces the limits in each container; the local runner through cgroups, where
 this process may make them (cgroup v2 delegated to it, or v1 as root), and says at start when not.
+Every option may also be a key of the --config file (flags win).
 `;
 
-const FLAGS = [...EXECUTOR_CONFIG_KEYS, 'config'] as const;
-type Flag = (typeof FLAGS)[number];
+const LIMITS_HELP =
+  'how far an action may raise its limits with the platform properties max-mem, max-pids and max-cores (default: the limits above, so actions may only lower them)';
+
+type Flag = ExecutorConfigKey | 'config';
+
+/** The help of each option; a key the executor's config gains must be given one here (the type says so). */
+const HELP: Readonly<Record<Flag, string>> = {
+  scheduler: "the scheduler's endpoint, as printed by 'kiln scheduler' (required); grpcs:// is TLS",
+  'tls-ca': "PEM CA the scheduler's certificate must chain to (default: the system's roots)",
+  'tls-certificate': 'PEM client certificate for mutual TLS (with --tls-key)',
+  'tls-key': 'PEM client key for mutual TLS (with --tls-certificate)',
+  'token-file':
+    'a file holding this executor\'s token, sent as "authorization: Bearer TOKEN" (a secured scheduler refuses an executor without the worker role)',
+  runner: 'local (namespace sandbox when available) or docker (default local)',
+  slots: 'actions run at once (default: the number of CPUs)',
+  platform: 'a platform property NAME=VALUE to announce; OSFamily=linux is implied',
+  instance: 'the REAPI instance name to serve (default "")',
+  'work-dir': 'file cache and build directories (default: one under the temp dir, removed on stop)',
+  'cache-size': 'bound of the local file cache in bytes (default 8 GiB)',
+  name: 'shown in logs and ExecutedActionMetadata.worker (default: the host name)',
+  image: "the docker runner's image for actions without a container-image property (default: Kiln's base image, built once from deploy/base-image)",
+  'memory-limit': 'memory of each action, no swap (1073741824, 512m, 1g; 0: none) (default 1g)',
+  'pids-limit': 'processes and threads of each action at once (0: none) (default 256)',
+  'cpu-limit': "CPUs' worth of time of each action (fractions allowed; 0: none) (default 2)",
+  'max-memory-limit': LIMITS_HELP,
+  'max-pids-limit': LIMITS_HELP,
+  'max-cpu-limit': LIMITS_HELP,
+  'health-port':
+    "serve gRPC health checking (grpc.health.v1.Health, plaintext, all interfaces) on this port: SERVING while the executor takes work, for Kubernetes' grpc probe",
+  'metrics-port': 'serve Prometheus metrics at http://HOST:N/metrics (plaintext, all interfaces)',
+  'drain-timeout':
+    'on SIGTERM or Ctrl-C, take no more work and let running actions finish for up to S seconds before aborting them (default 0: abort at once; the scheduler retries aborted actions elsewhere); a second signal aborts at once',
+  config: 'JSON object with any of the keys above (flags win)',
+};
+
+/** `kiln executor`'s options: every config key, as text (checked by the config resolution, with its file's). */
+export const OPTIONS = new CommandOptions(USAGE, [
+  {
+    title: 'Options',
+    definitions: (Object.keys(HELP) as Flag[]).map((name) => (name === 'platform' ? repeatedOption(name, HELP[name]) : textOption(name, HELP[name]))),
+  },
+]);
 
 function parseArgs(args: string[]): Map<Flag, string[]> {
-  const out = new Map<Flag, string[]>();
-  for (let i = 0; i < args.length; i++) {
-    const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(args[i]!);
-    if (!m) throw new UsageError(`unexpected argument '${args[i]}'`);
-    const flag = m[1] as Flag;
-    if (!FLAGS.includes(flag)) throw new UsageError(`unrecognized option: --${m[1]}`);
-    const value = m[2] ?? args[++i];
-    if (value === undefined) throw new UsageError(`--${flag} expects a value`);
-    out.set(flag, [...(out.get(flag) ?? []), value]);
-  }
-  return out;
+  const parsed = OPTIONS.parse(args);
+  if (parsed.residue.length > 0) throw new UsageError(`unexpected argument '${parsed.residue[0]}'`);
+  return givenTexts(parsed.occurrences) as Map<Flag, string[]>;
 }
 
 async function configOf(flags: Map<Flag, string[]>, io: CliIO): Promise<ExecutorConfig> {
@@ -117,7 +121,7 @@ async function drainWithin(running: RunningExecutor, ms: number, io: CliIO): Pro
 /** `kiln executor`: one worker connected to a scheduler. */
 export async function main(args: string[], io: CliIO): Promise<number> {
   if (args[0] === 'help' || args[0] === '--help' || args[0] === '-h') {
-    io.stdout.write(USAGE);
+    io.stdout.write(OPTIONS.help());
     return ExitCode.SUCCESS;
   }
   let config: ExecutorConfig;
@@ -125,7 +129,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     config = await configOf(parseArgs(args), io);
   } catch (e) {
     if (!(e instanceof UsageError) && !(e instanceof ConfigError)) throw e;
-    io.stderr.write(`ERROR: ${e.message}\n${USAGE}`);
+    io.stderr.write(`ERROR: ${e.message}\n${OPTIONS.help()}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   const log = (m: string) => io.stderr.write(`WARNING: ${m}\n`);

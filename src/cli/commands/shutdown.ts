@@ -1,32 +1,38 @@
-import { ExitCode } from '../../core/index.js';
+import { ExitCode, UsageError } from '../../core/index.js';
+import { CommandOptions, intOption } from '../command-options.js';
 import type { CliIO } from '../io.js';
+
+export const OPTIONS = new CommandOptions(
+  'Usage: kiln shutdown [--iff_heap_size_greater_than=N]\n\nKiln keeps no server, so there is nothing to stop: it exits 0.\n',
+  [
+    {
+      title: 'Options',
+      definitions: [
+        intOption(
+          'iff_heap_size_greater_than',
+          "Only shut down if the server's heap, in MB, is larger than this (Bazel's); Kiln has no server heap, so nothing to act on.",
+          0,
+          2147483647,
+          0,
+        ),
+      ],
+    },
+  ],
+);
 
 /**
  * `kiln shutdown`: Bazel stops its server; Kiln keeps none, so there is nothing to stop and it
- * succeeds, as Bazel does when no server runs. Bazel's one option, `--iff_heap_size_greater_than=N`
- * (an integer, megabytes), is checked and has nothing to act on either.
+ * succeeds, as Bazel does when no server runs. Bazel's one option, `--iff_heap_size_greater_than=N`,
+ * is checked and has nothing to act on either; startup options main.ts handed on are skipped.
  */
 export async function main(args: string[], io: CliIO): Promise<number> {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a.startsWith('--output_base')) {
-      if (a === '--output_base') i++;
-      continue;
-    }
-    const m = /^--iff_heap_size_greater_than(?:=(.*))?$/.exec(a);
-    if (m) {
-      const value = m[1] ?? args[++i];
-      if (value === undefined) {
-        io.stderr.write(`ERROR: Expected value after ${a}\n`);
-        return ExitCode.COMMAND_LINE_ERROR;
-      }
-      if (!/^\d+$/.test(value)) {
-        io.stderr.write(`ERROR: While parsing option --iff_heap_size_greater_than=${value}: '${value}' is not an int\n`);
-        return ExitCode.COMMAND_LINE_ERROR;
-      }
-      continue;
-    }
-    io.stderr.write(a.startsWith('-') ? `ERROR: Unrecognized option: ${a}\n` : `ERROR: The shutdown command does not take arguments; got '${a}'\n`);
+  const own = args.filter((a, i) => !a.startsWith('--output_base') && !(args[i - 1] === '--output_base'));
+  try {
+    const { residue } = OPTIONS.parse(own);
+    if (residue.length > 0) throw new UsageError(`The shutdown command does not take arguments; got '${residue[0]}'`);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    io.stderr.write(`ERROR: ${e.message}\n`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   return ExitCode.SUCCESS;

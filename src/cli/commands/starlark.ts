@@ -19,80 +19,57 @@ import {
   type ModuleGlobals,
   type Value,
 } from '../../starlark/index.js';
+import { boolOption, CommandOptions, repeatedOption } from '../command-options.js';
 import { interruptibly, type CliIO } from '../io.js';
 import { InterruptedBySigint } from '../sigint-breakable.js';
 
 const USAGE = `Usage: kiln starlark [options] FILE
 
 Evaluates FILE as a Starlark module. print() writes to stdout; errors go to stderr as FILE:LINE:COL: MESSAGE.
-
-Options:
-  --option=NAME      relax one dialect rule: set, globalreassign, loadbindsglobally, recursion, while, toplevelcontrol
-  --parse-only       check syntax only
-  --resolve-only     check syntax and static rules, reporting every static error
-  --predeclare=NAME  treat NAME as predeclared (repeatable)
-  --assert           predeclare catch, matches, module and _freeze in every module
 `;
 
 /** `--option=NAME` takes each dialect option's name in any case (`globalreassign`). */
 const OPTION_NAMES: ReadonlyMap<string, keyof DialectOptions> = new Map(DIALECT_OPTION_NAMES.map((n) => [n.toLowerCase(), n]));
+
+export const OPTIONS = new CommandOptions(USAGE, [
+  {
+    title: 'Options',
+    definitions: [
+      repeatedOption('option', `relax one dialect rule: ${[...OPTION_NAMES.keys()].join(', ')}`),
+      boolOption('parse-only', 'check syntax only'),
+      boolOption('resolve-only', 'check syntax and static rules, reporting every static error'),
+      repeatedOption('predeclare', 'treat NAME as predeclared'),
+      boolOption('assert', 'predeclare catch, matches, module and _freeze in every module'),
+    ],
+  },
+]);
 
 interface Invocation {
   file: string;
   options: Record<string, boolean>;
   parseOnly: boolean;
   resolveOnly: boolean;
-  predeclare: string[];
+  predeclare: readonly string[];
   assert: boolean;
 }
 
 function parseArgs(args: string[]): Invocation {
-  const inv: Invocation = { file: '', options: {}, parseOnly: false, resolveOnly: false, predeclare: [], assert: false };
-  const files: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--') {
-      for (const a of args.slice(i + 1)) files.push(a);
-      break;
-    }
-    if (!a.startsWith('--') || a === '-') {
-      files.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
-    const takeValue = (): string => {
-      if (eq >= 0) return a.slice(eq + 1);
-      const v = args[++i];
-      if (v === undefined) throw new UsageError(`--${name} needs a value`);
-      return v;
-    };
-    switch (name) {
-      case 'option': {
-        const v = takeValue();
-        const key = OPTION_NAMES.get(v.toLowerCase());
-        if (!key) throw new UsageError(`unknown --option=${v} (known: ${[...OPTION_NAMES.keys()].join(', ')})`);
-        inv.options[key] = true;
-        break;
-      }
-      case 'predeclare':
-        inv.predeclare.push(takeValue());
-        break;
-      case 'parse-only':
-      case 'resolve-only':
-      case 'assert':
-        if (eq >= 0) throw new UsageError(`--${name} takes no value`);
-        if (name === 'parse-only') inv.parseOnly = true;
-        else if (name === 'resolve-only') inv.resolveOnly = true;
-        else inv.assert = true;
-        break;
-      default:
-        throw new UsageError(`unknown option ${a}`);
-    }
+  const { values, residue } = OPTIONS.parse(args);
+  const options: Record<string, boolean> = {};
+  for (const name of values.getList('option')) {
+    const key = OPTION_NAMES.get(name.toLowerCase());
+    if (!key) throw new UsageError(`While parsing option --option=${name}: unknown dialect option (known: ${[...OPTION_NAMES.keys()].join(', ')})`);
+    options[key] = true;
   }
-  if (files.length !== 1) throw new UsageError(files.length === 0 ? 'missing FILE' : `expected one FILE, got ${files.length}`);
-  inv.file = files[0]!;
-  return inv;
+  if (residue.length !== 1) throw new UsageError(residue.length === 0 ? 'missing FILE' : `expected one FILE, got ${residue.length}`);
+  return {
+    file: residue[0]!,
+    options,
+    parseOnly: values.getBool('parse-only'),
+    resolveOnly: values.getBool('resolve-only'),
+    predeclare: values.getList('predeclare'),
+    assert: values.getBool('assert'),
+  };
 }
 
 /** Loads each module once (relative to the loading file's folder), detecting cycles. */
@@ -181,7 +158,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     inv = parseArgs(args);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    io.stderr.write(`ERROR: ${e.message}\n${USAGE}`);
+    io.stderr.write(`ERROR: ${e.message}\n${OPTIONS.help()}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   let source: string;

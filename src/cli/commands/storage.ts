@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError, ExitCode, parseConfigText, UsageError } from '../../core/index.js';
 import { parseStorageNodeConfig, parseStorageRoleConfig, runCacheServer, type ConfigOverrides } from '../../../scheduler/index.js';
 import { BlobAccessConfigError } from '../../core/blobstore/index.js';
+import { CommandOptions, intOption, nonEmpty, textOption } from '../command-options.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
 
@@ -13,14 +14,19 @@ ByteStream and Capabilities of its own store (no Execution), for schedulers whos
 shards and mirrors blobs over several nodes ("grpc", "sharding", "mirrored": see
 scheduler/README.md). Prints its endpoint grpc://HOST:PORT (grpcs:// with TLS) as the first line of
 stdout.
-
-Options:
-  --config FILE    JSON config: "storage" (or "instances"), limits, instance names, "tls" and
-                   "auth", as the scheduler's (see scheduler/README.md)
-  --storage DIR    keep blobs in block files under DIR (instead of the config's "storage")
-  --port N         port to listen on; 0 picks a free one (default 0, or the config's)
-  --host ADDR      address to listen on (default 127.0.0.1)
 `;
+
+export const OPTIONS = new CommandOptions(USAGE, [
+  {
+    title: 'Options',
+    definitions: [
+      textOption('config', 'JSON config: "storage" (or "instances"), limits, instance names, "tls" and "auth", as the scheduler\'s (see scheduler/README.md)'),
+      textOption('storage', 'keep blobs in block files under DIR (instead of the config\'s "storage")'),
+      intOption('port', "port to listen on; 0 picks a free one (default 0, or the config's)", 0, 65535),
+      textOption('host', 'address to listen on (default 127.0.0.1)'),
+    ],
+  },
+]);
 
 interface StorageArgs {
   config?: string;
@@ -30,26 +36,24 @@ interface StorageArgs {
 }
 
 function parseArgs(args: readonly string[]): StorageArgs {
-  const parsed: StorageArgs = {};
-  for (let i = 0; i < args.length; i++) {
-    const m = /^--(config|storage|port|host)(?:=(.*))?$/s.exec(args[i]!);
-    if (!m) throw new UsageError(args[i]!.startsWith('--') ? `unrecognized option: ${args[i]!.split('=')[0]}` : `unexpected argument '${args[i]}'`);
-    const flag = m[1] as keyof StorageArgs;
-    const value = m[2] ?? args[++i];
-    if (value === undefined || value === '') throw new UsageError(`--${flag} expects a value`);
-    if (flag === 'port') {
-      if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError(`--port: expected an integer from 0 to 65535, got '${value}'`);
-      parsed.port = Number(value);
-    } else parsed[flag] = value;
-  }
-  if (parsed.config === undefined && parsed.storage === undefined) throw new UsageError('give --config FILE (or at least --storage DIR)');
-  return parsed;
+  const parsed = OPTIONS.parse(args);
+  if (parsed.residue.length > 0) throw new UsageError(`unexpected argument '${parsed.residue[0]}'`);
+  const config = nonEmpty(parsed, 'config', 'a file');
+  const storage = nonEmpty(parsed, 'storage', 'a directory');
+  const host = nonEmpty(parsed, 'host', 'an address');
+  if (config === undefined && storage === undefined) throw new UsageError('give --config FILE (or at least --storage DIR)');
+  return {
+    ...(config !== undefined ? { config } : {}),
+    ...(storage !== undefined ? { storage } : {}),
+    ...(host !== undefined ? { host } : {}),
+    ...(parsed.values.isSet('port') ? { port: parsed.values.getInt('port') } : {}),
+  };
 }
 
 /** `kiln storage`: one storage node. */
 export async function main(args: string[], io: CliIO): Promise<number> {
   if (args[0] === 'help' || args[0] === '--help' || args[0] === '-h') {
-    io.stdout.write(USAGE);
+    io.stdout.write(OPTIONS.help());
     return ExitCode.SUCCESS;
   }
   let config;
@@ -74,7 +78,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     }
   } catch (e) {
     if (!(e instanceof UsageError || e instanceof ConfigError)) throw e;
-    io.stderr.write(`ERROR: ${e.message}\n${e instanceof UsageError ? USAGE : ''}`);
+    io.stderr.write(`ERROR: ${e.message}\n${e instanceof UsageError ? OPTIONS.help() : ''}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
   const log = {

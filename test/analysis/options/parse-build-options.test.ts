@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/core/index.js';
 import { bindUserFlagValues, BuildOptionsParser, canonicalFlagLabel, parseBuildOptions } from '../../../src/analysis/options/parse-build-options.js';
 import { BUILD_OPTIONS } from '../../../src/analysis/options/build-option-registry.js';
-import { formatDuration } from '../../../src/analysis/options/option-definition.js';
+import { formatDuration, OptionRegistry } from '../../../src/core/options/index.js';
 
 function usageMessage(args: string[]): string {
   try {
@@ -192,23 +192,36 @@ describe('parseBuildOptions', () => {
 });
 
 describe('options Kiln accepts but does not implement', () => {
-  it('unimplemented sandbox paths are errors naming the flag', () => {
-    expect(usageMessage(['--sandbox_writable_path=/x'])).toBe('--sandbox_writable_path=/x: it has no effect in Kiln yet');
-    expect(usageMessage(['--sandbox_tmpfs_path', '/y'])).toBe('--sandbox_tmpfs_path /y: it has no effect in Kiln yet');
+  it('one marked as an error (ignoring it would build something else) is refused, naming the flag as written', () => {
+    const registry = new OptionRegistry([
+      {
+        name: 'remote_only_thing',
+        type: 'list',
+        default: [],
+        allowMultiple: true,
+        converter: 'whole',
+        help: 'h',
+        notImplemented: { severity: 'error', reason: 'not supported by Kiln' },
+      },
+    ]);
+    const message = (args: string[]) => {
+      try {
+        parseBuildOptions(args, registry);
+      } catch (e) {
+        if (e instanceof UsageError) return e.message;
+      }
+      throw new Error('expected a UsageError');
+    };
+    expect(message(['--remote_only_thing=/x'])).toBe('--remote_only_thing=/x: not supported by Kiln');
+    expect(message(['--remote_only_thing', '/y'])).toBe('--remote_only_thing /y: not supported by Kiln');
+    // Its default (an rc file clearing it) is accepted.
+    expect(parseBuildOptions([], registry).warnings).toEqual([]);
   });
 
   it('tolerated ones warn once, and setting one to its default (an rc file clearing it) is silent', () => {
-    const parsed = parseBuildOptions([
-      '--sandbox_debug',
-      '--build_runfile_links',
-      '--host_action_env=A=1',
-      '--host_action_env=B',
-      '--nobuild_runfile_links',
-      '//a',
-    ]);
+    const parsed = parseBuildOptions(['--sandbox_debug', '--nosandbox_debug', '--sandbox_debug', '--build_runfile_links', '--nobuild_runfile_links', '//a']);
     expect(parsed.warnings).toEqual([
-      '--sandbox_debug: it has no effect in Kiln yet; ignored',
-      '--host_action_env=A=1: it has no effect in Kiln yet; ignored',
+      "--sandbox_debug: Kiln's sandbox builds each action's execroot in its own memory, so there is no sandbox directory to keep; a failure's message already names the command (see --verbose_failures); ignored",
       '--nobuild_runfile_links: it has no effect in Kiln yet; ignored',
     ]);
     expect(parsed.residue).toEqual(['//a']);
@@ -217,7 +230,7 @@ describe('options Kiln accepts but does not implement', () => {
 
   it('every marked option says why', () => {
     const marked = [...BUILD_OPTIONS.definitions()].filter((d) => d.notImplemented);
-    expect(marked.map((d) => d.name)).toContain('sandbox_writable_path');
+    expect(marked.map((d) => d.name)).toContain('build_runfile_links');
     for (const def of marked) expect(def.notImplemented!.reason.length).toBeGreaterThan(10);
   });
 });

@@ -178,7 +178,7 @@ describe('kiln cluster up / scheduler / executor', () => {
     run(executorMain, ['--config', 'slots.json'], /slots\.json: slots: expected a positive integer, got "4"/);
     run(main, ['up', '--image', ''], /--image expects an image name/);
     run(main, ['up', '--pids-limit', '-3'], /--pids-limit: expected an integer/);
-    run(schedulerMain, ['--memory-limit', '1g'], /unrecognized option: --memory-limit \(start executors with 'kiln executor' or 'kiln cluster up'\)/);
+    run(schedulerMain, ['--memory-limit', '1g'], /Unrecognized option: --memory-limit \(start executors with 'kiln executor' or 'kiln cluster up'\)/);
     await writeFile(join(dir, 'limits.json'), JSON.stringify({ executor: { 'memory-limit': '1m' } }));
     run(main, ['up', '--config', 'limits.json'], /limits\.json: executor\.memory-limit: expected bytes .* of at least 6m/);
     await writeFile(join(dir, 'colour.json'), JSON.stringify({ executor: { colour: 'red' } }));

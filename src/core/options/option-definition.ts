@@ -1,7 +1,7 @@
 /**
- * The schema of one build option: its type, default, short form, whether it may repeat and how
- * one command-line value is read. Values are converted once, here, so matching and configurations
- * compare converted values only.
+ * The schema of one command option (build, query, the server roles' own): its type, default, short
+ * form, whether it may repeat and how one command-line value is read. Values are converted once,
+ * here, so matching and configurations compare converted values only.
  */
 
 import { availableParallelism, totalmem } from 'node:os';
@@ -193,4 +193,10 @@ function convertHostResources(text: string): number {
 function joinChoices(values: readonly string[]): string {
   if (values.length <= 1) return values.join('');
   return `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
+}
+
+/** Equal option values: lists item by item. */
+export function sameOptionValue(a: OptionValue, b: OptionValue): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a === b;
 }
