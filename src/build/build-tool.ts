@@ -33,7 +33,7 @@ import { runWorkspaceStatusCommand, type CustomWorkspaceStatus } from './workspa
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, runUnderWords, testSettingsFrom } from './test-settings.js';
 import { workspaceStatusValues } from './workspace-status-command.js';
-import { BuildRecords, builtTargetsOf, testRunsOf, type RecordedCommandLine } from './records/index.js';
+import { builtTargetsOf, openBuildRecords, testRunsOf, type BuildRecords, type RecordedCommandLine } from './records/index.js';
 
 /** One `kiln build`, `kiln test` or the build half of `kiln run`, as the command line asks for it. */
 export interface BuildRequest {
@@ -80,7 +80,7 @@ export interface BuildResult {
 export async function runBuild(request: BuildRequest, ui: BuildUi): Promise<BuildResult> {
   let records: BuildRecords;
   try {
-    records = openRecords(request);
+    records = await openRecords(request);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     ui.event({ kind: 'error', message: e.message });
@@ -109,10 +109,10 @@ export async function runBuild(request: BuildRequest, ui: BuildUi): Promise<Buil
 }
 
 /** The build's records (Build Event Protocol, profile, execution log) as the flags ask; throws UsageError. */
-function openRecords(request: BuildRequest): BuildRecords {
+function openRecords(request: BuildRequest): Promise<BuildRecords> {
   const { options } = request;
   const canonical = options.canonicalForms();
-  return new BuildRecords({
+  return openBuildRecords({
     command: request.command,
     options,
     patterns: request.patterns,

@@ -1,5 +1,8 @@
 import { buildEventStream, googleBuild, packAny, timestampFromMs } from '../../core/index.js';
-import { remoteCallError, type BuildEventServiceClient } from '../../remote/index.js';
+import { resolve } from 'node:path';
+import type { BuildOptions } from '../../analysis/index.js';
+import { UsageError } from '../../core/index.js';
+import { BuildEventServiceClient, parseRemoteEndpoint, parseRemoteHeader, remoteCallError } from '../../remote/index.js';
 import type { BuildEventTransport } from './build-event-stream.js';
 
 type StreamRequest = googleBuild.PublishBuildToolEventStreamRequestInit;
@@ -196,4 +199,37 @@ function resultOf(exitCode: number): googleBuild.BuildStatus_Result {
     default:
       return R.COMMAND_FAILED;
   }
+}
+
+/** `--bes_backend` (with `--bes_header`, `--bes_instance_name`, `--bes_timeout`, `--bes_lifecycle_events` and the TLS flags); throws UsageError. */
+export function openBuildEventServiceTransport(
+  options: BuildOptions,
+  cwd: string,
+  ids: { readonly invocationId: string; readonly buildRequestId: string },
+): BuildEventServiceTransport {
+  const endpoint = parseRemoteEndpoint(options.getString('bes_backend'), '--bes_backend');
+  const headers = options.getList('bes_header').map((h) => {
+    const parsed = parseRemoteHeader(h, '--bes_header');
+    if (typeof parsed === 'string') throw new UsageError(parsed);
+    return parsed;
+  });
+  const path = (name: string) => (options.getString(name) === '' ? undefined : resolve(cwd, options.getString(name)));
+  const certificate = path('tls_certificate');
+  const clientCertificate = path('tls_client_certificate');
+  const clientKey = path('tls_client_key');
+  const client = new BuildEventServiceClient(endpoint, headers, {
+    ...(certificate ? { certificate } : {}),
+    ...(clientCertificate ? { clientCertificate } : {}),
+    ...(clientKey ? { clientKey } : {}),
+  });
+  return new BuildEventServiceTransport(
+    client,
+    { buildId: ids.buildRequestId, invocationId: ids.invocationId, projectId: options.getString('bes_instance_name') },
+    {
+      lifecycleEvents: options.getBool('bes_lifecycle_events'),
+      timeoutMs: options.getDurationMs('bes_timeout'),
+      maxRetries: options.getInt('experimental_build_event_upload_max_retries'),
+      retryDelayMs: options.getDurationMs('experimental_build_event_upload_retry_minimum_delay'),
+    },
+  );
 }

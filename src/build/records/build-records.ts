@@ -1,8 +1,7 @@
 import { resolve, join } from 'node:path';
 import type { BuildOptions, TestTarget } from '../../analysis/index.js';
-import { ExitCode, UsageError } from '../../core/index.js';
-import { BuildEventServiceClient, parseRemoteEndpoint, parseRemoteHeader } from '../../remote/index.js';
-import { BuildEventServiceTransport, type BesUploadFailure } from './build-event-service.js';
+import { ExitCode } from '../../core/index.js';
+import type { BesUploadFailure, BuildEventServiceTransport } from './build-event-service.js';
 import type { ExecutionReporter } from '../../exec/index.js';
 import type { BuiltTarget } from '../build-graph.js';
 import type { TestOutcome } from '../test-outcome.js';
@@ -28,8 +27,8 @@ export interface RecordsRequest {
   /** Milliseconds since the epoch when the command started. */
   readonly startTimeMs: number;
   readonly commandLine: RecordedCommandLine;
-  /** Transports besides the files (the Build Event Service), opened by the caller. */
-  readonly extraTransports?: readonly BuildEventTransport[];
+  /** `--bes_backend`'s transport, opened by `openBuildRecords` (its module loads gRPC, so only when asked for). */
+  readonly bes?: BuildEventServiceTransport;
 }
 
 /** What analysis handed over, for the records. */
@@ -75,11 +74,14 @@ export class BuildRecords {
   readonly resultsUrl: string | undefined;
 
   /** Opens every file the flags name; throws UsageError for a bad flag or a file that cannot be created. */
-  constructor(private readonly request: RecordsRequest) {
+  constructor(
+    private readonly request: RecordsRequest,
+    readonly ids: { readonly invocationId: string; readonly buildRequestId: string } = invocationIdsOf(request.options),
+  ) {
     const { options } = request;
     this.invocation = {
-      invocationId: invocationIdFrom('invocation_id', options.getString('invocation_id')),
-      buildRequestId: invocationIdFrom('build_request_id', options.getString('build_request_id')),
+      invocationId: ids.invocationId,
+      buildRequestId: ids.buildRequestId,
       command: request.command,
       executable: 'kiln',
       toolVersion: request.toolVersion,
@@ -94,8 +96,7 @@ export class BuildRecords {
       const path = options.getString(`build_event_${format}_file`);
       if (path !== '') transports.push(new BuildEventFile(resolve(request.cwd, path), format));
     }
-    transports.push(...(request.extraTransports ?? []));
-    this.bes = buildEventServiceTransport(options, request.cwd, this.invocation);
+    this.bes = request.bes;
     if (this.bes) transports.push(this.bes);
     const resultsUrl = options.getString('bes_results_url');
     this.resultsUrl = resultsUrl === '' ? undefined : `${resultsUrl.replace(/\/+$/, '')}/${this.invocation.invocationId}`;
@@ -236,33 +237,21 @@ export class BuildRecords {
   }
 }
 
-/** `--bes_backend` (with `--bes_header`, `--bes_instance_name`, `--bes_timeout`, `--bes_lifecycle_events` and the TLS flags); throws UsageError. */
-function buildEventServiceTransport(options: BuildOptions, cwd: string, invocation: InvocationFacts): BuildEventServiceTransport | undefined {
-  const backend = options.getString('bes_backend');
-  if (backend === '') return undefined;
-  const endpoint = parseRemoteEndpoint(backend, '--bes_backend');
-  const headers = options.getList('bes_header').map((h) => {
-    const parsed = parseRemoteHeader(h, '--bes_header');
-    if (typeof parsed === 'string') throw new UsageError(parsed);
-    return parsed;
-  });
-  const path = (name: string) => (options.getString(name) === '' ? undefined : resolve(cwd, options.getString(name)));
-  const certificate = path('tls_certificate');
-  const clientCertificate = path('tls_client_certificate');
-  const clientKey = path('tls_client_key');
-  const client = new BuildEventServiceClient(endpoint, headers, {
-    ...(certificate ? { certificate } : {}),
-    ...(clientCertificate ? { clientCertificate } : {}),
-    ...(clientKey ? { clientKey } : {}),
-  });
-  return new BuildEventServiceTransport(
-    client,
-    { buildId: invocation.buildRequestId, invocationId: invocation.invocationId, projectId: options.getString('bes_instance_name') },
-    {
-      lifecycleEvents: options.getBool('bes_lifecycle_events'),
-      timeoutMs: options.getDurationMs('bes_timeout'),
-      maxRetries: options.getInt('experimental_build_event_upload_max_retries'),
-      retryDelayMs: options.getDurationMs('experimental_build_event_upload_retry_minimum_delay'),
-    },
-  );
+/** `--invocation_id` and `--build_request_id`, or fresh UUIDs; throws UsageError. */
+export function invocationIdsOf(options: BuildOptions): { invocationId: string; buildRequestId: string } {
+  return {
+    invocationId: invocationIdFrom('invocation_id', options.getString('invocation_id')),
+    buildRequestId: invocationIdFrom('build_request_id', options.getString('build_request_id')),
+  };
+}
+
+/**
+ * The build's records for `request`, with the Build Event Service transport when `--bes_backend`
+ * names one (its module, and gRPC with it, is loaded only then); throws UsageError.
+ */
+export async function openBuildRecords(request: Omit<RecordsRequest, 'bes'>): Promise<BuildRecords> {
+  const ids = invocationIdsOf(request.options);
+  if (request.options.getString('bes_backend') === '') return new BuildRecords(request, ids);
+  const { openBuildEventServiceTransport } = await import('./build-event-service.js');
+  return new BuildRecords({ ...request, bes: openBuildEventServiceTransport(request.options, request.cwd, ids) }, ids);
 }
