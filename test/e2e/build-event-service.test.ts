@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EVERYONE, parseCacheServerConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
+import { EVERYONE, newToken, parseCacheServerConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
+import { issueCertificate, makeCa, opensslAvailable } from '../scheduler/security/test-certificates.js';
 import { delimitedMessages } from '../../src/core/index.js';
-import { E2eWorkspace } from './e2e-workspace.js';
+import { E2eWorkspace, tempDir } from './e2e-workspace.js';
 
 // `--bes_backend`: Kiln publishes its Build Event Protocol stream to the Build Event Service of
 // Kiln's own cluster (a cache server on loopback, started here), which files the invocation with
@@ -148,6 +149,38 @@ describe('--bes_backend', () => {
       await proxy.close();
     }
   });
+
+  it.skipIf(!opensslAvailable())(
+    'publishes over grpcs:// with --tls_certificate and a bearer token in --bes_header; a wrong token is refused with 45',
+    async () => {
+      const dir = tempDir();
+      const ca = await makeCa(dir, 'bes');
+      await issueCertificate(ca, dir, 'server', 'kiln-bes');
+      const publisher = newToken('ci');
+      writeFileSync(join(dir, 'tokens.txt'), `${publisher.line}\n`);
+      const config = parseCacheServerConfig(
+        {
+          buildEvents: {},
+          tls: { certificate: 'server.pem', key: 'server.key' },
+          auth: { tokenFile: 'tokens.txt', roles: { 'token:ci': { '*': 'cache-writer' } } },
+        },
+        'e2e',
+        dir,
+        { host: '127.0.0.1', port: 0 },
+      );
+      server = await startCacheServer(config, { log: { info: () => undefined, warn: () => undefined } });
+      expect(server.endpoint).toMatch(/^grpcs:/);
+      const ws = new E2eWorkspace(files);
+      const flags = ['build', '--spawn_strategy=local', `--bes_backend=${server.endpoint}`, `--tls_certificate=${ca.ca}`];
+      const run = await ws.kiln([...flags, `--bes_header=authorization=Bearer ${publisher.token}`, '//pkg:gen']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(server.buildEvents!.list(EVERYONE)[0]).toMatchObject({ status: 'succeeded', command: 'build', targetCount: 1 });
+      const refused = await ws.kiln([...flags, '--bes_header=authorization=Bearer wrong', '//pkg:gen']);
+      // UNAUTHENTICATED is no passing fault: Bazel's persistent upload error, 45, without retries.
+      expect(refused.code).toBe(45);
+      expect(refused.stderr).toMatch(/^ERROR: The Build Event Protocol upload failed: UNAUTHENTICATED: /m);
+    },
+  );
 
   it('a service nobody answers fails the command with 38 after the build, its outputs built', async () => {
     const ws = new E2eWorkspace(files);
