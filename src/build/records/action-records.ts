@@ -1,5 +1,5 @@
 import type { Action } from '../../actions/index.js';
-import type { ActionFailure, ExecutionReporter, ExecutionSummary, ProcessEnd, ProcessKind } from '../../exec/index.js';
+import type { ActionFailure, ActionOutput, ExecutionReporter, ExecutionSummary, ProcessEnd, ProcessKind } from '../../exec/index.js';
 
 /** One action execution ran (or restored from a cache), as the build's records need it. */
 export interface ActionRecord {
@@ -53,6 +53,9 @@ export class ActionRecorder implements ExecutionReporter {
   actionFinished(action: Action, kind: ProcessKind | undefined, process?: ProcessEnd): void {
     if (kind !== undefined) this.record(action, kind, process, this.failures.get(action));
     this.inner.actionFinished(action, kind, process);
+  }
+  actionOutput(action: Action, output: ActionOutput): void {
+    this.inner.actionOutput?.(action, output);
   }
   warning(message: string): void {
     this.inner.warning(message);
