@@ -222,7 +222,7 @@ describe('the build records', () => {
     }
     const genSpawn = entries.find((e) => e.spawn?.targetLabel === '//pkg:gen')!.spawn!;
     expect([genSpawn.mnemonic, genSpawn.runner, genSpawn.exitCode]).toEqual(['Genrule', 'local', 0]);
-    expect(seen.get(genSpawn.outputs[0]!.outputId)!.file).toMatchObject({
+    expect(seen.get(genSpawn.outputs[0]!.outputId!)!.file).toMatchObject({
       path: 'bazel-out/k8-fastbuild/bin/pkg/gen.txt',
       digest: { hash: gen.actualOutputs[0]!.digest!.hash },
     });
