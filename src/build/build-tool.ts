@@ -104,7 +104,10 @@ export async function runBuild(request: BuildRequest, ui: BuildUi): Promise<Buil
   const besFailure = records.besFailure;
   if (!besFailure) return result;
   // As present-day Bazel (--bes_upload_mode=wait_for_upload_complete): the upload's failure is the command's exit code.
-  ui.event({ kind: 'error', message: `The Build Event Protocol upload failed: ${besFailure.message}` });
+  ui.event({
+    kind: 'error',
+    message: besFailure.timedOut ? 'The Build Event Protocol upload timed out.' : `The Build Event Protocol upload failed: ${besFailure.message}`,
+  });
   return { ...result, exitCode: besFailure.transient ? ExitCode.BES_TRANSIENT_UPLOAD_ERROR : ExitCode.BES_PERSISTENT_UPLOAD_ERROR };
 }
 

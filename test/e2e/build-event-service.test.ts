@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EVERYONE, newToken, parseCacheServerConfig, startCacheServer, type CacheServer } from '../../scheduler/index.js';
 import { issueCertificate, makeCa, opensslAvailable } from '../scheduler/security/test-certificates.js';
-import { delimitedMessages } from '../../src/core/index.js';
+import * as grpc from '@grpc/grpc-js';
+import { delimitedMessages, googleBuild } from '../../src/core/index.js';
 import { E2eWorkspace, tempDir } from './e2e-workspace.js';
 
 // `--bes_backend`: Kiln publishes its Build Event Protocol stream to the Build Event Service of
@@ -181,6 +182,29 @@ describe('--bes_backend', () => {
       expect(refused.stderr).toMatch(/^ERROR: The Build Event Protocol upload failed: UNAUTHENTICATED: /m);
     },
   );
+
+  it('gives up on a service that never acknowledges once --bes_timeout has passed after the build: 38, as Bazel', async () => {
+    // A PublishBuildEvent server that takes every event and acknowledges none.
+    const silent = new grpc.Server();
+    silent.addService(googleBuild.PublishBuildEventService as unknown as grpc.ServiceDefinition, {
+      PublishLifecycleEvent: (_call: unknown, done: grpc.sendUnaryData<object>) => done(null, {}),
+      PublishBuildToolEventStream: (call: grpc.ServerDuplexStream<unknown, unknown>) => call.on('data', () => undefined),
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      silent.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+    );
+    try {
+      const ws = new E2eWorkspace(files);
+      const started = Date.now();
+      const run = await ws.kiln(['build', '--spawn_strategy=local', `--bes_backend=grpc://127.0.0.1:${port}`, '--bes_timeout=300ms', '//pkg:gen']);
+      expect(run.code).toBe(38);
+      expect(run.stderr).toContain('ERROR: The Build Event Protocol upload timed out.');
+      expect(run.stderr).toContain('INFO: Build completed successfully');
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      silent.forceShutdown();
+    }
+  });
 
   it('a service nobody answers fails the command with 38 after the build, its outputs built', async () => {
     const ws = new E2eWorkspace(files);

@@ -18,6 +18,8 @@ export interface BesStreamIds {
 export interface BesUploadFailure {
   readonly message: string;
   readonly transient: boolean;
+  /** `--bes_timeout` ran out (Bazel then says `The Build Event Protocol upload timed out.`). */
+  readonly timedOut?: boolean;
 }
 
 /** gRPC codes a retry could get past: Bazel's transient BES upload errors. */
@@ -80,7 +82,16 @@ export class BuildEventServiceTransport implements BuildEventTransport {
       this.send({ componentStreamFinished: { type: googleBuild.BuildEvent_BuildComponentStreamFinished_FinishType.FINISHED } });
       this.closing = true;
       this.stream?.end();
-      await this.settled;
+      // --bes_timeout bounds the wait after the build (0: none), as Bazel's does; the stream itself has no deadline.
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        if (this.options.timeoutMs > 0) timer = setTimeout(() => resolve('timeout'), this.options.timeoutMs);
+      });
+      if ((await Promise.race([this.settled, timedOut])) === 'timeout') {
+        this.error ??= { message: 'timed out', transient: true, timedOut: true };
+        this.stream?.cancel();
+      }
+      clearTimeout(timer);
       if (!this.error && this.options.lifecycleEvents) await this.lifecycleFinish(exitCode).catch((e: unknown) => this.fail(e));
     }
     this.client.close();
@@ -102,7 +113,7 @@ export class BuildEventServiceTransport implements BuildEventTransport {
   /** A PublishBuildToolEventStream call that sends every unacknowledged event, then what comes. */
   private openStream(): void {
     if (this.error) return;
-    const stream = this.client.openToolEventStream(this.options.timeoutMs);
+    const stream = this.client.openToolEventStream(0);
     let broken = false;
     stream.on('data', (response: googleBuild.PublishBuildToolEventStreamResponse) => {
       this.acked = Math.max(this.acked, response.sequenceNumber);
