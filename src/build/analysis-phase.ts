@@ -13,6 +13,7 @@ import {
   runfilesTree,
   testTargetOf,
   userFlagProblem,
+  type BuildConfiguration,
   type BuildOptions,
   type ConfigurationPair,
   type ConfiguredTarget,
@@ -32,6 +33,7 @@ import { workspaceStatusValues, type CustomWorkspaceStatus } from './workspace-s
 import type { WorkspaceContext } from './workspace/index.js';
 import { selectTests } from './test-selection.js';
 import { analyzeTopLevelAspects, requestedOutputGroups } from './top-level-aspects.js';
+import type { RecordedConfiguration } from './records/index.js';
 
 export interface AnalysisRequest {
   readonly command: 'build' | 'run' | 'test';
@@ -243,9 +245,11 @@ function loadAndAnalyze(
   let analyzer: Analyzer;
   let incremental: IncrementalAnalysis;
   let outputDirectories: BuildGraph['outputDirectories'];
+  let configuration: RecordedConfiguration;
   try {
     const configurations = configurationsFor(graph, request.options);
     outputDirectories = configurations.target.outputDirectories;
+    configuration = recordedConfiguration(configurations.target);
     incremental = new IncrementalAnalysis(
       ctx.loader,
       graph,
@@ -342,6 +346,7 @@ function loadAndAnalyze(
     graph: {
       targets: configured.map((t) => ({
         label: t.label,
+        targetKind: targetKindOf(t),
         files: filesToBuild(t, request.options.getList('output_groups')).map((f) => f.artifact.execPath),
         ...(t.executable ? { executable: t.executable.artifact.execPath } : {}),
         ...(t.runEnvironment ? { runEnvironment: t.runEnvironment } : {}),
@@ -354,6 +359,7 @@ function loadAndAnalyze(
         ...(topLevelAspects?.aspects.flatMap((a) => a.files) ?? []),
       ],
       outputDirectories,
+      configuration,
       ...(request.testSettings ? { tests } : {}),
     },
     hadErrors: loadingFailed || analysisFailed,
@@ -443,4 +449,30 @@ function requestedOutputs(
     if (withRunfiles) for (const f of t.runfiles) requested.push(f.artifact.execPath);
   }
   return requested;
+}
+
+/** The configuration as the Build Event Protocol's `configuration` event describes it. */
+function recordedConfiguration(config: BuildConfiguration): RecordedConfiguration {
+  const dirs = config.outputDirectories;
+  return {
+    id: config.id,
+    mnemonic: config.mnemonic,
+    cpu: config.cpu,
+    platformName: config.cpu,
+    makeVariables: { COMPILATION_MODE: config.compilationMode, TARGET_CPU: config.cpu, GENDIR: dirs.genfiles, BINDIR: dirs.bin },
+  };
+}
+
+/** Bazel's target kind: `<rule class> rule`, `source file`, `generated file`, `package group`. */
+function targetKindOf(ct: ConfiguredTarget): string {
+  switch (ct.target.kind) {
+    case 'rule':
+      return `${ct.target.ruleClass} rule`;
+    case 'source':
+      return 'source file';
+    case 'generated':
+      return 'generated file';
+    default:
+      return 'package group';
+  }
 }

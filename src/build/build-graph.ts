@@ -1,9 +1,12 @@
 import type { Action } from '../actions/index.js';
 import type { OutputDirectories, RunEnvironment, TestTarget } from '../analysis/index.js';
+import type { RecordedConfiguration } from './records/build-event-recorder.js';
 
 /** A requested target as execution and the closing lines need it: its label and default outputs. */
 export interface BuiltTarget {
   readonly label: string;
+  /** What the Build Event Protocol calls its kind: `genrule rule`, `source file`, `generated file`. */
+  readonly targetKind?: string;
   /** Exec paths of its default outputs (DefaultInfo files), in order. */
   readonly files: readonly string[];
   /** Exec path of the program `kiln run` starts, when the rule says which (Starlark rules' DefaultInfo). */
@@ -36,4 +39,6 @@ export interface BuildGraph {
   readonly outputDirectories: OutputDirectories;
   /** `kiln test`: the tests to run, with their actions (also in `actions`). */
   readonly tests?: readonly TestTarget[];
+  /** The target configuration, as the build's records name it. */
+  readonly configuration?: RecordedConfiguration;
 }

@@ -32,6 +32,8 @@ import type { TestOutcome } from './test-outcome.js';
 import { runWorkspaceStatusCommand, type CustomWorkspaceStatus } from './workspace-status-command.js';
 import { TestRunReporter, type TestOutputMode } from './test-run-reporter.js';
 import { flakyAttemptsFrom, runUnderWords, testSettingsFrom } from './test-settings.js';
+import { workspaceStatusValues } from './workspace-status-command.js';
+import { builtTargetsOf, openBuildRecords, testRunsOf, type BuildRecords, type RecordedCommandLine } from './records/index.js';
 
 /** One `kiln build`, `kiln test` or the build half of `kiln run`, as the command line asks for it. */
 export interface BuildRequest {
@@ -54,6 +56,10 @@ export interface BuildRequest {
    * interrupt still ends it: `interrupted` when it did.
    */
   readonly interruptibly: <T>(work: () => T) => { readonly value: T } | 'interrupted';
+  /** The command line as typed and as expanded, for the build's records (Build Event Protocol); the options' canonical forms when absent. */
+  readonly commandLine?: RecordedCommandLine;
+  /** Milliseconds since the epoch when the command started (the records' times); now when absent. */
+  readonly startTimeMs?: number;
 }
 
 /** What a finished build hands back: its exit code, the requested targets and, for `kiln test`, the tests' outcomes. */
@@ -72,19 +78,71 @@ export interface BuildResult {
  * as it goes; never throws for user errors.
  */
 export async function runBuild(request: BuildRequest, ui: BuildUi): Promise<BuildResult> {
+  let records: BuildRecords;
+  try {
+    records = await openRecords(request);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    ui.event({ kind: 'error', message: e.message });
+    return { exitCode: ExitCode.COMMAND_LINE_ERROR, targets: [] };
+  }
+  if (records.resultsUrl) ui.event({ kind: 'info', message: `Streaming build results to: ${records.resultsUrl}` });
+  records.started();
   const spawners = new ActionSpawners(request.env);
   const onExit: (() => void)[] = [];
+  let exitCode: number = ExitCode.INTERNAL_ERROR;
+  let result: BuildResult;
   try {
-    return await buildWith(request, ui, spawners, onExit);
+    result = await buildWith(request, ui, spawners, onExit, records);
+    exitCode = result.exitCode;
   } finally {
+    await records.finish(exitCode);
     for (const close of onExit) close();
     await spawners.close();
   }
+  if (records.resultsUrl) ui.event({ kind: 'info', message: `Streaming build results to: ${records.resultsUrl}` });
+  const besFailure = records.besFailure;
+  if (!besFailure) return result;
+  // As present-day Bazel (--bes_upload_mode=wait_for_upload_complete): the upload's failure is the command's exit code.
+  ui.event({
+    kind: 'error',
+    message: besFailure.timedOut ? 'The Build Event Protocol upload timed out.' : `The Build Event Protocol upload failed: ${besFailure.message}`,
+  });
+  return { ...result, exitCode: besFailure.transient ? ExitCode.BES_TRANSIENT_UPLOAD_ERROR : ExitCode.BES_PERSISTENT_UPLOAD_ERROR };
 }
 
-async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpawners, onExit: (() => void)[]): Promise<BuildResult> {
+/** The build's records (Build Event Protocol, profile, execution log) as the flags ask; throws UsageError. */
+function openRecords(request: BuildRequest): Promise<BuildRecords> {
+  const { options } = request;
+  const canonical = options.canonicalForms();
+  return openBuildRecords({
+    command: request.command,
+    options,
+    patterns: request.patterns,
+    cwd: request.cwd,
+    workspaceRoot: request.workspace.workspace.root,
+    workspaceName: request.workspace.workspace.name,
+    outputBase: request.workspace.layout.outputBase,
+    toolVersion: request.toolVersion,
+    startTimeMs: request.startTimeMs ?? Date.now(),
+    commandLine: request.commandLine ?? {
+      originalArgs: canonical,
+      explicitOptions: canonical,
+      allOptions: canonical,
+      canonicalOptions: canonical,
+      startupOptions: [],
+    },
+  });
+}
+
+async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpawners, onExit: (() => void)[], records: BuildRecords): Promise<BuildResult> {
   const { command, options, patterns, startedAt, workspace: ctx } = request;
-  const events = ui.event;
+  let analyzedCounts: { packagesLoaded: number; targetsConfigured: number } | undefined;
+  const events: BuildUi['event'] = (event) => {
+    if (event.kind === 'analyzed') analyzedCounts = event;
+    if (event.kind === 'error') records.error(event.message);
+    ui.event(event);
+  };
   const printError = (message: string, pos?: Position) => events({ kind: 'error', message, ...(pos ? { pos } : {}) });
   const fail = (exitCode: number): BuildResult => ({ exitCode, targets: [] });
   let strategies: StrategyFlags;
@@ -141,9 +199,13 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       return fail(ExitCode.BUILD_FAILURE);
     }
   }
+  records.workspaceStatus(workspaceStatusValues(request.env, customStatus));
   // `kiln build` repeated with nothing changed: the last null build's record answers it (null-build-record.ts).
+  // The Build Event Protocol reports every target and file, which the null build's record does not keep.
   const nullBuilds =
-    command === 'build' && !remote && patterns.length > 0 && options.getBool('build') ? new NullBuildRecords(ctx.layout.outputBase) : undefined;
+    command === 'build' && !remote && patterns.length > 0 && options.getBool('build') && !records.streamsEvents
+      ? new NullBuildRecords(ctx.layout.outputBase)
+      : undefined;
   const recordKey =
     nullBuilds &&
     nullBuildKey(
@@ -171,6 +233,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     ...(testSettings ? { testSettings } : {}),
     ...(customStatus ? { customStatus } : {}),
   };
+  records.phase('Load and analyze dependencies');
   const analyzed = request.interruptibly(() => analyzeBuild(ctx, analysisRequest, events));
   if (analyzed === 'interrupted') {
     printError('build interrupted');
@@ -179,6 +242,17 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
   const analysis: AnalyzedBuild = analyzed.value;
   if ('failed' in analysis) return buildFailed(analysis.failed);
   const { graph } = analysis;
+  if (graph.configuration) {
+    records.analyzed({
+      targets: graph.targets,
+      tests: graph.tests ?? [],
+      configuration: graph.configuration,
+      execRoot: ctx.layout.execRoot,
+      actionsCreated: graph.actions.length,
+      packagesLoaded: analyzedCounts?.packagesLoaded ?? 0,
+      targetsConfigured: analyzedCounts?.targetsConfigured ?? 0,
+    });
+  }
   const built = (exitCode: number, tests?: BuildResult['tests']): BuildResult => ({
     exitCode,
     targets: graph.targets,
@@ -208,6 +282,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     remote = undefined;
   }
   const { layout } = ctx;
+  records.phase('Prepare for build');
   const abort = new AbortController();
   void request.interrupted?.then(() => abort.abort());
   const release = await lockOutputBase(layout.outputBase, (pid) => events({ kind: 'waiting-for-lock', pid, outputBase: layout.outputBase }), abort.signal);
@@ -229,7 +304,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       startedAt,
     });
     const closing = { closingLines: (summary: ExecutionSummary) => ui.closingLines(closingReport(summary.success)), failedBeforeExecution: earlierErrors };
-    const base = ui.executionReporter(closing, reporterFlags(options));
+    const base = records.reporter(ui.executionReporter(closing, reporterFlags(options)));
     const testReporter = tests && new TestRunReporter(base, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, ui, attemptsFor);
     const reporter = testReporter ?? base;
     // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with
@@ -264,6 +339,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     };
     try {
       if (tests) clearAttemptLogs(tests, layout.execRoot);
+      records.phase('Build artifacts');
       const exclusive = new Set((tests ?? []).filter((t) => streamed || t.tags.includes('exclusive')).flatMap((t) => t.runs.map((r) => r.action)));
       const outputsOf = (run: readonly Action[]) => run.flatMap((a) => a.outputs.map((o) => o.execPath));
       const later = new Set(outputsOf([...exclusive]));
@@ -281,6 +357,11 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
         outcomes = testOutcomes(tests, testReporter, actions);
         testReporter.finish(outcomes.filter((o) => o.status === 'FAILED' || o.status === 'TIMEOUT').length);
       }
+      records.executed({
+        builtTargets: builtTargetsOf(graph.targets, actions, summary, layout.execRoot),
+        ...(tests && testReporter ? { outcomes, testRuns: testRunsOf(tests, testReporter.attempts, records, layout.execRoot) } : {}),
+        baseEnvironment: executionOptions.actionEnv ?? {},
+      });
     } catch (e) {
       if (!isKilnError(e)) throw e;
       printError(e.message, e.pos);

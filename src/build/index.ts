@@ -30,3 +30,5 @@ export {
 export type { ConfiguredNode, ConfiguredEdge } from './configured-graph.js';
 export { formatCqueryResult, configuredLabel } from './configured-query-output.js';
 export { formatAqueryResult, analysisActionKey, actionGraphContainer, shellEscape } from './action-graph-output.js';
+// The build's own records: Build Event Protocol files, the JSON trace profile, the execution log.
+export { optionWords, type RecordedCommandLine } from './records/index.js';

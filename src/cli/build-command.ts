@@ -1,5 +1,5 @@
 import { parseBuildOptions, type BuildOptions } from '../analysis/index.js';
-import { runBuild, type BuildResult, type WorkspaceContext } from '../build/index.js';
+import { optionWords, runBuild, type BuildResult, type RecordedCommandLine, type WorkspaceContext } from '../build/index.js';
 import { ExitCode, UsageError } from '../core/index.js';
 import { buildPrinter, type PrinterOptions } from './build-printer.js';
 import type { CliIO } from './io.js';
@@ -32,11 +32,20 @@ export async function runBuildCommand(args: readonly string[], io: CliIO, comman
   const { ctx } = opened;
   let options: BuildOptions;
   let patterns: readonly string[];
+  let commandLine: RecordedCommandLine;
   try {
     let warnings: readonly string[];
     let residue: readonly string[];
-    ({ options, residue, warnings } = parseBuildOptions(await applyRcFiles(command, opened.rest, ctx.workspace.root, io)));
+    const expanded = await applyRcFiles(command, opened.rest, ctx.workspace.root, io);
+    ({ options, residue, warnings } = parseBuildOptions(expanded));
     patterns = targetPatternsOf(residue, options.getString('target_pattern_file'), io.cwd);
+    commandLine = {
+      originalArgs: args,
+      explicitOptions: optionWords(opened.rest, residue),
+      allOptions: optionWords(expanded, residue),
+      canonicalOptions: options.canonicalForms(),
+      startupOptions: [],
+    };
     for (const warning of warnings) io.stderr.write(`WARNING: ${warning}\n`);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -53,6 +62,8 @@ export async function runBuildCommand(args: readonly string[], io: CliIO, comman
       env: io.env,
       toolVersion: io.version ?? 'unknown',
       startedAt,
+      startTimeMs: Math.round(Date.now() - (performance.now() - startedAt)),
+      commandLine,
       ...(io.interrupted === undefined ? {} : { interrupted: io.interrupted }),
       interruptibly: (work) => {
         try {

@@ -13,6 +13,10 @@ export const ExitCode = {
   /** A remote server (cache or executor) failed the build, e.g. unreachable. */
   REMOTE_ERROR: 34,
   INTERNAL_ERROR: 37,
+  /** The Build Event Service upload failed in a way a retry could get past (Bazel's TRANSIENT_BUILD_EVENT_SERVICE_UPLOAD_ERROR). */
+  BES_TRANSIENT_UPLOAD_ERROR: 38,
+  /** The Build Event Service refused the upload (Bazel's PERSISTENT_BUILD_EVENT_SERVICE_UPLOAD_ERROR). */
+  BES_PERSISTENT_UPLOAD_ERROR: 45,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -16,6 +16,9 @@ export * as googleBuild from '../../proto/gen/google/devtools/build/v1/index.js'
 export * as buildEventStream from '../../proto/gen/build_event_stream/index.js';
 // Bazel's analysis_v2.proto: aquery's action graph and cquery's proto results.
 export * as analysisV2 from '../../proto/gen/analysis/index.js';
+// Bazel's spawn.proto (package tools.protos): the execution log's SpawnExec and ExecLogEntry.
+export * as spawnLog from '../../proto/gen/tools/protos/index.js';
+export * as failureDetails from '../../proto/gen/failure_details/index.js';
 // Bazel's bazel_flags.proto: `kiln help flags-as-proto`.
 export * as bazelFlags from '../../proto/gen/bazel_flags/index.js';
 export {

@@ -2,7 +2,7 @@
 export { RemoteClient, type RemoteOptions, type RemoteCapabilities } from './remote-client.js';
 export { parseRemoteEndpoint, type RemoteEndpoint } from './remote-endpoint.js';
 export type { TlsFiles } from './remote-tls.js';
-export { RemoteCallError, isRemoteCallError } from './remote-call-error.js';
+export { RemoteCallError, isRemoteCallError, remoteCallError } from './remote-call-error.js';
 export { Retrier, DEFAULT_BACKOFF, isRetryable, type BackoffPolicy } from './retrier.js';
 export { requestMetadata, parseRemoteHeader, REQUEST_METADATA_KEY, type InvocationIdentity, type ActionIdentity } from './request-metadata.js';
 export type { BlobSource, CasLimits } from './remote-cas.js';
@@ -22,3 +22,4 @@ export {
 } from './credential-helper.js';
 export { RemoteBlobAccess, type RemoteBlobAccessOptions } from './remote-blob-access.js';
 export { RemoteStorage } from './remote-storage.js';
+export { BuildEventServiceClient } from './build-event-service-client.js';

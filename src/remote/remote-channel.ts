@@ -43,6 +43,11 @@ export class RemoteChannel {
   }
 }
 
+/** The channel credentials of `endpoint`: TLS with the flags' files for grpcs://, none for grpc:// (every gRPC client of Kiln's). */
+export function channelCredentials(endpoint: RemoteEndpoint, tls: TlsFiles = {}): grpc.ChannelCredentials {
+  return endpoint.secure ? secureCredentials(tlsMaterial(tls)) : grpc.credentials.createInsecure();
+}
+
 function secureCredentials(material: TlsMaterial): grpc.ChannelCredentials {
   return grpc.credentials.createSsl(material.ca ?? null, material.key ?? null, material.cert ?? null);
 }

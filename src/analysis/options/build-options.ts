@@ -77,6 +77,25 @@ export class BuildOptions extends OptionValues {
     return this.canonicalText(true);
   }
 
+  /**
+   * Every explicitly set option in canonical form, as Bazel's canonical command line lists them:
+   * `--name=value`, a boolean as `--name` or `--noname`, a repeated option once per value; then
+   * the user-defined flags.
+   */
+  canonicalForms(): string[] {
+    const out: string[] = [];
+    for (const [name, value] of this.explicit) {
+      if (typeof value === 'boolean') out.push(value ? `--${name}` : `--no${name}`);
+      else if (Array.isArray(value)) {
+        const def = this.definition(name);
+        if (def.type === 'list' && def.allowMultiple) for (const v of value as readonly string[]) out.push(`--${name}=${v}`);
+        else out.push(`--${name}=${(value as readonly string[]).join(',')}`);
+      } else out.push(`--${name}=${String(value)}`);
+    }
+    for (const flag of this.userFlags.values()) out.push(`--${flag.negated ? 'no' : ''}${flag.label}${flag.value === undefined ? '' : `=${flag.value}`}`);
+    return out;
+  }
+
   private canonicalText(withExecutionOnly: boolean): string {
     const parts: string[] = [];
     for (const name of [...this.explicit.keys()].sort()) {
