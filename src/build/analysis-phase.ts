@@ -23,7 +23,7 @@ import {
   type TestTarget,
 } from '../analysis/index.js';
 import { codeStamp, ExitCode, isKilnError, KilnError, nodeCrypto, UsageError, type Position } from '../core/index.js';
-import type { PackageRecord } from '../loading/index.js';
+import { readRegistrations, type PackageRecord } from '../loading/index.js';
 import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache } from './build-graph-cache.js';
 import type { BuildGraph } from './build-graph.js';
@@ -87,6 +87,8 @@ function hashWorkspaceFiles(root: string): string {
     }
     hash.update(`${name}\u0000${text === undefined ? '-' : `+${text}`}\u0000`);
   }
+  // The .bzl files of the macros WORKSPACE calls, which may register toolchains too.
+  for (const path of readRegistrations(root).sources) hash.update(`${path}\u0000${readFileSync(path, 'utf8')}\u0000`);
   return hash.digest('hex');
 }
 

@@ -1,4 +1,5 @@
 import { RUNFILES_BASH } from './builtin-bazel-tools-runfiles.js';
+import { CPP_RUNFILES_FILES } from './builtin-bazel-tools-cpp-runfiles.js';
 
 /**
  * Kiln's own `@bazel_tools`: the parts of Bazel's built-in repository that real rule sets load,
@@ -287,6 +288,7 @@ export const BAZEL_TOOLS_FILES: Readonly<Record<string, string>> = {
   'tools/bash/runfiles/runfiles.bash': RUNFILES_BASH,
   'tools/sh/BUILD': `${PUBLIC}\ntoolchain_type(name = "toolchain_type")\n`,
   'tools/cpp/BUILD': CPP_BUILD,
+  ...CPP_RUNFILES_FILES,
   'tools/cpp/toolchain_utils.bzl': TOOLCHAIN_UTILS_BZL,
   'tools/jdk/BUILD': `${PUBLIC}\ntoolchain_type(name = "toolchain_type")\n\ntoolchain_type(name = "runtime_toolchain_type")\n\nfilegroup(name = "current_java_toolchain")\n\nfilegroup(name = "current_java_runtime")\n\nfilegroup(name = "current_host_java_runtime")\n`,
   'tools/python/BUILD': `${PUBLIC}\ntoolchain_type(name = "toolchain_type")\n`,

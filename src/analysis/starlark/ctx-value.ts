@@ -189,6 +189,7 @@ const CTX_MEMBERS = [
   'info_file',
   'label',
   'outputs',
+  'resolve_tools',
   'runfiles',
   'target_platform_has_constraint',
   'toolchains',
@@ -442,6 +443,7 @@ export class CtxValue extends StarObject {
       case 'expand_location':
       case 'expand_make_variables':
       case 'coverage_instrumented':
+      case 'resolve_tools':
         return this.remember(name, this.method(name));
       case 'info_file':
       case 'version_file': {
@@ -465,7 +467,7 @@ export class CtxValue extends StarObject {
   }
 
   /** The builtins of ctx, made once per target when first read. */
-  private method(name: 'runfiles' | 'expand_location' | 'expand_make_variables' | 'coverage_instrumented'): Builtin {
+  private method(name: 'runfiles' | 'expand_location' | 'expand_make_variables' | 'coverage_instrumented' | 'resolve_tools'): Builtin {
     switch (name) {
       case 'runfiles':
         return new Builtin('runfiles', (_t, args, kwargs) => this.runfiles(args, kwargs));
@@ -506,6 +508,23 @@ export class CtxValue extends StarObject {
         });
       case 'coverage_instrumented':
         return new Builtin('coverage_instrumented', (_t, args, kwargs) => (unpackArgs('coverage_instrumented', args, kwargs, ['target?']), false));
+      case 'resolve_tools':
+        // Bazel's resolve_tools: the files the tools need to run (each one's executable and runfiles),
+        // and their runfiles manifests, which Kiln's actions do not need (an empty list).
+        return new Builtin('resolve_tools', (_t, args, kwargs) => {
+          if (args.length > 0) throw new StarlarkError(`resolve_tools() accepts no more than 0 positional arguments but got ${args.length}`);
+          const [tools] = unpackArgs('resolve_tools', [], kwargs, ['tools?']);
+          const list = tools === undefined ? [] : tools instanceof StarList || tools instanceof StarTuple ? tools.elems : undefined;
+          if (!list || list.some((t) => !(t instanceof TargetValue))) throw new StarlarkError('resolve_tools: for parameter tools: want a sequence of Targets');
+          const files: FileEntry[] = [];
+          for (const tool of list as TargetValue[]) {
+            const exe = executableOf(tool.configured);
+            files.push(...(exe ? [exe] : tool.configured.files), ...tool.configured.runfiles);
+          }
+          const seen = new Set<string>();
+          const unique = files.filter((f) => (seen.has(f.artifact.execPath) ? false : (seen.add(f.artifact.execPath), true)));
+          return new StarTuple([depsetOf(unique.map(fileValueOf)), new StarList([])]);
+        });
     }
   }
 
