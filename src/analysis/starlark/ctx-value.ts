@@ -31,7 +31,7 @@ import type { ConfiguredTarget, FileEntry } from '../configured/configured-targe
 import type { RuleContext, ToolchainContext } from '../configured/rule-context.js';
 import { siblingLabel, targetNameOf } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
-import { ExpansionFailure, expandLocations, type LocationEntry } from '../expansion/location-expander.js';
+import { ExpansionFailure, expandLocationFunctions, type LocationEntry } from '../expansion/location-expander.js';
 import { expandMakeVariables } from '../expansion/make-variable-expander.js';
 import { ActionsValue, type ActionRegistry } from './actions-value.js';
 import { FileValue, fileValueOf } from './file-value.js';
@@ -480,10 +480,10 @@ export class CtxValue extends StarObject {
           if (!extra || extra.some((t) => !(t instanceof TargetValue)))
             throw new StarlarkError('expand_location: for parameter targets: want a sequence of Targets');
           try {
-            return expandLocations(input, {
+            return expandLocationFunctions(input, {
               prerequisites: this.locationEntries(extra as TargetValue[]),
               canonicalize: (raw) => this.rc.canonicalize(raw),
-            }).replace(/\$\$/g, '$');
+            });
           } catch (e) {
             if (e instanceof ExpansionFailure) throw new StarlarkError(e.message, { cause: e });
             throw e;
