@@ -8,6 +8,10 @@ import { Label } from '../../loading/index.js';
 import { targetNameOf } from '../configured/target-paths.js';
 import { uniqueFiles, type RuleResult } from './rule-result.js';
 import { runEnvironmentOf } from './run-environment.js';
+import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
+import { ExpansionFailure } from '../expansion/location-expander.js';
+import { expandMakeVariables } from '../expansion/make-variable-expander.js';
+import { tokenize } from '../expansion/run-arguments.js';
 
 /**
  * cc_library, cc_binary and cc_test, built as Bazel's auto-configured Unix toolchain builds them:
@@ -32,6 +36,20 @@ const LINK_LIBS = ['-lstdc++', '-lm'];
 const UNSUPPORTED_ATTRIBUTES = ['include_prefix', 'strip_include_prefix', 'dynamic_deps', 'win_def_file', 'linkshared'];
 
 let hostCompiler: string | undefined;
+
+/**
+ * A list of options (`copts`, `defines`, `linkopts`...) as Bazel reads it: each entry Make-variable
+ * expanded, then split into words as a Bourne shell would.
+ */
+function optionList(ctx: RuleContext, attribute: string): string[] {
+  const variables = configurationMakeVariables(ctx.config);
+  try {
+    return ctx.attr<readonly string[]>(attribute, []).flatMap((entry) => tokenize(expandMakeVariables(entry, (n) => variables.get(n))));
+  } catch (e) {
+    if (e instanceof ExpansionFailure) throw ctx.error(attribute, e.message);
+    throw e;
+  }
+}
 
 /**
  * The C compiler driver, found as Bazel's cc_configure finds it: `$CC`, else `gcc` (then `cc`,
@@ -128,7 +146,7 @@ function compile(ctx: RuleContext, pic: boolean, exportsHeaders: boolean): Compi
     const path = [repo === '.' ? '' : repo, pkg, dir].filter((p) => p !== '' && p !== '.').join('/') || '.';
     return [path, `${bin}/${path}`];
   });
-  const defines = ctx.attr<readonly string[]>('defines', []);
+  const defines = optionList(ctx, 'defines');
   const own: CcInfo = {
     headers: [...hdrFiles, ...srcFiles.filter((f) => HEADER.test(f.artifact.execPath))].map((f) => f.artifact),
     quoteIncludes,
@@ -140,10 +158,10 @@ function compile(ctx: RuleContext, pic: boolean, exportsHeaders: boolean): Compi
   const visible = merged([own, depInfo]);
 
   const compiler = cCompiler(ctx);
-  const copts = ctx.attr<readonly string[]>('copts', []);
-  const conlyopts = ctx.attr<readonly string[]>('conlyopts', []);
-  const cxxopts = ctx.attr<readonly string[]>('cxxopts', []);
-  const localDefines = ctx.attr<readonly string[]>('local_defines', []);
+  const copts = optionList(ctx, 'copts');
+  const conlyopts = optionList(ctx, 'conlyopts');
+  const cxxopts = optionList(ctx, 'cxxopts');
+  const localDefines = optionList(ctx, 'local_defines');
   const name = targetNameOf(target.label);
   const tags = ctx.attr<readonly string[]>('tags', [], false);
   const objects: DerivedArtifact[] = [];
@@ -186,7 +204,7 @@ function compile(ctx: RuleContext, pic: boolean, exportsHeaders: boolean): Compi
       ...execPropertiesOf(ctx.execProperties()),
     });
   }
-  const linkopts = ctx.attr<readonly string[]>('linkopts', []);
+  const linkopts = optionList(ctx, 'linkopts');
   const exported: CcInfo = exportsHeaders ? { ...merged([own, depInfo]), linkopts: [...linkopts, ...depInfo.linkopts] } : EMPTY_CC;
   return { objects, actions, cc: exported };
 }
@@ -247,7 +265,7 @@ export function analyzeCcExecutable(ctx: RuleContext): RuleResult {
       // Archives once each, the whole group searched again for references between them.
       ...(libraries.length > 0 ? ['-Wl,--start-group', ...libraries.map((l) => l.execPath), '-Wl,--end-group'] : []),
       ...LINK_FLAGS,
-      ...ctx.attr<readonly string[]>('linkopts', []),
+      ...optionList(ctx, 'linkopts'),
       ...depInfo.linkopts,
       ...LINK_LIBS,
     ],
