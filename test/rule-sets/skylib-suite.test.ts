@@ -55,8 +55,6 @@ const PENDING: Readonly<Record<string, string>> = {
   '//tests:change_setting_with_failure_test': `${ANALYSIS_TEST} with config_settings and expect_failure`,
   '//tests:failure_testing_test': `${ANALYSIS_TEST} with expect_failure (AnalysisFailureInfo)`,
   '//tests/diff_test:diff_test_tests': 'its nested builds pass --legacy_external_runfiles, which Kiln does not have',
-  '//tests:common_settings_e2e_test':
-    "test_not_allowed_value expects skylib's own wording, `Error setting //volcano:namer-flag: invalid value 'me'`, from string_flag's implementation; Kiln rejects the value while parsing the option",
 };
 
 const available = existsSync(join(SKYLIB, 'lib', 'unittest.bzl'));
