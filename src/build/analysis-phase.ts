@@ -353,7 +353,9 @@ export function configurationsFor(graph: LoadedTargetGraph, options: BuildOption
 /** The runfiles tree of the program `kiln run` starts; none for a source file (nothing is built for it). */
 function runfilesTreeToRun(ct: ConfiguredTarget, workspaceName: string): RunfilesTree | undefined {
   const program = programOf(ct);
-  return program?.artifact.kind === 'derived' ? runfilesTree(program, ct.runfiles, workspaceName, ct.label) : undefined;
+  return program?.artifact.kind === 'derived'
+    ? runfilesTree(program, ct.runfiles, workspaceName, ct.label, ct.config.options.getBool('legacy_external_runfiles'))
+    : undefined;
 }
 
 /** The `analyzed` event; a reused build graph loaded and configured nothing. */

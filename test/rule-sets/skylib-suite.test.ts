@@ -54,7 +54,6 @@ const PENDING: Readonly<Record<string, string>> = {
   '//tests:change_setting_test': `${ANALYSIS_TEST} with config_settings, and ctx.fragments.cpp`,
   '//tests:change_setting_with_failure_test': `${ANALYSIS_TEST} with config_settings and expect_failure`,
   '//tests:failure_testing_test': `${ANALYSIS_TEST} with expect_failure (AnalysisFailureInfo)`,
-  '//tests/diff_test:diff_test_tests': 'its nested builds pass --legacy_external_runfiles, which Kiln does not have',
 };
 
 const available = existsSync(join(SKYLIB, 'lib', 'unittest.bzl'));
