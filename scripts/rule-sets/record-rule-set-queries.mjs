@@ -24,13 +24,15 @@ for (const [name, { source }] of Object.entries(RULE_SETS)) {
   const env = { ...process.env, KILN_REF_BAZEL_ROOT: join(work, 'root') };
   const run = spawnSync(bazel4, ['query', '//...'], { cwd: ws, env, encoding: 'utf8', maxBuffer: 64 << 20 });
   spawnSync(bazel4, ['shutdown'], { cwd: ws, env });
-  const version = execFileSync('dpkg-query', ['-S', source], { encoding: 'utf8' }).split(':')[0];
-  const errors = run.stderr.split('\n').filter((l) => l.startsWith('ERROR:') || l.startsWith('Error'));
+  const pkg = execFileSync('dpkg-query', ['-S', source], { encoding: 'utf8' }).split(':')[0];
+  const version = `${pkg} ${execFileSync('dpkg-query', ['-W', '-f=${Version}', pkg], { encoding: 'utf8' })}`;
+  // Sorted: Bazel loads packages in parallel, so the order of its errors varies.
+  const errors = [...new Set(run.stderr.split('\n').filter((l) => l.startsWith('ERROR:')))].sort();
   results[name] =
     run.status === 0
       ? { package: version, query: run.stdout.split('\n').filter(Boolean).sort() }
-      : { package: version, exitCode: run.status, error: errors.length === 0 ? run.stderr.trim() : errors.slice(0, 2).join(' / ') };
-  console.log(`${name}: ${run.status === 0 ? `${results[name].query.length} labels` : `exit ${run.status}: ${results[name].error}`}`);
+      : { package: version, exitCode: run.status, errors: errors.length === 0 ? [run.stderr.trim()] : errors };
+  console.log(`${name}: ${run.status === 0 ? `${results[name].query.length} labels` : `exit ${run.status}: ${results[name].errors.join('\n  ')}`}`);
 }
 rmSync(work, { recursive: true, force: true });
 writeFileSync(join(repo, 'test', 'rule-sets', 'fixtures', 'rule-set-queries-bazel-4.2.3.json'), `${JSON.stringify(results, null, 2)}\n`);

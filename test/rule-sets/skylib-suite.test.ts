@@ -16,7 +16,7 @@ import { needTool } from '../setup/need-tool.js';
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const KILN = join(REPO, 'bin', 'kiln');
 const SKYLIB = '/usr/share/bazel/tools/skylib';
-const REFERENCE: { query: string[]; tests: Record<string, string> } = JSON.parse(
+const REFERENCE: { skylibPackage: string; query: string[]; tests: Record<string, string> } = JSON.parse(
   readFileSync(join(import.meta.dirname, 'fixtures', 'skylib-1.0.3-bazel-4.2.3.json'), 'utf8'),
 );
 
@@ -99,6 +99,8 @@ describe.skipIf(
   afterAll(() => rmSync(base, { recursive: true, force: true }));
 
   it('query //... lists the labels Bazel 4.2.3 lists', async () => {
+    const installed = spawnSync('dpkg-query', ['-W', '-f=${Version}', 'bazel-skylib'], { encoding: 'utf8' }).stdout;
+    expect(installed, 'the recording is of another bazel-skylib: run scripts/rule-sets/record-reference.mjs').toBe(REFERENCE.skylibPackage);
     const run = await kiln(['query', '//...']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout.split('\n').filter(Boolean).sort()).toEqual(REFERENCE.query);
