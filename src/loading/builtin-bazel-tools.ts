@@ -192,7 +192,7 @@ function actionNamesBzl(): string {
   return s;
 }
 
-const TOOLCHAIN_UTILS_BZL = `"""Finding the C++ toolchain (Kiln's @bazel_tools): Kiln has no C++ rules yet."""
+const TOOLCHAIN_UTILS_BZL = `"""Finding the C++ toolchain (Kiln's @bazel_tools): Kiln's C++ rules call the host compiler directly, with no CcToolchainInfo."""
 
 CPP_TOOLCHAIN_TYPE = "@bazel_tools//tools/cpp:toolchain_type"
 
@@ -212,8 +212,8 @@ toolchain_type(name = "toolchain_type")
 
 toolchain_type(name = "test_runner_toolchain_type")
 
-# Labels rule sets name, so their BUILD files and attribute defaults load. Kiln has no C++ toolchain:
-# these are empty stand-ins.
+# Labels rule sets name, so their BUILD files and attribute defaults load. Kiln's C++ rules use the
+# host compiler without a toolchain target: these are empty stand-ins.
 filegroup(name = "current_cc_toolchain")
 
 filegroup(name = "optional_current_cc_toolchain")
