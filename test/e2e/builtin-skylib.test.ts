@@ -57,7 +57,9 @@ describe('the built-in @bazel_skylib', () => {
     const bad = await ws.kiln(['build', LOCAL, '--//:mode=huge', '//:show']);
     expect(bad.code).toBe(1);
     // string_flag's implementation rejects the value (Bazel leaves `values` to the rule), in skylib's words.
-    expect(bad.stderr).toMatch(/^ERROR: \S+: in string_flag rule \/\/:mode: .*Error setting \/\/:mode: invalid value 'huge'. Allowed values are \["fast", "slow", "tiny"\]/m);
+    expect(bad.stderr).toMatch(
+      /^ERROR: \S+: in string_flag rule \/\/:mode: .*Error setting \/\/:mode: invalid value 'huge'. Allowed values are \["fast", "slow", "tiny"\]/m,
+    );
   });
 
   it('bzl_library collects .bzl files; sources of @bazel_skylib are action inputs under external/', async () => {
