@@ -24,7 +24,8 @@ const REFERENCE: { skylibPackage: string; query: string[]; tests: Record<string,
  * The tests Bazel passes that Kiln does not yet, each with what it waits for. When one starts to
  * pass, this test fails until it is taken off the list.
  */
-const ANALYSIS_TEST = 'analysis tests (rule(analysis_test = True), analysistest.make; h-transitions)';
+// analysistest.make: rule(analysis_test = True) (h-transitions) and its _action_retrieving_aspect on target_under_test (h-aspects).
+const ANALYSIS_TEST = 'analysis tests (rule(analysis_test = True) and the aspect analysistest.make attaches to target_under_test)';
 const PENDING: Readonly<Record<string, string>> = {
   ...Object.fromEntries(
     [
@@ -51,7 +52,7 @@ const PENDING: Readonly<Record<string, string>> = {
       'analysis_test_e2e_test',
     ].map((name) => [`//tests:${name}`, ANALYSIS_TEST]),
   ),
-  '//tests:change_setting_test': `${ANALYSIS_TEST} with config_settings, and ctx.fragments.cpp`,
+  '//tests:change_setting_test': `${ANALYSIS_TEST} with config_settings (a transition setting --minimum_os_version)`,
   '//tests:change_setting_with_failure_test': `${ANALYSIS_TEST} with config_settings and expect_failure`,
   '//tests:failure_testing_test': `${ANALYSIS_TEST} with expect_failure (AnalysisFailureInfo)`,
 };

@@ -112,6 +112,7 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     help: 'Whether to strip binaries and shared libraries.',
   },
   bool('incompatible_merge_genfiles_directory', true, 'genfiles is the same directory as bin.'),
+  str('minimum_os_version', '', 'The minimum OS version which your compilation targets (ctx.fragments.cpp.minimum_os_version()).'),
   // Present-day Bazel's default (false since Bazel 8); Bazel 4.2.3's was true.
   bool('legacy_external_runfiles', false, "Runfiles of other repositories are also under '<workspace>/external/<repository>' in runfiles trees."),
   str('host_javabase', '', 'Label of the Java runtime of the exec configuration ($(JAVA), $(JAVABASE)).'),

@@ -35,6 +35,7 @@ import { ExpansionFailure, expandLocationFunctions, type LocationEntry } from '.
 import { expandMakeVariables } from '../expansion/make-variable-expander.js';
 import { ActionsValue, type ActionRegistry } from './actions-value.js';
 import { FileValue, fileValueOf } from './file-value.js';
+import { FragmentsValue } from './fragments-value.js';
 import { RunfilesValue, symlinkEntry } from './runfiles-value.js';
 import { defaultInfoOf, executableOf, TargetValue } from './target-value.js';
 import type { WorkspaceStatus } from './workspace-status.js';
@@ -404,7 +405,7 @@ export class CtxValue extends StarObject {
       case 'build_setting_value':
         return this.env.buildSettingValue ?? None;
       case 'fragments':
-        return EMPTY_STRUCT;
+        return this.remember(name, new FragmentsValue(this.env.ruleClass.name, this.env.rule.options.fragments, this.rc.config.options));
       case 'build_file_path':
         return this.rc.target.location.file;
       case 'label':

@@ -209,6 +209,26 @@ r = rule(implementation = _impl, attrs = {"d": attr.label(allow_files = True), "
   });
 });
 
+describe('ctx.fragments', () => {
+  it("cpp.minimum_os_version() reads --minimum_os_version (None when unset); an undeclared fragment is an error in Bazel's words", () => {
+    const defs = `
+def _impl(ctx):
+    print(ctx.fragments.cpp.minimum_os_version())
+    return []
+r = rule(implementation = _impl, fragments = ["cpp"])
+def _undeclared(ctx):
+    ctx.fragments.cpp
+u = rule(implementation = _undeclared)
+`;
+    const build = 'load(":defs.bzl", "r", "u")\nr(name = "t")\nu(name = "u")\n';
+    expect(run(defs, build, {}, '//t:t').debug).toEqual(['None']);
+    expect(run(defs, build, {}, '//t:t', ['--minimum_os_version=1234.5678']).debug).toEqual(['1234.5678']);
+    expect(() => run(defs, build, {}, '//t:u')).toThrow(
+      `u has to declare 'cpp' as a required fragment in target configuration in order to access it. Please update the 'fragments' argument of the rule definition (for example: fragments = ["cpp"])`,
+    );
+  });
+});
+
 describe('ctx.actions', () => {
   it('run with tools, env, execution_requirements, mnemonic and progress_message', () => {
     const defs = `
