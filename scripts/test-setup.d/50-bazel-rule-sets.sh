@@ -15,3 +15,10 @@ if [ ${#missing[@]} -eq 0 ]; then
 elif ! apt_install "${missing[*]}" "${missing[@]}"; then
   echo "${missing[*]} missing and cannot be installed here (needs root and apt); test/rule-sets/ will fail under CI" >&2
 fi
+# skylib's suite builds C++ (cc_binary in tests/native_binary and tests/run_binary), and so does
+# test/e2e/cc-rules.test.ts: the C++ compiler too.
+if command -v g++ >/dev/null 2>&1; then
+  echo "c++ compiler: $(command -v g++)"
+elif ! apt_install g++ g++; then
+  echo "no C++ compiler and none can be installed here (needs root and apt); the C++ rule tests will fail under CI" >&2
+fi

@@ -4,7 +4,7 @@ import { needTool } from '../setup/need-tool.js';
 import { E2eWorkspace } from './e2e-workspace.js';
 
 const LOCAL = '--spawn_strategy=local';
-const haveGcc = spawnSync('gcc', ['--version']).status === 0;
+const haveGcc = spawnSync('gcc', ['--version']).status === 0 && spawnSync('g++', ['--version']).status === 0;
 
 const FILES = {
   WORKSPACE: 'workspace(name = "cc_ws")\n',
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     '#include <stdio.h>\n#include <string.h>\nint main(int argc, char** argv) { return argc == 2 && strcmp(argv[1], "app/data.txt") == 0 ? 0 : 1; }\n',
 };
 
-describe.skipIf(!needTool('gcc', haveGcc, 'scripts/test-setup.d/05-c-compiler.sh installs a C compiler'))('cc_library, cc_binary, cc_test', () => {
+describe.skipIf(!needTool('gcc and g++', haveGcc, 'scripts/test-setup.d/05-c-compiler.sh and 50-bazel-rule-sets.sh install them'))('cc_library, cc_binary, cc_test', () => {
   it('compile with the host compiler, link the dependencies archives, find runfiles through the C++ library, run as tests', async () => {
     const ws = new E2eWorkspace(FILES);
     const run = await ws.kiln(['run', LOCAL, '//app']);
