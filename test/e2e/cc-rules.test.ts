@@ -58,31 +58,34 @@ int main(int argc, char** argv) {
     '#include <stdio.h>\n#include <string.h>\nint main(int argc, char** argv) { return argc == 2 && strcmp(argv[1], "app/data.txt") == 0 ? 0 : 1; }\n',
 };
 
-describe.skipIf(!needTool('gcc and g++', haveGcc, 'scripts/test-setup.d/05-c-compiler.sh and 50-bazel-rule-sets.sh install them'))('cc_library, cc_binary, cc_test', () => {
-  it('compile with the host compiler, link the dependencies archives, find runfiles through the C++ library, run as tests', async () => {
-    const ws = new E2eWorkspace(FILES);
-    const run = await ws.kiln(['run', LOCAL, '//app']);
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toBe('hello, world: from runfiles\n');
-    const test = await ws.kiln(['test', LOCAL, '//app:app_test']);
-    expect(test.code, test.stderr + test.stdout).toBe(0);
-    expect(test.stdout).toMatch(/\/\/app:app_test\s+PASSED/);
-    const q = await ws.kiln(['aquery', '--output=summary', 'deps(//app)']);
-    expect(q.stdout).toMatch(/CppCompile: 3/);
-    expect(q.stdout).toMatch(/CppArchive: 2/);
-    expect(q.stdout).toMatch(/CppLink: 1/);
-  });
-
-  it('fails a target that sets an attribute Kiln does not honour, naming it', async () => {
-    const ws = new E2eWorkspace({
-      WORKSPACE: '',
-      BUILD: 'cc_library(name = "l", srcs = ["l.c"], strip_include_prefix = "inc")\n',
-      'l.c': 'int f(void) { return 1; }\n',
+describe.skipIf(!needTool('gcc and g++', haveGcc, 'scripts/test-setup.d/05-c-compiler.sh and 50-bazel-rule-sets.sh install them'))(
+  'cc_library, cc_binary, cc_test',
+  () => {
+    it('compile with the host compiler, link the dependencies archives, find runfiles through the C++ library, run as tests', async () => {
+      const ws = new E2eWorkspace(FILES);
+      const run = await ws.kiln(['run', LOCAL, '//app']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toBe('hello, world: from runfiles\n');
+      const test = await ws.kiln(['test', LOCAL, '//app:app_test']);
+      expect(test.code, test.stderr + test.stdout).toBe(0);
+      expect(test.stdout).toMatch(/\/\/app:app_test\s+PASSED/);
+      const q = await ws.kiln(['aquery', '--output=summary', 'deps(//app)']);
+      expect(q.stdout).toMatch(/CppCompile: 3/);
+      expect(q.stdout).toMatch(/CppArchive: 2/);
+      expect(q.stdout).toMatch(/CppLink: 1/);
     });
-    const run = await ws.kiln(['build', LOCAL, '//:l']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain(
-      "ERROR: BUILD:1:1: in strip_include_prefix attribute of cc_library rule //:l: the 'strip_include_prefix' attribute of cc_library is not supported by Kiln",
-    );
-  });
-});
+
+    it('fails a target that sets an attribute Kiln does not honour, naming it', async () => {
+      const ws = new E2eWorkspace({
+        WORKSPACE: '',
+        BUILD: 'cc_library(name = "l", srcs = ["l.c"], strip_include_prefix = "inc")\n',
+        'l.c': 'int f(void) { return 1; }\n',
+      });
+      const run = await ws.kiln(['build', LOCAL, '//:l']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(
+        "ERROR: BUILD:1:1: in strip_include_prefix attribute of cc_library rule //:l: the 'strip_include_prefix' attribute of cc_library is not supported by Kiln",
+      );
+    });
+  },
+);
