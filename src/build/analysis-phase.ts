@@ -24,7 +24,7 @@ import {
   type TestTarget,
 } from '../analysis/index.js';
 import { codeStamp, ExitCode, isKilnError, KilnError, nodeCrypto, UsageError, type Position } from '../core/index.js';
-import type { PackageRecord } from '../loading/index.js';
+import { readRegistrations, type PackageRecord } from '../loading/index.js';
 import { resolveTargetPatterns, TargetLoader, TargetPatternError } from '../query/index.js';
 import { BuildGraphCache } from './build-graph-cache.js';
 import type { BuildGraph } from './build-graph.js';
@@ -90,6 +90,8 @@ function hashWorkspaceFiles(root: string): string {
     }
     hash.update(`${name}\u0000${text === undefined ? '-' : `+${text}`}\u0000`);
   }
+  // The .bzl files of the macros WORKSPACE calls, which may register toolchains too.
+  for (const path of readRegistrations(root).sources) hash.update(`${path}\u0000${readFileSync(path, 'utf8')}\u0000`);
   return hash.digest('hex');
 }
 
@@ -379,7 +381,9 @@ export function configurationsFor(graph: LoadedTargetGraph, options: BuildOption
 /** The runfiles tree of the program `kiln run` starts; none for a source file (nothing is built for it). */
 function runfilesTreeToRun(ct: ConfiguredTarget, workspaceName: string): RunfilesTree | undefined {
   const program = programOf(ct);
-  return program?.artifact.kind === 'derived' ? runfilesTree(program, ct.runfiles, workspaceName, ct.label) : undefined;
+  return program?.artifact.kind === 'derived'
+    ? runfilesTree(program, ct.runfiles, workspaceName, ct.label, ct.config.options.getBool('legacy_external_runfiles'))
+    : undefined;
 }
 
 /** The `analyzed` event; a reused build graph loaded and configured nothing. */

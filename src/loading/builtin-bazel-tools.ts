@@ -1,4 +1,5 @@
 import { RUNFILES_BASH } from './builtin-bazel-tools-runfiles.js';
+import { CPP_RUNFILES_FILES } from './builtin-bazel-tools-cpp-runfiles.js';
 
 /**
  * Kiln's own `@bazel_tools`: the parts of Bazel's built-in repository that real rule sets load,
@@ -191,7 +192,7 @@ function actionNamesBzl(): string {
   return s;
 }
 
-const TOOLCHAIN_UTILS_BZL = `"""Finding the C++ toolchain (Kiln's @bazel_tools): Kiln has no C++ rules yet."""
+const TOOLCHAIN_UTILS_BZL = `"""Finding the C++ toolchain (Kiln's @bazel_tools): Kiln's C++ rules call the host compiler directly, with no CcToolchainInfo."""
 
 CPP_TOOLCHAIN_TYPE = "@bazel_tools//tools/cpp:toolchain_type"
 
@@ -211,8 +212,8 @@ toolchain_type(name = "toolchain_type")
 
 toolchain_type(name = "test_runner_toolchain_type")
 
-# Labels rule sets name, so their BUILD files and attribute defaults load. Kiln has no C++ toolchain:
-# these are empty stand-ins.
+# Labels rule sets name, so their BUILD files and attribute defaults load. Kiln's C++ rules use the
+# host compiler without a toolchain target: these are empty stand-ins.
 filegroup(name = "current_cc_toolchain")
 
 filegroup(name = "optional_current_cc_toolchain")
@@ -287,6 +288,7 @@ export const BAZEL_TOOLS_FILES: Readonly<Record<string, string>> = {
   'tools/bash/runfiles/runfiles.bash': RUNFILES_BASH,
   'tools/sh/BUILD': `${PUBLIC}\ntoolchain_type(name = "toolchain_type")\n`,
   'tools/cpp/BUILD': CPP_BUILD,
+  ...CPP_RUNFILES_FILES,
   'tools/cpp/toolchain_utils.bzl': TOOLCHAIN_UTILS_BZL,
   'tools/jdk/BUILD': `${PUBLIC}\ntoolchain_type(name = "toolchain_type")\n\ntoolchain_type(name = "runtime_toolchain_type")\n\nfilegroup(name = "current_java_toolchain")\n\nfilegroup(name = "current_java_runtime")\n\nfilegroup(name = "current_host_java_runtime")\n`,
   'tools/python/BUILD': `${PUBLIC}\ntoolchain_type(name = "toolchain_type")\n`,

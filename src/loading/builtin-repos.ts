@@ -1,4 +1,5 @@
 import { BAZEL_TOOLS_FILES } from './builtin-bazel-tools.js';
+import { RULES_CC_FILES } from './builtin-rules-cc.js';
 import { BAZEL_SKYLIB_FILES } from './builtin-skylib.js';
 
 /**
@@ -77,4 +78,5 @@ export const BUILTIN_REPOSITORIES: ReadonlyMap<string, Readonly<Record<string, s
   ],
   ['bazel_skylib', BAZEL_SKYLIB_FILES],
   ['bazel_tools', BAZEL_TOOLS_FILES],
+  ['rules_cc', RULES_CC_FILES],
 ]);

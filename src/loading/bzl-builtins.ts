@@ -260,6 +260,8 @@ export interface StarlarkRuleOptions {
   readonly incomingTransition?: StarlarkTransition;
   readonly analysisTest?: boolean;
   readonly starlarkTestable?: boolean;
+  /** `fragments`: the configuration fragments the implementation may read from `ctx.fragments`. */
+  readonly fragments: readonly string[];
 }
 
 /** One entry of `rule(exec_groups = {...})`, labels canonical. */
@@ -350,6 +352,14 @@ export class StarlarkRuleFunction extends StarCallable {
   repr(): string {
     return `<rule ${this.name}>`;
   }
+}
+
+/** A `rule()` parameter that is a list of strings (`fragments`). */
+function stringsOf(v: Value | undefined, param: string): string[] {
+  if (v === undefined || v === None) return [];
+  const elems = v instanceof StarList || v instanceof StarTuple ? v.elems : undefined;
+  if (!elems || elems.some((e) => typeof e !== 'string')) throw new StarlarkError(`rule: for parameter ${param}: got ${typeName(v)}, want sequence of strings`);
+  return elems as string[];
 }
 
 const RULE_PARAMS = [
@@ -516,6 +526,7 @@ export function ruleBuiltin(declare: (thread: Thread, ruleClass: RuleClass, kwar
         toolchains: labelSequence(arg('toolchains'), 'toolchains', context).map((t) => (typeof t === 'string' ? { type: t, mandatory: true } : t)),
         execCompatibleWith: labelSequence(arg('exec_compatible_with'), 'exec_compatible_with', context).map((t) => (typeof t === 'string' ? t : t.type)),
         execGroups: execGroupsOf(arg('exec_groups'), context),
+        fragments: stringsOf(arg('fragments'), 'fragments'),
         ...(setting instanceof BuildSettingDescriptor ? { buildSetting: setting.spec } : {}),
         ...(incoming ? { incomingTransition: incoming } : {}),
         ...(analysisTest ? { analysisTest } : {}),

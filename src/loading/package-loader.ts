@@ -545,7 +545,12 @@ export class PackageLoader {
     const file = parseFile(source, this.displayPath(label.repo, relPath));
     parsed = file;
     resolveFile(file, thread.options, (n) => predeclared.has(n), isUniversal);
-    const globals = execResolvedFile(thread, file, predeclared);
+    const globals = execResolvedFile(
+      thread,
+      file,
+      predeclared,
+      label.repo === '' || label.repo === this.workspace.name ? label.toString().replace(/^@[^/]*/, '') : label.toString(),
+    );
     this.bzlVisibility.set(label.toString(), init.visibility());
     exportGlobals(globals, label.toString());
     const module: BzlModule = { label: label.toString(), displayPath: file.path, source, file, globals };

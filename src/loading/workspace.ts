@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { KilnError } from '../core/index.js';
 import { DirectoryLister, EntryKind } from './directory-lister.js';
 import type { Label } from './label.js';
+import { workspaceRegistrations } from './workspace-macros.js';
 
 const WORKSPACE_MARKERS = ['MODULE.bazel', 'WORKSPACE.bazel', 'WORKSPACE'];
 /** BUILD.bazel wins when both exist. */
@@ -67,17 +68,21 @@ export function readLocalRepositories(root: string): Map<string, string> {
 export interface Registrations {
   readonly toolchains: readonly string[];
   readonly executionPlatforms: readonly string[];
+  /** The .bzl files of the macros WORKSPACE calls that were read for them (absolute paths). */
+  readonly sources: readonly string[];
 }
 
 /**
  * `register_toolchains(...)` and `register_execution_platforms(...)` of the main repository: MODULE.bazel's
  * first (the root module's registrations come before the WORKSPACE suffix's, as in Bazel), then
  * WORKSPACE(.bazel)'s, each call's string arguments in order (keyword arguments such as
- * `dev_dependency = True` are skipped). Patterns (`//tc:all`, `//tc/...`) stay as written.
+ * `dev_dependency = True` are skipped), WORKSPACE's including those of the macros it loads and calls
+ * (workspace-macros.ts). Patterns (`//tc:all`, `//tc/...`) stay as written.
  */
 export function readRegistrations(root: string): Registrations {
   const toolchains: string[] = [];
   const executionPlatforms: string[] = [];
+  const sources: string[] = [];
   const scan = (file: string) => {
     const path = join(root, file);
     if (!existsSync(path)) return;
@@ -91,8 +96,19 @@ export function readRegistrations(root: string): Registrations {
     }
   };
   scan('MODULE.bazel');
-  scan(existsSync(join(root, 'WORKSPACE.bazel')) ? 'WORKSPACE.bazel' : 'WORKSPACE');
-  return { toolchains, executionPlatforms };
+  const workspaceFile = existsSync(join(root, 'WORKSPACE.bazel')) ? 'WORKSPACE.bazel' : 'WORKSPACE';
+  const fromMacros = existsSync(join(root, workspaceFile))
+    ? workspaceRegistrations(root, workspaceFile, readWorkspaceName(root), readLocalRepositories(root))
+    : undefined;
+  if (fromMacros) {
+    toolchains.push(...fromMacros.toolchains);
+    executionPlatforms.push(...fromMacros.executionPlatforms);
+    sources.push(...fromMacros.sources);
+  } else {
+    // A WORKSPACE that does not parse: its literal calls (its other errors are reported elsewhere).
+    scan(workspaceFile);
+  }
+  return { toolchains, executionPlatforms, sources };
 }
 
 /** Directories a `//...` walk never enters: convenience symlinks and output trees. */

@@ -91,12 +91,53 @@ describe('toolchain and execution platform registrations', () => {
     expect(readRegistrations(root)).toEqual({
       toolchains: ['//tc:all', '@r//x/...', '//ws:one', '//ws:two'],
       executionPlatforms: ['//p:a', '//p:b', '//p:c'],
+      sources: [],
     });
     expect(
       readRegistrations(workspaceFixture({ 'WORKSPACE.bazel': 'register_toolchains("//a:b")\n', WORKSPACE: 'register_toolchains("//ignored:x")\n' })),
     ).toEqual({
       toolchains: ['//a:b'],
       executionPlatforms: [],
+      sources: [],
     });
+  });
+});
+
+describe('registrations made by the macros WORKSPACE calls', () => {
+  it('follows loaded macros through native.register_* calls, nested helpers and other files, in call order', () => {
+    const root = workspaceFixture({
+      WORKSPACE: [
+        'workspace(name = "me")',
+        'load("//:deps.bzl", "setup")',
+        'load("@me//tc:more.bzl", more = "register_more")',
+        'register_toolchains("//first:tc")',
+        'setup()',
+        'more()',
+        'register_execution_platforms("//p:last")',
+        '',
+      ].join('\n'),
+      'deps.bzl': [
+        'load("//tc:more.bzl", "register_more")',
+        'def _helper():',
+        '    native.register_toolchains("//helper:tc")',
+        'def setup():',
+        '    if True:',
+        '        _helper()',
+        '    native.register_execution_platforms("//p:setup")',
+        '    register_toolchains("//not/native:ignored")',
+        '',
+      ].join('\n'),
+      'tc/BUILD': '',
+      'tc/more.bzl': 'def register_more():\n    native.register_toolchains(":relative_as_written", "//more:tc")\n    register_more()\n',
+    });
+    const found = readRegistrations(root);
+    expect(found.toolchains).toEqual(['//first:tc', '//helper:tc', ':relative_as_written', '//more:tc']);
+    expect(found.executionPlatforms).toEqual(['//p:setup', '//p:last']);
+    expect(found.sources).toEqual([join(root, 'deps.bzl'), join(root, 'tc/more.bzl')]);
+  });
+
+  it('reads a WORKSPACE that does not parse by its literal calls', () => {
+    const root = workspaceFixture({ WORKSPACE: 'register_toolchains("//a:b")\nthis is not starlark(\n' });
+    expect(readRegistrations(root)).toEqual({ toolchains: ['//a:b'], executionPlatforms: [], sources: [] });
   });
 });

@@ -21,6 +21,7 @@ import { analyzeGenrule } from '../rules/genrule.js';
 import { analyzeStarlarkDocExtract, type StarlarkModules } from '../rules/starlark-doc-extract.js';
 import type { RuleResult } from '../rules/rule-result.js';
 import { analyzeShExecutable, analyzeShLibrary } from '../rules/sh-rules.js';
+import { analyzeCcExecutable, analyzeCcLibrary } from '../rules/cc-rules.js';
 import { analyzeStarlarkRule } from '../rules/starlark-rule.js';
 import { workspaceStatus, type WorkspaceStatus, type WorkspaceStatusValues } from '../starlark/workspace-status.js';
 import { userFlagValue, type BuildSettingValue } from '../options/user-defined-flag.js';
@@ -89,6 +90,9 @@ const RULES: Readonly<Record<string, RuleImplementation>> = {
   sh_library: analyzeShLibrary,
   sh_binary: analyzeShExecutable,
   sh_test: analyzeShExecutable,
+  cc_library: analyzeCcLibrary,
+  cc_binary: analyzeCcExecutable,
+  cc_test: analyzeCcExecutable,
   constraint_setting: () => ({ files: [], runfiles: [] }),
   constraint_value: constraintValueProviders,
   platform: () => ({ files: [], runfiles: [] }),
@@ -398,6 +402,7 @@ export class Analyzer {
       actions: result.actions ?? [],
       ...(result.providers ? { providers: result.providers } : {}),
       ...(result.executable ? { executable: result.executable } : {}),
+      ...(result.cc ? { cc: result.cc } : {}),
     };
   }
 

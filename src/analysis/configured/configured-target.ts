@@ -106,6 +106,8 @@ export interface ConfiguredTarget {
   readonly runEnvironment?: RunEnvironment;
   /** The file `bazel run` runs: an executable rule's output. */
   readonly executable?: FileEntry;
+  /** A C++ rule's CcInfo (what its dependents compile and link with). */
+  readonly cc?: CcInfo;
   /** Providers a Starlark rule returned, by provider key (DefaultInfo and OutputGroupInfo included). */
   readonly providers?: ReadonlyMap<string, ProviderInstance>;
   /**
@@ -113,6 +115,20 @@ export interface ConfiguredTarget {
    * or a dependency that is): the dependency chain, from this target down to the unmet constraint.
    */
   readonly incompatible?: readonly string[];
+}
+
+/**
+ * What a C++ library gives its dependents, transitively (Bazel's CcInfo: compilation and linking
+ * contexts): headers to read, include roots (`-iquote`, `-isystem`), defines, archives to link in
+ * link order, and linkopts.
+ */
+export interface CcInfo {
+  readonly headers: readonly Artifact[];
+  readonly quoteIncludes: readonly string[];
+  readonly systemIncludes: readonly string[];
+  readonly defines: readonly string[];
+  readonly libraries: readonly Artifact[];
+  readonly linkopts: readonly string[];
 }
 
 /** The arguments and environment an executable or test rule gives its program (Bazel's RunEnvironmentInfo). */

@@ -122,15 +122,8 @@ export class LoadedTargetGraph implements TargetGraph {
     if (t.ruleDefinition !== undefined) {
       const setting = this.loader.starlarkRule(t.ruleDefinition)?.ruleClass?.starlark?.buildSetting;
       if (!setting) return undefined;
-      // skylib's string_flag `values`: checked on the command line, as its implementation would.
-      const allowed = setting.type === 'string' ? t.attrs.get('values') : undefined;
-      return {
-        label,
-        type: setting.type,
-        defaultValue,
-        isFlag: setting.flag,
-        ...(Array.isArray(allowed) && allowed.length > 0 ? { allowedValues: allowed as string[] } : {}),
-      };
+      // skylib's string_flag checks its `values` in its implementation, as Bazel leaves it to the rule.
+      return { label, type: setting.type, defaultValue, isFlag: setting.flag };
     }
     if (!BUILD_SETTING_RULE_CLASSES.has(t.ruleClass)) return undefined;
     const type = t.ruleClass.replace(/_(flag|setting)$/, '') as BuildSettingType;

@@ -30,6 +30,31 @@ export class ExpansionFailure extends Error {}
 
 const FUNCTIONS = new Set(['location', 'locations', 'execpath', 'execpaths', 'rootpath', 'rootpaths']);
 
+/**
+ * `ctx.expand_location(input)`, as Bazel's LocationExpander: each `$(location ...)` & co. replaced
+ * by its paths, quoted as in genrules and joined with spaces; every other character kept as written, `$$` and Make variables
+ * included (no Make phase follows, so `$$(location x)` is a `$` and then an expansion).
+ */
+export function expandLocationFunctions(text: string, context: LocationContext): string {
+  let out = '';
+  let i = 0;
+  for (;;) {
+    const start = text.indexOf('$(', i);
+    if (start < 0) return out + text.slice(i);
+    const close = text.indexOf(')', start + 2);
+    const body = close < 0 ? '' : text.slice(start + 2, close);
+    const space = body.search(/\s/);
+    const fn = space < 0 ? body : body.slice(0, space);
+    if (close < 0 || space < 0 || !FUNCTIONS.has(fn)) {
+      out += text.slice(i, start + 1);
+      i = start + 1;
+      continue;
+    }
+    out += text.slice(i, start) + resolve(fn, body.slice(space).trim(), context).map(shellQuote).join(' ');
+    i = close + 1;
+  }
+}
+
 export function expandLocations(text: string, context: LocationContext): string {
   let out = '';
   let i = 0;

@@ -14,9 +14,9 @@ export function expandRunArguments(args: readonly string[], locations: LocationC
 
 /** One value (an `env` entry): locations and Make variables, no word splitting. */
 export function expandRunValue(text: string, locations: LocationContext, variables: MakeVariableLookup): string {
-  const runfilesForm = text.replace(
-    /\$\((location|locations)(\s)/g,
-    (_m, fn: string, space: string) => `$(${fn === 'location' ? 'rootpath' : 'rootpaths'}${space}`,
+  // `$$` is an escaped dollar: `$$(location x)` stays as written.
+  const runfilesForm = text.replace(/\$\$|\$\((location|locations)(\s)/g, (m, fn: string | undefined, space: string) =>
+    fn === undefined ? m : `$(${fn === 'location' ? 'rootpath' : 'rootpaths'}${space}`,
   );
   return expandMakeVariables(expandLocations(runfilesForm, locations), variables);
 }

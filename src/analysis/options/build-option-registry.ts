@@ -75,6 +75,9 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     help: 'Whether to strip binaries and shared libraries.',
   },
   bool('incompatible_merge_genfiles_directory', true, 'genfiles is the same directory as bin.'),
+  str('minimum_os_version', '', 'The minimum OS version which your compilation targets (ctx.fragments.cpp.minimum_os_version()).'),
+  // Present-day Bazel's default (false since Bazel 8); Bazel 4.2.3's was true.
+  bool('legacy_external_runfiles', false, "Runfiles of other repositories are also under '<workspace>/external/<repository>' in runfiles trees."),
   str('host_javabase', '', 'Label of the Java runtime of the exec configuration ($(JAVA), $(JAVABASE)).'),
   str('javabase', '', 'Label of the Java runtime of the target configuration.'),
   repeatable('output_groups', 'Output groups to build besides the default one.', 'comma'),
@@ -102,8 +105,6 @@ export const BUILD_OPTION_DEFINITIONS: readonly OptionDefinition[] = [
     help: 'Only requested targets with a positive tag and none of the -tags are built (tests that kiln test runs always are).',
   },
   notImplemented(bool('build_runfile_links', true, 'Create runfiles symlink trees.'), 'warning', NO_EFFECT),
-  // A configuration option of Bazel's C++ and Apple rules; transitions set it (skylib's own analysis tests do).
-  notImplemented(str('minimum_os_version', '', 'The minimum OS version which the compilation targets.'), 'warning', NO_EFFECT),
   // Execution: read by execution only.
   ...executionOnly([
     // Bazel's rules: at least 1, at most 5000; `auto` (stored as 0) means one per host CPU.

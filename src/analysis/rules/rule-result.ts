@@ -1,7 +1,7 @@
 import type { ProviderInstance } from '../../loading/index.js';
 import type { Action } from '../../actions/index.js';
 import type { ConfigMatch } from '../config/config-matching.js';
-import type { FileEntry, RunEnvironment } from '../configured/configured-target.js';
+import type { CcInfo, FileEntry, RunEnvironment } from '../configured/configured-target.js';
 
 /** What a rule implementation returns; the analyzer adds label, configuration, visibility and testonly. */
 export interface RuleResult {
@@ -16,6 +16,8 @@ export interface RuleResult {
   /** A Starlark rule's providers by key (see ConfiguredTarget.providers). */
   readonly providers?: ReadonlyMap<string, ProviderInstance>;
   readonly executable?: FileEntry;
+  /** A C++ rule's CcInfo. */
+  readonly cc?: CcInfo;
 }
 
 /** Keeps the first of each exec path, in order. */

@@ -13,14 +13,22 @@ export interface RunfilesTree {
 /**
  * The runfiles tree of `executable` at `<exe>.runfiles`: each runfile at `<workspace>/<root path>`
  * (`<repo>/<path>` for another repository's file), plus `MANIFEST` and `<exe>.runfiles_manifest`
- * with one `<runfiles path> <exec path>` line per entry, sorted, as Bazel writes them.
+ * with one `<runfiles path> <exec path>` line per entry, sorted, as Bazel writes them; with
+ * `legacyExternalRunfiles` (`--legacy_external_runfiles`) another repository's files appear also under
+ * `<workspace>/external/<repo>/`.
  *
  * The entries are copies made by one in-process action, so the tree is made of declared outputs: it
  * is keyed and cached like any other output and reaches a sandboxed or remote test as ordinary inputs.
  * (Bazel links them to the execroot; its manifest's second column is then an absolute path, here
  * the exec path, which keeps the manifest, and so every test action, the same on every machine.)
  */
-export function runfilesTree(executable: FileEntry, runfiles: readonly FileEntry[], workspaceName: string, owner: string): RunfilesTree {
+export function runfilesTree(
+  executable: FileEntry,
+  runfiles: readonly FileEntry[],
+  workspaceName: string,
+  owner: string,
+  legacyExternalRunfiles = false,
+): RunfilesTree {
   const exe = executable.artifact;
   if (exe.kind !== 'derived') throw new Error(`runfilesTree: ${exe.execPath} is not a derived file`);
   const dir = `${exe.execPath}.runfiles`;
@@ -35,6 +43,9 @@ export function runfilesTree(executable: FileEntry, runfiles: readonly FileEntry
   for (const f of [executable, ...runfiles]) {
     const path = runfilesPath(f.rootPath, workspaceName);
     if (!entries.has(path)) entries.set(path, f);
+    // --legacy_external_runfiles: another repository's file also under `<workspace>/external/`.
+    const legacy = `${workspaceName}/external/${f.rootPath.slice(3)}`;
+    if (legacyExternalRunfiles && f.rootPath.startsWith('../') && !entries.has(legacy)) entries.set(legacy, f);
   }
   const sorted = [...entries.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const manifest = sorted.map(([path, f]) => `${path} ${f.artifact.execPath}\n`).join('');

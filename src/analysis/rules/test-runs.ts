@@ -81,7 +81,7 @@ export function testTargetOf(ct: ConfiguredTarget, settings: TestSettings): Test
   const tags = attr<readonly string[]>('tags', []);
   const executable = programOf(ct);
   if (executable?.artifact.kind !== 'derived') throw ruleError(target, undefined, 'a test rule must have an executable output');
-  const tree = runfilesTree(executable, ct.runfiles, settings.workspaceName, ct.label);
+  const tree = runfilesTree(executable, ct.runfiles, settings.workspaceName, ct.label, ct.config.options.getBool('legacy_external_runfiles'));
 
   // Expanded by the rule where it knows how ($(location), Make variables), else as written.
   const run = ct.runEnvironment ?? { args: attr<readonly string[]>('args', []), env: attr<readonly (readonly [string, string])[]>('env', []) };

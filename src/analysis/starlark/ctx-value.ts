@@ -1,4 +1,3 @@
-import { configurationFragments } from './configuration-fragments.js';
 import {
   CONSTRAINT_VALUE_INFO,
   ProviderInstance,
@@ -32,10 +31,11 @@ import type { ConfiguredTarget, FileEntry } from '../configured/configured-targe
 import type { RuleContext, ToolchainContext } from '../configured/rule-context.js';
 import { siblingLabel, targetNameOf } from '../configured/target-paths.js';
 import { configurationMakeVariables } from '../expansion/configuration-make-variables.js';
-import { ExpansionFailure, expandLocations, type LocationEntry } from '../expansion/location-expander.js';
+import { ExpansionFailure, expandLocationFunctions, type LocationEntry } from '../expansion/location-expander.js';
 import { expandMakeVariables } from '../expansion/make-variable-expander.js';
 import { ActionsValue, type ActionRegistry } from './actions-value.js';
 import { FileValue, fileValueOf } from './file-value.js';
+import { FragmentsValue } from './fragments-value.js';
 import { RunfilesValue, symlinkEntry } from './runfiles-value.js';
 import { defaultInfoOf, executableOf, TargetValue } from './target-value.js';
 import type { WorkspaceStatus } from './workspace-status.js';
@@ -212,6 +212,7 @@ const CTX_MEMBERS = [
   'info_file',
   'label',
   'outputs',
+  'resolve_tools',
   'runfiles',
   'target_platform_has_constraint',
   'toolchains',
@@ -434,7 +435,8 @@ export class CtxValue extends StarObject {
       case 'build_setting_value':
         return this.env.buildSettingValue ?? None;
       case 'fragments':
-        return configurationFragments(this.rc.config);
+        // An aspect's ctx (no rule) reads any fragment: Kiln keeps no aspect(fragments = ...).
+        return this.remember(name, new FragmentsValue(this.env.ruleClass.name, this.env.rule?.options.fragments, this.rc.config));
       case 'build_file_path':
         return this.rc.target.location.file;
       case 'label':
@@ -473,6 +475,7 @@ export class CtxValue extends StarObject {
       case 'expand_location':
       case 'expand_make_variables':
       case 'coverage_instrumented':
+      case 'resolve_tools':
         return this.remember(name, this.method(name));
       case 'info_file':
       case 'version_file': {
@@ -517,7 +520,7 @@ export class CtxValue extends StarObject {
   }
 
   /** The builtins of ctx, made once per target when first read. */
-  private method(name: 'runfiles' | 'expand_location' | 'expand_make_variables' | 'coverage_instrumented'): Builtin {
+  private method(name: 'runfiles' | 'expand_location' | 'expand_make_variables' | 'coverage_instrumented' | 'resolve_tools'): Builtin {
     switch (name) {
       case 'runfiles':
         return new Builtin('runfiles', (_t, args, kwargs) => this.runfiles(args, kwargs));
@@ -530,10 +533,10 @@ export class CtxValue extends StarObject {
           if (!extra || extra.some((t) => !(t instanceof TargetValue)))
             throw new StarlarkError('expand_location: for parameter targets: want a sequence of Targets');
           try {
-            return expandLocations(input, {
+            return expandLocationFunctions(input, {
               prerequisites: this.locationEntries(extra as TargetValue[]),
               canonicalize: (raw) => this.rc.canonicalize(raw),
-            }).replace(/\$\$/g, '$');
+            });
           } catch (e) {
             if (e instanceof ExpansionFailure) throw new StarlarkError(e.message, { cause: e });
             throw e;
@@ -558,6 +561,23 @@ export class CtxValue extends StarObject {
         });
       case 'coverage_instrumented':
         return new Builtin('coverage_instrumented', (_t, args, kwargs) => (unpackArgs('coverage_instrumented', args, kwargs, ['target?']), false));
+      case 'resolve_tools':
+        // Bazel's resolve_tools: the files the tools need to run (each one's executable and runfiles),
+        // and their runfiles manifests, which Kiln's actions do not need (an empty list).
+        return new Builtin('resolve_tools', (_t, args, kwargs) => {
+          if (args.length > 0) throw new StarlarkError(`resolve_tools() accepts no more than 0 positional arguments but got ${args.length}`);
+          const [tools] = unpackArgs('resolve_tools', [], kwargs, ['tools?']);
+          const list = tools === undefined ? [] : tools instanceof StarList || tools instanceof StarTuple ? tools.elems : undefined;
+          if (!list || list.some((t) => !(t instanceof TargetValue))) throw new StarlarkError('resolve_tools: for parameter tools: want a sequence of Targets');
+          const files: FileEntry[] = [];
+          for (const tool of list as TargetValue[]) {
+            const exe = executableOf(tool.configured);
+            files.push(...(exe ? [exe] : tool.configured.files), ...tool.configured.runfiles);
+          }
+          const seen = new Set<string>();
+          const unique = files.filter((f) => (seen.has(f.artifact.execPath) ? false : (seen.add(f.artifact.execPath), true)));
+          return new StarTuple([depsetOf(unique.map(fileValueOf)), new StarList([])]);
+        });
     }
   }
 

@@ -1,5 +1,6 @@
 import { SelectorList } from '../select.js';
 import { attr, type AttrValue } from './attribute.js';
+import { CC_RULE_CLASSES } from './cc-rule-classes.js';
 import { BASE, defineRuleClass, WITH_EXEC, WITH_LICENSES, type RuleClass } from './rule-class.js';
 
 const SIZES = ['small', 'medium', 'large', 'enormous'];
@@ -221,6 +222,7 @@ export const NATIVE_RULE_CLASSES: ReadonlyMap<string, RuleClass> = new Map(
     shLibrary,
     labelFlag,
     labelSetting,
+    ...CC_RULE_CLASSES,
   ].map((r) => [r.name, r]),
 );
 

@@ -7,6 +7,7 @@ import { StarlarkError } from './starlark-error.js';
 import { nearestName } from '../resolve/nearest-name.js';
 import { positionalArgs } from './args.js';
 import { encodeJson } from './builtins/json-module.js';
+import { structToProto } from './builtins/struct-proto.js';
 import type { Thread } from './thread.js';
 import { StarBytes } from './values/bytes.js';
 import { BoundMethod, type Kwargs, type MethodImpl } from './values/callable.js';
@@ -44,11 +45,20 @@ export function findAttr(v: Value, name: string): Value | undefined {
   }
   if (v instanceof StarObject) {
     const a = v.attr(name);
-    if (a === undefined && name === 'to_json' && v instanceof StarStruct) {
-      return new BoundMethod('to_json', v, 'struct', (_t, s, args, kwargs) => {
-        positionalArgs('to_json', args, kwargs, 0, 0);
-        return encodeJson(s);
-      });
+    if (a === undefined && v instanceof StarStruct) {
+      // Bazel's struct methods (StructImpl): there while --incompatible_struct_has_no_methods is off, its default.
+      if (name === 'to_json') {
+        return new BoundMethod('to_json', v, 'struct', (_t, s, args, kwargs) => {
+          positionalArgs('to_json', args, kwargs, 0, 0);
+          return encodeJson(s);
+        });
+      }
+      if (name === 'to_proto') {
+        return new BoundMethod('to_proto', v, 'struct', (_t, s, args, kwargs) => {
+          positionalArgs('to_proto', args, kwargs, 0, 0);
+          return structToProto(s as StarStruct);
+        });
+      }
     }
     return a;
   }
@@ -62,10 +72,14 @@ export function getAttr(v: Value, name: string): Value {
   return a;
 }
 
+/** A struct's methods, which `dir(struct(...))` lists with its fields (Bazel's StructImpl). */
+const STRUCT_METHODS = ['to_json', 'to_proto'];
+
 /** The names `dir(x)` lists, sorted. */
 export function attrNames(v: Value): string[] {
   const methods = methodsOf(v);
   if (methods) return [...methods.keys()].sort();
+  if (v instanceof StarStruct) return [...v.attrNames(), ...STRUCT_METHODS].sort();
   if (v instanceof StarObject) return v.attrNames().sort();
   return [];
 }

@@ -40,6 +40,8 @@ import { nearestName } from '../resolve/nearest-name.js';
 /** What a module's code needs at run time besides the frame: its globals and the names it sees. */
 export interface ModuleContext {
   readonly name: string;
+  /** The embedder's name of the module (a .bzl file's label), for its functions' str. */
+  readonly label?: string;
   /** Global slots by resolver index; undefined = not yet assigned. */
   readonly globals: (Value | undefined)[];
   readonly predeclared: ReadonlyMap<string, Value>;
@@ -623,6 +625,7 @@ export class Compiler {
       cells: info.cells,
       body: bodyCode,
       moduleName: this.mod.name,
+      ...(this.mod.label === undefined ? {} : { moduleLabel: this.mod.label }),
       active: 0,
       simpleParams: !info.hasVarargs && !info.hasKwargs && info.numKwonlyParams === 0,
       invoke: () => None,

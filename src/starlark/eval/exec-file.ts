@@ -26,11 +26,15 @@ export function execFile(thread: Thread, filename: string, source: string, prede
   return execResolvedFile(thread, file, predeclared);
 }
 
-/** Executes a file that has been parsed and resolved (with the same predeclared names). */
-export function execResolvedFile(thread: Thread, file: ast.File, predeclared: ReadonlyMap<string, Value>): ModuleGlobals {
+/**
+ * Executes a file that has been parsed and resolved (with the same predeclared names). `label` is
+ * the embedder's name of the module, which its functions' str shows.
+ */
+export function execResolvedFile(thread: Thread, file: ast.File, predeclared: ReadonlyMap<string, Value>, label?: string): ModuleGlobals {
   const info = file.module!;
   const mod: ModuleContext = {
     name: file.path,
+    ...(label === undefined ? {} : { label }),
     globals: new Array(info.globals.length),
     predeclared,
     universe: universe(thread.options),

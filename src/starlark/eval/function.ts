@@ -25,6 +25,8 @@ export interface FunctionCode {
   readonly body: StmtCode;
   /** Module the function belongs to (for its str and for `globals`). */
   readonly moduleName: string;
+  /** The embedder's name of that module (Bazel: its label), which the function's str names. */
+  readonly moduleLabel?: string;
   /** How many activations are running now: the recursion check. */
   active: number;
   /** No *args, **kwargs or keyword-only parameters (so positional calls bind trivially). */
@@ -105,7 +107,8 @@ export class StarFunction extends StarCallable {
     for (const c of this.freeCells) if (c.v !== undefined) pending.push(c.v);
   }
   repr(): string {
-    return `<function ${this.code.name}>`;
+    // Bazel's StarlarkFunction: `<function f from //pkg:defs.bzl>` where the module has a label.
+    return this.code.moduleLabel === undefined ? `<function ${this.code.name}>` : `<function ${this.code.name} from ${this.code.moduleLabel}>`;
   }
 
   call(thread: Thread, args: Value[], kwargs: Kwargs | null): Value {

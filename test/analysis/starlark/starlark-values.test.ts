@@ -192,6 +192,43 @@ r = rule(implementation = _impl, attrs = {"d": attr.label(allow_files = True), "
   });
 });
 
+describe('ctx.resolve_tools, ctx.expand_location and function str', () => {
+  it("resolve_tools gives the tools' executables and runfiles; expand_location keeps $$ and Make variables as written", () => {
+    const defs = `
+def _impl(ctx):
+    inputs, manifests = ctx.resolve_tools(tools = [ctx.attr.tool])
+    print([f.short_path for f in inputs.to_list()], manifests)
+    print(ctx.expand_location("$(location a.txt) $$(location a.txt) $$PATH $(FOO)", [ctx.attr.d]))
+    print(str(_impl))
+    return []
+r = rule(implementation = _impl, attrs = {"d": attr.label(allow_files = True), "tool": attr.label(executable = True, cfg = "exec")})
+`;
+    const build = 'load(":defs.bzl", "r")\nsh_binary(name = "tool", srcs = ["tool.sh"], data = ["a.txt"])\nr(name = "t", d = "a.txt", tool = ":tool")\n';
+    const { debug } = run(defs, build, { 't/a.txt': '', 't/tool.sh': '' });
+    expect(debug).toEqual(['["t/tool", "t/tool.sh", "t/a.txt"] []', 't/a.txt $t/a.txt $$PATH $(FOO)', '<function _impl from //t:defs.bzl>']);
+  });
+});
+
+describe('ctx.fragments', () => {
+  it("cpp.minimum_os_version() reads --minimum_os_version (None when unset); an undeclared fragment is an error in Bazel's words", () => {
+    const defs = `
+def _impl(ctx):
+    print(ctx.fragments.cpp.minimum_os_version())
+    return []
+r = rule(implementation = _impl, fragments = ["cpp"])
+def _undeclared(ctx):
+    ctx.fragments.cpp
+u = rule(implementation = _undeclared)
+`;
+    const build = 'load(":defs.bzl", "r", "u")\nr(name = "t")\nu(name = "u")\n';
+    expect(run(defs, build, {}, '//t:t').debug).toEqual(['None']);
+    expect(run(defs, build, {}, '//t:t', ['--minimum_os_version=1234.5678']).debug).toEqual(['1234.5678']);
+    expect(() => run(defs, build, {}, '//t:u')).toThrow(
+      `u has to declare 'cpp' as a required fragment in target configuration in order to access it. Please update the 'fragments' argument of the rule definition (for example: fragments = ["cpp"])`,
+    );
+  });
+});
+
 describe('ctx.actions', () => {
   it('run with tools, env, execution_requirements, mnemonic and progress_message', () => {
     const defs = `
