@@ -25,6 +25,8 @@ function comparable(text: string): string[] {
   const lines = text
     .split('\n')
     .filter((l) => /^(exit |DEBUG|ERROR|Aspect|  bazel-bin)/.test(l) && !l.startsWith('ERROR: Analysis of target'))
+    // The closing line: Bazel 4.2.3 wrote it as `FAILED: ...`, present-day Bazel (and Kiln) as `ERROR: ...`.
+    .filter((l) => l !== 'ERROR: Build did NOT complete successfully')
     .map((l) => l.replace(RECORDED_ROOT, '').replace(/^(DEBUG|ERROR): ([^:\s]+):(\d+):\d+: /, '$1: $2:$3: '));
   const debug = lines.filter((l) => l.startsWith('DEBUG')).sort();
   return [...lines.filter((l) => !l.startsWith('DEBUG')), ...debug];

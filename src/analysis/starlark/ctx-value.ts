@@ -248,8 +248,10 @@ export class CtxValue extends StarObject {
     const attrValues = new Map<string, Value>();
     for (const spec of shape.dependencies) attrValues.set(spec.name, this.attributeValue(spec));
     // select()s are resolved before the implementation runs, as in Bazel, so a select with no match fails even unread.
+    // (An aspect's ctx has the aspect's attributes, not the target's: only the class's own are resolved here.)
     for (const [name, raw] of rc.target.attrs) {
-      if (!attrValues.has(name) && raw instanceof SelectorList) attrValues.set(name, this.attributeValue(env.ruleClass.attributes.get(name)!));
+      const spec = env.ruleClass.attributes.get(name);
+      if (spec && !attrValues.has(name) && raw instanceof SelectorList) attrValues.set(name, this.attributeValue(spec));
     }
     this.outputs = new OutputsValue(rc, env, this.ownOutputs(shape));
     this.attrs = new AttrsValue(shape.names, (name) => {
