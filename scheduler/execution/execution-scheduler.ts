@@ -26,6 +26,8 @@ export interface OperationState {
   readonly name: string;
   readonly instanceName: string;
   readonly actionDigest: Digest;
+  /** RequestMetadata.tool_invocation_id of the Execute call ('' when the client sent none). */
+  readonly invocationId: string;
   readonly stage: reapi.ExecutionStage_Value;
   readonly done: boolean;
   /** Set once done. */
@@ -74,6 +76,7 @@ class OperationRecord implements OperationState {
     readonly name: string,
     readonly instanceName: string,
     readonly actionDigest: Digest,
+    readonly invocationId: string,
   ) {}
 
   snapshot(): OperationState {
@@ -81,6 +84,7 @@ class OperationRecord implements OperationState {
       name: this.name,
       instanceName: this.instanceName,
       actionDigest: this.actionDigest,
+      invocationId: this.invocationId,
       stage: this.stage,
       done: this.done,
       ...(this.response ? { response: this.response } : {}),
@@ -113,7 +117,9 @@ export interface SynchronizeOutcome {
 /** What the scheduler tells its metrics (scheduler-metrics.ts); every hook is optional and synchronous. */
 export interface SchedulerObserver {
   /** An operation (an Execute call) ended with `response` (`cachedResult` says whether the action cache answered it). */
-  operationFinished?(response: reapi.ExecuteResponseInit): void;
+  operationFinished?(response: reapi.ExecuteResponseInit, operation: OperationState): void;
+  /** An execution was handed to executor `executorName` on behalf of `operation` (its first waiting operation). */
+  taskAssigned?(operation: OperationState, executorName: string): void;
   /** An execution was handed to an executor `queuedMs` after it was first queued. */
   executionAssigned?(platformKey: string, queuedMs: number): void;
   /** An executor reported an execution complete with `response` (its ExecutedActionMetadata has the stage times). */
@@ -187,9 +193,9 @@ export class ExecutionScheduler {
   // ---- Execution API side ----
 
   /** A new operation for an Execute call, in stage CACHE_CHECK; `submit` or `finishFromCache` follows. */
-  begin(instanceName: string, actionDigest: Digest): OperationState {
+  begin(instanceName: string, actionDigest: Digest, invocationId = ''): OperationState {
     const name = operationName(instanceName, this.newId());
-    const op = new OperationRecord(name, instanceName, actionDigest);
+    const op = new OperationRecord(name, instanceName, actionDigest, invocationId);
     this.operations.set(name, op);
     return op.snapshot();
   }
@@ -437,7 +443,7 @@ export class ExecutionScheduler {
     op.response = response;
     op.completedAt = this.clock.now();
     op.abandonedAt = undefined;
-    this.observer.operationFinished?.(response);
+    this.observer.operationFinished?.(response, op.snapshot());
     const execution = op.execution;
     op.execution = undefined;
     if (execution) {
@@ -599,7 +605,9 @@ export class ExecutionScheduler {
         command: validated.command,
         timeout: durationFromMs(validated.timeoutMs),
         queuedTimestamp: timestampFromMs(execution.queuedAt),
+        toolInvocationId: execution.invocationId,
       });
+      if (first) this.observer.taskAssigned?.(first.snapshot(), executor.displayName || executor.id);
       for (const op of execution.operations) this.setStage(op, Stage.EXECUTING);
     }
     return out;

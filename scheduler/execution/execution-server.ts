@@ -6,6 +6,8 @@ import type { Registry } from '../../src/core/metrics/index.js';
 import { ExecutionScheduler } from './execution-scheduler.js';
 import { schedulerObserver, watchScheduler } from './scheduler-metrics.js';
 import { executionService } from './execution-service.js';
+import { combinedObserver, schedulerLogObserver } from './scheduler-log.js';
+import type { ServerLog } from '../../src/core/log/index.js';
 import { operationsService } from './operations-service.js';
 import { DEFAULT_SCHEDULER_CONFIG, type SchedulerConfig } from './scheduler-config.js';
 import { workerService } from './worker-service.js';
@@ -17,6 +19,8 @@ export interface ExecutionServerOptions {
   readonly tickMs?: number;
   /** Where the scheduler's metrics go (queues, workers, actions, stage times); the server's registry (CacheServerOptions.metrics). */
   readonly metrics?: Registry;
+  /** Where lines about operations go (queued, assigned, finished); none when absent. */
+  readonly log?: ServerLog;
 }
 
 /** The execution half of the REAPI server, to be put on the cache server's port. */
@@ -33,7 +37,8 @@ export interface ExecutionServer {
 export function createExecutionServer(options: ExecutionServerOptions = {}): ExecutionServer {
   const clock = options.clock ?? systemClock;
   const metrics = options.metrics;
-  const scheduler = new ExecutionScheduler({ ...DEFAULT_SCHEDULER_CONFIG, ...options.config }, clock, undefined, metrics ? schedulerObserver(metrics) : {});
+  const observer = combinedObserver(metrics ? schedulerObserver(metrics) : {}, options.log ? schedulerLogObserver(options.log) : {});
+  const scheduler = new ExecutionScheduler({ ...DEFAULT_SCHEDULER_CONFIG, ...options.config }, clock, undefined, observer);
   const unwatch = metrics ? watchScheduler(metrics, scheduler, clock) : () => {};
   const timer = setInterval(() => scheduler.tick(), options.tickMs ?? 200);
   timer.unref();

@@ -1,23 +1,19 @@
 import type * as grpc from '@grpc/grpc-js';
+import type { LogFields } from '../../src/core/log/index.js';
 import { grpcStatusOf, InvalidArgumentError, NotFoundError, parseDigest, reapi, type Digest } from '../../src/core/index.js';
 import { toServiceError, withContext } from '../grpc-status.js';
 import { reportUnexpected, type ServiceContext } from '../service-context.js';
 import { checkDigestFunction } from '../storage-instances.js';
+import { invocationIdOf } from '../request-metadata.js';
 import { getOrNull, validateAction } from './action-validator.js';
 import type { ExecutionScheduler, OperationState } from './execution-scheduler.js';
 import { operationMessage } from './operation-message.js';
 
-export const REQUEST_METADATA_KEY = 'build.bazel.remote.execution.v2.requestmetadata-bin';
+const Stage = reapi.ExecutionStage_Value;
 
-/** RequestMetadata's tool_invocation_id from the call's headers ('' when absent or unreadable). */
-export function invocationIdOf(metadata: grpc.Metadata): string {
-  const raw = metadata.get(REQUEST_METADATA_KEY)[0];
-  if (!Buffer.isBuffer(raw)) return '';
-  try {
-    return reapi.RequestMetadata.decode(raw).toolInvocationId;
-  } catch {
-    return '';
-  }
+/** The fields of a log line about `op`: its name, action digest and the client's invocation id. */
+export function operationFields(op: OperationState): LogFields {
+  return { operation: op.name, actionDigest: `${op.actionDigest.hash}/${op.actionDigest.sizeBytes}`, invocationId: op.invocationId };
 }
 
 /**
@@ -98,7 +94,7 @@ async function lookUpActionCache(ctx: ServiceContext, instanceName: string, dige
 /** build.bazel.remote.execution.v2.Execution: Execute and WaitExecution. */
 export function executionService(ctx: ServiceContext, scheduler: ExecutionScheduler): reapi.ExecutionServer {
   const fail = (call: grpc.ServerWritableStream<unknown, unknown>, method: string, e: unknown) => {
-    if (!call.cancelled) call.emit('error', toServiceError(reportUnexpected(ctx, method, withContext(e, method))));
+    if (!call.cancelled) call.emit('error', toServiceError(reportUnexpected(ctx, method, withContext(e, method), call.metadata)));
   };
   return {
     Execute: (call) => {
@@ -120,27 +116,30 @@ export function executionService(ctx: ServiceContext, scheduler: ExecutionSchedu
           // The cache could not be read: run the action rather than fail the build.
           ctx.log.warn(`Execute: action cache lookup of ${actionDigest.hash} failed: ${grpcStatusOf(e).message}`);
         }
+        const invocationId = invocationIdOf(call.metadata);
         if (cached) {
-          const op = scheduler.begin(request.instanceName, actionDigest);
+          const op = scheduler.begin(request.instanceName, actionDigest, invocationId);
           streamOperation(scheduler, op.name, call, { delayMs: scheduler.config.stageUpdateDelayMs });
           scheduler.finishFromCache(op.name, cached);
           return;
         }
         const validated = await validateAction(instance.cas, actionDigest, scheduler.config, actionBytes);
         scheduler.checkQueueRoom(request.instanceName, validated, validated.action.doNotCache);
-        const op: OperationState = scheduler.begin(request.instanceName, actionDigest);
+        const op: OperationState = scheduler.begin(request.instanceName, actionDigest, invocationId);
         streamOperation(scheduler, op.name, call, { delayMs: scheduler.config.stageUpdateDelayMs });
         if (call.cancelled) {
           scheduler.cancel(op.name);
           return;
         }
-        scheduler.submit(op.name, {
+        const submitted = scheduler.submit(op.name, {
           instanceName: request.instanceName,
           validated,
           priority,
-          invocationId: invocationIdOf(call.metadata),
+          invocationId,
           doNotCache: validated.action.doNotCache,
         });
+        if (!submitted.done)
+          ctx.log.info(`Execute: ${submitted.stage === Stage.QUEUED ? 'queued' : 'joined the same action, running'}`, operationFields(submitted));
       })().catch((e: unknown) => fail(call, 'Execute', e));
     },
     WaitExecution: (call) => {

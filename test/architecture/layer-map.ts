@@ -32,7 +32,7 @@ export const LAYERS_WITH_SINGLE_ENTRY = Object.keys(DIRECT_DEPENDENCIES).filter(
  * what each command imports, and a barrel that re-exports them would pull them into every command).
  */
 export const EXTRA_ENTRIES: Readonly<Record<string, readonly string[]>> = {
-  'src/core': ['src/core/sandbox/index.ts', 'src/core/blobstore/index.ts', 'src/core/health/index.ts', 'src/core/metrics/index.ts'],
+  'src/core': ['src/core/sandbox/index.ts', 'src/core/blobstore/index.ts', 'src/core/health/index.ts', 'src/core/metrics/index.ts', 'src/core/log/index.ts'],
   // Opening a workspace and its output base, which commands that build nothing (query, clean) need alone.
   'src/build': ['src/build/workspace/index.ts'],
 };

@@ -7,6 +7,7 @@ import type { CliIO } from '../../src/cli/io.js';
 import { reapi, unpackAny, type longrunning } from '../../src/core/index.js';
 import { collectStream, execute, shCommand, startClusterForTest } from '../scheduler/execution/cluster-fixture.js';
 import type { grpc } from '../scheduler/cache-server-fixture.js';
+import { parseServerLog, serverLogText } from '../setup/server-log.js';
 
 describe('an executor that drains', () => {
   it('finishes and reports the action it runs, and is assigned nothing more', { timeout: 60_000 }, async () => {
@@ -71,7 +72,13 @@ describe('an executor that drains', () => {
     expect(await exit, stderr).toBe(0);
     expect(outcome.response?.result?.exitCode, `${JSON.stringify(outcome.response?.status)} ${stderr}`).toBe(0);
     expect(outcome.response?.result?.executionMetadata?.worker).toBe('cli-drain');
-    expect(stderr).toMatch(/taking no more work; running actions may finish within 30s[\s\S]*drained: every running action finished/);
+    expect(serverLogText(stderr)).toMatch(
+      /^INFO: interrupted: taking no more work; running actions may finish within 30s\n(.*\n)*INFO: drained: every running action finished\n/m,
+    );
+    // Its line for the action names the operation the scheduler gave it.
+    const ran = parseServerLog(stderr).find((r) => r.msg.includes('runs action'));
+    expect(ran).toMatchObject({ role: 'executor', actionDigest: `${action.hash}/${action.sizeBytes}` });
+    expect(ran?.operation).toMatch(/^operations\//);
   });
 
   it('resolves after the next answer when it runs nothing', async () => {

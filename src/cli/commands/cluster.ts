@@ -23,6 +23,7 @@ import {
   pingDockerEngine,
   schedulerCredentialsOf,
   removeDeadWorkDirectories,
+  assignmentFields,
   startExecutor,
   type ResourceLimitPolicy,
   type RunningExecutor,
@@ -31,6 +32,7 @@ import {
 import { parseClusterUpConfig, type ClusterUpConfig } from '../cluster-up-config.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
+import { serverLogOf } from '../server-log.js';
 
 const USAGE = `Usage: kiln cluster up [options]
        kiln cluster token NAME
@@ -257,10 +259,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
     return ExitCode.COMMAND_LINE_ERROR;
   }
 
-  const log = {
-    info: (m: string) => io.stderr.write(`INFO: ${m}\n`),
-    warn: (m: string) => io.stderr.write(`WARNING: ${m}\n`),
-  };
+  const log = serverLogOf(io, role);
   let defaultImage: string | undefined;
   if (parsed.executors > 0 && parsed.runner === 'docker') {
     try {
@@ -274,7 +273,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
   }
   // One registry for the server, its scheduler and the executors started here: one /metrics for the cluster.
   const metrics = newMetricsRegistry({ processMetrics: config.metricsPort !== undefined });
-  const execution = createExecutionServer({ config: schedulerConfig, metrics });
+  const execution = createExecutionServer({ config: schedulerConfig, metrics, log });
   // With auth on, the executors started here hold a token made for them, unless the config gives them credentials.
   const ownToken = config.security.auth.kind === 'on' && parsed.executors > 0 ? randomBytes(32).toString('base64url') : undefined;
   if (ownToken && executorCredentials.token === undefined && executorCredentials.tlsCertificate === undefined) {
@@ -319,7 +318,7 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
             },
             (m) => log.warn(m),
             undefined,
-            undefined,
+            (a) => log.info(`executor executor-${i} runs action ${a.actionDigest?.hash ?? '?'}/${a.actionDigest?.sizeBytes ?? '?'}`, assignmentFields(a)),
             metrics,
           );
           executors.push(running);
