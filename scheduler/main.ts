@@ -7,6 +7,11 @@ import type { ServerLog } from './service-context.js';
 export interface RunCacheServerOptions extends Omit<CacheServerOptions, 'log'> {
   /** Called once the server listens (tests, and `kiln cluster up` starting executors). */
   readonly started?: (server: CacheServer) => void | Promise<void>;
+  /**
+   * Called once interrupted, while every service already reports NOT_SERVING and before the port
+   * closes: the scheduler lets running actions finish here (`kiln cluster up`, `kiln scheduler`).
+   */
+  readonly draining?: () => Promise<void>;
 }
 
 /**
@@ -19,7 +24,7 @@ export async function runCacheServer(
   interrupted: Promise<void>,
   options: RunCacheServerOptions = {},
 ): Promise<void> {
-  const { started, ...serverOptions } = options;
+  const { started, draining, ...serverOptions } = options;
   const server = await startCacheServer(config, { ...serverOptions, log: out.log });
   out.stdout(`${server.endpoint}\n`);
   if (server.metricsUrl) out.stdout(`${server.metricsUrl}\n`);
@@ -44,7 +49,13 @@ export async function runCacheServer(
   await started?.(server);
   await interrupted;
   out.log.info('interrupted: shutting down');
-  await server.close();
+  // Probes and load balancers see NOT_SERVING while what runs may still finish.
+  server.health.drain();
+  try {
+    await draining?.();
+  } finally {
+    await server.close();
+  }
 }
 
 /** `verifying(disk /path, 64 GiB)`: a config in one line, for the startup log. */
