@@ -49,7 +49,11 @@ export interface CacheServer {
   /** `http://HOST:PORT/metrics` when config `metricsPort` is set. */
   readonly metricsUrl?: string;
   /** Stops serving and discards unfinished uploads. */
-  close(): Promise<void>;
+  /**
+   * Stops the port, waiting up to `graceMs` (2 s by default) for calls under way before cutting them,
+   * and closes the stores.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export interface CacheServerOptions {
@@ -140,10 +144,10 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     ...(buildEvents ? { buildEvents: buildEvents.queries } : {}),
     metrics,
     ...(metricsPort ? { metricsUrl: metricsPort.url } : {}),
-    close: async () => {
+    close: async (graceMs?: number) => {
       // Probes see NOT_SERVING (and watches end) before the port stops taking calls.
       health.shutdown();
-      await running.stop();
+      await running.stop(graceMs);
       await healthPort?.close();
       await metricsPort?.close();
       secured.close();

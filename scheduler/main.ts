@@ -14,6 +14,9 @@ export interface RunCacheServerOptions extends Omit<CacheServerOptions, 'log'> {
   readonly draining?: () => Promise<void>;
 }
 
+/** How long a drained server waits for calls still open before cutting them. */
+const DRAINED_CLOSE_GRACE_MS = 200;
+
 /**
  * The cache server's main: starts it, announces the endpoint as the first line of `stdout`, logs what
  * it serves, and stops cleanly when `interrupted` resolves.
@@ -54,7 +57,9 @@ export async function runCacheServer(
   try {
     await draining?.();
   } finally {
-    await server.close();
+    // After a drain nothing that matters is left: held worker polls and streams already cut. Their
+    // clients retry against the next server, whose start must come within their retries (~3 s).
+    await server.close(draining ? DRAINED_CLOSE_GRACE_MS : undefined);
   }
 }
 

@@ -6,7 +6,9 @@ import { operationFields } from './execution-service.js';
 /** The scheduler's log lines about operations: where each one ran and how it ended, with its operation, action and invocation. */
 export function schedulerLogObserver(log: ServerLog): SchedulerObserver {
   return {
-    taskAssigned: (op, executorName) => log.info(`assigned to executor ${executorName}`, operationFields(op)),
+    taskAssigned: (ops, executor) => {
+      for (const op of ops) log.info(`assigned to executor ${executor.name}`, operationFields(op));
+    },
     operationFinished: (response, op) => log.info(`operation finished: ${describeResponse(response)}`, operationFields(op)),
   };
 }
@@ -17,8 +19,14 @@ export function combinedObserver(...observers: SchedulerObserver[]): SchedulerOb
     operationFinished: (response, op) => {
       for (const o of observers) o.operationFinished?.(response, op);
     },
-    taskAssigned: (op, executorName) => {
-      for (const o of observers) o.taskAssigned?.(op, executorName);
+    operationQueued: (op, request) => {
+      for (const o of observers) o.operationQueued?.(op, request);
+    },
+    taskAssigned: (ops, executor, taskId) => {
+      for (const o of observers) o.taskAssigned?.(ops, executor, taskId);
+    },
+    operationForgotten: (name) => {
+      for (const o of observers) o.operationForgotten?.(name);
     },
     executionAssigned: (platformKey, queuedMs) => {
       for (const o of observers) o.executionAssigned?.(platformKey, queuedMs);

@@ -285,10 +285,28 @@ export async function serveCluster(rest: string[], io: CliIO, usage: string, rol
     await Promise.all(executors.map((e) => e.stop()));
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   };
-  io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
-  const interrupted = (io.interrupted ?? new Promise<void>(() => undefined)).then(stopExecutors);
+  io.setInterruptGrace?.(schedulerConfig.drainTimeoutMs + SERVER_INTERRUPT_GRACE_MS);
+  const interrupted = io.interrupted ?? new Promise<void>(() => undefined);
+  const graceMs = schedulerConfig.drainTimeoutMs;
+  const draining = async () => {
+    if (graceMs > 0) log.info(`draining: taking no more work; running actions may finish within ${graceMs / 1000}s`);
+    // The executors started here drain alongside: they finish and report what they run.
+    const executorsDrained = Promise.all(executors.map((e) => e.drain()));
+    const left = await execution.drain(graceMs);
+    if (left === 0) {
+      if (graceMs > 0) log.info('drained: every running action finished');
+      // Their last reports were confirmed (a drained executor resolves once its report was answered).
+      await Promise.race([executorsDrained, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    } else {
+      log.info(
+        `drain: ${left} action(s) still running after ${graceMs / 1000}s; ${schedulerConfig.operationsFile ? 'the next scheduler resumes them' : 'their clients retry them'}`,
+      );
+    }
+    await stopExecutors();
+  };
   try {
     await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, interrupted, {
+      draining,
       extraServices: (ctx) => execution.services(ctx),
       executionCapabilities: execution.capabilities,
       metrics,
