@@ -30,4 +30,5 @@ export {
 } from './executor-config-file.js';
 export { schedulerChannel, readTokenFile, type SchedulerCredentials, type SchedulerChannel } from './scheduler-connection.js';
 export { removeDeadWorkDirectories } from './dead-work-directories.js';
+export { assignmentFields } from './assignment-fields.js';
 export { resolveExecutorConfig, schedulerCredentialsOf, type ExecutorRoleInputs } from './executor-role-config.js';

@@ -29,6 +29,8 @@ interface Task {
 
 const RETRY_MIN_MS = 100;
 const RETRY_MAX_MS = 2000;
+/** How long a stopping executor waits for the scheduler to take its aborted tasks back. */
+const HAND_BACK_DEADLINE_MS = 2000;
 
 /**
  * The executor's side of worker.proto: one Synchronize call outstanding at a time, carrying every
@@ -62,14 +64,38 @@ export class SynchronizeLoop {
     this.loop ??= this.run();
   }
 
-  /** Stops asking for work, aborts running tasks and closes the connection. */
+  /**
+   * Stops asking for work, aborts running tasks and closes the connection. After a drain whose time
+   * ran out, the aborted tasks are handed back: a last call lists none of them (worker.proto, LOST),
+   * so the scheduler queues them again at once instead of after the heartbeat deadline. (Without a
+   * drain the executor stops as if it vanished.)
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    const aborted = this.tasks.size;
     for (const task of this.tasks.values()) task.abort.abort();
+    this.tasks.clear();
     this.current?.cancel();
     this.wakeRetry?.();
     await this.loop;
+    if (aborted > 0 && this.draining) await this.handBack();
     this.client.close();
+  }
+
+  /** One last call: 0 slots, no tasks; a failure only leaves them to the heartbeat deadline. */
+  private handBack(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const request: kilnWorker.SynchronizeRequestInit = {
+        executorId: this.executorId,
+        displayName: this.options.displayName,
+        instanceName: this.options.instanceName,
+        platformProperties: this.options.platform.map((p) => ({ name: p.name, value: p.value })),
+        slots: 0,
+        tasks: [],
+        mayWait: false,
+      };
+      this.client.Synchronize(request, new grpc.Metadata(), { deadline: Date.now() + HAND_BACK_DEADLINE_MS }, () => resolve());
+    });
   }
 
   /**

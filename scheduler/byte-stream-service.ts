@@ -70,7 +70,7 @@ async function serveRead(ctx: ServiceContext, call: grpc.ServerWritableStream<by
     if (encoder) for (const part of encoder.finish()) await send(part);
     if (!call.cancelled) call.end();
   } catch (e) {
-    if (!call.cancelled) call.emit('error', toServiceError(reportUnexpected(ctx, 'Read', withContext(e, 'Read'))));
+    if (!call.cancelled) call.emit('error', toServiceError(reportUnexpected(ctx, 'Read', withContext(e, 'Read'), call.metadata)));
   } finally {
     admission?.release();
   }

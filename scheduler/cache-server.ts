@@ -53,7 +53,11 @@ export interface CacheServer {
   /** `http://HOST:PORT/`, the web UI on the same HTTP port as the metrics. */
   readonly uiUrl?: string;
   /** Stops serving and discards unfinished uploads. */
-  close(): Promise<void>;
+  /**
+   * Stops the port, waiting up to `graceMs` (2 s by default) for calls under way before cutting them,
+   * and closes the stores.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 export interface CacheServerOptions {
@@ -159,10 +163,10 @@ export async function startCacheServer(config: CacheServerConfig, options: Cache
     ...(buildEvents ? { buildEvents: buildEvents.queries } : {}),
     metrics,
     ...(metricsPort ? { metricsUrl: metricsPort.url, uiUrl: metricsPort.url.replace(/metrics$/, '') } : {}),
-    close: async () => {
+    close: async (graceMs?: number) => {
       // Probes see NOT_SERVING (and watches end) before the port stops taking calls.
       health.shutdown();
-      await running.stop();
+      await running.stop(graceMs);
       await healthPort?.close();
       await metricsPort?.close();
       secured.close();

@@ -27,5 +27,8 @@ export function parseSchedulerRoleConfig(
   otherSections: readonly string[] = [],
 ): SchedulerRoleConfig {
   const server = parseCacheServerSections(value, baseDir, overrides, ['execution', ...otherSections]);
-  return { server, execution: parseSchedulerConfig((value as Record<string, unknown>)['execution'], throwConfigError) };
+  return {
+    server,
+    execution: parseSchedulerConfig((value as Record<string, unknown>)['execution'], throwConfigError, baseDir, overrides.storageDir),
+  };
 }

@@ -199,7 +199,7 @@ async function serveGetTree(ctx: ServiceContext, call: grpc.ServerWritableStream
     }
     call.end();
   } catch (e) {
-    call.emit('error', toServiceError(reportUnexpected(ctx, 'GetTree', withContext(e, 'GetTree'))));
+    call.emit('error', toServiceError(reportUnexpected(ctx, 'GetTree', withContext(e, 'GetTree'), call.metadata)));
   } finally {
     admission.release();
   }

@@ -7,7 +7,15 @@ import type { ServerLog } from './service-context.js';
 export interface RunCacheServerOptions extends Omit<CacheServerOptions, 'log'> {
   /** Called once the server listens (tests, and `kiln cluster up` starting executors). */
   readonly started?: (server: CacheServer) => void | Promise<void>;
+  /**
+   * Called once interrupted, while every service already reports NOT_SERVING and before the port
+   * closes: the scheduler lets running actions finish here (`kiln cluster up`, `kiln scheduler`).
+   */
+  readonly draining?: () => Promise<void>;
 }
+
+/** How long a drained server waits for calls still open before cutting them. */
+const DRAINED_CLOSE_GRACE_MS = 200;
 
 /**
  * The cache server's main: starts it, announces the endpoint as the first line of `stdout`, logs what
@@ -19,7 +27,7 @@ export async function runCacheServer(
   interrupted: Promise<void>,
   options: RunCacheServerOptions = {},
 ): Promise<void> {
-  const { started, ...serverOptions } = options;
+  const { started, draining, ...serverOptions } = options;
   const server = await startCacheServer(config, { ...serverOptions, log: out.log });
   out.stdout(`${server.endpoint}\n`);
   if (server.metricsUrl) out.stdout(`${server.metricsUrl}\n`);
@@ -45,7 +53,15 @@ export async function runCacheServer(
   await started?.(server);
   await interrupted;
   out.log.info('interrupted: shutting down');
-  await server.close();
+  // Probes and load balancers see NOT_SERVING while what runs may still finish.
+  server.health.drain();
+  try {
+    await draining?.();
+  } finally {
+    // After a drain nothing that matters is left: held worker polls and streams already cut. Their
+    // clients retry against the next server, whose start must come within their retries (~3 s).
+    await server.close(draining ? DRAINED_CLOSE_GRACE_MS : undefined);
+  }
 }
 
 /** `verifying(disk /path, 64 GiB)`: a config in one line, for the startup log. */

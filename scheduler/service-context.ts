@@ -4,13 +4,12 @@ import type { CacheServerConfig } from './cache-server-config.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { toServiceError, withContext } from './grpc-status.js';
 import type { InFlightLimiter } from './in-flight-limiter.js';
+import { invocationIdOf } from './request-metadata.js';
+import type { ServerLog } from '../src/core/log/index.js';
 import type { StorageInstances } from './storage-instances.js';
 
-/** Where the server's logs go (stderr for `kiln cluster up`, a buffer in tests). */
-export interface ServerLog {
-  info(message: string): void;
-  warn(message: string): void;
-}
+/** Where the server's logs go (pino lines on stderr for `kiln cluster up`, a buffer in tests). */
+export type { ServerLog } from '../src/core/log/index.js';
 
 /** What every service of the cache server shares. */
 export interface ServiceContext {
@@ -47,14 +46,19 @@ export function unaryHandler<Req, Res>(
       },
       (e: unknown) => {
         admission.release();
-        callback(toServiceError(reportUnexpected(ctx, method, withContext(e, method))));
+        callback(toServiceError(reportUnexpected(ctx, method, withContext(e, method), call.metadata)));
       },
     );
   };
 }
 
-/** Logs errors that are not the client's fault (INTERNAL), then returns the error unchanged. */
-export function reportUnexpected(ctx: ServiceContext, method: string, e: unknown): unknown {
-  if (grpcStatusOf(e).code === googleRpc.Code.INTERNAL) ctx.log.warn(`${method} failed: ${(e as Error)?.message ?? String(e)}`);
+/**
+ * Logs errors that are not the client's fault (INTERNAL), with the client's invocation id when the
+ * call's `metadata` has one, then returns the error unchanged.
+ */
+export function reportUnexpected(ctx: ServiceContext, method: string, e: unknown, metadata?: grpc.Metadata): unknown {
+  if (grpcStatusOf(e).code === googleRpc.Code.INTERNAL) {
+    ctx.log.warn(`${method} failed: ${(e as Error)?.message ?? String(e)}`, { method, invocationId: invocationIdOf(metadata) });
+  }
   return e;
 }

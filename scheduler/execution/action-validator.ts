@@ -193,6 +193,7 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
   const files = new Map<string, Digest>();
   const seen = new Set<string>();
   const directories = new Map<string, reapi.Directory>();
+  const directoryDigests: Digest[] = [];
   /** Targets with a '..' after a name: resolved through the tree once it is all read. */
   const toResolve: { dir: reapi.Directory; target: string; refuse: (why: string) => Error }[] = [];
   let level: { digest: Digest; path: string }[] = [{ digest: root, path: '' }];
@@ -233,6 +234,7 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
         const d = parseDigest(f.digest, `${where}: file ${quote(f.name)}`);
         if (!isEmptyDigest(d)) files.set(digestKey(d), d);
       }
+      if (!directories.has(digestKey(digest)) && !isEmptyDigest(digest)) directoryDigests.push(digest);
       directories.set(digestKey(digest), dir);
       for (const s of dir.symlinks) {
         const refuse = (why: string) => new InvalidArgumentError(`${where}: symlink ${quote(s.name)} -> ${quote(s.target)} ${why}`);
@@ -255,9 +257,13 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
     const resolver = new SymlinkResolver(directories);
     for (const { dir, target, refuse } of toResolve) resolver.check(dir, target, refuse);
   }
-  const fileDigests = [...files.values()];
-  for (let i = 0; i < fileDigests.length; i += 10_000) {
-    for (const d of await cas.findMissing(fileDigests.slice(i, i + 10_000))) violations.push(missing(d, 'an input file'));
+  // The directories, read above, are asked about too: the lookup pins the whole input tree (the CAS
+  // stack's PinningBlobAccess), so a bounded store keeps it while the action is queued and runs.
+  const lookedUp = [...files.values(), ...directoryDigests];
+  for (let i = 0; i < lookedUp.length; i += 10_000) {
+    for (const d of await cas.findMissing(lookedUp.slice(i, i + 10_000))) {
+      violations.push(missing(d, directories.has(digestKey(d)) ? 'an input directory' : 'an input file'));
+    }
   }
   return violations;
 }

@@ -27,6 +27,8 @@ export interface OperationState {
   readonly name: string;
   readonly instanceName: string;
   readonly actionDigest: Digest;
+  /** RequestMetadata.tool_invocation_id of the Execute call ('' when the client sent none). */
+  readonly invocationId: string;
   readonly stage: reapi.ExecutionStage_Value;
   readonly done: boolean;
   /** Set once done. */
@@ -43,6 +45,14 @@ export interface SubmitRequest {
   /** RequestMetadata.tool_invocation_id ('' when the client sent none). */
   readonly invocationId: string;
   readonly doNotCache: boolean;
+  /** ExecuteRequest.skip_cache_lookup, kept so that a restarted scheduler resuming it does the same. */
+  readonly skipCacheLookup?: boolean;
+}
+
+/** A task a previous scheduler handed out (operation journal): the executor that runs it may report it. */
+export interface ResumedTask {
+  readonly taskId: string;
+  readonly executorId: string;
 }
 
 /** An action being run once on behalf of every operation waiting for it. */
@@ -79,11 +89,17 @@ class OperationRecord implements OperationState {
     readonly recorded: RecordedOperation,
   ) {}
 
+  /** The client's tool_invocation_id (RequestMetadata), for logs, the journal and the executor. */
+  get invocationId(): string {
+    return this.recorded.metadata.invocationId;
+  }
+
   snapshot(): OperationState {
     return {
       name: this.name,
       instanceName: this.instanceName,
       actionDigest: this.actionDigest,
+      invocationId: this.invocationId,
       stage: this.stage,
       done: this.done,
       ...(this.response ? { response: this.response } : {}),
@@ -116,7 +132,13 @@ export interface SynchronizeOutcome {
 /** What the scheduler tells its metrics (scheduler-metrics.ts); every hook is optional and synchronous. */
 export interface SchedulerObserver {
   /** An operation (an Execute call) ended with `response` (`cachedResult` says whether the action cache answered it). */
-  operationFinished?(response: reapi.ExecuteResponseInit): void;
+  operationFinished?(response: reapi.ExecuteResponseInit, operation: OperationState): void;
+  /** An operation's action was queued for the first time (`request` as submitted). */
+  operationQueued?(operation: OperationState, request: SubmitRequest): void;
+  /** An execution was handed to an executor as task `taskId`, on behalf of `operations`. */
+  taskAssigned?(operations: readonly OperationState[], executor: { readonly id: string; readonly name: string }, taskId: string): void;
+  /** A finished operation was forgotten (retention passed, or DeleteOperation). */
+  operationForgotten?(name: string): void;
   /** An execution was handed to an executor `queuedMs` after it was first queued. */
   executionAssigned?(platformKey: string, queuedMs: number): void;
   /** An executor reported an execution complete with `response` (its ExecutedActionMetadata has the stage times). */
@@ -180,6 +202,12 @@ export class ExecutionScheduler {
   private readonly queue = new ExecutionQueue<Execution>();
   private readonly executors = new Map<string, ExecutorRecord>();
   private readonly running = new Set<Execution>();
+  /** Tasks a previous scheduler handed out, resumed from the journal, until their executor reports them. */
+  private readonly orphans = new Map<string, { execution: Execution; since: number }>();
+  /** Task ids of resumed operations still being validated: reports of them wait (neither cancelled nor taken). */
+  private readonly awaitedTasks = new Set<string>();
+  /** Set by `drain`: nothing more is assigned; what runs may finish. */
+  private draining = false;
   readonly rules: PlatformRules;
   /** The recent operations with their clients' request metadata, bounded by `recentOperations`. */
   readonly history: OperationHistory;
@@ -231,6 +259,24 @@ export class ExecutionScheduler {
     return [...byKey].map(([platformKey, q]) => ({ platformKey, ...q }));
   }
 
+  /** Executions handed to an executor (or resumed and awaiting their executor's report) and not finished. */
+  runningCount(): number {
+    return this.running.size + this.orphans.size;
+  }
+
+  /** Whether `drain` was called. */
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /**
+   * Assigns nothing more, so that a stopping scheduler lets what runs finish; what is queued stays
+   * queued (the operation journal keeps it for the next scheduler).
+   */
+  drain(): void {
+    this.draining = true;
+  }
+
   /** The live executors: slots announced (0 while draining) and tasks running. */
   executorStates(): ExecutorSnapshot[] {
     return [...this.executors.values()].map((e) => ({ name: e.displayName || e.id, slots: e.slots, running: e.tasks.size }));
@@ -241,11 +287,15 @@ export class ExecutionScheduler {
   /** A new operation for an Execute call, in stage CACHE_CHECK; `submit` or `finishFromCache` follows. */
   begin(instanceName: string, actionDigest: Digest, metadata: OperationMetadata = NO_METADATA): OperationState {
     const name = operationName(instanceName, this.newId());
-    const recorded: RecordedOperation = { name, instanceName, actionDigest, metadata, stage: 'CACHE_CHECK', createdMs: this.clock.now(), cachedResult: false };
-    const op = new OperationRecord(name, instanceName, actionDigest, recorded);
+    const op = new OperationRecord(name, instanceName, actionDigest, this.recordedOperation(name, instanceName, actionDigest, metadata));
     this.operations.set(name, op);
-    this.history.add(recorded);
+    this.history.add(op.recorded);
     return op.snapshot();
+  }
+
+  /** A history entry; a restored operation (journal) knows its client's invocation id only. */
+  private recordedOperation(name: string, instanceName: string, actionDigest: Digest, metadata: OperationMetadata): RecordedOperation {
+    return { name, instanceName, actionDigest, metadata, stage: 'CACHE_CHECK', createdMs: this.clock.now(), cachedResult: false };
   }
 
   /**
@@ -298,7 +348,73 @@ export class ExecutionScheduler {
     };
     if (dedupKey !== undefined) this.inFlight.set(dedupKey, execution);
     this.attach(op, execution);
+    this.observer.operationQueued?.(op.snapshot(), request);
     this.enqueue(execution);
+    return op.snapshot();
+  }
+
+  /**
+   * An operation of a previous scheduler (operation journal), finished: WaitExecution and
+   * GetOperation answer with its response until the retention passes.
+   */
+  restoreFinished(state: OperationState & { readonly response: reapi.ExecuteResponseInit }, completedAt: number): void {
+    const recorded = this.recordedOperation(state.name, state.instanceName, state.actionDigest, { ...NO_METADATA, invocationId: state.invocationId });
+    const op = new OperationRecord(state.name, state.instanceName, state.actionDigest, recorded);
+    op.done = true;
+    op.stage = Stage.COMPLETED;
+    op.response = state.response;
+    op.completedAt = completedAt;
+    this.operations.set(op.name, op);
+  }
+
+  /**
+   * An unfinished operation of a previous scheduler, known again (stage QUEUED) while its action is
+   * checked again; `resume` follows (or `fail`). A client has the abandoned-operation grace to come
+   * back with WaitExecution. `taskId`: the task a previous scheduler handed out for it, whose report
+   * waits until `resume` decides.
+   */
+  restorePending(name: string, instanceName: string, actionDigest: Digest, invocationId: string, taskId?: string): void {
+    const op = new OperationRecord(
+      name,
+      instanceName,
+      actionDigest,
+      this.recordedOperation(name, instanceName, actionDigest, { ...NO_METADATA, invocationId }),
+    );
+    op.stage = Stage.QUEUED;
+    op.abandonedAt = this.clock.now();
+    this.operations.set(name, op);
+    if (taskId) this.awaitedTasks.add(taskId);
+  }
+
+  /**
+   * Runs a restored operation's action again, or, with `task`, takes it as running there: the executor
+   * that still runs it reports it (and the result is used) if it calls within the heartbeat deadline;
+   * otherwise it is queued again.
+   */
+  resume(name: string, request: SubmitRequest, task?: ResumedTask): OperationState {
+    if (task) this.awaitedTasks.delete(task.taskId);
+    const op = this.record(name);
+    if (op.done || op.execution) return op.snapshot();
+    const dedupKey = request.doNotCache ? undefined : `${request.instanceName}\n${digestKey(request.validated.actionDigest)}`;
+    const existing = dedupKey === undefined ? undefined : this.inFlight.get(dedupKey);
+    if (!task || existing) return this.submit(name, request);
+    const now = this.clock.now();
+    const execution: Execution = {
+      dedupKey,
+      instanceName: request.instanceName,
+      validated: request.validated,
+      platformKey: this.rules.queueKey(request.validated.platform),
+      invocationId: request.invocationId,
+      priority: request.priority,
+      operations: new Set(),
+      state: 'running',
+      attempts: 1,
+      task: { id: task.taskId, executorId: task.executorId, assignedAt: now },
+      queuedAt: now,
+    };
+    if (dedupKey !== undefined) this.inFlight.set(dedupKey, execution);
+    this.orphans.set(task.taskId, { execution, since: now });
+    this.attach(op, execution);
     return op.snapshot();
   }
 
@@ -346,14 +462,14 @@ export class ExecutionScheduler {
   /** DeleteOperation: forgets the operation (cancelling it first when unfinished). */
   delete(name: string): void {
     this.cancel(name);
-    this.operations.delete(name);
+    if (this.operations.delete(name)) this.observer.operationForgotten?.(name);
   }
 
   // ---- Worker protocol side ----
 
   /** What is known about a task, for writing its result to the action cache; undefined when unknown. */
   taskIdentity(executorId: string, taskId: string): TaskIdentity | undefined {
-    const execution = this.executors.get(executorId)?.tasks.get(taskId);
+    const execution = this.executors.get(executorId)?.tasks.get(taskId) ?? this.orphans.get(taskId)?.execution;
     if (!execution) return undefined;
     return { instanceName: execution.instanceName, actionDigest: execution.validated.actionDigest, doNotCache: execution.dedupKey === undefined };
   }
@@ -366,7 +482,8 @@ export class ExecutionScheduler {
     const reported = new Set<string>();
     for (const report of request.tasks) {
       reported.add(report.taskId);
-      const execution = executor.tasks.get(report.taskId);
+      if (this.awaitedTasks.has(report.taskId)) continue;
+      const execution = executor.tasks.get(report.taskId) ?? this.adopt(executor, report.taskId);
       if (!execution) {
         if (report.stage !== kilnWorker.TaskStage.COMPLETED) cancelTaskIds.push(report.taskId);
         continue;
@@ -440,6 +557,13 @@ export class ExecutionScheduler {
       this.executors.delete(executor.id);
       for (const execution of executor.tasks.values()) this.retryAfterVanish(execution, executor);
     }
+    // A resumed task whose executor did not come back: it runs again.
+    for (const [taskId, orphan] of [...this.orphans]) {
+      if (now - orphan.since <= silence) continue;
+      this.orphans.delete(taskId);
+      orphan.execution.task = undefined;
+      this.requeue(orphan.execution);
+    }
     for (const execution of [...this.running]) {
       const task = execution.task!;
       if (now - task.assignedAt <= execution.validated.timeoutMs + this.config.executionGraceMs) continue;
@@ -455,6 +579,7 @@ export class ExecutionScheduler {
       }
       if (op.done && op.completedAt !== undefined && now - op.completedAt >= this.config.completedOperationRetentionMs) {
         this.operations.delete(op.name);
+        this.observer.operationForgotten?.(op.name);
       }
     }
   }
@@ -504,7 +629,7 @@ export class ExecutionScheduler {
     op.completedAt = this.clock.now();
     op.abandonedAt = undefined;
     recordCompletion(op.recorded, response, op.completedAt);
-    this.observer.operationFinished?.(response);
+    this.observer.operationFinished?.(response, op.snapshot());
     const execution = op.execution;
     op.execution = undefined;
     if (execution) {
@@ -532,12 +657,26 @@ export class ExecutionScheduler {
     for (const op of [...execution.operations]) this.finishOperation(op, response);
   }
 
+  /** A resumed task its executor reports: from now on it is that executor's. */
+  private adopt(executor: ExecutorRecord, taskId: string): Execution | undefined {
+    const orphan = this.orphans.get(taskId);
+    if (orphan?.execution.state !== 'running') return undefined;
+    this.orphans.delete(taskId);
+    const { execution } = orphan;
+    execution.task = { id: taskId, executorId: executor.id, assignedAt: execution.task?.assignedAt ?? this.clock.now() };
+    executor.tasks.set(taskId, execution);
+    this.running.add(execution);
+    return execution;
+  }
+
   /** Tells the executor running the execution to stop it. */
   private stopTask(execution: Execution): void {
     const task = execution.task;
     if (!task) return;
     execution.task = undefined;
     this.running.delete(execution);
+    // Resumed and never reported: the executor that may run it hears nothing; its late report is refused.
+    if (this.orphans.delete(task.id)) return;
     const executor = this.executors.get(task.executorId);
     if (!executor) return;
     executor.tasks.delete(task.id);
@@ -645,7 +784,7 @@ export class ExecutionScheduler {
   private assign(executor: ExecutorRecord): kilnWorker.AssignmentInit[] {
     const out: kilnWorker.AssignmentInit[] = [];
     const now = this.clock.now();
-    while (executor.tasks.size < executor.slots) {
+    while (!this.draining && executor.tasks.size < executor.slots) {
       const execution = this.queue.take((_key, sample) => this.executorCanRun(executor, sample));
       if (!execution) break;
       const taskId = this.newId();
@@ -666,7 +805,13 @@ export class ExecutionScheduler {
         command: validated.command,
         timeout: durationFromMs(validated.timeoutMs),
         queuedTimestamp: timestampFromMs(execution.queuedAt),
+        toolInvocationId: execution.invocationId,
       });
+      this.observer.taskAssigned?.(
+        [...execution.operations].map((o) => o.snapshot()),
+        { id: executor.id, name: executor.displayName || executor.id },
+        taskId,
+      );
       for (const op of execution.operations) this.setStage(op, Stage.EXECUTING);
     }
     return out;

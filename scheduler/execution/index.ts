@@ -14,7 +14,8 @@ export {
 } from './execution-scheduler.js';
 export { operationMessage } from './operation-message.js';
 export { OperationHistory, operationMetadataOf, NO_METADATA, type OperationMetadata, type RecordedOperation } from './operation-history.js';
-export { executionService, REQUEST_METADATA_KEY, invocationIdOf } from './execution-service.js';
+export { executionService } from './execution-service.js';
+export { REQUEST_METADATA_KEY, invocationIdOf } from '../request-metadata.js';
 export { operationsService } from './operations-service.js';
 export { workerService } from './worker-service.js';
 export { createExecutionServer, type ExecutionServer, type ExecutionServerOptions } from './execution-server.js';

@@ -1,4 +1,5 @@
-import { fieldPath, readNonNegativeInteger, readObject, readOneOf, type ConfigFail } from '../../src/core/index.js';
+import { resolve } from 'node:path';
+import { fieldPath, readNonEmptyString, readNonNegativeInteger, readObject, readOneOf, type ConfigFail } from '../../src/core/index.js';
 import type { PropertyMatch } from './platform-rules.js';
 
 /** The knobs of the execution scheduler; every time is in milliseconds. */
@@ -38,6 +39,17 @@ export interface SchedulerConfig {
   readonly recentOperations: number;
   /** Matching rule per platform property name; others match exactly. */
   readonly platformRules: Readonly<Record<string, PropertyMatch>>;
+  /**
+   * On SIGTERM, how long actions already running may take to finish (their results still reach the
+   * clients) before the scheduler stops; what is left is resumed by the next scheduler. 0: stop at once.
+   */
+  readonly drainTimeoutMs: number;
+  /**
+   * Where operations are journaled (operation-journal.ts), so that a restarted scheduler answers
+   * WaitExecution for them: finished ones with their result, unfinished ones by running them again
+   * (or by taking the report of the executor that still runs them). Absent: operations live in memory.
+   */
+  readonly operationsFile?: string;
 }
 
 export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
@@ -56,6 +68,7 @@ export const DEFAULT_SCHEDULER_CONFIG: SchedulerConfig = {
   queueFullRetryAfterMs: 1000,
   recentOperations: 1000,
   platformRules: {},
+  drainTimeoutMs: 0,
 };
 
 const DURATION_KEYS = [
@@ -70,22 +83,28 @@ const DURATION_KEYS = [
   'executionGraceMs',
   'stageUpdateDelayMs',
   'queueFullRetryAfterMs',
+  'drainTimeoutMs',
 ] as const;
 
 const COUNT_KEYS = ['maxRetries', 'maxQueuedActionsPerPlatform', 'recentOperations'] as const;
 
 /**
  * The `execution` section of the server's JSON config: any SchedulerConfig field (times in ms,
- * `maxRetries`, `platformRules` as {"name": "exact" | "minimum" | "ignore"}). Problems are reported
+ * `maxRetries`, `platformRules` as {"name": "exact" | "minimum" | "ignore"}, `operationsFile` relative
+ * to `baseDir`; with `--storage DIR` it defaults to DIR/operations.jsonl). Problems are reported
  * through `fail` with the field's path.
  */
-export function parseSchedulerConfig(value: unknown, fail: ConfigFail): SchedulerConfig {
-  if (value === undefined) return DEFAULT_SCHEDULER_CONFIG;
-  const obj = readObject(value, 'execution', [...DURATION_KEYS, ...COUNT_KEYS, 'platformRules'], fail);
-  const out: { -readonly [K in keyof SchedulerConfig]: SchedulerConfig[K] } = { ...DEFAULT_SCHEDULER_CONFIG };
+export function parseSchedulerConfig(value: unknown, fail: ConfigFail, baseDir = process.cwd(), storageDir?: string): SchedulerConfig {
+  const defaults: SchedulerConfig =
+    storageDir === undefined ? DEFAULT_SCHEDULER_CONFIG : { ...DEFAULT_SCHEDULER_CONFIG, operationsFile: resolve(storageDir, 'operations.jsonl') };
+  if (value === undefined) return defaults;
+  const obj = readObject(value, 'execution', [...DURATION_KEYS, ...COUNT_KEYS, 'platformRules', 'operationsFile'], fail);
+  const out: { -readonly [K in keyof SchedulerConfig]: SchedulerConfig[K] } = { ...defaults };
   for (const [key, v] of Object.entries(obj)) {
     const field = fieldPath('execution', key);
-    if (key === 'platformRules') {
+    if (key === 'operationsFile') {
+      out.operationsFile = resolve(baseDir, readNonEmptyString(v, field, fail));
+    } else if (key === 'platformRules') {
       const rules = readObject(v, field, undefined, fail);
       for (const [name, rule] of Object.entries(rules)) readOneOf(rule, fieldPath(field, name), ['exact', 'minimum', 'ignore'] as const, fail);
       out.platformRules = rules as Record<string, PropertyMatch>;

@@ -2,6 +2,8 @@
 export interface CliIO {
   readonly stdout: { write(chunk: string | Uint8Array): unknown };
   readonly stderr: { write(chunk: string | Uint8Array): unknown };
+  /** Whether stderr is a terminal (server roles log text there, JSON lines otherwise); tests' buffers are not. */
+  readonly stderrIsTTY?: boolean;
   /** Current directory the command resolves relative paths against. */
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;

@@ -15,7 +15,7 @@ export const INTERRUPT_GRACE_MS = 1500;
 export const SERVER_INTERRUPT_GRACE_MS = 30_000;
 
 /** process.stdout or process.stderr: a writer, and its file descriptor (tests' fakes have none). */
-type ProcessStream = CliIO['stderr'] & { readonly fd?: number };
+type ProcessStream = CliIO['stderr'] & { readonly fd?: number; readonly isTTY?: boolean };
 
 /**
  * Writes straight to a file descriptor. An interrupt that stops a phase (sigint-breakable.ts) can
@@ -97,6 +97,7 @@ export function processCliIO(
   return {
     stdout: { write: (chunk) => writers.stdout.write(chunk) },
     stderr: { write: (chunk) => writers.stderr.write(chunk) },
+    stderrIsTTY: proc.stderr.isTTY === true,
     cwd: proc.cwd(),
     env: proc.env,
     setInterruptGrace(ms: number) {

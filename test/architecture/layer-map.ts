@@ -38,6 +38,7 @@ export const EXTRA_ENTRIES: Readonly<Record<string, readonly string[]>> = {
     'src/core/health/index.ts',
     'src/core/metrics/index.ts',
     'src/core/options/index.ts',
+    'src/core/log/index.ts',
   ],
   // Opening a workspace and its output base, which commands that build nothing (query, clean) need alone.
   'src/build': ['src/build/workspace/index.ts'],

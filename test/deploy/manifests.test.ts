@@ -142,6 +142,36 @@ describe('deploy/kubernetes', () => {
     }
   });
 
+  it("each role's metrics port is a container port its pod asks Prometheus to scrape; the scheduler journals its operations and drains within its grace period", () => {
+    const config = (name: string) => JSON.parse(readFileSync(join(KUBERNETES, 'config', name), 'utf8')) as Record<string, unknown>;
+    const ports: Record<string, number> = {
+      'kiln-scheduler': config('scheduler.json')['metricsPort'] as number,
+      'kiln-storage': config('storage.json')['metricsPort'] as number,
+      'kiln-executor': config('executor.json')['metrics-port'] as number,
+    };
+    for (const workload of workloads) {
+      const port = ports[workload.metadata.name]!;
+      expect(port, workload.metadata.name).toBeGreaterThan(0);
+      const template = (workload['spec'] as { template: { metadata: { annotations?: Record<string, string> } } }).template;
+      expect(template.metadata.annotations, workload.metadata.name).toMatchObject({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
+      expect(
+        podSpecOf(workload).containers[0]!.ports?.map((p) => p.containerPort),
+        workload.metadata.name,
+      ).toContain(port);
+    }
+    const execution = config('scheduler.json')['execution'] as { drainTimeoutMs: number; operationsFile: string };
+    expect(podSpecOf(named('Deployment', 'kiln-scheduler')).terminationGracePeriodSeconds).toBeGreaterThanOrEqual(execution.drainTimeoutMs / 1000 + 10);
+    const mounts = (podSpecOf(named('Deployment', 'kiln-scheduler')).containers[0] as unknown as { volumeMounts: { mountPath: string }[] }).volumeMounts;
+    expect(
+      mounts.some((m) => execution.operationsFile.startsWith(`${m.mountPath}/`)),
+      execution.operationsFile,
+    ).toBe(true);
+  });
+
   it('the health port of each role config is the port the probes use', () => {
     const config = (name: string) => JSON.parse(readFileSync(join(KUBERNETES, 'config', name), 'utf8')) as Record<string, unknown>;
     expect(config('scheduler.json')['healthPort']).toBe(8981);

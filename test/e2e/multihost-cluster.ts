@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { newServiceAccount, newToken } from '../../scheduler/index.js';
 import { issueCertificate, makeCa } from '../scheduler/security/test-certificates.js';
 import type { TestHost, TestNetwork } from '../setup/test-network.js';
+import { serverLogText } from '../setup/server-log.js';
 
 /** The built launcher: every process of the multi-host cluster is the binary an operator runs. */
 export const KILN_BINARY = fileURLToPath(new URL('../../bin/kiln', import.meta.url));
@@ -19,12 +20,21 @@ export class HostProcess {
     readonly what: string,
     readonly child: ChildProcess,
   ) {
-    const take = (chunk: Buffer) => {
-      this.output += chunk.toString();
-      for (const wake of this.waiters) wake();
+    // Whole lines only; the servers' JSON log lines read as they would on a terminal (INFO: …).
+    const lineTaker = () => {
+      let pending = '';
+      return (chunk: Buffer) => {
+        pending += chunk.toString();
+        const end = pending.lastIndexOf('\n') + 1;
+        if (end === 0) return;
+        const lines = pending.slice(0, end).split('\n').slice(0, -1);
+        pending = pending.slice(end);
+        for (const line of lines) this.output += line.startsWith('{') ? serverLogText(`${line}\n`) : `${line}\n`;
+        for (const wake of this.waiters) wake();
+      };
     };
-    child.stdout?.on('data', take);
-    child.stderr?.on('data', take);
+    child.stdout?.on('data', lineTaker());
+    child.stderr?.on('data', lineTaker());
     this.exited = new Promise((resolve, reject) => {
       child.on('error', reject);
       child.on('close', (code, signal) => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,8 @@ import type { CliIO } from '../../src/cli/io.js';
 import { reapi, unpackAny, type longrunning } from '../../src/core/index.js';
 import { collectStream, execute, shCommand, startClusterForTest } from '../scheduler/execution/cluster-fixture.js';
 import type { grpc } from '../scheduler/cache-server-fixture.js';
+import { parseServerLog, serverLogText } from '../setup/server-log.js';
+import { until } from '../setup/until.js';
 
 describe('an executor that drains', () => {
   it('finishes and reports the action it runs, and is assigned nothing more', { timeout: 60_000 }, async () => {
@@ -44,6 +47,32 @@ describe('an executor that drains', () => {
     expect(secondResult?.executionMetadata?.worker).toBe('next');
   });
 
+  it('stopped after its drain ran out, hands its action back: another executor runs it at once, not after the heartbeat deadline', {
+    timeout: 60_000,
+  }, async () => {
+    // A heartbeat deadline of a minute: only the hand-back can requeue the action within this test.
+    const cluster = await startClusterForTest({ heartbeatIntervalMs: 40_000, heartbeatGraceMs: 20_000 });
+    const dir = await mkdtemp(join(tmpdir(), 'kiln-hand-back-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const runs = join(dir, 'runs');
+    const slow = await cluster.addExecutor({ slots: 1, name: 'slow' });
+    // Slow on its first run only: the run on the next executor finishes at once.
+    const action = await cluster.action(
+      shCommand(`echo run >> ${runs}; [ $(wc -l < ${runs}) -gt 1 ] || sleep 30; echo done > out.txt`, { outputPaths: ['out.txt'] }),
+    );
+    const outcome = execute(cluster, { instanceName: '', actionDigest: action });
+    await until(() => existsSync(runs), 'the action to run on the slow executor');
+    // Its drain "times out" at once: the caller stops it with the action still running.
+    void slow.drain();
+    const started = Date.now();
+    await slow.stop();
+    await cluster.addExecutor({ slots: 1, name: 'next' });
+    const result = (await outcome).response?.result;
+    expect(result?.exitCode).toBe(0);
+    expect(result?.executionMetadata?.worker).toBe('next');
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it('kiln executor --drain-timeout lets the running action finish after SIGTERM, then exits 0', { timeout: 60_000 }, async () => {
     const cluster = await startClusterForTest();
     const dir = await mkdtemp(join(tmpdir(), 'kiln-drain-cli-'));
@@ -71,7 +100,13 @@ describe('an executor that drains', () => {
     expect(await exit, stderr).toBe(0);
     expect(outcome.response?.result?.exitCode, `${JSON.stringify(outcome.response?.status)} ${stderr}`).toBe(0);
     expect(outcome.response?.result?.executionMetadata?.worker).toBe('cli-drain');
-    expect(stderr).toMatch(/taking no more work; running actions may finish within 30s[\s\S]*drained: every running action finished/);
+    expect(serverLogText(stderr)).toMatch(
+      /^INFO: interrupted: taking no more work; running actions may finish within 30s\n(.*\n)*INFO: drained: every running action finished\n/m,
+    );
+    // Its line for the action names the operation the scheduler gave it.
+    const ran = parseServerLog(stderr).find((r) => r.msg.includes('runs action'));
+    expect(ran).toMatchObject({ role: 'executor', actionDigest: `${action.hash}/${action.sizeBytes}` });
+    expect(ran?.operation).toMatch(/^operations\//);
   });
 
   it('resolves after the next answer when it runs nothing', async () => {

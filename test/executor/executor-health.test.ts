@@ -64,6 +64,36 @@ describe("the executor's health port", () => {
     }
   });
 
+  it('turns NOT_SERVING as soon as it drains, while its port still answers', async () => {
+    const executor = await startExecutor(executorConfig(await startScheduler(false)), () => undefined);
+    const health = healthClient(`127.0.0.1:${executor.healthPort}`);
+    try {
+      const statuses: number[] = [];
+      let heard!: () => void;
+      let wanted = 1;
+      const changed = () => new Promise<void>((resolve) => (heard = resolve));
+      let next = changed();
+      const stream = health.Watch({ service: '' });
+      stream.on('data', (r: grpcHealth.HealthCheckResponse) => {
+        statuses.push(r.status);
+        if (statuses.length >= wanted) heard();
+      });
+      stream.on('error', () => undefined);
+      await next;
+      wanted = 2;
+      next = changed();
+      await executor.drain();
+      await next;
+      expect(statuses).toEqual([SERVING, NOT_SERVING]);
+      const checked = await call(health as unknown as grpc.Client, health.Check, { service: '' });
+      expect(checked).toEqual({ ok: true, value: expect.objectContaining({ status: NOT_SERVING }) });
+      stream.cancel();
+      await executor.stop();
+    } finally {
+      health.close();
+    }
+  });
+
   it('is NOT_SERVING once the scheduler refuses its credentials', async () => {
     const executor = await startExecutor(executorConfig(await startScheduler(true)), () => undefined);
     const health = healthClient(`127.0.0.1:${executor.healthPort}`);

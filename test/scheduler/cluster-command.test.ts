@@ -7,6 +7,7 @@ import type { CliIO } from '../../src/cli/io.js';
 import { blob, connect, must } from './cache-server-fixture.js';
 import { scrape, valueOf } from './metrics-fixture.js';
 import { until } from '../setup/until.js';
+import { parseServerLog, serverLogText } from '../setup/server-log.js';
 
 /** An in-memory CliIO whose interrupt the test triggers, and a promise for the first stdout line. */
 function fakeIO(cwd: string) {
@@ -27,7 +28,7 @@ function fakeIO(cwd: string) {
     env: {},
     interrupted: new Promise<void>((resolve) => (interrupt = resolve)),
   };
-  return { io, firstLine, interrupt: () => interrupt(), out: () => out, err: () => err };
+  return { io, firstLine, interrupt: () => interrupt(), out: () => out, err: () => err, log: () => serverLogText(err) };
 }
 
 let dir: string;
@@ -48,9 +49,10 @@ describe('kiln cluster up', () => {
     clients.close();
     f.interrupt();
     expect(await exit).toBe(0);
-    expect(f.err()).toContain('ContentAddressableStorage');
-    expect(f.err()).toContain(`blocks ${join(dir, 'store')}/cas-blocks`);
-    expect(f.err()).toContain('shutting down');
+    expect(f.log()).toContain('INFO: services: build.bazel.remote.execution.v2.Capabilities, build.bazel.remote.execution.v2.ContentAddressableStorage');
+    expect(f.log()).toContain(`blocks ${join(dir, 'store')}/cas-blocks`);
+    expect(f.log()).toContain('INFO: interrupted: shutting down');
+    expect(parseServerLog(f.err()).every((r) => r.role === 'cluster')).toBe(true);
   });
 
   it('prints the metrics URL after its endpoint line with "metricsPort", and its executors report there', async () => {
@@ -85,7 +87,7 @@ describe('kiln cluster up', () => {
     clients.close();
     f.interrupt();
     expect(await exit).toBe(0);
-    expect(f.err()).toContain('instance "ci"');
+    expect(f.log()).toContain('INFO: instance "ci"');
   });
 
   it.each([

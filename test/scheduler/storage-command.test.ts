@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/commands/storage.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { blob, connect, must } from './cache-server-fixture.js';
+import { parseServerLog, serverLogText } from '../setup/server-log.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -55,7 +56,8 @@ describe('kiln storage', () => {
       }
     });
     expect(code).toBe(0);
-    expect(stderr).toContain(`instance "" (default): CAS verifying(blocks ${join(dir, 'store')}/cas-blocks`);
+    expect(serverLogText(stderr)).toContain(`INFO: instance "" (default): CAS verifying(blocks ${join(dir, 'store')}/cas-blocks`);
+    expect(parseServerLog(stderr).every((r) => r.role === 'storage')).toBe(true);
     expect(stderr).not.toContain('Execution');
   });
 

@@ -23,6 +23,7 @@ import {
   pingDockerEngine,
   schedulerCredentialsOf,
   removeDeadWorkDirectories,
+  assignmentFields,
   startExecutor,
   type ResourceLimitPolicy,
   type RunningExecutor,
@@ -32,6 +33,7 @@ import { parseClusterUpConfig, type ClusterUpConfig } from '../cluster-up-config
 import { CommandOptions, intOption, nonEmpty, type OptionGroup, textOption } from '../command-options.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
+import { serverLogOf } from '../server-log.js';
 
 const USAGE = `Usage: kiln cluster up [options]
        kiln cluster token NAME
@@ -248,10 +250,7 @@ export async function serveCluster(rest: string[], io: CliIO, options: CommandOp
     return ExitCode.COMMAND_LINE_ERROR;
   }
 
-  const log = {
-    info: (m: string) => io.stderr.write(`INFO: ${m}\n`),
-    warn: (m: string) => io.stderr.write(`WARNING: ${m}\n`),
-  };
+  const log = serverLogOf(io, role);
   let defaultImage: string | undefined;
   if (parsed.executors > 0 && parsed.runner === 'docker') {
     try {
@@ -265,7 +264,7 @@ export async function serveCluster(rest: string[], io: CliIO, options: CommandOp
   }
   // One registry for the server, its scheduler and the executors started here: one /metrics for the cluster.
   const metrics = newMetricsRegistry({ processMetrics: config.metricsPort !== undefined });
-  const execution = createExecutionServer({ config: schedulerConfig, metrics });
+  const execution = createExecutionServer({ config: schedulerConfig, metrics, log });
   // With auth on, the executors started here hold a token made for them, unless the config gives them credentials.
   const ownToken = config.security.auth.kind === 'on' && parsed.executors > 0 ? randomBytes(32).toString('base64url') : undefined;
   if (ownToken && executorCredentials.token === undefined && executorCredentials.tlsCertificate === undefined) {
@@ -277,10 +276,28 @@ export async function serveCluster(rest: string[], io: CliIO, options: CommandOp
     await Promise.all(executors.map((e) => e.stop()));
     if (workDirectory) await rm(workDirectory, { recursive: true, force: true });
   };
-  io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
-  const interrupted = (io.interrupted ?? new Promise<void>(() => undefined)).then(stopExecutors);
+  io.setInterruptGrace?.(schedulerConfig.drainTimeoutMs + SERVER_INTERRUPT_GRACE_MS);
+  const interrupted = io.interrupted ?? new Promise<void>(() => undefined);
+  const graceMs = schedulerConfig.drainTimeoutMs;
+  const draining = async () => {
+    if (graceMs > 0) log.info(`draining: taking no more work; running actions may finish within ${graceMs / 1000}s`);
+    // The executors started here drain alongside: they finish and report what they run.
+    const executorsDrained = Promise.all(executors.map((e) => e.drain()));
+    const left = await execution.drain(graceMs);
+    if (left === 0) {
+      if (graceMs > 0) log.info('drained: every running action finished');
+      // Their last reports were confirmed (a drained executor resolves once its report was answered).
+      await Promise.race([executorsDrained, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    } else {
+      log.info(
+        `drain: ${left} action(s) still running after ${graceMs / 1000}s; ${schedulerConfig.operationsFile ? 'the next scheduler resumes them' : 'their clients retry them'}`,
+      );
+    }
+    await stopExecutors();
+  };
   try {
     await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, interrupted, {
+      draining,
       extraServices: (ctx) => execution.services(ctx),
       executionCapabilities: execution.capabilities,
       metrics,
@@ -311,7 +328,7 @@ export async function serveCluster(rest: string[], io: CliIO, options: CommandOp
             },
             (m) => log.warn(m),
             undefined,
-            undefined,
+            (a) => log.info(`executor executor-${i} runs action ${a.actionDigest?.hash ?? '?'}/${a.actionDigest?.sizeBytes ?? '?'}`, assignmentFields(a)),
             metrics,
           );
           executors.push(running);

@@ -8,6 +8,7 @@ import {
   readExecutorConfigFile,
   resolveExecutorConfig,
   removeDeadWorkDirectories,
+  assignmentFields,
   startExecutor,
   type ExecutorConfig,
   type ExecutorConfigFile,
@@ -17,6 +18,8 @@ import {
 import { CommandOptions, givenTexts, repeatedOption, textOption } from '../command-options.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
+import { serverLogOf } from '../server-log.js';
+import type { ServerLogger } from '../../core/log/index.js';
 
 const USAGE = `Usage: kiln executor --scheduler grpc[s]://HOST:PORT [options]
 
@@ -110,12 +113,12 @@ function defaultWorkDirectory(): string {
 }
 
 /** Lets running actions finish for up to `ms`; says which way it ended. */
-async function drainWithin(running: RunningExecutor, ms: number, io: CliIO): Promise<void> {
+async function drainWithin(running: RunningExecutor, ms: number, log: ServerLogger): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), ms)));
   const done = await Promise.race([running.drain().then(() => false), timedOut]);
   clearTimeout(timer);
-  io.stderr.write(done ? `INFO: drain: actions still running after ${ms / 1000}s: aborting them\n` : 'INFO: drained: every running action finished\n');
+  log.info(done ? `drain: actions still running after ${ms / 1000}s: aborting them` : 'drained: every running action finished');
 }
 
 /** `kiln executor`: one worker connected to a scheduler. */
@@ -132,21 +135,21 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stderr.write(`ERROR: ${e.message}\n${OPTIONS.help()}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  const log = (m: string) => io.stderr.write(`WARNING: ${m}\n`);
+  const serverLog = serverLogOf(io, 'executor');
+  const log = (m: string) => serverLog.warn(m);
   for (const path of await removeDeadWorkDirectories(tmpdir(), DEFAULT_WORK_DIRECTORY_PREFIX)) {
-    io.stderr.write(`INFO: removed ${path}, left by an executor that was killed\n`);
+    serverLog.info(`removed ${path}, left by an executor that was killed`);
   }
   let running;
   try {
     if (config.runner === 'docker') {
-      const defaultImage = await defaultImageOf(config.dockerHost ?? 'unix:///var/run/docker.sock', config.defaultImage, (m) =>
-        io.stderr.write(`INFO: ${m}\n`),
-      );
+      const defaultImage = await defaultImageOf(config.dockerHost ?? 'unix:///var/run/docker.sock', config.defaultImage, (m) => serverLog.info(m));
       config = { ...config, defaultImage };
     }
     // One line per action, so an operator (and the multi-host test) sees where each one ran.
+    const name = config.name;
     running = await startExecutor(config, log, undefined, (a) =>
-      io.stderr.write(`INFO: executor ${config.name} runs action ${a.actionDigest?.hash ?? '?'}/${a.actionDigest?.sizeBytes ?? '?'} (${a.operationName})\n`),
+      serverLog.info(`executor ${name} runs action ${a.actionDigest?.hash ?? '?'}/${a.actionDigest?.sizeBytes ?? '?'}`, assignmentFields(a)),
     );
   } catch (e) {
     if (e instanceof UsageError) {
@@ -157,19 +160,19 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stderr.write(`ERROR: --runner ${config.runner}: ${e.message}\n`);
     return ExitCode.BUILD_FAILURE;
   }
-  io.stderr.write(`INFO: executor ${config.name} (${running.runner}, ${config.slots} slot(s)) working for ${config.scheduler}\n`);
-  if (running.metricsUrl) io.stderr.write(`INFO: metrics at ${running.metricsUrl}\n`);
-  io.stderr.write(
-    `INFO: ${running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs'}\n`,
+  serverLog.info(`executor ${config.name} (${running.runner}, ${config.slots} slot(s)) working for ${config.scheduler}`);
+  if (running.metricsUrl) serverLog.info(`metrics at ${running.metricsUrl}`);
+  serverLog.info(
+    running.limits ? `limits (${running.limits}): ${describeResourceLimitPolicy(config.limits!)}` : 'no limits: actions may use all memory, processes and CPUs',
   );
   const drainMs = config.drainTimeoutMs ?? 0;
   io.setInterruptGrace?.(drainMs + SERVER_INTERRUPT_GRACE_MS);
   const refusal = await Promise.race([(io.interrupted ?? new Promise<void>(() => undefined)).then(() => undefined), running.refused]);
-  if (refusal !== undefined) io.stderr.write(`ERROR: ${refusal}\n`);
+  if (refusal !== undefined) serverLog.error(refusal);
   else if (drainMs > 0) {
-    io.stderr.write(`INFO: interrupted: taking no more work; running actions may finish within ${drainMs / 1000}s\n`);
-    await drainWithin(running, drainMs, io);
-  } else io.stderr.write('INFO: interrupted: stopping\n');
+    serverLog.info(`interrupted: taking no more work; running actions may finish within ${drainMs / 1000}s`);
+    await drainWithin(running, drainMs, serverLog);
+  } else serverLog.info('interrupted: stopping');
   await running.stop();
   // Without --work-dir the directory was this process's own (named by its pid): nothing reuses it.
   if (config.workDirectory === defaultWorkDirectory()) await rm(config.workDirectory, { recursive: true, force: true });

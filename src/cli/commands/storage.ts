@@ -6,6 +6,7 @@ import { BlobAccessConfigError } from '../../core/blobstore/index.js';
 import { CommandOptions, intOption, nonEmpty, textOption } from '../command-options.js';
 import type { CliIO } from '../io.js';
 import { SERVER_INTERRUPT_GRACE_MS } from '../process-cli-io.js';
+import { serverLogOf } from '../server-log.js';
 
 const USAGE = `Usage: kiln storage --config FILE [options]
 
@@ -81,10 +82,7 @@ export async function main(args: string[], io: CliIO): Promise<number> {
     io.stderr.write(`ERROR: ${e.message}\n${e instanceof UsageError ? OPTIONS.help() : ''}`);
     return ExitCode.COMMAND_LINE_ERROR;
   }
-  const log = {
-    info: (m: string) => io.stderr.write(`INFO: ${m}\n`),
-    warn: (m: string) => io.stderr.write(`WARNING: ${m}\n`),
-  };
+  const log = serverLogOf(io, 'storage');
   io.setInterruptGrace?.(SERVER_INTERRUPT_GRACE_MS);
   try {
     await runCacheServer(config, { stdout: (line) => io.stdout.write(line), log }, io.interrupted ?? new Promise<void>(() => undefined));

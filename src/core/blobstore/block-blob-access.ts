@@ -11,6 +11,7 @@ import { scanBlockDirectory } from './block-scan.js';
 import { BlockWriteBatcher, type WrittenRecord } from './block-write-batcher.js';
 import { BufferedBlobWriter } from './buffered-blob-writer.js';
 import { resolveRange } from './read-range.js';
+import type { BlobPins } from './blob-pins.js';
 
 /** Blobs up to this size read from the oldest blocks are copied forward (refresh-on-read). */
 const REFRESH_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -29,6 +30,13 @@ export interface BlockBlobAccessOptions {
   readonly logger?: BlobAccessLogger;
   /** Hears of each block deleted to stay within the budget: its blobs and the bytes it was charged (metrics). */
   readonly onEvict?: (blobs: number, bytes: number) => void;
+  /**
+   * Blobs never evicted while pinned (BlobPins: what clients were told exists, inputs just uploaded).
+   * The oldest block's pinned blobs are copied forward before it is deleted; a block mostly pinned
+   * stays, and the next oldest goes instead. When only pinned data is left the store stays over its
+   * budget until the pins end, as the disk store does: a blob a client relies on wins.
+   */
+  readonly pins?: BlobPins;
 }
 
 /**
@@ -45,7 +53,8 @@ export interface BlockBlobAccessOptions {
  *   overlap and the scan order on start is the order writes began.
  * - Every block file's full size counts against maxBytes; when over, the oldest blocks are deleted whole
  *   (never one with writes in flight, never the one being written). Blobs read from the oldest quarter
- *   of blocks are copied forward so that what is used survives eviction.
+ *   of blocks are copied forward so that what is used survives eviction; pinned blobs (`pins`) are
+ *   copied forward before their block is deleted, and a mostly pinned block is not deleted at all.
  * - One process per directory.
  */
 export class BlockBlobAccess implements BlobAccess {
@@ -53,6 +62,8 @@ export class BlockBlobAccess implements BlobAccess {
   /** Oldest first; the last one receives new records. */
   private readonly blocks: Block[] = [];
   private usedBytes = 0;
+  /** Bytes of blocks being rescued (their pinned blobs copied forward), released once they are deleted. */
+  private releasingBytes = 0;
   private nextSeq = 1;
   private readonly refreshing = new Set<string>();
   private readonly coalescer = new BlockReadCoalescer((block) => this.releaseReader(block));
@@ -253,20 +264,81 @@ export class BlockBlobAccess implements BlobAccess {
     entry.block.keys.add(key);
   }
 
-  /** Deletes the oldest blocks while over budget; never `keep`, nor a block with writes in flight. */
+  /**
+   * Deletes the oldest blocks while over budget; never `keep`, nor a block with writes in flight. A
+   * block holding pinned blobs is rescued instead (its pinned blobs copied forward, then it goes) when
+   * they are at most half of it, and kept otherwise.
+   */
   private evict(keep: Block): void {
-    for (let i = 0; i < this.blocks.length && this.usedBytes > this.options.maxBytes; ) {
+    for (let i = 0; i < this.blocks.length && this.usedBytes - this.releasingBytes > this.options.maxBytes; ) {
       const block = this.blocks[i]!;
-      if (block === keep || block.writers > 0) {
+      if (block === keep || block.writers > 0 || block.rescuing) {
         i++;
         continue;
       }
+      const pinned = this.pinnedIn(block);
+      if (pinned.length > 0) {
+        i++;
+        const pinnedBytes = pinned.reduce((sum, [, entry]) => sum + recordBytes(entry.sizeBytes), 0);
+        if (pinnedBytes * 2 <= block.size) this.rescue(block, pinned);
+        continue;
+      }
       this.blocks.splice(i, 1);
-      const blobs = block.keys.size;
-      const bytes = charge(block.size);
-      this.dropBlock(block);
-      this.options.onEvict?.(blobs, bytes);
+      this.dropEvicted(block);
     }
+  }
+
+  private dropEvicted(block: Block): void {
+    const blobs = block.keys.size;
+    const bytes = charge(block.size);
+    this.dropBlock(block);
+    this.options.onEvict?.(blobs, bytes);
+  }
+
+  /** The blobs of `block` (their current records) that are pinned now. */
+  private pinnedIn(block: Block): [string, BlockEntry][] {
+    const pins = this.options.pins;
+    if (!pins || !this.contentAddressed) return [];
+    const out: [string, BlockEntry][] = [];
+    for (const key of block.keys) {
+      const entry = this.index.get(key);
+      if (entry?.block === block && pins.isPinned(key)) out.push([key, entry]);
+    }
+    return out;
+  }
+
+  /**
+   * Copies the pinned blobs of `block` to the newest block, then deletes it. Until then its bytes count
+   * as being released, so that eviction does not delete more blocks meanwhile; its blobs stay readable
+   * from it until their copies are visible.
+   */
+  private rescue(block: Block, pinned: readonly [string, BlockEntry][]): void {
+    block.rescuing = true;
+    const releasing = charge(block.size);
+    this.releasingBytes += releasing;
+    block.readers++;
+    void (async () => {
+      for (const [key, entry] of pinned) {
+        if (this.index.get(key) !== entry) continue; // replaced or deleted meanwhile
+        const content = await this.readEntry(entry, 0, entry.sizeBytes);
+        if (dataCrc(content) !== entry.crc) continue;
+        await this.append(key, 'blob', content);
+      }
+    })()
+      .catch((e: Error) => this.options.logger?.warn(`block store: could not copy the pinned blobs of ${block.path} forward: ${e.message}`))
+      .finally(() => {
+        this.releasingBytes -= releasing;
+        block.rescuing = false;
+        this.releaseReader(block);
+        const at = this.blocks.indexOf(block);
+        // A blob pinned while its block was rescued is rescued by the next eviction: the block stays until then.
+        if (at >= 0 && !block.evicted && this.pinnedIn(block).length === 0 && block.writers === 0) {
+          this.blocks.splice(at, 1);
+          this.dropEvicted(block);
+        }
+        const newest = this.blocks.at(-1);
+        if (newest) this.evict(newest);
+      });
   }
 
   private dropBlock(block: Block): void {

@@ -32,6 +32,8 @@ export interface Block {
   /** Reads in progress; the file is closed when they are done, after eviction. */
   readers: number;
   evicted: boolean;
+  /** Its pinned blobs are being copied forward; it is deleted once they are. */
+  rescuing: boolean;
 }
 
 /** Where the current record of a key is: the block store's index entry. */
@@ -50,7 +52,17 @@ export interface BlockEntry {
  */
 export function newBlock(dir: string, seq: number, flags: 'w+' | 'r+', syncDirectory = false): Block {
   const path = join(dir, `${String(seq).padStart(10, '0')}.blk`);
-  return { seq, path, file: new BlockFileDescriptor(path, flags, syncDirectory), size: 0, keys: new Set(), writers: 0, readers: 0, evicted: false };
+  return {
+    seq,
+    path,
+    file: new BlockFileDescriptor(path, flags, syncDirectory),
+    size: 0,
+    keys: new Set(),
+    writers: 0,
+    readers: 0,
+    evicted: false,
+    rescuing: false,
+  };
 }
 
 /** Whether `a` was allocated after `b`. */

@@ -30,7 +30,7 @@ export interface BlobAccessDeps {
   readonly metrics?: BlobAccessMetrics;
   /** The keyspace the stack serves, for the metrics' `storage` label; a disk or block store's own keyspace by default. */
   readonly storage?: StorageLabel;
-  /** Blobs disk stores must not evict (BlobPins); the server pins what it told clients exist. */
+  /** Blobs disk and block stores must not evict (BlobPins); the server pins what it told clients exist. */
   readonly pins?: BlobPins;
 }
 
@@ -90,6 +90,7 @@ async function build(valid: BlobAccessConfig, deps: BuildDeps, where: string): P
         ...(valid.blockSizeBytes !== undefined ? { blockSizeBytes: valid.blockSizeBytes } : {}),
         ...(deps.logger ? { logger: deps.logger } : {}),
         ...(deps.onEvict ? { onEvict: deps.onEvict } : {}),
+        ...(deps.pins ? { pins: deps.pins } : {}),
       });
     case 'verifying':
       return new VerifyingBlobAccess(await createBlobAccess(valid.backend, deps, `${where}.backend`), {

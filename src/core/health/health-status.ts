@@ -45,6 +45,14 @@ export class HealthStatus {
     };
   }
 
+  /**
+   * Every known service NOT_SERVING while the server drains (it still answers calls under way, takes
+   * no new work); watches stay open, `shutdown` follows.
+   */
+  drain(): void {
+    for (const service of this.statuses.keys()) this.set(service, ServingStatus.NOT_SERVING);
+  }
+
   /** Every known service NOT_SERVING, for good; watchers hear it, then that the server is closing. */
   shutdown(): void {
     for (const service of this.statuses.keys()) this.set(service, ServingStatus.NOT_SERVING);

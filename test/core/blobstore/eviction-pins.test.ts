@@ -1,5 +1,14 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { BlobAccessMetrics, BlobPins, createBlobAccess, diskUsageOf, DiskBlobAccess, PinningBlobAccess } from '../../../src/core/blobstore/index.js';
+import {
+  BlobAccessMetrics,
+  BlobPins,
+  BlockBlobAccess,
+  createBlobAccess,
+  diskUsageOf,
+  DiskBlobAccess,
+  PinningBlobAccess,
+} from '../../../src/core/blobstore/index.js';
+import { until } from '../../setup/until.js';
 import { newMetricsRegistry } from '../../../src/core/metrics/index.js';
 import { blobs, FakeClock, tempDir } from './fixtures.js';
 
@@ -65,5 +74,56 @@ describe('bounded disk storage with pins', () => {
     expect(value('kiln_blobstore_evicted_bytes_total')).toBe(3 * diskUsageOf(500));
     expect(value('kiln_blobstore_stored_bytes')).toBe(2 * diskUsageOf(500));
     expect(value('kiln_blobstore_stored_blobs')).toBe(2);
+  });
+});
+
+describe('bounded block storage with pins', () => {
+  const BLOCK = 8 * 1024;
+  const BUDGET = 6 * BLOCK;
+
+  /** A block store of 8 KiB blocks (two 3,000-byte blobs each) under a 48 KiB budget, with pins of `ttlMs`. */
+  async function blockStore(ttlMs: number) {
+    const clock = new FakeClock(0);
+    const pins = new BlobPins(clock, ttlMs);
+    let evicted = 0;
+    const store = await BlockBlobAccess.open({ path: await root(), maxBytes: BUDGET, blockSizeBytes: BLOCK, pins, onEvict: (n) => (evicted += n) });
+    onTestFinished(() => store.close());
+    return { clock, store, pinned: new PinningBlobAccess(store, pins), evicted: () => evicted };
+  }
+
+  it("fills the budget while an action's inputs are pinned: they are copied forward, the oldest unpinned blobs go, the budget holds", async () => {
+    const { store, pinned, evicted } = await blockStore(60_000);
+    // The inputs of a queued action, uploaded (so pinned), each sharing its block with an unpinned blob.
+    const inputs = blobs(4, 3000, 'input');
+    const fillers = blobs(4, 3000, 'filler');
+    for (let i = 0; i < 4; i++) {
+      await pinned.put(inputs[i]!.digest, inputs[i]!.data);
+      await store.put(fillers[i]!.digest, fillers[i]!.data);
+    }
+    // Other builds write four times the budget.
+    for (const b of blobs(64, 3000, 'flood')) await store.put(b.digest, b.data);
+    await until(() => store.usage.bytes <= BUDGET, 'the store back within its budget');
+    expect(evicted()).toBeGreaterThan(0);
+    expect(await store.findMissing(inputs.map((b) => b.digest))).toEqual([]);
+    for (const input of inputs) expect((await store.get(input.digest)).equals(input.data)).toBe(true);
+    expect(await store.findMissing(fillers.map((b) => b.digest))).toEqual(fillers.map((b) => b.digest));
+  });
+
+  it('evicts what was pinned like anything else once the pins end', async () => {
+    const { clock, store, pinned } = await blockStore(1_000);
+    const inputs = blobs(2, 3000, 'input');
+    for (const input of inputs) await pinned.put(input.digest, input.data);
+    clock.advance(1_001);
+    for (const b of blobs(64, 3000, 'flood')) await store.put(b.digest, b.data);
+    await until(() => store.usage.bytes <= BUDGET, 'the store back within its budget');
+    expect(await store.findMissing(inputs.map((b) => b.digest))).toEqual(inputs.map((b) => b.digest));
+  });
+
+  it('stays over its budget rather than evict blocks that hold only pinned blobs', async () => {
+    const { store, pinned } = await blockStore(60_000);
+    const written = blobs(24, 3000, 'pinned');
+    for (const b of written) await pinned.put(b.digest, b.data);
+    expect(store.usage.bytes).toBeGreaterThan(BUDGET);
+    expect(await store.findMissing(written.map((b) => b.digest))).toEqual([]);
   });
 });

@@ -42,6 +42,8 @@ export async function startClusterForTest(config: Partial<SchedulerConfig> = {},
 export interface TestClusterOptions {
   /** Serve Prometheus metrics on an ephemeral port (`server.metricsUrl`), the scheduler's included. */
   readonly metrics?: boolean;
+  /** Keep the CAS and action cache in block files there, so that `restartServer` keeps them. */
+  readonly storageDir?: string;
 }
 
 export async function startTestCluster(config: Partial<SchedulerConfig> = {}, options: TestClusterOptions = {}): Promise<TestCluster> {
@@ -51,7 +53,11 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}, op
   const start = async (port: number) => {
     const metrics = options.metrics ? newMetricsRegistry({ processMetrics: false }) : undefined;
     const execution = createExecutionServer({ config: { stageUpdateDelayMs: 0, ...config }, tickMs: 50, ...(metrics ? { metrics } : {}) });
-    const cacheConfig = parseCacheServerConfig(options.metrics ? { metricsPort: 0 } : {}, 'test config', process.cwd(), { host: '127.0.0.1', port });
+    const cacheConfig = parseCacheServerConfig(options.metrics ? { metricsPort: 0 } : {}, 'test config', process.cwd(), {
+      host: '127.0.0.1',
+      port,
+      ...(options.storageDir ? { storageDir: options.storageDir } : {}),
+    });
     const server = await startCacheServer(cacheConfig, {
       ...(metrics ? { metrics } : {}),
       log: { info: () => undefined, warn: () => undefined },
@@ -87,6 +93,8 @@ export async function startTestCluster(config: Partial<SchedulerConfig> = {}, op
       return execution;
     },
     async restartServer() {
+      // As the scheduler's own shutdown does: open Execute and WaitExecution streams end UNAVAILABLE.
+      await execution.drain(0);
       await server.close();
       execution.close();
       ({ execution, server } = await start(server.port));

@@ -12,6 +12,7 @@ import { digestOf, encodeMessage, type longrunning, reapi } from '../../../src/c
 import { connect, must } from '../cache-server-fixture.js';
 import { collectStream } from './cluster-fixture.js';
 import { needTool } from '../../setup/need-tool.js';
+import { parseServerLog, serverLogText } from '../../setup/server-log.js';
 
 function fakeIO(cwd: string, env: Record<string, string> = {}) {
   let out = '';
@@ -31,7 +32,7 @@ function fakeIO(cwd: string, env: Record<string, string> = {}) {
     env,
     interrupted: new Promise<void>((resolve) => (interrupt = resolve)),
   };
-  return { io, firstLine, interrupt: () => interrupt(), out: () => out, err: () => err };
+  return { io, firstLine, interrupt: () => interrupt(), out: () => out, err: () => err, log: () => serverLogText(err), records: () => parseServerLog(err) };
 }
 
 /** Uploads a one-command action and runs it through Execute; returns the ExecuteResponse. */
@@ -78,8 +79,14 @@ describe('kiln cluster up / scheduler / executor', () => {
     expect(response?.result?.outputFiles[0]?.digest).toEqual(digestOf(Buffer.from('from-cluster\n')));
     f.interrupt();
     expect(await exit).toBe(0);
-    expect(f.err()).toContain('build.bazel.remote.execution.v2.Execution');
-    expect(f.err()).toContain('2 executor(s) started');
+    expect(f.log()).toMatch(/^INFO: services: .*build\.bazel\.remote\.execution\.v2\.Execution/m);
+    expect(f.log()).toMatch(/^INFO: 2 executor\(s\) started/m);
+    // The action's lines carry its operation, action digest and (here none) invocation id.
+    const ran = f.records().find((r) => r.msg.startsWith('executor executor-') && r.msg.includes(' runs action '));
+    expect(ran?.operation).toMatch(/^operations\//);
+    expect(ran?.actionDigest).toMatch(/^[0-9a-f]{64}\/\d+$/);
+    const finished = f.records().find((r) => r.msg === 'operation finished: exit code 0');
+    expect(finished).toMatchObject({ level: 'info', role: 'cluster', operation: ran?.operation, actionDigest: ran?.actionDigest });
   });
 
   it('kiln scheduler and kiln executor work together', async () => {
@@ -150,8 +157,8 @@ describe('kiln cluster up / scheduler / executor', () => {
       expect(memory?.result?.exitCode).toBe(137);
       f.interrupt();
       expect(await exit).toBe(0);
-      expect(f.err()).toContain('runner docker');
-      expect(f.err()).toMatch(/INFO: limits \(docker\): memory 64m, pids 64, CPUs \S+ per action/);
+      expect(f.log()).toContain('runner docker');
+      expect(f.log()).toMatch(/INFO: limits \(docker\): memory 64m, pids 64, CPUs \S+ per action/);
     });
   }
 
@@ -202,12 +209,12 @@ describe('kiln cluster up / scheduler / executor', () => {
     const response = await runThrough(endpoint, 'i=0; while [ $i -lt 80 ]; do sleep 30 & i=$((i+1)); done; echo forked > out');
     f.interrupt();
     expect(await exit).toBe(0);
-    if (f.err().includes('INFO: limits (cgroup')) {
-      expect(f.err()).toMatch(/INFO: limits \(cgroup v[12]\): memory 512m, pids 64, CPUs \S+ per action/);
+    if (f.log().includes('INFO: limits (cgroup')) {
+      expect(f.log()).toMatch(/INFO: limits \(cgroup v[12]\): memory 512m, pids 64, CPUs \S+ per action/);
       expect(response?.result?.exitCode).not.toBe(0);
     } else {
-      expect(f.err()).toMatch(/local runner: actions run without memory, pids or CPU limits: .*cgroup/);
-      expect(f.err()).toContain('no limits: actions may use all memory, processes and CPUs');
+      expect(f.log()).toMatch(/WARNING: local runner: actions run without memory, pids or CPU limits: .*cgroup/);
+      expect(f.log()).toContain('INFO: no limits: actions may use all memory, processes and CPUs');
     }
   });
 

@@ -15,6 +15,7 @@ import { connect, must } from '../cache-server-fixture.js';
 import { execute, shCommand, startClusterForTest, type TestCluster } from './cluster-fixture.js';
 import { needTool } from '../../setup/need-tool.js';
 import { until } from '../../setup/until.js';
+import { serverLogText } from '../../setup/server-log.js';
 
 // `kiln executor` and `kiln cluster up` as an operator runs them: the built binary in a process of its
 // own, against a real scheduler, killed with signals.
@@ -72,11 +73,11 @@ async function startExecutorProcess(cluster: TestCluster, runner: 'docker' | 'lo
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (/INFO: executor .* working for/.test(stderr)) resolve();
+      if (/^INFO: executor .* working for/m.test(serverLogText(stderr))) resolve();
     });
     void exited.then((code) => reject(new Error(`kiln executor exited with ${code} before it started:\n${stderr}`)));
   });
-  return { child, workDirectory, stderr: () => stderr, exited };
+  return { child, workDirectory, stderr: () => serverLogText(stderr), exited };
 }
 
 async function scratch(): Promise<string> {
@@ -242,11 +243,11 @@ async function startClusterProcess(): Promise<{ child: ChildProcess; endpoint: s
   await new Promise<void>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (stderr.includes('executor(s) started')) resolve();
+      if (/^INFO: 1 executor\(s\) started/m.test(serverLogText(stderr))) resolve();
     });
     void exited.then((code) => reject(new Error(`kiln cluster up exited with ${code} before it started:\n${stderr}`)));
   });
-  return { child, endpoint: stdout.split('\n')[0]!, stderr: () => stderr, exited };
+  return { child, endpoint: stdout.split('\n')[0]!, stderr: () => serverLogText(stderr), exited };
 }
 
 /** Uploads a `/bin/sh -c script` action to the endpoint and starts its Execute (the stream is left to end with the server). */
