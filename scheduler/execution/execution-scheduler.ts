@@ -599,6 +599,7 @@ export class ExecutionScheduler {
         command: validated.command,
         timeout: durationFromMs(validated.timeoutMs),
         queuedTimestamp: timestampFromMs(execution.queuedAt),
+        inputDirectories: validated.inputDirectories ? [...validated.inputDirectories] : [],
       });
       for (const op of execution.operations) this.setStage(op, Stage.EXECUTING);
     }
