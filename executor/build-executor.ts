@@ -17,7 +17,7 @@ import { isRemoteCallError } from '../src/remote/index.js';
 import type { ExecutorCas } from './cas-client.js';
 import type { Runner } from './runners/runner.js';
 import type { FileCache, InputHandOut } from './file-cache.js';
-import { materializeInputRoot } from './input-root.js';
+import { directoriesByDigest, materializeInputRoot } from './input-root.js';
 import { collectOutputs } from './output-collector.js';
 
 /** Hard links into the file cache only for actions that cannot change them (see Runner.actionUser). */
@@ -105,6 +105,7 @@ export class BuildExecutor {
         parseDigest(action.inputRootDigest, 'Action.input_root_digest'),
         buildDirectory,
         INPUT_HAND_OUT[runner.actionUser ?? 'unconfined'],
+        directoriesByDigest(assignment.inputDirectories),
       );
       const outputs = command.outputPaths.length > 0 ? command.outputPaths : [...command.outputFiles, ...command.outputDirectories];
       await prepareOutputParents(buildDirectory, command.workingDirectory, outputs, command.outputDirectories);

@@ -42,7 +42,7 @@ export interface RunningExecutor {
  * through `log` when it cannot enforce the limits.
  */
 export async function createRunner(
-  config: Pick<ExecutorConfig, 'runner' | 'dockerHost' | 'defaultImage' | 'limits' | 'workDirectory'>,
+  config: Pick<ExecutorConfig, 'runner' | 'dockerHost' | 'defaultImage' | 'limits' | 'workDirectory'> & { readonly slots?: number },
   log: (message: string) => void,
 ): Promise<Runner> {
   if (config.runner === 'docker') {
@@ -51,6 +51,8 @@ export async function createRunner(
       ...(config.defaultImage ? { defaultImage: config.defaultImage } : {}),
       ...(config.limits ? { limits: config.limits } : {}),
       owner: executorIdentity(config.workDirectory),
+      // A started container kept per slot: a full executor keeps all of them warm.
+      ...(config.slots ? { warm: { maxIdle: config.slots } } : {}),
     });
     await docker.ping();
     const removed = await docker.removeLeftovers();

@@ -1,5 +1,5 @@
 import type * as grpc from '@grpc/grpc-js';
-import { bytestream, reapi } from '../src/core/index.js';
+import { reapi } from '../src/core/index.js';
 import type { BlobAccessLogger } from '../src/core/blobstore/index.js';
 import {
   HEALTH_SERVICE_NAME,
@@ -14,7 +14,7 @@ import { BlobAccessMetrics } from '../src/core/blobstore/index.js';
 import { newMetricsRegistry, openMetricsPort, type MetricsPort, type Registry } from '../src/core/metrics/index.js';
 import { actionCacheService } from './action-cache-service.js';
 import { openBuildEventServer, type BuildEventQueries } from './build-events/index.js';
-import { byteStreamService } from './byte-stream-service.js';
+import { byteStreamDefinition, byteStreamService } from './byte-stream-service.js';
 import type { CacheServerConfig } from './cache-server-config.js';
 import { capabilitiesService, type ExecutionCapabilitiesSource } from './capabilities-service.js';
 import { contentAddressableStorageService } from './content-addressable-storage-service.js';
@@ -95,7 +95,7 @@ export function cacheServices(ctx: ServiceContext, sessions: UploadSessions, exe
     registration('build.bazel.remote.execution.v2.Capabilities', reapi.CapabilitiesService, capabilitiesService(ctx, executionCapabilities)),
     registration('build.bazel.remote.execution.v2.ContentAddressableStorage', reapi.ContentAddressableStorageService, contentAddressableStorageService(ctx)),
     registration('build.bazel.remote.execution.v2.ActionCache', reapi.ActionCacheService, actionCacheService(ctx)),
-    registration('google.bytestream.ByteStream', bytestream.ByteStreamService, byteStreamService(ctx, sessions)),
+    registration('google.bytestream.ByteStream', byteStreamDefinition, byteStreamService(ctx, sessions)),
   ];
 }
 

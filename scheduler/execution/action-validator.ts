@@ -22,7 +22,19 @@ export interface ValidatedAction {
   /** Action.platform (REAPI 2.2+) when set, else Command.platform (2.0/2.1 clients). */
   readonly platform: readonly PlatformProperty[];
   readonly timeoutMs: number;
+  /**
+   * The input tree's Directory blobs as read here (breadth first, each once, up to
+   * INPUT_DIRECTORIES_BUDGET bytes), handed to the executor with the assignment so it need not read
+   * them again. Absent: none kept.
+   */
+  readonly inputDirectories?: readonly Buffer[];
 }
+
+/**
+ * Bytes of Directory blobs an assignment carries: a typical tree whole (a few KiB), and a few
+ * assignments per Synchronize answer stay well under gRPC's 4 MiB message limit.
+ */
+export const INPUT_DIRECTORIES_BUDGET = 256 * 1024;
 
 export interface ActionLimits {
   /** Used when Action.timeout is unset. */
@@ -75,12 +87,13 @@ export async function validateAction(cas: BlobAccess, actionDigest: Digest, limi
   const command = commandBytes ? decode(reapi.Command, commandBytes, 'Action.command_digest: the Command') : undefined;
   if (command) checkCommand(command);
 
-  for (const violation of await checkInputRoot(cas, inputRootDigest)) violations.push(violation);
+  const inputDirectories: Buffer[] = [];
+  for (const violation of await checkInputRoot(cas, inputRootDigest, inputDirectories)) violations.push(violation);
   if (violations.length > 0) {
     throw new FailedPreconditionError(`${violations.length} blob(s) the action needs are not in the CAS`, violations);
   }
   const platform = (action.platform?.properties.length ? action.platform : command!.platform)?.properties ?? [];
-  return { actionDigest, action, command: command!, platform: platform.map((p) => ({ name: p.name, value: p.value })), timeoutMs };
+  return { actionDigest, action, command: command!, platform: platform.map((p) => ({ name: p.name, value: p.value })), timeoutMs, inputDirectories };
 }
 
 function effectiveTimeout(action: reapi.Action, limits: ActionLimits): number {
@@ -187,8 +200,9 @@ function checkSorted(names: string[], where: string, kind: string): void {
   }
 }
 
-/** Walks the input tree breadth first; returns the blobs that are missing. */
-async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<PreconditionViolation[]> {
+/** Walks the input tree breadth first; returns the blobs that are missing. Directory blobs read are added to `kept` within its budget. */
+async function checkInputRoot(cas: BlobAccess, root: Digest, kept: Buffer[]): Promise<PreconditionViolation[]> {
+  let keptBytes = 0;
   const violations: PreconditionViolation[] = [];
   const files = new Map<string, Digest>();
   const seen = new Set<string>();
@@ -235,6 +249,10 @@ async function checkInputRoot(cas: BlobAccess, root: Digest): Promise<Preconditi
         if (!isEmptyDigest(d)) files.set(digestKey(d), d);
       }
       if (!directories.has(digestKey(digest)) && !isEmptyDigest(digest)) directoryDigests.push(digest);
+      if (!directories.has(digestKey(digest)) && bytes.length > 0 && keptBytes + bytes.length <= INPUT_DIRECTORIES_BUDGET) {
+        kept.push(bytes);
+        keptBytes += bytes.length;
+      }
       directories.set(digestKey(digest), dir);
       for (const s of dir.symlinks) {
         const refuse = (why: string) => new InvalidArgumentError(`${where}: symlink ${quote(s.name)} -> ${quote(s.target)} ${why}`);

@@ -806,6 +806,7 @@ export class ExecutionScheduler {
         timeout: durationFromMs(validated.timeoutMs),
         queuedTimestamp: timestampFromMs(execution.queuedAt),
         toolInvocationId: execution.invocationId,
+        inputDirectories: validated.inputDirectories ? [...validated.inputDirectories] : [],
       });
       this.observer.taskAssigned?.(
         [...execution.operations].map((o) => o.snapshot()),

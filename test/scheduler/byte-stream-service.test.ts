@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compress, decompress } from 'zstd-napi';
-import { type bytestream, EMPTY_DIGEST } from '../../src/core/index.js';
+import { bytestream, EMPTY_DIGEST } from '../../src/core/index.js';
+import { byteStreamDefinition, serializeReadResponse } from '../../scheduler/byte-stream-service.js';
 import { until } from '../setup/until.js';
 import {
   blob,
@@ -242,5 +243,17 @@ describe('ByteStream.Read', () => {
     const empty = await readStream(t.bs, { resourceName: `compressed-blobs/zstd/${EMPTY_DIGEST.hash}/0` });
     expect(empty.ok && decompress(empty.value).length === 0).toBe(true);
     expect(await readStream(t.bs, { resourceName: name, readLimit: 10 })).toMatchObject({ ok: false, code: grpc.status.INVALID_ARGUMENT });
+  });
+});
+
+describe('serializeReadResponse', () => {
+  it('writes exactly what the generated encoder writes, at every varint length of the size', () => {
+    for (const size of [0, 1, 127, 128, 16_383, 16_384, 1024 * 1024, 2_097_151, 2_097_152]) {
+      const data = Buffer.alloc(size, size % 251);
+      const ours = serializeReadResponse({ data });
+      expect(ours.equals(bytestream.ReadResponse.encode({ data })), `size ${size}`).toBe(true);
+      expect(bytestream.ReadResponse.decode(ours).data.equals(data)).toBe(true);
+    }
+    expect(byteStreamDefinition.Read.responseSerialize).toBe(serializeReadResponse);
   });
 });

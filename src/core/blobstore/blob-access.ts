@@ -44,6 +44,13 @@ export interface ReadRange {
   readonly limit?: number;
   /** Largest chunk to yield; 1 MiB when absent. */
   readonly chunkSizeBytes?: number;
+  /**
+   * A buffer the backend may read the chunks into instead of allocating each (backends that read
+   * from files do): every chunk is then a view of it, valid only until the next chunk is asked for.
+   * For readers that are done with a chunk before they ask for the next (a hash pass); a reader that
+   * keeps chunks must not give one.
+   */
+  readonly scratch?: Buffer;
 }
 
 export interface BlobRead {

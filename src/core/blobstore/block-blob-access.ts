@@ -119,7 +119,7 @@ export class BlockBlobAccess implements BlobAccess {
     const { start, end, chunkSize } = resolveRange(entry.sizeBytes, range);
     if (entry.sizeBytes <= REFRESH_LIMIT_BYTES && this.isOld(entry.block)) this.refreshIfOld(digest.hash, entry);
     entry.block.readers++;
-    return { sizeBytes: entry.sizeBytes, chunks: this.readChunks(entry, start, end, chunkSize) };
+    return { sizeBytes: entry.sizeBytes, chunks: this.readChunks(entry, start, end, chunkSize, range?.scratch) };
   }
 
   async put(digest: Digest, data: Buffer): Promise<void> {
@@ -194,11 +194,14 @@ export class BlockBlobAccess implements BlobAccess {
     }
   }
 
-  private async *readChunks(entry: BlockEntry, start: number, end: number, chunkSize: number): AsyncGenerator<Buffer> {
+  private async *readChunks(entry: BlockEntry, start: number, end: number, chunkSize: number, scratch?: Buffer): AsyncGenerator<Buffer> {
     const block = entry.block;
     try {
       for (let pos = start; pos < end; ) {
-        const buffer = Buffer.allocUnsafe(Math.min(chunkSize, end - pos));
+        const length = Math.min(chunkSize, end - pos);
+        // A large buffer per chunk is memory outside V8's heap, and each 64 MiB of it triggers a
+        // garbage collection: a reader that gives a scratch buffer saves both.
+        const buffer = scratch && scratch.length >= length ? scratch.subarray(0, length) : Buffer.allocUnsafe(length);
         const { bytesRead } = await block.file.read(buffer, 0, buffer.length, entry.dataOffset + pos);
         if (bytesRead === 0) throw new InternalError(`block file ${block.path} is shorter than its index says`);
         pos += bytesRead;

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { digestKey, isEmptyDigest, type Digest } from '../digest/digest.js';
 import { DigestHasher, digestOf } from '../digest/sha256.js';
 import { InvalidArgumentError, NotFoundError } from '../status-error.js';
-import type { BlobAccess, BlobAccessLogger, BlobRead, BlobWriter, ReadRange } from './blob-access.js';
+import { type BlobAccess, type BlobAccessLogger, type BlobRead, type BlobWriter, DEFAULT_CHUNK_SIZE_BYTES, type ReadRange } from './blob-access.js';
 import { bufferRead, resolveRange } from './read-range.js';
 
 export interface VerifyingBlobAccessOptions {
@@ -66,7 +66,8 @@ export class VerifyingBlobAccess implements BlobAccess {
 
   /** Streams the stored blob through the hash: remembered as verified, or deleted (NOT_FOUND) when corrupt. */
   private async verifyStored(digest: Digest): Promise<void> {
-    const check = await this.backend.read(digest);
+    // Each chunk is hashed before the next is read: one buffer serves the whole pass.
+    const check = await this.backend.read(digest, { scratch: Buffer.allocUnsafe(Math.min(digest.sizeBytes, DEFAULT_CHUNK_SIZE_BYTES)) });
     const hasher = new DigestHasher();
     for await (const chunk of check.chunks) {
       hasher.update(chunk);

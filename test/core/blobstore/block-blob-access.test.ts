@@ -40,6 +40,24 @@ describe('BlockBlobAccess', () => {
     for (const b of [many[0]!, many[500]!, many[999]!]) expect((await store.get(b.digest)).equals(b.data)).toBe(true);
   });
 
+  it('reads the chunks into a scratch buffer when given one, each a view of it, in order', async () => {
+    const store = await openStore(await fresh());
+    const b = blob(Buffer.from(Array.from({ length: 10_000 }, (_, i) => i % 251)));
+    await store.put(b.digest, b.data);
+    const scratch = Buffer.alloc(4096);
+    const read = await store.read(b.digest, { chunkSizeBytes: 4096, scratch });
+    const seen: Buffer[] = [];
+    for await (const chunk of read.chunks) {
+      expect(chunk.buffer).toBe(scratch.buffer);
+      seen.push(Buffer.from(chunk)); // a copy: the next chunk reuses the memory
+    }
+    expect(Buffer.concat(seen).equals(b.data)).toBe(true);
+    // Without one, each chunk has memory of its own (readers may keep them).
+    const kept = [];
+    for await (const chunk of (await store.read(b.digest, { chunkSizeBytes: 4096 })).chunks) kept.push(chunk);
+    expect(Buffer.concat(kept).equals(b.data)).toBe(true);
+  });
+
   it('keeps every blob, upload and deletion across a restart', async () => {
     const path = await fresh();
     const first = await openStore(path);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { availableParallelism, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,11 +27,12 @@ describe('DockerRunner', () => {
   const ourContainers = () => docker.listContainers({ all: true, filters: { label: [`${OWNER_LABEL}=${owner}`] } });
 
   afterAll(async () => {
-    // Every container the runner made, on success, failure and timeout alike, is gone.
+    // Every container the runner made, on success, failure and timeout alike, is gone once it closes.
+    await runner.close();
     expect(await ourContainers()).toEqual([]);
   });
 
-  runnerCases(() => runner, { confines: true });
+  runnerCases(() => runner, { confines: true, buildDirectoryPath: 'own' });
   limitCases(() => runner);
 
   let buildDirectory: string;
@@ -95,7 +96,10 @@ describe('DockerRunner', () => {
     const untilRunning = async (who: string, n: number) => {
       await until(async () => (await running(who)).length === n, `${n} containers of ${who}`);
     };
-    const theirRun = theirs.run(sh('sleep 30'));
+    // Their action in a build directory of its own, as two executors have.
+    const theirDirectory = mkdtempSync(join(tmpdir(), 'kiln-build-'));
+    chmodSync(theirDirectory, 0o755);
+    const theirRun = theirs.run(sh('sleep 30', { buildDirectory: theirDirectory }));
     const myRun = mine.run(sh('sleep 30'));
     await untilRunning('mine', 1);
     await untilRunning('theirs', 1);
@@ -111,6 +115,7 @@ describe('DockerRunner', () => {
     expect(await running('theirs')).toHaveLength(1);
     await theirs.close();
     expect((await theirRun).exitCode).toBe(137);
+    rmSync(theirDirectory, { recursive: true, force: true });
   });
 
   it('removes as leftovers the containers of dead executor processes of this host, not of live ones or other hosts', async () => {
@@ -144,6 +149,94 @@ describe('DockerRunner', () => {
         ),
       );
     }
+  });
+
+  describe('warm containers', () => {
+    // The container's init, by pid namespace and start time (a namespace's inode number is reused
+    // once it is freed): equal in two actions means the second reused the first's container.
+    const identity = 'echo "$(readlink /proc/1/ns/pid) $(cut -d" " -f22 /proc/1/stat)"';
+    const containerOf = async (script: string, extra: Partial<RunRequest> = {}) => {
+      const r = await runner.run(sh(`${identity}; ${script}`, extra));
+      return { ...r, container: r.stdout.toString().split('\n')[0]!, rest: r.stdout.toString().split('\n').slice(1).join('\n') };
+    };
+    const processesBesideInit = 'for p in /proc/[0-9]*; do n=${p#/proc/}; [ "$n" = 1 ] || [ "$n" = $$ ] || echo "$n $(tr "\\0" " " < $p/cmdline)"; done';
+
+    it('runs one action after another in the same started container', async () => {
+      const a = await containerOf('true');
+      const b = await containerOf('true');
+      expect(a.container).toMatch(/^pid:\[\d+\] \d+$/);
+      expect(b.container).toBe(a.container);
+    });
+
+    it('recycles a container whose action wrote outside its build directory: the next action sees none of it', async () => {
+      const writer = await containerOf('echo secret > /tmp/left; mkdir /dev/shm/d 2>/dev/null; echo done');
+      expect(writer.rest).toBe('done\n');
+      const next = await containerOf('ls -A /tmp /dev/shm');
+      expect(next.container).not.toBe(writer.container);
+      expect(next.rest).toBe('/dev/shm:\n\n/tmp:\n');
+    });
+
+    it('recycles a container whose action left a process: it is killed before the run returns, and the next action sees no process', async () => {
+      const marker = `kiln-warm-leftover-${process.pid}`;
+      const leaver = await containerOf(`setsid bash -c 'sleep 100' ${marker} >/dev/null 2>&1 </dev/null & echo started`);
+      expect(leaver.rest).toBe('started\n');
+      const next = await containerOf(processesBesideInit);
+      expect(next.container).not.toBe(leaver.container);
+      expect(next.rest).toBe('');
+    });
+
+    it('keeps the root file system read-only and SysV IPC unavailable, so no trace survives there', async () => {
+      const r = await runner.run(sh('touch /etc/kiln-x 2>&1; touch /home/kiln-x 2>&1; ipcmk -M 4096 2>&1; ipcmk -Q 2>&1; true'));
+      const lines = r.stdout.toString().trim().split('\n');
+      expect(lines[0]).toMatch(/Read-only file system/);
+      expect(lines[1]).toMatch(/Read-only file system/);
+      expect(lines[2]).toMatch(/failed/);
+      expect(lines[3]).toMatch(/failed/);
+    });
+
+    it('recycles a container after its action limit, and kills a timed-out action with its container', async () => {
+      const counting = new DockerRunner({ dockerHost, defaultImage: baseImage, limits: TEST_LIMITS, owner, warm: { maxActionsPerContainer: 2 } });
+      try {
+        const ids: string[] = [];
+        for (let i = 0; i < 3; i++) ids.push((await counting.run(sh(identity))).stdout.toString());
+        expect(ids[1]).toBe(ids[0]);
+        expect(ids[2]).not.toBe(ids[0]);
+        const late = await counting.run(sh('sleep 100', { timeoutMs: 300 }));
+        expect([late.timedOut, late.exitCode]).toEqual([true, 137]);
+        const after = await counting.run(sh(identity));
+        expect(after.stdout.toString()).not.toBe(ids[2]);
+      } finally {
+        await counting.close();
+      }
+    });
+
+    it('moves the build directory back to its host path with the outputs, and leaves nothing beside it', async () => {
+      const parent = mkdtempSync(join(tmpdir(), 'kiln-warm-parent-'));
+      try {
+        const dir = join(parent, 'b1');
+        mkdirSync(dir, { mode: 0o755 });
+        const r = await runner.run({ ...sh('echo out > o.txt; pwd'), buildDirectory: dir });
+        expect(r.exitCode).toBe(0);
+        expect(readFileSync(join(dir, 'o.txt'), 'utf8')).toBe('out\n');
+        // The container's mount directory sits beside the build directories, the executor's own.
+        const beside = readdirSync(parent).filter((n) => n !== 'b1');
+        expect(beside).toHaveLength(1);
+        // Every action sees its build directory at one container path.
+        expect(r.stdout.toString()).toBe('/kiln/root\n');
+        expect(readdirSync(join(parent, beside[0]!))).toEqual([]);
+      } finally {
+        rmSync(parent, { recursive: true, force: true });
+      }
+    });
+
+    it('runs in a fresh container per action when warm containers are off', async () => {
+      const fresh = new DockerRunner({ dockerHost, defaultImage: baseImage, limits: TEST_LIMITS, owner, warm: false });
+      const a = await fresh.run(sh(`${identity}; pwd`));
+      const b = await fresh.run(sh(identity));
+      expect(a.stdout.toString().split('\n')[1]).toBe(buildDirectory);
+      expect(b.stdout.toString()).not.toBe(a.stdout.toString().split('\n')[0]);
+      await fresh.close();
+    });
   });
 
   it('takes the image from the container-image platform property', async () => {

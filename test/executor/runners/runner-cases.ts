@@ -11,6 +11,11 @@ const PATH = '/usr/bin:/bin';
 export interface RunnerCaseOptions {
   /** The runner keeps the command off the network and away from root (not the plain local process). */
   readonly confines: boolean;
+  /**
+   * Where the command sees its build directory: at its host path, or (warm Docker containers, whose
+   * mounts are fixed when they start) at a path of its own.
+   */
+  readonly buildDirectoryPath?: 'host' | 'own';
 }
 
 /** Live processes (not zombies) whose command line holds `marker`. */
@@ -77,7 +82,8 @@ export function runnerCases(getRunner: () => Runner, options: RunnerCaseOptions)
     const r = await getRunner().run(sh('pwd; mkdir -p out/dir && echo made > out/dir/file.txt && echo top > ../top.txt', { workingDirectory: 'pkg/sub' }));
     expect(r.stderr.toString()).toBe('');
     expect(r.exitCode).toBe(0);
-    expect(r.stdout.toString()).toBe(`${join(buildDirectory, 'pkg', 'sub')}\n`);
+    if (options.buildDirectoryPath === 'own') expect(r.stdout.toString()).toMatch(/^\/.+\/pkg\/sub\n$/);
+    else expect(r.stdout.toString()).toBe(`${join(buildDirectory, 'pkg', 'sub')}\n`);
     expect(readFileSync(join(buildDirectory, 'pkg/sub/out/dir/file.txt'), 'utf8')).toBe('made\n');
     expect(readFileSync(join(buildDirectory, 'pkg/top.txt'), 'utf8')).toBe('top\n');
   });
@@ -176,10 +182,13 @@ export function runnerCases(getRunner: () => Runner, options: RunnerCaseOptions)
 
     it('gives concurrent actions network namespaces of their own: they cannot reach each other', async () => {
       // Both run at once (each lives a second, well beyond the other's start); a shared namespace shows one identity.
+      // Each in a build directory of its own, as the executor gives them.
+      const other = mkdtempSync(join(tmpdir(), 'kiln-build-'));
+      chmodSync(other, 0o755);
       const [a, b] = await Promise.all([
         getRunner().run(sh('readlink /proc/self/ns/net; sleep 1')),
-        getRunner().run(sh('readlink /proc/self/ns/net; sleep 1')),
-      ]);
+        getRunner().run(sh('readlink /proc/self/ns/net; sleep 1', { buildDirectory: other })),
+      ]).finally(() => rmSync(other, { recursive: true, force: true }));
       expect(a.exitCode).toBe(0);
       expect(b.exitCode).toBe(0);
       expect(a.stdout.toString()).toMatch(/^net:\[\d+\]\n$/);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { digestOf, FailedPreconditionError, InvalidArgumentError, reapi } from '../../../src/core/index.js';
 import { validateAction } from '../../../scheduler/execution/index.js';
+import { INPUT_DIRECTORIES_BUDGET } from '../../../scheduler/execution/action-validator.js';
 import { ActionFixture } from './action-fixture.js';
 
 const limits = { defaultTimeoutMs: 60_000, maxTimeoutMs: 600_000 };
@@ -14,6 +15,39 @@ describe('validateAction', () => {
     expect(v.platform).toEqual([{ name: 'OSFamily', value: 'linux' }]);
     expect(v.timeoutMs).toBe(60_000);
     expect(v.command.arguments).toEqual(['/bin/true']);
+  });
+
+  it("keeps the input tree's Directory blobs for the executor, each once, within the budget", async () => {
+    const f = new ActionFixture();
+    const leaf = await f.putMessage(reapi.Directory, { files: [{ name: 'a.txt', digest: await f.put('hello') }] });
+    // The same directory twice in the tree: kept once.
+    const digest = await f.action({
+      inputRoot: {
+        directories: [
+          { name: 'x', digest: leaf },
+          { name: 'y', digest: leaf },
+        ],
+      },
+    });
+    const v = await validateAction(f.cas, digest, limits);
+    const kept = (v.inputDirectories ?? []).map((b) => digestOf(b).hash);
+    const root = reapi.Action.decode(await f.cas.get(digest)).inputRootDigest!.hash;
+    expect(kept).toEqual([root, leaf.hash]);
+
+    const x = await f.put('x');
+    const manyFiles = Array.from({ length: Math.ceil(INPUT_DIRECTORIES_BUDGET / 80) + 1 }, (_, i) => ({ name: `f${String(i).padStart(6, '0')}`, digest: x }));
+    const big = await f.putMessage(reapi.Directory, { files: manyFiles });
+    const over = await f.action({
+      inputRoot: {
+        directories: [
+          { name: 'big', digest: big },
+          { name: 'small', digest: leaf },
+        ],
+      },
+    });
+    const w = await validateAction(f.cas, over, limits);
+    // The big one does not fit after the root; the small one still does.
+    expect((w.inputDirectories ?? []).map((b) => digestOf(b).hash)).toEqual([reapi.Action.decode(await f.cas.get(over)).inputRootDigest!.hash, leaf.hash]);
   });
 
   it('prefers Action.platform (REAPI 2.2+)', async () => {
