@@ -44,7 +44,8 @@ describe('command-line checks of the built binary', () => {
       expect(help.stdout.startsWith('Usage: kiln build <options> <targets>\n')).toBe(true);
       expect(help.stdout).toContain('  --[no]keep_going [-k] (a boolean; default: "false")\n    Continue after an error as far as possible.\n');
       expect(help.stdout).toContain('  --jobs [-j] (an integer; default: "auto")\n');
-      for (const def of BUILD_OPTIONS.definitions()) expect(help.stdout).toMatch(new RegExp(`^  --(\\[no\\])?${def.name} `, 'm'));
+      for (const def of [...BUILD_OPTIONS.definitions()].filter((d) => !d.internal))
+        expect(help.stdout).toMatch(new RegExp(`^  --(\\[no\\])?${def.name} `, 'm'));
       expect(kiln(ws, ['help', 'no_such_command']).status).toBe(2);
     },
     60_000,

@@ -5,7 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { E2eWorkspace, filesBelow } from '../e2e-workspace.js';
 
 // Kiln against Bazel 2.1.0's recorded behaviour (record-bazel.mjs): the exit code, the content of
-// the outputs a case names, and Bazel's exact text for each stderr pattern of the case.
+// the outputs a case names, and Bazel's exact text for each stderr pattern of the case. A failed
+// genrule's line is matched in two parts ("Executing genrule //x failed", "(Exit 1)"): present-day
+// Bazel, which Kiln follows, writes "failed: (Exit 1): bash failed: ..." where 2.1.0 wrote "failed (Exit 1)".
 
 interface Case {
   readonly args: readonly string[];
