@@ -252,20 +252,7 @@ export class DockerRunner implements Runner {
       const outOfMemory = exitCode === 137 && oomKills !== undefined && oomKills !== oomKillsBefore;
       // Any process of the action may have been the one killed: the container is in doubt.
       if (oomKills === undefined || oomKills !== oomKillsBefore) kill();
-      await Promise.all([stdout.finish(), stderr.finish()]);
-      return {
-        exitCode,
-        timedOut,
-        outOfMemory,
-        stdout: stdout.bytes(),
-        stderr: stderr.bytes(),
-        stdoutTruncated: stdout.truncated,
-        stderrTruncated: stderr.truncated,
-        stdoutSpilled: stdout.spilled,
-        stderrSpilled: stderr.spilled,
-        startedAtMs,
-        completedAtMs,
-      };
+      return await capturedResult({ exitCode, timedOut, outOfMemory, startedAtMs, completedAtMs }, stdout, stderr);
     } finally {
       if (timer) clearTimeout(timer);
       request.signal?.removeEventListener('abort', kill);
@@ -384,20 +371,7 @@ export class DockerRunner implements Runner {
           (c) => c.State.OOMKilled,
           () => false,
         ));
-      await Promise.all([stdout.finish(), stderr.finish()]);
-      return {
-        exitCode: StatusCode,
-        timedOut,
-        outOfMemory,
-        stdout: stdout.bytes(),
-        stderr: stderr.bytes(),
-        stdoutTruncated: stdout.truncated,
-        stderrTruncated: stderr.truncated,
-        stdoutSpilled: stdout.spilled,
-        stderrSpilled: stderr.spilled,
-        startedAtMs,
-        completedAtMs,
-      };
+      return await capturedResult({ exitCode: StatusCode, timedOut, outOfMemory, startedAtMs, completedAtMs }, stdout, stderr);
     } finally {
       if (timer) clearTimeout(timer);
       request.signal?.removeEventListener('abort', kill);
@@ -516,19 +490,24 @@ async function cannotStart(error: unknown, program: string, stderr: OutputSinkSt
   const message = (error as Error).message ?? String(error);
   if (!/executable file not found|no such file or directory/i.test(message)) throw error;
   stderr.write(Buffer.from(`kiln: cannot run '${program}': ${message}\n`));
+  return capturedResult({ exitCode: 127, timedOut: false, outOfMemory: false, startedAtMs, completedAtMs: Date.now() }, stdout, stderr);
+}
+
+/** A run's result once both output streams are finished: how it ended, and what it wrote. */
+async function capturedResult(
+  end: Pick<RunResult, 'exitCode' | 'timedOut' | 'outOfMemory' | 'startedAtMs' | 'completedAtMs'>,
+  stdout: OutputSinkStream,
+  stderr: OutputSinkStream,
+): Promise<RunResult> {
   await Promise.all([stdout.finish(), stderr.finish()]);
   return {
-    exitCode: 127,
-    timedOut: false,
-    outOfMemory: false,
+    ...end,
     stdout: stdout.bytes(),
     stderr: stderr.bytes(),
-    stdoutTruncated: false,
-    stderrTruncated: false,
+    stdoutTruncated: stdout.truncated,
+    stderrTruncated: stderr.truncated,
     stdoutSpilled: stdout.spilled,
     stderrSpilled: stderr.spilled,
-    startedAtMs,
-    completedAtMs: Date.now(),
   };
 }
 

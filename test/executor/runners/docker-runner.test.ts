@@ -93,8 +93,14 @@ describe('DockerRunner', () => {
     const mine = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-mine`, hostName: testHost });
     const theirs = new DockerRunner({ dockerHost, defaultImage: baseImage, owner: `${owner}-theirs`, hostName: testHost });
     const running = (who: string) => docker.listContainers({ filters: { label: [`${OWNER_LABEL}=${owner}-${who}`] } });
+    // Running means the action's own process has started: a warm container is up (its init alone)
+    // before its `docker exec` begins, and removing it then fails the exec (126) instead of killing it.
+    const actionStarted = async (id: string) => ((await docker.getContainer(id).top()).Processes?.length ?? 0) >= 2;
     const untilRunning = async (who: string, n: number) => {
-      await until(async () => (await running(who)).length === n, `${n} containers of ${who}`);
+      await until(async () => {
+        const containers = await running(who);
+        return containers.length === n && (await Promise.all(containers.map((c) => actionStarted(c.Id)))).every(Boolean);
+      }, `${n} containers of ${who} running their action`);
     };
     // Their action in a build directory of its own, as two executors have.
     const theirDirectory = mkdtempSync(join(tmpdir(), 'kiln-build-'));
