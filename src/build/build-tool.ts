@@ -149,6 +149,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
   let remote: RemoteExecutionOptions | undefined;
   let testSettings: TestSettings | undefined;
   let attemptsFor: (flaky: boolean) => number = () => 1;
+  let reporting: ReporterFlags;
   try {
     strategies = strategyFlags(options);
     remote = await remoteExecutionOptions(options, request.cwd, request.toolVersion, {
@@ -164,7 +165,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
     }
     if (command === 'run') runUnderWords(options.getString('run_under'));
     checkSandboxPaths(options);
-    reporterFlags(options); // --output_filter checked before loading, as the other usage errors
+    reporting = reporterFlags(options); // --output_filter checked before loading, as the other usage errors
   } catch (e) {
     if (e instanceof UsageError) {
       printError(e.message);
@@ -304,7 +305,7 @@ async function buildWith(request: BuildRequest, ui: BuildUi, spawners: ActionSpa
       startedAt,
     });
     const closing = { closingLines: (summary: ExecutionSummary) => ui.closingLines(closingReport(summary.success)), failedBeforeExecution: earlierErrors };
-    const base = records.reporter(ui.executionReporter(closing, reporterFlags(options)));
+    const base = records.reporter(ui.executionReporter(closing, reporting));
     const testReporter = tests && new TestRunReporter(base, tests, layout.execRoot, options.getString('test_output') as TestOutputMode, ui, attemptsFor);
     const reporter = testReporter ?? base;
     // Tests tagged exclusive run after everything else, one at a time (Bazel's exclusive tests); with

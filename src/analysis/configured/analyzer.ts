@@ -258,6 +258,22 @@ export class Analyzer {
     return [...this.completed.flatMap((ct) => ct.actions), ...this.aspects.actions(), ...(this.status?.actions ?? [])];
   }
 
+  /** A rule target that provides nothing (incompatible, or failed under --allow_analysis_failures). */
+  private emptyConfiguredTarget(target: RuleAnalysisTarget, config: BuildConfiguration): ConfiguredTarget {
+    return {
+      label: target.label,
+      target,
+      config,
+      files: [],
+      runfiles: [],
+      outputGroups: new Map(),
+      visibility: this.visibilityOf(target),
+      testonly: this.testonlyOf(target),
+      kindName: target.ruleClass,
+      actions: [],
+    };
+  }
+
   /**
    * Under --allow_analysis_failures a rule whose analysis fails (or whose dependency's did) is a
    * configured target with AnalysisFailureInfo instead of an error, as Bazel's ConfiguredTargetFunction
@@ -269,19 +285,7 @@ export class Analyzer {
     } catch (e) {
       if (!(e instanceof KilnError || e instanceof DependencyAnalysisFailed) || target.kind !== 'rule') throw e;
       if (allowsAnalysisFailures(config)) {
-        return {
-          label: target.label,
-          target,
-          config,
-          files: [],
-          runfiles: [],
-          outputGroups: new Map(),
-          visibility: this.visibilityOf(target),
-          testonly: this.testonlyOf(target),
-          kindName: target.ruleClass,
-          actions: [],
-          providers: new Map([[ANALYSIS_FAILURE_INFO.key, analysisFailureInfo(target.label, e)]]),
-        };
+        return { ...this.emptyConfiguredTarget(target, config), providers: new Map([[ANALYSIS_FAILURE_INFO.key, analysisFailureInfo(target.label, e)]]) };
       }
       if (e instanceof DependencyAnalysisFailed) {
         const first = e.causes.toList()[0] as { label?: string; message?: string } | undefined;
@@ -372,19 +376,7 @@ export class Analyzer {
     } catch (e) {
       if (!(e instanceof Incompatible)) throw e;
       // Bazel skips the implementation of an incompatible target; it provides nothing.
-      return {
-        label: target.label,
-        target,
-        config,
-        files: [],
-        runfiles: [],
-        outputGroups: new Map(),
-        visibility: this.visibilityOf(target),
-        testonly: this.testonlyOf(target),
-        kindName: target.ruleClass,
-        actions: [],
-        incompatible: e.chain,
-      };
+      return { ...this.emptyConfiguredTarget(target, config), incompatible: e.chain };
     }
     return {
       label: target.label,
